@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages locus needs to build, test and demo, only
+# those missing, so that a fresh machine (CI included) works with one command.
+set -euo pipefail
+pkgs=(cmake make gcc clang pkg-config libclang-rt-14-dev
+      libsqlite3-dev sqlite3 libmicrohttpd-dev libexpat1-dev libjansson-dev
+      libcurl4-openssl-dev libssl-dev libcmocka-dev curl boinc-client)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,26 @@
+/* fsutil.h - file names that are safe to put on disk and in URLs, and the
+ * few file operations every layer needs. Errors: -1 with errno set. */
+#ifndef LOCUS_FSUTIL_H
+#define LOCUS_FSUTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOCUS_NAME_MAX 200
+
+/* A file, job or app name: 1..LOCUS_NAME_MAX bytes of [A-Za-z0-9._+-],
+ * not starting with '.', so no '/', no "..", nothing the client rejects. */
+int name_is_safe(const char *name);
+
+int mkdir_p(const char *path, int mode);
+/* Writes data to path.tmp, fsyncs, renames over path, fsyncs the folder. */
+int write_file_atomic(const char *path, const void *data, size_t len);
+/* Reads a whole file (at most max bytes) into a malloc'd, NUL-terminated
+ * buffer owned by the caller; *len gets its size. NULL on error or if larger
+ * than max (errno EFBIG). */
+char *read_file(const char *path, size_t max, size_t *len);
+int copy_file(const char *from, const char *to);   /* atomic at the target */
+int64_t file_size(const char *path);               /* -1 if absent */
+/* dir/xx/name where xx are two hex digits hashed from name: 256 buckets
+ * keep folders small with millions of files. Writes into out (size outlen). */
+void fanout_path(char *out, size_t outlen, const char *dir, const char *name);
+#endif

@@ -1,0 +1,32 @@
+/* log.h - the one logging module: levels, and debug topics that can be
+ * switched on one by one (like BOINC's sched_op_debug) to trace decisions. */
+#ifndef LOCUS_LOG_H
+#define LOCUS_LOG_H
+#include <stdio.h>
+
+enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/* Debug topics; each is off unless enabled by log_enable_topics(). */
+enum log_topic {
+    LT_RPC = 1 << 0,      /* scheduler requests and replies */
+    LT_SCHED = 1 << 1,    /* every dispatch decision */
+    LT_TRANS = 1 << 2,    /* transitioner */
+    LT_VALID = 1 << 3,    /* validator and assimilator */
+    LT_HTTP = 1 << 4,     /* HTTP requests, uploads, downloads */
+    LT_STORE = 1 << 5,    /* store commits */
+};
+
+/* Messages go to stderr unless log_set_file() names another stream (not owned). */
+void log_set_file(FILE *f);
+void log_set_level(enum log_level level);
+/* "rpc,sched,..." or "all"; returns -1 and names the bad topic in err on error. */
+int log_enable_topics(const char *list, char *err, size_t errlen);
+int log_topic_on(enum log_topic t);
+
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_debug(enum log_topic t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#endif

@@ -1,0 +1,116 @@
+/* strbuf.c - growable buffer and aborting allocators. */
+#include "core/strbuf.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(void)
+{
+    fputs("locus: out of memory\n", stderr);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) oom();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) oom();
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+static void grow(struct strbuf *sb, size_t extra)
+{
+    if (sb->len + extra + 1 <= sb->cap) return;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < sb->len + extra + 1) cap *= 2;
+    sb->s = xrealloc(sb->s, cap);
+    sb->cap = cap;
+}
+
+void sb_init(struct strbuf *sb)
+{
+    sb->s = xmalloc(64);
+    sb->s[0] = 0;
+    sb->len = 0;
+    sb->cap = 64;
+}
+
+void sb_free(struct strbuf *sb)
+{
+    free(sb->s);
+    sb->s = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+    sb->len = 0;
+    sb->s[0] = 0;
+}
+
+void sb_append(struct strbuf *sb, const char *s, size_t n)
+{
+    grow(sb, n);
+    memcpy(sb->s + sb->len, s, n);
+    sb->len += n;
+    sb->s[sb->len] = 0;
+}
+
+void sb_puts(struct strbuf *sb, const char *s) { sb_append(sb, s, strlen(s)); }
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sb->cap - sb->len) {
+        grow(sb, (size_t)n);
+        va_start(ap, fmt);
+        vsnprintf(sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+        va_end(ap);
+    }
+    sb->len += (size_t)n;
+}
+
+void sb_xml_escape(struct strbuf *sb, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        switch (*p) {
+        case '&': sb_puts(sb, "&amp;"); break;
+        case '<': sb_puts(sb, "&lt;"); break;
+        case '>': sb_puts(sb, "&gt;"); break;
+        case '"': sb_puts(sb, "&quot;"); break;
+        case '\'': sb_puts(sb, "&apos;"); break;
+        default: sb_append(sb, p, 1);
+        }
+    }
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+    char *s = sb->s;
+    sb_init(sb);
+    return s;
+}

@@ -1,0 +1,29 @@
+/* strbuf.h - a growable, always NUL-terminated byte buffer. Allocation
+ * failure aborts: locus treats out-of-memory as fatal, like Redis. */
+#ifndef LOCUS_STRBUF_H
+#define LOCUS_STRBUF_H
+#include <stddef.h>
+
+struct strbuf {
+    char *s;     /* owned; never NULL after sb_init */
+    size_t len;
+    size_t cap;
+};
+
+void sb_init(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+void sb_reset(struct strbuf *sb);               /* empty, keeps capacity */
+void sb_append(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s with & < > " ' escaped for XML text and attributes. */
+void sb_xml_escape(struct strbuf *sb, const char *s);
+/* Gives the string to the caller (free() it); the buffer is left empty. */
+char *sb_detach(struct strbuf *sb);
+
+/* xmalloc family: abort on failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+#endif

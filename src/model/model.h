@@ -1,0 +1,150 @@
+/* model.h - the job model of docs/architecture.md as plain C types, and its
+ * state codes. No I/O here. Numeric codes of instance states and outcomes
+ * are BOINC's, so a BOINC operator reads the store without a table. */
+#ifndef LOCUS_MODEL_H
+#define LOCUS_MODEL_H
+#include <stdint.h>
+
+#define MD5_LEN 33
+#define PLATFORM_LEN 64
+
+enum inst_state { INST_IN_PROGRESS = 4, INST_OVER = 5 };
+
+enum inst_outcome {
+    OUTCOME_INIT = 0,
+    OUTCOME_SUCCESS = 1,
+    OUTCOME_CLIENT_ERROR = 3,
+    OUTCOME_NO_REPLY = 4,
+    OUTCOME_DIDNT_NEED = 5,      /* job ended (or was cancelled) before it came back */
+    OUTCOME_VALIDATE_ERROR = 6,  /* reported success, but an output never arrived */
+};
+
+enum validate_state {
+    VALIDATE_INIT = 0,
+    VALIDATE_VALID = 1,
+    VALIDATE_INVALID = 2,
+    VALIDATE_INCONCLUSIVE = 4,
+};
+
+enum job_state {
+    JOB_ACTIVE = 0,      /* needs instances, or waits for them */
+    JOB_VALIDATED = 1,   /* has a canonical instance; assimilation pending */
+    JOB_DONE = 2,        /* assimilated */
+    JOB_FAILED = 3,
+    JOB_CANCELLED = 4,
+};
+
+/* Why a job failed (bits of job.error_mask). */
+enum job_error {
+    JOB_ERR_TOO_MANY_ERRORS = 1,
+    JOB_ERR_TOO_MANY_TOTAL = 2,
+    JOB_ERR_TOO_MANY_SUCCESS = 4,   /* successes without agreement */
+    JOB_ERR_CANCELLED = 8,
+    JOB_ERR_ASSIMILATE = 16,
+};
+
+enum batch_state { BATCH_ACTIVE = 0, BATCH_DONE = 1, BATCH_CANCELLING = 2, BATCH_CANCELLED = 3 };
+
+/* Redundancy and limits, set per batch, copied into each job at creation. */
+struct redundancy {
+    int min_quorum;            /* agreeing successes needed for a canonical result */
+    int target_nresults;       /* instances created at first */
+    int max_error_instances;   /* more errors than this: job fails */
+    int max_total_instances;   /* more instances than this: job fails */
+    int max_success_instances; /* more successes than this without agreement: job fails */
+};
+
+struct user {
+    int64_t id;
+    char name[128];
+    char authenticator[64];
+    double total_credit, expavg_credit, expavg_time;
+    int64_t create_time;
+};
+
+struct host {
+    int64_t id, user_id;
+    int64_t create_time, rpc_time;
+    int rpc_seqno;
+    char host_cpid[64];
+    char domain_name[128];
+    char platform[PLATFORM_LEN];
+    char os_name[64], os_version[64];
+    int p_ncpus;
+    double p_fpops, m_nbytes, d_free;
+    double on_frac, active_frac, duration_correction_factor;
+    double total_credit, expavg_credit, expavg_time;
+};
+
+struct file_rec {
+    int64_t id;
+    char name[201];
+    int64_t nbytes;
+    char md5[MD5_LEN];
+    int sticky, report_on_rpc, executable;
+    char *signature;        /* owned; code-signing text for executables, else NULL */
+};
+
+struct app {
+    int64_t id;
+    char name[128];
+    char user_friendly_name[128];
+};
+
+struct app_version_file {
+    int64_t file_id;
+    char open_name[128];
+    int main_program;
+};
+
+struct app_version {
+    int64_t id, app_id;
+    char platform[PLATFORM_LEN];
+    int version_num;
+    char api_version[16];
+    double avg_ncpus;
+    int nfiles;
+    struct app_version_file files[8];
+};
+
+/* Output file declaration: open name and size limit. */
+struct output_spec {
+    char open_name[64];
+    int64_t max_nbytes;
+};
+#define MAX_OUTPUTS 8
+#define MAX_INPUTS 16
+
+struct batch {
+    int64_t id, app_id, user_id;
+    char name[128];
+    int64_t create_time, done_time;
+    int state;
+    struct redundancy red;
+    double delay_bound;          /* seconds from sending to deadline */
+    int priority;
+    int noutputs;
+    struct output_spec outputs[MAX_OUTPUTS];
+    int one_result_per_user;     /* never two instances of one job to one user */
+};
+
+struct job_input {
+    int64_t file_id;
+    char open_name[64];
+};
+
+/* What a job computes: immutable after creation. */
+struct job_spec {
+    int64_t id, batch_id, app_id;
+    char name[201];
+    char cmdline[512];
+    double flops_est, flops_bound, mem_bound, disk_bound;
+    int ninputs;
+    struct job_input inputs[MAX_INPUTS];
+};
+
+/* Instance names are "<job name>_<seq>", output files "<instance>_<k>". */
+const char *outcome_name(int outcome);
+const char *job_state_name(int state);
+const char *batch_state_name(int state);
+#endif

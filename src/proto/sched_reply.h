@@ -1,0 +1,91 @@
+/* sched_reply.h - writes a BOINC scheduler reply the real 7.x client
+ * accepts. The caller fills a sched_reply (all strings borrowed, none freed
+ * here) and sched_reply_write appends the XML to a strbuf. Apps and files are
+ * written once each even if added several times, by name. */
+#ifndef LOCUS_SCHED_REPLY_H
+#define LOCUS_SCHED_REPLY_H
+#include "core/strbuf.h"
+#include <stdint.h>
+
+struct rp_file_ref { const char *file_name, *open_name; int main_program; };
+
+struct rp_file {                   /* <file_info> */
+    const char *name;
+    const char *url;               /* download url, or NULL */
+    const char *upload_url;        /* for outputs, or NULL */
+    double nbytes;                 /* 0: omitted */
+    const char *md5;               /* NULL: omitted */
+    double max_nbytes;             /* outputs */
+    int executable, sticky, report_on_rpc;
+    const char *signature;         /* <file_signature> text, NULL: omitted */
+};
+
+struct rp_app_version {
+    const char *app_name;
+    int version_num;
+    const char *platform;
+    const char *api_version;
+    double avg_ncpus, flops;
+    int nfile_refs;
+    struct rp_file_ref file_refs[8];
+};
+
+struct rp_workunit {
+    const char *name, *app_name;
+    int version_num;
+    const char *command_line;      /* NULL: omitted */
+    double rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
+    int nfile_refs;
+    struct rp_file_ref file_refs[16];
+};
+
+struct rp_result {
+    const char *name, *wu_name, *platform;
+    int version_num;
+    int64_t report_deadline;
+    int report_immediately;
+    int nfile_refs;
+    struct rp_file_ref file_refs[8];
+};
+
+struct rp_message { const char *text, *priority; };  /* priority "notice", "low", ... */
+
+struct sched_reply {
+    const char *project_name, *master_url;
+    double request_delay, next_rpc_delay;   /* 0: omitted */
+    int64_t hostid;                /* > 0: sent (only for a host just created) */
+    int64_t userid;
+    const char *user_name;
+    double user_total_credit, user_expavg_credit, host_total_credit, host_expavg_credit;
+    const char *code_sign_key;     /* NULL: omitted */
+    int project_is_down;
+
+    /* Dynamic arrays, grown by the add functions below; freed by sched_reply_free. */
+    int napps;        const char **apps;   /* app names */
+    int nfiles;       struct rp_file *files;
+    int nversions;    struct rp_app_version *versions;
+    int nworkunits;   struct rp_workunit *workunits;
+    int nresults;     struct rp_result *results;
+    int nacks;        const char **acks;           /* <result_ack> names */
+    int naborts;      const char **aborts;         /* <result_abort> names */
+    int nabort_ns;    const char **abort_ns;       /* <result_abort_if_not_started> */
+    int ndeletes;     const char **deletes;        /* <delete_file_info> names */
+    int nmessages;    struct rp_message *messages;
+};
+
+void sched_reply_init(struct sched_reply *r);
+void sched_reply_free(struct sched_reply *r);      /* frees the arrays, not the strings */
+void reply_add_app(struct sched_reply *r, const char *name);   /* deduplicated */
+void reply_add_file(struct sched_reply *r, const struct rp_file *f); /* deduplicated by name */
+void reply_add_version(struct sched_reply *r, const struct rp_app_version *v); /* dedup by app+version+platform */
+void reply_add_workunit(struct sched_reply *r, const struct rp_workunit *w);
+void reply_add_result(struct sched_reply *r, const struct rp_result *res);
+void reply_add_ack(struct sched_reply *r, const char *name);
+void reply_add_abort(struct sched_reply *r, const char *name);
+void reply_add_abort_if_not_started(struct sched_reply *r, const char *name);
+void reply_add_delete(struct sched_reply *r, const char *name);
+void reply_add_message(struct sched_reply *r, const char *text, const char *priority);
+
+/* Appends the whole <scheduler_reply> document, XML-escaping every text. */
+void sched_reply_write(const struct sched_reply *r, struct strbuf *out);
+#endif

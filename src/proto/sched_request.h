@@ -1,0 +1,88 @@
+/* sched_request.h - the BOINC scheduler request (what a real 7.x client
+ * POSTs) parsed with expat into plain C. Only what locus uses is kept; unknown
+ * elements are skipped. Every size is bounded: a request over the limits
+ * below is rejected, not truncated, so the server never acts on half of one. */
+#ifndef LOCUS_SCHED_REQUEST_H
+#define LOCUS_SCHED_REQUEST_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define SR_NAME_LEN 256
+#define SR_MAX_REPORTED 1000       /* <result> elements reported at once */
+#define SR_MAX_RESULT_FILES 16     /* <file_info> inside one reported <result> */
+#define SR_MAX_STICKY 10000        /* top-level <file_info> (sticky files held) */
+#define SR_MAX_OTHER 10000         /* <other_result> */
+#define SR_MAX_APP_VERSIONS 100
+#define SR_MAX_ALT_PLATFORMS 8
+#define SR_STDERR_MAX 65536        /* longer stderr_out text is cut to this */
+#define SR_MAX_DEPTH 32            /* element nesting */
+
+struct sr_file {                   /* an output file of a reported result */
+    char name[SR_NAME_LEN];
+    double nbytes;
+    char md5_cksum[33];
+    int has_error;                 /* <error_msg> present: the upload failed */
+};
+
+struct sr_result {                 /* a finished task being reported */
+    char name[SR_NAME_LEN];
+    int state;                     /* client state: 5 = files uploaded */
+    int exit_status;
+    double final_cpu_time, final_elapsed_time;
+    int app_version_num;
+    char *stderr_out;              /* owned, NUL-terminated, at most SR_STDERR_MAX bytes, may be NULL */
+    int nfiles;
+    struct sr_file files[SR_MAX_RESULT_FILES];
+};
+
+struct sr_sticky {                 /* a sticky file the host holds */
+    char name[SR_NAME_LEN];
+    double nbytes;
+    int status;
+};
+
+struct sr_app_version {
+    char app_name[SR_NAME_LEN];
+    int version_num;
+    char platform[64];
+};
+
+struct sched_request {
+    char authenticator[SR_NAME_LEN];
+    int64_t hostid;
+    int rpc_seqno;
+    int core_major, core_minor, core_release;
+    char platform[64];
+    int nalt_platforms;
+    char alt_platforms[SR_MAX_ALT_PLATFORMS][64];
+    double resource_share_fraction, duration_correction_factor;
+    int dont_send_work;
+    double work_req_seconds, cpu_req_secs, cpu_req_instances, estimated_delay;
+    int has_code_sign_key;         /* the client already holds a key */
+    /* <time_stats> */
+    double on_frac, connected_frac, active_frac;
+    /* <host_info> */
+    char host_cpid[64];
+    char domain_name[128];
+    char os_name[64], os_version[64];
+    char p_vendor[64], p_model[128];
+    int p_ncpus;
+    double p_fpops, p_iops, m_nbytes, d_total, d_free;
+
+    int nresults;
+    struct sr_result *results;     /* owned array */
+    int nsticky;
+    struct sr_sticky *sticky;      /* owned array */
+    int nother;
+    char (*other_results)[SR_NAME_LEN]; /* owned array of names */
+    int napp_versions;
+    struct sr_app_version *app_versions; /* owned array */
+};
+
+/* Parses len bytes of buf. Returns 0 and fills *req (release with
+ * sched_request_free), or -1 with a one-line reason in err; then *req holds
+ * nothing to free. Requires the root element <scheduler_request>. */
+int sched_request_parse(const char *buf, size_t len, struct sched_request *req,
+                        char *err, size_t errlen);
+void sched_request_free(struct sched_request *req);
+#endif
