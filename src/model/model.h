@@ -143,6 +143,26 @@ struct job_spec {
     struct job_input inputs[MAX_INPUTS];
 };
 
+/* One copy of a job sent to one host. */
+struct instance {
+    int64_t id, job_id;
+    int seq;                     /* the n-th instance of its job, from 0 */
+    int64_t host_id, user_id, app_version_id;
+    int state, outcome, validate_state;
+    int64_t sent_time, deadline, received_time;
+    int exit_status;
+    double cpu_time, elapsed_time, credit;
+};
+
+/* The changing part of a job, as the server records it. */
+struct job_status {
+    int64_t id;
+    int state, error_mask;
+    int target_nresults;         /* grows when results disagree */
+    int64_t canonical_id;        /* instance id, 0 if none */
+    int64_t done_time;
+};
+
 /* Instance names are "<job name>_<seq>", output files "<instance>_<k>". */
 const char *outcome_name(int outcome);
 const char *job_state_name(int state);

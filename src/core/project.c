@@ -1,0 +1,176 @@
+/* project.c - project layout and config.xml reading and writing. */
+#include "core/project.h"
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include "core/xmltree.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void project_config_defaults(struct project_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->threads = 16;
+    c->request_delay = 5;
+    c->max_jobs_per_rpc = 50;
+    c->max_jobs_in_progress = 16;
+    c->transition_period = 2;
+    c->max_request_bytes = 8L << 20;
+}
+
+int url_split(const char *url, char *host, size_t hostlen, int *port, char *path, size_t pathlen)
+{
+    const char *p;
+    int defport;
+    if (!strncmp(url, "http://", 7)) { p = url + 7; defport = 80; }
+    else if (!strncmp(url, "https://", 8)) { p = url + 8; defport = 443; }
+    else return -1;
+    size_t hl = strcspn(p, ":/");
+    if (hl == 0 || hl >= hostlen) return -1;
+    snprintf(host, hostlen, "%.*s", (int)hl, p);
+    if (!strchr(host, '.')) return -1;
+    p += hl;
+    *port = defport;
+    if (*p == ':') {
+        char *end;
+        long v = strtol(p + 1, &end, 10);
+        if (end == p + 1 || v <= 0 || v > 65535) return -1;
+        *port = (int)v;
+        p = end;
+    }
+    if (*p != '/' || url[strlen(url) - 1] != '/') return -1;
+    if (strlen(p) >= pathlen) return -1;
+    snprintf(path, pathlen, "%s", p);
+    return 0;
+}
+
+static void text_setting(const struct xml_node *cfg, const char *name, char *out, size_t len)
+{
+    const char *t = xml_child_text(cfg, name);
+    if (t) snprintf(out, len, "%s", t);
+}
+
+static int number_setting(const struct xml_node *cfg, const char *name, double *out, double min,
+                          char *err, size_t errlen)
+{
+    double v;
+    int rc = xml_child_double(cfg, name, &v);
+    if (rc == 1) return 0;
+    if (rc < 0 || v < min) {
+        snprintf(err, errlen, "config.xml: <%s> must be a number >= %g", name, min);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int project_load(struct project *p, const char *dir, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->dir, sizeof p->dir, "%s", dir);
+    project_config_defaults(&p->cfg);
+    char path[PROJECT_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/config.xml", dir);
+    char xerr[256];
+    struct xml_node *root = xml_parse_file(path, xerr, sizeof xerr);
+    if (!root) {
+        snprintf(err, errlen, "%s is not a locus project: %s", dir, xerr);
+        return -1;
+    }
+    const struct xml_node *cfg = xml_child(root, "config");
+    if (!cfg) {
+        xml_free(root);
+        snprintf(err, errlen, "%s: no <config> element", path);
+        return -1;
+    }
+    struct project_config *c = &p->cfg;
+    double threads = c->threads, maxjobs = c->max_jobs_per_rpc, inprog = c->max_jobs_in_progress;
+    double maxreq = (double)c->max_request_bytes;
+    text_setting(cfg, "project_name", c->name, sizeof c->name);
+    text_setting(cfg, "master_url", c->master_url, sizeof c->master_url);
+    text_setting(cfg, "validator_cmd", c->validator_cmd, sizeof c->validator_cmd);
+    text_setting(cfg, "assimilator_cmd", c->assimilator_cmd, sizeof c->assimilator_cmd);
+    c->one_result_per_user_per_wu = xml_child_bool(cfg, "one_result_per_user_per_wu");
+    c->report_immediately = xml_child_bool(cfg, "report_immediately");
+    int rc = number_setting(cfg, "http_threads", &threads, 1, err, errlen)
+          || number_setting(cfg, "request_delay", &c->request_delay, 0, err, errlen)
+          || number_setting(cfg, "next_rpc_delay", &c->next_rpc_delay, 0, err, errlen)
+          || number_setting(cfg, "max_wus_to_send", &maxjobs, 1, err, errlen)
+          || number_setting(cfg, "max_wus_in_progress", &inprog, 1, err, errlen)
+          || number_setting(cfg, "transition_period", &c->transition_period, 0.1, err, errlen)
+          || number_setting(cfg, "max_request_bytes", &maxreq, 4096, err, errlen);
+    char listen[128] = "";
+    text_setting(cfg, "listen", listen, sizeof listen);
+    xml_free(root);
+    if (rc) return -1;
+    c->threads = (int)threads;
+    c->max_jobs_per_rpc = (int)maxjobs;
+    c->max_jobs_in_progress = (int)inprog;
+    c->max_request_bytes = (long)maxreq;
+    char path_part[256];
+    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &c->listen_port,
+                  path_part, sizeof path_part)) {
+        snprintf(err, errlen, "config.xml: <master_url> '%s' must look like http://HOST.DOMAIN:PORT/NAME/",
+                 c->master_url);
+        return -1;
+    }
+    if (listen[0]) {
+        char *colon = strrchr(listen, ':');
+        if (!colon || atoi(colon + 1) <= 0 || atoi(colon + 1) > 65535) {
+            snprintf(err, errlen, "config.xml: <listen> must be ADDRESS:PORT");
+            return -1;
+        }
+        *colon = 0;
+        snprintf(c->listen_addr, sizeof c->listen_addr, "%s", listen);
+        c->listen_port = atoi(colon + 1);
+    }
+    return 0;
+}
+
+int project_save_config(const struct project *p, char *err, size_t errlen)
+{
+    const struct project_config *c = &p->cfg;
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_puts(&sb, "<locus>\n<config>\n  <project_name>");
+    sb_xml_escape(&sb, c->name);
+    sb_puts(&sb, "</project_name>\n  <master_url>");
+    sb_xml_escape(&sb, c->master_url);
+    sb_puts(&sb, "</master_url>\n");
+    sb_printf(&sb, "  <http_threads>%d</http_threads>\n  <request_delay>%g</request_delay>\n"
+                   "  <max_wus_to_send>%d</max_wus_to_send>\n  <max_wus_in_progress>%d</max_wus_in_progress>\n"
+                   "  <transition_period>%g</transition_period>\n",
+              c->threads, c->request_delay, c->max_jobs_per_rpc, c->max_jobs_in_progress, c->transition_period);
+    if (c->next_rpc_delay > 0) sb_printf(&sb, "  <next_rpc_delay>%g</next_rpc_delay>\n", c->next_rpc_delay);
+    if (c->one_result_per_user_per_wu) sb_puts(&sb, "  <one_result_per_user_per_wu/>\n");
+    if (c->report_immediately) sb_puts(&sb, "  <report_immediately/>\n");
+    if (c->validator_cmd[0]) {
+        sb_puts(&sb, "  <validator_cmd>");
+        sb_xml_escape(&sb, c->validator_cmd);
+        sb_puts(&sb, "</validator_cmd>\n");
+    }
+    if (c->assimilator_cmd[0]) {
+        sb_puts(&sb, "  <assimilator_cmd>");
+        sb_xml_escape(&sb, c->assimilator_cmd);
+        sb_puts(&sb, "</assimilator_cmd>\n");
+    }
+    sb_puts(&sb, "</config>\n</locus>\n");
+    char path[PROJECT_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/config.xml", p->dir);
+    int rc = write_file_atomic(path, sb.s, sb.len);
+    sb_free(&sb);
+    if (rc) snprintf(err, errlen, "cannot write %s", path);
+    return rc;
+}
+
+void project_path(const struct project *p, char *out, size_t len, const char *sub)
+{
+    snprintf(out, len, "%s/%s", p->dir, sub);
+}
+
+void project_file_path(const struct project *p, char *out, size_t len, const char *sub, const char *name)
+{
+    char dir[PROJECT_PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/%s", p->dir, sub);
+    fanout_path(out, len, dir, name);
+}

@@ -1,0 +1,52 @@
+/* project.h - a project on disk: its folder layout and its config.xml.
+ *   PROJECT/config.xml              settings (BOINC element names where they exist)
+ *   PROJECT/locus.db                the store
+ *   PROJECT/keys/code_sign_private.pem   may be moved off the server after signing
+ *   PROJECT/keys/code_sign_public   the key text sent to clients
+ *   PROJECT/download/xx/NAME        input and app files (fan-out by name hash)
+ *   PROJECT/upload/xx/NAME          uploaded outputs
+ *   PROJECT/results/BATCH/JOB/      assimilated canonical outputs */
+#ifndef LOCUS_PROJECT_H
+#define LOCUS_PROJECT_H
+#include <stddef.h>
+
+#define PROJECT_PATH_MAX 4096
+
+struct project_config {
+    char name[128];              /* <project_name> */
+    char master_url[512];        /* <master_url>, ends with '/' */
+    char listen_addr[64];        /* <listen> host part; default from master_url */
+    int listen_port;
+    int threads;                 /* <http_threads>: HTTP worker threads */
+    double request_delay;        /* <request_delay>: seconds between a host's RPCs */
+    double next_rpc_delay;       /* <next_rpc_delay>: 0 = none */
+    int max_jobs_per_rpc;        /* <max_wus_to_send> */
+    int max_jobs_in_progress;    /* <max_wus_in_progress> per CPU */
+    int one_result_per_user_per_wu; /* <one_result_per_user_per_wu/> */
+    double transition_period;    /* <transition_period>: seconds between timeout scans */
+    long max_request_bytes;      /* <max_request_bytes> of a scheduler request */
+    char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */
+    char assimilator_cmd[1024];  /* <assimilator_cmd>: run after outputs are copied */
+    int report_immediately;      /* <report_immediately/> on every result sent */
+};
+
+struct project {
+    char dir[PROJECT_PATH_MAX];
+    struct project_config cfg;
+};
+
+/* Defaults for every setting; master_url and name left empty. */
+void project_config_defaults(struct project_config *c);
+/* Loads dir/config.xml over the defaults. -1 with the reason in err. */
+int project_load(struct project *p, const char *dir, char *err, size_t errlen);
+/* Writes cfg as dir/config.xml (atomically). */
+int project_save_config(const struct project *p, char *err, size_t errlen);
+/* Splits "http://HOST:PORT/PATH/" into host, port and path ("/proj/").
+ * -1 if the URL is not http(s), lacks the final '/' or a dotted host
+ * (the BOINC client rejects a master URL such as http://localhost/). */
+int url_split(const char *url, char *host, size_t hostlen, int *port, char *path, size_t pathlen);
+
+/* PROJECT/<sub>; and PROJECT/<sub>/xx/NAME for fanned-out folders. */
+void project_path(const struct project *p, char *out, size_t len, const char *sub);
+void project_file_path(const struct project *p, char *out, size_t len, const char *sub, const char *name);
+#endif

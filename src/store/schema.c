@@ -1,0 +1,70 @@
+/* schema.c - the SQL schema of the store, one migration per version.
+ * A migration is applied in one transaction and bumps PRAGMA user_version,
+ * so a store is always at exactly one version. */
+#include "store/schema.h"
+
+/* Version 1: the job model. Instances are named "<job>_<seq>" on the wire;
+ * the (job_id, seq) key serves that lookup, so no name column is stored.
+ * Batch counters are not stored: stats are computed with the jobs_batch
+ * index, which also serves loading a batch's live jobs. */
+static const char v1[] =
+    "CREATE TABLE users("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, authenticator TEXT NOT NULL UNIQUE,"
+    " create_time INTEGER NOT NULL, total_credit REAL NOT NULL DEFAULT 0,"
+    " expavg_credit REAL NOT NULL DEFAULT 0, expavg_time REAL NOT NULL DEFAULT 0);"
+    "CREATE TABLE hosts("
+    " id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),"
+    " create_time INTEGER NOT NULL, rpc_time INTEGER NOT NULL DEFAULT 0, rpc_seqno INTEGER NOT NULL DEFAULT 0,"
+    " host_cpid TEXT NOT NULL DEFAULT '', domain_name TEXT NOT NULL DEFAULT '', platform TEXT NOT NULL DEFAULT '',"
+    " os_name TEXT NOT NULL DEFAULT '', os_version TEXT NOT NULL DEFAULT '',"
+    " p_ncpus INTEGER NOT NULL DEFAULT 1, p_fpops REAL NOT NULL DEFAULT 0, m_nbytes REAL NOT NULL DEFAULT 0,"
+    " d_free REAL NOT NULL DEFAULT 0, on_frac REAL NOT NULL DEFAULT 1, active_frac REAL NOT NULL DEFAULT 1,"
+    " dcf REAL NOT NULL DEFAULT 1, total_credit REAL NOT NULL DEFAULT 0,"
+    " expavg_credit REAL NOT NULL DEFAULT 0, expavg_time REAL NOT NULL DEFAULT 0);"
+    "CREATE INDEX hosts_user ON hosts(user_id);"
+    "CREATE TABLE platforms(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE files("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, nbytes INTEGER NOT NULL, md5 TEXT NOT NULL,"
+    " sticky INTEGER NOT NULL DEFAULT 0, report_on_rpc INTEGER NOT NULL DEFAULT 0,"
+    " executable INTEGER NOT NULL DEFAULT 0, signature TEXT, create_time INTEGER NOT NULL);"
+    "CREATE TABLE apps("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, user_friendly_name TEXT NOT NULL,"
+    " create_time INTEGER NOT NULL);"
+    "CREATE TABLE app_versions("
+    " id INTEGER PRIMARY KEY, app_id INTEGER NOT NULL REFERENCES apps(id),"
+    " platform_id INTEGER NOT NULL REFERENCES platforms(id), version_num INTEGER NOT NULL,"
+    " api_version TEXT NOT NULL, avg_ncpus REAL NOT NULL DEFAULT 1, create_time INTEGER NOT NULL,"
+    " UNIQUE(app_id, platform_id, version_num));"
+    "CREATE TABLE app_version_files("
+    " app_version_id INTEGER NOT NULL REFERENCES app_versions(id), seq INTEGER NOT NULL,"
+    " file_id INTEGER NOT NULL REFERENCES files(id), open_name TEXT NOT NULL,"
+    " main_program INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(app_version_id, seq));"
+    "CREATE TABLE batches("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, app_id INTEGER NOT NULL REFERENCES apps(id),"
+    " user_id INTEGER REFERENCES users(id), create_time INTEGER NOT NULL, done_time INTEGER NOT NULL DEFAULT 0,"
+    " state INTEGER NOT NULL DEFAULT 0, min_quorum INTEGER NOT NULL, target_nresults INTEGER NOT NULL,"
+    " max_error_instances INTEGER NOT NULL, max_total_instances INTEGER NOT NULL,"
+    " max_success_instances INTEGER NOT NULL, delay_bound REAL NOT NULL, priority INTEGER NOT NULL DEFAULT 0,"
+    " outputs TEXT NOT NULL, one_result_per_user INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX batches_state ON batches(state);"
+    "CREATE TABLE jobs("
+    " id INTEGER PRIMARY KEY, batch_id INTEGER NOT NULL REFERENCES batches(id), name TEXT NOT NULL UNIQUE,"
+    " cmdline TEXT NOT NULL DEFAULT '', inputs TEXT NOT NULL DEFAULT '',"
+    " flops_est REAL NOT NULL, flops_bound REAL NOT NULL, mem_bound REAL NOT NULL, disk_bound REAL NOT NULL,"
+    " state INTEGER NOT NULL DEFAULT 0, error_mask INTEGER NOT NULL DEFAULT 0,"
+    " target_nresults INTEGER NOT NULL, canonical_id INTEGER NOT NULL DEFAULT 0,"
+    " done_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX jobs_batch ON jobs(batch_id, state);"
+    "CREATE TABLE instances("
+    " id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL REFERENCES jobs(id), seq INTEGER NOT NULL,"
+    " host_id INTEGER NOT NULL REFERENCES hosts(id), user_id INTEGER NOT NULL REFERENCES users(id),"
+    " app_version_id INTEGER NOT NULL, state INTEGER NOT NULL, outcome INTEGER NOT NULL DEFAULT 0,"
+    " validate_state INTEGER NOT NULL DEFAULT 0, sent_time INTEGER NOT NULL, deadline INTEGER NOT NULL,"
+    " received_time INTEGER NOT NULL DEFAULT 0, exit_status INTEGER NOT NULL DEFAULT 0,"
+    " cpu_time REAL NOT NULL DEFAULT 0, elapsed_time REAL NOT NULL DEFAULT 0,"
+    " credit REAL NOT NULL DEFAULT 0, stderr TEXT,"
+    " UNIQUE(job_id, seq));"
+    "CREATE INDEX instances_host ON instances(host_id);";
+
+const char *const schema_migrations[] = {v1};
+const int schema_nmigrations = 1;

@@ -1,0 +1,110 @@
+/* store.h - the durable store of a project behind one interface: users,
+ * hosts, platforms, apps and versions, files, batches, jobs, instances.
+ * SQLite in WAL mode now. All functions return 0 on success and -1 on error
+ * with a one-line message available from store_error(); lookups return 1
+ * when the row is absent. A struct store is used by one thread at a time;
+ * threads open their own handles (SQLite serialises writers). */
+#ifndef LOCUS_STORE_H
+#define LOCUS_STORE_H
+#include "model/model.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+enum store_flags { STORE_CREATE = 1, STORE_READONLY = 2 };
+
+/* Opens (and with STORE_CREATE creates) the database at path and migrates it
+ * to STORE_SCHEMA_VERSION. NULL on error with the reason in err. */
+struct store *store_open(const char *path, int flags, char *err, size_t errlen);
+void store_close(struct store *s);
+const char *store_error(const struct store *s);
+int store_schema_version(struct store *s);
+
+/* Transactions; every multi-row change is made inside one. BEGIN IMMEDIATE,
+ * so a writer waits (busy timeout) rather than failing half-way. */
+int store_begin(struct store *s);
+int store_commit(struct store *s);
+void store_rollback(struct store *s);
+
+/* Users. */
+int store_user_insert(struct store *s, struct user *u);          /* sets u->id */
+int store_user_by_name(struct store *s, const char *name, struct user *u);
+int store_user_by_auth(struct store *s, const char *auth, struct user *u);
+int store_user_add_credit(struct store *s, int64_t user_id, double credit, double expavg, double expavg_time);
+
+/* Hosts. */
+int store_host_insert(struct store *s, struct host *h);          /* sets h->id */
+int store_host_get(struct store *s, int64_t id, struct host *h);
+int store_host_update(struct store *s, const struct host *h);    /* all fields but id, user_id, create_time */
+int store_host_add_credit(struct store *s, int64_t host_id, double credit, double expavg, double expavg_time);
+
+/* Files. The signature string of a loaded file_rec is owned by the caller:
+ * release it with file_rec_clear(). */
+int store_file_insert(struct store *s, struct file_rec *f);      /* sets f->id */
+int store_file_by_name(struct store *s, const char *name, struct file_rec *f);
+int store_file_get(struct store *s, int64_t id, struct file_rec *f);
+void file_rec_clear(struct file_rec *f);
+
+/* Apps and versions. */
+int store_app_insert(struct store *s, struct app *a);
+int store_app_by_name(struct store *s, const char *name, struct app *a);
+int store_app_get(struct store *s, int64_t id, struct app *a);
+int store_app_version_insert(struct store *s, struct app_version *v);  /* creates the platform if new */
+int store_app_version_max(struct store *s, int64_t app_id, const char *platform, struct app_version *v);
+
+/* Batches and jobs. store_job_insert is meant for bulk use inside one
+ * transaction: it reuses one prepared statement. */
+int store_batch_insert(struct store *s, struct batch *b);
+int store_batch_by_name(struct store *s, const char *name, struct batch *b);
+int store_batch_get(struct store *s, int64_t id, struct batch *b);
+int store_batch_set_state(struct store *s, int64_t id, int state, int64_t done_time);
+int store_job_insert(struct store *s, struct job_spec *j, const struct redundancy *red);
+int store_job_spec(struct store *s, int64_t id, struct job_spec *j);
+int store_job_by_name(struct store *s, const char *name, struct job_spec *j);
+int store_job_update(struct store *s, const struct job_status *st);
+int store_job_status(struct store *s, int64_t id, struct job_status *st);
+
+/* Instances. */
+int store_instance_insert(struct store *s, const struct instance *in);
+int store_instance_update(struct store *s, const struct instance *in);
+int store_instance_set_stderr(struct store *s, int64_t id, const char *text);
+int store_instance_get(struct store *s, int64_t id, struct instance *in);
+/* By the wire name "<job>_<seq>". */
+int store_instance_by_name(struct store *s, const char *name, struct instance *in);
+int64_t store_max_instance_id(struct store *s);
+
+/* Iteration for building the server's in-memory state at start and when
+ * new rows appear. Each calls cb once per row in increasing id order, with
+ * a row valid only during the call; cb returning non-zero stops early. */
+int store_each_app(struct store *s, int (*cb)(void *ctx, const struct app *), void *ctx);
+int store_each_app_version(struct store *s, int64_t after_id,
+                           int (*cb)(void *ctx, const struct app_version *), void *ctx);
+int store_each_file(struct store *s, int64_t after_id, int (*cb)(void *ctx, const struct file_rec *), void *ctx);
+/* Batches with id > after_id, and those in state BATCH_CANCELLING. */
+int store_each_batch(struct store *s, int64_t after_id, int (*cb)(void *ctx, const struct batch *), void *ctx);
+/* Jobs of one batch in state ACTIVE or VALIDATED. */
+int store_each_live_job(struct store *s, int64_t batch_id,
+                        int (*cb)(void *ctx, const struct job_status *, double flops_est), void *ctx);
+/* Instances of the jobs of one batch that are still live. */
+int store_each_live_instance(struct store *s, int64_t batch_id,
+                             int (*cb)(void *ctx, const struct instance *), void *ctx);
+
+/* Per-batch counts for `locus stat` and the API. */
+struct batch_stats {
+    int64_t njobs, nactive, nvalidated, ndone, nfailed, ncancelled;
+    int64_t ninstances_in_progress, ninstances_success, ninstances_error;
+    int64_t first_done_time, last_done_time;
+};
+int store_batch_stats(struct store *s, int64_t batch_id, struct batch_stats *st);
+
+/* Checks every invariant of the store; each violation is passed to report
+ * (at most 100). Returns the number of violations, or -1 on error. */
+int store_check(struct store *s, void (*report)(void *ctx, const char *msg), void *ctx);
+
+/* Output specs <-> "name:max_nbytes,..." as stored in batches.outputs. */
+int outputs_parse(const char *text, struct output_spec *out, int max);
+void outputs_format(const struct output_spec *o, int n, char *buf, size_t len);
+#endif

@@ -1,0 +1,102 @@
+/* store_check.c - `locus db check`: every invariant of the job model that
+ * the schema alone does not enforce, each as one query listing offenders. */
+#include "store/store_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct invariant {
+    const char *what;   /* printed before each offending row */
+    const char *sql;    /* selects offending rows; columns are printed */
+};
+
+static const struct invariant invariants[] = {
+    {"instance with unknown state",
+     "SELECT id, state FROM instances WHERE state NOT IN (4,5)"},
+    {"instance in progress with an outcome",
+     "SELECT id, outcome FROM instances WHERE state=4 AND outcome<>0"},
+    {"instance over without an outcome",
+     "SELECT id FROM instances WHERE state=5 AND outcome=0"},
+    {"two instances of one job on one host",
+     "SELECT job_id, host_id, count(*) FROM instances GROUP BY job_id, host_id HAVING count(*)>1"},
+    {"instance of a job that does not exist",
+     "SELECT i.id, i.job_id FROM instances i LEFT JOIN jobs j ON j.id=i.job_id WHERE j.id IS NULL"},
+    {"instance on a host that does not exist",
+     "SELECT i.id, i.host_id FROM instances i LEFT JOIN hosts h ON h.id=i.host_id WHERE h.id IS NULL"},
+    {"instance whose user is not its host's user",
+     "SELECT i.id FROM instances i JOIN hosts h ON h.id=i.host_id WHERE h.user_id<>i.user_id"},
+    {"instance valid without success",
+     "SELECT id FROM instances WHERE validate_state=1 AND outcome<>1"},
+    {"job validated or done without a valid canonical instance of its own",
+     "SELECT j.id FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id"
+     " WHERE j.state IN (1,2) AND (i.id IS NULL OR i.job_id<>j.id OR i.outcome<>1 OR i.validate_state<>1)"},
+    {"job with a canonical instance but not validated",
+     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN (1,2)"},
+    {"job failed without a reason",
+     "SELECT id FROM jobs WHERE state=3 AND error_mask=0"},
+    {"job with unknown state",
+     "SELECT id, state FROM jobs WHERE state NOT BETWEEN 0 AND 4"},
+    {"job ended without an end time",
+     "SELECT id FROM jobs WHERE state IN (2,3,4) AND done_time=0"},
+    {"batch done with jobs not ended",
+     "SELECT b.id, count(*) FROM batches b JOIN jobs j ON j.batch_id=b.id"
+     " WHERE b.state IN (1,3) AND j.state IN (0,1) GROUP BY b.id"},
+    {"job of an unknown batch",
+     "SELECT j.id FROM jobs j LEFT JOIN batches b ON b.id=j.batch_id WHERE b.id IS NULL"},
+    {"app version file that does not exist",
+     "SELECT f.app_version_id, f.file_id FROM app_version_files f LEFT JOIN files x ON x.id=f.file_id WHERE x.id IS NULL"},
+    {"app version without exactly one main program",
+     "SELECT v.id FROM app_versions v LEFT JOIN app_version_files f ON f.app_version_id=v.id"
+     " GROUP BY v.id HAVING sum(coalesce(f.main_program,0))<>1"},
+    {"executable file without a signature",
+     "SELECT id, name FROM files WHERE executable=1 AND (signature IS NULL OR signature='')"},
+    {"batch redundancy out of range",
+     "SELECT id FROM batches WHERE min_quorum<1 OR target_nresults<min_quorum"
+     " OR max_error_instances<0 OR max_total_instances<target_nresults"},
+};
+
+int store_check(struct store *s, void (*report)(void *ctx, const char *msg), void *ctx)
+{
+    int violations = 0;
+    for (size_t k = 0; k < sizeof invariants / sizeof invariants[0]; k++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(store_db(s), invariants[k].sql, -1, &st, NULL) != SQLITE_OK) return -1;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            char msg[512];
+            int n = snprintf(msg, sizeof msg, "%s:", invariants[k].what);
+            for (int c = 0; c < sqlite3_column_count(st) && n < (int)sizeof msg; c++)
+                n += snprintf(msg + n, sizeof msg - (size_t)n, " %s=%s", sqlite3_column_name(st, c),
+                              (const char *)sqlite3_column_text(st, c));
+            if (violations++ < 100) report(ctx, msg);
+        }
+        sqlite3_finalize(st);
+    }
+    /* The job's own inputs: each "id:name" must name an existing file. */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT id, inputs FROM jobs WHERE inputs<>''", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *f;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT 1 FROM files WHERE id=?", -1, &f, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 1);
+        for (const char *p = text; p && *p;) {
+            long long id = strtoll(p, NULL, 10);
+            sqlite3_reset(f);
+            sqlite3_bind_int64(f, 1, id);
+            if (sqlite3_step(f) != SQLITE_ROW) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "job input file that does not exist: job=%lld file=%lld",
+                         (long long)sqlite3_column_int64(st, 0), id);
+                if (violations++ < 100) report(ctx, msg);
+            }
+            p = strchr(p, ',');
+            if (p) p++;
+        }
+    }
+    sqlite3_finalize(f);
+    sqlite3_finalize(st);
+    return violations;
+}

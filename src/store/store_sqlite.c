@@ -1,0 +1,1056 @@
+/* store_sqlite.c - the store on SQLite: WAL journal, full fsync on commit
+ * (an acknowledged report must survive a power cut), prepared statements
+ * cached per handle. */
+#include "store/store_internal.h"
+#include "store/schema.h"
+#include "core/strbuf.h"
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_CREDIT,
+    Q_HOST_INS, Q_HOST_GET, Q_HOST_UPD, Q_HOST_CREDIT,
+    Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
+    Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,
+    Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
+    Q_BATCH_INS, Q_BATCH_BY_NAME, Q_BATCH_GET, Q_BATCH_STATE,
+    Q_JOB_INS, Q_JOB_SPEC, Q_JOB_BY_NAME, Q_JOB_UPD, Q_JOB_STATUS,
+    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_BY_JOBSEQ, Q_INST_MAX,
+    Q_COUNT
+};
+
+struct store {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q_COUNT];
+    char err[512];
+};
+
+const char *store_error(const struct store *s) { return s->err; }
+sqlite3 *store_db(struct store *s) { return s->db; }
+
+static int fail(struct store *s, const char *what)
+{
+    snprintf(s->err, sizeof s->err, "%s: %s", what, sqlite3_errmsg(s->db));
+    return -1;
+}
+
+static int failf(struct store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* The cached statement `which`, reset and ready to bind; NULL on error. */
+static sqlite3_stmt *stmt(struct store *s, int which, const char *sql)
+{
+    if (!s->q[which] && sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->q[which], NULL)) {
+        fail(s, "prepare");
+        return NULL;
+    }
+    sqlite3_reset(s->q[which]);
+    sqlite3_clear_bindings(s->q[which]);
+    return s->q[which];
+}
+
+/* Runs a bound statement that returns no row. */
+static int run(struct store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(s, what);
+}
+
+/* Steps a lookup: 0 row ready, 1 absent, -1 error. */
+static int row(struct store *s, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) return 0;
+    sqlite3_reset(st);
+    if (rc == SQLITE_DONE) return 1;
+    return fail(s, what);
+}
+
+static void col_text(sqlite3_stmt *st, int i, char *out, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+static int exec(struct store *s, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        failf(s, "%s", msg ? msg : sqlite3_errmsg(s->db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int store_schema_version(struct store *s)
+{
+    sqlite3_stmt *st;
+    int v = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return v;
+}
+
+static int migrate(struct store *s)
+{
+    int v = store_schema_version(s);
+    if (v < 0) return fail(s, "read schema version");
+    if (v > schema_nmigrations)
+        return failf(s, "store has schema version %d, newer than this locus (%d): upgrade locus", v, schema_nmigrations);
+    for (; v < schema_nmigrations; v++) {
+        char bump[64];
+        snprintf(bump, sizeof bump, "PRAGMA user_version=%d", v + 1);
+        if (exec(s, "BEGIN IMMEDIATE")) return -1;
+        if (exec(s, schema_migrations[v]) || exec(s, bump)) {
+            char keep[512];
+            snprintf(keep, sizeof keep, "migration to schema %d: %.400s", v + 1, s->err);
+            exec(s, "ROLLBACK");
+            snprintf(s->err, sizeof s->err, "%s", keep);
+            return -1;
+        }
+        if (exec(s, "COMMIT")) return -1;
+    }
+    return 0;
+}
+
+struct store *store_open(const char *path, int flags, char *err, size_t errlen)
+{
+    struct store *s = xcalloc(1, sizeof *s);
+    int oflags = (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY
+                 : SQLITE_OPEN_READWRITE | ((flags & STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open store %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        store_close(s);
+        return NULL;
+    }
+    sqlite3_busy_timeout(s->db, 30000);
+    sqlite3_extended_result_codes(s->db, 1);
+    const char *pragmas = (flags & STORE_READONLY)
+        ? "PRAGMA foreign_keys=ON;"
+        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
+    if (exec(s, pragmas) || (!(flags & STORE_READONLY) && migrate(s))) {
+        snprintf(err, errlen, "store %s: %s", path, s->err);
+        store_close(s);
+        return NULL;
+    }
+    if ((flags & STORE_READONLY) && store_schema_version(s) != STORE_SCHEMA_VERSION) {
+        snprintf(err, errlen, "store %s: schema version %d, expected %d (run locusd once to migrate)",
+                 path, store_schema_version(s), STORE_SCHEMA_VERSION);
+        store_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+void store_close(struct store *s)
+{
+    if (!s) return;
+    for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(s->q[i]);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+int store_begin(struct store *s) { return exec(s, "BEGIN IMMEDIATE"); }
+int store_commit(struct store *s) { return exec(s, "COMMIT"); }
+void store_rollback(struct store *s) { sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL); }
+
+/* ---- users ---- */
+
+static void user_from_row(sqlite3_stmt *st, struct user *u)
+{
+    u->id = sqlite3_column_int64(st, 0);
+    col_text(st, 1, u->name, sizeof u->name);
+    col_text(st, 2, u->authenticator, sizeof u->authenticator);
+    u->create_time = sqlite3_column_int64(st, 3);
+    u->total_credit = sqlite3_column_double(st, 4);
+    u->expavg_credit = sqlite3_column_double(st, 5);
+    u->expavg_time = sqlite3_column_double(st, 6);
+}
+
+#define USER_COLS "id,name,authenticator,create_time,total_credit,expavg_credit,expavg_time"
+
+int store_user_insert(struct store *s, struct user *u)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_INS, "INSERT INTO users(name,authenticator,create_time) VALUES(?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, u->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, u->authenticator, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, u->create_time);
+    if (run(s, st, "insert user")) return -1;
+    u->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+static int user_lookup(struct store *s, int q, const char *sql, const char *key, struct user *u)
+{
+    sqlite3_stmt *st = stmt(s, q, sql);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    int rc = row(s, st, "find user");
+    if (rc) return rc;
+    user_from_row(st, u);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_user_by_name(struct store *s, const char *name, struct user *u)
+{
+    return user_lookup(s, Q_USER_BY_NAME, "SELECT " USER_COLS " FROM users WHERE name=?", name, u);
+}
+
+int store_user_by_auth(struct store *s, const char *auth, struct user *u)
+{
+    return user_lookup(s, Q_USER_BY_AUTH, "SELECT " USER_COLS " FROM users WHERE authenticator=?", auth, u);
+}
+
+static int add_credit(struct store *s, sqlite3_stmt *st, int64_t id, double credit, double expavg, double t)
+{
+    if (!st) return -1;
+    sqlite3_bind_double(st, 1, credit);
+    sqlite3_bind_double(st, 2, expavg);
+    sqlite3_bind_double(st, 3, t);
+    sqlite3_bind_int64(st, 4, id);
+    return run(s, st, "grant credit");
+}
+
+int store_user_add_credit(struct store *s, int64_t user_id, double credit, double expavg, double t)
+{
+    return add_credit(s, stmt(s, Q_USER_CREDIT,
+        "UPDATE users SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?"),
+        user_id, credit, expavg, t);
+}
+
+/* ---- hosts ---- */
+
+#define HOST_COLS "id,user_id,create_time,rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name," \
+    "os_version,p_ncpus,p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,total_credit,expavg_credit,expavg_time"
+
+static void host_bind(sqlite3_stmt *st, const struct host *h, int first)
+{
+    int i = first;
+    sqlite3_bind_int64(st, i++, h->rpc_time);
+    sqlite3_bind_int(st, i++, h->rpc_seqno);
+    sqlite3_bind_text(st, i++, h->host_cpid, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, h->domain_name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, h->platform, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, h->os_name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i++, h->os_version, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, i++, h->p_ncpus);
+    sqlite3_bind_double(st, i++, h->p_fpops);
+    sqlite3_bind_double(st, i++, h->m_nbytes);
+    sqlite3_bind_double(st, i++, h->d_free);
+    sqlite3_bind_double(st, i++, h->on_frac);
+    sqlite3_bind_double(st, i++, h->active_frac);
+    sqlite3_bind_double(st, i++, h->duration_correction_factor);
+}
+
+int store_host_insert(struct store *s, struct host *h)
+{
+    sqlite3_stmt *st = stmt(s, Q_HOST_INS,
+        "INSERT INTO hosts(rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name,os_version,p_ncpus,"
+        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,user_id,create_time) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return -1;
+    host_bind(st, h, 1);
+    sqlite3_bind_int64(st, 15, h->user_id);
+    sqlite3_bind_int64(st, 16, h->create_time);
+    if (run(s, st, "insert host")) return -1;
+    h->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_host_update(struct store *s, const struct host *h)
+{
+    sqlite3_stmt *st = stmt(s, Q_HOST_UPD,
+        "UPDATE hosts SET rpc_time=?,rpc_seqno=?,host_cpid=?,domain_name=?,platform=?,os_name=?,os_version=?,"
+        "p_ncpus=?,p_fpops=?,m_nbytes=?,d_free=?,on_frac=?,active_frac=?,dcf=? WHERE id=?");
+    if (!st) return -1;
+    host_bind(st, h, 1);
+    sqlite3_bind_int64(st, 15, h->id);
+    return run(s, st, "update host");
+}
+
+int store_host_get(struct store *s, int64_t id, struct host *h)
+{
+    sqlite3_stmt *st = stmt(s, Q_HOST_GET, "SELECT " HOST_COLS " FROM hosts WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = row(s, st, "find host");
+    if (rc) return rc;
+    memset(h, 0, sizeof *h);
+    h->id = sqlite3_column_int64(st, 0);
+    h->user_id = sqlite3_column_int64(st, 1);
+    h->create_time = sqlite3_column_int64(st, 2);
+    h->rpc_time = sqlite3_column_int64(st, 3);
+    h->rpc_seqno = sqlite3_column_int(st, 4);
+    col_text(st, 5, h->host_cpid, sizeof h->host_cpid);
+    col_text(st, 6, h->domain_name, sizeof h->domain_name);
+    col_text(st, 7, h->platform, sizeof h->platform);
+    col_text(st, 8, h->os_name, sizeof h->os_name);
+    col_text(st, 9, h->os_version, sizeof h->os_version);
+    h->p_ncpus = sqlite3_column_int(st, 10);
+    h->p_fpops = sqlite3_column_double(st, 11);
+    h->m_nbytes = sqlite3_column_double(st, 12);
+    h->d_free = sqlite3_column_double(st, 13);
+    h->on_frac = sqlite3_column_double(st, 14);
+    h->active_frac = sqlite3_column_double(st, 15);
+    h->duration_correction_factor = sqlite3_column_double(st, 16);
+    h->total_credit = sqlite3_column_double(st, 17);
+    h->expavg_credit = sqlite3_column_double(st, 18);
+    h->expavg_time = sqlite3_column_double(st, 19);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_host_add_credit(struct store *s, int64_t host_id, double credit, double expavg, double t)
+{
+    return add_credit(s, stmt(s, Q_HOST_CREDIT,
+        "UPDATE hosts SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?"),
+        host_id, credit, expavg, t);
+}
+
+/* ---- files ---- */
+
+#define FILE_COLS "id,name,nbytes,md5,sticky,report_on_rpc,executable,signature"
+
+static void file_from_row(sqlite3_stmt *st, struct file_rec *f)
+{
+    memset(f, 0, sizeof *f);
+    f->id = sqlite3_column_int64(st, 0);
+    col_text(st, 1, f->name, sizeof f->name);
+    f->nbytes = sqlite3_column_int64(st, 2);
+    col_text(st, 3, f->md5, sizeof f->md5);
+    f->sticky = sqlite3_column_int(st, 4);
+    f->report_on_rpc = sqlite3_column_int(st, 5);
+    f->executable = sqlite3_column_int(st, 6);
+    const unsigned char *sig = sqlite3_column_text(st, 7);
+    f->signature = sig ? xstrdup((const char *)sig) : NULL;
+}
+
+void file_rec_clear(struct file_rec *f)
+{
+    free(f->signature);
+    f->signature = NULL;
+}
+
+int store_file_insert(struct store *s, struct file_rec *f)
+{
+    sqlite3_stmt *st = stmt(s, Q_FILE_INS,
+        "INSERT INTO files(name,nbytes,md5,sticky,report_on_rpc,executable,signature,create_time)"
+        " VALUES(?,?,?,?,?,?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, f->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, f->nbytes);
+    sqlite3_bind_text(st, 3, f->md5, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, f->sticky);
+    sqlite3_bind_int(st, 5, f->report_on_rpc);
+    sqlite3_bind_int(st, 6, f->executable);
+    if (f->signature) sqlite3_bind_text(st, 7, f->signature, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 8, (int64_t)time(NULL));
+    if (run(s, st, "insert file")) return -1;
+    f->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+static int file_lookup(struct store *s, sqlite3_stmt *st, struct file_rec *f)
+{
+    if (!st) return -1;
+    int rc = row(s, st, "find file");
+    if (rc) return rc;
+    file_from_row(st, f);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_file_by_name(struct store *s, const char *name, struct file_rec *f)
+{
+    sqlite3_stmt *st = stmt(s, Q_FILE_BY_NAME, "SELECT " FILE_COLS " FROM files WHERE name=?");
+    if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    return file_lookup(s, st, f);
+}
+
+int store_file_get(struct store *s, int64_t id, struct file_rec *f)
+{
+    sqlite3_stmt *st = stmt(s, Q_FILE_GET, "SELECT " FILE_COLS " FROM files WHERE id=?");
+    if (st) sqlite3_bind_int64(st, 1, id);
+    return file_lookup(s, st, f);
+}
+
+/* ---- apps and versions ---- */
+
+int store_app_insert(struct store *s, struct app *a)
+{
+    sqlite3_stmt *st = stmt(s, Q_APP_INS, "INSERT INTO apps(name,user_friendly_name,create_time) VALUES(?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, a->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, a->user_friendly_name[0] ? a->user_friendly_name : a->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+    if (run(s, st, "insert app")) return -1;
+    a->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+static int app_lookup(struct store *s, sqlite3_stmt *st, struct app *a)
+{
+    if (!st) return -1;
+    int rc = row(s, st, "find app");
+    if (rc) return rc;
+    a->id = sqlite3_column_int64(st, 0);
+    col_text(st, 1, a->name, sizeof a->name);
+    col_text(st, 2, a->user_friendly_name, sizeof a->user_friendly_name);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_app_by_name(struct store *s, const char *name, struct app *a)
+{
+    sqlite3_stmt *st = stmt(s, Q_APP_BY_NAME, "SELECT id,name,user_friendly_name FROM apps WHERE name=?");
+    if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    return app_lookup(s, st, a);
+}
+
+int store_app_get(struct store *s, int64_t id, struct app *a)
+{
+    sqlite3_stmt *st = stmt(s, Q_APP_GET, "SELECT id,name,user_friendly_name FROM apps WHERE id=?");
+    if (st) sqlite3_bind_int64(st, 1, id);
+    return app_lookup(s, st, a);
+}
+
+static int64_t platform_id(struct store *s, const char *name)
+{
+    sqlite3_stmt *st = stmt(s, Q_PLAT_GET, "SELECT id FROM platforms WHERE name=?");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = row(s, st, "find platform");
+    if (rc < 0) return -1;
+    if (rc == 0) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        return id;
+    }
+    st = stmt(s, Q_PLAT_INS, "INSERT INTO platforms(name) VALUES(?)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (run(s, st, "insert platform")) return -1;
+    return sqlite3_last_insert_rowid(s->db);
+}
+
+int store_app_version_insert(struct store *s, struct app_version *v)
+{
+    int64_t pid = platform_id(s, v->platform);
+    if (pid < 0) return -1;
+    sqlite3_stmt *st = stmt(s, Q_AV_INS,
+        "INSERT INTO app_versions(app_id,platform_id,version_num,api_version,avg_ncpus,create_time)"
+        " VALUES(?,?,?,?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, v->app_id);
+    sqlite3_bind_int64(st, 2, pid);
+    sqlite3_bind_int(st, 3, v->version_num);
+    sqlite3_bind_text(st, 4, v->api_version, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, v->avg_ncpus);
+    sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+    if (run(s, st, "insert app version")) return -1;
+    v->id = sqlite3_last_insert_rowid(s->db);
+    for (int i = 0; i < v->nfiles; i++) {
+        st = stmt(s, Q_AVF_INS,
+            "INSERT INTO app_version_files(app_version_id,seq,file_id,open_name,main_program) VALUES(?,?,?,?,?)");
+        if (!st) return -1;
+        sqlite3_bind_int64(st, 1, v->id);
+        sqlite3_bind_int(st, 2, i);
+        sqlite3_bind_int64(st, 3, v->files[i].file_id);
+        sqlite3_bind_text(st, 4, v->files[i].open_name, -1, SQLITE_STATIC);
+        sqlite3_bind_int(st, 5, v->files[i].main_program);
+        if (run(s, st, "insert app version file")) return -1;
+    }
+    return 0;
+}
+
+#define AV_COLS "v.id,v.app_id,p.name,v.version_num,v.api_version,v.avg_ncpus"
+
+static int av_files(struct store *s, struct app_version *v)
+{
+    sqlite3_stmt *st = stmt(s, Q_AVF_GET,
+        "SELECT file_id,open_name,main_program FROM app_version_files WHERE app_version_id=? ORDER BY seq");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, v->id);
+    v->nfiles = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && v->nfiles < 8) {
+        struct app_version_file *f = &v->files[v->nfiles++];
+        f->file_id = sqlite3_column_int64(st, 0);
+        col_text(st, 1, f->open_name, sizeof f->open_name);
+        f->main_program = sqlite3_column_int(st, 2);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(s, "read app version files");
+}
+
+static void av_from_row(sqlite3_stmt *st, struct app_version *v)
+{
+    memset(v, 0, sizeof *v);
+    v->id = sqlite3_column_int64(st, 0);
+    v->app_id = sqlite3_column_int64(st, 1);
+    col_text(st, 2, v->platform, sizeof v->platform);
+    v->version_num = sqlite3_column_int(st, 3);
+    col_text(st, 4, v->api_version, sizeof v->api_version);
+    v->avg_ncpus = sqlite3_column_double(st, 5);
+}
+
+int store_app_version_max(struct store *s, int64_t app_id, const char *platform, struct app_version *v)
+{
+    sqlite3_stmt *st = stmt(s, Q_AV_MAX,
+        "SELECT " AV_COLS " FROM app_versions v JOIN platforms p ON p.id=v.platform_id"
+        " WHERE v.app_id=? AND p.name=? ORDER BY v.version_num DESC LIMIT 1");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, app_id);
+    sqlite3_bind_text(st, 2, platform, -1, SQLITE_STATIC);
+    int rc = row(s, st, "find app version");
+    if (rc) return rc;
+    av_from_row(st, v);
+    sqlite3_reset(st);
+    return av_files(s, v);
+}
+
+/* ---- batches ---- */
+
+#define BATCH_COLS "id,app_id,user_id,name,create_time,done_time,state,min_quorum,target_nresults," \
+    "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,one_result_per_user"
+
+static void batch_from_row(sqlite3_stmt *st, struct batch *b)
+{
+    memset(b, 0, sizeof *b);
+    b->id = sqlite3_column_int64(st, 0);
+    b->app_id = sqlite3_column_int64(st, 1);
+    b->user_id = sqlite3_column_int64(st, 2);
+    col_text(st, 3, b->name, sizeof b->name);
+    b->create_time = sqlite3_column_int64(st, 4);
+    b->done_time = sqlite3_column_int64(st, 5);
+    b->state = sqlite3_column_int(st, 6);
+    b->red.min_quorum = sqlite3_column_int(st, 7);
+    b->red.target_nresults = sqlite3_column_int(st, 8);
+    b->red.max_error_instances = sqlite3_column_int(st, 9);
+    b->red.max_total_instances = sqlite3_column_int(st, 10);
+    b->red.max_success_instances = sqlite3_column_int(st, 11);
+    b->delay_bound = sqlite3_column_double(st, 12);
+    b->priority = sqlite3_column_int(st, 13);
+    const unsigned char *o = sqlite3_column_text(st, 14);
+    b->noutputs = outputs_parse(o ? (const char *)o : "", b->outputs, MAX_OUTPUTS);
+    if (b->noutputs < 0) b->noutputs = 0;
+    b->one_result_per_user = sqlite3_column_int(st, 15);
+}
+
+int store_batch_insert(struct store *s, struct batch *b)
+{
+    char outputs[1024];
+    outputs_format(b->outputs, b->noutputs, outputs, sizeof outputs);
+    sqlite3_stmt *st = stmt(s, Q_BATCH_INS,
+        "INSERT INTO batches(app_id,user_id,name,create_time,state,min_quorum,target_nresults,"
+        "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,"
+        "one_result_per_user) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, b->app_id);
+    if (b->user_id) sqlite3_bind_int64(st, 2, b->user_id);
+    sqlite3_bind_text(st, 3, b->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, b->create_time);
+    sqlite3_bind_int(st, 5, b->state);
+    sqlite3_bind_int(st, 6, b->red.min_quorum);
+    sqlite3_bind_int(st, 7, b->red.target_nresults);
+    sqlite3_bind_int(st, 8, b->red.max_error_instances);
+    sqlite3_bind_int(st, 9, b->red.max_total_instances);
+    sqlite3_bind_int(st, 10, b->red.max_success_instances);
+    sqlite3_bind_double(st, 11, b->delay_bound);
+    sqlite3_bind_int(st, 12, b->priority);
+    sqlite3_bind_text(st, 13, outputs, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 14, b->one_result_per_user);
+    if (run(s, st, "insert batch")) return -1;
+    b->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+static int batch_lookup(struct store *s, sqlite3_stmt *st, struct batch *b)
+{
+    if (!st) return -1;
+    int rc = row(s, st, "find batch");
+    if (rc) return rc;
+    batch_from_row(st, b);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_batch_by_name(struct store *s, const char *name, struct batch *b)
+{
+    sqlite3_stmt *st = stmt(s, Q_BATCH_BY_NAME, "SELECT " BATCH_COLS " FROM batches WHERE name=?");
+    if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    return batch_lookup(s, st, b);
+}
+
+int store_batch_get(struct store *s, int64_t id, struct batch *b)
+{
+    sqlite3_stmt *st = stmt(s, Q_BATCH_GET, "SELECT " BATCH_COLS " FROM batches WHERE id=?");
+    if (st) sqlite3_bind_int64(st, 1, id);
+    return batch_lookup(s, st, b);
+}
+
+int store_batch_set_state(struct store *s, int64_t id, int state, int64_t done_time)
+{
+    sqlite3_stmt *st = stmt(s, Q_BATCH_STATE, "UPDATE batches SET state=?, done_time=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, state);
+    sqlite3_bind_int64(st, 2, done_time);
+    sqlite3_bind_int64(st, 3, id);
+    return run(s, st, "update batch");
+}
+
+/* ---- jobs ---- */
+
+/* Inputs are stored as "file_id:open_name,..." (open names are safe names). */
+static void inputs_format(const struct job_spec *j, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < j->ninputs && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%lld:%s", i ? "," : "",
+                              (long long)j->inputs[i].file_id, j->inputs[i].open_name);
+}
+
+static void inputs_parse(const char *text, struct job_spec *j)
+{
+    j->ninputs = 0;
+    while (*text && j->ninputs < MAX_INPUTS) {
+        char *end;
+        long long id = strtoll(text, &end, 10);
+        if (*end != ':') break;
+        const char *name = end + 1;
+        size_t n = strcspn(name, ",");
+        struct job_input *in = &j->inputs[j->ninputs++];
+        in->file_id = id;
+        snprintf(in->open_name, sizeof in->open_name, "%.*s", (int)n, name);
+        text = name + n + (name[n] == ',');
+    }
+}
+
+int store_job_insert(struct store *s, struct job_spec *j, const struct redundancy *red)
+{
+    char inputs[2048];
+    inputs_format(j, inputs, sizeof inputs);
+    sqlite3_stmt *st = stmt(s, Q_JOB_INS,
+        "INSERT INTO jobs(batch_id,name,cmdline,inputs,flops_est,flops_bound,mem_bound,disk_bound,target_nresults)"
+        " VALUES(?,?,?,?,?,?,?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, j->batch_id);
+    sqlite3_bind_text(st, 2, j->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, j->cmdline, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, inputs, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, j->flops_est);
+    sqlite3_bind_double(st, 6, j->flops_bound);
+    sqlite3_bind_double(st, 7, j->mem_bound);
+    sqlite3_bind_double(st, 8, j->disk_bound);
+    sqlite3_bind_int(st, 9, red->target_nresults);
+    if (run(s, st, "insert job")) return -1;
+    j->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+#define JOB_SPEC_COLS "j.id,j.batch_id,b.app_id,j.name,j.cmdline,j.inputs,j.flops_est,j.flops_bound,j.mem_bound,j.disk_bound"
+
+static int job_spec_lookup(struct store *s, sqlite3_stmt *st, struct job_spec *j)
+{
+    if (!st) return -1;
+    int rc = row(s, st, "find job");
+    if (rc) return rc;
+    memset(j, 0, sizeof *j);
+    j->id = sqlite3_column_int64(st, 0);
+    j->batch_id = sqlite3_column_int64(st, 1);
+    j->app_id = sqlite3_column_int64(st, 2);
+    col_text(st, 3, j->name, sizeof j->name);
+    col_text(st, 4, j->cmdline, sizeof j->cmdline);
+    const unsigned char *in = sqlite3_column_text(st, 5);
+    inputs_parse(in ? (const char *)in : "", j);
+    j->flops_est = sqlite3_column_double(st, 6);
+    j->flops_bound = sqlite3_column_double(st, 7);
+    j->mem_bound = sqlite3_column_double(st, 8);
+    j->disk_bound = sqlite3_column_double(st, 9);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_job_spec(struct store *s, int64_t id, struct job_spec *j)
+{
+    sqlite3_stmt *st = stmt(s, Q_JOB_SPEC,
+        "SELECT " JOB_SPEC_COLS " FROM jobs j JOIN batches b ON b.id=j.batch_id WHERE j.id=?");
+    if (st) sqlite3_bind_int64(st, 1, id);
+    return job_spec_lookup(s, st, j);
+}
+
+int store_job_by_name(struct store *s, const char *name, struct job_spec *j)
+{
+    sqlite3_stmt *st = stmt(s, Q_JOB_BY_NAME,
+        "SELECT " JOB_SPEC_COLS " FROM jobs j JOIN batches b ON b.id=j.batch_id WHERE j.name=?");
+    if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    return job_spec_lookup(s, st, j);
+}
+
+int store_job_update(struct store *s, const struct job_status *js)
+{
+    sqlite3_stmt *st = stmt(s, Q_JOB_UPD,
+        "UPDATE jobs SET state=?, error_mask=?, target_nresults=?, canonical_id=?, done_time=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, js->state);
+    sqlite3_bind_int(st, 2, js->error_mask);
+    sqlite3_bind_int(st, 3, js->target_nresults);
+    sqlite3_bind_int64(st, 4, js->canonical_id);
+    sqlite3_bind_int64(st, 5, js->done_time);
+    sqlite3_bind_int64(st, 6, js->id);
+    return run(s, st, "update job");
+}
+
+static void job_status_from_row(sqlite3_stmt *st, int first, struct job_status *js)
+{
+    js->id = sqlite3_column_int64(st, first);
+    js->state = sqlite3_column_int(st, first + 1);
+    js->error_mask = sqlite3_column_int(st, first + 2);
+    js->target_nresults = sqlite3_column_int(st, first + 3);
+    js->canonical_id = sqlite3_column_int64(st, first + 4);
+    js->done_time = sqlite3_column_int64(st, first + 5);
+}
+
+int store_job_status(struct store *s, int64_t id, struct job_status *js)
+{
+    sqlite3_stmt *st = stmt(s, Q_JOB_STATUS,
+        "SELECT id,state,error_mask,target_nresults,canonical_id,done_time FROM jobs WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = row(s, st, "find job");
+    if (rc) return rc;
+    job_status_from_row(st, 0, js);
+    sqlite3_reset(st);
+    return 0;
+}
+
+/* ---- instances ---- */
+
+#define INST_COLS "id,job_id,seq,host_id,user_id,app_version_id,state,outcome,validate_state," \
+    "sent_time,deadline,received_time,exit_status,cpu_time,elapsed_time,credit"
+
+static void inst_from_row(sqlite3_stmt *st, struct instance *in)
+{
+    in->id = sqlite3_column_int64(st, 0);
+    in->job_id = sqlite3_column_int64(st, 1);
+    in->seq = sqlite3_column_int(st, 2);
+    in->host_id = sqlite3_column_int64(st, 3);
+    in->user_id = sqlite3_column_int64(st, 4);
+    in->app_version_id = sqlite3_column_int64(st, 5);
+    in->state = sqlite3_column_int(st, 6);
+    in->outcome = sqlite3_column_int(st, 7);
+    in->validate_state = sqlite3_column_int(st, 8);
+    in->sent_time = sqlite3_column_int64(st, 9);
+    in->deadline = sqlite3_column_int64(st, 10);
+    in->received_time = sqlite3_column_int64(st, 11);
+    in->exit_status = sqlite3_column_int(st, 12);
+    in->cpu_time = sqlite3_column_double(st, 13);
+    in->elapsed_time = sqlite3_column_double(st, 14);
+    in->credit = sqlite3_column_double(st, 15);
+}
+
+static void inst_bind(sqlite3_stmt *st, const struct instance *in)
+{
+    sqlite3_bind_int64(st, 1, in->job_id);
+    sqlite3_bind_int(st, 2, in->seq);
+    sqlite3_bind_int64(st, 3, in->host_id);
+    sqlite3_bind_int64(st, 4, in->user_id);
+    sqlite3_bind_int64(st, 5, in->app_version_id);
+    sqlite3_bind_int(st, 6, in->state);
+    sqlite3_bind_int(st, 7, in->outcome);
+    sqlite3_bind_int(st, 8, in->validate_state);
+    sqlite3_bind_int64(st, 9, in->sent_time);
+    sqlite3_bind_int64(st, 10, in->deadline);
+    sqlite3_bind_int64(st, 11, in->received_time);
+    sqlite3_bind_int(st, 12, in->exit_status);
+    sqlite3_bind_double(st, 13, in->cpu_time);
+    sqlite3_bind_double(st, 14, in->elapsed_time);
+    sqlite3_bind_double(st, 15, in->credit);
+    sqlite3_bind_int64(st, 16, in->id);
+}
+
+int store_instance_insert(struct store *s, const struct instance *in)
+{
+    sqlite3_stmt *st = stmt(s, Q_INST_INS,
+        "INSERT INTO instances(job_id,seq,host_id,user_id,app_version_id,state,outcome,validate_state,"
+        "sent_time,deadline,received_time,exit_status,cpu_time,elapsed_time,credit,id)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!st) return -1;
+    inst_bind(st, in);
+    return run(s, st, "insert instance");
+}
+
+int store_instance_update(struct store *s, const struct instance *in)
+{
+    sqlite3_stmt *st = stmt(s, Q_INST_UPD,
+        "UPDATE instances SET job_id=?,seq=?,host_id=?,user_id=?,app_version_id=?,state=?,outcome=?,"
+        "validate_state=?,sent_time=?,deadline=?,received_time=?,exit_status=?,cpu_time=?,elapsed_time=?,"
+        "credit=? WHERE id=?");
+    if (!st) return -1;
+    inst_bind(st, in);
+    if (run(s, st, "update instance")) return -1;
+    return sqlite3_changes(s->db) == 1 ? 0 : failf(s, "update instance %lld: no such instance", (long long)in->id);
+}
+
+int store_instance_set_stderr(struct store *s, int64_t id, const char *text)
+{
+    sqlite3_stmt *st = stmt(s, Q_INST_STDERR, "UPDATE instances SET stderr=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, id);
+    return run(s, st, "save stderr");
+}
+
+int store_instance_get(struct store *s, int64_t id, struct instance *in)
+{
+    sqlite3_stmt *st = stmt(s, Q_INST_GET, "SELECT " INST_COLS " FROM instances WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = row(s, st, "find instance");
+    if (rc) return rc;
+    inst_from_row(st, in);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int store_instance_by_name(struct store *s, const char *name, struct instance *in)
+{
+    const char *us = strrchr(name, '_');
+    if (!us || !us[1] || us == name) return 1;
+    char *end;
+    long seq = strtol(us + 1, &end, 10);
+    if (*end || seq < 0) return 1;
+    char job[256];
+    snprintf(job, sizeof job, "%.*s", (int)(us - name), name);
+    sqlite3_stmt *st = stmt(s, Q_INST_BY_JOBSEQ,
+        "SELECT i.id,i.job_id,i.seq,i.host_id,i.user_id,i.app_version_id,i.state,i.outcome,i.validate_state,"
+        "i.sent_time,i.deadline,i.received_time,i.exit_status,i.cpu_time,i.elapsed_time,i.credit"
+        " FROM instances i JOIN jobs j ON j.id=i.job_id WHERE j.name=? AND i.seq=?");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, (int)seq);
+    int rc = row(s, st, "find instance");
+    if (rc) return rc;
+    inst_from_row(st, in);
+    sqlite3_reset(st);
+    return 0;
+}
+
+int64_t store_max_instance_id(struct store *s)
+{
+    sqlite3_stmt *st = stmt(s, Q_INST_MAX, "SELECT coalesce(max(id),0) FROM instances");
+    if (!st || row(s, st, "max instance id")) return -1;
+    int64_t id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return id;
+}
+
+/* ---- iteration ---- */
+
+/* Prepares sql (not cached: these run rarely), binds one int64, and calls
+ * each_row for every row. */
+static int each(struct store *s, const char *sql, int64_t arg,
+                int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) return fail(s, "prepare");
+    sqlite3_bind_int64(st, 1, arg);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (each_row(s, st, ctx)) break;
+    int ok = rc == SQLITE_ROW || rc == SQLITE_DONE;
+    if (!ok) fail(s, "read");
+    sqlite3_finalize(st);
+    return ok ? 0 : -1;
+}
+
+struct each_ctx { void *cb; void *ctx; };
+
+static int app_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    struct each_ctx *e = p;
+    struct app a;
+    a.id = sqlite3_column_int64(st, 0);
+    col_text(st, 1, a.name, sizeof a.name);
+    col_text(st, 2, a.user_friendly_name, sizeof a.user_friendly_name);
+    return ((int (*)(void *, const struct app *))e->cb)(e->ctx, &a);
+}
+
+int store_each_app(struct store *s, int (*cb)(void *, const struct app *), void *ctx)
+{
+    struct each_ctx e = {(void *)cb, ctx};
+    return each(s, "SELECT id,name,user_friendly_name FROM apps WHERE id>? ORDER BY id", 0, app_row, &e);
+}
+
+/* Versions are collected first: reading their files needs another cursor. */
+int store_each_app_version(struct store *s, int64_t after_id, int (*cb)(void *, const struct app_version *), void *ctx)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT " AV_COLS " FROM app_versions v JOIN platforms p ON p.id=v.platform_id"
+                           " WHERE v.id>? ORDER BY v.id", -1, &st, NULL))
+        return fail(s, "prepare");
+    sqlite3_bind_int64(st, 1, after_id);
+    struct app_version *vs = NULL;
+    size_t n = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        vs = xrealloc(vs, (n + 1) * sizeof *vs);
+        av_from_row(st, &vs[n++]);
+    }
+    sqlite3_finalize(st);
+    int err = rc != SQLITE_DONE ? fail(s, "read app versions") : 0;
+    for (size_t i = 0; !err && i < n; i++) {
+        err = av_files(s, &vs[i]);
+        if (!err && cb(ctx, &vs[i])) break;
+    }
+    free(vs);
+    return err;
+}
+
+static int file_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    struct each_ctx *e = p;
+    struct file_rec f;
+    file_from_row(st, &f);
+    int stop = ((int (*)(void *, const struct file_rec *))e->cb)(e->ctx, &f);
+    file_rec_clear(&f);
+    return stop;
+}
+
+int store_each_file(struct store *s, int64_t after_id, int (*cb)(void *, const struct file_rec *), void *ctx)
+{
+    struct each_ctx e = {(void *)cb, ctx};
+    return each(s, "SELECT " FILE_COLS " FROM files WHERE id>? ORDER BY id", after_id, file_row, &e);
+}
+
+static int batch_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    struct each_ctx *e = p;
+    struct batch b;
+    batch_from_row(st, &b);
+    return ((int (*)(void *, const struct batch *))e->cb)(e->ctx, &b);
+}
+
+int store_each_batch(struct store *s, int64_t after_id, int (*cb)(void *, const struct batch *), void *ctx)
+{
+    struct each_ctx e = {(void *)cb, ctx};
+    char sql[512];
+    snprintf(sql, sizeof sql, "SELECT " BATCH_COLS " FROM batches WHERE id>? OR state=%d ORDER BY id", BATCH_CANCELLING);
+    return each(s, sql, after_id, batch_row, &e);
+}
+
+static int live_job_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    struct each_ctx *e = p;
+    struct job_status js;
+    job_status_from_row(st, 0, &js);
+    return ((int (*)(void *, const struct job_status *, double))e->cb)(e->ctx, &js, sqlite3_column_double(st, 6));
+}
+
+int store_each_live_job(struct store *s, int64_t batch_id,
+                        int (*cb)(void *, const struct job_status *, double), void *ctx)
+{
+    struct each_ctx e = {(void *)cb, ctx};
+    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est FROM jobs"
+                   " WHERE batch_id=?1 AND state IN (0,1) ORDER BY id", batch_id, live_job_row, &e);
+}
+
+static int live_inst_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    struct each_ctx *e = p;
+    struct instance in;
+    inst_from_row(st, &in);
+    return ((int (*)(void *, const struct instance *))e->cb)(e->ctx, &in);
+}
+
+int store_each_live_instance(struct store *s, int64_t batch_id, int (*cb)(void *, const struct instance *), void *ctx)
+{
+    struct each_ctx e = {(void *)cb, ctx};
+    return each(s, "SELECT i.id,i.job_id,i.seq,i.host_id,i.user_id,i.app_version_id,i.state,i.outcome,"
+                   "i.validate_state,i.sent_time,i.deadline,i.received_time,i.exit_status,i.cpu_time,"
+                   "i.elapsed_time,i.credit FROM jobs j JOIN instances i ON i.job_id=j.id"
+                   " WHERE j.batch_id=?1 AND j.state IN (0,1) ORDER BY i.id", batch_id, live_inst_row, &e);
+}
+
+/* ---- stats ---- */
+
+int store_batch_stats(struct store *s, int64_t batch_id, struct batch_stats *bs)
+{
+    memset(bs, 0, sizeof *bs);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT state, count(*), min(done_time), max(done_time) FROM jobs"
+                           " WHERE batch_id=? GROUP BY state", -1, &st, NULL))
+        return fail(s, "prepare");
+    sqlite3_bind_int64(st, 1, batch_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t n = sqlite3_column_int64(st, 1);
+        bs->njobs += n;
+        switch (sqlite3_column_int(st, 0)) {
+        case JOB_ACTIVE: bs->nactive = n; break;
+        case JOB_VALIDATED: bs->nvalidated = n; break;
+        case JOB_DONE:
+            bs->ndone = n;
+            bs->first_done_time = sqlite3_column_int64(st, 2);
+            bs->last_done_time = sqlite3_column_int64(st, 3);
+            break;
+        case JOB_FAILED: bs->nfailed = n; break;
+        case JOB_CANCELLED: bs->ncancelled = n; break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(s->db, "SELECT i.state, i.outcome, count(*) FROM jobs j JOIN instances i ON i.job_id=j.id"
+                           " WHERE j.batch_id=? GROUP BY i.state, i.outcome", -1, &st, NULL))
+        return fail(s, "prepare");
+    sqlite3_bind_int64(st, 1, batch_id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t n = sqlite3_column_int64(st, 2);
+        if (sqlite3_column_int(st, 0) == INST_IN_PROGRESS) bs->ninstances_in_progress += n;
+        else if (sqlite3_column_int(st, 1) == OUTCOME_SUCCESS) bs->ninstances_success += n;
+        else if (sqlite3_column_int(st, 1) != OUTCOME_DIDNT_NEED) bs->ninstances_error += n;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* ---- output specs ---- */
+
+int outputs_parse(const char *text, struct output_spec *out, int max)
+{
+    int n = 0;
+    while (*text) {
+        if (n == max) return -1;
+        size_t len = strcspn(text, ":");
+        if (!text[len] || len == 0 || len >= sizeof out[n].open_name) return -1;
+        snprintf(out[n].open_name, sizeof out[n].open_name, "%.*s", (int)len, text);
+        char *end;
+        long long v = strtoll(text + len + 1, &end, 10);
+        if (end == text + len + 1 || v <= 0 || (*end && *end != ',')) return -1;
+        out[n++].max_nbytes = v;
+        text = *end ? end + 1 : end;
+    }
+    return n;
+}
+
+void outputs_format(const struct output_spec *o, int n, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s%s:%lld", i ? "," : "", o[i].open_name, (long long)o[i].max_nbytes);
+}
