@@ -121,7 +121,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
             return -1;
         }
         *colon = 0;
-        snprintf(c->listen_addr, sizeof c->listen_addr, "%s", listen);
+        snprintf(c->listen_addr, sizeof c->listen_addr, "%.63s", listen);
         c->listen_port = atoi(colon + 1);
     }
     return 0;
