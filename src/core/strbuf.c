@@ -114,3 +114,26 @@ char *sb_detach(struct strbuf *sb)
     sb_init(sb);
     return s;
 }
+
+void strpool_init(struct strpool *p) { memset(p, 0, sizeof *p); }
+
+void strpool_free(struct strpool *p)
+{
+    for (int i = 0; i < p->n; i++) free(p->v[i]);
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}
+
+char *strpool_printf(struct strpool *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) oom();
+    va_end(ap);
+    if (p->n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 32;
+        p->v = xrealloc(p->v, (size_t)p->cap * sizeof *p->v);
+    }
+    return p->v[p->n++] = s;
+}

@@ -21,6 +21,12 @@ void sb_xml_escape(struct strbuf *sb, const char *s);
 /* Gives the string to the caller (free() it); the buffer is left empty. */
 char *sb_detach(struct strbuf *sb);
 
+/* A pool of strings freed together: for replies that borrow many texts. */
+struct strpool { char **v; int n, cap; };
+void strpool_init(struct strpool *p);
+void strpool_free(struct strpool *p);
+char *strpool_printf(struct strpool *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* xmalloc family: abort on failure. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -3,6 +3,7 @@
  * are BOINC's, so a BOINC operator reads the store without a table. */
 #ifndef LOCUS_MODEL_H
 #define LOCUS_MODEL_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define MD5_LEN 33
@@ -163,7 +164,13 @@ struct job_status {
     int64_t done_time;
 };
 
-/* Instance names are "<job name>_<seq>", output files "<instance>_<k>". */
+/* Wire names: an instance is "<batch>_<job id>_<seq>" so that its job is
+ * found from the name alone; output file k of it is "<instance>_<k>". */
+void instance_wire_name(char *out, size_t len, const char *batch, int64_t job_id, int seq);
+/* Parses an instance name; -1 if it is not one. */
+int instance_parse_name(const char *name, int64_t *job_id, int *seq);
+/* Parses an output file name into its instance name and index k. */
+int output_parse_name(const char *name, char *inst, size_t len, int *k);
 const char *outcome_name(int outcome);
 const char *job_state_name(int state);
 const char *batch_state_name(int state);

@@ -3,8 +3,8 @@
  * so a store is always at exactly one version. */
 #include "store/schema.h"
 
-/* Version 1: the job model. Instances are named "<job>_<seq>" on the wire;
- * the (job_id, seq) key serves that lookup, so no name column is stored.
+/* Version 1: the job model. An instance's wire name carries its job id and
+ * seq; the (job_id, seq) key serves that lookup, so no name column is stored.
  * Batch counters are not stored: stats are computed with the jobs_batch
  * index, which also serves loading a batch's live jobs. */
 static const char v1[] =

@@ -33,10 +33,11 @@ void store_rollback(struct store *s);
 int store_user_insert(struct store *s, struct user *u);          /* sets u->id */
 int store_user_by_name(struct store *s, const char *name, struct user *u);
 int store_user_by_auth(struct store *s, const char *auth, struct user *u);
+int store_user_get(struct store *s, int64_t id, struct user *u);
 int store_user_add_credit(struct store *s, int64_t user_id, double credit, double expavg, double expavg_time);
 
 /* Hosts. */
-int store_host_insert(struct store *s, struct host *h);          /* sets h->id */
+int store_host_insert(struct store *s, struct host *h);          /* h->id given, or set */
 int store_host_get(struct store *s, int64_t id, struct host *h);
 int store_host_update(struct store *s, const struct host *h);    /* all fields but id, user_id, create_time */
 int store_host_add_credit(struct store *s, int64_t host_id, double credit, double expavg, double expavg_time);
@@ -72,9 +73,12 @@ int store_instance_insert(struct store *s, const struct instance *in);
 int store_instance_update(struct store *s, const struct instance *in);
 int store_instance_set_stderr(struct store *s, int64_t id, const char *text);
 int store_instance_get(struct store *s, int64_t id, struct instance *in);
-/* By the wire name "<job>_<seq>". */
+/* By the wire name (see instance_wire_name). */
 int store_instance_by_name(struct store *s, const char *name, struct instance *in);
 int64_t store_max_instance_id(struct store *s);
+int64_t store_max_host_id(struct store *s);
+/* Smallest and largest id of a batch's ACTIVE or VALIDATED jobs (0, 0 if none). */
+int store_batch_live_range(struct store *s, int64_t batch_id, int64_t *first, int64_t *last);
 
 /* Iteration for building the server's in-memory state at start and when
  * new rows appear. Each calls cb once per row in increasing id order, with

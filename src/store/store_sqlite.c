@@ -12,14 +12,14 @@
 #include <time.h>
 
 enum {
-    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_CREDIT,
+    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT,
     Q_HOST_INS, Q_HOST_GET, Q_HOST_UPD, Q_HOST_CREDIT,
     Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
     Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,
     Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
     Q_BATCH_INS, Q_BATCH_BY_NAME, Q_BATCH_GET, Q_BATCH_STATE,
     Q_JOB_INS, Q_JOB_SPEC, Q_JOB_BY_NAME, Q_JOB_UPD, Q_JOB_STATUS,
-    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_BY_JOBSEQ, Q_INST_MAX,
+    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_BY_JOBSEQ, Q_INST_MAX, Q_HOST_MAX, Q_LIVE_RANGE,
     Q_COUNT
 };
 
@@ -217,6 +217,18 @@ int store_user_by_auth(struct store *s, const char *auth, struct user *u)
     return user_lookup(s, Q_USER_BY_AUTH, "SELECT " USER_COLS " FROM users WHERE authenticator=?", auth, u);
 }
 
+int store_user_get(struct store *s, int64_t id, struct user *u)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_GET, "SELECT " USER_COLS " FROM users WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = row(s, st, "find user");
+    if (rc) return rc;
+    user_from_row(st, u);
+    sqlite3_reset(st);
+    return 0;
+}
+
 static int add_credit(struct store *s, sqlite3_stmt *st, int64_t id, double credit, double expavg, double t)
 {
     if (!st) return -1;
@@ -262,11 +274,13 @@ int store_host_insert(struct store *s, struct host *h)
 {
     sqlite3_stmt *st = stmt(s, Q_HOST_INS,
         "INSERT INTO hosts(rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name,os_version,p_ncpus,"
-        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,user_id,create_time) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,user_id,create_time,id)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     host_bind(st, h, 1);
     sqlite3_bind_int64(st, 15, h->user_id);
     sqlite3_bind_int64(st, 16, h->create_time);
+    if (h->id > 0) sqlite3_bind_int64(st, 17, h->id);
     if (run(s, st, "insert host")) return -1;
     h->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -831,20 +845,13 @@ int store_instance_get(struct store *s, int64_t id, struct instance *in)
 
 int store_instance_by_name(struct store *s, const char *name, struct instance *in)
 {
-    const char *us = strrchr(name, '_');
-    if (!us || !us[1] || us == name) return 1;
-    char *end;
-    long seq = strtol(us + 1, &end, 10);
-    if (*end || seq < 0) return 1;
-    char job[256];
-    snprintf(job, sizeof job, "%.*s", (int)(us - name), name);
-    sqlite3_stmt *st = stmt(s, Q_INST_BY_JOBSEQ,
-        "SELECT i.id,i.job_id,i.seq,i.host_id,i.user_id,i.app_version_id,i.state,i.outcome,i.validate_state,"
-        "i.sent_time,i.deadline,i.received_time,i.exit_status,i.cpu_time,i.elapsed_time,i.credit"
-        " FROM instances i JOIN jobs j ON j.id=i.job_id WHERE j.name=? AND i.seq=?");
+    int64_t job_id;
+    int seq;
+    if (instance_parse_name(name, &job_id, &seq)) return 1;
+    sqlite3_stmt *st = stmt(s, Q_INST_BY_JOBSEQ, "SELECT " INST_COLS " FROM instances WHERE job_id=? AND seq=?");
     if (!st) return -1;
-    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(st, 2, (int)seq);
+    sqlite3_bind_int64(st, 1, job_id);
+    sqlite3_bind_int(st, 2, seq);
     int rc = row(s, st, "find instance");
     if (rc) return rc;
     inst_from_row(st, in);
@@ -859,6 +866,28 @@ int64_t store_max_instance_id(struct store *s)
     int64_t id = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
     return id;
+}
+
+int64_t store_max_host_id(struct store *s)
+{
+    sqlite3_stmt *st = stmt(s, Q_HOST_MAX, "SELECT coalesce(max(id),0) FROM hosts");
+    if (!st || row(s, st, "max host id")) return -1;
+    int64_t id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return id;
+}
+
+int store_batch_live_range(struct store *s, int64_t batch_id, int64_t *first, int64_t *last)
+{
+    sqlite3_stmt *st = stmt(s, Q_LIVE_RANGE,
+        "SELECT min(id), max(id) FROM jobs WHERE batch_id=? AND state IN (0,1)");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, batch_id);
+    if (row(s, st, "live job range")) return -1;
+    *first = sqlite3_column_int64(st, 0);
+    *last = sqlite3_column_int64(st, 1);
+    sqlite3_reset(st);
+    return 0;
 }
 
 /* ---- iteration ---- */

@@ -1,0 +1,34 @@
+/* change.c - an append-only array of change records. */
+#include "sched/change.h"
+#include "core/strbuf.h"
+#include <stdlib.h>
+#include <string.h>
+
+void change_log_init(struct change_log *l) { memset(l, 0, sizeof *l); }
+
+void change_log_free(struct change_log *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i].kind == CH_INST_STDERR) free(l->v[i].u.stderr_text.text);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+struct change *change_add(struct change_log *l, int kind)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    struct change *c = &l->v[l->n++];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    return c;
+}
+
+void change_log_move(struct change_log *dst, struct change_log *src)
+{
+    for (int i = 0; i < src->n; i++) *change_add(dst, src->v[i].kind) = src->v[i];
+    free(src->v);
+    memset(src, 0, sizeof *src);
+}

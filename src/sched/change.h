@@ -1,0 +1,35 @@
+/* change.h - the change records a decision produces. The index mutates its
+ * own memory and appends what must become durable; locusd's writer commits
+ * the log in order, the simulator drops it. */
+#ifndef LOCUS_CHANGE_H
+#define LOCUS_CHANGE_H
+#include "model/model.h"
+
+enum change_kind {
+    CH_INST_INSERT, CH_INST_UPDATE, CH_INST_STDERR, CH_JOB_UPDATE,
+    CH_HOST_INSERT, CH_HOST_UPDATE, CH_BATCH_STATE, CH_USER_CREDIT, CH_HOST_CREDIT,
+};
+
+struct change {
+    int kind;
+    union {
+        struct instance inst;                 /* CH_INST_INSERT, CH_INST_UPDATE */
+        struct job_status job;                /* CH_JOB_UPDATE */
+        struct host host;                     /* CH_HOST_INSERT, CH_HOST_UPDATE */
+        struct { int64_t id; int state; int64_t time; } batch;          /* CH_BATCH_STATE */
+        struct { int64_t id; double credit, avg, avg_time; } credit;    /* CH_*_CREDIT */
+        struct { int64_t id; char *text; } stderr_text;                 /* CH_INST_STDERR, text owned */
+    } u;
+};
+
+struct change_log {
+    struct change *v;
+    int n, cap;
+};
+
+void change_log_init(struct change_log *l);
+void change_log_free(struct change_log *l);     /* frees owned texts too */
+struct change *change_add(struct change_log *l, int kind);
+/* Moves every record of src to the end of dst; src is left empty. */
+void change_log_move(struct change_log *dst, struct change_log *src);
+#endif

@@ -1,0 +1,45 @@
+/* dispatch.c - runtime estimates and the work-request budget. */
+#include "sched/dispatch.h"
+
+/* A host that reports no benchmark still gets work: assume 1 GFLOPS. */
+static double host_flops(const struct host_view *h) { return h->flops > 0 ? h->flops : 1e9; }
+
+double est_runtime(const struct host_view *h, double flops_est)
+{
+    double dcf = h->dcf > 0 ? h->dcf : 1;
+    return flops_est / host_flops(h) * dcf;
+}
+
+double est_turnaround(const struct host_view *h, double flops_est)
+{
+    double avail = (h->on_frac > 0 ? h->on_frac : 1) * (h->active_frac > 0 ? h->active_frac : 1);
+    if (avail < 0.01) avail = 0.01;  /* hosts report tiny fractions just after install */
+    return est_runtime(h, flops_est) / avail;
+}
+
+int deadline_feasible(const struct host_view *h, double flops_est, double delay_bound)
+{
+    return est_turnaround(h, flops_est) <= delay_bound;
+}
+
+void budget_init(struct dispatch_budget *b, const struct host_view *h, const struct dispatch_limits *l)
+{
+    b->secs_left = h->req_secs;
+    b->instances_left = h->req_instances;
+    int cpus = h->ncpus > 0 ? h->ncpus : 1;
+    int room = l->max_in_progress_per_cpu * cpus - h->in_progress;
+    b->jobs_left = room < l->max_jobs_per_rpc ? room : l->max_jobs_per_rpc;
+    if (b->jobs_left < 0) b->jobs_left = 0;
+}
+
+int budget_wants_more(const struct dispatch_budget *b)
+{
+    return b->jobs_left > 0 && (b->secs_left > 0 || b->instances_left > 0);
+}
+
+void budget_take(struct dispatch_budget *b, double runtime)
+{
+    b->secs_left -= runtime;
+    b->instances_left -= 1;
+    b->jobs_left -= 1;
+}

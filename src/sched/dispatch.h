@@ -1,0 +1,43 @@
+/* dispatch.h - the pure rules for filling a host's work request: how long a
+ * job takes on a host, whether it can meet its deadline there, and how much
+ * of the request is left. The server's index proposes candidates in its own
+ * order (priority, then oldest job first); these rules accept or reject. */
+#ifndef LOCUS_DISPATCH_H
+#define LOCUS_DISPATCH_H
+#include <stdint.h>
+
+/* What the scheduler knows of a host at one RPC (from its request). */
+struct host_view {
+    int64_t host_id, user_id;
+    int ncpus;
+    double flops;             /* per CPU, from p_fpops (benchmarked) */
+    double on_frac, active_frac, dcf;
+    double req_secs;          /* CPU seconds of work asked for */
+    double req_instances;     /* idle CPUs to fill */
+    int in_progress;          /* instances the host holds already */
+};
+
+struct dispatch_limits {
+    int max_jobs_per_rpc;
+    int max_in_progress_per_cpu;
+};
+
+/* Running state of one request being filled. */
+struct dispatch_budget {
+    double secs_left;
+    double instances_left;
+    int jobs_left;            /* per-RPC cap, and in-progress cap */
+};
+
+/* Seconds of wall time the job takes on the host (runtime estimate). */
+double est_runtime(const struct host_view *h, double flops_est);
+/* Wall time to completion, including the host's off and inactive time. */
+double est_turnaround(const struct host_view *h, double flops_est);
+/* 1 if the host can return the job within delay_bound seconds. */
+int deadline_feasible(const struct host_view *h, double flops_est, double delay_bound);
+
+void budget_init(struct dispatch_budget *b, const struct host_view *h, const struct dispatch_limits *l);
+/* 1 while the request wants more work. */
+int budget_wants_more(const struct dispatch_budget *b);
+void budget_take(struct dispatch_budget *b, double runtime);
+#endif

@@ -1,0 +1,525 @@
+/* index.c - the scheduling index: loading, ready queues, and the state
+ * changes of jobs and instances, each appended to a change log. */
+#include "sched/index.h"
+#include "core/strbuf.h"
+#include "sched/transition.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many unsuitable jobs one request may look at before giving up, so a
+ * host that can take nothing costs a bounded amount of work. */
+#define DISPATCH_SCAN_LIMIT 256
+
+void index_init(struct sched_index *x)
+{
+    memset(x, 0, sizeof *x);
+    imap_init(&x->apps);
+    smap_init(&x->aborts);
+    x->next_instance_id = 1;
+}
+
+static void batch_free(struct sbatch *b)
+{
+    for (size_t i = 0; i < b->nslots; i++) free(b->jobs[i].inst);
+    free(b->jobs);
+    free(b);
+}
+
+void index_free(struct sched_index *x)
+{
+    size_t it = 0;
+    void *v;
+    while (imap_next(&x->apps, &it, NULL, &v)) {
+        struct sapp *a = v;
+        free(a->versions);
+        free(a->heap);
+        free(a);
+    }
+    imap_free(&x->apps);
+    for (int i = 0; i < x->nbatches; i++) batch_free(x->batches[i]);
+    free(x->batches);
+    it = 0;
+    while (smap_next(&x->aborts, &it, NULL, &v)) free(v);
+    smap_free(&x->aborts);
+    free(x->dl);
+    memset(x, 0, sizeof *x);
+}
+
+/* ---- ready queue of an app: a binary heap, best job first ---- */
+
+static int job_before(const struct sjob *a, const struct sjob *b)
+{
+    if (a->batch->b.priority != b->batch->b.priority) return a->batch->b.priority > b->batch->b.priority;
+    return a->id < b->id;
+}
+
+static void heap_set(struct sapp *a, size_t i, struct sjob *j)
+{
+    a->heap[i] = j;
+    j->heap_pos = i + 1;
+}
+
+static void heap_up(struct sapp *a, size_t i)
+{
+    struct sjob *j = a->heap[i];
+    while (i > 0 && job_before(j, a->heap[(i - 1) / 2])) {
+        heap_set(a, i, a->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_set(a, i, j);
+}
+
+static void heap_down(struct sapp *a, size_t i)
+{
+    struct sjob *j = a->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= a->heap_n) break;
+        if (c + 1 < a->heap_n && job_before(a->heap[c + 1], a->heap[c])) c++;
+        if (!job_before(a->heap[c], j)) break;
+        heap_set(a, i, a->heap[c]);
+        i = c;
+    }
+    heap_set(a, i, j);
+}
+
+static void heap_push(struct sapp *a, struct sjob *j)
+{
+    if (j->heap_pos) return;
+    if (a->heap_n == a->heap_cap) {
+        a->heap_cap = a->heap_cap ? a->heap_cap * 2 : 64;
+        a->heap = xrealloc(a->heap, a->heap_cap * sizeof *a->heap);
+    }
+    a->heap[a->heap_n++] = j;
+    heap_up(a, a->heap_n - 1);
+}
+
+static void heap_remove(struct sapp *a, struct sjob *j)
+{
+    if (!j->heap_pos) return;
+    size_t i = j->heap_pos - 1;
+    j->heap_pos = 0;
+    struct sjob *last = a->heap[--a->heap_n];
+    if (i == a->heap_n) return;
+    heap_set(a, i, last);
+    heap_up(a, i);
+    heap_down(a, last->heap_pos - 1);
+}
+
+/* ---- deadline queue ---- */
+
+static void dl_push(struct sched_index *x, int64_t deadline, int64_t job_id, int64_t inst_id)
+{
+    if (x->dl_n == x->dl_cap) {
+        x->dl_cap = x->dl_cap ? x->dl_cap * 2 : 64;
+        x->dl = xrealloc(x->dl, x->dl_cap * sizeof *x->dl);
+    }
+    size_t i = x->dl_n++;
+    struct deadline_entry e = {deadline, job_id, inst_id};
+    while (i > 0 && x->dl[(i - 1) / 2].deadline > e.deadline) {
+        x->dl[i] = x->dl[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    x->dl[i] = e;
+}
+
+static struct deadline_entry dl_pop(struct sched_index *x)
+{
+    struct deadline_entry top = x->dl[0], e = x->dl[--x->dl_n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= x->dl_n) break;
+        if (c + 1 < x->dl_n && x->dl[c + 1].deadline < x->dl[c].deadline) c++;
+        if (x->dl[c].deadline >= e.deadline) break;
+        x->dl[i] = x->dl[c];
+        i = c;
+    }
+    if (x->dl_n) x->dl[i] = e;
+    return top;
+}
+
+/* ---- loading ---- */
+
+struct sapp *index_add_app(struct sched_index *x, const struct app *a)
+{
+    struct sapp *s = imap_get(&x->apps, a->id);
+    if (s) return s;
+    s = xcalloc(1, sizeof *s);
+    s->id = a->id;
+    snprintf(s->name, sizeof s->name, "%s", a->name);
+    imap_put(&x->apps, a->id, s);
+    return s;
+}
+
+int index_add_version(struct sched_index *x, const struct app_version *v)
+{
+    struct sapp *a = imap_get(&x->apps, v->app_id);
+    if (!a) return -1;
+    a->versions = xrealloc(a->versions, (size_t)(a->nversions + 1) * sizeof *a->versions);
+    a->versions[a->nversions++] = v;
+    return 0;
+}
+
+struct sbatch *index_add_batch(struct sched_index *x, const struct batch *b, int64_t first_id, int64_t last_id)
+{
+    struct sapp *app = imap_get(&x->apps, b->app_id);
+    if (!app) return NULL;
+    struct sbatch *s = xcalloc(1, sizeof *s);
+    s->b = *b;
+    s->app = app;
+    s->first_id = first_id;
+    s->nslots = last_id >= first_id ? (size_t)(last_id - first_id + 1) : 0;
+    s->jobs = xcalloc(s->nslots ? s->nslots : 1, sizeof *s->jobs);
+    if (x->nbatches == x->capbatches) {
+        x->capbatches = x->capbatches ? x->capbatches * 2 : 16;
+        x->batches = xrealloc(x->batches, (size_t)x->capbatches * sizeof *x->batches);
+    }
+    /* keep the list ordered by first job id for index_job's binary search */
+    int i = x->nbatches++;
+    while (i > 0 && x->batches[i - 1]->first_id > first_id) {
+        x->batches[i] = x->batches[i - 1];
+        i--;
+    }
+    x->batches[i] = s;
+    return s;
+}
+
+struct sbatch *index_batch(struct sched_index *x, int64_t batch_id)
+{
+    for (int i = 0; i < x->nbatches; i++)
+        if (x->batches[i]->b.id == batch_id) return x->batches[i];
+    return NULL;
+}
+
+struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est)
+{
+    (void)x;
+    if (st->id < b->first_id || (size_t)(st->id - b->first_id) >= b->nslots) return NULL;
+    struct sjob *j = &b->jobs[st->id - b->first_id];
+    j->id = st->id;
+    j->batch = b;
+    j->st = *st;
+    j->flops_est = flops_est;
+    j->present = 1;
+    b->nlive++;
+    return j;
+}
+
+void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in)
+{
+    if (j->ninst == j->capinst) {
+        j->capinst = j->capinst ? j->capinst * 2 : 2;
+        j->inst = xrealloc(j->inst, (size_t)j->capinst * sizeof *j->inst);
+    }
+    j->inst[j->ninst++] = *in;
+    if (in->state == INST_IN_PROGRESS) dl_push(x, in->deadline, j->id, in->id);
+    if (in->id >= x->next_instance_id) x->next_instance_id = in->id + 1;
+}
+
+static int job_live(const struct sjob *j)
+{
+    return j && j->present && (j->st.state == JOB_ACTIVE || j->st.state == JOB_VALIDATED);
+}
+
+struct sjob *index_job(struct sched_index *x, int64_t job_id)
+{
+    int lo = 0, hi = x->nbatches - 1;
+    while (lo <= hi) {   /* last batch whose first id <= job_id */
+        int mid = (lo + hi) / 2;
+        if (x->batches[mid]->first_id <= job_id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    if (hi < 0) return NULL;
+    struct sbatch *b = x->batches[hi];
+    size_t slot = (size_t)(job_id - b->first_id);
+    if (slot >= b->nslots) return NULL;
+    struct sjob *j = &b->jobs[slot];
+    return job_live(j) ? j : NULL;
+}
+
+struct instance *job_instance(struct sjob *j, int64_t inst_id)
+{
+    for (int i = 0; i < j->ninst; i++)
+        if (j->inst[i].id == inst_id) return &j->inst[i];
+    return NULL;
+}
+
+struct sjob *index_job_by_instance(struct sched_index *x, const char *name, struct instance **inst)
+{
+    int64_t job_id;
+    int seq;
+    if (instance_parse_name(name, &job_id, &seq)) return NULL;
+    struct sjob *j = index_job(x, job_id);
+    if (!j) return NULL;
+    for (int i = 0; i < j->ninst; i++) {
+        if (j->inst[i].seq == seq) {
+            char expect[256];
+            instance_wire_name(expect, sizeof expect, j->batch->b.name, j->id, seq);
+            if (strcmp(expect, name)) return NULL;   /* right ids, wrong batch: not ours */
+            *inst = &j->inst[i];
+            return j;
+        }
+    }
+    return NULL;
+}
+
+static void log_job(struct change_log *log, const struct sjob *j)
+{
+    change_add(log, CH_JOB_UPDATE)->u.job = j->st;
+}
+
+static void log_inst(struct change_log *log, int kind, const struct instance *in)
+{
+    change_add(log, kind)->u.inst = *in;
+}
+
+void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_mask, int64_t now,
+                   struct change_log *log)
+{
+    if (!job_live(j)) return;
+    heap_remove(j->batch->app, j);
+    j->needed = 0;
+    for (int i = 0; i < j->ninst; i++) {
+        struct instance *in = &j->inst[i];
+        if (in->state != INST_IN_PROGRESS) continue;
+        in->state = INST_OVER;
+        in->outcome = OUTCOME_DIDNT_NEED;
+        in->received_time = now;
+        log_inst(log, CH_INST_UPDATE, in);
+        char name[256];
+        instance_wire_name(name, sizeof name, j->batch->b.name, j->id, in->seq);
+        struct pending_abort *pa = xmalloc(sizeof *pa);
+        *pa = (struct pending_abort){in->host_id, in->deadline};
+        free(smap_get(&x->aborts, name));
+        smap_put(&x->aborts, name, pa);
+    }
+    j->st.state = state;
+    j->st.error_mask |= error_mask;
+    j->st.done_time = now;
+    log_job(log, j);
+    j->batch->nlive--;
+    free(j->inst);
+    j->inst = NULL;
+    j->ninst = j->capinst = 0;
+}
+
+int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log)
+{
+    if (!job_live(j)) return 0;
+    struct transition t;
+    transition_job(&j->st, &j->batch->b.red, j->inst, j->ninst, &t);
+    if (t.fail_mask) {
+        index_end_job(x, j, JOB_FAILED, t.fail_mask, now, log);
+        return EV_ENDED;
+    }
+    int events = 0;
+    j->needed = j->st.state == JOB_ACTIVE && j->batch->b.state == BATCH_ACTIVE ? t.needed : 0;
+    if (j->needed > 0) heap_push(j->batch->app, j);
+    else heap_remove(j->batch->app, j);
+    if (t.validate && !j->validating) {
+        j->validating = 1;
+        events |= EV_VALIDATE;
+    }
+    if (j->st.state == JOB_VALIDATED && !j->assimilating) {
+        j->assimilating = 1;
+        events |= EV_ASSIMILATE;
+    }
+    return events;
+}
+
+/* ---- dispatch ---- */
+
+static int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
+{
+    int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
+    for (int i = 0; i < j->ninst; i++) {
+        if (j->inst[i].host_id == h->host_id) return 0;
+        if (per_user && j->inst[i].user_id == h->user_id) return 0;
+    }
+    return 1;
+}
+
+/* The newest version of an app for the first of the host's platforms that has one. */
+static const struct app_version *best_version(const struct sapp *a, const char *const *platforms, int np)
+{
+    for (int p = 0; p < np; p++) {
+        const struct app_version *best = NULL;
+        for (int i = 0; i < a->nversions; i++)
+            if (!strcmp(a->versions[i]->platform, platforms[p]) &&
+                (!best || a->versions[i]->version_num > best->version_num))
+                best = a->versions[i];
+        if (best) return best;
+    }
+    return NULL;
+}
+
+struct candidate_app { struct sapp *app; const struct app_version *av; };
+
+int index_dispatch(struct sched_index *x, const struct host_view *h, const char *const *platforms, int nplatforms,
+                   const struct dispatch_limits *lim, int64_t now, struct dispatched *sent, int max,
+                   struct change_log *log)
+{
+    struct dispatch_budget budget;
+    budget_init(&budget, h, lim);
+    if (!budget_wants_more(&budget)) return 0;
+
+    /* the apps this host can run */
+    int napps = 0;
+    struct candidate_app *apps = xmalloc((x->apps.count ? x->apps.count : 1) * sizeof *apps);
+    size_t it = 0;
+    void *v;
+    while (imap_next(&x->apps, &it, NULL, &v)) {
+        struct sapp *a = v;
+        const struct app_version *av = a->heap_n ? best_version(a, platforms, nplatforms) : NULL;
+        if (av) apps[napps++] = (struct candidate_app){a, av};
+    }
+
+    struct sjob *aside[DISPATCH_SCAN_LIMIT];
+    int naside = 0, nsent = 0;
+    while (nsent < max && naside < DISPATCH_SCAN_LIMIT && budget_wants_more(&budget)) {
+        struct candidate_app *best = NULL;
+        for (int i = 0; i < napps; i++)
+            if (apps[i].app->heap_n && (!best || job_before(apps[i].app->heap[0], best->app->heap[0])))
+                best = &apps[i];
+        if (!best) break;
+        struct sjob *j = best->app->heap[0];
+        heap_remove(best->app, j);
+        aside[naside++] = j;   /* back in the queue after this request */
+        if (!host_may_take(x, j, h) || !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound)) continue;
+
+        int seq = 0;
+        for (int i = 0; i < j->ninst; i++)
+            if (j->inst[i].seq >= seq) seq = j->inst[i].seq + 1;
+        struct instance in = {
+            .id = x->next_instance_id++, .job_id = j->id, .seq = seq,
+            .host_id = h->host_id, .user_id = h->user_id, .app_version_id = best->av->id,
+            .state = INST_IN_PROGRESS, .sent_time = now,
+            .deadline = now + (int64_t)j->batch->b.delay_bound,
+        };
+        index_add_instance(x, j, &in);
+        log_inst(log, CH_INST_INSERT, &in);
+        j->needed--;
+        sent[nsent++] = (struct dispatched){j, in, best->av};
+        budget_take(&budget, est_runtime(h, j->flops_est));
+    }
+    for (int i = 0; i < naside; i++)
+        if (aside[i]->needed > 0 && job_live(aside[i])) heap_push(aside[i]->batch->app, aside[i]);
+    free(apps);
+    return nsent;
+}
+
+/* ---- reports, timeouts, validation ---- */
+
+int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int64_t host_id, int outcome,
+                 int exit_status, double cpu_time, double elapsed_time, int64_t now, struct change_log *log)
+{
+    if (in->host_id != host_id) return -1;
+    /* a late report of an instance given up as no-reply is still welcome */
+    int late = in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY;
+    if (in->state != INST_IN_PROGRESS && !late) return -1;
+    in->state = INST_OVER;
+    in->outcome = outcome;
+    in->exit_status = exit_status;
+    in->cpu_time = cpu_time;
+    in->elapsed_time = elapsed_time;
+    in->received_time = now;
+    in->validate_state = VALIDATE_INIT;
+    log_inst(log, CH_INST_UPDATE, in);
+    return index_settle(x, j, now, log);
+}
+
+int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
+                   void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
+{
+    int n = 0;
+    while (x->dl_n && x->dl[0].deadline < now) {
+        struct deadline_entry e = dl_pop(x);
+        struct sjob *j = index_job(x, e.job_id);
+        struct instance *in = j ? job_instance(j, e.inst_id) : NULL;
+        if (!in || in->state != INST_IN_PROGRESS || in->deadline != e.deadline) continue;
+        in->state = INST_OVER;
+        in->outcome = OUTCOME_NO_REPLY;
+        in->received_time = now;
+        log_inst(log, CH_INST_UPDATE, in);
+        n++;
+        int ev = index_settle(x, j, now, log);
+        if (ev && on_event) on_event(ctx, j, ev);
+    }
+    /* forget abort requests for instances whose deadline has passed */
+    size_t it = 0;
+    const char *name;
+    void *v;
+    while (smap_next(&x->aborts, &it, &name, &v)) {
+        if (((struct pending_abort *)v)->expires < now) {
+            free(smap_del(&x->aborts, name));
+        }
+    }
+    return n;
+}
+
+int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, const int *states, int n,
+                    int64_t canonical_id, int want_more, double credit, int64_t now, struct change_log *log)
+{
+    j->validating = 0;
+    if (!job_live(j)) return 0;
+    for (int k = 0; k < n; k++) {
+        struct instance *in = job_instance(j, ids[k]);
+        if (!in || in->outcome != OUTCOME_SUCCESS || in->validate_state == VALIDATE_VALID ||
+            in->validate_state == VALIDATE_INVALID)
+            continue;
+        in->validate_state = states[k];
+        if (states[k] == VALIDATE_VALID) in->credit = credit;
+        log_inst(log, CH_INST_UPDATE, in);
+    }
+    int changed = 0;
+    if (canonical_id && j->st.state == JOB_ACTIVE && job_instance(j, canonical_id)) {
+        j->st.canonical_id = canonical_id;
+        j->st.state = JOB_VALIDATED;
+        changed = 1;
+    } else if (want_more && j->st.state == JOB_ACTIVE) {
+        int good = 0;
+        for (int i = 0; i < j->ninst; i++)
+            good += j->inst[i].outcome == OUTCOME_SUCCESS && j->inst[i].validate_state != VALIDATE_INVALID;
+        if (good + 1 > j->st.target_nresults) {
+            j->st.target_nresults = good + 1;
+            changed = 1;
+        }
+    }
+    if (changed) log_job(log, j);
+    return index_settle(x, j, now, log);
+}
+
+void index_cancel_batch(struct sched_index *x, struct sbatch *b, int64_t now, struct change_log *log)
+{
+    b->b.state = BATCH_CANCELLING;
+    for (size_t i = 0; i < b->nslots; i++)
+        if (job_live(&b->jobs[i])) index_end_job(x, &b->jobs[i], JOB_CANCELLED, JOB_ERR_CANCELLED, now, log);
+}
+
+void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *log)
+{
+    int k = 0;
+    for (int i = 0; i < x->nbatches; i++) {
+        struct sbatch *b = x->batches[i];
+        if (b->nlive > 0) {
+            x->batches[k++] = b;
+            continue;
+        }
+        struct change *c = change_add(log, CH_BATCH_STATE);
+        c->u.batch.id = b->b.id;
+        c->u.batch.state = b->b.state == BATCH_CANCELLING ? BATCH_CANCELLED : BATCH_DONE;
+        c->u.batch.time = now;
+        batch_free(b);
+    }
+    x->nbatches = k;
+}
+
+int index_take_abort(struct sched_index *x, const char *name, int64_t host_id)
+{
+    struct pending_abort *pa = smap_get(&x->aborts, name);
+    if (!pa || pa->host_id != host_id) return 0;
+    free(smap_del(&x->aborts, name));
+    return 1;
+}

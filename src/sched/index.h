@@ -1,0 +1,122 @@
+/* index.h - the scheduling index: every unfinished job of every batch in
+ * memory, with its instances, ready queues per app and a deadline queue.
+ * Decisions (dispatch, reports, timeouts, validation, job ends) are made
+ * here against memory only and append change records for durability.
+ * Pure: no I/O, no clock (now is an argument), no locking (callers lock).
+ * locusd and locus-sim both drive it. */
+#ifndef LOCUS_INDEX_H
+#define LOCUS_INDEX_H
+#include "core/hashmap.h"
+#include "model/model.h"
+#include "sched/change.h"
+#include "sched/dispatch.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct sbatch;
+
+struct sjob {
+    int64_t id;
+    struct sbatch *batch;
+    double flops_est;
+    struct job_status st;
+    int needed;                 /* instances still to send */
+    int ninst, capinst;
+    struct instance *inst;      /* owned; every instance of the job */
+    size_t heap_pos;            /* 0: not in its app's ready queue, else index+1 */
+    uint8_t present;
+    uint8_t validating;         /* handed to the validator, not yet answered */
+    uint8_t assimilating;
+};
+
+struct sapp {
+    int64_t id;
+    char name[128];
+    int nversions;
+    const struct app_version **versions;  /* not owned: must outlive the index */
+    struct sjob **heap;                   /* ready queue: priority, then oldest */
+    size_t heap_n, heap_cap;
+};
+
+struct sbatch {
+    struct batch b;
+    struct sapp *app;
+    int64_t first_id;
+    size_t nslots;
+    struct sjob *jobs;          /* owned; slot id - first_id */
+    int64_t nlive;              /* jobs ACTIVE or VALIDATED */
+};
+
+struct deadline_entry { int64_t deadline, job_id, inst_id; };
+
+struct pending_abort { int64_t host_id, expires; };
+
+struct sched_index {
+    struct imap apps;           /* id -> struct sapp* (owned) */
+    struct sbatch **batches;    /* owned, by increasing first job id */
+    int nbatches, capbatches;
+    struct deadline_entry *dl;  /* min-heap of in-progress deadlines */
+    size_t dl_n, dl_cap;
+    struct smap aborts;         /* instance name -> struct pending_abort* (owned) */
+    int64_t next_instance_id;
+    int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
+};
+
+/* What happened to a job that its driver must act on. */
+enum job_event { EV_NONE = 0, EV_VALIDATE = 1, EV_ASSIMILATE = 2, EV_ENDED = 4 };
+
+void index_init(struct sched_index *x);
+void index_free(struct sched_index *x);
+
+/* Loading. Pointers given are borrowed and must outlive the index. */
+struct sapp *index_add_app(struct sched_index *x, const struct app *a);
+int index_add_version(struct sched_index *x, const struct app_version *v);  /* -1: unknown app */
+/* A batch whose live jobs have ids in [first_id, last_id]; NULL if its app is unknown. */
+struct sbatch *index_add_batch(struct sched_index *x, const struct batch *b, int64_t first_id, int64_t last_id);
+struct sbatch *index_batch(struct sched_index *x, int64_t batch_id);
+struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est);
+void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in);
+/* Re-derives what a loaded or changed job needs; returns job_event bits. */
+int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log);
+
+struct sjob *index_job(struct sched_index *x, int64_t job_id);
+/* The job of instance NAME, and the instance in *inst; NULL if not live. */
+struct sjob *index_job_by_instance(struct sched_index *x, const char *name, struct instance **inst);
+struct instance *job_instance(struct sjob *j, int64_t inst_id);
+
+/* Fills a host's request. platforms: the host's platform names, best first.
+ * Each sent instance is appended to sent (count in *nsent, at most max). */
+struct dispatched { struct sjob *job; struct instance inst; const struct app_version *av; };
+int index_dispatch(struct sched_index *x, const struct host_view *h, const char *const *platforms, int nplatforms,
+                   const struct dispatch_limits *lim, int64_t now, struct dispatched *sent, int max,
+                   struct change_log *log);
+
+/* A host reports instance `in` (of job j) with outcome SUCCESS or CLIENT_ERROR
+ * (or VALIDATE_ERROR when outputs are missing). Returns job_event bits, or
+ * -1 if ignored: the instance is not (or no longer) out on that host. */
+int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int64_t host_id, int outcome,
+                 int exit_status, double cpu_time, double elapsed_time, int64_t now, struct change_log *log);
+
+/* Every in-progress instance past its deadline becomes NO_REPLY. Calls
+ * on_event for each job with events. Returns the number timed out. */
+int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
+                   void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx);
+
+/* Validation outcome for job j: states[k] for instance ids ids[k];
+ * canonical_id 0 if none; want_more asks for one more instance. */
+int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, const int *states, int n,
+                    int64_t canonical_id, int want_more, double credit, int64_t now, struct change_log *log);
+
+/* Ends a job (DONE, FAILED, CANCELLED): unsent instances dropped, the ones
+ * out are over (DIDNT_NEED) and their hosts will be told to abort them. */
+void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_mask, int64_t now,
+                   struct change_log *log);
+/* Cancels every live job of a batch. */
+void index_cancel_batch(struct sched_index *x, struct sbatch *b, int64_t now, struct change_log *log);
+/* Frees batches with no live job left, recording their end. */
+void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *log);
+
+/* 1 if the server wants host_id to abort instance NAME (consumes the entry). */
+int index_take_abort(struct sched_index *x, const char *name, int64_t host_id);
+/* Number of instances in progress on a host is the driver's to count. */
+#endif

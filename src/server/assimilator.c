@@ -1,0 +1,109 @@
+/* assimilator.c - the assimilator thread: copies a validated job's
+ * canonical outputs to PROJECT/results/BATCH/JOB/OPEN_NAME, runs the
+ * project's assimilator_cmd if any, then marks the job done. Copying again
+ * after a crash is harmless, so the step is idempotent. */
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "server/server.h"
+#include "store/store.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct ajob {
+    int64_t job_id;
+    char batch[128];
+    char canonical[256];
+    int noutputs;
+    struct output_spec outputs[MAX_OUTPUTS];
+};
+
+static int run_hook(const char *cmd, const char *dir, const struct ajob *a, const char *job_name)
+{
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)a->job_id);
+        setenv("LOCUS_RESULT_DIR", dir, 1);
+        setenv("LOCUS_JOB_NAME", job_name, 1);
+        setenv("LOCUS_JOB_ID", id, 1);
+        setenv("LOCUS_BATCH", a->batch, 1);
+        if (chdir(dir)) _exit(126);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* 0 on success; -1 if the outputs could not be kept or the hook failed. */
+static int assimilate(struct server *s, const struct ajob *a)
+{
+    struct store *st = server_reader(s);
+    struct job_spec spec;
+    if (!st || store_job_spec(st, a->job_id, &spec)) return -1;
+    char dir[PROJECT_PATH_MAX + 512];
+    snprintf(dir, sizeof dir, "%s/results/%s/%s", s->proj.dir, a->batch, spec.name);
+    if (mkdir_p(dir, 0755)) {
+        log_error("assimilator: cannot create %s", dir);
+        return -1;
+    }
+    for (int k = 0; k < a->noutputs; k++) {
+        char name[300], from[PROJECT_PATH_MAX + 300], to[PROJECT_PATH_MAX + 600];
+        snprintf(name, sizeof name, "%s_%d", a->canonical, k);
+        project_file_path(&s->proj, from, sizeof from, "upload", name);
+        snprintf(to, sizeof to, "%s/%s", dir, a->outputs[k].open_name);
+        if (copy_file(from, to)) {
+            log_error("assimilator: job %s: cannot copy %s to %s", spec.name, from, to);
+            return -1;
+        }
+    }
+    if (s->proj.cfg.assimilator_cmd[0] && run_hook(s->proj.cfg.assimilator_cmd, dir, a, spec.name)) {
+        log_error("assimilator: job %s: assimilator_cmd failed", spec.name);
+        return -1;
+    }
+    log_debug(LT_VALID, "job %s assimilated into %s", spec.name, dir);
+    return 0;
+}
+
+static void assimilate_job(struct server *s, int64_t job_id)
+{
+    struct ajob a = {.job_id = job_id};
+    pthread_mutex_lock(&s->lock);
+    struct sjob *j = index_job(&s->idx, job_id);
+    struct instance *canon = j && j->st.state == JOB_VALIDATED ? job_instance(j, j->st.canonical_id) : NULL;
+    if (canon) {
+        snprintf(a.batch, sizeof a.batch, "%s", j->batch->b.name);
+        instance_wire_name(a.canonical, sizeof a.canonical, j->batch->b.name, j->id, canon->seq);
+        a.noutputs = j->batch->b.noutputs;
+        memcpy(a.outputs, j->batch->b.outputs, sizeof a.outputs);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!canon) return;
+
+    int rc = assimilate(s, &a);
+    struct change_log log;
+    change_log_init(&log);
+    pthread_mutex_lock(&s->lock);
+    j = index_job(&s->idx, job_id);
+    if (j && j->st.state == JOB_VALIDATED) {
+        int64_t now = s->clock();
+        index_end_job(&s->idx, j, rc ? JOB_FAILED : JOB_DONE, rc ? JOB_ERR_ASSIMILATE : 0, now, &log);
+        index_reap_batches(&s->idx, now, &log);
+        writer_submit(s->writer, &log);
+    }
+    pthread_mutex_unlock(&s->lock);
+    change_log_free(&log);
+}
+
+void *assimilator_main(void *arg)
+{
+    struct server *s = arg;
+    int64_t id;
+    while (workq_pop(&s->assimilate_q, &id)) assimilate_job(s, id);
+    return NULL;
+}

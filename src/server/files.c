@@ -1,0 +1,285 @@
+/* files.c - downloads and uploads. An upload is written to NAME.part and
+ * renamed to NAME only once complete and its MD5 verified, so a file that
+ * exists under its final name is always whole; reports rely on that. */
+#include "server/files.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "proto/upload.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- downloads ---- */
+
+/* Parses "bytes=A-" or "bytes=A-B" against a file of size n. */
+static int parse_range(const char *range, int64_t n, int64_t *from, int64_t *to)
+{
+    if (strncmp(range, "bytes=", 6)) return -1;
+    char *end;
+    long long a = strtoll(range + 6, &end, 10);
+    if (end == range + 6 || *end != '-' || a < 0) return -1;
+    long long b = n - 1;
+    if (end[1]) {
+        char *end2;
+        b = strtoll(end + 1, &end2, 10);
+        if (*end2 || b < a) return -1;
+        if (b > n - 1) b = n - 1;
+    }
+    if (a >= n) return 1;
+    *from = a;
+    *to = b;
+    return 0;
+}
+
+int download_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
+                  int *status, char *content_range, size_t crlen)
+{
+    if (!name_is_safe(name)) {
+        *status = 404;
+        return -1;
+    }
+    char path[PROJECT_PATH_MAX + 300];
+    project_file_path(&s->proj, path, sizeof path, "download", name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        if (fd >= 0) close(fd);
+        *status = 404;
+        return -1;
+    }
+    *offset = 0;
+    *len = st.st_size;
+    *status = 200;
+    if (range) {
+        int64_t a, b;
+        int rc = parse_range(range, st.st_size, &a, &b);
+        if (rc == 1) {
+            close(fd);
+            snprintf(content_range, crlen, "bytes */%lld", (long long)st.st_size);
+            *status = 416;
+            return -1;
+        }
+        if (rc == 0) {
+            *offset = a;
+            *len = b - a + 1;
+            *status = 206;
+            snprintf(content_range, crlen, "bytes %lld-%lld/%lld", (long long)a, (long long)b, (long long)st.st_size);
+        }
+        /* an unparsable Range is ignored: the whole file, as HTTP allows */
+    }
+    return fd;
+}
+
+/* ---- uploads ---- */
+
+enum up_phase { UP_HEADER, UP_DATA, UP_DISCARD, UP_ERROR };
+
+struct upload {
+    struct server *s;
+    int phase;
+    struct strbuf head;
+    struct upload_header h;
+    int fd;
+    int created;                  /* this request created NAME.part */
+    int64_t remaining;            /* data bytes still expected */
+    int status;                   /* reply status once decided */
+    char message[256];
+    int64_t file_size;            /* for size queries, -1 otherwise */
+    char part[PROJECT_PATH_MAX + 310], final[PROJECT_PATH_MAX + 300];
+};
+
+struct upload *upload_begin(struct server *s)
+{
+    struct upload *u = xcalloc(1, sizeof *u);
+    u->s = s;
+    u->fd = -1;
+    u->file_size = -1;
+    sb_init(&u->head);
+    return u;
+}
+
+static void fail(struct upload *u, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct upload *u, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->message, sizeof u->message, fmt, ap);
+    va_end(ap);
+    u->status = status;
+    u->phase = UP_ERROR;
+    log_debug(LT_HTTP, "upload %s: %s", u->h.name, u->message);
+}
+
+/* Undoes this request's writes: the partial file is as it was before. */
+static void restore_part(struct upload *u)
+{
+    if (u->fd < 0) return;
+    if (u->created) unlink(u->part);
+    else if (ftruncate(u->fd, u->h.offset)) log_warn("upload %s: cannot restore partial file", u->h.name);
+    close(u->fd);
+    u->fd = -1;
+}
+
+/* The largest size the server accepts for an output file, or -1 if NAME is
+ * not an output of an instance that is out (or late) right now. */
+static int64_t expected_limit(struct server *s, const char *name)
+{
+    char inst[256];
+    int k;
+    if (!name_is_safe(name) || output_parse_name(name, inst, sizeof inst, &k)) return -1;
+    int64_t limit = -1;
+    pthread_mutex_lock(&s->lock);
+    struct instance *in;
+    struct sjob *j = index_job_by_instance(&s->idx, inst, &in);
+    if (j && k < j->batch->b.noutputs &&
+        (in->state == INST_IN_PROGRESS || (in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY)))
+        limit = j->batch->b.outputs[k].max_nbytes;
+    pthread_mutex_unlock(&s->lock);
+    return limit;
+}
+
+static void start_data(struct upload *u)
+{
+    struct server *s = u->s;
+    int64_t limit = expected_limit(s, u->h.name);
+    if (limit < 0) return fail(u, -1, "unexpected file %s: the server did not ask for it", u->h.name);
+    if (u->h.nbytes > limit)
+        return fail(u, -1, "file %s has %lld bytes, more than its limit of %lld", u->h.name,
+                    (long long)u->h.nbytes, (long long)limit);
+    project_file_path(&s->proj, u->final, sizeof u->final, "upload", u->h.name);
+    snprintf(u->part, sizeof u->part, "%s.part", u->final);
+    if (file_size(u->final) == u->h.nbytes) {
+        u->status = 0;               /* already complete: accept and drop the bytes */
+        u->phase = UP_DISCARD;
+        return;
+    }
+    char dir[sizeof u->final];
+    snprintf(dir, sizeof dir, "%s", u->final);
+    if (mkdir_p(dirname(dir), 0755)) return fail(u, 1, "server cannot create the upload folder");
+    int64_t have = file_size(u->part);
+    u->created = have < 0;
+    if (have < 0) have = 0;
+    if (u->h.offset > have)
+        return fail(u, 1, "offset %lld is beyond the %lld bytes held", (long long)u->h.offset, (long long)have);
+    u->fd = open(u->part, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (u->fd < 0) return fail(u, 1, "server cannot write the file");
+    if (flock(u->fd, LOCK_EX | LOCK_NB)) {
+        close(u->fd);
+        u->fd = -1;
+        return fail(u, 1, "another upload of %s is in progress", u->h.name);
+    }
+    if (u->h.offset < have && ftruncate(u->fd, u->h.offset)) {
+        restore_part(u);
+        return fail(u, 1, "server cannot write the file");
+    }
+    lseek(u->fd, u->h.offset, SEEK_SET);
+    u->remaining = u->h.nbytes - u->h.offset;
+    u->phase = UP_DATA;
+}
+
+static void write_data(struct upload *u, const char *data, size_t len)
+{
+    if ((int64_t)len > u->remaining) {
+        restore_part(u);
+        return fail(u, -1, "upload of %s is longer than its declared %lld bytes", u->h.name, (long long)u->h.nbytes);
+    }
+    while (len) {
+        ssize_t w = write(u->fd, data, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            close(u->fd);
+            u->fd = -1;
+            return fail(u, 1, "server cannot write the file");
+        }
+        data += w;
+        len -= (size_t)w;
+        u->remaining -= w;
+    }
+}
+
+void upload_feed(struct upload *u, const char *data, size_t len)
+{
+    if (u->phase == UP_DATA) return write_data(u, data, len);
+    if (u->phase != UP_HEADER) return;
+    size_t take = len;
+    if (u->head.len + take > UPLOAD_HEADER_MAX) take = UPLOAD_HEADER_MAX - u->head.len;
+    sb_append(&u->head, data, take);
+    char err[256];
+    size_t start;
+    int rc = upload_parse_header(u->head.s, u->head.len, &u->h, &start, err, sizeof err);
+    if (rc < 0) return fail(u, -1, "malformed upload request: %s", err);
+    if (rc == 0) {
+        if (u->head.len >= UPLOAD_HEADER_MAX) fail(u, -1, "upload request header too long");
+        return;
+    }
+    if (u->h.kind == UPLOAD_GET_FILE_SIZE) {
+        char path[PROJECT_PATH_MAX + 300];
+        int64_t size = 0;
+        if (name_is_safe(u->h.name)) {
+            project_file_path(&u->s->proj, path, sizeof path, "upload", u->h.name);
+            size = file_size(path);
+            if (size < 0) {
+                strncat(path, ".part", sizeof path - strlen(path) - 1);
+                size = file_size(path);
+            }
+            if (size < 0) size = 0;
+        }
+        u->file_size = size;
+        u->status = 0;
+        u->phase = UP_DISCARD;
+        return;
+    }
+    start_data(u);
+    /* the bytes after the header in this buffer are data; so is the rest of this chunk */
+    if (u->phase == UP_DATA) write_data(u, u->head.s + start, u->head.len - start);
+    if (u->phase == UP_DATA && take < len) write_data(u, data + take, len - take);
+}
+
+static void finish_data(struct upload *u)
+{
+    close(u->fd);
+    u->fd = -1;
+    if (u->remaining > 0) {
+        u->status = 1;
+        snprintf(u->message, sizeof u->message, "upload incomplete: %lld bytes missing", (long long)u->remaining);
+        return;
+    }
+    char md5[MD5_HEX_LEN];
+    if (md5_hex_file(u->part, md5, NULL) || strcmp(md5, u->h.md5_cksum)) {
+        unlink(u->part);
+        u->status = 1;
+        snprintf(u->message, sizeof u->message, "MD5 mismatch for %.200s: upload it again", u->h.name);
+        return;
+    }
+    if (rename(u->part, u->final)) {
+        u->status = 1;
+        snprintf(u->message, sizeof u->message, "server cannot store the file");
+        return;
+    }
+    u->status = 0;
+    log_debug(LT_HTTP, "upload %s complete (%lld bytes)", u->h.name, (long long)u->h.nbytes);
+}
+
+void upload_finish(struct upload *u, struct strbuf *reply)
+{
+    if (u->phase == UP_HEADER) fail(u, -1, "incomplete upload request");
+    else if (u->phase == UP_DATA) finish_data(u);
+    upload_write_reply(reply, u->status, u->message[0] ? u->message : NULL, u->file_size);
+    sb_free(&u->head);
+    free(u);
+}
+
+void upload_abort(struct upload *u)
+{
+    if (u->fd >= 0) close(u->fd);
+    sb_free(&u->head);
+    free(u);
+}

@@ -1,0 +1,73 @@
+/* main.c - locusd: serves one project to BOINC clients until SIGINT or
+ * SIGTERM, then stops cleanly (everything acknowledged is committed). */
+#include "core/log.h"
+#include "server/server.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(void)
+{
+    fputs("usage: locusd PROJECT_DIR [--debug TOPICS] [--log FILE]\n"
+          "  --debug TOPICS  log every decision of these topics: rpc,sched,trans,valid,http,store or all\n"
+          "  --log FILE      append the log to FILE instead of stderr\n", stderr);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    char err[1024];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--debug") && i + 1 < argc) {
+            if (log_enable_topics(argv[++i], err, sizeof err)) {
+                fprintf(stderr, "locusd: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--log") && i + 1 < argc) {
+            FILE *f = fopen(argv[++i], "a");
+            if (!f) {
+                fprintf(stderr, "locusd: cannot open log file %s\n", argv[i]);
+                return 1;
+            }
+            log_set_file(f);
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage();
+            return 0;
+        } else if (argv[i][0] != '-' && !dir) {
+            dir = argv[i];
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (!dir) {
+        usage();
+        return 2;
+    }
+    if (log_topic_on(LT_RPC) || log_topic_on(LT_SCHED) || log_topic_on(LT_TRANS) || log_topic_on(LT_VALID) ||
+        log_topic_on(LT_HTTP) || log_topic_on(LT_STORE))
+        log_set_level(LOG_DEBUG);
+
+    /* signals are taken by sigwait below, never by the worker threads */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    static struct server s;
+    if (server_start(&s, dir, err, sizeof err) || http_start(&s, err, sizeof err)) {
+        fprintf(stderr, "locusd: %s\n", err);
+        return 1;
+    }
+    log_info("locusd: serving %s at %s (listening on %s:%d)", s.proj.cfg.name, s.proj.cfg.master_url,
+             s.proj.cfg.listen_addr, s.proj.cfg.listen_port);
+    int sig;
+    sigwait(&set, &sig);
+    log_info("locusd: signal %d, stopping", sig);
+    http_stop(&s);
+    server_stop(&s);
+    return 0;
+}

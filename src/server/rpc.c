@@ -1,0 +1,400 @@
+/* rpc.c - the scheduler RPC: parse outside any lock, decide under the
+ * server lock against memory, queue the changes, answer only once they are
+ * committed. Reply texts come from immutable job rows and the caches. */
+#include "server/rpc.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "proto/sched_reply.h"
+#include "proto/sched_request.h"
+#include "store/store.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SEND 200
+
+/* One job sent, with everything the reply needs copied out of the lock. */
+struct sent_job {
+    struct dispatched d;
+    struct batch batch;
+    const struct app_version *av;
+    const struct file_rec *av_files[8];
+};
+
+struct rpc {
+    struct server *s;
+    struct sched_request req;
+    struct user user;
+    struct host host;
+    int new_host;
+    unsigned char (*present)[SR_MAX_RESULT_FILES];  /* per reported result and file */
+    struct sent_job *sent;
+    int nsent;
+    int nreported, naccepted;
+    struct sched_reply reply;
+    struct strpool pool;
+};
+
+/* ---- identity ---- */
+
+/* Finds the user of an account key: cache, then store. 0 found, 1 not, -1 error. */
+static int find_user(struct server *s, const char *auth, struct user *out)
+{
+    pthread_mutex_lock(&s->lock);
+    struct user *u = smap_get(&s->users, auth);
+    if (u) *out = *u;
+    pthread_mutex_unlock(&s->lock);
+    if (u) return 0;
+    struct store *st = server_reader(s);
+    if (!st) return -1;
+    int rc = store_user_by_auth(st, auth, out);
+    if (rc) return rc;
+    pthread_mutex_lock(&s->lock);
+    if (!smap_get(&s->users, auth)) {
+        u = xmalloc(sizeof *u);
+        *u = *out;
+        smap_put(&s->users, auth, u);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+/* The host record of a request's hostid, if it exists and is this user's. */
+static int find_host(struct server *s, int64_t id, int64_t user_id, struct host *out)
+{
+    if (id <= 0) return 1;
+    pthread_mutex_lock(&s->lock);
+    struct host *h = imap_get(&s->hosts, id);
+    if (h) *out = *h;
+    pthread_mutex_unlock(&s->lock);
+    if (!h) {
+        struct store *st = server_reader(s);
+        if (!st) return -1;
+        int rc = store_host_get(st, id, out);
+        if (rc) return rc;
+    }
+    return out->user_id == user_id ? 0 : 1;
+}
+
+static void host_from_request(struct host *h, const struct sched_request *r, int64_t now)
+{
+    h->rpc_time = now;
+    h->rpc_seqno = r->rpc_seqno;
+    snprintf(h->host_cpid, sizeof h->host_cpid, "%s", r->host_cpid);
+    snprintf(h->domain_name, sizeof h->domain_name, "%s", r->domain_name);
+    snprintf(h->platform, sizeof h->platform, "%s", r->platform);
+    snprintf(h->os_name, sizeof h->os_name, "%s", r->os_name);
+    snprintf(h->os_version, sizeof h->os_version, "%s", r->os_version);
+    h->p_ncpus = r->p_ncpus > 0 ? r->p_ncpus : 1;
+    h->p_fpops = r->p_fpops;
+    h->m_nbytes = r->m_nbytes;
+    h->d_free = r->d_free;
+    h->on_frac = r->on_frac;
+    h->active_frac = r->active_frac;
+    h->duration_correction_factor = r->duration_correction_factor;
+}
+
+/* Records the host (lock held): a new id, or the update of a known one. */
+static void record_host(struct rpc *c, int64_t now, struct change_log *log)
+{
+    struct server *s = c->s;
+    host_from_request(&c->host, &c->req, now);
+    if (c->new_host) {
+        c->host.id = s->next_host_id++;
+        c->host.user_id = c->user.id;
+        c->host.create_time = now;
+        change_add(log, CH_HOST_INSERT)->u.host = c->host;
+    } else {
+        change_add(log, CH_HOST_UPDATE)->u.host = c->host;
+    }
+    struct host *cached = imap_get(&s->hosts, c->host.id);
+    if (!cached) {
+        cached = xmalloc(sizeof *cached);
+        imap_put(&s->hosts, c->host.id, cached);
+    }
+    *cached = c->host;
+}
+
+/* ---- reports ---- */
+
+/* Which reported output files really arrived, complete (outside the lock). */
+static void check_uploads(struct rpc *c)
+{
+    c->present = xcalloc((size_t)(c->req.nresults ? c->req.nresults : 1), sizeof *c->present);
+    for (int i = 0; i < c->req.nresults; i++) {
+        const struct sr_result *r = &c->req.results[i];
+        for (int k = 0; k < r->nfiles; k++) {
+            const struct sr_file *f = &r->files[k];
+            if (f->has_error || !name_is_safe(f->name)) continue;
+            char path[PROJECT_PATH_MAX + 300];
+            project_file_path(&c->s->proj, path, sizeof path, "upload", f->name);
+            c->present[i][k] = file_size(path) == (int64_t)f->nbytes;
+        }
+    }
+}
+
+/* Success needs every declared output of the instance uploaded. */
+static int outputs_arrived(const struct rpc *c, int i, const struct sbatch *b, const char *inst_name)
+{
+    const struct sr_result *r = &c->req.results[i];
+    for (int k = 0; k < b->b.noutputs; k++) {
+        char want[300];
+        snprintf(want, sizeof want, "%s_%d", inst_name, k);
+        int found = 0;
+        for (int f = 0; f < r->nfiles && !found; f++) found = c->present[i][f] && !strcmp(r->files[f].name, want);
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+static void take_reports(struct rpc *c, int64_t now, struct change_log *log)
+{
+    struct server *s = c->s;
+    for (int i = 0; i < c->req.nresults; i++) {
+        const struct sr_result *r = &c->req.results[i];
+        reply_add_ack(&c->reply, r->name);  /* acked even if unknown, or the client re-reports forever */
+        c->nreported++;
+        struct instance *in;
+        struct sjob *j = index_job_by_instance(&s->idx, r->name, &in);
+        if (!j) {
+            log_debug(LT_RPC, "host %lld reported %s: not a live instance, acknowledged only",
+                      (long long)c->host.id, r->name);
+            continue;
+        }
+        int outcome = OUTCOME_CLIENT_ERROR;
+        if (r->state == 5 && r->exit_status == 0)
+            outcome = outputs_arrived(c, i, j->batch, r->name) ? OUTCOME_SUCCESS : OUTCOME_VALIDATE_ERROR;
+        int ev = index_report(&s->idx, j, in, c->host.id, outcome, r->exit_status, r->final_cpu_time,
+                              r->final_elapsed_time, now, log);
+        log_debug(LT_RPC, "host %lld reported %s: %s%s", (long long)c->host.id, r->name, outcome_name(outcome),
+                  ev < 0 ? " (ignored: not out on this host)" : "");
+        if (ev < 0) continue;
+        c->naccepted++;
+        if (r->stderr_out && r->stderr_out[0]) {
+            struct change *ch = change_add(log, CH_INST_STDERR);
+            ch->u.stderr_text.id = in->id;
+            ch->u.stderr_text.text = xstrdup(r->stderr_out);
+        }
+        server_job_events(s, j, ev);
+    }
+    for (int i = 0; i < c->req.nother; i++)
+        if (index_take_abort(&s->idx, c->req.other_results[i], c->host.id))
+            reply_add_abort(&c->reply, c->req.other_results[i]);
+}
+
+/* ---- dispatch ---- */
+
+static int wants_work(const struct sched_request *r)
+{
+    return !r->dont_send_work && (r->cpu_req_secs > 0 || r->work_req_seconds > 0 || r->cpu_req_instances > 0);
+}
+
+static void send_work(struct rpc *c, int64_t now, struct change_log *log)
+{
+    struct server *s = c->s;
+    const struct sched_request *r = &c->req;
+    struct host_view hv = {
+        .host_id = c->host.id, .user_id = c->user.id, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
+        .on_frac = r->on_frac, .active_frac = r->active_frac, .dcf = r->duration_correction_factor,
+        .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
+        .req_instances = r->cpu_req_instances, .in_progress = r->nother,
+    };
+    const char *platforms[1 + SR_MAX_ALT_PLATFORMS];
+    int np = 0;
+    platforms[np++] = r->platform;
+    for (int i = 0; i < r->nalt_platforms; i++) platforms[np++] = r->alt_platforms[i];
+    struct dispatch_limits lim = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress};
+    struct dispatched d[MAX_SEND];
+    int max = lim.max_jobs_per_rpc < MAX_SEND ? lim.max_jobs_per_rpc : MAX_SEND;
+    c->nsent = index_dispatch(&s->idx, &hv, platforms, np, &lim, now, d, max, log);
+    c->sent = xcalloc((size_t)(c->nsent ? c->nsent : 1), sizeof *c->sent);
+    for (int i = 0; i < c->nsent; i++) {
+        struct sent_job *sj = &c->sent[i];
+        sj->d = d[i];
+        sj->batch = d[i].job->batch->b;   /* copied: the batch may be reaped after the lock */
+        sj->av = d[i].av;
+        for (int k = 0; k < sj->av->nfiles; k++) sj->av_files[k] = imap_get(&s->files, sj->av->files[k].file_id);
+        log_debug(LT_SCHED, "host %lld: sent job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id,
+                  (long long)d[i].job->id, d[i].inst.seq, sj->batch.name, (long long)d[i].inst.deadline);
+        sj->d.job = NULL;  /* not to be touched outside the lock */
+    }
+}
+
+/* ---- reply ---- */
+
+static const char *download_url(struct rpc *c, const char *name)
+{
+    return strpool_printf(&c->pool, "%sdownload/%s", c->s->proj.cfg.master_url, name);
+}
+
+static void add_file(struct rpc *c, const struct file_rec *f)
+{
+    struct rp_file rf = {
+        .name = f->name, .url = download_url(c, f->name), .nbytes = (double)f->nbytes, .md5 = f->md5,
+        .executable = f->executable, .sticky = f->sticky, .report_on_rpc = f->report_on_rpc,
+        .signature = f->signature,
+    };
+    reply_add_file(&c->reply, &rf);
+}
+
+static const char *app_name(struct server *s, int64_t app_id)
+{
+    pthread_mutex_lock(&s->lock);
+    struct app *a = imap_get(&s->apps, app_id);
+    pthread_mutex_unlock(&s->lock);
+    return a ? a->name : "";
+}
+
+/* Adds app, app version, inputs, workunit, outputs and result of one job. */
+static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
+{
+    struct server *s = c->s;
+    struct job_spec spec;
+    if (store_job_spec(st, sj->d.inst.job_id, &spec)) return -1;
+    const char *app = app_name(s, sj->av->app_id);
+    reply_add_app(&c->reply, app);
+
+    struct rp_app_version v = {
+        .app_name = app, .version_num = sj->av->version_num, .platform = sj->av->platform,
+        .api_version = sj->av->api_version, .avg_ncpus = sj->av->avg_ncpus, .flops = c->req.p_fpops,
+    };
+    for (int k = 0; k < sj->av->nfiles && sj->av_files[k]; k++) {
+        add_file(c, sj->av_files[k]);
+        v.file_refs[v.nfile_refs++] = (struct rp_file_ref){sj->av_files[k]->name, sj->av->files[k].open_name,
+                                                           sj->av->files[k].main_program};
+    }
+    reply_add_version(&c->reply, &v);
+
+    struct rp_workunit w = {
+        .name = strpool_printf(&c->pool, "%s", spec.name), .app_name = app, .version_num = sj->av->version_num,
+        .command_line = spec.cmdline[0] ? strpool_printf(&c->pool, "%s", spec.cmdline) : NULL,
+        .rsc_fpops_est = spec.flops_est, .rsc_fpops_bound = spec.flops_bound,
+        .rsc_memory_bound = spec.mem_bound, .rsc_disk_bound = spec.disk_bound,
+    };
+    pthread_mutex_lock(&s->lock);
+    const struct file_rec *inputs[MAX_INPUTS];
+    for (int k = 0; k < spec.ninputs; k++) inputs[k] = imap_get(&s->files, spec.inputs[k].file_id);
+    pthread_mutex_unlock(&s->lock);
+    for (int k = 0; k < spec.ninputs; k++) {
+        if (!inputs[k]) return -1;
+        add_file(c, inputs[k]);
+        w.file_refs[w.nfile_refs++] = (struct rp_file_ref){inputs[k]->name,
+            strpool_printf(&c->pool, "%s", spec.inputs[k].open_name), 0};
+    }
+    reply_add_workunit(&c->reply, &w);
+
+    char inst[256];
+    instance_wire_name(inst, sizeof inst, sj->batch.name, sj->d.inst.job_id, sj->d.inst.seq);
+    struct rp_result res = {
+        .name = strpool_printf(&c->pool, "%s", inst), .wu_name = w.name, .platform = sj->av->platform,
+        .version_num = sj->av->version_num, .report_deadline = sj->d.inst.deadline,
+        .report_immediately = s->proj.cfg.report_immediately,
+    };
+    for (int k = 0; k < sj->batch.noutputs; k++) {
+        struct rp_file out = {
+            .name = strpool_printf(&c->pool, "%s_%d", inst, k),
+            .upload_url = strpool_printf(&c->pool, "%sfile_upload_handler", s->proj.cfg.master_url),
+            .max_nbytes = (double)sj->batch.outputs[k].max_nbytes,
+        };
+        reply_add_file(&c->reply, &out);
+        res.file_refs[res.nfile_refs++] = (struct rp_file_ref){out.name,
+            strpool_printf(&c->pool, "%s", sj->batch.outputs[k].open_name), 0};
+    }
+    reply_add_result(&c->reply, &res);
+    return 0;
+}
+
+static void reply_header(struct rpc *c)
+{
+    struct server *s = c->s;
+    struct sched_reply *r = &c->reply;
+    r->project_name = s->proj.cfg.name;
+    r->master_url = s->proj.cfg.master_url;
+    r->request_delay = s->proj.cfg.request_delay;
+    r->next_rpc_delay = s->proj.cfg.next_rpc_delay;
+    r->hostid = c->new_host ? c->host.id : 0;
+    r->userid = c->user.id;
+    r->user_name = c->user.name;
+    r->user_total_credit = c->user.total_credit;
+    r->user_expavg_credit = c->user.expavg_credit;
+    r->host_total_credit = c->host.total_credit;
+    r->host_expavg_credit = c->host.expavg_credit;
+    if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
+}
+
+static void reject(struct strbuf *out, int *status, int code, const char *msg)
+{
+    sb_reset(out);
+    sb_puts(out, msg);
+    sb_puts(out, "\n");
+    *status = code;
+}
+
+void rpc_handle(struct server *s, const char *body, size_t len, struct strbuf *out, int *http_status)
+{
+    struct rpc c = {.s = s};
+    char err[256];
+    sched_reply_init(&c.reply);
+    strpool_init(&c.pool);
+    if (sched_request_parse(body, len, &c.req, err, sizeof err)) {
+        log_debug(LT_RPC, "malformed scheduler request: %s", err);
+        reject(out, http_status, 400, err);
+        sched_reply_free(&c.reply);
+        return;
+    }
+    *http_status = 200;
+    int urc = c.req.authenticator[0] ? find_user(s, c.req.authenticator, &c.user) : 1;
+    if (urc) {
+        if (urc < 0) {
+            reject(out, http_status, 503, "store unavailable, retry later");
+            goto done;
+        }
+        log_debug(LT_RPC, "request with unknown account key");
+        reply_add_message(&c.reply, "Invalid or missing account key. To fix, remove and add this project.", "notice");
+        c.reply.request_delay = 3600;
+        c.reply.project_name = s->proj.cfg.name;
+        sched_reply_write(&c.reply, out);
+        goto done;
+    }
+    int hrc = find_host(s, c.req.hostid, c.user.id, &c.host);
+    if (hrc < 0) {
+        reject(out, http_status, 503, "store unavailable, retry later");
+        goto done;
+    }
+    c.new_host = hrc != 0;
+    check_uploads(&c);
+
+    struct change_log log;
+    change_log_init(&log);
+    pthread_mutex_lock(&s->lock);
+    int64_t now = s->clock();
+    record_host(&c, now, &log);
+    take_reports(&c, now, &log);
+    if (wants_work(&c.req)) send_work(&c, now, &log);
+    uint64_t ticket = writer_submit(s->writer, &log);
+    pthread_mutex_unlock(&s->lock);
+    change_log_free(&log);
+
+    if (writer_wait(s->writer, ticket)) {
+        reject(out, http_status, 503, "the store could not record this request; retry later");
+        goto done;
+    }
+    reply_header(&c);
+    struct store *st = server_reader(s);
+    for (int i = 0; i < c.nsent; i++) {
+        if (!st || reply_job(&c, &c.sent[i], st)) {
+            /* the instance is recorded; without a reply it times out and is replaced */
+            log_error("host %lld: cannot describe job %lld in the reply", (long long)c.host.id,
+                      (long long)c.sent[i].d.inst.job_id);
+        }
+    }
+    if (wants_work(&c.req) && c.nsent == 0) reply_add_message(&c.reply, "No tasks are available", "low");
+    sched_reply_write(&c.reply, out);
+    log_debug(LT_RPC, "host %lld (user %s): %d reported (%d accepted), %d sent, asked %.0f s", (long long)c.host.id,
+              c.user.name, c.nreported, c.naccepted, c.nsent, c.req.cpu_req_secs);
+done:
+    free(c.present);
+    free(c.sent);
+    sched_request_free(&c.req);
+    sched_reply_free(&c.reply);
+    strpool_free(&c.pool);
+}

@@ -1,0 +1,283 @@
+/* server.c - locusd's state: start and stop, loading the index from the
+ * store, picking up what the `locus` command added since. */
+#include "server/server.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "store/store.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t wall_clock(void) { return (int64_t)time(NULL); }
+
+/* ---- per-thread read handles ---- */
+
+static pthread_key_t reader_key;
+static pthread_once_t reader_once = PTHREAD_ONCE_INIT;
+
+static void reader_close(void *p) { store_close(p); }
+static void reader_key_init(void) { pthread_key_create(&reader_key, reader_close); }
+
+struct store *server_reader(struct server *s)
+{
+    pthread_once(&reader_once, reader_key_init);
+    struct store *st = pthread_getspecific(reader_key);
+    if (!st) {
+        char err[512];
+        st = store_open(s->db_path, STORE_READONLY, err, sizeof err);
+        if (!st) {
+            log_error("%s", err);
+            return NULL;
+        }
+        pthread_setspecific(reader_key, st);
+    }
+    return st;
+}
+
+void server_job_events(struct server *s, struct sjob *j, int events)
+{
+    if (events & EV_VALIDATE) workq_push(&s->validate_q, j->id);
+    if (events & EV_ASSIMILATE) workq_push(&s->assimilate_q, j->id);
+}
+
+/* ---- loading ---- */
+
+struct load_ctx {
+    struct server *s;
+    struct store *st;
+    struct sbatch *batch;
+    int64_t now;
+    struct change_log *log;
+    int failed;
+};
+
+static int load_app(void *p, const struct app *a)
+{
+    struct load_ctx *c = p;
+    if (!imap_get(&c->s->apps, a->id)) {
+        struct app *copy = xmalloc(sizeof *copy);
+        *copy = *a;
+        imap_put(&c->s->apps, a->id, copy);
+    }
+    index_add_app(&c->s->idx, imap_get(&c->s->apps, a->id));
+    if (a->id > c->s->last_app_id) c->s->last_app_id = a->id;
+    return 0;
+}
+
+static int load_version(void *p, const struct app_version *v)
+{
+    struct load_ctx *c = p;
+    struct app_version *copy = imap_get(&c->s->versions, v->id);
+    if (!copy) {
+        copy = xmalloc(sizeof *copy);
+        *copy = *v;
+        imap_put(&c->s->versions, v->id, copy);
+    }
+    if (index_add_version(&c->s->idx, copy)) log_warn("app version %lld: unknown app", (long long)v->id);
+    if (v->id > c->s->last_version_id) c->s->last_version_id = v->id;
+    return 0;
+}
+
+static int load_file(void *p, const struct file_rec *f)
+{
+    struct load_ctx *c = p;
+    if (!imap_get(&c->s->files, f->id)) {
+        struct file_rec *copy = xmalloc(sizeof *copy);
+        *copy = *f;
+        copy->signature = f->signature ? xstrdup(f->signature) : NULL;
+        imap_put(&c->s->files, f->id, copy);
+    }
+    if (f->id > c->s->last_file_id) c->s->last_file_id = f->id;
+    return 0;
+}
+
+static int load_job(void *p, const struct job_status *js, double flops_est)
+{
+    struct load_ctx *c = p;
+    if (!index_add_job(&c->s->idx, c->batch, js, flops_est)) c->failed = 1;
+    return 0;
+}
+
+static int load_instance(void *p, const struct instance *in)
+{
+    struct load_ctx *c = p;
+    struct sjob *j = index_job(&c->s->idx, in->job_id);
+    if (j) index_add_instance(&c->s->idx, j, in);
+    return 0;
+}
+
+/* Loads one batch's live jobs and instances into the index (lock held). */
+static int load_batch_jobs(struct load_ctx *c, const struct batch *b)
+{
+    int64_t first, last;
+    if (store_batch_live_range(c->st, b->id, &first, &last)) return -1;
+    struct sbatch *sb = index_add_batch(&c->s->idx, b, first, last);
+    if (!sb) {
+        log_warn("batch %s: its app %lld is unknown; skipped", b->name, (long long)b->app_id);
+        return 0;
+    }
+    c->batch = sb;
+    if (first > 0 && (store_each_live_job(c->st, b->id, load_job, c) ||
+                      store_each_live_instance(c->st, b->id, load_instance, c)))
+        return -1;
+    for (size_t i = 0; i < sb->nslots; i++)
+        if (sb->jobs[i].present) server_job_events(c->s, &sb->jobs[i], index_settle(&c->s->idx, &sb->jobs[i], c->now, c->log));
+    if (b->state == BATCH_CANCELLING) index_cancel_batch(&c->s->idx, sb, c->now, c->log);
+    log_info("batch %s: %lld live jobs", b->name, (long long)sb->nlive);
+    return 0;
+}
+
+static int load_batch(void *p, const struct batch *b)
+{
+    struct load_ctx *c = p;
+    struct sbatch *known = index_batch(&c->s->idx, b->id);
+    if (known) {
+        if (b->state == BATCH_CANCELLING && known->b.state != BATCH_CANCELLING) {
+            log_info("batch %s: cancelling %lld live jobs", b->name, (long long)known->nlive);
+            index_cancel_batch(&c->s->idx, known, c->now, c->log);
+        }
+    } else if (b->id > c->s->last_batch_id && (b->state == BATCH_ACTIVE || b->state == BATCH_CANCELLING)) {
+        if (load_batch_jobs(c, b)) c->failed = 1;
+    }
+    if (b->id > c->s->last_batch_id) c->s->last_batch_id = b->id;
+    return c->failed;
+}
+
+int server_refresh(struct server *s, char *err, size_t errlen)
+{
+    struct store *st = server_reader(s);
+    if (!st) {
+        snprintf(err, errlen, "cannot open the store for reading");
+        return -1;
+    }
+    struct change_log log;
+    change_log_init(&log);
+    pthread_mutex_lock(&s->lock);
+    struct load_ctx c = {.s = s, .st = st, .now = s->clock(), .log = &log};
+    /* files before versions before batches: whatever a batch uses is known first */
+    int rc = store_each_file(st, s->last_file_id, load_file, &c);
+    if (!rc) rc = store_each_app(st, load_app, &c);
+    if (!rc) rc = store_each_app_version(st, s->last_version_id, load_version, &c);
+    if (!rc) rc = store_each_batch(st, s->last_batch_id, load_batch, &c);
+    if (rc || c.failed) snprintf(err, errlen, "loading from the store: %s", store_error(st));
+    index_reap_batches(&s->idx, c.now, &log);
+    if (log.n) writer_submit(s->writer, &log);
+    pthread_mutex_unlock(&s->lock);
+    change_log_free(&log);
+    return rc || c.failed ? -1 : 0;
+}
+
+/* (Re)creates the index and reads everything live; lock held by the caller
+ * or not yet shared. */
+static int load_all(struct server *s, char *err, size_t errlen)
+{
+    struct store *st = server_reader(s);
+    if (!st) {
+        snprintf(err, errlen, "cannot open the store %s for reading", s->db_path);
+        return -1;
+    }
+    index_init(&s->idx);
+    s->idx.one_result_per_user = s->proj.cfg.one_result_per_user_per_wu;
+    int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
+    if (max_inst < 0 || max_host < 0) {
+        snprintf(err, errlen, "reading the store: %s", store_error(st));
+        return -1;
+    }
+    s->idx.next_instance_id = max_inst + 1;
+    s->next_host_id = max_host + 1;
+    s->last_batch_id = s->last_file_id = s->last_version_id = s->last_app_id = 0;
+    return 0;
+}
+
+int server_rebuild(struct server *s, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&s->lock);
+    index_free(&s->idx);
+    int rc = load_all(s, err, errlen);
+    pthread_mutex_unlock(&s->lock);
+    if (!rc) rc = server_refresh(s, err, errlen);
+    if (!rc) writer_clear_failure(s->writer);
+    return rc;
+}
+
+static char *read_public_key(struct server *s, char *err, size_t errlen)
+{
+    char path[PROJECT_PATH_MAX + 64];
+    project_path(&s->proj, path, sizeof path, "keys/code_sign_public");
+    char *key = read_file(path, 4096, NULL);
+    if (!key) snprintf(err, errlen, "cannot read the code-signing public key %s: run 'locus init' first", path);
+    return key;
+}
+
+int server_start(struct server *s, const char *project_dir, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->clock = wall_clock;
+    if (project_load(&s->proj, project_dir, err, errlen)) return -1;
+    char host[128];
+    int port;
+    url_split(s->proj.cfg.master_url, host, sizeof host, &port, s->url_prefix, sizeof s->url_prefix);
+    project_path(&s->proj, s->db_path, sizeof s->db_path, "locus.db");
+    if (!(s->code_sign_key = read_public_key(s, err, errlen))) return -1;
+
+    struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
+    if (!wst) return -1;
+    pthread_mutex_init(&s->lock, NULL);
+    imap_init(&s->apps);
+    imap_init(&s->versions);
+    imap_init(&s->files);
+    imap_init(&s->hosts);
+    smap_init(&s->users);
+    workq_init(&s->validate_q);
+    workq_init(&s->assimilate_q);
+    if (!(s->writer = writer_start(wst))) {
+        store_close(wst);
+        snprintf(err, errlen, "cannot start the writer thread");
+        return -1;
+    }
+    if (load_all(s, err, errlen) || server_refresh(s, err, errlen)) return -1;
+    if (pthread_create(&s->maint_thread, NULL, maintenance_main, s) ||
+        pthread_create(&s->validate_thread, NULL, validator_main, s) ||
+        pthread_create(&s->assimilate_thread, NULL, assimilator_main, s)) {
+        snprintf(err, errlen, "cannot start daemon threads");
+        return -1;
+    }
+    return 0;
+}
+
+static void free_map_values(struct imap *m, int files)
+{
+    size_t it = 0;
+    void *v;
+    while (imap_next(m, &it, NULL, &v)) {
+        if (files) file_rec_clear(v);
+        free(v);
+    }
+    imap_free(m);
+}
+
+void server_stop(struct server *s)
+{
+    s->stopping = 1;
+    workq_close(&s->validate_q);
+    workq_close(&s->assimilate_q);
+    pthread_join(s->maint_thread, NULL);
+    pthread_join(s->validate_thread, NULL);
+    pthread_join(s->assimilate_thread, NULL);
+    writer_stop(s->writer);
+    index_free(&s->idx);
+    free_map_values(&s->apps, 0);
+    free_map_values(&s->versions, 0);
+    free_map_values(&s->files, 1);
+    free_map_values(&s->hosts, 0);
+    size_t it = 0;
+    void *v;
+    while (smap_next(&s->users, &it, NULL, &v)) free(v);
+    smap_free(&s->users);
+    workq_free(&s->validate_q);
+    workq_free(&s->assimilate_q);
+    free(s->code_sign_key);
+    pthread_mutex_destroy(&s->lock);
+}

@@ -1,0 +1,68 @@
+/* server.h - locusd's state shared by its threads: the project, the
+ * scheduling index and the caches around it, all under one lock; the
+ * writer; the work queues of the validator and assimilator. */
+#ifndef LOCUS_SERVER_H
+#define LOCUS_SERVER_H
+#include "core/hashmap.h"
+#include "core/project.h"
+#include "model/model.h"
+#include "sched/index.h"
+#include "server/workq.h"
+#include "server/writer.h"
+#include <pthread.h>
+#include <stdint.h>
+
+struct MHD_Daemon;
+
+struct server {
+    struct project proj;
+    char db_path[PROJECT_PATH_MAX + 16];
+    char url_prefix[256];        /* path part of the master URL: "/proj/" */
+    char *code_sign_key;         /* public key text for clients */
+
+    pthread_mutex_t lock;        /* guards everything below up to the queues */
+    struct sched_index idx;
+    /* Append-only caches: entries are never freed while the server runs, so
+     * a pointer taken under the lock stays valid after it is released. */
+    struct imap apps;            /* id -> struct app* */
+    struct imap versions;        /* id -> struct app_version* */
+    struct imap files;           /* id -> struct file_rec* */
+    struct imap hosts;           /* id -> struct host* */
+    struct smap users;           /* authenticator -> struct user* */
+    int64_t next_host_id;
+    int64_t last_batch_id, last_file_id, last_version_id, last_app_id;
+
+    struct writer *writer;
+    struct workq validate_q, assimilate_q;   /* job ids */
+    pthread_t maint_thread, validate_thread, assimilate_thread;
+    struct MHD_Daemon *http;
+    volatile int stopping;
+    int64_t (*clock)(void);      /* seconds; time(NULL) unless a test sets it */
+};
+
+/* Opens the project's store, loads state, starts the writer and daemon
+ * threads (not HTTP). -1 with the reason in err. */
+int server_start(struct server *s, const char *project_dir, char *err, size_t errlen);
+void server_stop(struct server *s);
+
+/* Reads new apps, versions, files and batches, and applies cancellations.
+ * Takes the lock itself. */
+int server_refresh(struct server *s, char *err, size_t errlen);
+/* Drops the index and reloads it from the store (after a failed commit). */
+int server_rebuild(struct server *s, char *err, size_t errlen);
+
+/* This thread's read-only store handle, opened on first use. */
+struct store *server_reader(struct server *s);
+
+/* Hands job events from the index to the daemons' queues (lock held). */
+void server_job_events(struct server *s, struct sjob *j, int events);
+
+/* HTTP front (http.c). */
+int http_start(struct server *s, char *err, size_t errlen);
+void http_stop(struct server *s);
+
+/* Daemon threads (daemons.c, validator.c, assimilator.c). */
+void *maintenance_main(void *arg);
+void *validator_main(void *arg);
+void *assimilator_main(void *arg);
+#endif

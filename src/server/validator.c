@@ -1,0 +1,166 @@
+/* validator.c - the validator thread: compares the successful results of a
+ * job (bitwise by SHA-256 of every output file, or with the project's
+ * validator_cmd), lets the pure policy choose the canonical result, and
+ * grants credit for valid ones. File reading happens outside the lock. */
+#include "core/digest.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "sched/credit.h"
+#include "sched/validate.h"
+#include "server/server.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct candidate {
+    int64_t id, host_id, user_id;
+    char name[256];
+    int canonical;
+    char digest[MAX_OUTPUTS][SHA256_HEX_LEN];
+    char path[MAX_OUTPUTS][PROJECT_PATH_MAX + 300];
+};
+
+struct vjob {
+    int64_t job_id;
+    int noutputs, min_quorum;
+    double flops_est;
+    int n;
+    struct candidate c[VALIDATE_MAX];
+};
+
+/* Copies what validation needs (lock held). 0 if there is nothing to do. */
+static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
+{
+    memset(v, 0, sizeof *v);
+    v->job_id = j->id;
+    v->noutputs = j->batch->b.noutputs;
+    v->min_quorum = j->batch->b.red.min_quorum;
+    v->flops_est = j->flops_est;
+    for (int i = 0; i < j->ninst && v->n < VALIDATE_MAX; i++) {
+        const struct instance *in = &j->inst[i];
+        int is_canonical = in->id == j->st.canonical_id;
+        if (in->state != INST_OVER || in->outcome != OUTCOME_SUCCESS) continue;
+        if (!is_canonical && in->validate_state != VALIDATE_INIT && in->validate_state != VALIDATE_INCONCLUSIVE)
+            continue;
+        struct candidate *c = &v->c[v->n++];
+        c->id = in->id;
+        c->host_id = in->host_id;
+        c->user_id = in->user_id;
+        c->canonical = is_canonical;
+        instance_wire_name(c->name, sizeof c->name, j->batch->b.name, j->id, in->seq);
+        for (int k = 0; k < v->noutputs; k++) {
+            char out[300];
+            snprintf(out, sizeof out, "%s_%d", c->name, k);
+            project_file_path(&s->proj, c->path[k], sizeof c->path[k], "upload", out);
+        }
+    }
+    return v->n;
+}
+
+/* Runs the project's comparison command on two results' files: exit 0 = agree. */
+static int command_agrees(const char *cmd, const struct candidate *a, const struct candidate *b, int nout)
+{
+    char *argv[4 + 2 * MAX_OUTPUTS + 1];
+    int n = 0;
+    argv[n++] = "sh";
+    argv[n++] = "-c";
+    argv[n++] = (char *)cmd;
+    argv[n++] = "locus-validator";
+    for (int k = 0; k < nout; k++) argv[n++] = (char *)a->path[k];
+    for (int k = 0; k < nout; k++) argv[n++] = (char *)b->path[k];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        execv("/bin/sh", argv);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void compare(struct server *s, struct vjob *v, struct validate_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->n = v->n;
+    in->min_quorum = v->min_quorum;
+    in->canonical = -1;
+    for (int i = 0; i < v->n; i++) {
+        struct candidate *c = &v->c[i];
+        in->usable[i] = 1;
+        for (int k = 0; k < v->noutputs; k++)
+            if (sha256_hex_file(c->path[k], c->digest[k])) in->usable[i] = 0;
+        if (c->canonical) in->canonical = i;
+    }
+    const char *cmd = s->proj.cfg.validator_cmd;
+    for (int i = 0; i < v->n; i++) {
+        in->eq[i][i] = in->usable[i];
+        for (int j = i + 1; j < v->n; j++) {
+            int same = in->usable[i] && in->usable[j];
+            if (same && cmd[0]) same = command_agrees(cmd, &v->c[i], &v->c[j], v->noutputs) == 1;
+            else
+                for (int k = 0; same && k < v->noutputs; k++) same = !strcmp(v->c[i].digest[k], v->c[j].digest[k]);
+            in->eq[i][j] = in->eq[j][i] = same;
+        }
+    }
+}
+
+static void grant(struct change_log *log, int kind, int64_t id, double credit, int64_t now)
+{
+    struct change *c = change_add(log, kind);
+    c->u.credit.id = id;
+    c->u.credit.credit = credit;
+    c->u.credit.avg_time = (double)now;
+}
+
+static void validate_job(struct server *s, int64_t job_id)
+{
+    struct vjob v;
+    pthread_mutex_lock(&s->lock);
+    struct sjob *j = index_job(&s->idx, job_id);
+    int have = j && j->validating && snapshot(s, j, &v);
+    if (j && !have) j->validating = 0;
+    pthread_mutex_unlock(&s->lock);
+    if (!have) return;
+
+    struct validate_input in;
+    struct validate_output out;
+    compare(s, &v, &in);
+    validate_decide(&in, &out);
+
+    int64_t ids[VALIDATE_MAX];
+    for (int i = 0; i < v.n; i++) ids[i] = v.c[i].id;
+    double credit = credit_for_job(v.flops_est);
+    struct change_log log;
+    change_log_init(&log);
+    pthread_mutex_lock(&s->lock);
+    int64_t now = s->clock();
+    j = index_job(&s->idx, job_id);
+    if (j) {
+        /* credit for results that become valid now (the canonical one was already credited) */
+        for (int i = 0; i < v.n; i++) {
+            struct instance *inst = job_instance(j, ids[i]);
+            if (out.state[i] != VALIDATE_VALID || !inst || inst->validate_state == VALIDATE_VALID) continue;
+            grant(&log, CH_USER_CREDIT, v.c[i].user_id, credit, now);
+            grant(&log, CH_HOST_CREDIT, v.c[i].host_id, credit, now);
+        }
+        int ev = index_validated(&s->idx, j, ids, out.state, v.n, out.canonical >= 0 ? ids[out.canonical] : 0,
+                                 out.want_more, credit, now, &log);
+        server_job_events(s, j, ev);
+        log_debug(LT_VALID, "job %lld: %d results, canonical %s%s", (long long)job_id, v.n,
+                  out.canonical >= 0 ? v.c[out.canonical].name : "none", out.want_more ? ", one more wanted" : "");
+    }
+    if (log.n) writer_submit(s->writer, &log);
+    pthread_mutex_unlock(&s->lock);
+    change_log_free(&log);
+}
+
+void *validator_main(void *arg)
+{
+    struct server *s = arg;
+    int64_t id;
+    while (workq_pop(&s->validate_q, &id)) validate_job(s, id);
+    return NULL;
+}

@@ -1,0 +1,184 @@
+/* writer.c - group commit. Tickets are numbered in submission order; a
+ * group is every log queued when the thread wakes, applied in that order in
+ * one transaction. */
+#include "server/writer.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+#include "sched/credit.h"
+#include "store/store.h"
+#include <pthread.h>
+#include <stdlib.h>
+
+struct writer {
+    struct store *st;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    struct change_log queue;     /* records waiting for the next group */
+    uint64_t submitted;          /* last ticket handed out */
+    uint64_t committed;          /* every ticket <= this is settled */
+    uint64_t failed_upto;        /* tickets of the last failed group end here */
+    uint64_t failed_from;
+    int failed, stop;
+    struct writer_stats stats;
+};
+
+static int apply_credit(struct store *st, const struct change *c)
+{
+    double avg, avg_time;
+    if (c->kind == CH_USER_CREDIT) {
+        struct user u;
+        if (store_user_get(st, c->u.credit.id, &u)) return -1;
+        avg = u.expavg_credit;
+        avg_time = u.expavg_time;
+    } else {
+        struct host h;
+        if (store_host_get(st, c->u.credit.id, &h)) return -1;
+        avg = h.expavg_credit;
+        avg_time = h.expavg_time;
+    }
+    credit_update_average(&avg, &avg_time, c->u.credit.credit, c->u.credit.avg_time);
+    return c->kind == CH_USER_CREDIT
+        ? store_user_add_credit(st, c->u.credit.id, c->u.credit.credit, avg, avg_time)
+        : store_host_add_credit(st, c->u.credit.id, c->u.credit.credit, avg, avg_time);
+}
+
+static int apply(struct store *st, const struct change *c)
+{
+    switch (c->kind) {
+    case CH_INST_INSERT: return store_instance_insert(st, &c->u.inst);
+    case CH_INST_UPDATE: return store_instance_update(st, &c->u.inst);
+    case CH_INST_STDERR: return store_instance_set_stderr(st, c->u.stderr_text.id, c->u.stderr_text.text);
+    case CH_JOB_UPDATE: return store_job_update(st, &c->u.job);
+    case CH_HOST_INSERT: {
+        struct host h = c->u.host;
+        return store_host_insert(st, &h);
+    }
+    case CH_HOST_UPDATE: return store_host_update(st, &c->u.host);
+    case CH_BATCH_STATE: return store_batch_set_state(st, c->u.batch.id, c->u.batch.state, c->u.batch.time);
+    case CH_USER_CREDIT:
+    case CH_HOST_CREDIT: return apply_credit(st, c);
+    }
+    return -1;
+}
+
+static int commit_group(struct writer *w, struct change_log *group)
+{
+    if (store_begin(w->st)) return -1;
+    for (int i = 0; i < group->n; i++) {
+        if (apply(w->st, &group->v[i])) {
+            log_error("store: change %d of group failed: %s", group->v[i].kind, store_error(w->st));
+            store_rollback(w->st);
+            return -1;
+        }
+    }
+    if (store_commit(w->st)) {
+        log_error("store: commit failed: %s", store_error(w->st));
+        store_rollback(w->st);
+        return -1;
+    }
+    return 0;
+}
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->stop && w->committed == w->submitted) pthread_cond_wait(&w->wake, &w->mu);
+        if (w->committed == w->submitted && w->stop) break;
+        struct change_log group = w->queue;
+        change_log_init(&w->queue);
+        uint64_t upto = w->submitted, from = w->committed + 1;
+        pthread_mutex_unlock(&w->mu);
+
+        int rc = group.n ? commit_group(w, &group) : 0;
+        log_debug(LT_STORE, "group of tickets %llu..%llu: %d changes, %s", (unsigned long long)from,
+                  (unsigned long long)upto, group.n, rc ? "FAILED" : "committed");
+        int nchanges = group.n;
+        change_log_free(&group);
+
+        pthread_mutex_lock(&w->mu);
+        if (rc) {
+            w->failed = 1;
+            w->failed_from = from;
+            w->failed_upto = upto;
+        }
+        w->stats.groups++;
+        w->stats.tickets += upto - from + 1;
+        w->stats.changes += (uint64_t)nchanges;
+        w->committed = upto;
+        pthread_cond_broadcast(&w->done);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+struct writer *writer_start(struct store *st)
+{
+    struct writer *w = xcalloc(1, sizeof *w);
+    w->st = st;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    pthread_cond_init(&w->done, NULL);
+    change_log_init(&w->queue);
+    if (pthread_create(&w->thread, NULL, writer_main, w)) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void writer_stop(struct writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    change_log_free(&w->queue);
+    store_close(w->st);
+    free(w);
+}
+
+uint64_t writer_submit(struct writer *w, struct change_log *log)
+{
+    pthread_mutex_lock(&w->mu);
+    change_log_move(&w->queue, log);
+    uint64_t t = ++w->submitted;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->mu);
+    return t;
+}
+
+int writer_wait(struct writer *w, uint64_t ticket)
+{
+    pthread_mutex_lock(&w->mu);
+    while (w->committed < ticket) pthread_cond_wait(&w->done, &w->mu);
+    int rc = w->failed && ticket >= w->failed_from && ticket <= w->failed_upto ? -1 : 0;
+    pthread_mutex_unlock(&w->mu);
+    return rc;
+}
+
+int writer_failed(struct writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    int f = w->failed;
+    pthread_mutex_unlock(&w->mu);
+    return f;
+}
+
+void writer_clear_failure(struct writer *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->failed = 0;
+    w->failed_from = w->failed_upto = 0;
+    pthread_mutex_unlock(&w->mu);
+}
+
+void writer_get_stats(struct writer *w, struct writer_stats *out)
+{
+    pthread_mutex_lock(&w->mu);
+    *out = w->stats;
+    pthread_mutex_unlock(&w->mu);
+}

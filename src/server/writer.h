@@ -1,0 +1,30 @@
+/* writer.h - the single writer: change logs queued in decision order are
+ * committed in groups, one transaction (one fsync) per group. A caller that
+ * must not answer before its changes are durable waits for its ticket. */
+#ifndef LOCUS_WRITER_H
+#define LOCUS_WRITER_H
+#include "sched/change.h"
+#include <stdint.h>
+
+struct writer;
+struct store;
+
+/* Takes ownership of st; NULL on thread creation failure. */
+struct writer *writer_start(struct store *st);
+/* Stops after committing everything queued; closes the store. */
+void writer_stop(struct writer *w);
+
+/* Queues the records of log (moved out: log is left empty). Returns a ticket
+ * for writer_wait. Call while holding the lock under which the decisions
+ * were made, so the store sees them in the same order. */
+uint64_t writer_submit(struct writer *w, struct change_log *log);
+/* Blocks until the ticket's group is committed: 0, or -1 if that commit
+ * failed (the store then lags memory: writer_failed() turns true). */
+int writer_wait(struct writer *w, uint64_t ticket);
+int writer_failed(struct writer *w);
+/* Resets the failure flag once the caller has rebuilt memory from the store. */
+void writer_clear_failure(struct writer *w);
+
+struct writer_stats { uint64_t groups, tickets, changes; };
+void writer_get_stats(struct writer *w, struct writer_stats *out);
+#endif
