@@ -43,6 +43,7 @@ static int run_hook(const char *cmd, const char *dir, const struct ajob *a, cons
 /* 0 on success; -1 if the outputs could not be kept or the hook failed. */
 static int assimilate(struct server *s, const struct ajob *a)
 {
+    if (a->noutputs == 0 && !s->proj.cfg.assimilator_cmd[0]) return 0;  /* heartbeat jobs: nothing to keep */
     struct store *st = server_reader(s);
     struct job_spec spec;
     if (!st || store_job_spec(st, a->job_id, &spec)) return -1;
