@@ -31,7 +31,7 @@ static const struct invariant invariants[] = {
      "SELECT j.id FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id"
      " WHERE j.state IN (1,2) AND (i.id IS NULL OR i.job_id<>j.id OR i.outcome<>1 OR i.validate_state<>1)"},
     {"job with a canonical instance but not validated",
-     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN (1,2)"},
+     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN (1,2) AND NOT (state=3 AND error_mask&16)"},
     {"job failed without a reason",
      "SELECT id FROM jobs WHERE state=3 AND error_mask=0"},
     {"job with unknown state",
