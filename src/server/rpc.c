@@ -26,6 +26,7 @@ struct rpc {
     struct user user;
     struct host host;
     int new_host;
+    int send_hostid;             /* the client does not know its host id */
     unsigned char (*present)[SR_MAX_RESULT_FILES];  /* per reported result and file */
     struct sent_job *sent;
     int nsent;
@@ -58,10 +59,17 @@ static int find_user(struct server *s, const char *auth, struct user *out)
     return 0;
 }
 
-/* The host record of a request's hostid, if it exists and is this user's. */
-static int find_host(struct server *s, int64_t id, int64_t user_id, struct host *out)
+/* The host record of a request's hostid, if it exists and is this user's.
+ * A client that lost its hostid (detached and attached again) is the same
+ * computer if its host CPID matches: it must not get a second instance of
+ * a job it already holds, so it gets its old record back. */
+static int find_host(struct server *s, int64_t id, int64_t user_id, const char *cpid, struct host *out)
 {
-    if (id <= 0) return 1;
+    if (id <= 0) {
+        struct store *st = server_reader(s);
+        if (!st) return -1;
+        return cpid[0] ? store_host_by_cpid(st, user_id, cpid, out) : 1;
+    }
     pthread_mutex_lock(&s->lock);
     struct host *h = imap_get(&s->hosts, id);
     if (h) *out = *h;
@@ -311,7 +319,7 @@ static void reply_header(struct rpc *c)
     r->master_url = s->proj.cfg.master_url;
     r->request_delay = s->proj.cfg.request_delay;
     r->next_rpc_delay = s->proj.cfg.next_rpc_delay;
-    r->hostid = c->new_host ? c->host.id : 0;
+    r->hostid = c->send_hostid ? c->host.id : 0;
     r->userid = c->user.id;
     r->user_name = c->user.name;
     r->user_total_credit = c->user.total_credit;
@@ -355,12 +363,13 @@ void rpc_handle(struct server *s, const char *body, size_t len, struct strbuf *o
         sched_reply_write(&c.reply, out);
         goto done;
     }
-    int hrc = find_host(s, c.req.hostid, c.user.id, &c.host);
+    int hrc = find_host(s, c.req.hostid, c.user.id, c.req.host_cpid, &c.host);
     if (hrc < 0) {
         reject(out, http_status, 503, "store unavailable, retry later");
         goto done;
     }
     c.new_host = hrc != 0;
+    c.send_hostid = c.new_host || c.req.hostid != c.host.id;
     check_uploads(&c);
 
     struct change_log log;

@@ -39,6 +39,8 @@ int store_user_add_credit(struct store *s, int64_t user_id, double credit, doubl
 /* Hosts. */
 int store_host_insert(struct store *s, struct host *h);          /* h->id given, or set */
 int store_host_get(struct store *s, int64_t id, struct host *h);
+/* The user's most recently seen host with this cross-project host id. */
+int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struct host *h);
 int store_host_update(struct store *s, const struct host *h);    /* all fields but id, user_id, create_time */
 int store_host_add_credit(struct store *s, int64_t host_id, double credit, double expavg, double expavg_time);
 

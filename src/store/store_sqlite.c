@@ -13,7 +13,7 @@
 
 enum {
     Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT,
-    Q_HOST_INS, Q_HOST_GET, Q_HOST_UPD, Q_HOST_CREDIT,
+    Q_HOST_INS, Q_HOST_GET, Q_HOST_BY_CPID, Q_HOST_UPD, Q_HOST_CREDIT,
     Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
     Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,
     Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
@@ -297,11 +297,29 @@ int store_host_update(struct store *s, const struct host *h)
     return run(s, st, "update host");
 }
 
+static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h);
+
 int store_host_get(struct store *s, int64_t id, struct host *h)
 {
     sqlite3_stmt *st = stmt(s, Q_HOST_GET, "SELECT " HOST_COLS " FROM hosts WHERE id=?");
+    if (st) sqlite3_bind_int64(st, 1, id);
+    return host_lookup(s, st, h);
+}
+
+int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struct host *h)
+{
+    sqlite3_stmt *st = stmt(s, Q_HOST_BY_CPID,
+        "SELECT " HOST_COLS " FROM hosts WHERE user_id=? AND host_cpid=? ORDER BY rpc_time DESC LIMIT 1");
+    if (st) {
+        sqlite3_bind_int64(st, 1, user_id);
+        sqlite3_bind_text(st, 2, cpid, -1, SQLITE_STATIC);
+    }
+    return host_lookup(s, st, h);
+}
+
+static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
+{
     if (!st) return -1;
-    sqlite3_bind_int64(st, 1, id);
     int rc = row(s, st, "find host");
     if (rc) return rc;
     memset(h, 0, sizeof *h);
