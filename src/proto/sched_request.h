@@ -30,7 +30,10 @@ struct sr_result {                 /* a finished task being reported */
     int exit_status;
     double final_cpu_time, final_elapsed_time;
     int app_version_num;
-    char *stderr_out;              /* owned, NUL-terminated, at most SR_STDERR_MAX bytes, may be NULL */
+    char *stderr_out;              /* owned, NUL-terminated, at most SR_STDERR_MAX bytes (cut on a
+                                      UTF-8 character boundary), NULL if absent. The text of
+                                      <stderr_out>: CDATA as is, child elements such as
+                                      <core_client_version> kept as tags. */
     int nfiles;
     struct sr_file files[SR_MAX_RESULT_FILES];
 };
@@ -81,7 +84,11 @@ struct sched_request {
 
 /* Parses len bytes of buf. Returns 0 and fills *req (release with
  * sched_request_free), or -1 with a one-line reason in err; then *req holds
- * nothing to free. Requires the root element <scheduler_request>. */
+ * nothing to free. Requires the root element <scheduler_request>. A result,
+ * file_info, other_result, alt_platform without <name> (app_version without
+ * <app_name>) is an error. Bytes that can never be XML text (control
+ * characters, bad UTF-8: an app's stderr may hold them) are read as '?'
+ * rather than refusing the request. Reentrant. */
 int sched_request_parse(const char *buf, size_t len, struct sched_request *req,
                         char *err, size_t errlen);
 void sched_request_free(struct sched_request *req);

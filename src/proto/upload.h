@@ -13,11 +13,11 @@ enum upload_kind { UPLOAD_GET_FILE_SIZE = 1, UPLOAD_FILE = 2 };
 
 struct upload_header {
     int kind;
-    char name[256];
+    char name[256];                /* non-empty, no '/', no "..", not ".", no control chars */
     int64_t max_nbytes;            /* from the header's file_info, -1 if absent */
-    int64_t nbytes;                /* full file size */
-    int64_t offset;                /* where the data that follows starts */
-    char md5_cksum[33];
+    int64_t nbytes;                /* full file size, >= 0 (required for UPLOAD_FILE) */
+    int64_t offset;                /* where the data that follows starts: 0 <= offset <= nbytes, 0 if absent */
+    char md5_cksum[33];            /* 32 hex digits in lower case, "" if absent */
 };
 
 /* Looks at the first len bytes received so far. Returns:

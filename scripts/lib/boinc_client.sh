@@ -1,0 +1,84 @@
+# boinc_client.sh - run real BOINC clients for locus demos and tests:
+# each in its own data folder, configured so that it talks only to loopback
+# (see ../shared/docs/boinc-protocol.md, section 8). Source it; it defines
+# functions and changes no state by itself.
+
+# boinc_client_start DIR PORT: starts a client daemon with data in DIR and
+# its GUI RPC port PORT; its pid is written to DIR/client.pid.
+boinc_client_start() {
+    local dir=$1 port=$2
+    mkdir -p "$dir"
+    : > "$dir/gui_rpc_auth.cfg"   # empty: boinccmd needs no password
+    cat > "$dir/cc_config.xml" <<'XML'
+<cc_config>
+  <log_flags>
+    <sched_op_debug>1</sched_op_debug>
+    <task_debug>1</task_debug>
+    <file_xfer_debug>1</file_xfer_debug>
+  </log_flags>
+  <options>
+    <no_info_fetch>1</no_info_fetch>
+    <dont_contact_ref_site>1</dont_contact_ref_site>
+    <no_gpus>1</no_gpus>
+    <skip_cpu_benchmarks>1</skip_cpu_benchmarks>
+    <report_results_immediately>1</report_results_immediately>
+    <allow_multiple_clients>1</allow_multiple_clients>
+  </options>
+</cc_config>
+XML
+    cat > "$dir/global_prefs_override.xml" <<'XML'
+<global_preferences>
+  <run_if_user_active>1</run_if_user_active>
+  <suspend_cpu_usage>0</suspend_cpu_usage>
+  <cpu_usage_limit>100</cpu_usage_limit>
+</global_preferences>
+XML
+    (cd "$dir" && exec boinc --dir "$dir" --gui_rpc_port "$port" --no_info_fetch --skip_cpu_benchmarks \
+        --no_gpus --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
+        --pers_retry_delay_min 5 --pers_retry_delay_max 20 </dev/null >"$dir/client.log" 2>&1) &
+    echo $! > "$dir/client.pid"
+    echo "$port" > "$dir/gui_port"
+    local i
+    for i in $(seq 50); do   # ready when it answers GUI RPCs
+        boinc_cmd "$dir" --get_state >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    echo "boinc client in $dir did not start; see $dir/client.log" >&2
+    return 1
+}
+
+# boinc_cmd DIR ARGS...: boinccmd against the client of DIR.
+boinc_cmd() {
+    local dir=$1; shift
+    (cd "$dir" && boinccmd --host "127.0.0.1:$(cat "$dir/gui_port")" "$@")
+}
+
+# boinc_client_attach DIR URL KEY: attaches and checks that it took.
+boinc_client_attach() {
+    local dir=$1 url=$2 key=$3 i
+    boinc_cmd "$dir" --project_attach "$url" "$key" >/dev/null 2>&1
+    for i in $(seq 50); do   # boinccmd exits 0 even when attaching failed
+        boinc_cmd "$dir" --get_project_status 2>/dev/null | grep -q "master URL: $url" && return 0
+        sleep 0.2
+    done
+    echo "boinc client in $dir could not attach to $url; see $dir/client.log" >&2
+    return 1
+}
+
+# boinc_client_update DIR URL: asks for an RPC now, cutting any backoff.
+boinc_client_update() { boinc_cmd "$1" --project "$2" update >/dev/null 2>&1 || true; }
+
+# boinc_client_stop DIR: stops the client by its pid.
+boinc_client_stop() {
+    local pid
+    pid=$(cat "$1/client.pid" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null || true
+    local i
+    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+}
+
+# free_port: a TCP port nothing listens on, on loopback.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
