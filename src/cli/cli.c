@@ -1,0 +1,215 @@
+/* cli.c - helpers every `locus` command uses: error messages, option
+ * parsing, opening a project, copying files into its download area. */
+#include "cli/cli.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cli_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* ---- options ---- */
+
+static struct cli_opt *opt_find(struct cli_opt *opts, const char *name, size_t len)
+{
+    for (struct cli_opt *o = opts; o->name; o++)
+        if (strlen(o->name) == len && !strncmp(o->name, name, len)) return o;
+    return NULL;
+}
+
+int cli_seen(const struct cli_opt *opts, const char *name)
+{
+    for (const struct cli_opt *o = opts; o->name; o++)
+        if (!strcmp(o->name, name)) return o->seen;
+    return 0;
+}
+
+/* Stores value into o's destination according to its kind. */
+static int opt_set(struct cli_opt *o, const char *value, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    switch (o->kind) {
+    case OPT_FLAG:
+        *(int *)o->dest = 1;
+        return 0;
+    case OPT_STR:
+        *(const char **)o->dest = value;
+        return 0;
+    case OPT_INT: {
+        long v = strtol(value, &end, 10);
+        if (end == value || *end || errno || v < -2147483647L || v > 2147483647L)
+            return cli_errf(err, errlen, CLI_USAGE, "--%s: expected an integer, got '%s'", o->name, value);
+        *(int *)o->dest = (int)v;
+        return 0;
+    }
+    case OPT_DOUBLE: {
+        double v = strtod(value, &end);
+        if (end == value || *end || errno || !isfinite(v))
+            return cli_errf(err, errlen, CLI_USAGE, "--%s: expected a number, got '%s'", o->name, value);
+        *(double *)o->dest = v;
+        return 0;
+    }
+    case OPT_LIST: {
+        struct cli_list *l = o->dest;
+        if (l->n == CLI_LIST_MAX)
+            return cli_errf(err, errlen, CLI_USAGE, "--%s: at most %d times", o->name, CLI_LIST_MAX);
+        l->v[l->n++] = value;
+        return 0;
+    }
+    }
+    return 0;
+}
+
+/* One "--name[=value]" at argv[*i]; takes the next word as value if needed. */
+static int parse_option(int argc, char **argv, int *i, struct cli_opt *opts, char *err, size_t errlen)
+{
+    const char *arg = argv[*i] + 2;
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    struct cli_opt *o = opt_find(opts, arg, len);
+    if (!o) return cli_errf(err, errlen, CLI_USAGE, "unknown option --%.*s", (int)len, arg);
+    if (o->seen && o->kind != OPT_LIST)
+        return cli_errf(err, errlen, CLI_USAGE, "--%s given twice", o->name);
+    o->seen = 1;
+    if (o->kind == OPT_FLAG) {
+        if (eq) return cli_errf(err, errlen, CLI_USAGE, "--%s takes no value", o->name);
+        return opt_set(o, NULL, err, errlen);
+    }
+    if (eq) return opt_set(o, eq + 1, err, errlen);
+    if (*i + 1 >= argc) return cli_errf(err, errlen, CLI_USAGE, "--%s needs a value", o->name);
+    return opt_set(o, argv[++*i], err, errlen);
+}
+
+int cli_parse(int argc, char **argv, struct cli_opt *opts, const char **pos, int minpos, int maxpos,
+              char *err, size_t errlen)
+{
+    int npos = 0, options_done = 0;
+    for (int k = 0; k < maxpos; k++) pos[k] = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!options_done && !strcmp(argv[i], "--")) {
+            options_done = 1;
+        } else if (!options_done && !strncmp(argv[i], "--", 2)) {
+            int rc = parse_option(argc, argv, &i, opts, err, errlen);
+            if (rc) return rc;
+        } else if (npos == maxpos) {
+            return cli_errf(err, errlen, CLI_USAGE, "unexpected argument '%s'", argv[i]);
+        } else {
+            pos[npos++] = argv[i];
+        }
+    }
+    for (struct cli_opt *o = opts; o->name; o++)
+        if (o->required && !o->seen) return cli_errf(err, errlen, CLI_USAGE, "--%s is required", o->name);
+    if (npos < minpos) return cli_errf(err, errlen, CLI_USAGE, "missing arguments");
+    return 0;
+}
+
+/* ---- projects ---- */
+
+int cli_open(struct cli_project *cp, const char *dir, int store_flags, char *err, size_t errlen)
+{
+    cp->s = NULL;
+    char perr[CLI_ERR_MAX];
+    if (project_load(&cp->p, dir, perr, sizeof perr))
+        return cli_errf(err, errlen, CLI_FAIL, "%s (create a project with: locus init DIR --url URL)", perr);
+    char db[PROJECT_PATH_MAX + 16];
+    project_path(&cp->p, db, sizeof db, "locus.db");
+    cp->s = store_open(db, store_flags, perr, sizeof perr);
+    if (!cp->s) return cli_errf(err, errlen, CLI_FAIL, "%s", perr);
+    return 0;
+}
+
+void cli_close(struct cli_project *cp)
+{
+    store_close(cp->s);
+    cp->s = NULL;
+}
+
+/* ---- files ---- */
+
+int cli_copy_to_download(const struct project *p, struct cli_copies *c, const char *src, const char *name,
+                         struct file_rec *f, char *err, size_t errlen)
+{
+    if (c->n == (int)(sizeof c->paths / sizeof c->paths[0]))
+        return cli_errf(err, errlen, CLI_FAIL, "too many files in one command");
+    char dest[PROJECT_PATH_MAX + 256];
+    project_file_path(p, dest, sizeof dest, "download", name);
+    char *slash = strrchr(dest, '/');
+    *slash = 0;
+    int rc = mkdir_p(dest, 0755);
+    *slash = '/';
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "cannot create the folder of %s: %s", dest, strerror(errno));
+    if (copy_file(src, dest))
+        return cli_errf(err, errlen, CLI_FAIL, "cannot copy %s to %s: %s", src, dest, strerror(errno));
+    c->paths[c->n++] = xstrdup(dest);
+    if (md5_hex_file(dest, f->md5, &f->nbytes))
+        return cli_errf(err, errlen, CLI_FAIL, "cannot read %s: %s", dest, strerror(errno));
+    return 0;
+}
+
+int cli_transaction(struct cli_project *cp, cli_tx_body *body, void *ctx, char *err, size_t errlen)
+{
+    if (store_begin(cp->s)) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    struct cli_copies copies = {.n = 0};
+    int rc = body(cp, &copies, ctx, err, errlen);
+    if (!rc && store_commit(cp->s)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    if (rc) store_rollback(cp->s);
+    for (int i = 0; i < copies.n; i++) {
+        if (rc) unlink(copies.paths[i]);
+        free(copies.paths[i]);
+    }
+    return rc;
+}
+
+int cli_check_source(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) || access(path, R_OK))
+        return cli_errf(err, errlen, CLI_FAIL, "cannot read %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return cli_errf(err, errlen, CLI_FAIL, "%s is not a regular file", path);
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+int cli_remove_tree(const char *path)
+{
+    return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void cli_basename(const char *path, char *out, size_t len)
+{
+    size_t end = strlen(path);
+    while (end > 1 && path[end - 1] == '/') end--;
+    size_t start = end;
+    while (start > 0 && path[start - 1] != '/') start--;
+    snprintf(out, len, "%.*s", (int)(end - start), path + start);
+}
+
+int cli_find_batch(struct store *s, const char *key, struct batch *b)
+{
+    int rc = store_batch_by_name(s, key, b);
+    if (rc != 1) return rc;
+    char *end;
+    long long id = strtoll(key, &end, 10);
+    if (end == key || *end || id <= 0) return 1;
+    return store_batch_get(s, id, b);
+}

@@ -1,0 +1,103 @@
+/* cli.h - what the `locus` commands share: exit codes, error messages,
+ * a small declarative option parser, opening a project with its store, and
+ * the commands themselves (one function per command, called by main.c and
+ * by the unit tests with an argv that starts after the command words).
+ *
+ * Errors: every function writes one line (no "locus: " prefix, no newline)
+ * into err and returns CLI_FAIL or CLI_USAGE; nothing is printed below
+ * main(), except a command's normal output on stdout. */
+#ifndef LOCUS_CLI_H
+#define LOCUS_CLI_H
+#include "core/project.h"
+#include "model/model.h"
+#include "store/store.h"
+#include <stddef.h>
+#include <stdint.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+#define CLI_ERR_MAX 1024
+
+/* Writes the message into err and returns code, so that a failing branch
+ * is one statement: return cli_errf(err, errlen, CLI_FAIL, "...", ...). */
+int cli_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- options ---- */
+
+enum cli_opt_kind {
+    OPT_FLAG,     /* int: set to 1 */
+    OPT_STR,      /* const char *: the argument itself (points into argv) */
+    OPT_INT,      /* int: a whole decimal integer */
+    OPT_DOUBLE,   /* double: a finite number */
+    OPT_LIST,     /* struct cli_list: each occurrence appended */
+};
+
+#define CLI_LIST_MAX 16
+struct cli_list {
+    const char *v[CLI_LIST_MAX];
+    int n;
+};
+
+struct cli_opt {
+    const char *name;          /* without the leading "--"; NULL ends a table */
+    enum cli_opt_kind kind;
+    void *dest;
+    int required;
+    int seen;                  /* set by cli_parse: the option was given */
+};
+
+/* Parses "--name VALUE", "--name=VALUE" and flags anywhere in argv, and up
+ * to maxpos positional arguments into pos[] (unset ones become NULL); "--"
+ * ends the options. CLI_USAGE with a message for an unknown option, a
+ * missing or malformed value, a missing required option, or a wrong number
+ * of positional arguments. */
+int cli_parse(int argc, char **argv, struct cli_opt *opts, const char **pos, int minpos, int maxpos,
+              char *err, size_t errlen);
+/* Whether the option called name was given. */
+int cli_seen(const struct cli_opt *opts, const char *name);
+
+/* ---- projects ---- */
+
+struct cli_project {
+    struct project p;
+    struct store *s;
+};
+
+/* Loads dir's config.xml and opens its store with store flags (0 or
+ * STORE_READONLY). Close with cli_close (also after a failed open). */
+int cli_open(struct cli_project *cp, const char *dir, int store_flags, char *err, size_t errlen);
+void cli_close(struct cli_project *cp);
+
+/* ---- files ---- */
+
+/* Files copied into a project by one command, unlinked again by
+ * cli_transaction when the transaction fails, so nothing is left half-made. */
+struct cli_copies {
+    char *paths[CLI_LIST_MAX + 1];
+    int n;
+};
+/* Copies src to the project's download area as name (fan-out folder
+ * created), atomically; fills f's md5 and nbytes from the copy. */
+int cli_copy_to_download(const struct project *p, struct cli_copies *c, const char *src, const char *name,
+                         struct file_rec *f, char *err, size_t errlen);
+
+/* Runs body inside one store transaction: commits when it returns 0, else
+ * rolls back and unlinks the files it copied. Returns body's code, or
+ * CLI_FAIL when the transaction cannot begin or commit. */
+typedef int cli_tx_body(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen);
+int cli_transaction(struct cli_project *cp, cli_tx_body *body, void *ctx, char *err, size_t errlen);
+
+/* 0 if path is a regular file this process can read, else CLI_FAIL and why. */
+int cli_check_source(const char *path, char *err, size_t errlen);
+/* Removes a folder and everything below it (no symlinks followed). */
+int cli_remove_tree(const char *path);
+/* The last component of path, without trailing slashes, into out. */
+void cli_basename(const char *path, char *out, size_t len);
+/* A batch given as a name or, failing that, as a numeric id: 0, 1 absent, -1 error. */
+int cli_find_batch(struct store *s, const char *key, struct batch *b);
+
+/* ---- commands: argv holds what follows the command words ---- */
+typedef int cli_command(int argc, char **argv, char *err, size_t errlen);
+cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_batch_create, cmd_batch_cancel,
+    cmd_batch_list, cmd_stat, cmd_db_check;
+#endif

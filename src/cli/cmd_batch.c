@@ -1,0 +1,389 @@
+/* cmd_batch.c - `locus batch create | cancel | list`. A batch and all its
+ * jobs are created in one store transaction, so a bad line anywhere leaves
+ * nothing behind. Jobs come from a JSONL file read line by line, or from a
+ * template expanded N times; both feed the same insertion loop, which does
+ * no per-job allocation in template mode (a million jobs in seconds). */
+#include "cli/cli.h"
+#include "cli/jobdesc.h"
+#include "core/fsutil.h"
+#include "core/hashmap.h"
+#include "core/strbuf.h"
+#include <errno.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TEMPLATE_MAX_BYTES (1 << 20)
+#define JOB_COUNT_MAX 100000000
+
+/* Where jobs come from: a JSONL file, or a template expanded count times. */
+struct job_source {
+    const char *path;
+    FILE *jsonl;             /* JSONL mode */
+    char *line;              /* getline buffer, reused */
+    size_t cap;
+    long line_no;            /* line of the current job (JSONL mode), else 0 */
+    json_t *tmpl;            /* template mode: the parsed template, owner of desc's strings */
+    struct job_desc desc;
+    long count;              /* template mode: jobs to make */
+    long n;                  /* jobs made so far; the next job's number */
+    struct job_env env;
+};
+
+static void source_where(const struct job_source *src, char *out, size_t len)
+{
+    if (src->line_no) snprintf(out, len, "%s line %ld", src->path, src->line_no);
+    else snprintf(out, len, "%s (job %ld)", src->path, src->n);
+}
+
+/* A failure about the current job, prefixed with where it comes from. */
+static int source_err(const struct job_source *src, const char *msg, char *err, size_t errlen)
+{
+    char where[PROJECT_PATH_MAX + 64];
+    source_where(src, where, sizeof where);
+    return cli_errf(err, errlen, CLI_FAIL, "%s: %s", where, msg);
+}
+
+static int blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+    return !*s;
+}
+
+/* The next JSONL job into j: 1 made, 0 end of file, -1 error. */
+static int jsonl_next(struct job_source *src, struct job_spec *j, char *msg, size_t msglen)
+{
+    ssize_t len;
+    do {
+        errno = 0;
+        len = getline(&src->line, &src->cap, src->jsonl);
+        src->line_no++;
+    } while (len > 0 && blank(src->line));
+    if (len < 0) {
+        if (!errno) return 0;
+        snprintf(msg, msglen, "cannot read: %s", strerror(errno));
+        return -1;
+    }
+    json_error_t jerr;
+    json_t *obj = json_loadb(src->line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!obj) {
+        snprintf(msg, msglen, "malformed JSON: %s (column %d)", jerr.text, jerr.column);
+        return -1;
+    }
+    int rc = job_desc_read(obj, &src->desc, msg, msglen) ||
+             job_desc_resolve(&src->desc, &src->env, src->n, j, msg, msglen);
+    json_decref(obj);
+    return rc ? -1 : 1;
+}
+
+static int source_next(struct job_source *src, struct job_spec *j, char *msg, size_t msglen)
+{
+    if (src->jsonl) return jsonl_next(src, j, msg, msglen);
+    if (src->n == src->count) return 0;
+    return job_desc_resolve(&src->desc, &src->env, src->n, j, msg, msglen) ? -1 : 1;
+}
+
+/* Opens the job source before the store, so a missing file fails early;
+ * a template is parsed and checked once here. */
+static int source_open(struct job_source *src, const char *jobs, const char *tmpl, long count,
+                       char *err, size_t errlen)
+{
+    src->path = jobs ? jobs : tmpl;
+    if (jobs) {
+        src->jsonl = fopen(jobs, "r");
+        if (!src->jsonl) return cli_errf(err, errlen, CLI_FAIL, "cannot open %s: %s", jobs, strerror(errno));
+        return 0;
+    }
+    if (count < 1 || count > JOB_COUNT_MAX)
+        return cli_errf(err, errlen, CLI_FAIL, "--count must be from 1 to %d", JOB_COUNT_MAX);
+    src->count = count;
+    src->env.expand = 1;
+    size_t len;
+    char *text = read_file(tmpl, TEMPLATE_MAX_BYTES, &len);
+    if (!text) return cli_errf(err, errlen, CLI_FAIL, "cannot read %s: %s", tmpl, strerror(errno));
+    json_error_t jerr;
+    src->tmpl = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (!src->tmpl)
+        return cli_errf(err, errlen, CLI_FAIL, "%s line %d: malformed JSON: %s", tmpl, jerr.line, jerr.text);
+    char msg[CLI_ERR_MAX];
+    if (job_desc_read(src->tmpl, &src->desc, msg, sizeof msg))
+        return cli_errf(err, errlen, CLI_FAIL, "%s: %s", tmpl, msg);
+    return 0;
+}
+
+static void source_close(struct job_source *src)
+{
+    if (src->jsonl) fclose(src->jsonl);
+    free(src->line);
+    json_decref(src->tmpl);
+}
+
+/* ---- batch create ---- */
+
+struct batch_create {
+    const char *app, *user, *name;
+    struct batch b;
+    struct job_source src;
+    struct smap files;
+    char default_name[sizeof ((struct batch *)0)->name];
+};
+
+static int put_file(void *ctx, const struct file_rec *f)
+{
+    smap_put(ctx, f->name, (void *)(intptr_t)f->id);
+    return 0;
+}
+
+/* The batch's app and user, by name. */
+static int find_owner(struct cli_project *cp, struct batch_create *bc, char *err, size_t errlen)
+{
+    struct app app;
+    int rc = store_app_by_name(cp->s, bc->app, &app);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown app '%s': register it with locus app add", bc->app);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    bc->b.app_id = app.id;
+    if (!bc->user) return 0;
+    struct user u;
+    rc = store_user_by_name(cp->s, bc->user, &u);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s': create it with locus user create", bc->user);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    bc->b.user_id = u.id;
+    return 0;
+}
+
+/* A job insert failed: a name clash is the likely reason, so say with what. */
+static int insert_failed(struct cli_project *cp, const struct batch_create *bc, const struct job_spec *j,
+                         char *err, size_t errlen)
+{
+    char msg[CLI_ERR_MAX];
+    struct job_spec other;
+    struct batch ob;
+    if (store_job_by_name(cp->s, j->name, &other) != 0)
+        snprintf(msg, sizeof msg, "%s", store_error(cp->s));
+    else if (other.batch_id == bc->b.id)
+        snprintf(msg, sizeof msg, "job name %s appears twice in this batch", j->name);
+    else if (store_batch_get(cp->s, other.batch_id, &ob) == 0)
+        snprintf(msg, sizeof msg, "job name %s already exists in batch %s", j->name, ob.name);
+    else
+        snprintf(msg, sizeof msg, "job name %s already exists", j->name);
+    return source_err(&bc->src, msg, err, errlen);
+}
+
+static int insert_jobs(struct cli_project *cp, struct batch_create *bc, char *err, size_t errlen)
+{
+    struct job_spec *j = xcalloc(1, sizeof *j);
+    char msg[CLI_ERR_MAX];
+    int rc, got;
+    j->batch_id = bc->b.id;
+    j->app_id = bc->b.app_id;
+    while ((got = source_next(&bc->src, j, msg, sizeof msg)) == 1) {
+        if (store_job_insert(cp->s, j, &bc->b.red)) break;
+        bc->src.n++;
+    }
+    if (got < 0) rc = source_err(&bc->src, msg, err, errlen);
+    else if (got > 0) rc = insert_failed(cp, bc, j, err, errlen);
+    else if (bc->src.n == 0) rc = cli_errf(err, errlen, CLI_FAIL, "%s has no jobs", bc->src.path);
+    else rc = 0;
+    free(j);
+    return rc;
+}
+
+static int create_batch(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen)
+{
+    struct batch_create *bc = ctx;
+    if (find_owner(cp, bc, err, errlen)) return CLI_FAIL;
+    struct batch same;
+    if (store_batch_by_name(cp->s, bc->b.name, &same) == 0)
+        return cli_errf(err, errlen, CLI_FAIL, "a batch named %s exists: choose another --name", bc->b.name);
+    if (store_each_file(cp->s, 0, put_file, &bc->files) || store_batch_insert(cp->s, &bc->b))
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    return insert_jobs(cp, bc, err, errlen);
+}
+
+/* Which of --jobs and --count/--input-template, exactly. */
+static int check_mode(const struct cli_opt *opts, char *err, size_t errlen)
+{
+    int jobs = cli_seen(opts, "jobs"), count = cli_seen(opts, "count"), tmpl = cli_seen(opts, "input-template");
+    if (jobs && (count || tmpl))
+        return cli_errf(err, errlen, CLI_USAGE, "give either --jobs or --count with --input-template, not both");
+    if (!jobs && !(count && tmpl))
+        return cli_errf(err, errlen, CLI_USAGE, "give --jobs FILE.jsonl, or --count N with --input-template FILE.json");
+    return 0;
+}
+
+/* Outputs as given, the default "out", or none with --no-output (jobs whose
+ * result is only their success, such as heartbeats and benchmarks). */
+static int check_outputs(struct batch *b, const struct cli_list *outs, int none, char *err, size_t errlen)
+{
+    if (none) {
+        b->noutputs = 0;
+        return outs->n ? cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both") : 0;
+    }
+    if (outs->n > MAX_OUTPUTS) return cli_errf(err, errlen, CLI_FAIL, "at most %d --output", MAX_OUTPUTS);
+    b->noutputs = outs->n ? outs->n : 1;
+    for (int i = 0; i < outs->n; i++) {
+        if (output_spec_parse(outs->v[i], &b->outputs[i], err, errlen)) return CLI_FAIL;
+        for (int k = 0; k < i; k++)
+            if (!strcmp(b->outputs[k].open_name, b->outputs[i].open_name))
+                return cli_errf(err, errlen, CLI_FAIL, "two outputs named %s", b->outputs[i].open_name);
+    }
+    return outs->n ? 0 : output_spec_parse("out:67108864", &b->outputs[0], err, errlen);
+}
+
+/* Everything about the batch that needs no store. */
+static int check_batch(struct batch_create *bc, double flops, const struct cli_list *outs, int no_output,
+                       char *err, size_t errlen)
+{
+    struct batch *b = &bc->b;
+    if (redundancy_complete(&b->red, err, errlen)) return CLI_FAIL;
+    if (b->delay_bound <= 0) return cli_errf(err, errlen, CLI_FAIL, "--delay-bound must be positive (seconds)");
+    if (flops <= 0) return cli_errf(err, errlen, CLI_FAIL, "--flops must be positive");
+    if (!name_is_safe(bc->app)) return cli_errf(err, errlen, CLI_FAIL, "unknown app '%s'", bc->app);
+    if (!bc->name) {
+        time_t now = time(NULL);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+        snprintf(bc->default_name, sizeof bc->default_name, "%.100s-%.15s", bc->app, stamp);
+        bc->name = bc->default_name;
+    }
+    if (!name_is_safe(bc->name) || strlen(bc->name) >= sizeof b->name)
+        return cli_errf(err, errlen, CLI_FAIL, "batch name '%s' is not a safe name of at most %zu characters "
+                        "(A-Z a-z 0-9 . _ + -)", bc->name, sizeof b->name - 1);
+    snprintf(b->name, sizeof b->name, "%s", bc->name);
+    b->create_time = (int64_t)time(NULL);
+    b->state = BATCH_ACTIVE;
+    bc->src.env.batch = b->name;
+    bc->src.env.flops = flops;
+    return check_outputs(b, outs, no_output, err, errlen);
+}
+
+int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
+{
+    struct batch_create *bc = xcalloc(1, sizeof *bc);
+    struct batch *b = &bc->b;
+    const char *jobs = NULL, *tmpl = NULL, *pos[1];
+    int count = 0, no_output = 0;
+    double flops = JOB_DEFAULT_FLOPS;
+    struct cli_list outs = {.n = 0};
+    b->red = (struct redundancy){RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
+    b->delay_bound = 7 * 86400;
+    struct cli_opt opts[] = {
+        {"app", OPT_STR, &bc->app, 1, 0},
+        {"jobs", OPT_STR, &jobs, 0, 0},
+        {"count", OPT_INT, &count, 0, 0},
+        {"input-template", OPT_STR, &tmpl, 0, 0},
+        {"name", OPT_STR, &bc->name, 0, 0},
+        {"quorum", OPT_INT, &b->red.min_quorum, 0, 0},
+        {"target-nresults", OPT_INT, &b->red.target_nresults, 0, 0},
+        {"max-error-instances", OPT_INT, &b->red.max_error_instances, 0, 0},
+        {"max-total-instances", OPT_INT, &b->red.max_total_instances, 0, 0},
+        {"max-success-instances", OPT_INT, &b->red.max_success_instances, 0, 0},
+        {"delay-bound", OPT_DOUBLE, &b->delay_bound, 0, 0},
+        {"priority", OPT_INT, &b->priority, 0, 0},
+        {"output", OPT_LIST, &outs, 0, 0},
+        {"no-output", OPT_FLAG, &no_output, 0, 0},
+        {"flops", OPT_DOUBLE, &flops, 0, 0},
+        {"one-result-per-user", OPT_FLAG, &b->one_result_per_user, 0, 0},
+        {"user", OPT_STR, &bc->user, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    struct cli_project cp = {.s = NULL};
+    smap_init(&bc->files);
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (!rc) rc = check_mode(opts, err, errlen);
+    if (!rc) rc = check_batch(bc, flops, &outs, no_output, err, errlen);
+    if (!rc) rc = source_open(&bc->src, jobs, tmpl, count, err, errlen);
+    if (!rc) rc = cli_open(&cp, pos[0], 0, err, errlen);
+    bc->src.env.files = &bc->files;
+    if (!rc) rc = cli_transaction(&cp, create_batch, bc, err, errlen);
+    if (!rc) printf("created batch %s (id %lld): %ld jobs\n", b->name, (long long)b->id, bc->src.n);
+    cli_close(&cp);
+    source_close(&bc->src);
+    smap_free(&bc->files);
+    free(bc);
+    return rc;
+}
+
+/* ---- batch cancel ---- */
+
+struct batch_cancel {
+    const char *key;
+    struct batch b;
+};
+
+static int cancel(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen)
+{
+    struct batch_cancel *bc = ctx;
+    int rc = cli_find_batch(cp->s, bc->key, &bc->b);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", bc->key);
+    if (rc == 0 && bc->b.state == BATCH_ACTIVE) rc = store_batch_set_state(cp->s, bc->b.id, BATCH_CANCELLING, 0);
+    return rc ? cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s)) : 0;
+}
+
+int cmd_batch_cancel(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    struct batch_cancel bc = {.key = pos[1]};
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc) rc = cli_transaction(&cp, cancel, &bc, err, errlen);
+    cli_close(&cp);
+    if (rc) return rc;
+    if (bc.b.state == BATCH_ACTIVE)
+        printf("batch %s: cancelling; the server (locusd) cancels its jobs and instances\n", bc.b.name);
+    else
+        printf("batch %s is already %s: nothing to do\n", bc.b.name, batch_state_name(bc.b.state));
+    return 0;
+}
+
+/* ---- batch list ---- */
+
+struct list_ctx {
+    struct store *s;
+    int64_t last_id;
+    int rc;
+};
+
+static int list_row(void *ctx, const struct batch *b)
+{
+    struct list_ctx *l = ctx;
+    if (b->id <= l->last_id) return 0;   /* cancelling batches may come twice */
+    l->last_id = b->id;
+    struct app app = {.name = "?"};
+    struct batch_stats st;
+    if (store_app_get(l->s, b->app_id, &app) < 0 || store_batch_stats(l->s, b->id, &st)) {
+        l->rc = -1;
+        return 1;
+    }
+    char when[32];
+    time_t t = (time_t)b->create_time;
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&t));
+    printf("%-6lld %-32s %-16s %-10s %10lld  %s\n", (long long)b->id, b->name, app.name,
+           batch_state_name(b->state), (long long)st.njobs, when);
+    return 0;
+}
+
+int cmd_batch_list(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[1];
+    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (!rc) {
+        struct list_ctx l = {cp.s, 0, 0};
+        printf("%-6s %-32s %-16s %-10s %10s  %s\n", "ID", "NAME", "APP", "STATE", "JOBS", "CREATED");
+        if (store_each_batch(cp.s, 0, list_row, &l) || l.rc)
+            rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    }
+    cli_close(&cp);
+    return rc;
+}

@@ -1,0 +1,155 @@
+/* cmd_init.c - `locus init DIR --url URL [--name NAME]`: creates a project
+ * (folders, config.xml, the store, the code signing key). The project is
+ * built in a hidden sibling folder and renamed into place at the end, so a
+ * failure at any step leaves nothing behind. */
+#include "cli/cli.h"
+#include "core/fsutil.h"
+#include "core/sign.h"
+#include <errno.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* url_split says only yes or no; this says what is wrong and how to fix it. */
+static int check_url(const char *url, char *err, size_t errlen)
+{
+    char host[256], path[512];
+    int port;
+    if (!url_split(url, host, sizeof host, &port, path, sizeof path)) return 0;
+    const char *h = strstr(url, "://");
+    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+        return cli_errf(err, errlen, CLI_FAIL, "master URL '%s' must start with http:// or https://", url);
+    h += 3;
+    size_t hl = strcspn(h, ":/");
+    if (!memchr(h, '.', hl))
+        return cli_errf(err, errlen, CLI_FAIL, "master URL host must contain a dot: BOINC clients reject "
+                        "http://localhost/; use http://127.0.0.1:PORT/NAME/");
+    if (url[strlen(url) - 1] != '/')
+        return cli_errf(err, errlen, CLI_FAIL, "master URL '%s' must end with '/': use %s/", url, url);
+    return cli_errf(err, errlen, CLI_FAIL, "master URL '%s' must look like http://HOST.DOMAIN:PORT/NAME/", url);
+}
+
+static int is_empty_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+    closedir(d);
+    return empty;
+}
+
+/* DIR may be absent or an empty folder: anything else might be someone's data. */
+static int check_target(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(dir, &st)) {
+        if (errno == ENOENT) return 0;
+        return cli_errf(err, errlen, CLI_FAIL, "cannot use %s: %s", dir, strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) return cli_errf(err, errlen, CLI_FAIL, "%s exists and is not a folder", dir);
+    char cfg[PROJECT_PATH_MAX + 16];
+    snprintf(cfg, sizeof cfg, "%s/config.xml", dir);
+    if (file_size(cfg) >= 0)
+        return cli_errf(err, errlen, CLI_FAIL, "%s is already a project (it has a config.xml): refusing to touch it", dir);
+    if (!is_empty_dir(dir))
+        return cli_errf(err, errlen, CLI_FAIL, "%s is not empty: choose a new or empty folder", dir);
+    return 0;
+}
+
+static int make_folders(const struct project *p, char *err, size_t errlen)
+{
+    static const struct { const char *name; int mode; } folders[] = {
+        {"keys", 0700}, {"download", 0755}, {"upload", 0755}, {"results", 0755},
+    };
+    for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++) {
+        char path[PROJECT_PATH_MAX + 16];
+        project_path(p, path, sizeof path, folders[i].name);
+        if (mkdir(path, (mode_t)folders[i].mode))
+            return cli_errf(err, errlen, CLI_FAIL, "cannot create %s: %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+/* Everything of a project, inside p->dir (the temporary folder). */
+static int build_project(struct project *p, const char *name, const char *url, char *err, size_t errlen)
+{
+    if (make_folders(p, err, errlen)) return CLI_FAIL;
+    project_config_defaults(&p->cfg);
+    snprintf(p->cfg.name, sizeof p->cfg.name, "%s", name);
+    snprintf(p->cfg.master_url, sizeof p->cfg.master_url, "%s", url);
+    char msg[CLI_ERR_MAX];
+    if (project_save_config(p, msg, sizeof msg)) return cli_errf(err, errlen, CLI_FAIL, "%s", msg);
+
+    char db[PROJECT_PATH_MAX + 16], key[PROJECT_PATH_MAX + 32], pub[PROJECT_PATH_MAX + 32];
+    project_path(p, db, sizeof db, "locus.db");
+    project_path(p, key, sizeof key, "keys/code_sign_private.pem");
+    project_path(p, pub, sizeof pub, "keys/code_sign_public");
+    struct store *s = store_open(db, STORE_CREATE, msg, sizeof msg);
+    if (!s) return cli_errf(err, errlen, CLI_FAIL, "%s", msg);
+    store_close(s);
+    if (sign_generate_key(key, pub, msg, sizeof msg)) return cli_errf(err, errlen, CLI_FAIL, "%s", msg);
+    return 0;
+}
+
+static void print_created(const char *dir, const char *name, const char *url)
+{
+    printf("created project %s in %s\n"
+           "  config.xml                  settings; master URL %s\n"
+           "  locus.db                    the store\n"
+           "  keys/code_sign_private.pem  code signing key: back it up; it may live off the server once apps are signed\n"
+           "  keys/code_sign_public       the public key sent to clients\n"
+           "  download/ upload/ results/  files for and from hosts\n"
+           "next steps:\n"
+           "  locus app add %s APP --platform x86_64-pc-linux-gnu --exe PROGRAM --version 1\n"
+           "  locus file add %s INPUT_FILE\n"
+           "  locus user create %s NAME\n"
+           "  locus batch create %s --app APP --jobs JOBS.jsonl\n"
+           "  locusd %s\n",
+           name, dir, url, dir, dir, dir, dir, dir);
+}
+
+int cmd_init(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *url = NULL, *name = NULL, *pos[1];
+    struct cli_opt opts[] = {
+        {"url", OPT_STR, &url, 1, 0},
+        {"name", OPT_STR, &name, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (rc) return rc;
+    char dir[PROJECT_PATH_MAX], base[256];
+    snprintf(dir, sizeof dir, "%s", pos[0]);
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = 0;
+    cli_basename(dir, base, sizeof base);
+    if (!name) name = base;
+    if (!name[0] || strlen(name) >= sizeof ((struct project_config *)0)->name)
+        return cli_errf(err, errlen, CLI_FAIL, "project name must be 1 to 127 characters (--name)");
+    if (strlen(url) >= sizeof ((struct project_config *)0)->master_url)
+        return cli_errf(err, errlen, CLI_FAIL, "master URL is longer than 511 characters");
+    if (check_url(url, err, errlen) || check_target(dir, err, errlen)) return CLI_FAIL;
+
+    struct project p;
+    memset(&p, 0, sizeof p);
+    size_t parent_len = strlen(dir) - strlen(base);
+    if (snprintf(p.dir, sizeof p.dir, "%.*s.%s.init-XXXXXX", (int)parent_len, dir, base) >= (int)sizeof p.dir - 64)
+        return cli_errf(err, errlen, CLI_FAIL, "the path %s is too long", dir);
+    if (!mkdtemp(p.dir))
+        return cli_errf(err, errlen, CLI_FAIL, "cannot create a folder next to %s: %s (does its parent exist?)",
+                        dir, strerror(errno));
+    rc = chmod(p.dir, 0755) ? cli_errf(err, errlen, CLI_FAIL, "chmod %s: %s", p.dir, strerror(errno))
+                            : build_project(&p, name, url, err, errlen);
+    if (!rc && rename(p.dir, dir))
+        rc = cli_errf(err, errlen, CLI_FAIL, "cannot move %s to %s: %s", p.dir, dir, strerror(errno));
+    if (rc) {
+        cli_remove_tree(p.dir);
+        return rc;
+    }
+    print_created(dir, name, url);
+    return 0;
+}

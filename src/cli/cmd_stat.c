@@ -1,0 +1,142 @@
+/* cmd_stat.c - `locus stat DIR [BATCH] [--json]`: progress of batches,
+ * their throughput and the time left. Reads the store read-only, so it
+ * never blocks the running server. */
+#include "cli/cli.h"
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct stat_row {
+    const struct batch *b;
+    struct batch_stats st;
+    char app[128];
+    double jobs_per_h;      /* 0 while no job is done */
+    double eta_s;           /* -1 unknown, 0 nothing left */
+};
+
+/* Throughput: done jobs over the batch's life so far (up to its end if it
+ * ended); the jobs left at that pace give the ETA. */
+static void pace(struct stat_row *r, int64_t now)
+{
+    int64_t end = r->b->done_time ? r->b->done_time : now;
+    double span = (double)(end - r->b->create_time);
+    r->jobs_per_h = r->st.ndone > 0 && span > 0 ? (double)r->st.ndone * 3600.0 / span : 0;
+    int64_t left = r->st.nactive + r->st.nvalidated;
+    r->eta_s = left == 0 ? 0 : r->jobs_per_h > 0 ? (double)left * 3600.0 / r->jobs_per_h : -1;
+}
+
+static void format_eta(double s, char *out, size_t len)
+{
+    long t = (long)(s + 0.5);
+    if (s <= 0) snprintf(out, len, "-");
+    else if (t >= 86400) snprintf(out, len, "%ldd%02ldh", t / 86400, t % 86400 / 3600);
+    else if (t >= 3600) snprintf(out, len, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+    else if (t >= 60) snprintf(out, len, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(out, len, "%lds", t);
+}
+
+static void print_header(void)
+{
+    printf("%-6s %-28s %-12s %-10s %9s %9s %9s %9s %9s %9s %8s %8s %8s %10s %9s\n", "ID", "NAME", "APP", "STATE",
+           "JOBS", "DONE", "VALID", "ACTIVE", "FAILED", "CANCEL", "INST_RUN", "INST_OK", "INST_ERR", "JOBS/H", "ETA");
+}
+
+static void print_row(const struct stat_row *r)
+{
+    char eta[32];
+    format_eta(r->eta_s, eta, sizeof eta);
+    const struct batch_stats *s = &r->st;
+    printf("%-6lld %-28s %-12s %-10s %9lld %9lld %9lld %9lld %9lld %9lld %8lld %8lld %8lld %10.1f %9s\n",
+           (long long)r->b->id, r->b->name, r->app, batch_state_name(r->b->state), (long long)s->njobs,
+           (long long)s->ndone, (long long)s->nvalidated, (long long)s->nactive, (long long)s->nfailed,
+           (long long)s->ncancelled, (long long)s->ninstances_in_progress, (long long)s->ninstances_success,
+           (long long)s->ninstances_error, r->jobs_per_h, eta);
+}
+
+static json_t *row_json(const struct stat_row *r)
+{
+    const struct batch_stats *s = &r->st;
+    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
+                     "id", (json_int_t)r->b->id, "name", r->b->name, "app", r->app,
+                     "state", batch_state_name(r->b->state), "create_time", (json_int_t)r->b->create_time,
+                     "jobs", (json_int_t)s->njobs, "done", (json_int_t)s->ndone,
+                     "validated", (json_int_t)s->nvalidated, "in_progress", (json_int_t)s->nactive,
+                     "failed", (json_int_t)s->nfailed, "cancelled", (json_int_t)s->ncancelled,
+                     "instances_in_progress", (json_int_t)s->ninstances_in_progress,
+                     "instances_success", (json_int_t)s->ninstances_success,
+                     "instances_error", (json_int_t)s->ninstances_error, "throughput_jobs_per_h", r->jobs_per_h,
+                     "eta_s", r->eta_s < 0 ? json_null() : json_real(r->eta_s));
+}
+
+struct stat_ctx {
+    struct store *s;
+    json_t *json;          /* the "batches" array with --json, else NULL */
+    int64_t last_id, now;
+    int rc;
+};
+
+static int stat_batch(void *ctx, const struct batch *b)
+{
+    struct stat_ctx *c = ctx;
+    if (b->id <= c->last_id) return 0;   /* cancelling batches may come twice */
+    c->last_id = b->id;
+    struct stat_row r = {.b = b};
+    struct app app = {.name = "?"};
+    if (store_app_get(c->s, b->app_id, &app) < 0 || store_batch_stats(c->s, b->id, &r.st)) {
+        c->rc = -1;
+        return 1;
+    }
+    snprintf(r.app, sizeof r.app, "%s", app.name);
+    pace(&r, c->now);
+    if (c->json) json_array_append_new(c->json, row_json(&r));
+    else print_row(&r);
+    return 0;
+}
+
+static int show(struct stat_ctx *c, const char *key, char *err, size_t errlen)
+{
+    if (!key) {
+        if (!c->json) print_header();
+        if (store_each_batch(c->s, 0, stat_batch, c) || c->rc)
+            return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(c->s));
+        return 0;
+    }
+    struct batch b;
+    int rc = cli_find_batch(c->s, key, &b);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", key);
+    if (rc == 0) {
+        if (!c->json) print_header();
+        stat_batch(c, &b);
+    }
+    if (rc || c->rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(c->s));
+    return 0;
+}
+
+int cmd_stat(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    int as_json = 0;
+    struct cli_opt opts[] = {
+        {"json", OPT_FLAG, &as_json, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 1, 2, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (!rc) {
+        struct stat_ctx c = {cp.s, as_json ? json_array() : NULL, 0, (int64_t)time(NULL), 0};
+        rc = show(&c, pos[1], err, errlen);
+        if (!rc && c.json) {
+            json_t *root = json_pack("{s:o}", "batches", c.json);
+            json_dumpf(root, stdout, JSON_COMPACT);
+            putchar('\n');
+            json_decref(root);
+        } else {
+            json_decref(c.json);
+        }
+    }
+    cli_close(&cp);
+    return rc;
+}

@@ -1,0 +1,254 @@
+/* jobdesc.c - job descriptions, template placeholders, redundancy
+ * defaults and output declarations of `locus batch create` (see jobdesc.h).
+ * job_desc_resolve runs once per job: it avoids allocations and printf. */
+#include "cli/jobdesc.h"
+#include "cli/cli.h"
+#include "core/fsutil.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KNOWN_KEYS "name, cmdline, inputs, flops, flops_bound, mem_bound, disk_bound"
+
+/* ---- reading ---- */
+
+static const struct { const char *key; size_t off; } number_keys[] = {
+    {"flops", offsetof(struct job_desc, flops)},
+    {"flops_bound", offsetof(struct job_desc, flops_bound)},
+    {"mem_bound", offsetof(struct job_desc, mem_bound)},
+    {"disk_bound", offsetof(struct job_desc, disk_bound)},
+};
+
+static int read_string(const char *key, json_t *v, const char **out, char *err, size_t errlen)
+{
+    if (!json_is_string(v)) return cli_errf(err, errlen, -1, "\"%s\" must be a string", key);
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* The object form of an input: {"file": "FILE", "open_name": "NAME"}. */
+static int read_input_object(json_t *v, struct job_desc_input *in, char *err, size_t errlen)
+{
+    const char *key;
+    json_t *x;
+    json_object_foreach(v, key, x) {
+        const char **dest = !strcmp(key, "file") ? &in->spec : !strcmp(key, "open_name") ? &in->open_name : NULL;
+        if (!dest)
+            return cli_errf(err, errlen, -1, "unknown key '%s' in an input (expected file, open_name)", key);
+        if (read_string(key, x, dest, err, errlen)) return -1;
+    }
+    return in->spec ? 0 : cli_errf(err, errlen, -1, "an input object needs \"file\"");
+}
+
+static int read_inputs(json_t *v, struct job_desc *d, char *err, size_t errlen)
+{
+    if (!json_is_array(v)) return cli_errf(err, errlen, -1, "\"inputs\" must be an array");
+    if (json_array_size(v) > MAX_INPUTS)
+        return cli_errf(err, errlen, -1, "%zu inputs: at most %d per job", json_array_size(v), MAX_INPUTS);
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) {
+        struct job_desc_input *in = &d->inputs[d->ninputs++];
+        in->spec = in->open_name = NULL;
+        if (json_is_string(x)) in->spec = json_string_value(x);
+        else if (!json_is_object(x))
+            return cli_errf(err, errlen, -1, "input %zu must be \"FILE\", \"FILE=OPEN_NAME\" or "
+                            "{\"file\": ..., \"open_name\": ...}", i + 1);
+        else if (read_input_object(x, in, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+static int read_number(const char *key, json_t *v, double *out, char *err, size_t errlen)
+{
+    double x = json_number_value(v);
+    if (!json_is_number(v) || !(x > 0) || !isfinite(x))
+        return cli_errf(err, errlen, -1, "\"%s\" must be a positive number", key);
+    *out = x;
+    return 0;
+}
+
+static int read_key(const char *key, json_t *v, struct job_desc *d, char *err, size_t errlen)
+{
+    if (!strcmp(key, "name")) return read_string(key, v, &d->name, err, errlen);
+    if (!strcmp(key, "cmdline")) return read_string(key, v, &d->cmdline, err, errlen);
+    if (!strcmp(key, "inputs")) return read_inputs(v, d, err, errlen);
+    for (size_t k = 0; k < sizeof number_keys / sizeof number_keys[0]; k++)
+        if (!strcmp(key, number_keys[k].key))
+            return read_number(key, v, (double *)((char *)d + number_keys[k].off), err, errlen);
+    return cli_errf(err, errlen, -1, "unknown key '%s' (expected " KNOWN_KEYS ")", key);
+}
+
+int job_desc_read(json_t *obj, struct job_desc *d, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    if (!json_is_object(obj)) return cli_errf(err, errlen, -1, "a job description must be a JSON object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v)
+        if (read_key(key, v, d, err, errlen)) return -1;
+    return 0;
+}
+
+/* ---- placeholders ---- */
+
+/* n in decimal at out (room for 21 bytes); the number of digits. */
+static size_t put_long(char *out, long n)
+{
+    char tmp[24];
+    size_t k = 0;
+    unsigned long u = n < 0 ? 0UL - (unsigned long)n : (unsigned long)n;
+    do tmp[k++] = (char)('0' + u % 10); while (u /= 10);
+    if (n < 0) tmp[k++] = '-';
+    for (size_t i = 0; i < k; i++) out[i] = tmp[k - 1 - i];
+    return k;
+}
+
+int template_expand(const char *in, long n, const char *batch, char *out, size_t outlen)
+{
+    size_t blen = strlen(batch), k = 0;
+    for (const char *p = in; *p;) {
+        const char *brace = strchr(p, '{');
+        size_t lit = brace ? (size_t)(brace - p) : strlen(p);
+        if (k + lit >= outlen) return -1;
+        memcpy(out + k, p, lit);
+        k += lit;
+        p += lit;
+        if (!brace) break;
+        if (!strncmp(p, "{n}", 3)) {
+            if (k + 21 >= outlen) return -1;
+            k += put_long(out + k, n);
+            p += 3;
+        } else if (!strncmp(p, "{batch}", 7)) {
+            if (k + blen >= outlen) return -1;
+            memcpy(out + k, batch, blen);
+            k += blen;
+            p += 7;
+        } else {
+            if (k + 1 >= outlen) return -1;
+            out[k++] = *p++;
+        }
+    }
+    out[k] = 0;
+    return (int)k;
+}
+
+/* in into out; its length, or -1 if it does not fit. */
+static int copy_str(const char *in, char *out, size_t outlen)
+{
+    size_t len = strlen(in);
+    if (len >= outlen) return -1;
+    memcpy(out, in, len + 1);
+    return (int)len;
+}
+
+/* A string of the description into out: expanded in template mode. */
+static int put(const char *in, const struct job_env *env, long n, char *out, size_t outlen)
+{
+    return env->expand ? template_expand(in, n, env->batch, out, outlen) : copy_str(in, out, outlen);
+}
+
+/* ---- resolving ---- */
+
+static int resolve_input(const struct job_desc_input *d, const struct job_env *env, long n,
+                         struct job_input *in, char *err, size_t errlen)
+{
+    char file[LOCUS_NAME_MAX + sizeof in->open_name + 2];
+    if (put(d->spec, env, n, file, sizeof file) < 0)
+        return cli_errf(err, errlen, -1, "input '%.60s...' is too long", d->spec);
+    char *eq = d->open_name ? NULL : strchr(file, '=');
+    if (eq) *eq = 0;
+    int len = d->open_name ? put(d->open_name, env, n, in->open_name, sizeof in->open_name)
+                           : copy_str(eq ? eq + 1 : file, in->open_name, sizeof in->open_name);
+    if (len < 0 || !name_is_safe(in->open_name))
+        return cli_errf(err, errlen, -1, "open name of input '%s' is not a safe name of at most %zu characters "
+                        "(A-Z a-z 0-9 . _ + -)", file, sizeof in->open_name - 1);
+    void *id = smap_get(env->files, file);
+    if (!id)
+        return cli_errf(err, errlen, -1, "input file '%s' is not registered (add it with: locus file add)", file);
+    in->file_id = (int64_t)(intptr_t)id;
+    return 0;
+}
+
+static int resolve_inputs(const struct job_desc *d, const struct job_env *env, long n, struct job_spec *j,
+                          char *err, size_t errlen)
+{
+    j->ninputs = d->ninputs;
+    for (int i = 0; i < d->ninputs; i++) {
+        if (resolve_input(&d->inputs[i], env, n, &j->inputs[i], err, errlen)) return -1;
+        for (int k = 0; k < i; k++)
+            if (!strcmp(j->inputs[k].open_name, j->inputs[i].open_name))
+                return cli_errf(err, errlen, -1, "two inputs open as '%s'", j->inputs[i].open_name);
+    }
+    return 0;
+}
+
+static int resolve_name(const struct job_desc *d, const struct job_env *env, long n, struct job_spec *j,
+                        char *err, size_t errlen)
+{
+    int len = d->name ? put(d->name, env, n, j->name, sizeof j->name)
+                      : template_expand("{batch}_{n}", n, env->batch, j->name, sizeof j->name);
+    if (len < 0 || len > JOB_NAME_MAX)
+        return cli_errf(err, errlen, -1, "job name '%.40s...' is longer than %d characters",
+                        d->name ? d->name : env->batch, JOB_NAME_MAX);
+    if (!name_is_safe(j->name))
+        return cli_errf(err, errlen, -1, "job name '%s' is not a safe name: use A-Z a-z 0-9 . _ + -, "
+                        "not starting with '.'", j->name);
+    return 0;
+}
+
+int job_desc_resolve(const struct job_desc *d, const struct job_env *env, long n, struct job_spec *j,
+                     char *err, size_t errlen)
+{
+    if (resolve_name(d, env, n, j, err, errlen)) return -1;
+    if (put(d->cmdline ? d->cmdline : "", env, n, j->cmdline, sizeof j->cmdline) < 0)
+        return cli_errf(err, errlen, -1, "cmdline of job %s is longer than %d bytes", j->name, JOB_CMDLINE_MAX);
+    if (resolve_inputs(d, env, n, j, err, errlen)) return -1;
+    j->flops_est = d->flops > 0 ? d->flops : env->flops;
+    j->flops_bound = d->flops_bound > 0 ? d->flops_bound : JOB_FLOPS_BOUND_FACTOR * j->flops_est;
+    j->mem_bound = d->mem_bound > 0 ? d->mem_bound : JOB_DEFAULT_MEM_BOUND;
+    j->disk_bound = d->disk_bound > 0 ? d->disk_bound : JOB_DEFAULT_DISK_BOUND;
+    return 0;
+}
+
+/* ---- batch options ---- */
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+int redundancy_complete(struct redundancy *r, char *err, size_t errlen)
+{
+    if (r->min_quorum == RED_UNSET) r->min_quorum = 1;
+    if (r->min_quorum < 1) return cli_errf(err, errlen, -1, "--quorum must be at least 1");
+    if (r->target_nresults == RED_UNSET) r->target_nresults = r->min_quorum;
+    if (r->max_error_instances == RED_UNSET) r->max_error_instances = 3;
+    if (r->max_total_instances == RED_UNSET) r->max_total_instances = imax(10, 2 * r->target_nresults);
+    if (r->max_success_instances == RED_UNSET) r->max_success_instances = imax(6, r->target_nresults + 2);
+    const char *why = r->target_nresults < r->min_quorum ? "--target-nresults must be at least --quorum"
+        : r->max_error_instances < 0 ? "--max-error-instances must be at least 0"
+        : r->max_total_instances < r->target_nresults ? "--max-total-instances must be at least --target-nresults"
+        : r->max_success_instances < r->min_quorum ? "--max-success-instances must be at least --quorum"
+        : NULL;
+    if (!why) return 0;
+    return cli_errf(err, errlen, -1, "%s (quorum %d, target %d, max errors %d, max total %d, max success %d)", why,
+                    r->min_quorum, r->target_nresults, r->max_error_instances, r->max_total_instances,
+                    r->max_success_instances);
+}
+
+int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t errlen)
+{
+    const char *colon = strrchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : 0;
+    char *end = NULL;
+    long long max = colon ? strtoll(colon + 1, &end, 10) : 0;
+    if (!colon || end == colon + 1 || *end || max <= 0)
+        return cli_errf(err, errlen, -1, "output '%s' must be OPEN_NAME:MAX_BYTES with a positive size", text);
+    if (len >= sizeof o->open_name) len = sizeof o->open_name;   /* too long: fails the check below */
+    snprintf(o->open_name, sizeof o->open_name, "%.*s", (int)len, text);
+    if (len >= sizeof o->open_name || !name_is_safe(o->open_name))
+        return cli_errf(err, errlen, -1, "output open name in '%s' is not a safe name of at most %zu characters",
+                        text, sizeof o->open_name - 1);
+    o->max_nbytes = max;
+    return 0;
+}

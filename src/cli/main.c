@@ -1,0 +1,78 @@
+/* main.c - `locus`, the project's command-line tool: finds the command in
+ * the table, runs it, and turns its result into one line on stderr and the
+ * exit status (0 success, 1 failure, 2 usage). */
+#include "cli/cli.h"
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+    const char *group, *sub;     /* "batch", "create"; sub is NULL for one-word commands */
+    cli_command *run;
+    const char *args;
+};
+
+static const struct command commands[] = {
+    {"init", NULL, cmd_init, "DIR --url URL [--name NAME]"},
+    {"app", "add", cmd_app_add,
+     "DIR NAME --platform P --exe PATH --version N [--api-version 7.20.0] [--avg-ncpus 1] "
+     "[--friendly-name TEXT] [--file PATH[=OPEN_NAME]]..."},
+    {"file", "add", cmd_file_add, "DIR PATH [--name NAME] [--sticky] [--report-on-rpc]"},
+    {"user", "create", cmd_user_create, "DIR NAME"},
+    {"batch", "create", cmd_batch_create,
+     "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json) [--name NAME] [--quorum Q] "
+     "[--target-nresults T] [--max-error-instances E] [--max-total-instances M] [--max-success-instances S] "
+     "[--delay-bound SECONDS] [--priority P] [--output OPEN_NAME:MAX_BYTES]... [--no-output] [--flops F] "
+     "[--one-result-per-user] [--user NAME]"},
+    {"batch", "cancel", cmd_batch_cancel, "DIR BATCH"},
+    {"batch", "list", cmd_batch_list, "DIR"},
+    {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
+    {"db", "check", cmd_db_check, "DIR [--md5]"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: locus COMMAND PROJECT_DIR ...\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  locus %s%s%s %s\n", commands[i].group, commands[i].sub ? " " : "",
+                commands[i].sub ? commands[i].sub : "", commands[i].args);
+}
+
+/* The command named by argv[1] (and argv[2]); NULL if none. */
+static const struct command *find(int argc, char **argv)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const struct command *c = &commands[i];
+        if (strcmp(argv[1], c->group)) continue;
+        if (!c->sub || (argc > 2 && !strcmp(argv[2], c->sub))) return c;
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    const struct command *c = find(argc, argv);
+    if (!c) {
+        fprintf(stderr, "locus: unknown command '%s%s%s': run 'locus help' for the list\n", argv[1],
+                argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+        return CLI_USAGE;
+    }
+    int skip = c->sub ? 3 : 2;
+    char err[CLI_ERR_MAX] = "";
+    int rc = c->run(argc - skip, argv + skip, err, sizeof err);
+    fflush(stdout);
+    if (rc == CLI_USAGE)
+        fprintf(stderr, "locus: %s%s%s: %s (usage: locus %s%s%s %s)\n", c->group, c->sub ? " " : "",
+                c->sub ? c->sub : "", err, c->group, c->sub ? " " : "", c->sub ? c->sub : "", c->args);
+    else if (rc)
+        fprintf(stderr, "locus: %s\n", err);
+    return rc;
+}

@@ -1,0 +1,682 @@
+/* test_cli.c - the `locus` command: job descriptions and template
+ * placeholders, redundancy defaults and checks, output declarations and
+ * option parsing as functions; then the real commands end to end in a
+ * temporary project (init, user, file, app with signatures checked the way
+ * the client checks them, batches from JSONL and from a template, cancel,
+ * stat, db check), including failures that must leave nothing behind. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "cli/cli.h"
+#include "cli/jobdesc.h"
+#include "core/fsutil.h"
+#include "core/sign.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- helpers ---- */
+
+static json_t *parse(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    assert_non_null(j);
+    return j;
+}
+
+/* Reads text into d (keeping obj alive in *keep): the return of job_desc_read. */
+static int read_desc(const char *text, struct job_desc *d, json_t **keep, char *err, size_t errlen)
+{
+    *keep = parse(text);
+    return job_desc_read(*keep, d, err, errlen);
+}
+
+struct files_fx {
+    struct smap files;
+    struct job_env env;
+};
+
+static void files_init(struct files_fx *f, int expand)
+{
+    smap_init(&f->files);
+    smap_put(&f->files, "input.dat", (void *)(intptr_t)7);
+    smap_put(&f->files, "part_3", (void *)(intptr_t)11);
+    f->env = (struct job_env){.batch = "b1", .files = &f->files, .flops = 2e12, .expand = expand};
+}
+
+/* ---- template placeholders ---- */
+
+static void test_template_expand(void **state)
+{
+    char out[64];
+    assert_int_equal(template_expand("--seed {n}", 42, "B", out, sizeof out), 9);
+    assert_string_equal(out, "--seed 42");
+    template_expand("{batch}_{n}_{n}", 0, "run7", out, sizeof out);
+    assert_string_equal(out, "run7_0_0");
+    template_expand("a {x} {n", 5, "B", out, sizeof out);   /* other braces stay */
+    assert_string_equal(out, "a {x} {n");
+    template_expand("", 5, "B", out, sizeof out);
+    assert_string_equal(out, "");
+    template_expand("{n}", 1234567890123L, "B", out, sizeof out);
+    assert_string_equal(out, "1234567890123");
+    /* too long: -1, never an overflow */
+    assert_int_equal(template_expand("0123456789", 1, "B", out, 10), -1);
+    assert_int_equal(template_expand("{batch}", 1, "0123456789", out, 10), -1);
+    assert_int_equal(template_expand("xxxxxx{n}", 1, "B", out, 8), -1);
+}
+
+/* ---- job descriptions ---- */
+
+static void test_job_desc_read(void **state)
+{
+    struct job_desc d;
+    json_t *j;
+    char err[256] = "";
+    assert_int_equal(read_desc("{\"name\": \"j1\", \"cmdline\": \"-x 1\", \"inputs\": [\"a\", \"b=in\","
+                               " {\"file\": \"c\", \"open_name\": \"cc\"}, {\"file\": \"d\"}],"
+                               " \"flops\": 3e12, \"flops_bound\": 4e13, \"mem_bound\": 1e8, \"disk_bound\": 2e9}",
+                               &d, &j, err, sizeof err), 0);
+    assert_string_equal(d.name, "j1");
+    assert_string_equal(d.cmdline, "-x 1");
+    assert_int_equal(d.ninputs, 4);
+    assert_string_equal(d.inputs[0].spec, "a");
+    assert_null(d.inputs[0].open_name);
+    assert_string_equal(d.inputs[1].spec, "b=in");
+    assert_string_equal(d.inputs[2].spec, "c");
+    assert_string_equal(d.inputs[2].open_name, "cc");
+    assert_null(d.inputs[3].open_name);
+    assert_true(d.flops == 3e12 && d.flops_bound == 4e13 && d.mem_bound == 1e8 && d.disk_bound == 2e9);
+    json_decref(j);
+
+    assert_int_equal(read_desc("{}", &d, &j, err, sizeof err), 0);
+    assert_null(d.name);
+    assert_null(d.cmdline);
+    assert_int_equal(d.ninputs, 0);
+    assert_true(d.flops == 0);
+    json_decref(j);
+}
+
+/* Each bad description fails with a message containing want. */
+static void expect_read_error(const char *text, const char *want)
+{
+    struct job_desc d;
+    json_t *j;
+    char err[256] = "";
+    assert_int_equal(read_desc(text, &d, &j, err, sizeof err), -1);
+    if (!strstr(err, want)) fail_msg("%s: got '%s', want '%s'", text, err, want);
+    json_decref(j);
+}
+
+static void test_job_desc_read_errors(void **state)
+{
+    expect_read_error("{\"cmdline\": \"x\", \"colour\": 1}", "unknown key 'colour'");
+    expect_read_error("[1]", "must be a JSON object");
+    expect_read_error("{\"name\": 3}", "\"name\" must be a string");
+    expect_read_error("{\"cmdline\": null}", "\"cmdline\" must be a string");
+    expect_read_error("{\"inputs\": \"a\"}", "\"inputs\" must be an array");
+    expect_read_error("{\"inputs\": [1]}", "input 1 must be");
+    expect_read_error("{\"inputs\": [{\"file\": \"a\", \"mode\": \"r\"}]}", "unknown key 'mode'");
+    expect_read_error("{\"inputs\": [{\"open_name\": \"a\"}]}", "needs \"file\"");
+    expect_read_error("{\"flops\": -1}", "\"flops\" must be a positive number");
+    expect_read_error("{\"mem_bound\": \"big\"}", "\"mem_bound\" must be a positive number");
+    expect_read_error("{\"inputs\": [\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\",\"a\","
+                      "\"a\",\"a\",\"a\",\"a\",\"a\"]}", "at most 16");
+}
+
+static void test_job_desc_resolve(void **state)
+{
+    struct files_fx f;
+    files_init(&f, 0);
+    struct job_desc d;
+    json_t *j;
+    struct job_spec js;
+    char err[256] = "";
+
+    assert_int_equal(read_desc("{\"cmdline\": \"--seed {n}\", \"inputs\": [\"input.dat\", \"part_3=p\","
+                               " {\"file\": \"input.dat\", \"open_name\": \"again\"}]}", &d, &j, err, sizeof err), 0);
+    assert_int_equal(job_desc_resolve(&d, &f.env, 5, &js, err, sizeof err), 0);
+    assert_string_equal(js.name, "b1_5");                 /* default BATCH_n */
+    assert_string_equal(js.cmdline, "--seed {n}");        /* no substitution out of template mode */
+    assert_int_equal(js.ninputs, 3);
+    assert_int_equal(js.inputs[0].file_id, 7);
+    assert_string_equal(js.inputs[0].open_name, "input.dat");
+    assert_int_equal(js.inputs[1].file_id, 11);
+    assert_string_equal(js.inputs[1].open_name, "p");
+    assert_int_equal(js.inputs[2].file_id, 7);
+    assert_string_equal(js.inputs[2].open_name, "again");
+    /* defaults: the batch's flops, 10 x flops as bound, 5e8 memory, 1e9 disk */
+    assert_true(js.flops_est == 2e12 && js.flops_bound == 2e13);
+    assert_true(js.mem_bound == 5e8 && js.disk_bound == 1e9);
+    json_decref(j);
+
+    assert_int_equal(read_desc("{\"name\": \"x\", \"flops\": 1e9, \"disk_bound\": 5}", &d, &j, err, sizeof err), 0);
+    assert_int_equal(job_desc_resolve(&d, &f.env, 0, &js, err, sizeof err), 0);
+    assert_string_equal(js.name, "x");
+    assert_string_equal(js.cmdline, "");
+    assert_true(js.flops_est == 1e9 && js.flops_bound == 1e10 && js.disk_bound == 5);
+    json_decref(j);
+    smap_free(&f.files);
+}
+
+static void expect_resolve_error(int expand, const char *text, const char *want)
+{
+    struct files_fx f;
+    files_init(&f, expand);
+    struct job_desc d;
+    json_t *j;
+    struct job_spec js;
+    char err[256] = "";
+    assert_int_equal(read_desc(text, &d, &j, err, sizeof err), 0);
+    assert_int_equal(job_desc_resolve(&d, &f.env, 3, &js, err, sizeof err), -1);
+    if (!strstr(err, want)) fail_msg("%s: got '%s', want '%s'", text, err, want);
+    json_decref(j);
+    smap_free(&f.files);
+}
+
+static void test_job_desc_resolve_errors(void **state)
+{
+    expect_resolve_error(0, "{\"inputs\": [\"nope.dat\"]}", "input file 'nope.dat' is not registered");
+    expect_resolve_error(1, "{\"inputs\": [\"part_{n}\", \"part_{batch}\"]}", "input file 'part_b1' is not registered");
+    expect_resolve_error(0, "{\"name\": \"../j\"}", "job name '../j' is not a safe name");
+    expect_resolve_error(0, "{\"name\": \"a/b\"}", "not a safe name");
+    expect_resolve_error(0, "{\"name\": \"\"}", "not a safe name");
+    expect_resolve_error(0, "{\"inputs\": [\"input.dat=../in\"]}", "open name of input 'input.dat'");
+    expect_resolve_error(0, "{\"inputs\": [\"input.dat\", \"part_3=input.dat\"]}", "two inputs open as 'input.dat'");
+    char text[800];
+    snprintf(text, sizeof text, "{\"cmdline\": \"%0600d\"}", 0);
+    expect_resolve_error(0, text, "longer than 511 bytes");
+    snprintf(text, sizeof text, "{\"name\": \"%0181d\"}", 0);
+    expect_resolve_error(0, text, "longer than 180 characters");
+    /* a template cmdline that only overflows once expanded */
+    snprintf(text, sizeof text, "{\"cmdline\": \"%0505d{n}{n}\"}", 0);
+    expect_resolve_error(1, text, "longer than 511 bytes");
+}
+
+static void test_template_resolve(void **state)
+{
+    struct files_fx f;
+    files_init(&f, 1);
+    struct job_desc d;
+    json_t *j;
+    struct job_spec js;
+    char err[256] = "";
+    assert_int_equal(read_desc("{\"name\": \"{batch}-job{n}\", \"cmdline\": \"--seed {n} --tag {batch}\","
+                               " \"inputs\": [\"part_{n}=in_{n}\", {\"file\": \"input.dat\", \"open_name\": \"c{n}\"}]}",
+                               &d, &j, err, sizeof err), 0);
+    assert_int_equal(job_desc_resolve(&d, &f.env, 3, &js, err, sizeof err), 0);
+    assert_string_equal(js.name, "b1-job3");
+    assert_string_equal(js.cmdline, "--seed 3 --tag b1");
+    assert_int_equal(js.inputs[0].file_id, 11);
+    assert_string_equal(js.inputs[0].open_name, "in_3");
+    assert_int_equal(js.inputs[1].file_id, 7);
+    assert_string_equal(js.inputs[1].open_name, "c3");
+    json_decref(j);
+    smap_free(&f.files);
+}
+
+/* ---- batch options ---- */
+
+static void test_redundancy_defaults(void **state)
+{
+    char err[256];
+    struct redundancy r = {RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
+    assert_int_equal(redundancy_complete(&r, err, sizeof err), 0);
+    assert_int_equal(r.min_quorum, 1);
+    assert_int_equal(r.target_nresults, 1);
+    assert_int_equal(r.max_error_instances, 3);
+    assert_int_equal(r.max_total_instances, 10);
+    assert_int_equal(r.max_success_instances, 6);
+
+    r = (struct redundancy){2, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
+    assert_int_equal(redundancy_complete(&r, err, sizeof err), 0);
+    assert_int_equal(r.target_nresults, 2);
+    assert_int_equal(r.max_total_instances, 10);
+
+    r = (struct redundancy){3, 8, 0, RED_UNSET, RED_UNSET};   /* 0 errors allowed is a real choice */
+    assert_int_equal(redundancy_complete(&r, err, sizeof err), 0);
+    assert_int_equal(r.max_error_instances, 0);
+    assert_int_equal(r.max_total_instances, 16);
+    assert_int_equal(r.max_success_instances, 10);
+}
+
+static void expect_redundancy_error(struct redundancy r, const char *want)
+{
+    char err[256] = "";
+    assert_int_equal(redundancy_complete(&r, err, sizeof err), -1);
+    if (!strstr(err, want)) fail_msg("got '%s', want '%s'", err, want);
+}
+
+static void test_redundancy_errors(void **state)
+{
+    const int U = RED_UNSET;
+    expect_redundancy_error((struct redundancy){0, U, U, U, U}, "--quorum must be at least 1");
+    expect_redundancy_error((struct redundancy){-1, U, U, U, U}, "--quorum must be at least 1");
+    expect_redundancy_error((struct redundancy){3, 2, U, U, U}, "--target-nresults must be at least --quorum");
+    expect_redundancy_error((struct redundancy){1, U, -1, U, U}, "--max-error-instances must be at least 0");
+    expect_redundancy_error((struct redundancy){2, 4, U, 3, U}, "--max-total-instances must be at least");
+    expect_redundancy_error((struct redundancy){3, U, U, U, 2}, "--max-success-instances must be at least");
+}
+
+static void test_output_spec(void **state)
+{
+    struct output_spec o;
+    char err[256] = "";
+    assert_int_equal(output_spec_parse("out:67108864", &o, err, sizeof err), 0);
+    assert_string_equal(o.open_name, "out");
+    assert_int_equal(o.max_nbytes, 67108864);
+    assert_int_equal(output_spec_parse("result.txt:1", &o, err, sizeof err), 0);
+    assert_string_equal(o.open_name, "result.txt");
+    const char *bad[] = {"out", "out:", "out:0", "out:-5", "out:12x", ":5", "../x:5", "a/b:5",
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (output_spec_parse(bad[i], &o, err, sizeof err) != -1) fail_msg("accepted '%s'", bad[i]);
+}
+
+/* ---- option parsing ---- */
+
+static void test_cli_parse(void **state)
+{
+    const char *s = NULL, *pos[2];
+    int n = 0, flag = 0;
+    double x = 1;
+    struct cli_list l = {.n = 0};
+    struct cli_opt opts[] = {
+        {"str", OPT_STR, &s, 1, 0}, {"num", OPT_INT, &n, 0, 0}, {"flag", OPT_FLAG, &flag, 0, 0},
+        {"x", OPT_DOUBLE, &x, 0, 0}, {"item", OPT_LIST, &l, 0, 0}, {NULL, 0, NULL, 0, 0},
+    };
+    char *argv[] = {"dir", "--str", "v", "--num=-4", "--flag", "--item", "a", "--item=b", "--x", "2.5", "--", "--pos"};
+    char err[256] = "";
+    assert_int_equal(cli_parse(12, argv, opts, pos, 1, 2, err, sizeof err), 0);
+    assert_string_equal(pos[0], "dir");
+    assert_string_equal(pos[1], "--pos");
+    assert_string_equal(s, "v");
+    assert_int_equal(n, -4);
+    assert_int_equal(flag, 1);
+    assert_true(x == 2.5);
+    assert_int_equal(l.n, 2);
+    assert_string_equal(l.v[1], "b");
+    assert_true(cli_seen(opts, "num") && !cli_seen(opts, "nothing"));
+
+    struct { int argc; char *argv[4]; const char *want; } bad[] = {
+        {2, {"d", "--nope"}, "unknown option --nope"},
+        {2, {"d", "--str"}, "--str needs a value"},
+        {1, {"d"}, "--str is required"},
+        {3, {"--str", "v", "--num=x"}, "--num: expected an integer"},
+        {4, {"d", "--str", "v", "--flag=1"}, "--flag takes no value"},
+        {4, {"d", "e", "f", "--str=v"}, "unexpected argument 'f'"},
+        {2, {"--str", "v"}, "missing arguments"},
+        {4, {"d", "--x", "nan", "--str=v"}, "--x: expected a number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        for (struct cli_opt *o = opts; o->name; o++) o->seen = 0;
+        assert_int_equal(cli_parse(bad[i].argc, bad[i].argv, opts, pos, 1, 2, err, sizeof err), CLI_USAGE);
+        if (!strstr(err, bad[i].want)) fail_msg("case %zu: got '%s', want '%s'", i, err, bad[i].want);
+    }
+}
+
+/* ---- end to end ---- */
+
+struct proj_fx {
+    char root[256];
+    char dir[300];
+    char path[400];
+};
+
+static int proj_setup(void **state)
+{
+    struct proj_fx *f = calloc(1, sizeof *f);
+    snprintf(f->root, sizeof f->root, "/tmp/locus-test-cli-XXXXXX");
+    if (!mkdtemp(f->root)) return -1;
+    snprintf(f->dir, sizeof f->dir, "%s/proj", f->root);
+    *state = f;
+    return 0;
+}
+
+static int proj_teardown(void **state)
+{
+    struct proj_fx *f = *state;
+    int rc = cli_remove_tree(f->root);
+    free(f);
+    return rc;
+}
+
+/* A path inside the fixture's root folder (valid until the next call). */
+static const char *in_root(struct proj_fx *f, const char *name)
+{
+    snprintf(f->path, sizeof f->path, "%s/%s", f->root, name);
+    return f->path;
+}
+
+static void put(const char *path, const char *text)
+{
+    assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+}
+
+/* Runs a command with the NULL-terminated arguments; its exit code. */
+static int run(cli_command *cmd, char *err, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, err);
+    for (char *a; (a = va_arg(ap, char *));) argv[argc++] = a;
+    va_end(ap);
+    err[0] = 0;
+    fflush(stdout);
+    return cmd(argc, argv, err, CLI_ERR_MAX);
+}
+
+static struct store *open_store(struct proj_fx *f)
+{
+    char db[400], err[256];
+    snprintf(db, sizeof db, "%s/locus.db", f->dir);
+    struct store *s = store_open(db, 0, err, sizeof err);
+    assert_non_null(s);
+    return s;
+}
+
+/* A project with a user, an input file and an app, as most tests need. */
+static void make_project(struct proj_fx *f)
+{
+    char err[CLI_ERR_MAX];
+    assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:8123/proj/", NULL), 0);
+    assert_int_equal(run(cmd_user_create, err, f->dir, "alice", NULL), 0);
+    char in[300], exe[300];
+    snprintf(in, sizeof in, "%s", in_root(f, "input.dat"));
+    put(in, "some input\n");
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, NULL), 0);
+    snprintf(exe, sizeof exe, "%s", in_root(f, "hello.sh"));
+    put(exe, "#!/bin/sh\necho hello > out\n");
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hello", "--platform", "x86_64-pc-linux-gnu", "--exe", exe,
+                         "--version", "3", NULL), 0);
+}
+
+static void test_init(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX];
+    assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://localhost/proj/", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "host must contain a dot"));
+    assert_int_equal(file_size(f->dir), -1);   /* nothing made */
+    assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:80/proj", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "must end with '/'"));
+    assert_int_equal(run(cmd_init, err, f->dir, NULL), CLI_USAGE);
+
+    assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:8123/proj/", "--name", "Test", NULL), 0);
+    struct project p;
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
+    assert_string_equal(p.cfg.name, "Test");
+    assert_string_equal(p.cfg.master_url, "http://127.0.0.1:8123/proj/");
+    const char *parts[] = {"keys/code_sign_private.pem", "keys/code_sign_public", "locus.db", "download", "upload", "results"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/%s", f->dir, parts[i]);
+        if (file_size(path) < 0) fail_msg("missing %s", path);
+    }
+    /* an existing project, or a non-empty folder, is never touched */
+    assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:8123/proj/", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "already a project"));
+    assert_int_equal(mkdir_p(in_root(f, "full"), 0755), 0);
+    put(in_root(f, "full/x"), "x");
+    assert_int_equal(run(cmd_init, err, in_root(f, "full"), "--url", "http://127.0.0.1:8123/proj/", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "not empty"));
+    /* an empty folder is fine */
+    assert_int_equal(mkdir_p(in_root(f, "empty"), 0755), 0);
+    assert_int_equal(run(cmd_init, err, in_root(f, "empty"), "--url", "http://127.0.0.1:8123/e/", NULL), 0);
+}
+
+static void test_user_and_files(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX];
+    make_project(f);
+    struct store *s = open_store(f);
+    struct user u;
+    assert_int_equal(store_user_by_name(s, "alice", &u), 0);
+    assert_int_equal(strlen(u.authenticator), 32);
+    assert_int_equal(strspn(u.authenticator, "0123456789abcdef"), 32);
+    assert_int_equal(run(cmd_user_create, err, f->dir, "alice", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "already exists"));
+    assert_int_equal(run(cmd_user_create, err, f->dir, "bad\tname", NULL), CLI_FAIL);
+
+    struct file_rec fr;
+    assert_int_equal(store_file_by_name(s, "input.dat", &fr), 0);
+    assert_int_equal(fr.nbytes, 11);
+    assert_int_equal(fr.executable, 0);
+    file_rec_clear(&fr);
+    char path[400];
+    struct project p;
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
+    project_file_path(&p, path, sizeof path, "download", "input.dat");
+    assert_int_equal(file_size(path), 11);
+
+    /* the same content again is fine; other content under that name is not */
+    char in[300];
+    snprintf(in, sizeof in, "%s", in_root(f, "input.dat"));
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, NULL), 0);
+    put(in, "changed\n");
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "already registered"));
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, "--name", "../x", NULL), CLI_FAIL);
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, "--name", "a/b", NULL), CLI_FAIL);
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, "--name", "sticky.dat", "--sticky", NULL), 0);
+    assert_int_equal(store_file_by_name(s, "sticky.dat", &fr), 0);
+    assert_int_equal(fr.sticky, 1);
+    file_rec_clear(&fr);
+    store_close(s);
+}
+
+static void test_app_add(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX];
+    make_project(f);
+    char lib[300], pubpath[400], path[400];
+    snprintf(lib, sizeof lib, "%s=libx.so", in_root(f, "lib.so"));
+    put(in_root(f, "lib.so"), "not really a library");
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hello", "--platform", "x86_64-pc-linux-gnu", "--exe",
+                         in_root(f, "hello.sh"), "--version", "4", "--file", lib, "--avg-ncpus", "2", NULL), 0);
+    struct store *s = open_store(f);
+    struct app a;
+    assert_int_equal(store_app_by_name(s, "hello", &a), 0);
+    struct app_version v;
+    assert_int_equal(store_app_version_max(s, a.id, "x86_64-pc-linux-gnu", &v), 0);
+    assert_int_equal(v.version_num, 4);
+    assert_string_equal(v.api_version, "7.20.0");
+    assert_true(v.avg_ncpus == 2);
+    assert_int_equal(v.nfiles, 2);
+    assert_int_equal(v.files[0].main_program, 1);
+    assert_string_equal(v.files[0].open_name, "hello_4_x86_64-pc-linux-gnu");
+    assert_string_equal(v.files[1].open_name, "libx.so");
+
+    /* every file is signed so the client accepts it */
+    snprintf(pubpath, sizeof pubpath, "%s/keys/code_sign_public", f->dir);
+    char *pub = read_file(pubpath, 1 << 16, NULL);
+    assert_non_null(pub);
+    struct project p;
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
+    for (int i = 0; i < v.nfiles; i++) {
+        struct file_rec fr;
+        assert_int_equal(store_file_get(s, v.files[i].file_id, &fr), 0);
+        assert_int_equal(fr.executable, 1);
+        assert_non_null(fr.signature);
+        project_file_path(&p, path, sizeof path, "download", fr.name);
+        assert_int_equal(sign_verify_file(pub, path, fr.signature), 1);
+        file_rec_clear(&fr);
+    }
+    free(pub);
+    store_close(s);
+
+    /* the same version again, or a missing key: nothing added */
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hello", "--platform", "x86_64-pc-linux-gnu", "--exe",
+                         in_root(f, "hello.sh"), "--version", "4", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "already has version 4"));
+    char key[400], moved[400];
+    snprintf(key, sizeof key, "%s/keys/code_sign_private.pem", f->dir);
+    snprintf(moved, sizeof moved, "%s", in_root(f, "key.pem"));
+    assert_int_equal(rename(key, moved), 0);
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hello", "--platform", "x86_64-pc-linux-gnu", "--exe",
+                         in_root(f, "hello.sh"), "--version", "5", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "put it back"));
+    assert_int_equal(rename(moved, key), 0);
+    assert_int_equal(run(cmd_app_add, err, f->dir, "../evil", "--platform", "x86_64-pc-linux-gnu", "--exe",
+                         in_root(f, "hello.sh"), "--version", "1", NULL), CLI_FAIL);
+    project_file_path(&p, path, sizeof path, "download", "hello_5_x86_64-pc-linux-gnu");
+    assert_int_equal(file_size(path), -1);
+}
+
+struct job_check { const char *name, *cmdline, *open_name; int ninputs; };
+
+static void expect_job(struct store *s, const struct job_check *c)
+{
+    struct job_spec j;
+    if (store_job_by_name(s, c->name, &j)) fail_msg("no job %s", c->name);
+    assert_string_equal(j.cmdline, c->cmdline);
+    assert_int_equal(j.ninputs, c->ninputs);
+    if (c->ninputs) assert_string_equal(j.inputs[0].open_name, c->open_name);
+}
+
+static void test_batch_jsonl(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], jobs[300];
+    make_project(f);
+    snprintf(jobs, sizeof jobs, "%s", in_root(f, "jobs.jsonl"));
+    put(jobs, "{\"cmdline\": \"-n 1\", \"inputs\": [\"input.dat\"]}\n"
+              "\n"
+              "{\"name\": \"special\", \"cmdline\": \"-n 2\", \"inputs\": [\"input.dat=in\"], \"flops\": 5e12}\n"
+              "{\"cmdline\": \"-n {n}\"}\n");
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--jobs", jobs, "--name", "b1",
+                         "--quorum", "2", "--user", "alice", "--output", "res:1000", "--priority", "5", NULL), 0);
+    struct store *s = open_store(f);
+    struct batch b;
+    assert_int_equal(store_batch_by_name(s, "b1", &b), 0);
+    assert_int_equal(b.red.min_quorum, 2);
+    assert_int_equal(b.red.target_nresults, 2);
+    assert_int_equal(b.priority, 5);
+    assert_true(b.user_id > 0);
+    assert_int_equal(b.noutputs, 1);
+    assert_string_equal(b.outputs[0].open_name, "res");
+    struct batch_stats st;
+    assert_int_equal(store_batch_stats(s, b.id, &st), 0);
+    assert_int_equal(st.njobs, 3);
+    assert_int_equal(st.nactive, 3);
+    const struct job_check want[] = {
+        {"b1_0", "-n 1", "input.dat", 1}, {"special", "-n 2", "in", 1}, {"b1_2", "-n {n}", NULL, 0},
+    };
+    for (size_t i = 0; i < 3; i++) expect_job(s, &want[i]);
+
+    /* a clash with an earlier batch, on line 3 after a good line: nothing made */
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--jobs", jobs, "--name", "b2", NULL),
+                     CLI_FAIL);
+    assert_non_null(strstr(err, "line 3: job name special already exists in batch b1"));
+    assert_int_equal(store_batch_by_name(s, "b2", &b), 1);
+    struct job_spec j;
+    assert_int_equal(store_job_by_name(s, "b2_0", &j), 1);
+    store_close(s);
+}
+
+static void test_batch_template(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], tmpl[300];
+    make_project(f);
+    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
+    put(tmpl, "{\"cmdline\": \"--seed {n} --batch {batch}\", \"inputs\": [\"input.dat=in\"]}");
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--count", "25", "--input-template",
+                         tmpl, "--name", "tb", "--delay-bound", "3600", NULL), 0);
+    struct store *s = open_store(f);
+    struct batch b;
+    assert_int_equal(store_batch_by_name(s, "tb", &b), 0);
+    assert_true(b.delay_bound == 3600);
+    assert_string_equal(b.outputs[0].open_name, "out");
+    assert_int_equal(b.outputs[0].max_nbytes, 67108864);
+    struct batch_stats st;
+    assert_int_equal(store_batch_stats(s, b.id, &st), 0);
+    assert_int_equal(st.njobs, 25);
+    const struct job_check want[] = {
+        {"tb_0", "--seed 0 --batch tb", "in", 1}, {"tb_24", "--seed 24 --batch tb", "in", 1},
+    };
+    for (size_t i = 0; i < 2; i++) expect_job(s, &want[i]);
+    store_close(s);
+
+    /* a fixed job name repeats: the second job clashes with the first */
+    put(tmpl, "{\"name\": \"same\"}");
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--count", "2", "--input-template",
+                         tmpl, "--name", "tc", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "(job 1): job name same appears twice in this batch"));
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "nope", "--count", "2", "--input-template",
+                         tmpl, NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "unknown app 'nope'"));
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--count", "2", NULL), CLI_USAGE);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--count", "2", "--input-template",
+                         tmpl, "--quorum", "2", "--target-nresults", "1", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "--target-nresults must be at least --quorum"));
+}
+
+static void test_cancel_stat_check(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], tmpl[300];
+    make_project(f);
+    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
+    put(tmpl, "{\"cmdline\": \"{n}\"}");
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--count", "3", "--input-template",
+                         tmpl, "--name", "cb", NULL), 0);
+    assert_int_equal(run(cmd_batch_cancel, err, f->dir, "cb", NULL), 0);
+    struct store *s = open_store(f);
+    struct batch b;
+    assert_int_equal(store_batch_by_name(s, "cb", &b), 0);
+    assert_int_equal(b.state, BATCH_CANCELLING);
+    /* again, by id: already cancelling, still a success */
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)b.id);
+    assert_int_equal(run(cmd_batch_cancel, err, f->dir, id, NULL), 0);
+    assert_int_equal(run(cmd_batch_cancel, err, f->dir, "nope", NULL), CLI_FAIL);
+    store_close(s);
+
+    assert_int_equal(run(cmd_batch_list, err, f->dir, NULL), 0);
+    assert_int_equal(run(cmd_stat, err, f->dir, NULL), 0);
+    assert_int_equal(run(cmd_stat, err, f->dir, "cb", "--json", NULL), 0);
+    assert_int_equal(run(cmd_stat, err, f->dir, "nope", NULL), CLI_FAIL);
+    assert_int_equal(run(cmd_db_check, err, f->dir, "--md5", NULL), 0);
+
+    /* a registered file that went missing is a violation */
+    struct project p;
+    char path[400];
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
+    project_file_path(&p, path, sizeof path, "download", "input.dat");
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(run(cmd_db_check, err, f->dir, NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "1 violations"));
+    assert_int_equal(run(cmd_stat, err, in_root(f, "nothing"), NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "locus init"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_template_expand),
+        cmocka_unit_test(test_job_desc_read),
+        cmocka_unit_test(test_job_desc_read_errors),
+        cmocka_unit_test(test_job_desc_resolve),
+        cmocka_unit_test(test_job_desc_resolve_errors),
+        cmocka_unit_test(test_template_resolve),
+        cmocka_unit_test(test_redundancy_defaults),
+        cmocka_unit_test(test_redundancy_errors),
+        cmocka_unit_test(test_output_spec),
+        cmocka_unit_test(test_cli_parse),
+        cmocka_unit_test_setup_teardown(test_init, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_user_and_files, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_app_add, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_batch_jsonl, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_batch_template, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_stat_check, proj_setup, proj_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
