@@ -9,8 +9,13 @@ void credit_update_average(double *avg, double *avg_time, double credit, double 
     if (*avg_time > 0 && now > *avg_time) {
         double dt = now - *avg_time;
         double weight = exp(-dt * M_LN2 / CREDIT_HALF_LIFE);
-        /* the new credit, spread over dt, enters with the weight the old average lost */
-        *avg = *avg * weight + (1 - weight) * credit * 86400.0 / dt;
+        /* the new credit, spread over dt, enters with the weight the old average lost;
+         * when that weight is too small to compute exactly (dt well under a
+         * second), its first-order value, as below, keeps the credit from
+         * being lost to rounding (BOINC's update_average does the same) */
+        *avg *= weight;
+        if (1 - weight > 1e-6) *avg += (1 - weight) * credit * 86400.0 / dt;
+        else *avg += credit * M_LN2 * 86400.0 / CREDIT_HALF_LIFE;
     } else {
         *avg += credit * M_LN2 * 86400.0 / CREDIT_HALF_LIFE;
     }

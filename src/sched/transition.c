@@ -54,9 +54,12 @@ void transition_job(const struct job_status *js, const struct redundancy *red,
     int needed = target - out->nin_progress - out->nsuccess;
     if (needed < 0) needed = 0;
     if (needed > 0 && ninst + needed > red->max_total_instances) {
-        if (out->nin_progress == 0 && !out->validate) out->fail_mask = JOB_ERR_TOO_MANY_TOTAL;
+        /* send what still fits; fail only when nothing fits and nothing is out */
         needed = red->max_total_instances - ninst;
-        if (needed < 0) needed = 0;
+        if (needed <= 0) {
+            needed = 0;
+            if (out->nin_progress == 0 && !out->validate) out->fail_mask = JOB_ERR_TOO_MANY_TOTAL;
+        }
     }
     out->needed = needed;
 }

@@ -75,8 +75,6 @@ int store_instance_insert(struct store *s, const struct instance *in);
 int store_instance_update(struct store *s, const struct instance *in);
 int store_instance_set_stderr(struct store *s, int64_t id, const char *text);
 int store_instance_get(struct store *s, int64_t id, struct instance *in);
-/* By the wire name (see instance_wire_name). */
-int store_instance_by_name(struct store *s, const char *name, struct instance *in);
 int64_t store_max_instance_id(struct store *s);
 int64_t store_max_host_id(struct store *s);
 /* Smallest and largest id of a batch's ACTIVE or VALIDATED jobs (0, 0 if none). */

@@ -30,8 +30,11 @@ static const struct invariant invariants[] = {
     {"job validated or done without a valid canonical instance of its own",
      "SELECT j.id FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id"
      " WHERE j.state IN (1,2) AND (i.id IS NULL OR i.job_id<>j.id OR i.outcome<>1 OR i.validate_state<>1)"},
+    /* a job ended after validation keeps its canonical instance: when its
+     * assimilation failed, or when its batch was cancelled before it */
     {"job with a canonical instance but not validated",
-     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN (1,2) AND NOT (state=3 AND error_mask&16)"},
+     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN (1,2) AND NOT (state=3 AND error_mask&16)"
+     " AND NOT (state=4 AND error_mask&8)"},
     {"job failed without a reason",
      "SELECT id FROM jobs WHERE state=3 AND error_mask=0"},
     {"job with unknown state",

@@ -3,6 +3,7 @@
  * cached per handle. */
 #include "store/store_internal.h"
 #include "store/schema.h"
+#include "core/fsutil.h"
 #include "core/strbuf.h"
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -19,7 +20,7 @@ enum {
     Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
     Q_BATCH_INS, Q_BATCH_BY_NAME, Q_BATCH_GET, Q_BATCH_STATE,
     Q_JOB_INS, Q_JOB_SPEC, Q_JOB_BY_NAME, Q_JOB_UPD, Q_JOB_STATUS,
-    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_BY_JOBSEQ, Q_INST_MAX, Q_HOST_MAX, Q_LIVE_RANGE,
+    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_MAX, Q_HOST_MAX, Q_LIVE_RANGE,
     Q_COUNT
 };
 
@@ -65,6 +66,13 @@ static int run(struct store *s, sqlite3_stmt *st, const char *what)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc == SQLITE_DONE ? 0 : fail(s, what);
+}
+
+/* Runs an update that must change exactly the row `id` of a `what`. */
+static int one_row(struct store *s, sqlite3_stmt *st, const char *what, int64_t id)
+{
+    if (run(s, st, "update")) return -1;
+    return sqlite3_changes(s->db) == 1 ? 0 : failf(s, "update: no such %s %lld", what, (long long)id);
 }
 
 /* Steps a lookup: 0 row ready, 1 absent, -1 error. */
@@ -115,6 +123,10 @@ static int migrate(struct store *s)
         char bump[64];
         snprintf(bump, sizeof bump, "PRAGMA user_version=%d", v + 1);
         if (exec(s, "BEGIN IMMEDIATE")) return -1;
+        if (store_schema_version(s) > v) {   /* another process migrated meanwhile */
+            exec(s, "ROLLBACK");
+            continue;
+        }
         if (exec(s, schema_migrations[v]) || exec(s, bump)) {
             char keep[512];
             snprintf(keep, sizeof keep, "migration to schema %d: %.400s", v + 1, s->err);
@@ -148,8 +160,13 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
         return NULL;
     }
     if ((flags & STORE_READONLY) && store_schema_version(s) != STORE_SCHEMA_VERSION) {
-        snprintf(err, errlen, "store %s: schema version %d, expected %d (run locusd once to migrate)",
-                 path, store_schema_version(s), STORE_SCHEMA_VERSION);
+        int v = store_schema_version(s);
+        if (v > STORE_SCHEMA_VERSION)   /* migrating cannot help: say what can */
+            snprintf(err, errlen, "store %s: schema version %d, newer than this locus (%d): upgrade locus",
+                     path, v, STORE_SCHEMA_VERSION);
+        else
+            snprintf(err, errlen, "store %s: schema version %d, expected %d (run locusd once to migrate)",
+                     path, v, STORE_SCHEMA_VERSION);
         store_close(s);
         return NULL;
     }
@@ -294,7 +311,7 @@ int store_host_update(struct store *s, const struct host *h)
     if (!st) return -1;
     host_bind(st, h, 1);
     sqlite3_bind_int64(st, 15, h->id);
-    return run(s, st, "update host");
+    return one_row(s, st, "host", h->id);
 }
 
 static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h);
@@ -746,7 +763,7 @@ int store_job_update(struct store *s, const struct job_status *js)
     sqlite3_bind_int64(st, 4, js->canonical_id);
     sqlite3_bind_int64(st, 5, js->done_time);
     sqlite3_bind_int64(st, 6, js->id);
-    return run(s, st, "update job");
+    return one_row(s, st, "job", js->id);
 }
 
 static void job_status_from_row(sqlite3_stmt *st, int first, struct job_status *js)
@@ -836,8 +853,7 @@ int store_instance_update(struct store *s, const struct instance *in)
         "credit=? WHERE id=?");
     if (!st) return -1;
     inst_bind(st, in);
-    if (run(s, st, "update instance")) return -1;
-    return sqlite3_changes(s->db) == 1 ? 0 : failf(s, "update instance %lld: no such instance", (long long)in->id);
+    return one_row(s, st, "instance", in->id);
 }
 
 int store_instance_set_stderr(struct store *s, int64_t id, const char *text)
@@ -854,22 +870,6 @@ int store_instance_get(struct store *s, int64_t id, struct instance *in)
     sqlite3_stmt *st = stmt(s, Q_INST_GET, "SELECT " INST_COLS " FROM instances WHERE id=?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, id);
-    int rc = row(s, st, "find instance");
-    if (rc) return rc;
-    inst_from_row(st, in);
-    sqlite3_reset(st);
-    return 0;
-}
-
-int store_instance_by_name(struct store *s, const char *name, struct instance *in)
-{
-    int64_t job_id;
-    int seq;
-    if (instance_parse_name(name, &job_id, &seq)) return 1;
-    sqlite3_stmt *st = stmt(s, Q_INST_BY_JOBSEQ, "SELECT " INST_COLS " FROM instances WHERE job_id=? AND seq=?");
-    if (!st) return -1;
-    sqlite3_bind_int64(st, 1, job_id);
-    sqlite3_bind_int(st, 2, seq);
     int rc = row(s, st, "find instance");
     if (rc) return rc;
     inst_from_row(st, in);
@@ -1085,10 +1085,12 @@ int outputs_parse(const char *text, struct output_spec *out, int max)
         size_t len = strcspn(text, ":");
         if (!text[len] || len == 0 || len >= sizeof out[n].open_name) return -1;
         snprintf(out[n].open_name, sizeof out[n].open_name, "%.*s", (int)len, text);
+        if (!name_is_safe(out[n].open_name)) return -1;
         char *end;
         long long v = strtoll(text + len + 1, &end, 10);
         if (end == text + len + 1 || v <= 0 || (*end && *end != ',')) return -1;
         out[n++].max_nbytes = v;
+        if (*end && !end[1]) return -1;   /* trailing comma */
         text = *end ? end + 1 : end;
     }
     return n;
