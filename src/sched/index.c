@@ -43,6 +43,7 @@ void index_free(struct sched_index *x)
     while (smap_next(&x->aborts, &it, NULL, &v)) free(v);
     smap_free(&x->aborts);
     free(x->dl);
+    free(x->ended);
     memset(x, 0, sizeof *x);
 }
 
@@ -295,6 +296,20 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
         free(smap_get(&x->aborts, name));
         smap_put(&x->aborts, name, pa);
     }
+    int nseq = 0;
+    for (int i = 0; i < j->ninst; i++)
+        if (j->inst[i].seq >= nseq) nseq = j->inst[i].seq + 1;
+    if (nseq && j->batch->b.noutputs) {
+        if (x->nended == x->capended) {
+            x->capended = x->capended ? x->capended * 2 : 64;
+            x->ended = xrealloc(x->ended, (size_t)x->capended * sizeof *x->ended);
+        }
+        struct ended_job *e = &x->ended[x->nended++];
+        e->job_id = j->id;
+        e->nseq = nseq;
+        e->noutputs = j->batch->b.noutputs;
+        snprintf(e->batch, sizeof e->batch, "%s", j->batch->b.name);
+    }
     j->st.state = state;
     j->st.error_mask |= error_mask;
     j->st.done_time = now;
@@ -522,4 +537,13 @@ int index_take_abort(struct sched_index *x, const char *name, int64_t host_id)
     if (!pa || pa->host_id != host_id) return 0;
     free(smap_del(&x->aborts, name));
     return 1;
+}
+
+struct ended_job *index_take_ended(struct sched_index *x, int *n)
+{
+    struct ended_job *e = x->ended;
+    *n = x->nended;
+    x->ended = NULL;
+    x->nended = x->capended = 0;
+    return e;
 }

@@ -51,6 +51,14 @@ struct deadline_entry { int64_t deadline, job_id, inst_id; };
 
 struct pending_abort { int64_t host_id, expires; };
 
+/* A job that ended: its instances' output files may go once that is durable. */
+struct ended_job {
+    int64_t job_id;
+    int nseq;                   /* instances 0..nseq-1 */
+    int noutputs;
+    char batch[128];
+};
+
 struct sched_index {
     struct imap apps;           /* id -> struct sapp* (owned) */
     struct sbatch **batches;    /* owned, by increasing first job id */
@@ -58,6 +66,8 @@ struct sched_index {
     struct deadline_entry *dl;  /* min-heap of in-progress deadlines */
     size_t dl_n, dl_cap;
     struct smap aborts;         /* instance name -> struct pending_abort* (owned) */
+    struct ended_job *ended;    /* jobs ended since the driver last took them */
+    int nended, capended;
     int64_t next_instance_id;
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
 };
@@ -115,6 +125,9 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
 void index_cancel_batch(struct sched_index *x, struct sbatch *b, int64_t now, struct change_log *log);
 /* Frees batches with no live job left, recording their end. */
 void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *log);
+
+/* Hands over the jobs ended since the last call (caller frees the array). */
+struct ended_job *index_take_ended(struct sched_index *x, int *n);
 
 /* 1 if the server wants host_id to abort instance NAME (consumes the entry). */
 int index_take_abort(struct sched_index *x, const char *name, int64_t host_id);

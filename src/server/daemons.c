@@ -1,13 +1,51 @@
 /* daemons.c - the maintenance thread: instance timeouts (the transitioner's
  * clock-driven half; the rest happens as reports arrive), batch completion,
- * picking up new batches and cancellations, and rebuilding memory from the
- * store if a commit ever failed. */
+ * picking up new batches and cancellations, deleting the uploads of ended
+ * jobs, and rebuilding memory from the store if a commit ever failed. */
 #include "core/log.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "server/server.h"
 #include <time.h>
 #include <unistd.h>
 
 static void on_job_event(void *ctx, struct sjob *j, int events) { server_job_events(ctx, j, events); }
+
+/* Deletes the uploaded files of jobs that ended, once their end is
+ * committed: before that, a crash would bring the job back needing them. */
+static void delete_outputs(struct server *s)
+{
+    int n;
+    pthread_mutex_lock(&s->lock);
+    struct ended_job *e = index_take_ended(&s->idx, &n);
+    pthread_mutex_unlock(&s->lock);
+    if (!n) return;
+    struct change_log none;
+    change_log_init(&none);
+    if (writer_wait(s->writer, writer_submit(s->writer, &none))) {
+        log_warn("file deleter: a commit failed; keeping the outputs of %d ended jobs", n);
+        free(e);
+        return;
+    }
+    int deleted = 0;
+    for (int i = 0; i < n; i++) {
+        for (int seq = 0; seq < e[i].nseq; seq++) {
+            char inst[256];
+            instance_wire_name(inst, sizeof inst, e[i].batch, e[i].job_id, seq);
+            for (int k = 0; k < e[i].noutputs; k++) {
+                char name[300], path[PROJECT_PATH_MAX + 310];
+                snprintf(name, sizeof name, "%s_%d", inst, k);
+                project_file_path(&s->proj, path, sizeof path, "upload", name);
+                deleted += unlink(path) == 0;
+                strcat(path, ".part");
+                deleted += unlink(path) == 0;
+            }
+        }
+    }
+    log_debug(LT_VALID, "file deleter: %d uploaded files of %d ended jobs deleted", deleted, n);
+    free(e);
+}
 
 static void sleep_seconds(double s)
 {
@@ -35,6 +73,7 @@ void *maintenance_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         change_log_free(&log);
         if (n) log_debug(LT_TRANS, "%d instances timed out", n);
+        delete_outputs(s);
         if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
         sleep_seconds(period);
     }

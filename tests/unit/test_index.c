@@ -865,6 +865,47 @@ static void test_validated_canonical_then_assimilate(void **state)
     assert_int_equal(j->needed, 0);
 }
 
+/* Ended jobs are listed for the file deleter: every instance seq and output. */
+static void test_ended_jobs_listed_for_file_deletion(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 0, 1, 2, &red2, 1000);
+    b->b.noutputs = 2;
+    add_jobs(f, b, 1, 2, 1e12);
+    struct host_view h1 = host(1, 1), h2 = host(2, 2);
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &h1, 0, sent), 2);
+    assert_int_equal(dispatch(f, &h2, 0, sent), 2);
+    int n = -1;
+    struct ended_job *e = index_take_ended(&f->x, &n);
+    assert_int_equal(n, 0);
+    free(e);
+    index_end_job(&f->x, index_job(&f->x, 2), JOB_CANCELLED, JOB_ERR_CANCELLED, 50, &f->log);
+    e = index_take_ended(&f->x, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(e[0].job_id, 2);
+    assert_int_equal(e[0].nseq, 2);
+    assert_int_equal(e[0].noutputs, 2);
+    assert_string_equal(e[0].batch, "batch1");
+    free(e);
+    e = index_take_ended(&f->x, &n);   /* taken once */
+    assert_int_equal(n, 0);
+    free(e);
+}
+
+static void test_ended_job_without_outputs_not_listed(void **state)
+{
+    struct fx *f = *state;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, &red1, 1000), 1, 1, 1e12);
+    struct host_view h1 = host(1, 1);
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &h1, 0, sent), 1);
+    index_end_job(&f->x, index_job(&f->x, 1), JOB_FAILED, JOB_ERR_TOO_MANY_ERRORS, 50, &f->log);
+    int n = -1;
+    free(index_take_ended(&f->x, &n));
+    assert_int_equal(n, 0);
+}
+
 static void test_validated_invalid_result_gets_no_credit_and_replacement(void **state)
 {
     struct fx *f = *state;
@@ -1859,6 +1900,8 @@ int main(void)
         T(test_timeout_past_max_errors_fails_job_and_aborts_the_rest),
         T(test_pending_abort_forgotten_after_its_deadline),
         T(test_validated_canonical_then_assimilate),
+        T(test_ended_jobs_listed_for_file_deletion),
+        T(test_ended_job_without_outputs_not_listed),
         T(test_validated_invalid_result_gets_no_credit_and_replacement),
         T(test_want_more_raises_target),
         T(test_want_more_does_not_lower_target),
