@@ -197,6 +197,18 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     *con_cls = NULL;
 }
 
+/* MHD decodes %XX in the URL before routing. A %00 would cut the C string
+ * the handlers see, so that download/in.dat%00.txt served in.dat. Such a
+ * URL is left undecoded: no route or file name matches it. */
+static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
+{
+    (void)cls;
+    (void)mc;
+    for (const char *p = s; *p; p++)
+        if (p[0] == '%' && p[1] == '0' && p[2] == '0') return strlen(s);
+    return MHD_http_unescape(s);
+}
+
 int http_start(struct server *s, char *err, size_t errlen)
 {
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->proj.cfg.listen_port)};
@@ -213,6 +225,7 @@ int http_start(struct server *s, char *err, size_t errlen)
                                MHD_OPTION_CONNECTION_LIMIT, 4096u,
                                MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
                                MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                               MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
                                MHD_OPTION_END);
     if (!s->http) {
         snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this machine)",
