@@ -6,6 +6,7 @@
 #include "model/model.h"
 
 enum change_kind {
+    CH_NONE,                    /* a record superseded within its group */
     CH_INST_INSERT, CH_INST_UPDATE, CH_INST_STDERR, CH_JOB_UPDATE,
     CH_HOST_INSERT, CH_HOST_UPDATE, CH_BATCH_STATE, CH_USER_CREDIT, CH_HOST_CREDIT,
 };

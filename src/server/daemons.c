@@ -10,7 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static void on_job_event(void *ctx, struct sjob *j, int events) { server_job_events(ctx, j, events); }
+struct event_ctx { struct server *s; int64_t now; struct change_log *log; };
+
+static void on_job_event(void *ctx, struct sjob *j, int events)
+{
+    struct event_ctx *e = ctx;
+    server_job_events(e->s, j, events, e->now, e->log);
+}
 
 /* Deletes the uploaded files of jobs that ended, once their end is
  * committed: before that, a crash would bring the job back needing them. */
@@ -67,7 +73,8 @@ void *maintenance_main(void *arg)
         change_log_init(&log);
         pthread_mutex_lock(&s->lock);
         int64_t now = s->clock();
-        int n = index_timeouts(&s->idx, now, &log, on_job_event, s);
+        struct event_ctx ec = {s, now, &log};
+        int n = index_timeouts(&s->idx, now, &log, on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         if (log.n) writer_submit(s->writer, &log);
         pthread_mutex_unlock(&s->lock);

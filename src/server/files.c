@@ -161,15 +161,18 @@ static void start_data(struct upload *u)
         u->phase = UP_DISCARD;
         return;
     }
-    char dir[sizeof u->final];
-    snprintf(dir, sizeof dir, "%s", u->final);
-    if (mkdir_p(dirname(dir), 0755)) return fail(u, 1, "server cannot create the upload folder");
     int64_t have = file_size(u->part);
     u->created = have < 0;
     if (have < 0) have = 0;
     if (u->h.offset > have)
         return fail(u, 1, "offset %lld is beyond the %lld bytes held", (long long)u->h.offset, (long long)have);
     u->fd = open(u->part, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (u->fd < 0 && errno == ENOENT) {   /* first file of its fan-out folder */
+        char dir[sizeof u->final];
+        snprintf(dir, sizeof dir, "%s", u->final);
+        if (mkdir_p(dirname(dir), 0755)) return fail(u, 1, "server cannot create the upload folder");
+        u->fd = open(u->part, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    }
     if (u->fd < 0) return fail(u, 1, "server cannot write the file");
     if (flock(u->fd, LOCK_EX | LOCK_NB)) {
         close(u->fd);

@@ -20,6 +20,7 @@ struct conn {
     struct strbuf body;
     int too_large;
     struct upload *up;
+    struct rpc *rpc;             /* decided, waiting for its commit */
 };
 
 static int route_of(const struct server *s, const char *method, const char *url, const char **rest)
@@ -131,6 +132,8 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     return MHD_YES;
 }
 
+static void resume(void *mc) { MHD_resume_connection(mc); }
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char *url, const char *method,
                                const char *version, const char *data, size_t *data_size, void **con_cls)
 {
@@ -162,7 +165,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             rc = send_text(mc, 413, "scheduler request too large\n");
             break;
         }
-        rpc_handle(s, c->body.s, c->body.len, &out, &status);
+        if (!c->rpc && rpc_ticket(c->rpc = rpc_begin(s, c->body.s, c->body.len))) {
+            /* free this thread for other connections until the commit; the
+             * writer resumes us and MHD calls this handler again */
+            MHD_suspend_connection(mc);
+            writer_notify(s->writer, rpc_ticket(c->rpc), resume, mc);
+            rc = MHD_YES;
+            break;
+        }
+        rpc_finish(c->rpc, &out, &status);
+        c->rpc = NULL;
         rc = send_buf(mc, status, &out, status == 200 ? "text/xml" : "text/plain");
         break;
     case R_UPLOAD:
@@ -192,6 +204,13 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     struct conn *c = *con_cls;
     if (!c) return;
     if (c->up) upload_abort(c->up);  /* broken off: keep the partial file for resuming */
+    if (c->rpc) {                    /* the host left before its answer: the decision stands */
+        struct strbuf lost;
+        int status;
+        sb_init(&lost);
+        rpc_finish(c->rpc, &lost, &status);
+        sb_free(&lost);
+    }
     sb_free(&c->body);
     free(c);
     *con_cls = NULL;
@@ -217,7 +236,8 @@ int http_start(struct server *s, char *err, size_t errlen)
                  s->proj.cfg.listen_addr);
         return -1;
     }
-    s->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO,
+    s->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO |
+                               MHD_ALLOW_SUSPEND_RESUME,
                                (uint16_t)s->proj.cfg.listen_port, NULL, NULL, handler, s,
                                MHD_OPTION_SOCK_ADDR, &addr,
                                MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->proj.cfg.threads,

@@ -33,6 +33,9 @@ struct rpc {
     int nreported, naccepted;
     struct sched_reply reply;
     struct strpool pool;
+    uint64_t ticket;             /* changes to commit before answering; 0: none */
+    int status;                  /* when answered without changes: HTTP status */
+    struct strbuf early;         /* ... and body */
 };
 
 /* ---- identity ---- */
@@ -182,7 +185,7 @@ static void take_reports(struct rpc *c, int64_t now, struct change_log *log)
             ch->u.stderr_text.id = in->id;
             ch->u.stderr_text.text = xstrdup(r->stderr_out);
         }
-        server_job_events(s, j, ev);
+        server_job_events(s, j, ev, now, log);
     }
     for (int i = 0; i < c->req.nother; i++)
         if (index_take_abort(&s->idx, c->req.other_results[i], c->host.id))
@@ -329,81 +332,100 @@ static void reply_header(struct rpc *c)
     if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
 }
 
-static void reject(struct strbuf *out, int *status, int code, const char *msg)
+/* An answer decided before any change: kept until rpc_finish writes it. */
+static void answer_now(struct rpc *c, int code, const char *msg)
 {
-    sb_reset(out);
-    sb_puts(out, msg);
-    sb_puts(out, "\n");
-    *status = code;
+    c->status = code;
+    sb_puts(&c->early, msg);
+    sb_puts(&c->early, "\n");
 }
 
-void rpc_handle(struct server *s, const char *body, size_t len, struct strbuf *out, int *http_status)
+/* Checks identity and decides; changes are queued under one ticket. */
+static void decide(struct rpc *c, const char *body, size_t len)
 {
-    struct rpc c = {.s = s};
+    struct server *s = c->s;
     char err[256];
-    sched_reply_init(&c.reply);
-    strpool_init(&c.pool);
-    if (sched_request_parse(body, len, &c.req, err, sizeof err)) {
+    if (sched_request_parse(body, len, &c->req, err, sizeof err)) {
         log_debug(LT_RPC, "malformed scheduler request: %s", err);
-        reject(out, http_status, 400, err);
-        sched_reply_free(&c.reply);
+        return answer_now(c, 400, err);
+    }
+    int urc = c->req.authenticator[0] ? find_user(s, c->req.authenticator, &c->user) : 1;
+    if (urc < 0) return answer_now(c, 503, "store unavailable, retry later");
+    if (urc) {
+        log_debug(LT_RPC, "request with unknown account key");
+        reply_add_message(&c->reply, "Invalid or missing account key. To fix, remove and add this project.", "notice");
+        c->reply.request_delay = 3600;
+        c->reply.project_name = s->proj.cfg.name;
+        sched_reply_write(&c->reply, &c->early);
+        c->status = 200;
         return;
     }
-    *http_status = 200;
-    int urc = c.req.authenticator[0] ? find_user(s, c.req.authenticator, &c.user) : 1;
-    if (urc) {
-        if (urc < 0) {
-            reject(out, http_status, 503, "store unavailable, retry later");
-            goto done;
-        }
-        log_debug(LT_RPC, "request with unknown account key");
-        reply_add_message(&c.reply, "Invalid or missing account key. To fix, remove and add this project.", "notice");
-        c.reply.request_delay = 3600;
-        c.reply.project_name = s->proj.cfg.name;
-        sched_reply_write(&c.reply, out);
-        goto done;
-    }
-    int hrc = find_host(s, c.req.hostid, c.user.id, c.req.host_cpid, &c.host);
-    if (hrc < 0) {
-        reject(out, http_status, 503, "store unavailable, retry later");
-        goto done;
-    }
-    c.new_host = hrc != 0;
-    c.send_hostid = c.new_host || c.req.hostid != c.host.id;
-    check_uploads(&c);
+    int hrc = find_host(s, c->req.hostid, c->user.id, c->req.host_cpid, &c->host);
+    if (hrc < 0) return answer_now(c, 503, "store unavailable, retry later");
+    c->new_host = hrc != 0;
+    c->send_hostid = c->new_host || c->req.hostid != c->host.id;
+    check_uploads(c);
 
     struct change_log log;
     change_log_init(&log);
     pthread_mutex_lock(&s->lock);
     int64_t now = s->clock();
-    record_host(&c, now, &log);
-    take_reports(&c, now, &log);
-    if (wants_work(&c.req)) send_work(&c, now, &log);
-    uint64_t ticket = writer_submit(s->writer, &log);
+    record_host(c, now, &log);
+    take_reports(c, now, &log);
+    if (wants_work(&c->req)) send_work(c, now, &log);
+    c->ticket = writer_submit(s->writer, &log);
     pthread_mutex_unlock(&s->lock);
     change_log_free(&log);
+}
 
-    if (writer_wait(s->writer, ticket)) {
-        reject(out, http_status, 503, "the store could not record this request; retry later");
-        goto done;
-    }
-    reply_header(&c);
-    struct store *st = server_reader(s);
-    for (int i = 0; i < c.nsent; i++) {
-        if (!st || reply_job(&c, &c.sent[i], st)) {
+struct rpc *rpc_begin(struct server *s, const char *body, size_t len)
+{
+    struct rpc *c = xcalloc(1, sizeof *c);
+    c->s = s;
+    sched_reply_init(&c->reply);
+    strpool_init(&c->pool);
+    sb_init(&c->early);
+    decide(c, body, len);
+    return c;
+}
+
+uint64_t rpc_ticket(const struct rpc *c) { return c->ticket; }
+
+/* The reply to a committed request: acks, and the jobs sent. */
+static void write_reply(struct rpc *c, struct strbuf *out)
+{
+    reply_header(c);
+    struct store *st = server_reader(c->s);
+    for (int i = 0; i < c->nsent; i++) {
+        if (!st || reply_job(c, &c->sent[i], st)) {
             /* the instance is recorded; without a reply it times out and is replaced */
-            log_error("host %lld: cannot describe job %lld in the reply", (long long)c.host.id,
-                      (long long)c.sent[i].d.inst.job_id);
+            log_error("host %lld: cannot describe job %lld in the reply", (long long)c->host.id,
+                      (long long)c->sent[i].d.inst.job_id);
         }
     }
-    if (wants_work(&c.req) && c.nsent == 0) reply_add_message(&c.reply, "No tasks are available", "low");
-    sched_reply_write(&c.reply, out);
-    log_debug(LT_RPC, "host %lld (user %s): %d reported (%d accepted), %d sent, asked %.0f s", (long long)c.host.id,
-              c.user.name, c.nreported, c.naccepted, c.nsent, c.req.cpu_req_secs);
-done:
-    free(c.present);
-    free(c.sent);
-    sched_request_free(&c.req);
-    sched_reply_free(&c.reply);
-    strpool_free(&c.pool);
+    if (wants_work(&c->req) && c->nsent == 0) reply_add_message(&c->reply, "No tasks are available", "low");
+    sched_reply_write(&c->reply, out);
+    log_debug(LT_RPC, "host %lld (user %s): %d reported (%d accepted), %d sent, asked %.0f s", (long long)c->host.id,
+              c->user.name, c->nreported, c->naccepted, c->nsent, c->req.cpu_req_secs);
+}
+
+void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
+{
+    if (!c->ticket) {
+        *http_status = c->status;
+        sb_append(out, c->early.s, c->early.len);
+    } else if (writer_wait(c->s->writer, c->ticket)) {
+        *http_status = 503;
+        sb_puts(out, "the store could not record this request; retry later\n");
+    } else {
+        *http_status = 200;
+        write_reply(c, out);
+    }
+    free(c->present);
+    free(c->sent);
+    sched_request_free(&c->req);
+    sched_reply_free(&c->reply);
+    strpool_free(&c->pool);
+    sb_free(&c->early);
+    free(c);
 }

@@ -5,8 +5,16 @@
 #include "server/server.h"
 #include <stddef.h>
 
-/* Handles a scheduler request; *http_status gets 200 with a scheduler reply
- * in out, 400 for a malformed request, 503 if the store could not commit.
- * Nothing changes unless the reply is 200. */
-void rpc_handle(struct server *s, const char *body, size_t len, struct strbuf *out, int *http_status);
+/* A scheduler RPC in two halves, so that no thread waits for the commit:
+ * rpc_begin parses the request and decides (changes queued to the writer
+ * under rpc_ticket; 0 when nothing changes, e.g. a malformed request or an
+ * unknown account key); rpc_finish, once that ticket is committed (see
+ * writer_notify), writes the reply and frees the rpc. *http_status is 200
+ * with a scheduler reply, 400 for a malformed request, 503 if the store
+ * could not commit (then nothing changed). */
+struct rpc;
+struct rpc *rpc_begin(struct server *s, const char *body, size_t len);
+uint64_t rpc_ticket(const struct rpc *r);
+void rpc_finish(struct rpc *r, struct strbuf *out, int *http_status);
+
 #endif

@@ -4,6 +4,7 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/strbuf.h"
+#include "sched/credit.h"
 #include "store/store.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +37,55 @@ struct store *server_reader(struct server *s)
     return st;
 }
 
-void server_job_events(struct server *s, struct sjob *j, int events)
+void server_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
 {
-    if (events & EV_VALIDATE) workq_push(&s->validate_q, j->id);
-    if (events & EV_ASSIMILATE) workq_push(&s->assimilate_q, j->id);
+    const int kinds[2] = {CH_USER_CREDIT, CH_HOST_CREDIT};
+    const int64_t ids[2] = {in->user_id, in->host_id};
+    for (int i = 0; i < 2; i++) {
+        struct change *c = change_add(log, kinds[i]);
+        c->u.credit.id = ids[i];
+        c->u.credit.credit = credit;
+        c->u.credit.avg_time = (double)now;
+    }
+}
+
+/* With the built-in validator, the only success of a quorum-1 job is valid
+ * by definition: nothing to compare. Its id, or 0. */
+static int64_t lone_success(const struct server *s, const struct sjob *j)
+{
+    if (s->proj.cfg.validator_cmd[0] || j->batch->b.red.min_quorum != 1 || j->st.state != JOB_ACTIVE ||
+        j->st.canonical_id)
+        return 0;
+    int64_t id = 0;
+    for (int i = 0; i < j->ninst; i++) {
+        const struct instance *in = &j->inst[i];
+        if (in->state != INST_OVER || in->outcome != OUTCOME_SUCCESS) continue;
+        if (in->validate_state != VALIDATE_INIT && in->validate_state != VALIDATE_INCONCLUSIVE) continue;
+        if (id) return 0;
+        id = in->id;
+    }
+    return id;
+}
+
+void server_job_events(struct server *s, struct sjob *j, int events, int64_t now, struct change_log *log)
+{
+    if (events & EV_VALIDATE) {
+        int64_t id = lone_success(s, j);
+        if (id) {
+            double credit = credit_for_job(j->flops_est);
+            int valid = VALIDATE_VALID;
+            server_grant_credit(log, job_instance(j, id), credit, now);
+            events |= index_validated(&s->idx, j, &id, &valid, 1, id, 0, credit, now, log);
+        } else {
+            workq_push(&s->validate_q, j->id);
+        }
+    }
+    if (events & EV_ASSIMILATE) {
+        if (j->batch->b.noutputs == 0 && !s->proj.cfg.assimilator_cmd[0])
+            index_end_job(&s->idx, j, JOB_DONE, 0, now, log);   /* nothing to keep */
+        else
+            workq_push(&s->assimilate_q, j->id);
+    }
 }
 
 /* ---- loading ---- */
@@ -123,7 +169,8 @@ static int load_batch_jobs(struct load_ctx *c, const struct batch *b)
                       store_each_live_instance(c->st, b->id, load_instance, c)))
         return -1;
     for (size_t i = 0; i < sb->nslots; i++)
-        if (sb->jobs[i].present) server_job_events(c->s, &sb->jobs[i], index_settle(&c->s->idx, &sb->jobs[i], c->now, c->log));
+        if (sb->jobs[i].present)
+            server_job_events(c->s, &sb->jobs[i], index_settle(&c->s->idx, &sb->jobs[i], c->now, c->log), c->now, c->log);
     if (b->state == BATCH_CANCELLING) index_cancel_batch(&c->s->idx, sb, c->now, c->log);
     log_info("batch %s: %lld live jobs", b->name, (long long)sb->nlive);
     return 0;

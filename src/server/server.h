@@ -54,8 +54,12 @@ int server_rebuild(struct server *s, char *err, size_t errlen);
 /* This thread's read-only store handle, opened on first use. */
 struct store *server_reader(struct server *s);
 
-/* Hands job events from the index to the daemons' queues (lock held). */
-void server_job_events(struct server *s, struct sjob *j, int events);
+/* Acts on job events from the index (lock held): validation and
+ * assimilation that need no file work are done at once, into log; the rest
+ * goes to the validator's and assimilator's queues. */
+void server_job_events(struct server *s, struct sjob *j, int events, int64_t now, struct change_log *log);
+/* Credit for a valid instance, to its user and host. */
+void server_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now);
 
 /* HTTP front (http.c). */
 int http_start(struct server *s, char *err, size_t errlen);

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 struct candidate {
-    int64_t id, host_id, user_id;
+    int64_t id;
     char name[256];
     int canonical;
     char digest[MAX_OUTPUTS][SHA256_HEX_LEN];
-    char path[MAX_OUTPUTS][PROJECT_PATH_MAX + 300];
+    const char *path[MAX_OUTPUTS];   /* in the job's pool */
 };
 
 struct vjob {
@@ -27,12 +27,13 @@ struct vjob {
     double flops_est;
     int n;
     struct candidate c[VALIDATE_MAX];
+    struct strpool pool;
 };
 
-/* Copies what validation needs (lock held). 0 if there is nothing to do. */
+/* Copies what validation needs into a zeroed v (lock held). 0 if there is
+ * nothing to do. */
 static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
 {
-    memset(v, 0, sizeof *v);
     v->job_id = j->id;
     v->noutputs = j->batch->b.noutputs;
     v->min_quorum = j->batch->b.red.min_quorum;
@@ -45,14 +46,13 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
             continue;
         struct candidate *c = &v->c[v->n++];
         c->id = in->id;
-        c->host_id = in->host_id;
-        c->user_id = in->user_id;
         c->canonical = is_canonical;
         instance_wire_name(c->name, sizeof c->name, j->batch->b.name, j->id, in->seq);
         for (int k = 0; k < v->noutputs; k++) {
-            char out[300];
+            char out[300], path[PROJECT_PATH_MAX + 310];
             snprintf(out, sizeof out, "%s_%d", c->name, k);
-            project_file_path(&s->proj, c->path[k], sizeof c->path[k], "upload", out);
+            project_file_path(&s->proj, path, sizeof path, "upload", out);
+            c->path[k] = strpool_printf(&v->pool, "%s", path);
         }
     }
     return v->n;
@@ -107,23 +107,19 @@ static void compare(struct server *s, struct vjob *v, struct validate_input *in)
     }
 }
 
-static void grant(struct change_log *log, int kind, int64_t id, double credit, int64_t now)
-{
-    struct change *c = change_add(log, kind);
-    c->u.credit.id = id;
-    c->u.credit.credit = credit;
-    c->u.credit.avg_time = (double)now;
-}
-
 static void validate_job(struct server *s, int64_t job_id)
 {
     struct vjob v;
+    memset(&v, 0, sizeof v);
     pthread_mutex_lock(&s->lock);
     struct sjob *j = index_job(&s->idx, job_id);
     int have = j && j->validating && snapshot(s, j, &v);
     if (j && !have) j->validating = 0;
     pthread_mutex_unlock(&s->lock);
-    if (!have) return;
+    if (!have) {
+        strpool_free(&v.pool);
+        return;
+    }
 
     struct validate_input in;
     struct validate_output out;
@@ -143,18 +139,18 @@ static void validate_job(struct server *s, int64_t job_id)
         for (int i = 0; i < v.n; i++) {
             struct instance *inst = job_instance(j, ids[i]);
             if (out.state[i] != VALIDATE_VALID || !inst || inst->validate_state == VALIDATE_VALID) continue;
-            grant(&log, CH_USER_CREDIT, v.c[i].user_id, credit, now);
-            grant(&log, CH_HOST_CREDIT, v.c[i].host_id, credit, now);
+            server_grant_credit(&log, inst, credit, now);
         }
         int ev = index_validated(&s->idx, j, ids, out.state, v.n, out.canonical >= 0 ? ids[out.canonical] : 0,
                                  out.want_more, credit, now, &log);
-        server_job_events(s, j, ev);
+        server_job_events(s, j, ev, now, &log);
         log_debug(LT_VALID, "job %lld: %d results, canonical %s%s", (long long)job_id, v.n,
                   out.canonical >= 0 ? v.c[out.canonical].name : "none", out.want_more ? ", one more wanted" : "");
     }
     if (log.n) writer_submit(s->writer, &log);
     pthread_mutex_unlock(&s->lock);
     change_log_free(&log);
+    strpool_free(&v.pool);
 }
 
 void *validator_main(void *arg)

@@ -2,12 +2,15 @@
  * group is every log queued when the thread wakes, applied in that order in
  * one transaction. */
 #include "server/writer.h"
+#include "core/hashmap.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "sched/credit.h"
 #include "store/store.h"
 #include <pthread.h>
 #include <stdlib.h>
+
+struct waiter { uint64_t ticket; void (*fn)(void *); void *arg; };
 
 struct writer {
     struct store *st;
@@ -21,7 +24,23 @@ struct writer {
     uint64_t failed_from;
     int failed, stop;
     struct writer_stats stats;
+    struct waiter *waiters;      /* writer_notify calls not yet due */
+    int nwaiters, capwaiters;
 };
+
+/* Takes the waiters whose ticket is settled (mutex held); caller frees. */
+static struct waiter *due_waiters(struct writer *w, int *n)
+{
+    struct waiter *due = xmalloc((size_t)(w->nwaiters ? w->nwaiters : 1) * sizeof *due);
+    int k = 0;
+    *n = 0;
+    for (int i = 0; i < w->nwaiters; i++) {
+        if (w->waiters[i].ticket <= w->committed) due[(*n)++] = w->waiters[i];
+        else w->waiters[k++] = w->waiters[i];
+    }
+    w->nwaiters = k;
+    return due;
+}
 
 static int apply_credit(struct store *st, const struct change *c)
 {
@@ -62,10 +81,57 @@ static int apply(struct store *st, const struct change *c)
     return -1;
 }
 
+/* The row a record writes, or 0 for records that are not row snapshots. */
+static int64_t row_key(const struct change *c)
+{
+    switch (c->kind) {
+    case CH_INST_INSERT:
+    case CH_INST_UPDATE: return c->u.inst.id * 8 + 1;
+    case CH_JOB_UPDATE: return c->u.job.id * 8 + 2;
+    case CH_HOST_INSERT:
+    case CH_HOST_UPDATE: return c->u.host.id * 8 + 3;
+    case CH_USER_CREDIT: return c->u.credit.id * 8 + 4;
+    case CH_HOST_CREDIT: return c->u.credit.id * 8 + 5;
+    }
+    return 0;
+}
+
+/* Records of instances, jobs and hosts are full snapshots: of several for
+ * one row in a group, the last one's state is written once, at the place of
+ * the first (an insert stays an insert). Credits to one id are summed. This
+ * keeps a group's statements near one per row touched. */
+static void coalesce(struct change_log *g)
+{
+    struct imap first;
+    imap_init(&first);
+    for (int i = 0; i < g->n; i++) {
+        struct change *c = &g->v[i];
+        int64_t key = row_key(c);
+        if (!key) continue;
+        struct change *f = imap_get(&first, key);
+        if (!f) {
+            imap_put(&first, key, c);
+            continue;
+        }
+        if (c->kind == CH_USER_CREDIT || c->kind == CH_HOST_CREDIT) {
+            f->u.credit.credit += c->u.credit.credit;
+            if (c->u.credit.avg_time > f->u.credit.avg_time) f->u.credit.avg_time = c->u.credit.avg_time;
+        } else {
+            int kind = f->kind;
+            f->u = c->u;
+            f->kind = kind;
+        }
+        c->kind = CH_NONE;
+    }
+    imap_free(&first);
+}
+
 static int commit_group(struct writer *w, struct change_log *group)
 {
+    coalesce(group);
     if (store_begin(w->st)) return -1;
     for (int i = 0; i < group->n; i++) {
+        if (group->v[i].kind == CH_NONE) continue;
         if (apply(w->st, &group->v[i])) {
             log_error("store: change %d of group failed: %s", group->v[i].kind, store_error(w->st));
             store_rollback(w->st);
@@ -109,6 +175,12 @@ static void *writer_main(void *arg)
         w->stats.changes += (uint64_t)nchanges;
         w->committed = upto;
         pthread_cond_broadcast(&w->done);
+        int ndue;
+        struct waiter *due = due_waiters(w, &ndue);
+        pthread_mutex_unlock(&w->mu);
+        for (int i = 0; i < ndue; i++) due[i].fn(due[i].arg);
+        free(due);
+        pthread_mutex_lock(&w->mu);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -137,6 +209,7 @@ void writer_stop(struct writer *w)
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
     change_log_free(&w->queue);
+    free(w->waiters);
     store_close(w->st);
     free(w);
 }
@@ -158,6 +231,22 @@ int writer_wait(struct writer *w, uint64_t ticket)
     int rc = w->failed && ticket >= w->failed_from && ticket <= w->failed_upto ? -1 : 0;
     pthread_mutex_unlock(&w->mu);
     return rc;
+}
+
+void writer_notify(struct writer *w, uint64_t ticket, void (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&w->mu);
+    if (w->committed >= ticket) {
+        pthread_mutex_unlock(&w->mu);
+        fn(arg);
+        return;
+    }
+    if (w->nwaiters == w->capwaiters) {
+        w->capwaiters = w->capwaiters ? w->capwaiters * 2 : 64;
+        w->waiters = xrealloc(w->waiters, (size_t)w->capwaiters * sizeof *w->waiters);
+    }
+    w->waiters[w->nwaiters++] = (struct waiter){ticket, fn, arg};
+    pthread_mutex_unlock(&w->mu);
 }
 
 int writer_failed(struct writer *w)

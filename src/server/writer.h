@@ -21,6 +21,10 @@ uint64_t writer_submit(struct writer *w, struct change_log *log);
 /* Blocks until the ticket's group is committed: 0, or -1 if that commit
  * failed (the store then lags memory: writer_failed() turns true). */
 int writer_wait(struct writer *w, uint64_t ticket);
+/* Calls fn(arg) once the ticket's group is settled: from the writer's
+ * thread after the commit, or at once if it already is. fn must be quick
+ * and must not call the writer. */
+void writer_notify(struct writer *w, uint64_t ticket, void (*fn)(void *arg), void *arg);
 int writer_failed(struct writer *w);
 /* Resets the failure flag once the caller has rebuilt memory from the store. */
 void writer_clear_failure(struct writer *w);

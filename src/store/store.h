@@ -72,6 +72,8 @@ int store_job_status(struct store *s, int64_t id, struct job_status *st);
 
 /* Instances. */
 int store_instance_insert(struct store *s, const struct instance *in);
+/* Writes what changes once an instance is out: state, outcome, validation,
+ * times, exit status and credit (the rest is fixed when it is sent). */
 int store_instance_update(struct store *s, const struct instance *in);
 int store_instance_set_stderr(struct store *s, int64_t id, const char *text);
 int store_instance_get(struct store *s, int64_t id, struct instance *in);

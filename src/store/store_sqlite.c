@@ -847,10 +847,10 @@ int store_instance_insert(struct store *s, const struct instance *in)
 
 int store_instance_update(struct store *s, const struct instance *in)
 {
+    /* only what changes after sending: this runs for every report */
     sqlite3_stmt *st = stmt(s, Q_INST_UPD,
-        "UPDATE instances SET job_id=?,seq=?,host_id=?,user_id=?,app_version_id=?,state=?,outcome=?,"
-        "validate_state=?,sent_time=?,deadline=?,received_time=?,exit_status=?,cpu_time=?,elapsed_time=?,"
-        "credit=? WHERE id=?");
+        "UPDATE instances SET state=?6,outcome=?7,validate_state=?8,received_time=?11,exit_status=?12,"
+        "cpu_time=?13,elapsed_time=?14,credit=?15 WHERE id=?16");
     if (!st) return -1;
     inst_bind(st, in);
     return one_row(s, st, "instance", in->id);
