@@ -49,10 +49,11 @@ boinc_client_attach "$DEMO/alice" "$URL" "$ALICE"
 boinc_client_attach "$DEMO/bob" "$URL" "$BOB"
 
 step "computing"
+field() { printf '%s' "$state" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }   # a number from the API's JSON
 deadline=$((SECONDS + 600))
 while :; do
     state=$(curl -sf "http://127.0.0.1:$PORT/api/v1/batches/demo" || echo '{}')
-    python3 -c 'import json,sys; b=json.loads(sys.argv[1] or "{}"); print("  done %(done)s/%(jobs)s, results out %(instances_in_progress)s, results back %(instances_success)s" % b)' "$state" 2>/dev/null || true
+    echo "  done $(field done)/$(field jobs), results out $(field instances_in_progress), results back $(field instances_success)"
     case $state in *'"state":"done"'*) break ;; esac
     [ $SECONDS -lt $deadline ] || { echo "demo: the batch did not finish in 10 minutes; see $DEMO" >&2; exit 1; }
     boinc_client_update "$DEMO/alice" "$URL"

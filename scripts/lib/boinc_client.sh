@@ -1,12 +1,14 @@
 # boinc_client.sh - run real BOINC clients for locus demos and tests:
 # each in its own data folder, configured so that it talks only to loopback
-# (see ../shared/docs/boinc-protocol.md, section 8). Source it; it defines
-# functions and changes no state by itself.
+# and never waits long (see ../shared/docs/boinc-protocol.md, section 8).
+# Source it; it defines functions and changes nothing by itself. Needs only
+# bash, coreutils and boinc-client.
 
 # boinc_client_start DIR PORT: starts a client daemon with data in DIR and
-# its GUI RPC port PORT; its pid is written to DIR/client.pid.
+# its GUI RPC port PORT, and waits until it answers; its pid goes to
+# DIR/client.pid, its port to DIR/gui_port, its log to DIR/client.log.
 boinc_client_start() {
-    local dir=$1 port=$2
+    local dir=$1 port=$2 pid i
     mkdir -p "$dir"
     : > "$dir/gui_rpc_auth.cfg"   # empty: boinccmd needs no password
     cat > "$dir/cc_config.xml" <<'XML'
@@ -33,31 +35,34 @@ XML
   <cpu_usage_limit>100</cpu_usage_limit>
 </global_preferences>
 XML
+    echo "$port" > "$dir/gui_port"
     (cd "$dir" && exec boinc --dir "$dir" --gui_rpc_port "$port" --no_info_fetch --skip_cpu_benchmarks \
         --no_gpus --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
         --pers_retry_delay_min 5 --pers_retry_delay_max 20 </dev/null >"$dir/client.log" 2>&1) &
-    echo $! > "$dir/client.pid"
-    echo "$port" > "$dir/gui_port"
-    local i
-    for i in $(seq 50); do   # ready when it answers GUI RPCs
-        boinc_cmd "$dir" --get_state >/dev/null 2>&1 && return 0
+    pid=$!
+    echo "$pid" > "$dir/client.pid"
+    for i in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || { echo "boinc client in $dir exited at start; see $dir/client.log" >&2; return 1; }
+        boinc_cmd "$dir" --get_cc_status >/dev/null 2>&1 && return 0
         sleep 0.2
     done
-    echo "boinc client in $dir did not start; see $dir/client.log" >&2
+    echo "boinc client in $dir does not answer GUI RPCs; see $dir/client.log" >&2
     return 1
 }
 
 # boinc_cmd DIR ARGS...: boinccmd against the client of DIR.
 boinc_cmd() {
-    local dir=$1; shift
+    local dir=$1
+    shift
     (cd "$dir" && boinccmd --host "127.0.0.1:$(cat "$dir/gui_port")" "$@")
 }
 
-# boinc_client_attach DIR URL KEY: attaches and checks that it took.
+# boinc_client_attach DIR URL KEY: attaches, and checks that it took
+# (boinccmd --project_attach exits 0 even when attaching failed).
 boinc_client_attach() {
     local dir=$1 url=$2 key=$3 i
-    boinc_cmd "$dir" --project_attach "$url" "$key" >/dev/null 2>&1
-    for i in $(seq 50); do   # boinccmd exits 0 even when attaching failed
+    boinc_cmd "$dir" --project_attach "$url" "$key" >/dev/null 2>&1 || true
+    for i in $(seq 100); do
         boinc_cmd "$dir" --get_project_status 2>/dev/null | grep -q "master URL: $url" && return 0
         sleep 0.2
     done
@@ -65,20 +70,31 @@ boinc_client_attach() {
     return 1
 }
 
-# boinc_client_update DIR URL: asks for an RPC now, cutting any backoff.
+# boinc_client_update DIR URL: asks for a scheduler RPC now, cutting backoffs.
 boinc_client_update() { boinc_cmd "$1" --project "$2" update >/dev/null 2>&1 || true; }
 
-# boinc_client_stop DIR: stops the client by its pid.
+# boinc_client_stop DIR: stops the client by its pid (it stops its apps).
 boinc_client_stop() {
-    local pid
+    local pid i
     pid=$(cat "$1/client.pid" 2>/dev/null) || return 0
-    kill "$pid" 2>/dev/null || true
-    local i
+    kill "$pid" 2>/dev/null || return 0
     for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
 }
 
-# free_port: a TCP port nothing listens on, on loopback.
+# free_port [USED_FILE]: a loopback TCP port that nothing listens on; with
+# USED_FILE, also one not handed out before (recorded there).
 free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+    local used=${1:-} p i
+    for i in $(seq 200); do
+        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        [ -n "$used" ] && grep -qx "$p" "$used" 2>/dev/null && continue
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            [ -z "$used" ] || echo "$p" >> "$used"
+            echo "$p"
+            return 0
+        fi
+    done
+    echo "free_port: no free port found" >&2
+    return 1
 }

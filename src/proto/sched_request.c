@@ -235,6 +235,9 @@ static int open_record(struct parser *ps, int ctx)
         r->sticky = grow(r->sticky, &ps->cap_sticky, (size_t)r->nsticky, sizeof *r->sticky);
         memset(&r->sticky[r->nsticky++], 0, sizeof *r->sticky);
         break;
+    case C_OTHER_RESULTS:
+        r->has_other_results = 1;
+        break;
     case C_OTHER_RESULT:
         if (r->nother >= SR_MAX_OTHER) {
             fail(ps, "too many <other_result> elements (max %d)", SR_MAX_OTHER);

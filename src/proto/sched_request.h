@@ -76,6 +76,7 @@ struct sched_request {
     struct sr_result *results;     /* owned array */
     int nsticky;
     struct sr_sticky *sticky;      /* owned array */
+    int has_other_results;         /* <other_results> present: the list of tasks held is complete */
     int nother;
     char (*other_results)[SR_NAME_LEN]; /* owned array of names */
     int napp_versions;

@@ -15,6 +15,7 @@ void index_init(struct sched_index *x)
 {
     memset(x, 0, sizeof *x);
     imap_init(&x->apps);
+    imap_init(&x->held);
     smap_init(&x->aborts);
     x->next_instance_id = 1;
 }
@@ -42,6 +43,12 @@ void index_free(struct sched_index *x)
     it = 0;
     while (smap_next(&x->aborts, &it, NULL, &v)) free(v);
     smap_free(&x->aborts);
+    it = 0;
+    while (imap_next(&x->held, &it, NULL, &v)) {
+        free(((struct host_held *)v)->v);
+        free(v);
+    }
+    imap_free(&x->held);
     free(x->dl);
     free(x->ended);
     memset(x, 0, sizeof *x);
@@ -208,6 +215,48 @@ struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct
     return j;
 }
 
+/* ---- what each host holds ---- */
+
+static void held_add(struct sched_index *x, int64_t host_id, int64_t job_id, int64_t inst_id)
+{
+    struct host_held *h = imap_get(&x->held, host_id);
+    if (!h) {
+        h = xcalloc(1, sizeof *h);
+        imap_put(&x->held, host_id, h);
+    }
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 8;
+        h->v = xrealloc(h->v, (size_t)h->cap * sizeof *h->v);
+    }
+    h->v[h->n++] = (struct held_instance){job_id, inst_id};
+}
+
+static void held_remove(struct sched_index *x, int64_t host_id, int64_t inst_id)
+{
+    struct host_held *h = imap_get(&x->held, host_id);
+    if (!h) return;
+    for (int i = 0; i < h->n; i++) {
+        if (h->v[i].inst_id != inst_id) continue;
+        h->v[i] = h->v[--h->n];
+        break;
+    }
+    if (!h->n) {
+        free(h->v);
+        free(imap_del(&x->held, host_id));
+    }
+}
+
+const struct host_held *index_held(struct sched_index *x, int64_t host_id) { return imap_get(&x->held, host_id); }
+
+/* An instance leaves IN_PROGRESS: every state change out of it goes here. */
+static void finish_instance(struct sched_index *x, struct instance *in, int outcome, int64_t now)
+{
+    if (in->state == INST_IN_PROGRESS) held_remove(x, in->host_id, in->id);
+    in->state = INST_OVER;
+    in->outcome = outcome;
+    in->received_time = now;
+}
+
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in)
 {
     if (j->ninst == j->capinst) {
@@ -215,7 +264,10 @@ void index_add_instance(struct sched_index *x, struct sjob *j, const struct inst
         j->inst = xrealloc(j->inst, (size_t)j->capinst * sizeof *j->inst);
     }
     j->inst[j->ninst++] = *in;
-    if (in->state == INST_IN_PROGRESS) dl_push(x, in->deadline, j->id, in->id);
+    if (in->state == INST_IN_PROGRESS) {
+        dl_push(x, in->deadline, j->id, in->id);
+        held_add(x, in->host_id, j->id, in->id);
+    }
     if (in->id >= x->next_instance_id) x->next_instance_id = in->id + 1;
 }
 
@@ -285,9 +337,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
         if (in->state != INST_IN_PROGRESS) continue;
-        in->state = INST_OVER;
-        in->outcome = OUTCOME_DIDNT_NEED;
-        in->received_time = now;
+        finish_instance(x, in, OUTCOME_DIDNT_NEED, now);
         log_inst(log, CH_INST_UPDATE, in);
         char name[256];
         instance_wire_name(name, sizeof name, j->batch->b.name, j->id, in->seq);
@@ -434,12 +484,10 @@ int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int
     /* a late report of an instance given up as no-reply is still welcome */
     int late = in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY;
     if (in->state != INST_IN_PROGRESS && !late) return -1;
-    in->state = INST_OVER;
-    in->outcome = outcome;
+    finish_instance(x, in, outcome, now);
     in->exit_status = exit_status;
     in->cpu_time = cpu_time;
     in->elapsed_time = elapsed_time;
-    in->received_time = now;
     in->validate_state = VALIDATE_INIT;
     log_inst(log, CH_INST_UPDATE, in);
     return index_settle(x, j, now, log);
@@ -454,9 +502,7 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
         struct sjob *j = index_job(x, e.job_id);
         struct instance *in = j ? job_instance(j, e.inst_id) : NULL;
         if (!in || in->state != INST_IN_PROGRESS || in->deadline != e.deadline) continue;
-        in->state = INST_OVER;
-        in->outcome = OUTCOME_NO_REPLY;
-        in->received_time = now;
+        finish_instance(x, in, OUTCOME_NO_REPLY, now);
         log_inst(log, CH_INST_UPDATE, in);
         n++;
         int ev = index_settle(x, j, now, log);
@@ -472,6 +518,14 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
         }
     }
     return n;
+}
+
+int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, struct change_log *log)
+{
+    if (in->state != INST_IN_PROGRESS) return 0;
+    finish_instance(x, in, OUTCOME_NO_REPLY, now);
+    log_inst(log, CH_INST_UPDATE, in);
+    return index_settle(x, j, now, log);
 }
 
 int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, const int *states, int n,

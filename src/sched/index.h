@@ -51,6 +51,10 @@ struct deadline_entry { int64_t deadline, job_id, inst_id; };
 
 struct pending_abort { int64_t host_id, expires; };
 
+/* The instances a host holds, as the server sees it. */
+struct held_instance { int64_t job_id, inst_id; };
+struct host_held { int n, cap; struct held_instance *v; };
+
 /* A job that ended: its instances' output files may go once that is durable. */
 struct ended_job {
     int64_t job_id;
@@ -66,6 +70,7 @@ struct sched_index {
     struct deadline_entry *dl;  /* min-heap of in-progress deadlines */
     size_t dl_n, dl_cap;
     struct smap aborts;         /* instance name -> struct pending_abort* (owned) */
+    struct imap held;           /* host id -> struct host_held* (owned): instances in progress */
     struct ended_job *ended;    /* jobs ended since the driver last took them */
     int nended, capended;
     int64_t next_instance_id;
@@ -116,6 +121,13 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
  * canonical_id 0 if none; want_more asks for one more instance. */
 int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, const int *states, int n,
                     int64_t canonical_id, int want_more, double credit, int64_t now, struct change_log *log);
+
+/* The instances in progress on a host (borrowed; NULL if none), so that
+ * the driver can find those the host no longer has. */
+const struct host_held *index_held(struct sched_index *x, int64_t host_id);
+/* Gives up on an instance in progress that its host lost: it becomes
+ * NO_REPLY now instead of at its deadline. Returns job_event bits. */
+int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, struct change_log *log);
 
 /* Ends a job (DONE, FAILED, CANCELLED): unsent instances dropped, the ones
  * out are over (DIDNT_NEED) and their hosts will be told to abort them. */

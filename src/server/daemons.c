@@ -3,6 +3,7 @@
  * picking up new batches and cancellations, deleting the uploads of ended
  * jobs, and rebuilding memory from the store if a commit ever failed. */
 #include "core/log.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +60,53 @@ static void sleep_seconds(double s)
     nanosleep(&ts, NULL);
 }
 
+/* 1 if NAME (an upload, maybe partial) belongs to an instance of a job
+ * that is no longer live; files that are no upload of ours are kept. */
+static int orphan_upload(struct server *s, const char *name)
+{
+    char base[256], inst[256];
+    size_t n = strlen(name);
+    if (n >= sizeof base) return 0;
+    memcpy(base, name, n + 1);
+    if (n > 5 && !strcmp(base + n - 5, ".part")) base[n - 5] = 0;
+    int k, seq;
+    int64_t job_id;
+    if (output_parse_name(base, inst, sizeof inst, &k) || instance_parse_name(inst, &job_id, &seq)) return 0;
+    pthread_mutex_lock(&s->lock);
+    int live = index_job(&s->idx, job_id) != NULL;
+    pthread_mutex_unlock(&s->lock);
+    return !live;
+}
+
+/* At start: a crash between a job's end and the deleter's pass leaves its
+ * uploads behind, and only this finds them again. */
+static void sweep_orphan_uploads(struct server *s)
+{
+    char root[PROJECT_PATH_MAX + 16];
+    project_path(&s->proj, root, sizeof root, "upload");
+    int deleted = 0;
+    for (int b = 0; b < 256 && !s->stopping; b++) {
+        char dir[PROJECT_PATH_MAX + 32];
+        snprintf(dir, sizeof dir, "%s/%02x", root, b);
+        DIR *d = opendir(dir);
+        if (!d) continue;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.' || !orphan_upload(s, e->d_name)) continue;
+            char path[PROJECT_PATH_MAX + 300];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            deleted += unlink(path) == 0;
+        }
+        closedir(d);
+    }
+    if (deleted) log_info("deleted %d uploaded files of jobs that ended before a restart", deleted);
+}
+
 void *maintenance_main(void *arg)
 {
     struct server *s = arg;
     double period = s->proj.cfg.transition_period;
+    sweep_orphan_uploads(s);
     while (!s->stopping) {
         char err[512];
         if (writer_failed(s->writer)) {

@@ -14,7 +14,7 @@
 
 /* One job sent, with everything the reply needs copied out of the lock. */
 struct sent_job {
-    struct dispatched d;
+    struct instance inst;
     struct batch batch;
     const struct app_version *av;
     const struct file_rec *av_files[8];
@@ -199,35 +199,79 @@ static int wants_work(const struct sched_request *r)
     return !r->dont_send_work && (r->cpu_req_secs > 0 || r->work_req_seconds > 0 || r->cpu_req_instances > 0);
 }
 
-static void send_work(struct rpc *c, int64_t now, struct change_log *log)
+static struct host_view host_view_of(const struct rpc *c)
 {
-    struct server *s = c->s;
     const struct sched_request *r = &c->req;
-    struct host_view hv = {
+    return (struct host_view){
         .host_id = c->host.id, .user_id = c->user.id, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
         .on_frac = r->on_frac, .active_frac = r->active_frac, .dcf = r->duration_correction_factor,
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
         .req_instances = r->cpu_req_instances, .in_progress = r->nother,
     };
+}
+
+/* Adds a job to the reply, copying what it needs out of the lock (held). */
+static void add_sent(struct rpc *c, struct sjob *j, const struct instance *in, const struct app_version *av,
+                     const char *why)
+{
+    struct sent_job *sj = &c->sent[c->nsent++];
+    sj->inst = *in;
+    sj->batch = j->batch->b;   /* copied: the batch may be reaped after the lock */
+    sj->av = av;
+    for (int k = 0; k < av->nfiles; k++) sj->av_files[k] = imap_get(&c->s->files, av->files[k].file_id);
+    log_debug(LT_SCHED, "host %lld: %s job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id, why,
+              (long long)j->id, in->seq, sj->batch.name, (long long)in->deadline);
+}
+
+/* Instances the server thinks the host holds but the host no longer lists:
+ * their reply was lost (a crash, a dropped connection) or the client lost
+ * them. Each is sent again while it can still meet its deadline, else given
+ * up at once so that its replacement need not wait for the deadline. */
+static void recover_lost(struct rpc *c, int64_t now, struct change_log *log)
+{
+    struct server *s = c->s;
+    const struct host_held *h = index_held(&s->idx, c->host.id);
+    if (!c->req.has_other_results || !h || !h->n) return;
+    struct smap listed;
+    smap_init(&listed);
+    for (int i = 0; i < c->req.nother; i++) smap_put(&listed, c->req.other_results[i], &listed);
+    int n = h->n;
+    struct held_instance *v = xmalloc((size_t)n * sizeof *v);   /* giving up changes h */
+    memcpy(v, h->v, (size_t)n * sizeof *v);
+    struct host_view hv = host_view_of(c);
+    for (int i = 0; i < n; i++) {
+        struct sjob *j = index_job(&s->idx, v[i].job_id);
+        struct instance *in = j ? job_instance(j, v[i].inst_id) : NULL;
+        if (!in || in->state != INST_IN_PROGRESS) continue;
+        char name[256];
+        instance_wire_name(name, sizeof name, j->batch->b.name, j->id, in->seq);
+        if (smap_get(&listed, name)) continue;
+        const struct app_version *av = imap_get(&s->versions, in->app_version_id);
+        if (av && c->nsent < MAX_SEND && deadline_feasible(&hv, j->flops_est, (double)(in->deadline - now))) {
+            add_sent(c, j, in, av, "resent lost");
+        } else {
+            log_debug(LT_SCHED, "host %lld lost %s: too late to resend, given up", (long long)c->host.id, name);
+            server_job_events(s, j, index_give_up(&s->idx, j, in, now, log), now, log);
+        }
+    }
+    free(v);
+    smap_free(&listed);
+}
+
+static void send_work(struct rpc *c, int64_t now, struct change_log *log)
+{
+    struct server *s = c->s;
+    const struct sched_request *r = &c->req;
+    struct host_view hv = host_view_of(c);
     const char *platforms[1 + SR_MAX_ALT_PLATFORMS];
     int np = 0;
     platforms[np++] = r->platform;
     for (int i = 0; i < r->nalt_platforms; i++) platforms[np++] = r->alt_platforms[i];
     struct dispatch_limits lim = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress};
     struct dispatched d[MAX_SEND];
-    int max = lim.max_jobs_per_rpc < MAX_SEND ? lim.max_jobs_per_rpc : MAX_SEND;
-    c->nsent = index_dispatch(&s->idx, &hv, platforms, np, &lim, now, d, max, log);
-    c->sent = xcalloc((size_t)(c->nsent ? c->nsent : 1), sizeof *c->sent);
-    for (int i = 0; i < c->nsent; i++) {
-        struct sent_job *sj = &c->sent[i];
-        sj->d = d[i];
-        sj->batch = d[i].job->batch->b;   /* copied: the batch may be reaped after the lock */
-        sj->av = d[i].av;
-        for (int k = 0; k < sj->av->nfiles; k++) sj->av_files[k] = imap_get(&s->files, sj->av->files[k].file_id);
-        log_debug(LT_SCHED, "host %lld: sent job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id,
-                  (long long)d[i].job->id, d[i].inst.seq, sj->batch.name, (long long)d[i].inst.deadline);
-        sj->d.job = NULL;  /* not to be touched outside the lock */
-    }
+    int max = lim.max_jobs_per_rpc < MAX_SEND - c->nsent ? lim.max_jobs_per_rpc : MAX_SEND - c->nsent;
+    int n = index_dispatch(&s->idx, &hv, platforms, np, &lim, now, d, max, log);
+    for (int i = 0; i < n; i++) add_sent(c, d[i].job, &d[i].inst, d[i].av, "sent");
 }
 
 /* ---- reply ---- */
@@ -260,7 +304,7 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
 {
     struct server *s = c->s;
     struct job_spec spec;
-    if (store_job_spec(st, sj->d.inst.job_id, &spec)) return -1;
+    if (store_job_spec(st, sj->inst.job_id, &spec)) return -1;
     const char *app = app_name(s, sj->av->app_id);
     reply_add_app(&c->reply, app);
 
@@ -294,10 +338,10 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     reply_add_workunit(&c->reply, &w);
 
     char inst[256];
-    instance_wire_name(inst, sizeof inst, sj->batch.name, sj->d.inst.job_id, sj->d.inst.seq);
+    instance_wire_name(inst, sizeof inst, sj->batch.name, sj->inst.job_id, sj->inst.seq);
     struct rp_result res = {
         .name = strpool_printf(&c->pool, "%s", inst), .wu_name = w.name, .platform = sj->av->platform,
-        .version_num = sj->av->version_num, .report_deadline = sj->d.inst.deadline,
+        .version_num = sj->av->version_num, .report_deadline = sj->inst.deadline,
         .report_immediately = s->proj.cfg.report_immediately,
     };
     for (int k = 0; k < sj->batch.noutputs; k++) {
@@ -372,6 +416,8 @@ static void decide(struct rpc *c, const char *body, size_t len)
     int64_t now = s->clock();
     record_host(c, now, &log);
     take_reports(c, now, &log);
+    c->sent = xcalloc(MAX_SEND, sizeof *c->sent);
+    recover_lost(c, now, &log);
     if (wants_work(&c->req)) send_work(c, now, &log);
     c->ticket = writer_submit(s->writer, &log);
     pthread_mutex_unlock(&s->lock);
@@ -400,7 +446,7 @@ static void write_reply(struct rpc *c, struct strbuf *out)
         if (!st || reply_job(c, &c->sent[i], st)) {
             /* the instance is recorded; without a reply it times out and is replaced */
             log_error("host %lld: cannot describe job %lld in the reply", (long long)c->host.id,
-                      (long long)c->sent[i].d.inst.job_id);
+                      (long long)c->sent[i].inst.job_id);
         }
     }
     if (wants_work(&c->req) && c->nsent == 0) reply_add_message(&c->reply, "No tasks are available", "low");

@@ -906,6 +906,50 @@ static void test_ended_job_without_outputs_not_listed(void **state)
     assert_int_equal(n, 0);
 }
 
+/* The server knows what each host holds, so it can tell what a host lost. */
+static void test_hosts_hold_their_instances_until_they_end(void **state)
+{
+    struct fx *f = *state;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 3, &red2, 1000), 1, 3, 1e12);
+    struct host_view h1 = host(1, 1), h2 = host(2, 2);
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &h1, 0, sent), 3);
+    assert_int_equal(dispatch(f, &h2, 0, sent), 3);
+    assert_int_equal(index_held(&f->x, 1)->n, 3);
+    struct sjob *j1 = index_job(&f->x, 1), *j2 = index_job(&f->x, 2), *j3 = index_job(&f->x, 3);
+    index_report(&f->x, j1, inst_on(j1, 1), 1, OUTCOME_SUCCESS, 0, 1, 1, 10, &f->log);
+    assert_int_equal(index_held(&f->x, 1)->n, 2);
+    index_end_job(&f->x, j2, JOB_CANCELLED, JOB_ERR_CANCELLED, 20, &f->log);
+    assert_int_equal(index_held(&f->x, 1)->n, 1);
+    assert_int_equal(index_held(&f->x, 2)->n, 2);
+    index_timeouts(&f->x, 5000, &f->log, NULL, NULL);   /* every deadline (1000) has passed */
+    assert_null(index_held(&f->x, 1));
+    assert_null(index_held(&f->x, 2));
+    assert_int_equal(j3->inst[0].outcome, OUTCOME_NO_REPLY);
+}
+
+static void test_give_up_lost_instance_replaces_it_now(void **state)
+{
+    struct fx *f = *state;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, &red1, 1000), 1, 1, 1e12);
+    struct host_view h1 = host(1, 1);
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &h1, 0, sent), 1);
+    struct sjob *j = index_job(&f->x, 1);
+    assert_int_equal(j->needed, 0);
+    clear_log(f);
+    assert_int_equal(index_give_up(&f->x, j, &j->inst[0], 30, &f->log), EV_NONE);
+    assert_int_equal(j->inst[0].state, INST_OVER);
+    assert_int_equal(j->inst[0].outcome, OUTCOME_NO_REPLY);
+    assert_int_equal(j->needed, 1);          /* a replacement, long before the deadline */
+    assert_null(index_held(&f->x, 1));
+    assert_int_equal(f->log.n, 1);
+    assert_int_equal(f->log.v[0].kind, CH_INST_UPDATE);
+    /* giving up twice changes nothing */
+    assert_int_equal(index_give_up(&f->x, j, &j->inst[0], 31, &f->log), 0);
+    assert_int_equal(f->log.n, 1);
+}
+
 static void test_validated_invalid_result_gets_no_credit_and_replacement(void **state)
 {
     struct fx *f = *state;
@@ -1656,9 +1700,18 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int held_by(struct sched_index *x, int64_t host_id, int64_t inst_id)
+{
+    const struct host_held *h = index_held(x, host_id);
+    for (int i = 0; h && i < h->n; i++)
+        if (h->v[i].inst_id == inst_id) return 1;
+    return 0;
+}
+
 static void check_invariants(struct prop *p)
 {
     struct sched_index *x = &p->f->x;
+    int in_progress = 0;
     /* the deadline queue: a heap, and every in-progress instance is in it */
     int64_t *dl_ids = malloc((x->dl_n ? x->dl_n : 1) * sizeof *dl_ids);
     for (size_t i = 0; i < x->dl_n; i++) {
@@ -1716,6 +1769,10 @@ static void check_invariants(struct prop *p)
                     assert_int_equal(in->outcome, OUTCOME_INIT);
                     if (!bsearch(&in->id, dl_ids, x->dl_n, sizeof *dl_ids, cmp_i64))
                         fail_msg("instance %lld in progress but not in the deadline queue", (long long)in->id);
+                    if (!held_by(x, in->host_id, in->id))
+                        fail_msg("instance %lld in progress but not held by host %lld", (long long)in->id,
+                                 (long long)in->host_id);
+                    in_progress++;
                 } else {
                     assert_int_equal(in->state, INST_OVER);
                     assert_int_not_equal(in->outcome, OUTCOME_INIT);
@@ -1725,6 +1782,11 @@ static void check_invariants(struct prop *p)
         }
         assert_int_equal(live, b->nlive);
     }
+    /* hosts hold exactly the instances in progress */
+    int held = 0;
+    it = 0;
+    while (imap_next(&x->held, &it, NULL, &v)) held += ((struct host_held *)v)->n;
+    assert_int_equal(held, in_progress);
     free(dl_ids);
 }
 
@@ -1902,6 +1964,8 @@ int main(void)
         T(test_validated_canonical_then_assimilate),
         T(test_ended_jobs_listed_for_file_deletion),
         T(test_ended_job_without_outputs_not_listed),
+        T(test_hosts_hold_their_instances_until_they_end),
+        T(test_give_up_lost_instance_replaces_it_now),
         T(test_validated_invalid_result_gets_no_credit_and_replacement),
         T(test_want_more_raises_target),
         T(test_want_more_does_not_lower_target),

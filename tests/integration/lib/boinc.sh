@@ -1,0 +1,302 @@
+# tests/integration/lib/boinc.sh - helpers for integration tests that run
+# locusd and real BOINC clients on loopback. Sourced by a test (it lives in a
+# subfolder so that ctest's tests/integration/*.sh glob does not take it).
+#
+# Sourcing it creates the test's temporary folder ($TMP) and installs a trap
+# on EXIT that stops everything the test started, by PID only (locusd, the
+# BOINC clients and the apps they run), then removes $TMP unless
+# LOCUS_KEEP_TMP=1. Needs only bash, coreutils, curl, sqlite3 and
+# boinc-client: no python, no jq (a fresh CI machine has just scripts/deps.sh).
+#
+# Variables a test may read: TMP, LOCUS, LOCUSD, WORKER, TEST_NAME,
+# URL and PORT (after make_project), LOCUSD_PID, LOCUSD_LOG.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/boinc_client.sh"
+
+TEST_NAME=$(basename "$0" .sh)
+LOCUS_BUILD_DIR=${LOCUS_BUILD_DIR:-build}
+LOCUS_BUILD_DIR=$(cd "$LOCUS_BUILD_DIR" 2>/dev/null && pwd) || {
+    echo "$TEST_NAME: LOCUS_BUILD_DIR ${LOCUS_BUILD_DIR} does not exist" >&2; exit 1; }
+LOCUS=$LOCUS_BUILD_DIR/bin/locus
+LOCUSD=$LOCUS_BUILD_DIR/bin/locusd
+WORKER=$LOCUS_BUILD_DIR/examples/worker
+for _b in "$LOCUS" "$LOCUSD" "$WORKER"; do
+    [ -x "$_b" ] || { echo "$TEST_NAME: $_b is not built (set LOCUS_BUILD_DIR)" >&2; exit 1; }
+done
+for _b in boinc boinccmd sqlite3 curl; do
+    command -v "$_b" >/dev/null || {
+        echo "$TEST_NAME: $_b is missing; run scripts/deps.sh" >&2; exit 1; }
+done
+
+# ASan/UBSan in locusd: report to its log, and make UBSan fatal too.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+TMP=$(mktemp -d "/tmp/locus-$TEST_NAME-XXXXXX")
+LOCUSD_LOG=$TMP/locusd.log
+LOCUSD_PID=
+URL=
+PORT=
+T_START=$(date +%s)
+_CLIENTS=()                 # names of started clients
+declare -A CLIENT_DIR CLIENT_PORT CLIENT_PID
+
+# ---- messages ----
+
+elapsed() { echo $(( $(date +%s) - T_START )); }
+say() { echo "[$TEST_NAME +$(elapsed)s] $*"; }
+
+# dump_logs: the tails of locusd's and every client's log, on stderr.
+dump_logs() {
+    {
+        if [ -s "$LOCUSD_LOG" ]; then
+            echo "---- locusd log (last 40 lines of $LOCUSD_LOG) ----"
+            tail -n 40 "$LOCUSD_LOG"
+        fi
+        local n
+        for n in "${_CLIENTS[@]}"; do
+            echo "---- client $n log (last 25 lines of ${CLIENT_DIR[$n]}/client.log) ----"
+            tail -n 25 "${CLIENT_DIR[$n]}/client.log" 2>/dev/null || true
+        done
+    } >&2
+}
+
+# fail MSG: says what failed with the logs' tails, and ends the test.
+fail() {
+    echo "[$TEST_NAME +$(elapsed)s] FAIL: $*" >&2
+    dump_logs
+    exit 1
+}
+
+# ---- processes ----
+
+# descendants PID: every live descendant of PID (from /proc, no procps).
+descendants() {
+    local parent=$1 f pid ppid rest kids=()
+    for f in /proc/[0-9]*/stat; do
+        # stat is "pid (comm) state ppid ..."; comm may hold spaces or ')'
+        { read -r rest <"$f"; } 2>/dev/null || continue
+        pid=${rest%% *}
+        rest=${rest##*) }        # "STATE PPID ..."
+        ppid=${rest#* }
+        ppid=${ppid%% *}
+        [ "$ppid" = "$parent" ] && kids+=("$pid")
+    done
+    for pid in "${kids[@]}"; do
+        echo "$pid"
+        descendants "$pid"
+    done
+}
+
+alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+
+# kill_tree PID: SIGKILL to PID and all its descendants (the apps a client runs).
+kill_tree() {
+    local pid=$1 all
+    alive "$pid" || return 0
+    all=$(descendants "$pid")
+    # shellcheck disable=SC2086 # one pid per word
+    kill -KILL "$pid" $all 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+
+_cleanup() {
+    local rc=$? n
+    set +e
+    for n in "${_CLIENTS[@]}"; do kill_tree "${CLIENT_PID[$n]}"; done
+    if alive "$LOCUSD_PID"; then
+        kill -TERM "$LOCUSD_PID" 2>/dev/null
+        local i
+        for i in $(seq 50); do alive "$LOCUSD_PID" || break; sleep 0.1; done
+        kill_tree "$LOCUSD_PID"
+    fi
+    if [ "${LOCUS_KEEP_TMP:-0}" = 1 ]; then
+        echo "[$TEST_NAME] kept $TMP" >&2
+    else
+        rm -rf "$TMP"
+    fi
+    exit $rc
+}
+trap _cleanup EXIT
+trap 'exit 130' INT TERM
+
+# port: a loopback port nothing listens on and this test has not used yet.
+port() { free_port "$TMP/.ports"; }
+
+# ---- the store ----
+
+# sql PROJ QUERY: runs QUERY on PROJ's store, read-only; one row per line,
+# columns separated by '|'.
+sql() {
+    sqlite3 -readonly -batch -noheader -cmd '.timeout 10000' "$1/locus.db" "$2"
+}
+
+# dump_store PROJ: the whole store as SQL text.
+dump_store() { sqlite3 -readonly -batch -cmd '.timeout 10000' "$1/locus.db" .dump; }
+
+# set_config PROJ NAME VALUE: sets <NAME>VALUE</NAME> in PROJ/config.xml
+# (VALUE "/" writes the flag <NAME/>). Before starting locusd.
+set_config() {
+    local proj=$1 name=$2 value=$3 f=$1/config.xml line
+    if [ "$value" = / ]; then line="  <$name/>"; else line="  <$name>$value</$name>"; fi
+    grep -v -e "<$name>.*</$name>" -e "<$name/>" "$f" | sed "s|</config>|$line\n</config>|" >"$f.new"
+    mv "$f.new" "$f"
+}
+
+# make_project PROJ [USER...]: a project at a fresh port on 127.0.0.1 with the
+# worker app, an input file in.dat and the given users (default alice bob);
+# each user's key is in $TMP/key.USER. Sets PORT and URL. Fast RPC pacing.
+make_project() {
+    local proj=$1 u
+    shift
+    [ $# -gt 0 ] || set -- alice bob
+    PORT=$(port)
+    URL=http://127.0.0.1:$PORT/proj/
+    "$LOCUS" init "$proj" --url "$URL" --name "Locus $TEST_NAME" >/dev/null || fail "locus init failed"
+    "$LOCUS" app add "$proj" worker --platform x86_64-pc-linux-gnu --exe "$WORKER" --version 100 >/dev/null \
+        || fail "locus app add failed"
+    head -c 3000 /dev/urandom >"$TMP/in.dat"
+    "$LOCUS" file add "$proj" "$TMP/in.dat" >/dev/null || fail "locus file add failed"
+    for u in "$@"; do
+        "$LOCUS" user create "$proj" "$u" >"$TMP/key.$u" || fail "locus user create $u failed"
+        [ -s "$TMP/key.$u" ] || fail "locus user create $u printed no key"
+    done
+    set_config "$proj" request_delay 1
+    set_config "$proj" next_rpc_delay 5
+    set_config "$proj" transition_period 1
+}
+
+key_of() { cat "$TMP/key.$1"; }
+
+# ---- locusd ----
+
+# start_locusd PROJ: starts locusd (debug log appended to $LOCUSD_LOG) and
+# waits until it serves the master page.
+start_locusd() {
+    local proj=$1 i
+    echo "==== locusd start at +$(elapsed)s ====" >>"$LOCUSD_LOG"
+    "$LOCUSD" "$proj" --debug rpc,sched,valid,http </dev/null >>"$LOCUSD_LOG" 2>&1 &
+    LOCUSD_PID=$!
+    for i in $(seq 150); do
+        alive "$LOCUSD_PID" || fail "locusd exited at start"
+        curl -sf -o /dev/null --max-time 2 "$URL" && return 0
+        sleep 0.1
+    done
+    fail "locusd does not serve $URL after 15 s"
+}
+
+# check_sanitizers: fails if locusd's log holds a sanitizer report.
+check_sanitizers() {
+    if grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$LOCUSD_LOG"; then
+        grep -n -A 30 -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$LOCUSD_LOG" \
+            | head -n 80 >&2
+        fail "sanitizer report in locusd's log"
+    fi
+}
+
+# stop_locusd: SIGTERM, and a clean exit (status 0, no sanitizer report) expected.
+stop_locusd() {
+    alive "$LOCUSD_PID" || fail "locusd is not running (it died?)"
+    kill -TERM "$LOCUSD_PID"
+    local rc=0
+    wait "$LOCUSD_PID" || rc=$?
+    LOCUSD_PID=
+    check_sanitizers
+    [ "$rc" -eq 0 ] || fail "locusd exited with status $rc on SIGTERM"
+}
+
+# kill9_locusd: the crash: SIGKILL, no chance to flush anything.
+kill9_locusd() {
+    alive "$LOCUSD_PID" || fail "locusd is not running (it died?)"
+    kill -KILL "$LOCUSD_PID"
+    wait "$LOCUSD_PID" 2>/dev/null || true
+    LOCUSD_PID=
+    echo "==== locusd killed with SIGKILL at +$(elapsed)s ====" >>"$LOCUSD_LOG"
+    check_sanitizers
+}
+
+# locusd_alive: locusd runs and serves its master page.
+locusd_alive() { alive "$LOCUSD_PID" && curl -sf -o /dev/null --max-time 5 "$URL"; }
+
+# ---- BOINC clients ----
+
+# bcmd NAME ARGS...: boinccmd against client NAME.
+bcmd() {
+    local n=$1
+    shift
+    boinc_cmd "${CLIENT_DIR[$n]}" "$@"
+}
+
+# start_client NAME KEY: a BOINC client daemon with its own data folder and
+# GUI RPC port, attached to $URL with KEY (attach checked).
+start_client() {
+    local n=$1 key=$2 d=$TMP/client-$1
+    CLIENT_DIR[$n]=$d
+    CLIENT_PORT[$n]=$(port)
+    CLIENT_PID[$n]=
+    _CLIENTS+=("$n")
+    boinc_client_start "$d" "${CLIENT_PORT[$n]}" || fail "client $n did not start"
+    CLIENT_PID[$n]=$(cat "$d/client.pid")
+    boinc_client_attach "$d" "$URL" "$key" || fail "client $n could not attach to $URL"
+}
+
+# client_update NAME: an RPC now, cutting backoffs.
+client_update() { boinc_client_update "${CLIENT_DIR[$1]}" "$URL"; }
+
+# client_ntasks NAME: how many tasks the client holds.
+client_ntasks() { bcmd "$1" --get_tasks 2>/dev/null | grep -c '^ *name: ' || true; }
+
+# client_hostid NAME: the host id locusd gave the client (empty if none yet).
+client_hostid() {
+    sed -n 's|.*<hostid>\([0-9]*\)</hostid>.*|\1|p' "${CLIENT_DIR[$1]}"/client_state.xml 2>/dev/null | head -n 1
+}
+
+# client_acked NAME: the task names the client logged as acknowledged.
+client_acked() {
+    sed -n 's/.*got ack for task \([^ ]*\).*/\1/p' "${CLIENT_DIR[$1]}/client.log" | sort -u
+}
+
+# stop_client NAME: the client and the apps it runs, killed.
+stop_client() { kill_tree "${CLIENT_PID[$1]}"; }
+
+# ---- batches ----
+
+# batch_counts PROJ BATCH: "jobs active validated done failed cancelled inst_in_progress".
+batch_counts() {
+    sql "$1" "SELECT count(*), sum(j.state=0), sum(j.state=1), sum(j.state=2), sum(j.state=3), sum(j.state=4),
+                     (SELECT count(*) FROM instances i JOIN jobs j2 ON i.job_id=j2.id
+                       WHERE j2.batch_id=b.id AND i.state=4)
+              FROM batches b JOIN jobs j ON j.batch_id=b.id WHERE b.name='$2'" | tr '|' ' '
+}
+
+# wait_batch_done PROJ BATCH TIMEOUT [HOOK]: waits until the batch's state is
+# done (1), printing progress every 10 s; nudges idle clients (an RPC now)
+# so that no-work backoffs do not stall the end. HOOK, if given, is a command
+# run every round (the crash test kills locusd from there).
+wait_batch_done() {
+    local proj=$1 b=$2 timeout=$3 hook=${4:-} t0 now last=0 lastnudge=0 st n
+    t0=$(date +%s)
+    while :; do
+        st=$(sql "$proj" "SELECT state FROM batches WHERE name='$b'" 2>/dev/null || echo "?")
+        [ "$st" = 1 ] && { say "batch $b done after $(( $(date +%s) - t0 ))s: $(batch_counts "$proj" "$b")"; return 0; }
+        now=$(date +%s)
+        [ $((now - t0)) -lt "$timeout" ] || fail "batch $b not done after ${timeout}s: (jobs active validated done failed cancelled inst_in_progress) = $(batch_counts "$proj" "$b")"
+        if [ $((now - last)) -ge 10 ]; then
+            say "progress: (jobs active validated done failed cancelled inst_in_progress) = $(batch_counts "$proj" "$b" 2>/dev/null || echo '?')"
+            last=$now
+        fi
+        if [ $((now - lastnudge)) -ge 8 ]; then
+            for n in "${_CLIENTS[@]}"; do
+                alive "${CLIENT_PID[$n]}" || fail "client $n died"
+                [ "$(client_ntasks "$n")" -gt 0 ] || client_update "$n"
+            done
+            lastnudge=$now
+        fi
+        [ -z "$hook" ] || $hook
+        [ -z "$LOCUSD_PID" ] || alive "$LOCUSD_PID" || fail "locusd died"
+        sleep 1
+    done
+}
+
+# upload_path PROJ NAME: where locusd keeps an uploaded file (fan-out folder).
+upload_path() { find "$1/upload" -type f -name "$2" 2>/dev/null | head -n 1; }
