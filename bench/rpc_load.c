@@ -83,7 +83,7 @@ static int opts_table(struct opts *o, struct opt *t)
         {"jobs", O_LONG, &o->jobs, "J", "jobs in the batch (1000000)", 0},
         {"project", O_STR, &o->project, "DIR", "reuse this project instead of creating one", 0},
         {"locus-bin", O_STR, &o->locus_bin, "DIR", "where locus and locusd are (this program's folder)", 0},
-        {"http-threads", O_INT, &o->http_threads, "N", "config.xml <http_threads> (16)", 0},
+        {"http-threads", O_INT, &o->http_threads, "N", "config.xml <http_threads> (4)", 0},
         {"max-send", O_INT, &o->max_send, "N", "config.xml <max_wus_to_send>: jobs per RPC (4)", 0},
         {"users", O_INT, &o->users, "N", "users the hosts belong to (100)", 0},
         {"upload", O_FLAG, &o->upload, NULL, "jobs with one output file, uploaded before each report", 0},
@@ -1449,7 +1449,7 @@ static int bench(const struct opts *o, struct setup *s)
 int main(int argc, char **argv)
 {
     struct opts o = {.hosts = 1000, .threads = 8, .seconds = 20, .warmup = 3, .jobs = 1000000,
-                     .http_threads = 16, .max_send = 4, .users = 100, .keepalive = 1};
+                     .http_threads = 4, .max_send = 4, .users = 100, .keepalive = 1};
     struct opt table[32];
     int nt = opts_table(&o, table);
     int prc = parse_args(argc, argv, &o, table, nt);

@@ -10,7 +10,7 @@
 void project_config_defaults(struct project_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->threads = 16;
+    c->threads = 4;   /* no thread waits for a commit: about the cores, not the connections */
     c->request_delay = 5;
     c->max_jobs_per_rpc = 50;
     c->max_jobs_in_progress = 16;

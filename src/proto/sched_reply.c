@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,11 +128,37 @@ void reply_add_message(struct sched_reply *r, const char *text, const char *prio
 
 /* ---- writing ---------------------------------------------------------- */
 
+/* Tags and numbers are appended directly: printf costs more than the
+ * rest of a reply together. */
+static void open_tag(struct strbuf *o, const char *ind, const char *tag)
+{
+    sb_puts(o, ind);
+    sb_append(o, "<", 1);
+    sb_puts(o, tag);
+    sb_append(o, ">", 1);
+}
+
+static void close_tag(struct strbuf *o, const char *tag)
+{
+    sb_append(o, "</", 2);
+    sb_puts(o, tag);
+    sb_append(o, ">\n", 2);
+}
+
+static void put_i64(struct strbuf *o, int64_t v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    do *--p = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) *--p = '-';
+    sb_append(o, p, (size_t)(buf + sizeof buf - p));
+}
+
 static void put_text(struct strbuf *o, const char *ind, const char *tag, const char *s)
 {
-    sb_printf(o, "%s<%s>", ind, tag);
+    open_tag(o, ind, tag);
     sb_xml_escape(o, s ? s : "");
-    sb_printf(o, "</%s>\n", tag);
+    close_tag(o, tag);
 }
 
 static void put_opt_text(struct strbuf *o, const char *ind, const char *tag, const char *s)
@@ -143,22 +170,35 @@ static void put_opt_text(struct strbuf *o, const char *ind, const char *tag, con
  * an exponent (and never a leading zero). */
 static void put_int(struct strbuf *o, const char *ind, const char *tag, int64_t v)
 {
-    sb_printf(o, "%s<%s>%" PRId64 "</%s>\n", ind, tag, v, tag);
+    open_tag(o, ind, tag);
+    put_i64(o, v);
+    close_tag(o, tag);
 }
 
-/* Double fields; fmt is "%.6f", "%.0f" or "%.17g". Non-finite values would
+/* Double fields; fmt is "%.6f", "%.0f" or "%.17g". A whole number is
+ * written as one (most are: sizes, flops, delays). Non-finite values would
  * not parse on the client: they are left out. */
 static void put_dbl(struct strbuf *o, const char *ind, const char *tag, const char *fmt, double v)
 {
     if (!isfinite(v)) return;
-    sb_printf(o, "%s<%s>", ind, tag);
-    sb_printf(o, fmt, v);
-    sb_printf(o, "</%s>\n", tag);
+    open_tag(o, ind, tag);
+    if (fabs(v) < 9e15 && v == (double)(int64_t)v) {
+        put_i64(o, (int64_t)v);
+    } else {
+        char buf[64];
+        int n = snprintf(buf, sizeof buf, fmt, v);
+        sb_append(o, buf, (size_t)n);
+    }
+    close_tag(o, tag);
 }
 
 static void put_flag(struct strbuf *o, const char *ind, const char *tag, int on)
 {
-    if (on) sb_printf(o, "%s<%s/>\n", ind, tag);
+    if (!on) return;
+    sb_puts(o, ind);
+    sb_append(o, "<", 1);
+    sb_puts(o, tag);
+    sb_append(o, "/>\n", 3);
 }
 
 /* A key or signature block: hex lines ending with a "." line. The client's

@@ -25,10 +25,3 @@ struct change *change_add(struct change_log *l, int kind)
     c->kind = kind;
     return c;
 }
-
-void change_log_move(struct change_log *dst, struct change_log *src)
-{
-    for (int i = 0; i < src->n; i++) *change_add(dst, src->v[i].kind) = src->v[i];
-    free(src->v);
-    memset(src, 0, sizeof *src);
-}

@@ -31,6 +31,4 @@ struct change_log {
 void change_log_init(struct change_log *l);
 void change_log_free(struct change_log *l);     /* frees owned texts too */
 struct change *change_add(struct change_log *l, int kind);
-/* Moves every record of src to the end of dst; src is left empty. */
-void change_log_move(struct change_log *dst, struct change_log *src);
 #endif

@@ -29,7 +29,7 @@ struct rpc {
     int send_hostid;             /* the client does not know its host id */
     unsigned char (*present)[SR_MAX_RESULT_FILES];  /* per reported result and file */
     struct sent_job *sent;
-    int nsent;
+    int nsent, capsent;
     int nreported, naccepted;
     struct sched_reply reply;
     struct strpool pool;
@@ -214,6 +214,10 @@ static struct host_view host_view_of(const struct rpc *c)
 static void add_sent(struct rpc *c, struct sjob *j, const struct instance *in, const struct app_version *av,
                      const char *why)
 {
+    if (c->nsent == c->capsent) {
+        c->capsent = c->capsent ? c->capsent * 2 : 4;
+        c->sent = xrealloc(c->sent, (size_t)c->capsent * sizeof *c->sent);
+    }
     struct sent_job *sj = &c->sent[c->nsent++];
     sj->inst = *in;
     sj->batch = j->batch->b;   /* copied: the batch may be reaped after the lock */
@@ -416,7 +420,6 @@ static void decide(struct rpc *c, const char *body, size_t len)
     int64_t now = s->clock();
     record_host(c, now, &log);
     take_reports(c, now, &log);
-    c->sent = xcalloc(MAX_SEND, sizeof *c->sent);
     recover_lost(c, now, &log);
     if (wants_work(&c->req)) send_work(c, now, &log);
     c->ticket = writer_submit(s->writer, &log);

@@ -17,7 +17,8 @@ struct writer {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
-    struct change_log queue;     /* records waiting for the next group */
+    struct change_log *queue;    /* logs waiting for the next group, moved whole */
+    int nqueue, capqueue;
     uint64_t submitted;          /* last ticket handed out */
     uint64_t committed;          /* every ticket <= this is settled */
     uint64_t failed_upto;        /* tickets of the last failed group end here */
@@ -25,6 +26,7 @@ struct writer {
     int failed, stop;
     struct writer_stats stats;
     struct waiter *waiters;      /* writer_notify calls not yet due */
+    struct imap averages;        /* credit averages written: (id*2 + is_host) -> struct average* */
     int nwaiters, capwaiters;
 };
 
@@ -42,28 +44,52 @@ static struct waiter *due_waiters(struct writer *w, int *n)
     return due;
 }
 
-static int apply_credit(struct store *st, const struct change *c)
+/* The recent-average credit of a user or host. Only the writer writes it,
+ * so it keeps what it wrote and reads the store once per id; the cache is
+ * dropped when a commit fails, since the store then holds older values. */
+struct average { double avg, time; };
+
+static struct average *average_of(struct writer *w, const struct change *c)
 {
-    double avg, avg_time;
+    int64_t key = c->u.credit.id * 2 + (c->kind == CH_HOST_CREDIT);
+    struct average *a = imap_get(&w->averages, key);
+    if (a) return a;
+    a = xmalloc(sizeof *a);
     if (c->kind == CH_USER_CREDIT) {
         struct user u;
-        if (store_user_get(st, c->u.credit.id, &u)) return -1;
-        avg = u.expavg_credit;
-        avg_time = u.expavg_time;
+        if (store_user_get(w->st, c->u.credit.id, &u)) return free(a), NULL;
+        *a = (struct average){u.expavg_credit, u.expavg_time};
     } else {
         struct host h;
-        if (store_host_get(st, c->u.credit.id, &h)) return -1;
-        avg = h.expavg_credit;
-        avg_time = h.expavg_time;
+        if (store_host_get(w->st, c->u.credit.id, &h)) return free(a), NULL;
+        *a = (struct average){h.expavg_credit, h.expavg_time};
     }
-    credit_update_average(&avg, &avg_time, c->u.credit.credit, c->u.credit.avg_time);
-    return c->kind == CH_USER_CREDIT
-        ? store_user_add_credit(st, c->u.credit.id, c->u.credit.credit, avg, avg_time)
-        : store_host_add_credit(st, c->u.credit.id, c->u.credit.credit, avg, avg_time);
+    imap_put(&w->averages, key, a);
+    return a;
 }
 
-static int apply(struct store *st, const struct change *c)
+static void forget_averages(struct writer *w)
 {
+    size_t it = 0;
+    void *v;
+    while (imap_next(&w->averages, &it, NULL, &v)) free(v);
+    imap_free(&w->averages);
+    imap_init(&w->averages);
+}
+
+static int apply_credit(struct writer *w, const struct change *c)
+{
+    struct average *a = average_of(w, c);
+    if (!a) return -1;
+    credit_update_average(&a->avg, &a->time, c->u.credit.credit, c->u.credit.avg_time);
+    return c->kind == CH_USER_CREDIT
+        ? store_user_add_credit(w->st, c->u.credit.id, c->u.credit.credit, a->avg, a->time)
+        : store_host_add_credit(w->st, c->u.credit.id, c->u.credit.credit, a->avg, a->time);
+}
+
+static int apply(struct writer *w, const struct change *c)
+{
+    struct store *st = w->st;
     switch (c->kind) {
     case CH_INST_INSERT: return store_instance_insert(st, &c->u.inst);
     case CH_INST_UPDATE: return store_instance_update(st, &c->u.inst);
@@ -76,7 +102,7 @@ static int apply(struct store *st, const struct change *c)
     case CH_HOST_UPDATE: return store_host_update(st, &c->u.host);
     case CH_BATCH_STATE: return store_batch_set_state(st, c->u.batch.id, c->u.batch.state, c->u.batch.time);
     case CH_USER_CREDIT:
-    case CH_HOST_CREDIT: return apply_credit(st, c);
+    case CH_HOST_CREDIT: return apply_credit(w, c);
     }
     return -1;
 }
@@ -100,12 +126,13 @@ static int64_t row_key(const struct change *c)
  * one row in a group, the last one's state is written once, at the place of
  * the first (an insert stays an insert). Credits to one id are summed. This
  * keeps a group's statements near one per row touched. */
-static void coalesce(struct change_log *g)
+static void coalesce(struct change_log *logs, int nlogs)
 {
     struct imap first;
     imap_init(&first);
-    for (int i = 0; i < g->n; i++) {
-        struct change *c = &g->v[i];
+    for (int l = 0; l < nlogs; l++)
+    for (int i = 0; i < logs[l].n; i++) {
+        struct change *c = &logs[l].v[i];
         int64_t key = row_key(c);
         if (!key) continue;
         struct change *f = imap_get(&first, key);
@@ -126,21 +153,24 @@ static void coalesce(struct change_log *g)
     imap_free(&first);
 }
 
-static int commit_group(struct writer *w, struct change_log *group)
+static int commit_group(struct writer *w, struct change_log *logs, int nlogs)
 {
-    coalesce(group);
+    coalesce(logs, nlogs);
     if (store_begin(w->st)) return -1;
-    for (int i = 0; i < group->n; i++) {
-        if (group->v[i].kind == CH_NONE) continue;
-        if (apply(w->st, &group->v[i])) {
-            log_error("store: change %d of group failed: %s", group->v[i].kind, store_error(w->st));
+    for (int l = 0; l < nlogs; l++) {
+        for (int i = 0; i < logs[l].n; i++) {
+            const struct change *c = &logs[l].v[i];
+            if (c->kind == CH_NONE || !apply(w, c)) continue;
+            log_error("store: change %d of group failed: %s", c->kind, store_error(w->st));
             store_rollback(w->st);
+            forget_averages(w);
             return -1;
         }
     }
     if (store_commit(w->st)) {
         log_error("store: commit failed: %s", store_error(w->st));
         store_rollback(w->st);
+        forget_averages(w);
         return -1;
     }
     return 0;
@@ -153,16 +183,20 @@ static void *writer_main(void *arg)
     for (;;) {
         while (!w->stop && w->committed == w->submitted) pthread_cond_wait(&w->wake, &w->mu);
         if (w->committed == w->submitted && w->stop) break;
-        struct change_log group = w->queue;
-        change_log_init(&w->queue);
+        struct change_log *logs = w->queue;
+        int nlogs = w->nqueue;
+        w->queue = NULL;
+        w->nqueue = w->capqueue = 0;
         uint64_t upto = w->submitted, from = w->committed + 1;
         pthread_mutex_unlock(&w->mu);
 
-        int rc = group.n ? commit_group(w, &group) : 0;
+        int nchanges = 0;
+        for (int l = 0; l < nlogs; l++) nchanges += logs[l].n;
+        int rc = nchanges ? commit_group(w, logs, nlogs) : 0;
         log_debug(LT_STORE, "group of tickets %llu..%llu: %d changes, %s", (unsigned long long)from,
-                  (unsigned long long)upto, group.n, rc ? "FAILED" : "committed");
-        int nchanges = group.n;
-        change_log_free(&group);
+                  (unsigned long long)upto, nchanges, rc ? "FAILED" : "committed");
+        for (int l = 0; l < nlogs; l++) change_log_free(&logs[l]);
+        free(logs);
 
         pthread_mutex_lock(&w->mu);
         if (rc) {
@@ -190,10 +224,10 @@ struct writer *writer_start(struct store *st)
 {
     struct writer *w = xcalloc(1, sizeof *w);
     w->st = st;
+    imap_init(&w->averages);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->wake, NULL);
     pthread_cond_init(&w->done, NULL);
-    change_log_init(&w->queue);
     if (pthread_create(&w->thread, NULL, writer_main, w)) {
         free(w);
         return NULL;
@@ -208,7 +242,9 @@ void writer_stop(struct writer *w)
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
-    change_log_free(&w->queue);
+    free(w->queue);   /* empty: everything queued was committed */
+    forget_averages(w);
+    imap_free(&w->averages);
     free(w->waiters);
     store_close(w->st);
     free(w);
@@ -217,7 +253,12 @@ void writer_stop(struct writer *w)
 uint64_t writer_submit(struct writer *w, struct change_log *log)
 {
     pthread_mutex_lock(&w->mu);
-    change_log_move(&w->queue, log);
+    if (w->nqueue == w->capqueue) {
+        w->capqueue = w->capqueue ? w->capqueue * 2 : 16;
+        w->queue = xrealloc(w->queue, (size_t)w->capqueue * sizeof *w->queue);
+    }
+    w->queue[w->nqueue++] = *log;   /* the records move with it, uncopied */
+    change_log_init(log);
     uint64_t t = ++w->submitted;
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->mu);

@@ -440,7 +440,7 @@ static void test_optional_fields_omitted(void **state)
     assert_null(strstr(out.s, "<hostid>"));
     assert_null(strstr(out.s, "<request_delay>"));
     assert_null(strstr(out.s, "<code_sign_key>"));
-    assert_non_null(strstr(out.s, "<next_rpc_delay>20.000000</next_rpc_delay>\n"));
+    assert_non_null(strstr(out.s, "<next_rpc_delay>20</next_rpc_delay>\n"));
     assert_non_null(strstr(out.s, "<project_is_down/>\n"));
     assert_non_null(strstr(out.s, "<result_abort><name>wu_5_r0</name></result_abort>\n"));
     assert_non_null(strstr(out.s, "<result_abort_if_not_started><name>wu_6_r0</name></result_abort_if_not_started>\n"));
