@@ -28,18 +28,6 @@
 
 /* ---- errors ---- */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* "what: OpenSSL's reason". Empties the thread's OpenSSL error queue so an
  * old failure never shows up in a later, unrelated message. */
 static void ssl_err(char *err, size_t errlen, const char *what)
@@ -48,9 +36,9 @@ static void ssl_err(char *err, size_t errlen, const char *what)
     if (e) {
         char reason[256];
         ERR_error_string_n(e, reason, sizeof reason);
-        set_err(err, errlen, "%s: %s", what, reason);
+        errf(err, errlen, "%s: %s", what, reason);
     } else {
-        set_err(err, errlen, "%s", what);
+        errf(err, errlen, "%s", what);
     }
     ERR_clear_error();
 }
@@ -114,11 +102,11 @@ static int no_passphrase(char *buf, int size, int rwflag, void *u)
 static int check_rsa_1024(EVP_PKEY *pkey, char *err, size_t errlen, const char *path)
 {
     if (!EVP_PKEY_is_a(pkey, "RSA")) {
-        set_err(err, errlen, "%s: not an RSA key", path);
+        errf(err, errlen, "%s: not an RSA key", path);
         return -1;
     }
     if (EVP_PKEY_get_bits(pkey) != SIGN_KEY_BITS) {
-        set_err(err, errlen, "%s: RSA key has %d bits; the BOINC client needs %d",
+        errf(err, errlen, "%s: RSA key has %d bits; the BOINC client needs %d",
                 path, EVP_PKEY_get_bits(pkey), SIGN_KEY_BITS);
         return -1;
     }
@@ -130,7 +118,7 @@ static EVP_PKEY *load_private(const char *path, char *err, size_t errlen)
     size_t len = 0;
     char *pem = read_file(path, PEM_MAX, &len);
     if (!pem) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        errf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
     BIO *bio = BIO_new_mem_buf(pem, (int)len);
@@ -284,7 +272,7 @@ int sign_generate_key(const char *private_pem_path, const char *public_key_path,
 {
     struct stat st;
     if (lstat(private_pem_path, &st) == 0) {
-        set_err(err, errlen, "%s: already exists; not replacing a signing key", private_pem_path);
+        errf(err, errlen, "%s: already exists; not replacing a signing key", private_pem_path);
         return -1;
     }
     EVP_PKEY *pkey = generate_rsa(err, errlen);
@@ -296,9 +284,9 @@ int sign_generate_key(const char *private_pem_path, const char *public_key_path,
     /* Public key first: if the private key then fails to be written, a
      * retry is not refused for an existing key. */
     if (pub && write_file_atomic(public_key_path, pub, strlen(pub)))
-        set_err(err, errlen, "%s: %s", public_key_path, strerror(errno));
+        errf(err, errlen, "%s: %s", public_key_path, strerror(errno));
     else if (pub && write_secret_atomic(private_pem_path, pem, pem_len))
-        set_err(err, errlen, "%s: %s", private_pem_path, strerror(errno));
+        errf(err, errlen, "%s: %s", private_pem_path, strerror(errno));
     else if (pub)
         rc = 0;
     if (pem) {
@@ -338,7 +326,7 @@ static char *sign_md5_hex(const char *private_pem_path, const char md5[MD5_HEX_L
         EVP_PKEY_sign(ctx, sig, &siglen, (const unsigned char *)md5, 32) <= 0) {
         ssl_err(err, errlen, "RSA signing failed");
     } else if (siglen != KEY_BYTES) {
-        set_err(err, errlen, "RSA signature has %zu bytes, expected %d", siglen, KEY_BYTES);
+        errf(err, errlen, "RSA signature has %zu bytes, expected %d", siglen, KEY_BYTES);
     } else {
         text = hex_text("", sig, siglen);
     }
@@ -351,7 +339,7 @@ char *sign_file(const char *private_pem_path, const char *file_path, char *err, 
 {
     char md5[MD5_HEX_LEN];
     if (md5_hex_file(file_path, md5, NULL)) {
-        set_err(err, errlen, "%s: %s", file_path, strerror(errno));
+        errf(err, errlen, "%s: %s", file_path, strerror(errno));
         return NULL;
     }
     return sign_md5_hex(private_pem_path, md5, err, errlen);

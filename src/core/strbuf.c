@@ -140,3 +140,12 @@ char *strpool_printf(struct strpool *p, const char *fmt, ...)
     }
     return p->v[p->n++] = s;
 }
+
+void errf(char *err, size_t len, const char *fmt, ...)
+{
+    if (!err || len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}

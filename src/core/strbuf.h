@@ -21,6 +21,10 @@ void sb_xml_escape(struct strbuf *sb, const char *s);
 /* Gives the string to the caller (free() it); the buffer is left empty. */
 char *sb_detach(struct strbuf *sb);
 
+/* Formats a one-line error message into err (len bytes); nothing if err is
+ * NULL or len 0. Every module reports errors to its caller this way. */
+void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* A pool of strings freed together: for replies that borrow many texts. */
 struct strpool { char **v; int n, cap; };
 void strpool_init(struct strpool *p);

@@ -31,18 +31,6 @@ struct builder {
     char err[256];
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* Stops expat from a handler; the first reason wins. */
 static void fail(struct builder *b, const char *why)
 {
@@ -139,13 +127,13 @@ static void drop_open_frames(struct builder *b)
 struct xml_node *xml_parse(const char *buf, size_t len, char *err, size_t errlen)
 {
     if (len > XML_MAX_BYTES) {
-        set_err(err, errlen, "document of %zu bytes is larger than 16 MiB", len);
+        errf(err, errlen, "document of %zu bytes is larger than 16 MiB", len);
         return NULL;
     }
     struct builder b = {0};
     b.parser = XML_ParserCreate(NULL);
     if (!b.parser) {
-        set_err(err, errlen, "cannot create XML parser");
+        errf(err, errlen, "cannot create XML parser");
         return NULL;
     }
     XML_SetUserData(b.parser, &b);
@@ -154,9 +142,9 @@ struct xml_node *xml_parse(const char *buf, size_t len, char *err, size_t errlen
     XML_SetEntityDeclHandler(b.parser, on_entity_decl);
     if (XML_Parse(b.parser, buf, (int)len, XML_TRUE) != XML_STATUS_OK || b.failed) {
         if (b.failed)
-            set_err(err, errlen, "%s", b.err);
+            errf(err, errlen, "%s", b.err);
         else
-            set_err(err, errlen, "line %lu: %s",
+            errf(err, errlen, "line %lu: %s",
                     (unsigned long)XML_GetCurrentLineNumber(b.parser),
                     XML_ErrorString(XML_GetErrorCode(b.parser)));
         drop_open_frames(&b);
@@ -173,14 +161,14 @@ struct xml_node *xml_parse_file(const char *path, char *err, size_t errlen)
     errno = 0;
     char *buf = read_file(path, XML_MAX_BYTES, &len);
     if (!buf) {
-        if (errno == EFBIG) set_err(err, errlen, "%s: larger than 16 MiB", path);
-        else set_err(err, errlen, "%s: %s", path, strerror(errno));
+        if (errno == EFBIG) errf(err, errlen, "%s: larger than 16 MiB", path);
+        else errf(err, errlen, "%s: %s", path, strerror(errno));
         return NULL;
     }
     char msg[300] = "";
     struct xml_node *root = xml_parse(buf, len, msg, sizeof msg);
     free(buf);
-    if (!root) set_err(err, errlen, "%s: %s", path, msg);
+    if (!root) errf(err, errlen, "%s: %s", path, msg);
     return root;
 }
 

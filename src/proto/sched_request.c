@@ -560,11 +560,6 @@ static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *s
 
 /* ---- driver ----------------------------------------------------------- */
 
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-    if (err && errlen) snprintf(err, errlen, "%s", msg);
-}
-
 /* One parse of buf. On failure frees and clears *req, and sets *xml_error
  * when expat (not our own checks) rejected the text. */
 static int parse_once(const char *buf, size_t len, struct sched_request *req,
@@ -577,7 +572,7 @@ static int parse_once(const char *buf, size_t len, struct sched_request *req,
     ps.req = req;
     ps.xp = XML_ParserCreate("UTF-8");
     if (!ps.xp) {
-        set_err(err, errlen, "cannot create XML parser (out of memory)");
+        errf(err, errlen, "cannot create XML parser (out of memory)");
         return -1;
     }
     sb_init(&ps.text);
@@ -596,7 +591,7 @@ static int parse_once(const char *buf, size_t len, struct sched_request *req,
     } while (off < len);
 
     if (!ok && ps.failed) {
-        set_err(err, errlen, ps.err);
+        errf(err, errlen, "%s", ps.err);
     } else if (!ok) {
         *xml_error = 1;
         if (err && errlen)
@@ -606,7 +601,7 @@ static int parse_once(const char *buf, size_t len, struct sched_request *req,
                      XML_ErrorString(XML_GetErrorCode(ps.xp)));
     } else if (ps.failed) {   /* a check failed on the very last event */
         ok = 0;
-        set_err(err, errlen, ps.err);
+        errf(err, errlen, "%s", ps.err);
     }
     XML_ParserFree(ps.xp);
     sb_free(&ps.text);
@@ -668,9 +663,9 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *req,
                         char *err, size_t errlen)
 {
     memset(req, 0, sizeof *req);
-    set_err(err, errlen, "");
+    errf(err, errlen, "%s", "");
     if (!buf || is_blank(buf, len)) {
-        set_err(err, errlen, "empty scheduler request: expected <scheduler_request>");
+        errf(err, errlen, "empty scheduler request: expected <scheduler_request>");
         return -1;
     }
     int xml_error;
@@ -685,7 +680,7 @@ int sched_request_parse(const char *buf, size_t len, struct sched_request *req,
     if (!copy) return -1;
     int rc = parse_once(copy, len, req, err, errlen, &xml_error);
     free(copy);
-    if (rc == 0) set_err(err, errlen, "");   /* forget the first attempt's error */
+    if (rc == 0) errf(err, errlen, "%s", "");   /* forget the first attempt's error */
     return rc;
 }
 

@@ -8,6 +8,7 @@
  * text read with expat, which checks it is well-formed and that the end
  * found really is the <data> element. The server decides on sizes; this
  * file checks syntax and that the numbers make sense together. */
+#include "core/strbuf.h"
 #include "proto/upload.h"
 
 #include <ctype.h>
@@ -65,17 +66,6 @@ static void fail(struct up_parser *ps, const char *fmt, ...)
     va_end(ap);
     ps->failed = 1;
     XML_StopParser(ps->xp, XML_FALSE);
-}
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
 }
 
 /* Copies at most 40 bytes of s into out for an error message, with control
@@ -286,7 +276,7 @@ static int read_header(const char *buf, size_t hlen, long data_index, int final,
     ps.data_index = data_index;
     ps.xp = XML_ParserCreate("UTF-8");
     if (!ps.xp) {
-        set_err(err, errlen, "cannot create XML parser (out of memory)");
+        errf(err, errlen, "cannot create XML parser (out of memory)");
         return -1;
     }
     XML_SetUserData(ps.xp, &ps);
@@ -296,10 +286,10 @@ static int read_header(const char *buf, size_t hlen, long data_index, int final,
     enum XML_Status st = XML_Parse(ps.xp, buf, (int)hlen, final);
     int rc = 0;
     if (ps.failed) {
-        set_err(err, errlen, "upload header: %s", ps.err);
+        errf(err, errlen, "upload header: %s", ps.err);
         rc = -1;
     } else if (st != XML_STATUS_OK && !ps.seen_data) {
-        set_err(err, errlen, "upload header: malformed XML at line %lu: %s",
+        errf(err, errlen, "upload header: malformed XML at line %lu: %s",
                 (unsigned long)XML_GetCurrentLineNumber(ps.xp),
                 XML_ErrorString(XML_GetErrorCode(ps.xp)));
         rc = -1;
@@ -309,22 +299,22 @@ static int read_header(const char *buf, size_t hlen, long data_index, int final,
 
     if (final) {
         if (!ps.seen_gfs) {
-            set_err(err, errlen, "upload header: neither <get_file_size> nor <data>");
+            errf(err, errlen, "upload header: neither <get_file_size> nor <data>");
             return -1;
         }
         h->kind = UPLOAD_GET_FILE_SIZE;
         return 0;
     }
     if (!ps.seen_data) {
-        set_err(err, errlen, "upload header: \"<data>\" found but not as an element");
+        errf(err, errlen, "upload header: \"<data>\" found but not as an element");
         return -1;
     }
     if (!ps.has_name || !ps.has_nbytes) {
-        set_err(err, errlen, "upload header: missing %s", !ps.has_name ? "<file_info><name>" : "<nbytes>");
+        errf(err, errlen, "upload header: missing %s", !ps.has_name ? "<file_info><name>" : "<nbytes>");
         return -1;
     }
     if (h->offset > h->nbytes) {
-        set_err(err, errlen, "upload header: offset %" PRId64 " beyond nbytes %" PRId64,
+        errf(err, errlen, "upload header: offset %" PRId64 " beyond nbytes %" PRId64,
                 h->offset, h->nbytes);
         return -1;
     }
@@ -337,10 +327,10 @@ int upload_parse_header(const char *buf, size_t len, struct upload_header *h,
 {
     memset(h, 0, sizeof *h);
     h->max_nbytes = -1;
-    set_err(err, errlen, "%s", "");
+    errf(err, errlen, "%s", "");
     if (!buf) len = 0;
     if (!plausible_start(buf ? buf : "", len)) {
-        set_err(err, errlen, "upload header: not a <data_server_request>");
+        errf(err, errlen, "upload header: not a <data_server_request>");
         return -1;
     }
     /* the whole end marker must lie within UPLOAD_HEADER_MAX bytes */
@@ -357,7 +347,7 @@ int upload_parse_header(const char *buf, size_t len, struct upload_header *h,
         rc = read_header(buf, hlen, -1, 1, h, err, errlen);
         if (rc == 0) *data_start = len;
     } else if (len >= UPLOAD_HEADER_MAX) {
-        set_err(err, errlen, "upload header longer than %d bytes", UPLOAD_HEADER_MAX);
+        errf(err, errlen, "upload header longer than %d bytes", UPLOAD_HEADER_MAX);
         return -1;
     } else {
         return 0;

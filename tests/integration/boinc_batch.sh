@@ -32,23 +32,9 @@ t_done=$(elapsed)
 
 # The reply carrying the last acks may still be on its way: wait until both
 # clients hold no task any more.
-for i in $(seq 60); do
-    left=0
-    for n in A B; do
-        k=$(client_ntasks "$n")
-        left=$((left + k))
-        [ "$k" -eq 0 ] || [ $((i % 5)) -ne 0 ] || client_update "$n"
-    done
-    [ "$left" -eq 0 ] && break
-    sleep 1
-done
-[ "$left" -eq 0 ] || fail "clients still hold $left tasks 60 s after the batch was done"
+wait_clients_idle 60
 # the uploads of ended jobs are deleted (maintenance thread, once the end is committed)
-for i in $(seq 30); do
-    left=$(find "$proj/upload" -type f | wc -l)
-    [ "$left" -eq 0 ] && break
-    sleep 0.5
-done
+left=$(uploads_left "$proj")
 [ "$left" -eq 0 ] || fail "uploads of ended jobs still there: $(find "$proj/upload" -type f | head -n 5 | tr '\n' ' ')"
 hostA=$(client_hostid A)
 hostB=$(client_hostid B)

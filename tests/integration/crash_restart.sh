@@ -101,23 +101,9 @@ t_done=$(elapsed)
 [ "$KILLS" -ge 2 ] || fail "locusd was killed only $KILLS times before the batch ended"
 
 # every task reported and acknowledged before stopping the clients
-for i in $(seq 60); do
-    left=0
-    for n in "${_CLIENTS[@]}"; do
-        k=$(client_ntasks "$n")
-        left=$((left + k))
-        [ "$k" -eq 0 ] || [ $((i % 5)) -ne 0 ] || client_update "$n"
-    done
-    [ "$left" -eq 0 ] && break
-    sleep 1
-done
-[ "$left" -eq 0 ] || fail "clients still hold $left tasks 60 s after the batch was done"
+wait_clients_idle 60
 # the uploads of ended jobs are deleted, crashes or not
-for i in $(seq 30); do
-    left=$(find "$proj/upload" -type f | wc -l)
-    [ "$left" -eq 0 ] && break
-    sleep 0.5
-done
+left=$(uploads_left "$proj")
 orphans=
 [ "$left" -eq 0 ] || orphans="$left uploads of ended jobs never deleted (jobs that ended just before a kill?): $(cd "$proj/upload" && find . -type f | head -n 6 | tr '\n' ' ')"
 declare -A HOST

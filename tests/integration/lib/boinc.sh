@@ -256,6 +256,23 @@ client_acked() {
     sed -n 's/.*got ack for task \([^ ]*\).*/\1/p' "${CLIENT_DIR[$1]}/client.log" | sort -u
 }
 
+# wait_clients_idle SECONDS: waits until no client holds a task (every result
+# reported and acknowledged), asking idle ones for an RPC now and then.
+wait_clients_idle() {
+    local i n k left=0
+    for i in $(seq "$1"); do
+        left=0
+        for n in "${_CLIENTS[@]}"; do
+            k=$(client_ntasks "$n")
+            left=$((left + k))
+            [ "$k" -eq 0 ] || [ $((i % 5)) -ne 0 ] || client_update "$n"
+        done
+        [ "$left" -eq 0 ] && return 0
+        sleep 1
+    done
+    fail "clients still hold $left tasks $1 s after the batch was done"
+}
+
 # stop_client NAME: the client and the apps it runs, killed.
 stop_client() { kill_tree "${CLIENT_PID[$1]}"; }
 
@@ -296,6 +313,18 @@ wait_batch_done() {
         [ -z "$LOCUSD_PID" ] || alive "$LOCUSD_PID" || fail "locusd died"
         sleep 1
     done
+}
+
+# uploads_left PROJ: waits up to 15 s for PROJ's upload folder to empty
+# (the deleter runs once a job's end is committed); prints how many remain.
+uploads_left() {
+    local i left
+    for i in $(seq 30); do
+        left=$(find "$1/upload" -type f | wc -l)
+        [ "$left" -eq 0 ] && break
+        sleep 0.5
+    done
+    echo "$left"
 }
 
 # upload_path PROJ NAME: where locusd keeps an uploaded file (fan-out folder).
