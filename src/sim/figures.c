@@ -1,0 +1,34 @@
+/* figures.c - the figures of merit of a run, as text or as one JSON line
+ * (snake_case keys, the last line of the output so scripts can `tail -1`). */
+#include "sim/server_sim.h"
+
+#define FIGS(X)                                                                                          \
+    X(makespan_s, "%.1f", f->makespan_s) X(ideal_s, "%.1f", f->ideal_s)                                  \
+    X(makespan_ratio, "%.4f", f->makespan_ratio) X(bytes_downloaded, "%.0f", f->bytes_downloaded)        \
+    X(bytes_lower_bound, "%.0f", f->bytes_lower_bound) X(bytes_ratio, "%.4f", f->bytes_ratio)            \
+    X(transfers_per_file, "%.4f", f->transfers_per_file) X(jobs_per_transfer, "%.4f", f->jobs_per_transfer) \
+    X(wasted_flops_fraction, "%.6f", f->wasted_flops_fraction) X(timeouts, "%.0f", (double)f->timeouts)  \
+    X(turnaround_p50_s, "%.1f", f->turnaround_p50_s) X(turnaround_p99_s, "%.1f", f->turnaround_p99_s)    \
+    X(sim_jobs_per_s, "%.6f", f->sim_jobs_per_s) X(events, "%.0f", (double)f->events)                    \
+    X(wall_s, "%.3f", f->wall_s) X(jobs_done, "%.0f", (double)f->jobs_done)                              \
+    X(jobs_failed, "%.0f", (double)f->jobs_failed) X(rpcs, "%.0f", (double)f->rpcs)                      \
+    X(transfers, "%.0f", (double)f->transfers)                                  \
+    X(flops_computed, "%.6g", f->flops_computed) X(flops_useful, "%.6g", f->flops_useful)
+
+void sim_figures_print(FILE *out, const struct sim_figures *f)
+{
+#define TEXT(name, fmt, val) fprintf(out, "%-22s " fmt "\n", #name, val);
+    FIGS(TEXT)
+#undef TEXT
+}
+
+void sim_figures_json(FILE *out, const struct sim_figures *f)
+{
+    const char *sep = "{";
+#define JSON(name, fmt, val)                          \
+    fprintf(out, "%s\"" #name "\": " fmt, sep, val); \
+    sep = ", ";
+    FIGS(JSON)
+#undef JSON
+    fprintf(out, "}\n");
+}

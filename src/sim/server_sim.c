@@ -1,0 +1,558 @@
+/* server_sim.c - the server-mode simulation driver. The scheduling index is
+ * the one locusd uses; this file plays the hosts (availability, churn,
+ * downloads, computing), the network and the daemons (timeouts every
+ * minute, validation by an equivalence matrix, assimilation). Time is the
+ * event queue's virtual clock; the change log the index writes is dropped. */
+#include "sim/server_sim.h"
+#include "core/hashmap.h"
+#include "core/strbuf.h"
+#include "sched/credit.h"
+#include "sched/validate.h"
+#include "sim/events.h"
+#include "sim/rng.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PLATFORM "x86_64-pc-linux-gnu"
+#define BATCH_NAME "sim"
+#define TIMEOUT_PERIOD 60.0      /* seconds between index_timeouts calls, as locusd's transitioner */
+#define MAX_BACKOFF 3600.0       /* an RPC that got nothing doubles the wait, up to this */
+#define HORIZON 1e9              /* virtual seconds: a workload that never ends stops here */
+#define MAX_PER_RPC 64
+
+enum sim_event { SE_ARRIVE, SE_LEAVE, SE_TOGGLE, SE_WAKE, SE_RPC, SE_TICK };
+
+enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_DONE };
+
+struct task {
+    int64_t job_id, inst_id;
+    int seq, file;              /* file -1: no input */
+    int state;
+    int error, wrong;           /* fails with CLIENT_ERROR / returns a wrong result */
+    double flops_left;
+};
+
+struct shost {
+    double speed;               /* flops per second per CPU */
+    int ncpus, present, on;
+    double last_update;         /* progress is accounted up to here */
+    int64_t epoch;              /* a wake event of an older epoch is stale */
+    struct task *t;
+    int nt, capt;
+    int dl_file;                /* file being downloaded, -1 none */
+    double dl_left;             /* bytes */
+    unsigned char *has;         /* sticky files held (by file index), NULL: none */
+    double held_bytes;
+    double last_rpc, backoff;
+    int rpc_pending;
+};
+
+struct sim {
+    struct workload w;
+    struct sim_options o;
+    struct rng rng;
+    struct event_queue q;
+    struct sched_index idx;
+    struct change_log log;
+    struct app app;
+    struct app_version av;
+    struct batch batch;
+    struct shost *h;
+    int nh, caph;
+    double *file_size;
+    int64_t *transfers_per_file;
+    int nfiles_used;
+    struct imap wrong;          /* instance id -> (void *)1: a wrong result */
+    unsigned char *ended;       /* by job id - 1 */
+    double *turnaround;
+    int64_t njt, nended;
+    double capacity, cap_integral, cap_time;   /* available flops/s of hosts present and on */
+    double last_end;
+    struct sim_figures *fig;
+};
+
+static double now(const struct sim *s) { return s->q.now; }
+static int64_t inow(const struct sim *s) { return (int64_t)floor(s->q.now); }
+
+static void trace(struct sim *s, const char *kind, int host, int64_t job, int file)
+{
+    if (s->o.trace)
+        fprintf(s->o.trace, "%.3f,%s,%d,%lld,%d\n", now(s), kind, host, (long long)job, file);
+}
+
+static int job_file(const struct sim *s, int64_t job_id)
+{
+    if (!s->w.files) return -1;
+    return (int)(((job_id - 1) / s->w.jobs_per_file) % s->w.files);
+}
+
+/* ---- capacity integral, for ideal_s ---- */
+
+static void capacity_change(struct sim *s, double delta)
+{
+    s->cap_integral += s->capacity * (now(s) - s->cap_time);
+    s->cap_time = now(s);
+    s->capacity += delta;
+}
+
+/* ---- jobs: validation and assimilation, as server_job_events and the validator ---- */
+
+static void validate_job(struct sim *s, struct sjob *j, int *ev)
+{
+    struct validate_input in;
+    struct validate_output out;
+    memset(&in, 0, sizeof in);
+    int64_t ids[VALIDATE_MAX];
+    int wrong[VALIDATE_MAX];
+    in.canonical = -1;
+    in.min_quorum = j->batch->b.red.min_quorum;
+    for (int i = 0; i < j->ninst && in.n < VALIDATE_MAX; i++) {
+        const struct instance *x = &j->inst[i];
+        int is_canonical = x->id == j->st.canonical_id;
+        if (x->state != INST_OVER || x->outcome != OUTCOME_SUCCESS) continue;
+        if (!is_canonical && x->validate_state != VALIDATE_INIT && x->validate_state != VALIDATE_INCONCLUSIVE) continue;
+        if (is_canonical) in.canonical = in.n;
+        wrong[in.n] = imap_get(&s->wrong, x->id) != NULL;
+        ids[in.n++] = x->id;
+    }
+    /* correct results agree with each other; a wrong one agrees with nothing */
+    for (int a = 0; a < in.n; a++) {
+        in.usable[a] = 1;
+        for (int b = 0; b < in.n; b++) in.eq[a][b] = a == b || (!wrong[a] && !wrong[b]);
+    }
+    validate_decide(&in, &out);
+    double credit = credit_for_job(j->flops_est);
+    *ev |= index_validated(&s->idx, j, ids, out.state, in.n, out.canonical >= 0 ? ids[out.canonical] : 0,
+                           out.want_more, credit, inow(s), &s->log);
+}
+
+static void job_events(struct sim *s, struct sjob *j, int ev)
+{
+    if (ev < 0) ev = 0;
+    /* validation may ask for validation again (settle re-derives): loop, bounded */
+    for (int round = 0; round < 8 && (ev & (EV_VALIDATE | EV_ASSIMILATE)); round++) {
+        int next = 0;
+        if (ev & EV_VALIDATE) validate_job(s, j, &next);
+        if (ev & EV_ASSIMILATE) {
+            /* count the valid results now: ending the job frees its instances */
+            for (int i = 0; i < j->ninst; i++)
+                if (j->inst[i].validate_state == VALIDATE_VALID) s->fig->flops_useful += j->flops_est;
+            index_end_job(&s->idx, j, JOB_DONE, 0, inow(s), &s->log);
+        }
+        ev = next;
+    }
+    int64_t k = j->id - 1;
+    if (s->ended[k] || (j->st.state != JOB_DONE && j->st.state != JOB_FAILED)) return;
+    s->ended[k] = 1;
+    s->nended++;
+    s->last_end = now(s);
+    if (j->st.state == JOB_DONE) {
+        s->fig->jobs_done++;
+        s->turnaround[s->njt++] = now(s);   /* every job is created at time 0 */
+        trace(s, "job_done", -1, j->id, job_file(s, j->id));
+    } else {
+        s->fig->jobs_failed++;
+        trace(s, "job_failed", -1, j->id, job_file(s, j->id));
+    }
+    /* the log is durable state for locusd; here it only grows: drop it */
+    if (s->log.n > 4096) {
+        change_log_free(&s->log);
+        change_log_init(&s->log);
+    }
+}
+
+static void on_timeout_event(void *ctx, struct sjob *j, int ev) { job_events(ctx, j, ev); }
+
+/* ---- hosts: progress of downloads and computation ---- */
+
+/* Accounts the progress since last_update. */
+static void host_advance(struct sim *s, struct shost *h)
+{
+    double dt = now(s) - h->last_update;
+    h->last_update = now(s);
+    if (!h->on || !h->present || dt <= 0) return;
+    for (int i = 0; i < h->nt; i++) {
+        struct task *t = &h->t[i];
+        if (t->state != T_RUNNING) continue;
+        double done = h->speed * dt;
+        if (done > t->flops_left) done = t->flops_left;
+        t->flops_left -= done;
+        s->fig->flops_computed += done;
+    }
+    if (h->dl_file >= 0) h->dl_left -= s->w.download_bandwidth * dt;
+}
+
+static int host_has(const struct shost *h, int f) { return f < 0 || (h->has && h->has[f]); }
+
+/* Finishes what is finished, starts what can start, and schedules the next
+ * wake-up; done tasks wait for the next RPC to be reported. */
+static void host_plan(struct sim *s, struct shost *h, int hi)
+{
+    if (h->dl_file >= 0 && h->dl_left <= 1e-6 * s->w.download_bandwidth) {   /* within a microsecond: rounding */
+        int f = h->dl_file;
+        if (!h->has) h->has = xcalloc((size_t)s->w.files, 1);
+        h->has[f] = 1;
+        h->held_bytes += s->file_size[f];
+        s->fig->bytes_downloaded += s->file_size[f];
+        s->transfers_per_file[f]++;
+        s->fig->transfers++;
+        h->dl_file = -1;
+        trace(s, "download_done", hi, -1, f);
+    }
+    int running = 0;
+    for (int i = 0; i < h->nt; i++) {
+        struct task *t = &h->t[i];
+        if (t->state == T_RUNNING && t->flops_left <= 1e-6 * h->speed) {
+            t->state = T_DONE;
+            trace(s, "compute_done", hi, t->job_id, t->file);
+        }
+        if (t->state == T_NEED_FILE && host_has(h, t->file)) t->state = T_READY;
+        if (t->state == T_NEED_FILE && h->dl_file < 0) {
+            h->dl_file = t->file;
+            h->dl_left = s->file_size[t->file];
+            trace(s, "download_start", hi, t->job_id, t->file);
+        }
+        running += t->state == T_RUNNING;
+    }
+    for (int i = 0; i < h->nt && running < h->ncpus; i++)
+        if (h->t[i].state == T_READY) {
+            h->t[i].state = T_RUNNING;
+            running++;
+        }
+    h->epoch++;
+    if (!h->on || !h->present) return;
+    double next = INFINITY;
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state == T_RUNNING && h->t[i].flops_left / h->speed < next) next = h->t[i].flops_left / h->speed;
+    if (h->dl_file >= 0 && h->dl_left / s->w.download_bandwidth < next) next = h->dl_left / s->w.download_bandwidth;
+    if (next < INFINITY) evq_push(&s->q, now(s) + next, SE_WAKE, hi, h->epoch);
+}
+
+/* CPU seconds of work queued and not finished. */
+static double host_queued_secs(const struct shost *h)
+{
+    double secs = 0;
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state != T_DONE) secs += h->t[i].flops_left / h->speed;
+    return secs;
+}
+
+static int host_unfinished(const struct shost *h)
+{
+    int n = 0;
+    for (int i = 0; i < h->nt; i++) n += h->t[i].state != T_DONE;
+    return n;
+}
+
+static int host_wants_rpc(const struct sim *s, const struct shost *h)
+{
+    if (!h->present || !h->on) return 0;
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state == T_DONE) return 1;
+    return host_unfinished(h) < h->ncpus || host_queued_secs(h) < s->w.rpc_buffer * h->ncpus;
+}
+
+static void maybe_rpc(struct sim *s, struct shost *h, int hi)
+{
+    if (h->rpc_pending || !host_wants_rpc(s, h)) return;
+    double at = h->last_rpc + h->backoff;
+    if (at < now(s)) at = now(s);
+    h->rpc_pending = 1;
+    evq_push(&s->q, at, SE_RPC, hi, 0);
+}
+
+static void task_remove(struct shost *h, int i)
+{
+    memmove(&h->t[i], &h->t[i + 1], (size_t)(h->nt - i - 1) * sizeof *h->t);
+    h->nt--;
+}
+
+/* One scheduler RPC: report finished tasks, obey aborts, ask for work. */
+static void host_rpc(struct sim *s, struct shost *h, int hi)
+{
+    host_advance(s, h);
+    host_plan(s, h, hi);   /* completions up to now are reported in this RPC */
+    int64_t hid = hi + 1;
+    s->fig->rpcs++;
+    trace(s, "rpc", hi, -1, -1);
+    for (int i = 0; i < h->nt;) {
+        struct task *t = &h->t[i];
+        struct sjob *j = index_job(&s->idx, t->job_id);
+        struct instance *in = j ? job_instance(j, t->inst_id) : NULL;
+        if (t->state == T_DONE) {
+            int outcome = t->error ? OUTCOME_CLIENT_ERROR : OUTCOME_SUCCESS;
+            if (in && t->wrong) imap_put(&s->wrong, t->inst_id, (void *)1);
+            double secs = s->w.flops_per_job / h->speed;
+            int ev = in ? index_report(&s->idx, j, in, hid, outcome, t->error, secs, secs, inow(s), &s->log) : -1;
+            if (ev >= 0) job_events(s, j, ev);
+            task_remove(h, i);
+            continue;
+        }
+        char name[256];
+        instance_wire_name(name, sizeof name, BATCH_NAME, t->job_id, t->seq);
+        if (!in || index_take_abort(&s->idx, name, hid)) {   /* the server no longer needs it */
+            trace(s, "abort", hi, t->job_id, t->file);
+            if (h->dl_file >= 0 && h->dl_file == t->file) {
+                int other = 0;
+                for (int k = 0; k < h->nt; k++) other += k != i && h->t[k].file == t->file;
+                if (!other) h->dl_file = -1;
+            }
+            task_remove(h, i);
+            continue;
+        }
+        i++;
+    }
+    int idle = h->ncpus - host_unfinished(h);
+    struct host_view v = {
+        .host_id = hid, .user_id = hid, .ncpus = h->ncpus, .flops = h->speed,
+        .on_frac = s->w.on_fraction, .active_frac = 1, .dcf = 1,
+        .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
+        .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
+    };
+    static const char *const platforms[] = {PLATFORM};
+    struct dispatch_limits lim = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC};
+    struct dispatched sent[MAX_PER_RPC];
+    int n = 0;
+    if (v.req_secs > 0 || v.req_instances > 0)
+        n = s->o.dispatch(&s->idx, &v, platforms, 1, &lim, inow(s), sent, MAX_PER_RPC, &s->log);
+    for (int k = 0; k < n; k++) {
+        if (h->nt == h->capt) {
+            h->capt = h->capt ? h->capt * 2 : 8;
+            h->t = xrealloc(h->t, (size_t)h->capt * sizeof *h->t);
+        }
+        double u = rng_uniform(&s->rng);
+        struct task *t = &h->t[h->nt++];
+        *t = (struct task){
+            .job_id = sent[k].job->id, .inst_id = sent[k].inst.id, .seq = sent[k].inst.seq,
+            .file = job_file(s, sent[k].job->id), .state = T_NEED_FILE,
+            .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
+            .flops_left = sent[k].job->flops_est,
+        };
+        trace(s, "dispatch", hi, t->job_id, t->file);
+    }
+    h->last_rpc = now(s);
+    /* a host that asked and got nothing waits longer each time, as BOINC clients back off */
+    if (n == 0 && (v.req_secs > 0 || v.req_instances > 0))
+        h->backoff = fmin(MAX_BACKOFF, fmax(h->backoff * 2, fmax(s->w.request_delay, 1)));
+    else
+        h->backoff = s->w.request_delay;
+    host_plan(s, h, hi);
+}
+
+/* ---- host lifecycle ---- */
+
+static double off_mean(const struct workload *w) { return w->on_period_mean * (1 - w->on_fraction) / w->on_fraction; }
+
+static void host_new(struct sim *s)
+{
+    if (s->nh == s->caph) {
+        s->caph = s->caph ? s->caph * 2 : 64;
+        s->h = xrealloc(s->h, (size_t)s->caph * sizeof *s->h);
+    }
+    int hi = s->nh++;
+    struct shost *h = &s->h[hi];
+    /* spread = p99 / p1 = exp(2 * 2.326 sigma) for a log-normal */
+    double sigma = log(s->w.host_speed_spread) / (2 * 2.3263478740);
+    *h = (struct shost){
+        .speed = rng_lognormal(&s->rng, s->w.host_speed_median, sigma), .ncpus = s->w.host_ncpus,
+        .present = 1, .on = s->w.on_fraction >= 1 || rng_uniform(&s->rng) < s->w.on_fraction,
+        .last_update = now(s), .dl_file = -1, .last_rpc = -INFINITY, .backoff = s->w.request_delay,
+    };
+    if (h->on) capacity_change(s, h->speed * h->ncpus);
+    if (s->w.on_fraction < 1)
+        evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
+    if (s->w.host_lifetime_mean > 0)
+        evq_push(&s->q, now(s) + rng_exp(&s->rng, s->w.host_lifetime_mean), SE_LEAVE, hi, 0);
+    trace(s, "host_arrive", hi, -1, -1);
+    maybe_rpc(s, h, hi);
+}
+
+static void host_leave(struct sim *s, struct shost *h, int hi)
+{
+    host_advance(s, h);
+    if (h->on) capacity_change(s, -h->speed * h->ncpus);
+    h->present = 0;
+    h->epoch++;
+    /* its instances stay out on the server until their deadlines pass */
+    free(h->t);
+    h->t = NULL;
+    h->nt = h->capt = 0;
+    free(h->has);
+    h->has = NULL;
+    trace(s, "host_leave", hi, -1, -1);
+}
+
+static void host_toggle(struct sim *s, struct shost *h, int hi)
+{
+    host_advance(s, h);
+    h->on = !h->on;
+    capacity_change(s, (h->on ? 1 : -1) * h->speed * h->ncpus);
+    trace(s, h->on ? "host_on" : "host_off", hi, -1, -1);
+    evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
+    host_plan(s, h, hi);
+    maybe_rpc(s, h, hi);
+}
+
+/* ---- setup, loop, figures ---- */
+
+static void setup(struct sim *s)
+{
+    const struct workload *w = &s->w;
+    rng_seed(&s->rng, w->seed);
+    evq_init(&s->q);
+    index_init(&s->idx);
+    change_log_init(&s->log);
+    imap_init(&s->wrong);
+    s->app = (struct app){.id = 1, .name = "sim"};
+    s->av = (struct app_version){.id = 1, .app_id = 1, .platform = PLATFORM, .version_num = 1};
+    s->batch = (struct batch){
+        .id = 1, .app_id = 1, .name = BATCH_NAME, .state = BATCH_ACTIVE, .delay_bound = w->delay_bound,
+        .red = {.min_quorum = w->min_quorum, .target_nresults = w->target_nresults,
+                .max_error_instances = 3 * w->target_nresults, .max_total_instances = 6 * w->target_nresults,
+                .max_success_instances = 3 * w->min_quorum + 1},
+    };
+    index_add_app(&s->idx, &s->app);
+    index_add_version(&s->idx, &s->av);
+    struct sbatch *b = index_add_batch(&s->idx, &s->batch, 1, w->jobs);
+    for (int64_t id = 1; id <= w->jobs; id++) {
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = w->target_nresults};
+        struct sjob *j = index_add_job(&s->idx, b, &st, w->flops_per_job);
+        index_settle(&s->idx, j, 0, &s->log);
+    }
+    s->ended = xcalloc((size_t)w->jobs, 1);
+    s->turnaround = xcalloc((size_t)w->jobs, sizeof *s->turnaround);
+    int files = w->files;
+    s->file_size = xcalloc(files ? (size_t)files : 1, sizeof *s->file_size);
+    s->transfers_per_file = xcalloc(files ? (size_t)files : 1, sizeof *s->transfers_per_file);
+    for (int f = 0; f < files; f++) s->file_size[f] = floor(rng_range(&s->rng, w->file_size_min, w->file_size_max));
+    int64_t used = files ? ((int64_t)w->jobs + w->jobs_per_file - 1) / w->jobs_per_file : 0;
+    s->nfiles_used = (int)(used < files ? used : files);
+    for (int f = 0; f < s->nfiles_used; f++) s->fig->bytes_lower_bound += s->file_size[f] * w->min_quorum;
+    for (int i = 0; i < w->hosts; i++) host_new(s);
+    if (w->churn_arrival_rate > 0) evq_push(&s->q, rng_exp(&s->rng, 1 / w->churn_arrival_rate), SE_ARRIVE, 0, 0);
+    evq_push(&s->q, TIMEOUT_PERIOD, SE_TICK, 0, 0);
+}
+
+static void teardown(struct sim *s)
+{
+    for (int i = 0; i < s->nh; i++) {
+        free(s->h[i].t);
+        free(s->h[i].has);
+    }
+    free(s->h);
+    free(s->file_size);
+    free(s->transfers_per_file);
+    free(s->ended);
+    free(s->turnaround);
+    imap_free(&s->wrong);
+    index_free(&s->idx);
+    change_log_free(&s->log);
+    evq_free(&s->q);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static double percentile(const double *v, int64_t n, double p)
+{
+    if (!n) return 0;
+    int64_t k = (int64_t)ceil(p / 100 * (double)n);
+    if (k < 1) k = 1;
+    return v[k - 1];
+}
+
+static void figures(struct sim *s)
+{
+    struct sim_figures *f = s->fig;
+    const struct workload *w = &s->w;
+    f->makespan_s = s->last_end;
+    capacity_change(s, 0);
+    double mean_capacity = f->makespan_s > 0 ? s->cap_integral / s->cap_time : 0;
+    double total = (double)w->jobs * w->flops_per_job * w->target_nresults;
+    f->ideal_s = mean_capacity > 0 ? total / mean_capacity : 0;
+    f->makespan_ratio = f->ideal_s > 0 ? f->makespan_s / f->ideal_s : 0;
+    f->bytes_ratio = f->bytes_lower_bound > 0 ? f->bytes_downloaded / f->bytes_lower_bound : 0;
+    f->transfers_per_file = s->nfiles_used ? (double)f->transfers / s->nfiles_used : 0;
+    f->jobs_per_transfer = f->transfers ? (double)f->jobs_done / (double)f->transfers : 0;
+    f->wasted_flops_fraction = f->flops_computed > 0 ? 1 - f->flops_useful / f->flops_computed : 0;
+    qsort(s->turnaround, (size_t)s->njt, sizeof *s->turnaround, cmp_double);
+    f->turnaround_p50_s = percentile(s->turnaround, s->njt, 50);
+    f->turnaround_p99_s = percentile(s->turnaround, s->njt, 99);
+    f->sim_jobs_per_s = f->makespan_s > 0 ? (double)f->jobs_done / f->makespan_s : 0;
+    f->complete = s->nended == w->jobs;
+}
+
+static void run(struct sim *s)
+{
+    struct event e;
+    while (s->nended < s->w.jobs && evq_pop(&s->q, &e)) {
+        if (e.time > HORIZON) break;
+        s->fig->events++;
+        struct shost *h = e.kind == SE_ARRIVE || e.kind == SE_TICK ? NULL : &s->h[e.a];
+        int hi = (int)e.a;
+        if (h && !h->present) continue;
+        switch (e.kind) {
+        case SE_ARRIVE:
+            host_new(s);
+            evq_push(&s->q, now(s) + rng_exp(&s->rng, 1 / s->w.churn_arrival_rate), SE_ARRIVE, 0, 0);
+            break;
+        case SE_LEAVE: host_leave(s, h, hi); break;
+        case SE_TOGGLE: host_toggle(s, h, hi); break;
+        case SE_WAKE:
+            if (e.b != h->epoch) break;
+            host_advance(s, h);
+            host_plan(s, h, hi);
+            maybe_rpc(s, h, hi);
+            break;
+        case SE_RPC:
+            h->rpc_pending = 0;
+            if (host_wants_rpc(s, h)) host_rpc(s, h, hi);
+            maybe_rpc(s, h, hi);
+            break;
+        case SE_TICK: {
+            int n = index_timeouts(&s->idx, inow(s), &s->log, on_timeout_event, s);
+            s->fig->timeouts += n;
+            if (n) trace(s, "timeouts", -1, n, -1);
+            evq_push(&s->q, now(s) + TIMEOUT_PERIOD, SE_TICK, 0, 0);
+            break;
+        }
+        }
+    }
+}
+
+sim_dispatch_fn sim_policy_find(const char *name)
+{
+    static const struct { const char *name; sim_dispatch_fn fn; } policies[] = {
+        {"fifo", index_dispatch},
+    };
+    for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+        if (!strcmp(policies[i].name, name)) return policies[i].fn;
+    return NULL;
+}
+
+int sim_server_run(const struct workload *w, const struct sim_options *o, struct sim_figures *fig, char *err,
+                   size_t errlen)
+{
+    struct sim *s = xcalloc(1, sizeof *s);
+    s->w = *w;
+    s->o = *o;
+    if (!s->o.dispatch) s->o.dispatch = index_dispatch;
+    memset(fig, 0, sizeof *fig);
+    s->fig = fig;
+    if (s->o.trace) fprintf(s->o.trace, "time,kind,host,job,file\n");
+    setup(s);
+    run(s);
+    figures(s);
+    teardown(s);
+    free(s);
+    if (!fig->complete) {
+        snprintf(err, errlen, "the simulation stopped with jobs unfinished (no hosts left, or past %g s)", HORIZON);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,148 @@
+/* workload.c - the workload file parser: one `key value` per line, `#`
+ * comments, blank lines ignored, every key known and every value checked,
+ * so that a typo fails loudly instead of silently simulating the default. */
+#include "sim/workload.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void workload_defaults(struct workload *w)
+{
+    *w = (struct workload){
+        .hosts = 100, .host_speed_median = 1e10, .host_speed_spread = 1, .host_ncpus = 1,
+        .on_fraction = 1, .on_period_mean = 86400, .churn_arrival_rate = 0, .host_lifetime_mean = 0,
+        .download_bandwidth = 1e7, .jobs = 1000, .flops_per_job = 1e13, .delay_bound = 7 * 86400.0,
+        .min_quorum = 1, .target_nresults = 1, .error_rate = 0, .files = 0, .file_size_min = 0,
+        .file_size_max = 0, .jobs_per_file = 1, .rpc_buffer = 3600, .request_delay = 60, .seed = 1,
+    };
+}
+
+enum kind { K_INT, K_REAL, K_SEED };
+
+struct key {
+    const char *name;
+    enum kind kind;
+    size_t off;
+    double min, max;    /* allowed range, inclusive */
+};
+
+#define F(name, kind, min, max) {#name, kind, offsetof(struct workload, name), min, max}
+static const struct key keys[] = {
+    F(hosts, K_INT, 0, 1e7),
+    F(host_speed_median, K_REAL, 1, 1e18),
+    F(host_speed_spread, K_REAL, 1, 1e6),
+    F(host_ncpus, K_INT, 1, 1024),
+    F(on_fraction, K_REAL, 0.001, 1),
+    F(on_period_mean, K_REAL, 1, 1e9),
+    F(churn_arrival_rate, K_REAL, 0, 1e6),
+    F(host_lifetime_mean, K_REAL, 0, 1e12),
+    F(download_bandwidth, K_REAL, 1, 1e15),
+    F(jobs, K_INT, 1, 1e8),
+    F(flops_per_job, K_REAL, 1, 1e20),
+    F(delay_bound, K_REAL, 1, 1e9),
+    F(min_quorum, K_INT, 1, 8),
+    F(target_nresults, K_INT, 1, 8),
+    F(error_rate, K_REAL, 0, 0.99),
+    F(files, K_INT, 0, 1e7),
+    F(file_size_min, K_REAL, 0, 1e13),
+    F(file_size_max, K_REAL, 0, 1e13),
+    F(jobs_per_file, K_INT, 1, 1e8),
+    F(rpc_buffer, K_REAL, 0, 1e8),
+    F(request_delay, K_REAL, 0, 1e6),
+    F(seed, K_SEED, 0, 0),
+};
+#undef F
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+static int set_value(struct workload *w, const struct key *k, const char *val, char *why, size_t len)
+{
+    char *end;
+    errno = 0;
+    if (k->kind == K_SEED) {
+        if (val[0] == '-') return snprintf(why, len, "expected a non-negative integer, got '%s'", val), -1;
+        unsigned long long u = strtoull(val, &end, 10);
+        if (errno || end == val || *end) return snprintf(why, len, "expected a non-negative integer, got '%s'", val), -1;
+        w->seed = u;
+        return 0;
+    }
+    double d = strtod(val, &end);
+    if (errno || end == val || *end || !isfinite(d))
+        return snprintf(why, len, "expected a number, got '%s'", val), -1;
+    if (k->kind == K_INT && d != floor(d)) return snprintf(why, len, "expected an integer, got '%s'", val), -1;
+    if (d < k->min || d > k->max) return snprintf(why, len, "%s is outside [%g, %g]", val, k->min, k->max), -1;
+    char *field = (char *)w + k->off;
+    if (k->kind == K_INT) *(int *)field = (int)d;
+    else *(double *)field = d;
+    return 0;
+}
+
+/* Relations between keys, checked once the whole file is read. */
+static int check(const struct workload *w, char *err, size_t errlen)
+{
+    const char *bad = NULL;
+    if (w->target_nresults < w->min_quorum) bad = "target_nresults: must be at least min_quorum";
+    else if (w->file_size_max < w->file_size_min) bad = "file_size_max: must be at least file_size_min";
+    else if (w->hosts == 0 && w->churn_arrival_rate == 0) bad = "hosts: no hosts and no churn_arrival_rate";
+    if (bad) snprintf(err, errlen, "%s", bad);
+    return bad ? -1 : 0;
+}
+
+int workload_parse(struct workload *w, const char *text, char *err, size_t errlen)
+{
+    int lineno = 0;
+    const char *p = text;
+    while (*p) {
+        lineno++;
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        char line[512];
+        if (n >= sizeof line) return snprintf(err, errlen, "line %d: too long", lineno), -1;
+        memcpy(line, p, n);
+        line[n] = 0;
+        p += n + (eol ? 1 : 0);
+        char *hash = strchr(line, '#');
+        if (hash) *hash = 0;
+        char key[64], val[128], extra[8];
+        int got = sscanf(line, "%63s %127s %7s", key, val, extra);
+        if (got <= 0) continue;   /* blank or comment */
+        if (got == 1) return snprintf(err, errlen, "line %d: %s: missing value", lineno, key), -1;
+        if (got == 3) return snprintf(err, errlen, "line %d: %s: more than one value", lineno, key), -1;
+        const struct key *k = NULL;
+        for (size_t i = 0; i < NKEYS; i++)
+            if (!strcmp(keys[i].name, key)) k = &keys[i];
+        if (!k) return snprintf(err, errlen, "line %d: %s: unknown key", lineno, key), -1;
+        char why[200];
+        if (set_value(w, k, val, why, sizeof why)) return snprintf(err, errlen, "line %d: %s: %s", lineno, key, why), -1;
+    }
+    return check(w, err, errlen);
+}
+
+int workload_load(struct workload *w, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)), -1;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            if (cap >= (1u << 20)) break;   /* a workload is a few lines: refuse megabytes */
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    if (!buf) return snprintf(err, errlen, "%s: out of memory", path), -1;
+    buf[n] = 0;
+    workload_defaults(w);
+    char e[300];
+    int rc = workload_parse(w, buf, e, sizeof e);
+    if (rc) snprintf(err, errlen, "%s: %s", path, e);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,38 @@
+/* workload.h - a simulation's workload and platform: hosts, their speed and
+ * availability, churn, the network, the jobs and their input files. Read
+ * from a text file of `key value` lines (docs/sim.md). */
+#ifndef LOCUS_SIM_WORKLOAD_H
+#define LOCUS_SIM_WORKLOAD_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct workload {
+    int hosts;                  /* hosts present at the start */
+    double host_speed_median;   /* flops per second per CPU */
+    double host_speed_spread;   /* 99th / 1st percentile of speed (log-normal); 1: all equal */
+    int host_ncpus;
+    double on_fraction;         /* long-run fraction of time a host is on */
+    double on_period_mean;      /* seconds */
+    double churn_arrival_rate;  /* new hosts per second */
+    double host_lifetime_mean;  /* seconds; 0: hosts never leave */
+    double download_bandwidth;  /* bytes per second per host */
+    int jobs;
+    double flops_per_job;
+    double delay_bound;         /* seconds */
+    int min_quorum, target_nresults;
+    double error_rate;          /* fraction of instances that fail (half errors, half wrong results) */
+    int files;                  /* sticky input files; 0: jobs have no input */
+    double file_size_min, file_size_max;
+    int jobs_per_file;
+    double rpc_buffer;          /* seconds of work a host keeps queued */
+    double request_delay;       /* minimum seconds between two RPCs of a host */
+    uint64_t seed;
+};
+
+void workload_defaults(struct workload *w);
+/* Parses TEXT (NUL-terminated) over the defaults; on error returns -1 with
+ * "line N: key: what" in err. Checks the whole workload's consistency. */
+int workload_parse(struct workload *w, const char *text, char *err, size_t errlen);
+/* Reads and parses a file; errors name the file. */
+int workload_load(struct workload *w, const char *path, char *err, size_t errlen);
+#endif

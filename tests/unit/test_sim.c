@@ -1,0 +1,200 @@
+/* test_sim.c - locus-sim: the event queue's order and tie-breaking, the
+ * PRNG's determinism, the workload parser (good and bad lines), a tiny
+ * simulation whose figures are checked by hand, same seed -> same figures,
+ * and bytes downloaded never below the lower bound. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/events.h"
+#include "sim/rng.h"
+#include "sim/server_sim.h"
+#include "sim/workload.h"
+
+static void test_event_order(void **state)
+{
+    struct event_queue q;
+    evq_init(&q);
+    double times[] = {5, 1, 3, 1, 2, 1, 5, 0.5};
+    for (int i = 0; i < 8; i++) evq_push(&q, times[i], i, 0, 0);
+    /* by time, then by scheduling order among equal times */
+    int expect[] = {7, 1, 3, 5, 4, 2, 0, 6};
+    struct event e;
+    for (int i = 0; i < 8; i++) {
+        assert_true(evq_pop(&q, &e));
+        assert_int_equal(e.kind, expect[i]);
+        assert_true(q.now == e.time);
+    }
+    assert_false(evq_pop(&q, &e));
+    /* the clock never goes back: an event in the past is clamped to now */
+    evq_push(&q, 1, 9, 0, 0);
+    assert_true(evq_pop(&q, &e));
+    assert_true(e.time == 5);
+    evq_free(&q);
+}
+
+static void test_event_many(void **state)
+{
+    struct event_queue q;
+    evq_init(&q);
+    struct rng r;
+    rng_seed(&r, 7);
+    for (int i = 0; i < 10000; i++) evq_push(&q, floor(rng_uniform(&r) * 100), i, 0, 0);
+    struct event e, prev = {.time = -1};
+    int n = 0;
+    while (evq_pop(&q, &e)) {
+        assert_true(e.time > prev.time || (e.time == prev.time && e.seq > prev.seq));
+        prev = e;
+        n++;
+    }
+    assert_int_equal(n, 10000);
+    evq_free(&q);
+}
+
+static void test_rng(void **state)
+{
+    struct rng a, b;
+    rng_seed(&a, 42);
+    rng_seed(&b, 42);
+    for (int i = 0; i < 100; i++) assert_true(rng_next(&a) == rng_next(&b));
+    rng_seed(&b, 43);
+    assert_true(rng_next(&a) != rng_next(&b));
+    double sum = 0;
+    for (int i = 0; i < 100000; i++) {
+        double u = rng_uniform(&a);
+        assert_true(u >= 0 && u < 1);
+        sum += rng_exp(&a, 10);
+    }
+    assert_true(fabs(sum / 100000 - 10) < 0.2);
+    /* log-normal: about half below the median */
+    int below = 0;
+    for (int i = 0; i < 10000; i++) below += rng_lognormal(&a, 1e9, 1) < 1e9;
+    assert_true(below > 4800 && below < 5200);
+}
+
+static void test_workload_good(void **state)
+{
+    struct workload w;
+    workload_defaults(&w);
+    char err[300] = "";
+    const char *text = "# a comment\n\nhosts 7   # trailing comment\n  jobs 12\nflops_per_job 1e12\n"
+                       "min_quorum 2\ntarget_nresults 3\nseed 18446744073709551615\nerror_rate 0.1";
+    assert_int_equal(workload_parse(&w, text, err, sizeof err), 0);
+    assert_int_equal(w.hosts, 7);
+    assert_int_equal(w.jobs, 12);
+    assert_true(w.flops_per_job == 1e12);
+    assert_int_equal(w.target_nresults, 3);
+    assert_true(w.seed == UINT64_MAX);
+    assert_true(w.error_rate == 0.1);
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+    struct workload w;
+    workload_defaults(&w);
+    char err[300] = "";
+    assert_int_equal(workload_parse(&w, text, err, sizeof err), -1);
+    if (!strstr(err, msg)) fail_msg("error '%s' does not say '%s'", err, msg);
+}
+
+static void test_workload_bad(void **state)
+{
+    expect_error("hosts 1\nhostz 3\n", "line 2: hostz: unknown key");
+    expect_error("jobs ten\n", "line 1: jobs: expected a number");
+    expect_error("jobs 1.5\n", "line 1: jobs: expected an integer");
+    expect_error("\n\nhosts\n", "line 3: hosts: missing value");
+    expect_error("hosts 1 2\n", "line 1: hosts: more than one value");
+    expect_error("error_rate 2\n", "line 1: error_rate: 2 is outside");
+    expect_error("seed -1\n", "line 1: seed: expected a non-negative integer");
+    expect_error("min_quorum 3\ntarget_nresults 2\n", "target_nresults: must be at least min_quorum");
+    expect_error("file_size_min 10\nfile_size_max 5\n", "file_size_max");
+    expect_error("host_speed_median nan\n", "expected a number");
+}
+
+/* 1 host, 1 CPU at 1e9 flops/s, always on, 3 jobs of 1e10 flops, quorum 1,
+ * no files, RPCs instantaneous: one job at a time (rpc_buffer 0 asks only
+ * for idle CPUs), each 10 s, so the last ends at exactly 30 s. */
+static void test_tiny(void **state)
+{
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    assert_int_equal(workload_parse(&w,
+                                    "hosts 1\nhost_speed_median 1e9\nhost_ncpus 1\njobs 3\nflops_per_job 1e10\n"
+                                    "rpc_buffer 0\nrequest_delay 0\n",
+                                    err, sizeof err),
+                     0);
+    struct sim_options o = {0};
+    struct sim_figures f;
+    assert_int_equal(sim_server_run(&w, &o, &f, err, sizeof err), 0);
+    assert_true(f.complete);
+    assert_int_equal(f.jobs_done, 3);
+    assert_true(fabs(f.makespan_s - 30) < 1e-6);
+    assert_true(fabs(f.ideal_s - 30) < 1e-6);
+    assert_true(fabs(f.makespan_ratio - 1) < 1e-9);
+    assert_true(fabs(f.turnaround_p50_s - 20) < 1e-6);
+    assert_true(fabs(f.turnaround_p99_s - 30) < 1e-6);
+    assert_true(f.wasted_flops_fraction == 0);
+    assert_int_equal(f.rpcs, 4);   /* three that get a job, the last only reports */
+    assert_int_equal(f.timeouts, 0);
+    assert_true(f.bytes_downloaded == 0);
+}
+
+static const char *busy =
+    "hosts 30\nhost_speed_median 1e9\nhost_speed_spread 20\nhost_ncpus 2\non_fraction 0.6\non_period_mean 3000\n"
+    "churn_arrival_rate 0.002\nhost_lifetime_mean 20000\ndownload_bandwidth 1e6\njobs 400\nflops_per_job 1e12\n"
+    "delay_bound 20000\nmin_quorum 2\ntarget_nresults 2\nerror_rate 0.1\nfiles 10\nfile_size_min 1e6\n"
+    "file_size_max 5e6\njobs_per_file 40\nrpc_buffer 3000\nrequest_delay 60\nseed 5\n";
+
+static void run_busy(uint64_t seed, struct sim_figures *f)
+{
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    assert_int_equal(workload_parse(&w, busy, err, sizeof err), 0);
+    w.seed = seed;
+    struct sim_options o = {.dispatch = sim_policy_find("fifo")};
+    if (sim_server_run(&w, &o, f, err, sizeof err)) fail_msg("%s", err);
+}
+
+static void test_deterministic(void **state)
+{
+    struct sim_figures a, b, c;
+    run_busy(5, &a);
+    run_busy(5, &b);
+    run_busy(6, &c);
+    assert_memory_equal(&a, &b, sizeof a);   /* wall_s is 0 in both: the caller fills it */
+    assert_true(a.makespan_s != c.makespan_s || a.events != c.events);
+    assert_int_equal(a.jobs_done + a.jobs_failed, 400);
+}
+
+static void test_bytes_bound(void **state)
+{
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        struct sim_figures f;
+        run_busy(seed, &f);
+        assert_true(f.bytes_lower_bound == f.bytes_lower_bound && f.bytes_lower_bound > 0);
+        assert_true(f.bytes_downloaded >= f.bytes_lower_bound);
+        assert_true(f.bytes_ratio >= 1);
+        assert_true(f.wasted_flops_fraction >= 0 && f.wasted_flops_fraction < 1);
+        assert_true(f.makespan_s >= f.turnaround_p99_s);
+    }
+    assert_null(sim_policy_find("locality"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_event_order),  cmocka_unit_test(test_event_many),
+        cmocka_unit_test(test_rng),          cmocka_unit_test(test_workload_good),
+        cmocka_unit_test(test_workload_bad), cmocka_unit_test(test_tiny),
+        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_bytes_bound),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
