@@ -149,3 +149,15 @@ void errf(char *err, size_t len, const char *fmt, ...)
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
 }
+
+const char *snippet(const char *s, char out[48])
+{
+    size_t i = 0;
+    for (; s[i] && i < 40; i++) out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+    if (s[i]) {
+        memcpy(out + i, "...", 3);
+        i += 3;
+    }
+    out[i] = 0;
+    return out;
+}

@@ -25,6 +25,10 @@ char *sb_detach(struct strbuf *sb);
  * NULL or len 0. Every module reports errors to its caller this way. */
 void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* At most 40 bytes of s, with control characters replaced, in out: a
+ * quote of untrusted text that keeps an error message on one line. */
+const char *snippet(const char *s, char out[48]);
+
 /* A pool of strings freed together: for replies that borrow many texts. */
 struct strpool { char **v; int n, cap; };
 void strpool_init(struct strpool *p);

@@ -176,18 +176,6 @@ static void fail(struct parser *ps, const char *fmt, ...)
     XML_StopParser(ps->xp, XML_FALSE);
 }
 
-/* Copies at most 40 bytes of s into out for an error message, with control
- * characters replaced so the message stays on one line. */
-static const char *snippet(const char *s, char out[48])
-{
-    size_t i = 0;
-    for (; s[i] && i < 40; i++)
-        out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-    if (s[i]) { memcpy(out + i, "...", 3); i += 3; }
-    out[i] = 0;
-    return out;
-}
-
 /* ---- records ---------------------------------------------------------- */
 
 /* Makes room for one more element in a growing array of capacity *cap. */
