@@ -669,17 +669,23 @@ static void test_late_report_of_no_reply_accepted(void **state)
     assert_int_equal(index_report(&f->x, j, &j->inst[0], 2, OUTCOME_SUCCESS, 0, 1, 1, 1200, &f->log), -1);
 }
 
+/* One job of batch 1, sent to hosts 1 and 2 (users 1 and 2). */
+static struct sjob *job_on_two_hosts(struct fx *f, const struct redundancy *r)
+{
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, r, 1000), 1, 1, 1e12);
+    struct host_view h1 = host(1, 1), h2 = host(2, 2);
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &h1, 0, sent), 1);
+    assert_int_equal(dispatch(f, &h2, 0, sent), 1);
+    return index_job(&f->x, 1);
+}
+
 static void test_report_of_didnt_need_instance_ignored(void **state)
 {
     struct fx *f = *state;
     struct redundancy r = red1;
     r.target_nresults = 2;
-    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, &r, 1000), 1, 1, 1e12);
-    struct host_view h1 = host(1, 1), h2 = host(2, 2);
-    struct dispatched sent[MAXSENT];
-    dispatch(f, &h1, 0, sent);
-    dispatch(f, &h2, 0, sent);
-    struct sjob *j = index_job(&f->x, 1);
+    struct sjob *j = job_on_two_hosts(f, &r);
     struct instance *b = inst_on(j, 2);
     b->state = INST_OVER;   /* as a job end leaves it */
     b->outcome = OUTCOME_DIDNT_NEED;
@@ -826,12 +832,7 @@ static void test_pending_abort_forgotten_after_its_deadline(void **state)
 /* Job 1 with two successes in, ready for validation (quorum 2). */
 static struct sjob *two_successes(struct fx *f, const struct redundancy *r)
 {
-    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, r, 1000), 1, 1, 1e12);
-    struct host_view h1 = host(1, 1), h2 = host(2, 2);
-    struct dispatched sent[MAXSENT];
-    assert_int_equal(dispatch(f, &h1, 0, sent), 1);
-    assert_int_equal(dispatch(f, &h2, 0, sent), 1);
-    struct sjob *j = index_job(&f->x, 1);
+    struct sjob *j = job_on_two_hosts(f, r);
     index_report(&f->x, j, inst_on(j, 1), 1, OUTCOME_SUCCESS, 0, 1, 1, 100, &f->log);
     assert_int_equal(index_report(&f->x, j, inst_on(j, 2), 2, OUTCOME_SUCCESS, 0, 1, 1, 100, &f->log), EV_VALIDATE);
     clear_log(f);
@@ -1018,12 +1019,7 @@ static void test_late_result_of_validated_job_judged_against_canonical(void **st
     struct fx *f = *state;
     struct redundancy r = red1;
     r.target_nresults = 2;
-    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, &r, 1000), 1, 1, 1e12);
-    struct host_view h1 = host(1, 1), h2 = host(2, 2);
-    struct dispatched sent[MAXSENT];
-    dispatch(f, &h1, 0, sent);
-    dispatch(f, &h2, 0, sent);
-    struct sjob *j = index_job(&f->x, 1);
+    struct sjob *j = job_on_two_hosts(f, &r);
     struct instance *a = inst_on(j, 1), *b = inst_on(j, 2);
     assert_int_equal(index_report(&f->x, j, a, 1, OUTCOME_SUCCESS, 0, 1, 1, 10, &f->log), EV_VALIDATE);
     int64_t ida = a->id, idb = b->id;
