@@ -1,15 +1,11 @@
 /* index.c - the scheduling index: loading, ready queues, and the state
  * changes of jobs and instances, each appended to a change log. */
-#include "sched/index.h"
+#include "sched/index_impl.h"
 #include "core/strbuf.h"
 #include "sched/transition.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* How many unsuitable jobs one request may look at before giving up, so a
- * host that can take nothing costs a bounded amount of work. */
-#define DISPATCH_SCAN_LIMIT 256
 
 void index_init(struct sched_index *x)
 {
@@ -18,11 +14,15 @@ void index_init(struct sched_index *x)
     imap_init(&x->held);
     smap_init(&x->aborts);
     x->next_instance_id = 1;
+    locality_init(&x->loc);
 }
 
 static void batch_free(struct sbatch *b)
 {
-    for (size_t i = 0; i < b->nslots; i++) free(b->jobs[i].inst);
+    for (size_t i = 0; i < b->nslots; i++) {
+        free(b->jobs[i].inst);
+        free(b->jobs[i].lmore);
+    }
     free(b->jobs);
     free(b);
 }
@@ -51,6 +51,7 @@ void index_free(struct sched_index *x)
     imap_free(&x->held);
     free(x->dl);
     free(x->ended);
+    locality_free(&x->loc);
     memset(x, 0, sizeof *x);
 }
 
@@ -217,13 +218,14 @@ struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct
 
 /* ---- what each host holds ---- */
 
-static void held_add(struct sched_index *x, int64_t host_id, int64_t job_id, int64_t inst_id)
+static void held_add(struct sched_index *x, int64_t host_id, int64_t job_id, int64_t inst_id, int64_t sent)
 {
     struct host_held *h = imap_get(&x->held, host_id);
     if (!h) {
         h = xcalloc(1, sizeof *h);
         imap_put(&x->held, host_id, h);
     }
+    if (sent > h->last_seen) h->last_seen = sent;
     if (h->n == h->cap) {
         h->cap = h->cap ? h->cap * 2 : 8;
         h->v = xrealloc(h->v, (size_t)h->cap * sizeof *h->v);
@@ -248,6 +250,20 @@ static void held_remove(struct sched_index *x, int64_t host_id, int64_t inst_id)
 
 const struct host_held *index_held(struct sched_index *x, int64_t host_id) { return imap_get(&x->held, host_id); }
 
+void index_host_seen(struct sched_index *x, int64_t host_id, int64_t now)
+{
+    struct host_held *h = imap_get(&x->held, host_id);
+    if (h && now > h->last_seen) h->last_seen = now;
+}
+
+void index_all_hosts_seen(struct sched_index *x, int64_t now)
+{
+    size_t it = 0;
+    void *v;
+    while (imap_next(&x->held, &it, NULL, &v))
+        if (now > ((struct host_held *)v)->last_seen) ((struct host_held *)v)->last_seen = now;
+}
+
 /* An instance leaves IN_PROGRESS: every state change out of it goes here. */
 static void finish_instance(struct sched_index *x, struct instance *in, int outcome, int64_t now)
 {
@@ -266,7 +282,7 @@ void index_add_instance(struct sched_index *x, struct sjob *j, const struct inst
     j->inst[j->ninst++] = *in;
     if (in->state == INST_IN_PROGRESS) {
         dl_push(x, in->deadline, j->id, in->id);
-        held_add(x, in->host_id, j->id, in->id);
+        held_add(x, in->host_id, j->id, in->id, in->sent_time);
     }
     if (in->id >= x->next_instance_id) x->next_instance_id = in->id + 1;
 }
@@ -332,8 +348,9 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
                    struct change_log *log)
 {
     if (!job_live(j)) return;
-    heap_remove(j->batch->app, j);
     j->needed = 0;
+    job_queue(x, j);
+    locality_job_ended(x, j);
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
         if (in->state != INST_IN_PROGRESS) continue;
@@ -381,8 +398,7 @@ int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct chan
     }
     int events = 0;
     j->needed = j->st.state == JOB_ACTIVE && j->batch->b.state == BATCH_ACTIVE ? t.needed : 0;
-    if (j->needed > 0) heap_push(j->batch->app, j);
-    else heap_remove(j->batch->app, j);
+    job_queue(x, j);
     if (t.validate && !j->validating) {
         j->validating = 1;
         events |= EV_VALIDATE;
@@ -396,7 +412,16 @@ int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct chan
 
 /* ---- dispatch ---- */
 
-static int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
+void job_queue(struct sched_index *x, struct sjob *j)
+{
+    /* jobs that locality places are not in the ready queues, or any host
+     * would take them; lite mode only scores, so it keeps them there */
+    if (j->needed > 0 && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
+    else heap_remove(j->batch->app, j);
+    if (j->nlref) locality_job_changed(x, j);
+}
+
+int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
 {
     int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
     for (int i = 0; i < j->ninst; i++) {
@@ -406,8 +431,7 @@ static int host_may_take(const struct sched_index *x, const struct sjob *j, cons
     return 1;
 }
 
-/* The newest version of an app for the first of the host's platforms that has one. */
-static const struct app_version *best_version(const struct sapp *a, const char *const *platforms, int np)
+const struct app_version *best_version(const struct sapp *a, const char *const *platforms, int np)
 {
     for (int p = 0; p < np; p++) {
         const struct app_version *best = NULL;
@@ -420,16 +444,38 @@ static const struct app_version *best_version(const struct sapp *a, const char *
     return NULL;
 }
 
+int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result *res)
+{
+    return res->nsent < res->max && budget_wants_more(b);
+}
+
+void send_instance(struct sched_index *x, struct sjob *j, const struct app_version *av,
+                   const struct dispatch_request *req, struct dispatch_budget *budget,
+                   struct dispatch_result *res, struct change_log *log)
+{
+    int seq = 0;
+    for (int i = 0; i < j->ninst; i++)
+        if (j->inst[i].seq >= seq) seq = j->inst[i].seq + 1;
+    struct instance in = {
+        .id = x->next_instance_id++, .job_id = j->id, .seq = seq,
+        .host_id = req->host.host_id, .user_id = req->host.user_id, .app_version_id = av->id,
+        .state = INST_IN_PROGRESS, .sent_time = req->now,
+        .deadline = req->now + (int64_t)j->batch->b.delay_bound,
+    };
+    index_add_instance(x, j, &in);
+    log_inst(log, CH_INST_INSERT, &in);
+    j->needed--;
+    job_queue(x, j);
+    res->sent[res->nsent++] = (struct dispatched){j, in, av};
+    budget_take(budget, est_runtime(&req->host, j->flops_est));
+}
+
 struct candidate_app { struct sapp *app; const struct app_version *av; };
 
-int index_dispatch(struct sched_index *x, const struct host_view *h, const char *const *platforms, int nplatforms,
-                   const struct dispatch_limits *lim, int64_t now, struct dispatched *sent, int max,
-                   struct change_log *log)
+int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+              struct dispatch_result *res, struct change_log *log)
 {
-    struct dispatch_budget budget;
-    budget_init(&budget, h, lim);
-    if (!budget_wants_more(&budget)) return 0;
-
+    if (!dispatch_room(budget, res)) return 0;
     /* the apps this host can run */
     int napps = 0;
     struct candidate_app *apps = xmalloc((x->apps.count ? x->apps.count : 1) * sizeof *apps);
@@ -437,13 +483,13 @@ int index_dispatch(struct sched_index *x, const struct host_view *h, const char 
     void *v;
     while (imap_next(&x->apps, &it, NULL, &v)) {
         struct sapp *a = v;
-        const struct app_version *av = a->heap_n ? best_version(a, platforms, nplatforms) : NULL;
+        const struct app_version *av = a->heap_n ? best_version(a, req->platforms, req->nplatforms) : NULL;
         if (av) apps[napps++] = (struct candidate_app){a, av};
     }
 
     struct sjob *aside[DISPATCH_SCAN_LIMIT];
     int naside = 0, nsent = 0;
-    while (nsent < max && naside < DISPATCH_SCAN_LIMIT && budget_wants_more(&budget)) {
+    while (naside < DISPATCH_SCAN_LIMIT && dispatch_room(budget, res)) {
         struct candidate_app *best = NULL;
         for (int i = 0; i < napps; i++)
             if (apps[i].app->heap_n && (!best || job_before(apps[i].app->heap[0], best->app->heap[0])))
@@ -452,27 +498,32 @@ int index_dispatch(struct sched_index *x, const struct host_view *h, const char 
         struct sjob *j = best->app->heap[0];
         heap_remove(best->app, j);
         aside[naside++] = j;   /* back in the queue after this request */
-        if (!host_may_take(x, j, h) || !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound)) continue;
-
-        int seq = 0;
-        for (int i = 0; i < j->ninst; i++)
-            if (j->inst[i].seq >= seq) seq = j->inst[i].seq + 1;
-        struct instance in = {
-            .id = x->next_instance_id++, .job_id = j->id, .seq = seq,
-            .host_id = h->host_id, .user_id = h->user_id, .app_version_id = best->av->id,
-            .state = INST_IN_PROGRESS, .sent_time = now,
-            .deadline = now + (int64_t)j->batch->b.delay_bound,
-        };
-        index_add_instance(x, j, &in);
-        log_inst(log, CH_INST_INSERT, &in);
-        j->needed--;
-        sent[nsent++] = (struct dispatched){j, in, best->av};
-        budget_take(&budget, est_runtime(h, j->flops_est));
+        if (!host_may_take(x, j, &req->host) || !deadline_feasible(&req->host, j->flops_est, j->batch->b.delay_bound))
+            continue;
+        send_instance(x, j, best->av, req, budget, res, log);
+        nsent++;
     }
-    for (int i = 0; i < naside; i++)
-        if (aside[i]->needed > 0 && job_live(aside[i])) heap_push(aside[i]->batch->app, aside[i]);
+    for (int i = 0; i < naside; i++) job_queue(x, aside[i]);
     free(apps);
     return nsent;
+}
+
+int index_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                   struct change_log *log)
+{
+    struct dispatch_budget budget;
+    budget_init(&budget, &req->host, &req->limits);
+    return fifo_fill(x, req, &budget, res, log);
+}
+
+void dispatch_result_free(struct dispatch_result *r)
+{
+    for (int i = 0; i < r->ndeletes; i++) free(r->deletes[i]);
+    for (int i = 0; i < r->nneed_work; i++) free(r->need_work[i]);
+    free(r->deletes);
+    free(r->need_work);
+    r->deletes = r->need_work = NULL;
+    r->ndeletes = r->nneed_work = 0;
 }
 
 /* ---- reports, timeouts, validation ---- */
@@ -517,6 +568,38 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
             free(smap_del(&x->aborts, name));
         }
     }
+    return n;
+}
+
+int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, struct change_log *log,
+                         void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
+{
+    int64_t *silent = NULL;
+    int nsilent = 0, n = 0;
+    size_t it = 0;
+    int64_t host_id;
+    void *v;
+    while (imap_next(&x->held, &it, &host_id, &v)) {   /* collected first: giving up changes the map */
+        if (((struct host_held *)v)->last_seen >= now - after) continue;
+        silent = xrealloc(silent, (size_t)(nsilent + 1) * sizeof *silent);
+        silent[nsilent++] = host_id;
+    }
+    for (int k = 0; k < nsilent; k++) {
+        struct host_held *h;
+        while ((h = imap_get(&x->held, silent[k]))) {
+            struct held_instance hi = h->v[h->n - 1];
+            struct sjob *j = index_job(x, hi.job_id);
+            struct instance *in = j ? job_instance(j, hi.inst_id) : NULL;
+            if (!in || in->state != INST_IN_PROGRESS) {   /* stale entry: drop it */
+                held_remove(x, silent[k], hi.inst_id);
+                continue;
+            }
+            int ev = index_give_up(x, j, in, now, log);
+            n++;
+            if (ev && on_event) on_event(ctx, j, ev);
+        }
+    }
+    free(silent);
     return n;
 }
 

@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "sched/change.h"
 #include "sched/dispatch.h"
+#include "sched/locality.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ struct sjob {
     uint8_t present;
     uint8_t validating;         /* handed to the validator, not yet answered */
     uint8_t assimilating;
+    uint8_t nlref;              /* locality files it reads */
+    int lneeded;                /* `needed` as its files last counted it */
+    struct lref lref;           /* the first file ... */
+    struct lref *lmore;         /* ... and the others (owned), lite mode only */
 };
 
 struct sapp {
@@ -53,7 +58,7 @@ struct pending_abort { int64_t host_id, expires; };
 
 /* The instances a host holds, as the server sees it. */
 struct held_instance { int64_t job_id, inst_id; };
-struct host_held { int n, cap; struct held_instance *v; };
+struct host_held { int n, cap; struct held_instance *v; int64_t last_seen; };
 
 /* A job that ended: its instances' output files may go once that is durable. */
 struct ended_job {
@@ -75,6 +80,7 @@ struct sched_index {
     int nended, capended;
     int64_t next_instance_id;
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
+    struct locality loc;
 };
 
 /* What happened to a job that its driver must act on. */
@@ -99,12 +105,47 @@ struct sjob *index_job(struct sched_index *x, int64_t job_id);
 struct sjob *index_job_by_instance(struct sched_index *x, const char *name, struct instance **inst);
 struct instance *job_instance(struct sjob *j, int64_t inst_id);
 
-/* Fills a host's request. platforms: the host's platform names, best first.
- * Each sent instance is appended to sent (count in *nsent, at most max). */
+/* A host's request for work, as a dispatch policy sees it. */
+struct dispatch_request {
+    struct host_view host;
+    const char *const *platforms;   /* the host's platform names, best first */
+    int nplatforms;
+    struct dispatch_limits limits;
+    int64_t now;
+    const char *const *files;       /* sticky files the host holds (locality) */
+    int nfiles;
+    uint64_t seed;                  /* the driver's randomness for this request */
+    int retry;                      /* second try after waiting for need_work */
+};
+
 struct dispatched { struct sjob *job; struct instance inst; const struct app_version *av; };
-int index_dispatch(struct sched_index *x, const struct host_view *h, const char *const *platforms, int nplatforms,
-                   const struct dispatch_limits *lim, int64_t now, struct dispatched *sent, int max,
+
+/* What a dispatch decided. The caller provides sent[max]; the name lists
+ * are owned by the result (dispatch_result_free). */
+struct dispatch_result {
+    struct dispatched *sent;
+    int nsent, max;
+    char **deletes;                 /* files the host should delete */
+    int ndeletes;
+    char **need_work;               /* files held with no work: generate more, then retry */
+    int nneed_work;
+};
+void dispatch_result_free(struct dispatch_result *r);
+
+/* A dispatch policy: fills the request, appending to res->sent. */
+typedef int (*dispatch_fn)(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                           struct change_log *log);
+
+/* The plain policy: the apps' ready queues, highest priority then oldest
+ * job first. Returns the number sent. */
+int index_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
                    struct change_log *log);
+/* Locality scheduling (x->loc.mode): files the host holds first, then a
+ * file of the working set, then the ready queues for jobs without files. */
+int locality_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                      struct change_log *log);
+/* Declares the locality files a loaded job reads (before index_settle). */
+void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_key *keys, int n);
 
 /* A host reports instance `in` (of job j) with outcome SUCCESS or CLIENT_ERROR
  * (or VALIDATE_ERROR when outputs are missing). Returns job_event bits, or
@@ -125,6 +166,16 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
 /* The instances in progress on a host (borrowed; NULL if none), so that
  * the driver can find those the host no longer has. */
 const struct host_held *index_held(struct sched_index *x, int64_t host_id);
+/* The host made an RPC at now (its silence starts again). */
+void index_host_seen(struct sched_index *x, int64_t host_id, int64_t now);
+/* Every host holding instances counts as seen at now (after loading). */
+void index_all_hosts_seen(struct sched_index *x, int64_t now);
+/* Hosts silent for more than `after` seconds are presumed gone: their
+ * instances become NO_REPLY now rather than at their deadlines, so that
+ * replacements go out at once (a late report is still accepted). Calls
+ * on_event for each job with events; returns the instances given up. */
+int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, struct change_log *log,
+                         void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx);
 /* Gives up on an instance in progress that its host lost: it becomes
  * NO_REPLY now instead of at its deadline. Returns job_event bits. */
 int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, struct change_log *log);

@@ -266,16 +266,28 @@ static void send_work(struct rpc *c, int64_t now, struct change_log *log)
 {
     struct server *s = c->s;
     const struct sched_request *r = &c->req;
-    struct host_view hv = host_view_of(c);
     const char *platforms[1 + SR_MAX_ALT_PLATFORMS];
     int np = 0;
     platforms[np++] = r->platform;
     for (int i = 0; i < r->nalt_platforms; i++) platforms[np++] = r->alt_platforms[i];
-    struct dispatch_limits lim = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress};
+    const char **files = xmalloc((size_t)(r->nsticky ? r->nsticky : 1) * sizeof *files);
+    for (int i = 0; i < r->nsticky; i++) files[i] = r->sticky[i].name;
+    struct dispatch_request dr = {
+        .host = host_view_of(c), .platforms = platforms, .nplatforms = np,
+        .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress},
+        .now = now, .files = files, .nfiles = r->nsticky, .seed = server_random(s),
+    };
     struct dispatched d[MAX_SEND];
-    int max = lim.max_jobs_per_rpc < MAX_SEND - c->nsent ? lim.max_jobs_per_rpc : MAX_SEND - c->nsent;
-    int n = index_dispatch(&s->idx, &hv, platforms, np, &lim, now, d, max, log);
-    for (int i = 0; i < n; i++) add_sent(c, d[i].job, &d[i].inst, d[i].av, "sent");
+    struct dispatch_result res = {.sent = d, .max = MAX_SEND - c->nsent};
+    if (dr.limits.max_jobs_per_rpc < res.max) res.max = dr.limits.max_jobs_per_rpc;
+    locality_dispatch(&s->idx, &dr, &res, log);
+    for (int i = 0; i < res.nsent; i++) add_sent(c, d[i].job, &d[i].inst, d[i].av, "sent");
+    for (int i = 0; i < res.ndeletes; i++) {
+        log_debug(LT_SCHED, "host %lld: delete %s (no work for it)", (long long)c->host.id, res.deletes[i]);
+        reply_add_delete(&c->reply, strpool_printf(&c->pool, "%s", res.deletes[i]));
+    }
+    dispatch_result_free(&res);
+    free(files);
 }
 
 /* ---- reply ---- */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int64_t wall_clock(void) { return (int64_t)time(NULL); }
 
@@ -35,6 +36,14 @@ struct store *server_reader(struct server *s)
         pthread_setspecific(reader_key, st);
     }
     return st;
+}
+
+uint64_t server_random(struct server *s)
+{
+    uint64_t z = (s->random_state += 0x9e3779b97f4a7c15ULL);   /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
 }
 
 void server_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
@@ -234,6 +243,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     }
     s->idx.next_instance_id = max_inst + 1;
     s->next_host_id = max_host + 1;
+    s->random_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     s->last_batch_id = s->last_file_id = s->last_version_id = s->last_app_id = 0;
     return 0;
 }

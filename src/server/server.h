@@ -30,6 +30,7 @@ struct server {
     struct imap hosts;           /* id -> struct host* */
     struct smap users;           /* authenticator -> struct user* */
     int64_t next_host_id;
+    uint64_t random_state;       /* for the policies' random choices */
     int64_t last_batch_id, last_file_id, last_version_id, last_app_id;
 
     struct writer *writer;
@@ -50,6 +51,9 @@ void server_stop(struct server *s);
 int server_refresh(struct server *s, char *err, size_t errlen);
 /* Drops the index and reloads it from the store (after a failed commit). */
 int server_rebuild(struct server *s, char *err, size_t errlen);
+
+/* A random number for a policy's choices (lock held). */
+uint64_t server_random(struct server *s);
 
 /* This thread's read-only store handle, opened on first use. */
 struct store *server_reader(struct server *s);

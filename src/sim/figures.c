@@ -12,7 +12,7 @@
     X(sim_jobs_per_s, "%.6f", f->sim_jobs_per_s) X(events, "%.0f", (double)f->events)                    \
     X(wall_s, "%.3f", f->wall_s) X(jobs_done, "%.0f", (double)f->jobs_done)                              \
     X(jobs_failed, "%.0f", (double)f->jobs_failed) X(rpcs, "%.0f", (double)f->rpcs)                      \
-    X(transfers, "%.0f", (double)f->transfers)                                  \
+    X(transfers, "%.0f", (double)f->transfers) X(file_deletes, "%.0f", (double)f->file_deletes) \
     X(flops_computed, "%.6g", f->flops_computed) X(flops_useful, "%.6g", f->flops_useful)
 
 void sim_figures_print(FILE *out, const struct sim_figures *f)

@@ -12,7 +12,7 @@
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "locus-sim: %s; usage: locus-sim server WORKLOAD [--policy fifo] [--json] [--trace FILE.csv] "
+    fprintf(stderr, "locus-sim: %s; usage: locus-sim server WORKLOAD [--policy fifo|locality|locality_lite] [--json] [--trace FILE.csv] "
                     "[--seed N]\n", why);
     return 2;
 }
@@ -34,8 +34,11 @@ int main(int argc, char **argv)
         else path = a;
     }
     if (!path) return usage("no workload file given");
-    struct sim_options o = {.dispatch = sim_policy_find(policy)};
-    if (!o.dispatch) return usage("unknown policy (known: fifo)");
+    struct sim_options o = {.policy = sim_policy_find(policy)};
+    if (!o.policy) {
+        fprintf(stderr, "locus-sim: unknown policy '%s' (known: %s)\n", policy, sim_policy_names());
+        return 2;
+    }
     char err[512];
     struct workload w;
     if (workload_load(&w, path, err, sizeof err)) {

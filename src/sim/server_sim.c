@@ -43,6 +43,8 @@ struct shost {
     int dl_file;                /* file being downloaded, -1 none */
     double dl_left;             /* bytes */
     unsigned char *has;         /* sticky files held (by file index), NULL: none */
+    int *held;                  /* the same, as a list */
+    int nheld, capheld;
     double held_bytes;
     double last_rpc, backoff;
     int rpc_pending;
@@ -61,6 +63,7 @@ struct sim {
     struct shost *h;
     int nh, caph;
     double *file_size;
+    char **file_name;           /* "f00042": what hosts report and the index knows */
     int64_t *transfers_per_file;
     int nfiles_used;
     struct imap wrong;          /* instance id -> (void *)1: a wrong result */
@@ -193,6 +196,11 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
         int f = h->dl_file;
         if (!h->has) h->has = xcalloc((size_t)s->w.files, 1);
         h->has[f] = 1;
+        if (h->nheld == h->capheld) {
+            h->capheld = h->capheld ? h->capheld * 2 : 4;
+            h->held = xrealloc(h->held, (size_t)h->capheld * sizeof *h->held);
+        }
+        h->held[h->nheld++] = f;
         h->held_bytes += s->file_size[f];
         s->fig->bytes_downloaded += s->file_size[f];
         s->transfers_per_file[f]++;
@@ -268,6 +276,23 @@ static void task_remove(struct shost *h, int i)
     h->nt--;
 }
 
+/* The server told the host to delete a sticky file: the client clears its
+ * sticky flag; tasks that have it keep using it. */
+static void host_delete_file(struct sim *s, struct shost *h, int hi, const char *name)
+{
+    int f = atoi(name + 1);
+    if (f < 0 || f >= s->w.files || !h->has || !h->has[f]) return;
+    h->has[f] = 0;
+    h->held_bytes -= s->file_size[f];
+    for (int i = 0; i < h->nheld; i++)
+        if (h->held[i] == f) {
+            h->held[i] = h->held[--h->nheld];
+            break;
+        }
+    s->fig->file_deletes++;
+    trace(s, "file_delete", hi, -1, f);
+}
+
 /* One scheduler RPC: report finished tasks, obey aborts, ask for work. */
 static void host_rpc(struct sim *s, struct shost *h, int hi)
 {
@@ -275,6 +300,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     host_plan(s, h, hi);   /* completions up to now are reported in this RPC */
     int64_t hid = hi + 1;
     s->fig->rpcs++;
+    index_host_seen(&s->idx, hid, inow(s));
     trace(s, "rpc", hi, -1, -1);
     for (int i = 0; i < h->nt;) {
         struct task *t = &h->t[i];
@@ -311,11 +337,19 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
     };
     static const char *const platforms[] = {PLATFORM};
-    struct dispatch_limits lim = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC};
+    const char *files[64];
+    struct dispatch_request req = {
+        .host = v, .platforms = platforms, .nplatforms = 1,
+        .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
+        .now = inow(s), .files = files, .seed = rng_next(&s->rng),
+    };
+    for (int i = 0; i < h->nheld && req.nfiles < 64; i++) files[req.nfiles++] = s->file_name[h->held[i]];
     struct dispatched sent[MAX_PER_RPC];
+    struct dispatch_result res = {.sent = sent, .max = MAX_PER_RPC};
     int n = 0;
-    if (v.req_secs > 0 || v.req_instances > 0)
-        n = s->o.dispatch(&s->idx, &v, platforms, 1, &lim, inow(s), sent, MAX_PER_RPC, &s->log);
+    if (v.req_secs > 0 || v.req_instances > 0) n = s->o.policy->dispatch(&s->idx, &req, &res, &s->log);
+    for (int k = 0; k < res.ndeletes; k++) host_delete_file(s, h, hi, res.deletes[k]);
+    dispatch_result_free(&res);
     for (int k = 0; k < n; k++) {
         if (h->nt == h->capt) {
             h->capt = h->capt ? h->capt * 2 : 8;
@@ -380,6 +414,9 @@ static void host_leave(struct sim *s, struct shost *h, int hi)
     h->nt = h->capt = 0;
     free(h->has);
     h->has = NULL;
+    free(h->held);
+    h->held = NULL;
+    h->nheld = h->capheld = 0;
     trace(s, "host_leave", hi, -1, -1);
 }
 
@@ -402,6 +439,8 @@ static void setup(struct sim *s)
     rng_seed(&s->rng, w->seed);
     evq_init(&s->q);
     index_init(&s->idx);
+    s->idx.loc.mode = s->o.policy->locality;
+    if (w->host_lost_after > 0) s->idx.loc.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);
     imap_init(&s->wrong);
     s->app = (struct app){.id = 1, .name = "sim"};
@@ -414,18 +453,29 @@ static void setup(struct sim *s)
     };
     index_add_app(&s->idx, &s->app);
     index_add_version(&s->idx, &s->av);
+    int files = w->files;
+    s->file_size = xcalloc(files ? (size_t)files : 1, sizeof *s->file_size);
+    s->file_name = xcalloc(files ? (size_t)files : 1, sizeof *s->file_name);
+    s->transfers_per_file = xcalloc(files ? (size_t)files : 1, sizeof *s->transfers_per_file);
+    for (int f = 0; f < files; f++) {
+        s->file_size[f] = floor(rng_range(&s->rng, w->file_size_min, w->file_size_max));
+        char name[32];
+        snprintf(name, sizeof name, "f%05d", f);
+        s->file_name[f] = xstrdup(name);
+    }
     struct sbatch *b = index_add_batch(&s->idx, &s->batch, 1, w->jobs);
     for (int64_t id = 1; id <= w->jobs; id++) {
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = w->target_nresults};
         struct sjob *j = index_add_job(&s->idx, b, &st, w->flops_per_job);
+        int f = job_file(s, id);
+        if (f >= 0) {
+            struct lfile_key key = {s->file_name[f], s->file_size[f]};
+            locality_add_job(&s->idx, j, &key, 1);
+        }
         index_settle(&s->idx, j, 0, &s->log);
     }
     s->ended = xcalloc((size_t)w->jobs, 1);
     s->turnaround = xcalloc((size_t)w->jobs, sizeof *s->turnaround);
-    int files = w->files;
-    s->file_size = xcalloc(files ? (size_t)files : 1, sizeof *s->file_size);
-    s->transfers_per_file = xcalloc(files ? (size_t)files : 1, sizeof *s->transfers_per_file);
-    for (int f = 0; f < files; f++) s->file_size[f] = floor(rng_range(&s->rng, w->file_size_min, w->file_size_max));
     int64_t used = files ? ((int64_t)w->jobs + w->jobs_per_file - 1) / w->jobs_per_file : 0;
     s->nfiles_used = (int)(used < files ? used : files);
     for (int f = 0; f < s->nfiles_used; f++) s->fig->bytes_lower_bound += s->file_size[f] * w->min_quorum;
@@ -439,7 +489,10 @@ static void teardown(struct sim *s)
     for (int i = 0; i < s->nh; i++) {
         free(s->h[i].t);
         free(s->h[i].has);
+        free(s->h[i].held);
     }
+    for (int f = 0; f < s->w.files; f++) free(s->file_name[f]);
+    free(s->file_name);
     free(s->h);
     free(s->file_size);
     free(s->transfers_per_file);
@@ -516,6 +569,10 @@ static void run(struct sim *s)
             break;
         case SE_TICK: {
             int n = index_timeouts(&s->idx, inow(s), &s->log, on_timeout_event, s);
+            if (s->w.host_lost_after > 0)
+                n += index_give_up_silent(&s->idx, inow(s), (int64_t)s->w.host_lost_after, &s->log,
+                                          on_timeout_event, s);
+            locality_maintain(&s->idx.loc, inow(s));
             s->fig->timeouts += n;
             if (n) trace(s, "timeouts", -1, n, -1);
             evq_push(&s->q, now(s) + TIMEOUT_PERIOD, SE_TICK, 0, 0);
@@ -525,15 +582,20 @@ static void run(struct sim *s)
     }
 }
 
-sim_dispatch_fn sim_policy_find(const char *name)
+static const struct sim_policy policies[] = {
+    {"fifo", index_dispatch, LOC_OFF},
+    {"locality", locality_dispatch, LOC_FULL},
+    {"locality_lite", locality_dispatch, LOC_LITE},
+};
+
+const struct sim_policy *sim_policy_find(const char *name)
 {
-    static const struct { const char *name; sim_dispatch_fn fn; } policies[] = {
-        {"fifo", index_dispatch},
-    };
     for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
-        if (!strcmp(policies[i].name, name)) return policies[i].fn;
+        if (!strcmp(policies[i].name, name)) return &policies[i];
     return NULL;
 }
+
+const char *sim_policy_names(void) { return "fifo, locality, locality_lite"; }
 
 int sim_server_run(const struct workload *w, const struct sim_options *o, struct sim_figures *fig, char *err,
                    size_t errlen)
@@ -541,7 +603,7 @@ int sim_server_run(const struct workload *w, const struct sim_options *o, struct
     struct sim *s = xcalloc(1, sizeof *s);
     s->w = *w;
     s->o = *o;
-    if (!s->o.dispatch) s->o.dispatch = index_dispatch;
+    if (!s->o.policy) s->o.policy = &policies[0];
     memset(fig, 0, sizeof *fig);
     s->fig = fig;
     if (s->o.trace) fprintf(s->o.trace, "time,kind,host,job,file\n");

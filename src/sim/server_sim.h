@@ -9,17 +9,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A dispatch policy: a src/sched function with index_dispatch's signature.
- * fifo is index_dispatch itself; locality and cursor will be added to the
- * table in server_sim.c once src/sched provides them. */
-typedef int (*sim_dispatch_fn)(struct sched_index *x, const struct host_view *h, const char *const *platforms,
-                               int nplatforms, const struct dispatch_limits *lim, int64_t now,
-                               struct dispatched *sent, int max, struct change_log *log);
+/* A server policy as the simulator runs it: a src/sched dispatch function
+ * and the locality mode the index runs with. */
+struct sim_policy {
+    const char *name;
+    dispatch_fn dispatch;
+    int locality;               /* enum locality_mode */
+};
 /* The policy called NAME, or NULL if unknown. */
-sim_dispatch_fn sim_policy_find(const char *name);
+const struct sim_policy *sim_policy_find(const char *name);
+/* The known policies' names, comma separated, for messages. */
+const char *sim_policy_names(void);
 
 struct sim_options {
-    sim_dispatch_fn dispatch;   /* NULL: fifo */
+    const struct sim_policy *policy;   /* NULL: fifo */
     FILE *trace;                /* CSV events, or NULL */
 };
 
@@ -30,6 +33,7 @@ struct sim_figures {
     double bytes_downloaded, bytes_lower_bound, bytes_ratio;
     double transfers_per_file, jobs_per_transfer;
     double flops_computed, flops_useful, wasted_flops_fraction;
+    int64_t file_deletes;       /* files hosts were told to delete */
     double turnaround_p50_s, turnaround_p99_s, sim_jobs_per_s;
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };

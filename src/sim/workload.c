@@ -52,6 +52,7 @@ static const struct key keys[] = {
     F(jobs_per_file, K_INT, 1, 1e8),
     F(rpc_buffer, K_REAL, 0, 1e8),
     F(request_delay, K_REAL, 0, 1e6),
+    F(host_lost_after, K_REAL, 0, 1e9),
     F(seed, K_SEED, 0, 0),
 };
 #undef F

@@ -26,6 +26,7 @@ struct workload {
     int jobs_per_file;
     double rpc_buffer;          /* seconds of work a host keeps queued */
     double request_delay;       /* minimum seconds between two RPCs of a host */
+    double host_lost_after;     /* server: silence after which a host's work is given up; 0: never */
     uint64_t seed;
 };
 

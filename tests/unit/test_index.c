@@ -103,6 +103,19 @@ static struct host_view host(int64_t id, int64_t user)
                               .active_frac = 1, .dcf = 1, .req_secs = 1e7};
 }
 
+/* index_dispatch with the request spelled out as arguments. */
+static int fifo(struct sched_index *x, const struct host_view *h, const char *const *pl, int np,
+                const struct dispatch_limits *lim, int64_t now, struct dispatched *sent, int max,
+                struct change_log *log)
+{
+    struct dispatch_request req = {.host = *h, .platforms = pl, .nplatforms = np, .limits = *lim, .now = now};
+    struct dispatch_result res = {.sent = sent, .max = max};
+    int n = index_dispatch(x, &req, &res, log);
+    assert_int_equal(n, res.nsent);
+    assert_int_equal(res.ndeletes + res.nneed_work, 0);
+    return n;
+}
+
 static const struct dispatch_limits roomy = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 100};
 
 #define MAXSENT 64
@@ -110,7 +123,7 @@ static const struct dispatch_limits roomy = {.max_jobs_per_rpc = 100, .max_in_pr
 static int dispatch_on(struct fx *f, const struct host_view *h, const char *const *pl, int np, int64_t now,
                        struct dispatched *sent)
 {
-    return index_dispatch(&f->x, h, pl, np, &roomy, now, sent, MAXSENT, &f->log);
+    return fifo(&f->x, h, pl, np, &roomy, now, sent, MAXSENT, &f->log);
 }
 
 static int dispatch(struct fx *f, const struct host_view *h, int64_t now, struct dispatched *sent)
@@ -493,9 +506,9 @@ static void test_budget_max_jobs_per_rpc_and_max(void **state)
     struct host_view h = host(1, 1);
     struct dispatched sent[MAXSENT];
     struct dispatch_limits lim = {.max_jobs_per_rpc = 4, .max_in_progress_per_cpu = 100};
-    assert_int_equal(index_dispatch(&f->x, &h, pl, 1, &lim, 0, sent, MAXSENT, &f->log), 4);
+    assert_int_equal(fifo(&f->x, &h, pl, 1, &lim, 0, sent, MAXSENT, &f->log), 4);
     h.host_id = 2;
-    assert_int_equal(index_dispatch(&f->x, &h, pl, 1, &roomy, 0, sent, 3, &f->log), 3);   /* caller's array */
+    assert_int_equal(fifo(&f->x, &h, pl, 1, &roomy, 0, sent, 3, &f->log), 3);   /* caller's array */
     assert_int_equal(f->log.n, 7);
 }
 
@@ -509,9 +522,9 @@ static void test_budget_in_progress_cap_per_cpu(void **state)
     h.in_progress = 4;
     struct dispatch_limits lim = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 3};
     struct dispatched sent[MAXSENT];
-    assert_int_equal(index_dispatch(&f->x, &h, pl, 1, &lim, 0, sent, MAXSENT, &f->log), 2);
+    assert_int_equal(fifo(&f->x, &h, pl, 1, &lim, 0, sent, MAXSENT, &f->log), 2);
     h.in_progress = 6;
-    assert_int_equal(index_dispatch(&f->x, &h, pl, 1, &lim, 0, sent, MAXSENT, &f->log), 0);
+    assert_int_equal(fifo(&f->x, &h, pl, 1, &lim, 0, sent, MAXSENT, &f->log), 0);
 }
 
 static void test_change_log_has_exactly_the_inserts(void **state)
@@ -1656,7 +1669,7 @@ static void host_rpc(struct prop *p, int k, int report_percent, int lose_percent
     static const char *const pl[] = {LINUX};
     struct dispatch_limits lim = {.max_jobs_per_rpc = 5, .max_in_progress_per_cpu = 4};
     struct dispatched sent[8];
-    int n = index_dispatch(&f->x, &h->hv, pl, 1, &lim, p->now, sent, 8, &f->log);
+    int n = fifo(&f->x, &h->hv, pl, 1, &lim, p->now, sent, 8, &f->log);
     assert_true(n <= 5);
     assert_true(h->nheld + n <= 4 * h->hv.ncpus);
     for (int i = 0; i < n; i++) {

@@ -159,7 +159,7 @@ static void run_busy(uint64_t seed, struct sim_figures *f)
     char err[300];
     assert_int_equal(workload_parse(&w, busy, err, sizeof err), 0);
     w.seed = seed;
-    struct sim_options o = {.dispatch = sim_policy_find("fifo")};
+    struct sim_options o = {.policy = sim_policy_find("fifo")};
     if (sim_server_run(&w, &o, f, err, sizeof err)) fail_msg("%s", err);
 }
 
@@ -185,7 +185,7 @@ static void test_bytes_bound(void **state)
         assert_true(f.wasted_flops_fraction >= 0 && f.wasted_flops_fraction < 1);
         assert_true(f.makespan_s >= f.turnaround_p99_s);
     }
-    assert_null(sim_policy_find("locality"));
+    assert_null(sim_policy_find("nonesuch"));
 }
 
 int main(void)

@@ -1,0 +1,664 @@
+/* locality.c - locality scheduling: the files' job lists, the hosts' file
+ * sets, the working set of files open to new hosts, and the dispatch that
+ * uses them (docs/locality.md). */
+#include "core/strbuf.h"
+#include "sched/index_impl.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Files a request may look at outside the host's own and the working set,
+ * so that a host that can take nothing costs a bounded amount of work. */
+#define FALLBACK_FILES 32
+/* Random picks from the working set before falling back. */
+#define WS_PICKS 3
+/* A file's holders are too slow when they would need this many times the
+ * project's remaining time for its unsent work: then a helper may start on
+ * it. 1 brings helpers as soon as a file would end last, at the cost of
+ * transfers for a few jobs each near the end; a large factor never brings
+ * them. 2 is the best balance of the sweep in docs/benchmarks.md. */
+#define HELP_ETA_FACTOR 2.0
+
+void locality_init(struct locality *l)
+{
+    memset(l, 0, sizeof *l);
+    smap_init(&l->by_name);
+    imap_init(&l->hosts);
+    bitidx_init(&l->withwork);
+    bitidx_init(&l->candidates);
+    l->host_ttl = 86400;
+    l->target = 1;
+}
+
+static void lfile_free(struct lfile *f)
+{
+    free(f->name);
+    free(f->jobs);
+    bitidx_free(&f->sendable);
+    imap_free(&f->cursor);
+    free(f);
+}
+
+void locality_free(struct locality *l)
+{
+    for (size_t i = 0; i < l->nfiles; i++)
+        if (l->files[i]) lfile_free(l->files[i]);
+    free(l->files);
+    smap_free(&l->by_name);
+    size_t it = 0;
+    void *v;
+    while (imap_next(&l->hosts, &it, NULL, &v)) {
+        free(((struct lhost *)v)->files);
+        free(v);
+    }
+    imap_free(&l->hosts);
+    bitidx_free(&l->withwork);
+    bitidx_free(&l->candidates);
+    free(l->ws);
+    memset(l, 0, sizeof *l);
+}
+
+size_t locality_name_prefix(const char *job_name)
+{
+    const char *p = strstr(job_name, "__");
+    return p && p > job_name ? (size_t)(p - job_name) : 0;
+}
+
+struct lfile *locality_file(const struct locality *l, const char *name) { return smap_get(&l->by_name, name); }
+
+struct lfile *const *locality_working_set(const struct locality *l, size_t *n)
+{
+    *n = l->nws;
+    return l->ws;
+}
+
+/* ---- the working set ---- */
+
+static int max_need(const struct lfile *f)
+{
+    for (int k = LF_NEED_LEVELS - 1; k > 0; k--)
+        if (f->need[k]) return k;
+    return 0;
+}
+
+static void ws_remove(struct locality *l, struct lfile *f)
+{
+    size_t i = f->ws_pos - 1;
+    l->ws[i] = l->ws[--l->nws];
+    l->ws[i]->ws_pos = i + 1;
+    f->ws_pos = 0;
+}
+
+/* About N/M files: N active hosts, M the hosts each file should reach. */
+static size_t ws_size(const struct locality *l)
+{
+    size_t m = l->target > 0 ? (size_t)l->target : 1;
+    size_t n = ((size_t)l->nactive + m - 1) / m;
+    return n ? n : 1;
+}
+
+/* Admits open files, oldest first, until the set has its size. */
+static void ws_fill(struct locality *l)
+{
+    while (l->nws < ws_size(l)) {
+        size_t seq = bitidx_next(&l->candidates, 0);
+        if (seq == SIZE_MAX) break;
+        struct lfile *f = l->files[seq];
+        bitidx_clear(&l->candidates, seq);
+        if (l->nws == l->capws) {
+            l->capws = l->capws ? l->capws * 2 : 64;
+            l->ws = xrealloc(l->ws, l->capws * sizeof *l->ws);
+        }
+        l->ws[l->nws++] = f;
+        f->ws_pos = l->nws;
+    }
+}
+
+/* Seconds the project's unsent located work takes on all active hosts. */
+static double project_eta(const struct locality *l)
+{
+    return l->total_speed > 0 ? l->flops_needed / l->total_speed : 0;
+}
+
+/* Re-derives where a file stands after its jobs or holders changed. A file
+ * is open to a host that does not hold it while some job needs more hosts
+ * than hold the file, or while its holders would finish its unsent work
+ * well after the whole project could (slow holders: near the end of a
+ * batch this brings helpers, and only as many as it takes). The built-in
+ * working-set manager keeps open files in the set and drops the others. */
+static void lfile_update(struct locality *l, struct lfile *f)
+{
+    int has = f->sendable.count > 0;
+    if (has) {
+        bitidx_set(&l->withwork, f->seq);
+        f->files_no_work = 0;
+    } else {
+        bitidx_clear(&l->withwork, f->seq);
+    }
+    int open = has && (max_need(f) > f->holders ||
+                       f->flops_needed > HELP_ETA_FACTOR * project_eta(l) * f->holders_speed);
+    if (!open && f->ws_pos) ws_remove(l, f);
+    if (open && !f->ws_pos) bitidx_set(&l->candidates, f->seq);
+    else bitidx_clear(&l->candidates, f->seq);
+}
+
+/* ---- files and their jobs ---- */
+
+static struct lfile *lfile_get(struct locality *l, const struct lfile_key *k)
+{
+    struct lfile *f = smap_get(&l->by_name, k->name);
+    if (f) return f;
+    f = xcalloc(1, sizeof *f);
+    f->name = xstrdup(k->name);
+    f->nbytes = k->nbytes;
+    bitidx_init(&f->sendable);
+    imap_init(&f->cursor);
+    if (l->nfiles == l->capfiles) {
+        l->capfiles = l->capfiles ? l->capfiles * 2 : 64;
+        l->files = xrealloc(l->files, l->capfiles * sizeof *l->files);
+    }
+    f->seq = l->nfiles;
+    l->files[l->nfiles++] = f;
+    smap_put(&l->by_name, f->name, f);
+    return f;
+}
+
+static struct lref *job_lref(struct sjob *j, int k) { return k ? &j->lmore[k - 1] : &j->lref; }
+
+/* The position of j in f (its lref for f). */
+static struct lref *lref_in(struct sjob *j, const struct lfile *f)
+{
+    for (int k = 0; k < j->nlref; k++)
+        if (job_lref(j, k)->f == f) return job_lref(j, k);
+    return NULL;
+}
+
+void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_key *keys, int n)
+{
+    struct locality *l = &x->loc;
+    if (l->mode == LOC_OFF || j->nlref) return;
+    int target = j->batch->b.red.target_nresults;
+    if (target > l->target) l->target = target;
+    for (int k = 0; k < n && k < MAX_INPUTS; k++) {
+        struct lfile *f = lfile_get(l, &keys[k]);
+        if (lref_in(j, f)) continue;   /* a file named twice */
+        if (f->n == f->cap) {
+            f->cap = f->cap ? f->cap * 2 : 16;
+            f->jobs = xrealloc(f->jobs, f->cap * sizeof *f->jobs);
+        }
+        /* ids only grow, so this is an append; a job loaded out of order is inserted */
+        uint32_t pos = f->n;
+        while (pos > 0 && f->jobs[pos - 1].id > j->id) pos--;
+        if (pos < f->n) {
+            memmove(&f->jobs[pos + 1], &f->jobs[pos], (f->n - pos) * sizeof *f->jobs);
+            bitidx_reset(&f->sendable);
+            for (uint32_t i = pos + 1; i <= f->n; i++) {
+                struct sjob *o = f->jobs[i].job;
+                if (!o) continue;
+                lref_in(o, f)->pos = i;
+                if (o->lneeded > 0) bitidx_set(&f->sendable, i);
+            }
+            for (uint32_t i = 0; i < pos; i++)
+                if (f->jobs[i].job && f->jobs[i].job->lneeded > 0) bitidx_set(&f->sendable, i);
+        }
+        f->jobs[pos] = (struct lslot){j, j->id};
+        f->n++;
+        if (target > f->target) f->target = target;
+        if (j->nlref) {
+            j->lmore = xrealloc(j->lmore, (size_t)j->nlref * sizeof *j->lmore);
+        }
+        *job_lref(j, j->nlref) = (struct lref){f, pos};
+        j->nlref++;
+    }
+    j->lneeded = 0;
+}
+
+static int need_level(int needed) { return needed < LF_NEED_LEVELS ? needed : LF_NEED_LEVELS - 1; }
+
+void locality_job_changed(struct sched_index *x, struct sjob *j)
+{
+    int now = j->needed > 0 ? j->needed : 0;
+    if (now == j->lneeded) return;
+    double dflops = (now - j->lneeded) * j->flops_est;
+    for (int k = 0; k < j->nlref; k++) {
+        struct lref *r = job_lref(j, k);
+        if (j->lneeded > 0) r->f->need[need_level(j->lneeded)]--;
+        if (now > 0) {
+            r->f->need[need_level(now)]++;
+            bitidx_set(&r->f->sendable, r->pos);
+        } else {
+            bitidx_clear(&r->f->sendable, r->pos);
+        }
+        r->f->flops_needed += dflops;
+        x->loc.flops_needed += dflops;
+    }
+    j->lneeded = now;
+    for (int k = 0; k < j->nlref; k++) lfile_update(&x->loc, job_lref(j, k)->f);
+}
+
+/* Drops the holes of ended jobs once they are half the array. */
+static void lfile_compact(struct lfile *f)
+{
+    if (f->nholes < 64 || f->nholes * 2 < f->n) return;
+    uint32_t k = 0;
+    bitidx_reset(&f->sendable);
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct sjob *j = f->jobs[i].job;
+        if (!j) continue;
+        f->jobs[k] = f->jobs[i];
+        lref_in(j, f)->pos = k;
+        if (j->lneeded > 0) bitidx_set(&f->sendable, k);
+        k++;
+    }
+    f->n = k;
+    f->nholes = 0;
+}
+
+void locality_job_ended(struct sched_index *x, struct sjob *j)
+{
+    (void)x;
+    for (int k = 0; k < j->nlref; k++) {
+        struct lref *r = job_lref(j, k);
+        r->f->jobs[r->pos].job = NULL;
+        r->f->nholes++;
+    }
+    for (int k = 0; k < j->nlref; k++) lfile_compact(job_lref(j, k)->f);
+    free(j->lmore);
+    j->lmore = NULL;
+    j->nlref = 0;
+}
+
+void locality_set_no_more_work(struct locality *l, const char *name, int on)
+{
+    struct lfile *f = smap_get(&l->by_name, name);
+    if (f) f->no_more_work = on != 0;
+}
+
+/* ---- hosts ---- */
+
+static void host_unlink(struct locality *l, struct lhost *h)
+{
+    if (h->prev) h->prev->next = h->next;
+    else l->oldest = h->next;
+    if (h->next) h->next->prev = h->prev;
+    else l->newest = h->prev;
+    h->prev = h->next = NULL;
+}
+
+static void host_set_speed(struct locality *l, struct lhost *h, double speed)
+{
+    l->total_speed += speed - h->speed;
+    for (int i = 0; i < h->nfiles; i++) h->files[i].f->holders_speed += speed - h->speed;
+    h->speed = speed;
+}
+
+/* What the host computes per second, from its request. */
+static double host_speed(const struct host_view *v)
+{
+    double avail = (v->on_frac > 0 ? v->on_frac : 1) * (v->active_frac > 0 ? v->active_frac : 1);
+    return est_runtime(v, 1) > 0 ? (v->ncpus > 0 ? v->ncpus : 1) * avail / est_runtime(v, 1) : 0;
+}
+
+/* The host, now the most recently seen. */
+static struct lhost *host_touch(struct locality *l, int64_t host_id, int64_t now)
+{
+    struct lhost *h = imap_get(&l->hosts, host_id);
+    if (h) {
+        host_unlink(l, h);
+    } else {
+        h = xcalloc(1, sizeof *h);
+        h->host_id = host_id;
+        imap_put(&l->hosts, host_id, h);
+        l->nactive++;
+    }
+    h->last_seen = now;
+    h->prev = l->newest;
+    if (l->newest) l->newest->next = h;
+    else l->oldest = h;
+    l->newest = h;
+    return h;
+}
+
+static void host_add_file(struct locality *l, struct lhost *h, struct lfile *f, int64_t assigned)
+{
+    if (h->nfiles == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 4;
+        h->files = xrealloc(h->files, (size_t)h->cap * sizeof *h->files);
+    }
+    h->files[h->nfiles++] = (struct lheld){f, assigned};
+    f->holders++;
+    f->holders_speed += h->speed;
+    lfile_update(l, f);
+}
+
+static void host_drop_at(struct locality *l, struct lhost *h, int i)
+{
+    struct lfile *f = h->files[i].f;
+    h->files[i] = h->files[--h->nfiles];
+    f->holders--;
+    f->holders_speed -= h->speed;
+    lfile_update(l, f);
+}
+
+static void host_drop_file(struct locality *l, struct lhost *h, struct lfile *f)
+{
+    for (int i = 0; i < h->nfiles; i++)
+        if (h->files[i].f == f) return host_drop_at(l, h, i);
+}
+
+/* A host unseen for host_ttl: it may be gone with its files, so they are
+ * open again to others. It comes back as a new host if it returns. */
+static void host_forget(struct locality *l, struct lhost *h)
+{
+    while (h->nfiles) host_drop_at(l, h, h->nfiles - 1);
+    host_set_speed(l, h, 0);
+    host_unlink(l, h);
+    imap_del(&l->hosts, h->host_id);
+    l->nactive--;
+    free(h->files);
+    free(h);
+}
+
+static void expire_hosts(struct locality *l, int64_t now)
+{
+    while (l->oldest && l->oldest->last_seen < now - l->host_ttl) host_forget(l, l->oldest);
+}
+
+static void add_name(char ***list, int *n, const char *name)
+{
+    *list = xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
+    (*list)[(*n)++] = xstrdup(name);
+}
+
+/* Updates the host's file set from what it reported: reported files are
+ * held; a file it no longer reports is gone, unless the server assigned it
+ * lately and the download may still be under way. A reported file no live
+ * job reads is one the host should delete. */
+static void host_set_files(struct locality *l, struct lhost *h, const struct dispatch_request *req,
+                           struct dispatch_result *res)
+{
+    uint32_t listed = ++l->mark;
+    for (int i = 0; i < req->nfiles; i++) {
+        struct lfile *f = smap_get(&l->by_name, req->files[i]);
+        if (!f) {
+            add_name(&res->deletes, &res->ndeletes, req->files[i]);
+            continue;
+        }
+        f->mark = listed;
+    }
+    for (int i = 0; i < h->nfiles;) {
+        struct lheld *e = &h->files[i];
+        if (e->f->mark == listed) {
+            e->assigned = 0;
+            e->f->mark = 0;   /* known: not added again below */
+            i++;
+        } else if (e->assigned && e->assigned >= req->now - l->host_ttl) {
+            i++;
+        } else {
+            host_drop_at(l, h, i);
+        }
+    }
+    for (int i = 0; i < req->nfiles; i++) {
+        struct lfile *f = smap_get(&l->by_name, req->files[i]);
+        if (!f || f->mark != listed) continue;
+        f->mark = 0;
+        host_add_file(l, h, f, 0);
+    }
+}
+
+/* ---- dispatch ---- */
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+enum { FF_SENT, FF_NOTHING, FF_STOPPED, FF_NO_VERSION };
+
+/* The first position of f whose job id is above id. */
+static uint32_t first_after(const struct lfile *f, int64_t id)
+{
+    uint32_t lo = 0, hi = f->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->jobs[mid].id <= id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+struct fill {
+    struct sched_index *x;
+    const struct dispatch_request *req;
+    struct dispatch_budget budget;
+    struct dispatch_result *res;
+    struct change_log *log;
+    int scans;                  /* jobs looked at, against DISPATCH_SCAN_LIMIT */
+};
+
+/* Sends jobs of f to the host. Per user, jobs go in increasing id order:
+ * the file remembers the last job id each user was offered, so a request
+ * starts past the jobs that user already took or could not take. A second
+ * pass from the start picks up jobs that need another instance since
+ * (errors, timeouts), still bounded by the scan limit. */
+static int from_file(struct fill *c, struct lfile *f)
+{
+    const struct host_view *h = &c->req->host;
+    intptr_t last = (intptr_t)imap_get(&f->cursor, h->user_id);
+    uint32_t start = first_after(f, (int64_t)last), pos = start;
+    int sent = 0, pass = 0, r = FF_NOTHING;
+    for (;;) {
+        size_t p = bitidx_next(&f->sendable, pos);
+        if (p == SIZE_MAX || (pass && p >= start)) {
+            if (!pass && start > 0) {
+                pass = 1;
+                pos = 0;
+                continue;
+            }
+            break;
+        }
+        if (!dispatch_room(&c->budget, c->res) || ++c->scans > DISPATCH_SCAN_LIMIT) {
+            r = FF_STOPPED;
+            break;
+        }
+        struct sjob *j = f->jobs[p].job;
+        pos = (uint32_t)p + 1;
+        /* all jobs of a file are assumed to have versions for the same platforms */
+        const struct app_version *av = best_version(j->batch->app, c->req->platforms, c->req->nplatforms);
+        if (!av) {
+            r = FF_NO_VERSION;
+            break;
+        }
+        int take = host_may_take(c->x, j, h) && deadline_feasible(h, j->flops_est, j->batch->b.delay_bound);
+        if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */
+        if (!take) continue;
+        send_instance(c->x, j, av, c->req, &c->budget, c->res, c->log);
+        sent++;
+    }
+    imap_put(&f->cursor, h->user_id, (void *)last);
+    return sent ? FF_SENT : r;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(struct lfile *const *)a)->name, (*(struct lfile *const *)b)->name);
+}
+
+/* The host's own files, in random order or by name. A file with nothing
+ * for this host is to be deleted, unless more work may be generated for
+ * it: then the driver is asked to raise need_work and retry. Returns 1 if
+ * the request waits for generated work. */
+static int fill_from_held(struct fill *c, struct lhost *h, uint64_t *rng)
+{
+    struct locality *l = &c->x->loc;
+    int n = h->nfiles, waiting = 0;
+    if (!n) return 0;
+    struct lfile **order = xmalloc((size_t)n * sizeof *order);
+    for (int i = 0; i < n; i++) order[i] = h->files[i].f;
+    if (l->sorted) {
+        qsort(order, (size_t)n, sizeof *order, by_name);
+    } else {
+        for (int i = n - 1; i > 0; i--) {
+            int k = (int)(mix(rng) % (uint64_t)(i + 1));
+            struct lfile *t = order[i];
+            order[i] = order[k];
+            order[k] = t;
+        }
+    }
+    for (int i = 0; i < n && dispatch_room(&c->budget, c->res); i++) {
+        struct lfile *f = order[i];
+        int n0 = c->res->nsent;
+        int r = from_file(c, f);
+        l->sent_from_held += c->res->nsent - n0;
+        if (r != FF_NOTHING) continue;
+        if (!f->sendable.count) f->files_no_work = 1;
+        if (!c->req->retry && l->wait_period > 0 && !f->no_more_work) {
+            add_name(&c->res->need_work, &c->res->nneed_work, f->name);
+            waiting = 1;
+        } else {
+            add_name(&c->res->deletes, &c->res->ndeletes, f->name);
+            host_drop_file(l, h, f);
+        }
+    }
+    free(order);
+    return waiting;
+}
+
+static int host_holds(const struct lhost *h, const struct lfile *f)
+{
+    for (int i = 0; i < h->nfiles; i++)
+        if (h->files[i].f == f) return 1;
+    return 0;
+}
+
+/* Starts the host on one file it does not hold: one chosen uniformly from
+ * the working set; if the user is excluded from it (one result per user),
+ * an open file outside the set, chosen by walking them from a place that
+ * depends on the host, so that such hosts do not all flock to one file.
+ * With no open file, nothing: every file with work has hosts enough, and a
+ * transfer would not make the project end sooner. */
+static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
+{
+    struct locality *l = &c->x->loc;
+    for (int k = 0; k < WS_PICKS && l->nws; k++) {
+        struct lfile *f = l->ws[mix(rng) % l->nws];
+        if (host_holds(h, f)) continue;
+        int n0 = c->res->nsent;
+        int r = from_file(c, f);
+        if (c->res->nsent > n0) {
+            host_add_file(l, h, f, c->req->now);
+            l->sent_new_file += c->res->nsent - n0;
+            return;
+        }
+        if (r == FF_STOPPED) return;
+    }
+    if (!l->nfiles) return;
+    uint64_t hs = (uint64_t)h->host_id;
+    size_t seq = (size_t)(mix(&hs) % l->nfiles), first = SIZE_MAX;
+    for (int tried = 0; tried < FALLBACK_FILES && dispatch_room(&c->budget, c->res); tried++) {
+        seq = bitidx_next(&l->candidates, seq);
+        if (seq == SIZE_MAX) seq = bitidx_next(&l->candidates, 0);
+        if (seq == SIZE_MAX || seq == first) return;   /* none, or around once */
+        if (first == SIZE_MAX) first = seq;
+        struct lfile *f = l->files[seq++];
+        if (host_holds(h, f)) continue;
+        int n0 = c->res->nsent;
+        int r = from_file(c, f);
+        if (c->res->nsent > n0) {
+            host_add_file(l, h, f, c->req->now);
+            l->sent_fallback += c->res->nsent - n0;
+            return;
+        }
+        if (r == FF_STOPPED) return;
+    }
+}
+
+/* Lite mode: jobs with several inputs. Each round takes, from every file
+ * the host holds, the first job the host may take, and sends the one with
+ * the most input bytes already on the host; the ready queues fill the rest. */
+static void fill_lite(struct fill *c, struct lhost *h)
+{
+    struct locality *l = &c->x->loc;
+    uint32_t held = ++l->mark;
+    for (int i = 0; i < h->nfiles; i++) h->files[i].f->mark = held;
+    while (dispatch_room(&c->budget, c->res) && c->scans < DISPATCH_SCAN_LIMIT) {
+        struct sjob *best = NULL;
+        const struct app_version *best_av = NULL;
+        double best_bytes = 0;
+        for (int i = 0; i < h->nfiles; i++) {
+            struct lfile *f = h->files[i].f;
+            for (size_t p = bitidx_next(&f->sendable, 0); p != SIZE_MAX && c->scans < DISPATCH_SCAN_LIMIT;
+                 p = bitidx_next(&f->sendable, p + 1)) {
+                c->scans++;
+                struct sjob *j = f->jobs[p].job;
+                const struct app_version *av = best_version(j->batch->app, c->req->platforms, c->req->nplatforms);
+                if (!av) break;
+                if (!host_may_take(c->x, j, &c->req->host) ||
+                    !deadline_feasible(&c->req->host, j->flops_est, j->batch->b.delay_bound))
+                    continue;
+                double bytes = 0;
+                for (int k = 0; k < j->nlref; k++)
+                    if (job_lref(j, k)->f->mark == held) bytes += job_lref(j, k)->f->nbytes;
+                if (!best || bytes > best_bytes) {
+                    best = j;
+                    best_av = av;
+                    best_bytes = bytes;
+                }
+                break;
+            }
+        }
+        if (!best) break;
+        send_instance(c->x, best, best_av, c->req, &c->budget, c->res, c->log);
+        l->sent_from_held++;
+    }
+    for (int i = h->nfiles - 1; i >= 0; i--) {
+        struct lfile *f = h->files[i].f;
+        if (f->sendable.count) continue;
+        f->files_no_work = 1;
+        add_name(&c->res->deletes, &c->res->ndeletes, f->name);
+        host_drop_at(l, h, i);
+    }
+}
+
+int locality_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                      struct change_log *log)
+{
+    struct locality *l = &x->loc;
+    if (l->mode == LOC_OFF) return index_dispatch(x, req, res, log);
+    struct fill c = {.x = x, .req = req, .res = res, .log = log};
+    budget_init(&c.budget, &req->host, &req->limits);
+    uint64_t rng = req->seed;
+    int n0 = res->nsent;
+    expire_hosts(l, req->now);
+    struct lhost *h = host_touch(l, req->host.host_id, req->now);
+    host_set_speed(l, h, host_speed(&req->host));
+    host_set_files(l, h, req, res);
+    if (l->mode == LOC_LITE) {
+        fill_lite(&c, h);
+    } else if (!fill_from_held(&c, h, &rng) && dispatch_room(&c.budget, res)) {
+        fill_new_file(&c, h, &rng);
+    }
+    fifo_fill(x, req, &c.budget, res, log);
+    ws_fill(l);
+    return res->nsent - n0;
+}
+
+void locality_maintain(struct locality *l, int64_t now)
+{
+    expire_hosts(l, now);
+    for (size_t i = 0; i < l->nfiles; i++) {
+        struct lfile *f = l->files[i];
+        if (!f) continue;
+        lfile_update(l, f);   /* the project's ETA moved since */
+        if (f->n > f->nholes || f->holders > 0) continue;
+        if (f->ws_pos) ws_remove(l, f);
+        bitidx_clear(&l->withwork, f->seq);
+        bitidx_clear(&l->candidates, f->seq);
+        smap_del(&l->by_name, f->name);
+        l->files[i] = NULL;
+        lfile_free(f);
+    }
+    ws_fill(l);
+}
