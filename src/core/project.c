@@ -92,13 +92,19 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     text_setting(cfg, "assimilator_cmd", c->assimilator_cmd, sizeof c->assimilator_cmd);
     c->one_result_per_user_per_wu = xml_child_bool(cfg, "one_result_per_user_per_wu");
     c->report_immediately = xml_child_bool(cfg, "report_immediately");
+    c->locality = xml_child_bool(cfg, "locality_scheduling");
+    c->locality_lite = xml_child_bool(cfg, "locality_scheduling_lite");
+    c->locality_sorted = xml_child_bool(cfg, "locality_scheduling_sorted_order");
+    text_setting(cfg, "locality_work_generator", c->locality_generator, sizeof c->locality_generator);
     int rc = number_setting(cfg, "http_threads", &threads, 1, err, errlen)
           || number_setting(cfg, "request_delay", &c->request_delay, 0, err, errlen)
           || number_setting(cfg, "next_rpc_delay", &c->next_rpc_delay, 0, err, errlen)
           || number_setting(cfg, "max_wus_to_send", &maxjobs, 1, err, errlen)
           || number_setting(cfg, "max_wus_in_progress", &inprog, 1, err, errlen)
           || number_setting(cfg, "transition_period", &c->transition_period, 0.1, err, errlen)
-          || number_setting(cfg, "max_request_bytes", &maxreq, 4096, err, errlen);
+          || number_setting(cfg, "max_request_bytes", &maxreq, 4096, err, errlen)
+          || number_setting(cfg, "locality_scheduling_wait_period", &c->locality_wait_period, 0, err, errlen)
+          || number_setting(cfg, "host_lost_after", &c->host_lost_after, 0, err, errlen);
     char listen[128] = "";
     text_setting(cfg, "listen", listen, sizeof listen);
     xml_free(root);
@@ -144,6 +150,18 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->next_rpc_delay > 0) sb_printf(&sb, "  <next_rpc_delay>%g</next_rpc_delay>\n", c->next_rpc_delay);
     if (c->one_result_per_user_per_wu) sb_puts(&sb, "  <one_result_per_user_per_wu/>\n");
     if (c->report_immediately) sb_puts(&sb, "  <report_immediately/>\n");
+    if (c->locality) sb_puts(&sb, "  <locality_scheduling/>\n");
+    if (c->locality_lite) sb_puts(&sb, "  <locality_scheduling_lite/>\n");
+    if (c->locality_sorted) sb_puts(&sb, "  <locality_scheduling_sorted_order/>\n");
+    if (c->locality_wait_period > 0)
+        sb_printf(&sb, "  <locality_scheduling_wait_period>%g</locality_scheduling_wait_period>\n",
+                  c->locality_wait_period);
+    if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
+    if (c->locality_generator[0]) {
+        sb_puts(&sb, "  <locality_work_generator>");
+        sb_xml_escape(&sb, c->locality_generator);
+        sb_puts(&sb, "</locality_work_generator>\n");
+    }
     if (c->validator_cmd[0]) {
         sb_puts(&sb, "  <validator_cmd>");
         sb_xml_escape(&sb, c->validator_cmd);

@@ -28,6 +28,13 @@ struct project_config {
     char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */
     char assimilator_cmd[1024];  /* <assimilator_cmd>: run after outputs are copied */
     int report_immediately;      /* <report_immediately/> on every result sent */
+    int locality;                /* <locality_scheduling/>: jobs named FILENAME__* */
+    int locality_lite;           /* <locality_scheduling_lite/>: score by sticky input bytes on the host */
+    int locality_sorted;         /* <locality_scheduling_sorted_order/> */
+    double locality_wait_period; /* <locality_scheduling_wait_period>: 0, no on-demand work */
+    char locality_generator[1024]; /* <locality_work_generator>: run with a file name per need_work */
+    double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
+                                    given up; 0: at the deadline only */
 };
 
 struct project {

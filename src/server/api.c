@@ -2,6 +2,7 @@
 #include "server/api.h"
 #include "store/progress.h"
 #include "store/store.h"
+#include <dirent.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,46 @@ static void error_json(struct strbuf *out, int *status, int code, const char *ms
     *status = code;
 }
 
+/* Entries of PROJECT/locality_scheduling/SUB as a JSON array. */
+static json_t *folder_json(struct server *s, const char *sub)
+{
+    char dir[PROJECT_PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s/locality_scheduling/%s", s->proj.dir, sub);
+    json_t *a = json_array();
+    DIR *d = opendir(dir);
+    if (!d) return a;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') json_array_append_new(a, json_string(e->d_name));
+    closedir(d);
+    return a;
+}
+
+/* Locality scheduling's state: the working set, files waiting for work
+ * (need_work: the event a work generator may poll instead of the folder),
+ * and counters. */
+static json_t *locality_json(struct server *s)
+{
+    static const char *const modes[] = {"off", "full", "lite"};
+    json_t *ws = json_array();
+    pthread_mutex_lock(&s->lock);
+    const struct locality *l = &s->idx.loc;
+    size_t n, nfiles = 0;
+    struct lfile *const *set = locality_working_set(l, &n);
+    for (size_t i = 0; i < n; i++) json_array_append_new(ws, json_string(set[i]->name));
+    for (size_t i = 0; i < l->nfiles; i++) nfiles += l->files[i] != NULL;
+    json_t *o = json_pack("{s:s, s:b, s:i, s:i, s:I, s:I, s:I, s:I}", "mode", modes[l->mode], "sorted_order",
+                          l->sorted, "wait_period", l->wait_period, "active_hosts", l->nactive, "files",
+                          (json_int_t)nfiles, "sent_from_held", (json_int_t)l->sent_from_held, "sent_new_file",
+                          (json_int_t)l->sent_new_file, "sent_fallback", (json_int_t)l->sent_fallback);
+    pthread_mutex_unlock(&s->lock);
+    json_object_set_new(o, "working_set", ws);
+    json_object_set_new(o, "need_work", folder_json(s, "need_work"));
+    json_object_set_new(o, "files_no_work", folder_json(s, "files_no_work"));
+    json_object_set_new(o, "no_work_available", folder_json(s, "no_work_available"));
+    return o;
+}
+
 void api_handle(struct server *s, const char *path, struct strbuf *out, int *status)
 {
     struct store *st = server_reader(s);
@@ -67,8 +108,10 @@ void api_handle(struct server *s, const char *path, struct strbuf *out, int *sta
         if (rc) return error_json(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st));
         result = batch_json(st, &b, now);
         if (!result) return error_json(out, status, 500, store_error(st));
+    } else if (!strcmp(path, "locality")) {
+        result = locality_json(s);
     } else {
-        return error_json(out, status, 404, "unknown API path; try /api/v1/batches");
+        return error_json(out, status, 404, "unknown API path; try /api/v1/batches or /api/v1/locality");
     }
     char *text = json_dumps(result, JSON_COMPACT);
     sb_puts(out, text);

@@ -4,12 +4,12 @@
  * after a crash is harmless, so the step is idempotent. */
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/strbuf.h"
 #include "server/server.h"
 #include "store/store.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct ajob {
@@ -22,22 +22,13 @@ struct ajob {
 
 static int run_hook(const char *cmd, const char *dir, const struct ajob *a, const char *job_name)
 {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        char id[32];
-        snprintf(id, sizeof id, "%lld", (long long)a->job_id);
-        setenv("LOCUS_RESULT_DIR", dir, 1);
-        setenv("LOCUS_JOB_NAME", job_name, 1);
-        setenv("LOCUS_JOB_ID", id, 1);
-        setenv("LOCUS_BATCH", a->batch, 1);
-        if (chdir(dir)) _exit(126);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    char v_dir[PROJECT_PATH_MAX + 600], v_name[300], v_id[64], v_batch[160];
+    snprintf(v_dir, sizeof v_dir, "LOCUS_RESULT_DIR=%s", dir);
+    snprintf(v_name, sizeof v_name, "LOCUS_JOB_NAME=%s", job_name);
+    snprintf(v_id, sizeof v_id, "LOCUS_JOB_ID=%lld", (long long)a->job_id);
+    snprintf(v_batch, sizeof v_batch, "LOCUS_BATCH=%s", a->batch);
+    const char *env[] = {v_dir, v_name, v_id, v_batch, NULL};
+    return run_command(cmd, "locus-assimilator", NULL, dir, env) == 0 ? 0 : -1;
 }
 
 /* 0 on success; -1 if the outputs could not be kept or the hook failed. */

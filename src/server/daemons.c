@@ -119,6 +119,8 @@ void *maintenance_main(void *arg)
         int64_t now = s->clock();
         struct event_ctx ec = {s, now, &log};
         int n = index_timeouts(&s->idx, now, &log, on_job_event, &ec);
+        if (s->proj.cfg.host_lost_after > 0)
+            n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         if (log.n) writer_submit(s->writer, &log);
         pthread_mutex_unlock(&s->lock);
@@ -126,6 +128,7 @@ void *maintenance_main(void *arg)
         if (n) log_debug(LT_TRANS, "%d instances timed out", n);
         delete_outputs(s);
         if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
+        if (s->idx.loc.mode != LOC_OFF) workgen_sync(s->workgen);
         sleep_seconds(period);
     }
     return NULL;

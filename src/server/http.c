@@ -165,11 +165,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             rc = send_text(mc, 413, "scheduler request too large\n");
             break;
         }
-        if (!c->rpc && rpc_ticket(c->rpc = rpc_begin(s, c->body.s, c->body.len))) {
-            /* free this thread for other connections until the commit; the
-             * writer resumes us and MHD calls this handler again */
+        if (!c->rpc) c->rpc = rpc_begin(s, c->body.s, c->body.len);
+        enum rpc_wait w = rpc_next(c->rpc);
+        if (w != RPC_DONE) {
+            /* free this thread for other connections until the commit, or
+             * until generated work is there; we are resumed and MHD calls
+             * this handler again */
             MHD_suspend_connection(mc);
-            writer_notify(s->writer, rpc_ticket(c->rpc), resume, mc);
+            if (w == RPC_WAIT_COMMIT) writer_notify(s->writer, rpc_ticket(c->rpc), resume, mc);
+            else rpc_wait_work(c->rpc, resume, mc);
             rc = MHD_YES;
             break;
         }

@@ -67,6 +67,7 @@ int main(int argc, char **argv)
     int sig;
     sigwait(&set, &sig);
     log_info("locusd: signal %d, stopping", sig);
+    workgen_shutdown(s.workgen);   /* RPCs waiting for work answer before HTTP stops */
     http_stop(&s);
     server_stop(&s);
     return 0;

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "proto/sched_reply.h"
 #include "proto/sched_request.h"
+#include "server/workgen.h"
 #include "store/store.h"
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ struct rpc {
     struct sched_reply reply;
     struct strpool pool;
     uint64_t ticket;             /* changes to commit before answering; 0: none */
+    int phase;                   /* where rpc_next is: see there */
+    int failed;                  /* a commit before the last one failed */
+    char **need_work;            /* held files with no work: generate, wait, retry */
+    int nneed_work;
     int status;                  /* when answered without changes: HTTP status */
     struct strbuf early;         /* ... and body */
 };
@@ -262,7 +267,7 @@ static void recover_lost(struct rpc *c, int64_t now, struct change_log *log)
     smap_free(&listed);
 }
 
-static void send_work(struct rpc *c, int64_t now, struct change_log *log)
+static void send_work(struct rpc *c, int64_t now, int retry, struct change_log *log)
 {
     struct server *s = c->s;
     const struct sched_request *r = &c->req;
@@ -275,7 +280,7 @@ static void send_work(struct rpc *c, int64_t now, struct change_log *log)
     struct dispatch_request dr = {
         .host = host_view_of(c), .platforms = platforms, .nplatforms = np,
         .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress},
-        .now = now, .files = files, .nfiles = r->nsticky, .seed = server_random(s),
+        .now = now, .files = files, .nfiles = r->nsticky, .seed = server_random(s), .retry = retry,
     };
     struct dispatched d[MAX_SEND];
     struct dispatch_result res = {.sent = d, .max = MAX_SEND - c->nsent};
@@ -285,6 +290,11 @@ static void send_work(struct rpc *c, int64_t now, struct change_log *log)
     for (int i = 0; i < res.ndeletes; i++) {
         log_debug(LT_SCHED, "host %lld: delete %s (no work for it)", (long long)c->host.id, res.deletes[i]);
         reply_add_delete(&c->reply, strpool_printf(&c->pool, "%s", res.deletes[i]));
+    }
+    for (int i = 0; i < res.nneed_work; i++) {
+        log_debug(LT_SCHED, "host %lld: no work for %s: waiting for more", (long long)c->host.id, res.need_work[i]);
+        c->need_work = xrealloc(c->need_work, (size_t)(c->nneed_work + 1) * sizeof *c->need_work);
+        c->need_work[c->nneed_work++] = xstrdup(res.need_work[i]);
     }
     dispatch_result_free(&res);
     free(files);
@@ -433,7 +443,8 @@ static void decide(struct rpc *c, const char *body, size_t len)
     record_host(c, now, &log);
     take_reports(c, now, &log);
     recover_lost(c, now, &log);
-    if (wants_work(&c->req)) send_work(c, now, &log);
+    index_host_seen(&s->idx, c->host.id, now);
+    if (wants_work(&c->req)) send_work(c, now, 0, &log);
     c->ticket = writer_submit(s->writer, &log);
     pthread_mutex_unlock(&s->lock);
     change_log_free(&log);
@@ -451,6 +462,55 @@ struct rpc *rpc_begin(struct server *s, const char *body, size_t len)
 }
 
 uint64_t rpc_ticket(const struct rpc *c) { return c->ticket; }
+
+/* The second try of a request that waited for generated work. */
+static void retry(struct rpc *c)
+{
+    struct server *s = c->s;
+    struct change_log log;
+    change_log_init(&log);
+    pthread_mutex_lock(&s->lock);
+    send_work(c, s->clock(), 1, &log);
+    c->ticket = writer_submit(s->writer, &log);
+    pthread_mutex_unlock(&s->lock);
+    change_log_free(&log);
+}
+
+/* Phases: 0 decided (its changes may wait for the writer); 1 committed,
+ * and if a held file had no work, need_work raised and the request waits;
+ * 2 woken: the second try is decided and waits for the writer; 3 done. */
+enum rpc_wait rpc_next(struct rpc *c)
+{
+    switch (c->phase) {
+    case 0:
+        c->phase = 1;
+        if (c->ticket) return RPC_WAIT_COMMIT;
+        /* fallthrough */
+    case 1:
+        c->phase = 3;
+        if (!c->nneed_work || !c->ticket) return RPC_DONE;
+        if (writer_wait(c->s->writer, c->ticket)) {
+            c->failed = 1;
+            return RPC_DONE;
+        }
+        workgen_need_work(c->s->workgen, c->need_work, c->nneed_work);
+        c->phase = 2;
+        return RPC_WAIT_WORK;
+    case 2:
+        retry(c);
+        c->phase = 3;
+        return c->ticket ? RPC_WAIT_COMMIT : RPC_DONE;
+    default:
+        return RPC_DONE;
+    }
+}
+
+void rpc_wait_work(struct rpc *c, void (*wake)(void *), void *arg)
+{
+    struct server *s = c->s;
+    int64_t deadline = s->clock() + (int64_t)s->proj.cfg.locality_wait_period;
+    workgen_wait(s->workgen, deadline, c->need_work, c->nneed_work, wake, arg);
+}
 
 /* The reply to a committed request: acks, and the jobs sent. */
 static void write_reply(struct rpc *c, struct strbuf *out)
@@ -475,7 +535,7 @@ void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
     if (!c->ticket) {
         *http_status = c->status;
         sb_append(out, c->early.s, c->early.len);
-    } else if (writer_wait(c->s->writer, c->ticket)) {
+    } else if (c->failed || writer_wait(c->s->writer, c->ticket)) {
         *http_status = 503;
         sb_puts(out, "the store could not record this request; retry later\n");
     } else {
@@ -484,6 +544,8 @@ void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
     }
     free(c->present);
     free(c->sent);
+    for (int i = 0; i < c->nneed_work; i++) free(c->need_work[i]);
+    free(c->need_work);
     sched_request_free(&c->req);
     sched_reply_free(&c->reply);
     strpool_free(&c->pool);

@@ -5,16 +5,22 @@
 #include "server/server.h"
 #include <stddef.h>
 
-/* A scheduler RPC in two halves, so that no thread waits for the commit:
- * rpc_begin parses the request and decides (changes queued to the writer
- * under rpc_ticket; 0 when nothing changes, e.g. a malformed request or an
- * unknown account key); rpc_finish, once that ticket is committed (see
- * writer_notify), writes the reply and frees the rpc. *http_status is 200
- * with a scheduler reply, 400 for a malformed request, 503 if the store
- * could not commit (then nothing changed). */
+/* A scheduler RPC in steps, so that no thread waits for a commit or for
+ * generated work: rpc_begin parses the request and decides (changes queued
+ * to the writer under rpc_ticket; 0 when nothing changes, e.g. a malformed
+ * request or an unknown account key). Then, each time the connection may go
+ * on, rpc_next says what it waits for: the commit of rpc_ticket (see
+ * writer_notify), or work for the files it raised need_work for (see
+ * rpc_wait_work), or nothing: then rpc_finish writes the reply and frees
+ * the rpc. *http_status is 200 with a scheduler reply, 400 for a malformed
+ * request, 503 if the store could not commit. */
 struct rpc;
+enum rpc_wait { RPC_DONE, RPC_WAIT_COMMIT, RPC_WAIT_WORK };
 struct rpc *rpc_begin(struct server *s, const char *body, size_t len);
+enum rpc_wait rpc_next(struct rpc *r);
 uint64_t rpc_ticket(const struct rpc *r);
+/* Calls wake(arg) when the request may try again (RPC_WAIT_WORK). */
+void rpc_wait_work(struct rpc *r, void (*wake)(void *), void *arg);
 void rpc_finish(struct rpc *r, struct strbuf *out, int *http_status);
 
 #endif

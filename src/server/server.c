@@ -106,6 +106,7 @@ struct load_ctx {
     int64_t now;
     struct change_log *log;
     int failed;
+    int64_t loaded;             /* jobs loaded */
 };
 
 static int load_app(void *p, const struct app *a)
@@ -143,15 +144,50 @@ static int load_file(void *p, const struct file_rec *f)
         *copy = *f;
         copy->signature = f->signature ? xstrdup(f->signature) : NULL;
         imap_put(&c->s->files, f->id, copy);
+        smap_put(&c->s->files_by_name, copy->name, copy);
     }
     if (f->id > c->s->last_file_id) c->s->last_file_id = f->id;
     return 0;
 }
 
-static int load_job(void *p, const struct job_status *js, double flops_est)
+/* The files locality places a job by: in full mode the one its name
+ * starts with (FILENAME__*), in lite mode its sticky inputs. */
+static int locality_keys(struct server *s, const struct live_job *lj, struct lfile_key *keys)
+{
+    int n = 0;
+    if (s->idx.loc.mode == LOC_FULL) {
+        size_t len = locality_name_prefix(lj->name);
+        char name[sizeof ((struct file_rec *)0)->name];
+        if (!len || len >= sizeof name) return 0;
+        memcpy(name, lj->name, len);
+        name[len] = 0;
+        const struct file_rec *f = smap_get(&s->files_by_name, name);
+        if (!f) {
+            log_debug(LT_SCHED, "job %s: no file %s: not placed by locality", lj->name, name);
+            return 0;
+        }
+        keys[n++] = (struct lfile_key){f->name, (double)f->nbytes};
+    } else if (s->idx.loc.mode == LOC_LITE) {
+        for (int i = 0; i < lj->ninputs; i++) {
+            const struct file_rec *f = imap_get(&s->files, lj->input_ids[i]);
+            if (f && f->sticky) keys[n++] = (struct lfile_key){f->name, (double)f->nbytes};
+        }
+    }
+    return n;
+}
+
+static int load_job(void *p, const struct live_job *lj)
 {
     struct load_ctx *c = p;
-    if (!index_add_job(&c->s->idx, c->batch, js, flops_est)) c->failed = 1;
+    struct sjob *j = index_add_job(&c->s->idx, c->batch, &lj->st, lj->flops_est);
+    if (!j) {
+        c->failed = 1;
+        return 0;
+    }
+    c->loaded++;
+    struct lfile_key keys[MAX_INPUTS];
+    int n = locality_keys(c->s, lj, keys);
+    if (n) locality_add_job(&c->s->idx, j, keys, n);
     return 0;
 }
 
@@ -222,6 +258,7 @@ int server_refresh(struct server *s, char *err, size_t errlen)
     if (log.n) writer_submit(s->writer, &log);
     pthread_mutex_unlock(&s->lock);
     change_log_free(&log);
+    if (c.loaded && s->workgen) workgen_poke(s->workgen);   /* RPCs waiting for work look again */
     return rc || c.failed ? -1 : 0;
 }
 
@@ -236,6 +273,11 @@ static int load_all(struct server *s, char *err, size_t errlen)
     }
     index_init(&s->idx);
     s->idx.one_result_per_user = s->proj.cfg.one_result_per_user_per_wu;
+    const struct project_config *cfg = &s->proj.cfg;
+    s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
+    s->idx.loc.sorted = cfg->locality_sorted;
+    s->idx.loc.wait_period = (int)cfg->locality_wait_period;
+    if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = (int64_t)cfg->host_lost_after;
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
     if (max_inst < 0 || max_host < 0) {
         snprintf(err, errlen, "reading the store: %s", store_error(st));
@@ -248,6 +290,15 @@ static int load_all(struct server *s, char *err, size_t errlen)
     return 0;
 }
 
+/* After loading, every host holding work counts as seen now: its silence
+ * before a restart is unknown, and must not give its work up early. */
+static void all_hosts_seen(struct server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    index_all_hosts_seen(&s->idx, s->clock());
+    pthread_mutex_unlock(&s->lock);
+}
+
 int server_rebuild(struct server *s, char *err, size_t errlen)
 {
     pthread_mutex_lock(&s->lock);
@@ -256,6 +307,7 @@ int server_rebuild(struct server *s, char *err, size_t errlen)
     pthread_mutex_unlock(&s->lock);
     if (!rc) rc = server_refresh(s, err, errlen);
     if (!rc) writer_clear_failure(s->writer);
+    all_hosts_seen(s);
     return rc;
 }
 
@@ -294,7 +346,10 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
         snprintf(err, errlen, "cannot start the writer thread");
         return -1;
     }
+    smap_init(&s->files_by_name);
     if (load_all(s, err, errlen) || server_refresh(s, err, errlen)) return -1;
+    all_hosts_seen(s);
+    if (!(s->workgen = workgen_start(s, err, errlen))) return -1;
     if (pthread_create(&s->maint_thread, NULL, maintenance_main, s) ||
         pthread_create(&s->validate_thread, NULL, validator_main, s) ||
         pthread_create(&s->assimilate_thread, NULL, assimilator_main, s)) {
@@ -323,11 +378,13 @@ void server_stop(struct server *s)
     pthread_join(s->maint_thread, NULL);
     pthread_join(s->validate_thread, NULL);
     pthread_join(s->assimilate_thread, NULL);
+    workgen_free(s->workgen);
     writer_stop(s->writer);
     index_free(&s->idx);
     free_map_values(&s->apps, 0);
     free_map_values(&s->versions, 0);
     free_map_values(&s->files, 1);
+    smap_free(&s->files_by_name);
     free_map_values(&s->hosts, 0);
     size_t it = 0;
     void *v;

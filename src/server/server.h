@@ -7,6 +7,7 @@
 #include "core/project.h"
 #include "model/model.h"
 #include "sched/index.h"
+#include "server/workgen.h"
 #include "server/workq.h"
 #include "server/writer.h"
 #include <pthread.h>
@@ -27,6 +28,7 @@ struct server {
     struct imap apps;            /* id -> struct app* */
     struct imap versions;        /* id -> struct app_version* */
     struct imap files;           /* id -> struct file_rec* */
+    struct smap files_by_name;   /* name -> struct file_rec* (the same records) */
     struct imap hosts;           /* id -> struct host* */
     struct smap users;           /* authenticator -> struct user* */
     int64_t next_host_id;
@@ -34,6 +36,7 @@ struct server {
     int64_t last_batch_id, last_file_id, last_version_id, last_app_id;
 
     struct writer *writer;
+    struct workgen *workgen;     /* locality: need_work waits, generator, folder */
     struct workq validate_q, assimilate_q;   /* job ids */
     pthread_t maint_thread, validate_thread, assimilate_thread;
     struct MHD_Daemon *http;

@@ -4,13 +4,13 @@
  * grants credit for valid ones. File reading happens outside the lock. */
 #include "core/digest.h"
 #include "core/log.h"
+#include "core/run.h"
 #include "core/strbuf.h"
 #include "sched/credit.h"
 #include "sched/validate.h"
 #include "server/server.h"
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct candidate {
@@ -61,24 +61,13 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
 /* Runs the project's comparison command on two results' files: exit 0 = agree. */
 static int command_agrees(const char *cmd, const struct candidate *a, const struct candidate *b, int nout)
 {
-    char *argv[4 + 2 * MAX_OUTPUTS + 1];
+    const char *args[2 * MAX_OUTPUTS + 1];
     int n = 0;
-    argv[n++] = "sh";
-    argv[n++] = "-c";
-    argv[n++] = (char *)cmd;
-    argv[n++] = "locus-validator";
-    for (int k = 0; k < nout; k++) argv[n++] = (char *)a->path[k];
-    for (int k = 0; k < nout; k++) argv[n++] = (char *)b->path[k];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        execv("/bin/sh", argv);
-        _exit(127);
-    }
-    int status;
-    if (waitpid(pid, &status, 0) < 0) return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    for (int k = 0; k < nout; k++) args[n++] = a->path[k];
+    for (int k = 0; k < nout; k++) args[n++] = b->path[k];
+    args[n] = NULL;
+    int rc = run_command(cmd, "locus-validator", args, NULL, NULL);
+    return rc < 0 ? -1 : rc == 0;
 }
 
 static void compare(struct server *s, struct vjob *v, struct validate_input *in)

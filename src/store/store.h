@@ -91,9 +91,16 @@ int store_each_app_version(struct store *s, int64_t after_id,
 int store_each_file(struct store *s, int64_t after_id, int (*cb)(void *ctx, const struct file_rec *), void *ctx);
 /* Batches with id > after_id, and those in state BATCH_CANCELLING. */
 int store_each_batch(struct store *s, int64_t after_id, int (*cb)(void *ctx, const struct batch *), void *ctx);
+/* A live job as the scheduling index loads it (name valid during the callback). */
+struct live_job {
+    struct job_status st;
+    double flops_est;
+    const char *name;
+    int ninputs;
+    int64_t input_ids[MAX_INPUTS];
+};
 /* Jobs of one batch in state ACTIVE or VALIDATED. */
-int store_each_live_job(struct store *s, int64_t batch_id,
-                        int (*cb)(void *ctx, const struct job_status *, double flops_est), void *ctx);
+int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct live_job *), void *ctx);
 /* Instances of the jobs of one batch that are still live. */
 int store_each_live_instance(struct store *s, int64_t batch_id,
                              int (*cb)(void *ctx, const struct instance *), void *ctx);

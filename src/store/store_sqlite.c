@@ -1004,17 +1004,24 @@ int store_each_batch(struct store *s, int64_t after_id, int (*cb)(void *, const 
 
 static int live_job_row(struct store *s, sqlite3_stmt *st, void *p)
 {
+    (void)s;
     struct each_ctx *e = p;
-    struct job_status js;
-    job_status_from_row(st, 0, &js);
-    return ((int (*)(void *, const struct job_status *, double))e->cb)(e->ctx, &js, sqlite3_column_double(st, 6));
+    struct live_job lj = {.flops_est = sqlite3_column_double(st, 6)};
+    job_status_from_row(st, 0, &lj.st);
+    const char *name = (const char *)sqlite3_column_text(st, 7);
+    lj.name = name ? name : "";
+    struct job_spec spec;
+    const unsigned char *inputs = sqlite3_column_text(st, 8);
+    inputs_parse(inputs ? (const char *)inputs : "", &spec);
+    lj.ninputs = spec.ninputs;
+    for (int i = 0; i < spec.ninputs; i++) lj.input_ids[i] = spec.inputs[i].file_id;
+    return ((int (*)(void *, const struct live_job *))e->cb)(e->ctx, &lj);
 }
 
-int store_each_live_job(struct store *s, int64_t batch_id,
-                        int (*cb)(void *, const struct job_status *, double), void *ctx)
+int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *, const struct live_job *), void *ctx)
 {
     struct each_ctx e = {(void *)cb, ctx};
-    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est FROM jobs"
+    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est,name,inputs FROM jobs"
                    " WHERE batch_id=?1 AND state IN (0,1) ORDER BY id", batch_id, live_job_row, &e);
 }
 

@@ -1,0 +1,364 @@
+/* workgen.c - locality scheduling's side of locusd: on-demand work
+ * generation and the project's locality_scheduling/ folder.
+ *   need_work/X          touched when a host holding X found no work for it;
+ *                        the project's generator removes it once it made work
+ *   no_work_available/X  the project says no more work can be made for X
+ *   file_working_set/X   the working set, mirrored for the project to read
+ *   files_no_work/X      files that have no sendable job
+ * An RPC that raised need_work waits here, its connection suspended, until
+ * work for one of its files is loaded or the wait period is over. The
+ * generator thread runs <locality_work_generator> FILE for each trigger. */
+#include "server/workgen.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/run.h"
+#include "core/strbuf.h"
+#include "server/server.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct waiter {
+    int64_t deadline;
+    char **files;               /* owned */
+    int nfiles;
+    void (*wake)(void *arg);
+    void *arg;
+    struct waiter *next;
+};
+
+struct workgen {
+    struct server *s;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct waiter *waiters;
+    int poked, stopping, stopped;
+    struct smap queued;         /* file names waiting for the generator (values unused) */
+    char **queue;
+    int nqueue;
+    pthread_t waiter_thread, generator_thread;
+};
+
+static void dir_path(const struct server *s, char *out, size_t len, const char *sub, const char *name)
+{
+    if (name) snprintf(out, len, "%s/locality_scheduling/%s/%s", s->proj.dir, sub, name);
+    else snprintf(out, len, "%s/locality_scheduling/%s", s->proj.dir, sub);
+}
+
+static void touch(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0) close(fd);
+}
+
+/* ---- waiting RPCs ---- */
+
+static void waiter_free(struct waiter *w)
+{
+    for (int i = 0; i < w->nfiles; i++) free(w->files[i]);
+    free(w->files);
+    free(w);
+}
+
+/* 1 if the wait is over (server lock held). */
+static int waiter_ready(struct server *s, const struct waiter *w, int64_t now)
+{
+    if (now >= w->deadline) return 1;
+    for (int i = 0; i < w->nfiles; i++) {
+        struct lfile *f = locality_file(&s->idx.loc, w->files[i]);
+        if (f && f->sendable.count) return 1;
+    }
+    return 0;
+}
+
+static void *waiter_main(void *arg)
+{
+    struct workgen *g = arg;
+    struct server *s = g->s;
+    pthread_mutex_lock(&g->mu);
+    while (!g->stopping) {
+        if (!g->waiters) {
+            pthread_cond_wait(&g->cv, &g->mu);
+        } else if (!g->poked) {
+            /* wake at the next second: deadlines are in whole seconds */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            pthread_cond_timedwait(&g->cv, &g->mu, &ts);
+        }
+        g->poked = 0;
+        struct waiter *all = g->waiters, *keep = NULL, *ready = NULL;
+        g->waiters = NULL;
+        pthread_mutex_unlock(&g->mu);
+        pthread_mutex_lock(&s->lock);
+        int64_t now = s->clock();
+        while (all) {
+            struct waiter *w = all;
+            all = w->next;
+            struct waiter **to = waiter_ready(s, w, now) || g->stopping ? &ready : &keep;
+            w->next = *to;
+            *to = w;
+        }
+        pthread_mutex_unlock(&s->lock);
+        while (ready) {
+            struct waiter *w = ready;
+            ready = w->next;
+            w->wake(w->arg);
+            waiter_free(w);
+        }
+        pthread_mutex_lock(&g->mu);
+        while (keep) {
+            struct waiter *w = keep;
+            keep = w->next;
+            w->next = g->waiters;
+            g->waiters = w;
+        }
+    }
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+void workgen_wait(struct workgen *g, int64_t deadline, char *const *files, int n, void (*wake)(void *), void *arg)
+{
+    pthread_mutex_lock(&g->mu);
+    int stopping = g->stopping;
+    pthread_mutex_unlock(&g->mu);
+    if (stopping) return wake(arg);
+    struct waiter *w = xcalloc(1, sizeof *w);
+    w->deadline = deadline;
+    w->files = xmalloc((size_t)(n ? n : 1) * sizeof *w->files);
+    for (int i = 0; i < n; i++) w->files[i] = xstrdup(files[i]);
+    w->nfiles = n;
+    w->wake = wake;
+    w->arg = arg;
+    pthread_mutex_lock(&g->mu);
+    w->next = g->waiters;
+    g->waiters = w;
+    g->poked = 1;   /* it may be ready already */
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+void workgen_poke(struct workgen *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->poked = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* ---- triggers and the generator ---- */
+
+void workgen_need_work(struct workgen *g, char *const *files, int n)
+{
+    struct server *s = g->s;
+    for (int i = 0; i < n; i++) {
+        if (!name_is_safe(files[i])) continue;
+        char path[PROJECT_PATH_MAX + 300];
+        dir_path(s, path, sizeof path, "need_work", files[i]);
+        touch(path);
+        log_debug(LT_SCHED, "need_work %s", files[i]);
+        if (!s->proj.cfg.locality_generator[0]) continue;
+        pthread_mutex_lock(&g->mu);
+        if (!smap_get(&g->queued, files[i])) {
+            smap_put(&g->queued, files[i], g);
+            g->queue = xrealloc(g->queue, (size_t)(g->nqueue + 1) * sizeof *g->queue);
+            g->queue[g->nqueue++] = xstrdup(files[i]);
+            pthread_cond_broadcast(&g->cv);
+        }
+        pthread_mutex_unlock(&g->mu);
+    }
+}
+
+static void *generator_main(void *arg)
+{
+    struct workgen *g = arg;
+    struct server *s = g->s;
+    pthread_mutex_lock(&g->mu);
+    for (;;) {
+        while (!g->nqueue && !g->stopping) pthread_cond_wait(&g->cv, &g->mu);
+        if (g->stopping) break;
+        char *name = g->queue[0];
+        memmove(g->queue, g->queue + 1, (size_t)--g->nqueue * sizeof *g->queue);
+        pthread_mutex_unlock(&g->mu);
+
+        char v_dir[PROJECT_PATH_MAX + 32], v_file[300];
+        snprintf(v_dir, sizeof v_dir, "LOCUS_PROJECT_DIR=%s", s->proj.dir);
+        snprintf(v_file, sizeof v_file, "LOCUS_FILE=%s", name);
+        const char *env[] = {v_dir, v_file, NULL};
+        const char *args[] = {name, NULL};
+        int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env);
+        if (rc) {
+            log_warn("work generator for %s failed (exit %d); it is asked again by the next host", name, rc);
+        } else {
+            char path[PROJECT_PATH_MAX + 300], err[512];
+            dir_path(s, path, sizeof path, "need_work", name);
+            unlink(path);
+            /* load what it made now, not at the next maintenance pass */
+            if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
+            workgen_poke(g);
+        }
+        pthread_mutex_lock(&g->mu);
+        smap_del(&g->queued, name);
+        free(name);
+    }
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+/* ---- the folder ---- */
+
+/* Makes DIR hold exactly the entries of names (n of them). */
+static void mirror(const struct server *s, const char *sub, char **names, int n)
+{
+    char dir[PROJECT_PATH_MAX + 64];
+    dir_path(s, dir, sizeof dir, sub, NULL);
+    struct smap want;
+    smap_init(&want);
+    for (int i = 0; i < n; i++) smap_put(&want, names[i], &want);
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.') continue;
+            if (smap_del(&want, e->d_name)) continue;   /* there and wanted */
+            char path[PROJECT_PATH_MAX + 400];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    size_t it = 0;
+    const char *name;
+    while (smap_next(&want, &it, &name, NULL)) {
+        if (!name_is_safe(name)) continue;
+        char path[PROJECT_PATH_MAX + 400];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        touch(path);
+    }
+    smap_free(&want);
+}
+
+static void add_name(char ***v, int *n, const char *name)
+{
+    *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[(*n)++] = xstrdup(name);
+}
+
+static void free_names(char **v, int n)
+{
+    for (int i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+void workgen_sync(struct workgen *g)
+{
+    struct server *s = g->s;
+    /* the project's word first: what it cannot make work for */
+    char **nowork = NULL;
+    int nnowork = 0;
+    char dir[PROJECT_PATH_MAX + 64];
+    dir_path(s, dir, sizeof dir, "no_work_available", NULL);
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (e->d_name[0] != '.') add_name(&nowork, &nnowork, e->d_name);
+        closedir(d);
+    }
+    char **ws = NULL, **empty = NULL;
+    int nws = 0, nempty = 0;
+    pthread_mutex_lock(&s->lock);
+    struct locality *l = &s->idx.loc;
+    locality_maintain(l, s->clock());
+    struct smap flagged;
+    smap_init(&flagged);
+    for (int i = 0; i < nnowork; i++) smap_put(&flagged, nowork[i], &flagged);
+    for (size_t i = 0; i < l->nfiles; i++) {
+        struct lfile *f = l->files[i];
+        if (!f) continue;
+        f->no_more_work = smap_get(&flagged, f->name) != NULL;
+        if (f->files_no_work && !f->sendable.count) add_name(&empty, &nempty, f->name);
+    }
+    size_t n;
+    struct lfile *const *set = locality_working_set(l, &n);
+    for (size_t i = 0; i < n; i++) add_name(&ws, &nws, set[i]->name);
+    pthread_mutex_unlock(&s->lock);
+    smap_free(&flagged);
+    mirror(s, "file_working_set", ws, nws);
+    mirror(s, "files_no_work", empty, nempty);
+    free_names(ws, nws);
+    free_names(empty, nempty);
+    free_names(nowork, nnowork);
+}
+
+/* ---- life ---- */
+
+struct workgen *workgen_start(struct server *s, char *err, size_t errlen)
+{
+    static const char *const subs[] = {"need_work", "no_work_available", "file_working_set", "files_no_work"};
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        char dir[PROJECT_PATH_MAX + 64];
+        dir_path(s, dir, sizeof dir, subs[i], NULL);
+        if (mkdir_p(dir, 0755)) {
+            snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+            return NULL;
+        }
+    }
+    struct workgen *g = xcalloc(1, sizeof *g);
+    g->s = s;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    smap_init(&g->queued);
+    if (pthread_create(&g->waiter_thread, NULL, waiter_main, g)) {
+        snprintf(err, errlen, "cannot start the work generation threads");
+        free(g);
+        return NULL;
+    }
+    if (pthread_create(&g->generator_thread, NULL, generator_main, g)) {
+        snprintf(err, errlen, "cannot start the work generation threads");
+        g->stopping = 1;
+        pthread_cond_broadcast(&g->cv);
+        pthread_join(g->waiter_thread, NULL);
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void workgen_shutdown(struct workgen *g)
+{
+    if (!g || g->stopped) return;
+    pthread_mutex_lock(&g->mu);
+    g->stopping = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    pthread_join(g->waiter_thread, NULL);
+    pthread_join(g->generator_thread, NULL);
+    g->stopped = 1;
+    pthread_mutex_lock(&g->mu);
+    struct waiter *w = g->waiters;
+    g->waiters = NULL;
+    pthread_mutex_unlock(&g->mu);
+    while (w) {   /* their connections finish with what they have */
+        struct waiter *next = w->next;
+        w->wake(w->arg);
+        waiter_free(w);
+        w = next;
+    }
+}
+
+void workgen_free(struct workgen *g)
+{
+    if (!g) return;
+    workgen_shutdown(g);
+    free_names(g->queue, g->nqueue);
+    smap_free(&g->queued);
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    free(g);
+}
