@@ -1411,10 +1411,10 @@ static void mirror_close(struct prop *p)
 
 struct load_ctx { struct prop *p; struct sbatch *b; };
 
-static int load_job(void *ctx, const struct job_status *js, double flops)
+static int load_job(void *ctx, const struct live_job *lj)
 {
     struct load_ctx *c = ctx;
-    assert_non_null(index_add_job(&c->p->f->x, c->b, js, flops));
+    assert_non_null(index_add_job(&c->p->f->x, c->b, &lj->st, lj->flops_est));
     return 0;
 }
 

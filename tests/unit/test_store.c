@@ -973,11 +973,11 @@ static int collect_batch(void *ctx, const struct batch *b)
     return s->stop_after && s->n >= s->stop_after;
 }
 
-static int collect_job(void *ctx, const struct job_status *js, double flops)
+static int collect_job(void *ctx, const struct live_job *lj)
 {
     struct ids *s = ctx;
-    s->id[s->n] = js->id;
-    s->extra[s->n++] = flops;
+    s->id[s->n] = lj->st.id;
+    s->extra[s->n++] = lj->flops_est;
     return s->stop_after && s->n >= s->stop_after;
 }
 
