@@ -153,7 +153,10 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
     sqlite3_extended_result_codes(s->db, 1);
     const char *pragmas = (flags & STORE_READONLY)
         ? "PRAGMA foreign_keys=ON;"
-        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
+        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
+          /* the writer updates rows all over the jobs table (locality sends
+           * each host its own file's jobs): keep its pages in memory */
+          " PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=8192;";
     if (exec(s, pragmas) || (!(flags & STORE_READONLY) && migrate(s))) {
         snprintf(err, errlen, "store %s: %s", path, s->err);
         store_close(s);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "store/progress.h"
+#include "store/schema.h"
 #include "store/store.h"
 #include <sqlite3.h>
 #include <stdio.h>
@@ -273,7 +274,36 @@ static void test_readonly_open_of_unmigrated_store_refused(void **state)
     snprintf(path, sizeof path, "%s/empty.db", f->dir);
     raw_sql(path, "CREATE TABLE t(x)");
     assert_null(store_open(path, STORE_READONLY, err, sizeof err));
-    assert_non_null(strstr(err, "schema version 0, expected 1"));
+    char want[64];
+    snprintf(want, sizeof want, "schema version 0, expected %d", STORE_SCHEMA_VERSION);
+    assert_non_null(strstr(err, want));
+    unlink(path);
+}
+
+/* A version-1 store (made with version 1's own SQL) opens migrated: rows
+ * kept, jobs_batch keyed by batch only. */
+static void test_version_1_store_migrates(void **state)
+{
+    struct fx *f = *state;
+    char path[200], err[256] = "", sql[16384];
+    snprintf(path, sizeof path, "%s/v1.db", f->dir);
+    snprintf(sql, sizeof sql, "%s PRAGMA user_version=1;", schema_migrations[0]);
+    raw_sql(path, sql);
+    raw_sql(path, "INSERT INTO apps VALUES(1,'a','a',0);"
+                  "INSERT INTO batches(id,name,app_id,create_time,min_quorum,target_nresults,max_error_instances,"
+                  "max_total_instances,max_success_instances,delay_bound,outputs) VALUES(1,'b',1,0,1,1,1,1,1,60,'');"
+                  "INSERT INTO jobs(id,batch_id,name,flops_est,flops_bound,mem_bound,disk_bound,target_nresults)"
+                  " VALUES(7,1,'j',1,1,1,1,1);");
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 2);
+    struct store *s = store_open(path, 0, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(store_schema_version(s), 2);
+    int64_t first = 0, last = 0;
+    assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
+    assert_int_equal(first, 7);
+    assert_int_equal(last, 7);
+    store_close(s);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 1);
     unlink(path);
 }
 
@@ -1415,6 +1445,7 @@ int main(void)
         T(test_open_missing_without_create_fails),
         T(test_reopen_keeps_rows),
         T(test_readonly_open_reads_and_refuses_writes),
+        T(test_version_1_store_migrates),
         T(test_readonly_open_of_unmigrated_store_refused),
         T(test_newer_store_refused_with_clear_message),
         T(test_user_insert_and_lookups),
