@@ -9,6 +9,7 @@
 #include "server/server.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -132,7 +133,23 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     return MHD_YES;
 }
 
-static void resume(void *mc) { MHD_resume_connection(mc); }
+/* Connections suspended while their RPC waits; MHD must have none when it
+ * stops. */
+static int suspended;
+static pthread_mutex_t suspended_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void count_suspended(int delta)
+{
+    pthread_mutex_lock(&suspended_mu);
+    suspended += delta;
+    pthread_mutex_unlock(&suspended_mu);
+}
+
+static void resume(void *mc)
+{
+    count_suspended(-1);
+    MHD_resume_connection(mc);
+}
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char *url, const char *method,
                                const char *version, const char *data, size_t *data_size, void **con_cls)
@@ -172,6 +189,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
              * until generated work is there; we are resumed and MHD calls
              * this handler again */
             MHD_suspend_connection(mc);
+            count_suspended(1);
             if (w == RPC_WAIT_COMMIT) writer_notify(s->writer, rpc_ticket(c->rpc), resume, mc);
             else rpc_wait_work(c->rpc, resume, mc);
             rc = MHD_YES;
@@ -240,7 +258,7 @@ int http_start(struct server *s, char *err, size_t errlen)
                  s->proj.cfg.listen_addr);
         return -1;
     }
-    s->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO |
+    s->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC |
                                MHD_ALLOW_SUSPEND_RESUME,
                                (uint16_t)s->proj.cfg.listen_port, NULL, NULL, handler, s,
                                MHD_OPTION_SOCK_ADDR, &addr,
@@ -261,6 +279,18 @@ int http_start(struct server *s, char *err, size_t errlen)
 
 void http_stop(struct server *s)
 {
-    if (s->http) MHD_stop_daemon(s->http);
+    if (!s->http) return;
+    /* take no new connection, and let the suspended RPCs be resumed (the
+     * writer commits them) before MHD stops: it aborts if any is left */
+    MHD_socket fd = MHD_quiesce_daemon(s->http);
+    if (fd != MHD_INVALID_SOCKET) close(fd);
+    for (int waited = 0; waited < 1000; waited++) {
+        pthread_mutex_lock(&suspended_mu);
+        int n = suspended;
+        pthread_mutex_unlock(&suspended_mu);
+        if (!n) break;
+        usleep(10000);
+    }
+    MHD_stop_daemon(s->http);
     s->http = NULL;
 }
