@@ -95,6 +95,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     c->locality = xml_child_bool(cfg, "locality_scheduling");
     c->locality_lite = xml_child_bool(cfg, "locality_scheduling_lite");
     c->locality_sorted = xml_child_bool(cfg, "locality_scheduling_sorted_order");
+    c->replicate = xml_child_bool(cfg, "end_of_batch_replication");
     text_setting(cfg, "locality_work_generator", c->locality_generator, sizeof c->locality_generator);
     int rc = number_setting(cfg, "http_threads", &threads, 1, err, errlen)
           || number_setting(cfg, "request_delay", &c->request_delay, 0, err, errlen)
@@ -156,6 +157,7 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->locality_wait_period > 0)
         sb_printf(&sb, "  <locality_scheduling_wait_period>%g</locality_scheduling_wait_period>\n",
                   c->locality_wait_period);
+    if (c->replicate) sb_puts(&sb, "  <end_of_batch_replication/>\n");
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->locality_generator[0]) {
         sb_puts(&sb, "  <locality_work_generator>");

@@ -153,6 +153,7 @@ struct instance {
     int64_t sent_time, deadline, received_time;
     int exit_status;
     double cpu_time, elapsed_time, credit;
+    int64_t expected;            /* in memory only: when the host should return it; 0: unknown */
 };
 
 /* The changing part of a job, as the server records it. */

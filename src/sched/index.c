@@ -51,6 +51,7 @@ void index_free(struct sched_index *x)
     imap_free(&x->held);
     free(x->dl);
     free(x->ended);
+    free(x->out);
     locality_free(&x->loc);
     memset(x, 0, sizeof *x);
 }
@@ -273,6 +274,23 @@ static void finish_instance(struct sched_index *x, struct instance *in, int outc
     in->received_time = now;
 }
 
+/* ---- instances out, oldest first: candidates for replication ---- */
+
+static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
+{
+    if (x->out_n == x->out_cap) {
+        if (x->out_head > x->out_n / 2) {   /* drop the consumed front instead of growing */
+            memmove(x->out, x->out + x->out_head, (x->out_n - x->out_head) * sizeof *x->out);
+            x->out_n -= x->out_head;
+            x->out_head = 0;
+        } else {
+            x->out_cap = x->out_cap ? x->out_cap * 2 : 64;
+            x->out = xrealloc(x->out, x->out_cap * sizeof *x->out);
+        }
+    }
+    x->out[x->out_n++] = (struct held_instance){job_id, inst_id};
+}
+
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in)
 {
     if (j->ninst == j->capinst) {
@@ -283,6 +301,7 @@ void index_add_instance(struct sched_index *x, struct sjob *j, const struct inst
     if (in->state == INST_IN_PROGRESS) {
         dl_push(x, in->deadline, j->id, in->id);
         held_add(x, in->host_id, j->id, in->id, in->sent_time);
+        out_push(x, j->id, in->id);
     }
     if (in->id >= x->next_instance_id) x->next_instance_id = in->id + 1;
 }
@@ -449,6 +468,18 @@ int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result 
     return res->nsent < res->max && budget_wants_more(b);
 }
 
+/* When the host should be done with a job sent now: behind the work it
+ * holds and the work sent before in this reply, on all its CPUs. */
+static double queued_turnaround(const struct dispatch_request *req, const struct dispatch_budget *b,
+                                double flops_est)
+{
+    const struct host_view *h = &req->host;
+    int cpus = h->ncpus > 0 ? h->ncpus : 1;
+    double one = est_turnaround(h, flops_est);
+    double ahead = (double)h->in_progress + (double)(req->limits.max_jobs_per_rpc - b->jobs_left);
+    return one * (1 + ahead / cpus);
+}
+
 void send_instance(struct sched_index *x, struct sjob *j, const struct app_version *av,
                    const struct dispatch_request *req, struct dispatch_budget *budget,
                    struct dispatch_result *res, struct change_log *log)
@@ -461,10 +492,11 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct app_versi
         .host_id = req->host.host_id, .user_id = req->host.user_id, .app_version_id = av->id,
         .state = INST_IN_PROGRESS, .sent_time = req->now,
         .deadline = req->now + (int64_t)j->batch->b.delay_bound,
+        .expected = req->now + (int64_t)queued_turnaround(req, budget, j->flops_est),
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);
-    j->needed--;
+    if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
     job_queue(x, j);
     res->sent[res->nsent++] = (struct dispatched){j, in, av};
     budget_take(budget, est_runtime(&req->host, j->flops_est));
@@ -513,7 +545,66 @@ int index_dispatch(struct sched_index *x, const struct dispatch_request *req, st
 {
     struct dispatch_budget budget;
     budget_init(&budget, &req->host, &req->limits);
-    return fifo_fill(x, req, &budget, res, log);
+    int n = fifo_fill(x, req, &budget, res, log);
+    return n + replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
+}
+
+int nothing_to_send(const struct sched_index *x)
+{
+    if (x->loc.withwork.count) return 0;
+    size_t it = 0;
+    void *v;
+    while (imap_next(&x->apps, &it, NULL, &v))
+        if (((struct sapp *)v)->heap_n) return 0;
+    return 1;
+}
+
+/* 1 if j waits on instances out there and has no spare yet: as many are
+ * in progress as successes are missing. */
+static int spare_wanted(const struct sjob *j)
+{
+    int nout = 0, good = 0;
+    for (int i = 0; i < j->ninst; i++) {
+        const struct instance *in = &j->inst[i];
+        if (in->state == INST_IN_PROGRESS) nout++;
+        else if (in->outcome == OUTCOME_SUCCESS && in->validate_state != VALIDATE_INVALID) good++;
+    }
+    return nout >= 1 && nout == j->batch->b.red.min_quorum - good;
+}
+
+int replicate_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                   struct dispatch_result *res, double gain, int (*accept)(void *ctx, const struct sjob *j),
+                   void *ctx, struct change_log *log)
+{
+    if (!x->replicate || !dispatch_room(budget, res) || !nothing_to_send(x)) return 0;
+    const struct host_view *h = &req->host;
+    int n = 0, scanned = 0;
+    for (size_t i = x->out_head; i < x->out_n && scanned < DISPATCH_SCAN_LIMIT && dispatch_room(budget, res); i++) {
+        struct sjob *j = index_job(x, x->out[i].job_id);
+        struct instance *in = j ? job_instance(j, x->out[i].inst_id) : NULL;
+        if (!in || in->state != INST_IN_PROGRESS) {
+            if (i == x->out_head) x->out_head++;   /* stale at the front: consumed */
+            continue;
+        }
+        scanned++;
+        /* a spare only where it saves time: this host would be done in
+         * less than half the time the instance out there still needs */
+        double mine = est_turnaround(h, j->flops_est);
+        int64_t due;
+        if (!in->expected) due = in->sent_time + (in->deadline - in->sent_time) / 2;   /* loaded after a restart */
+        else if (in->expected > req->now) due = in->expected;
+        else due = req->now + (req->now - in->expected);   /* overdue: the later, the longer it may take */
+        if ((double)(due - req->now) < gain * mine) continue;
+        if (j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j) || !host_may_take(x, j, h) ||
+            j->ninst + 1 >= j->batch->b.red.max_total_instances ||
+            !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound))
+            continue;
+        const struct app_version *av = best_version(j->batch->app, req->platforms, req->nplatforms);
+        if (!av) continue;
+        send_instance(x, j, av, req, budget, res, log);
+        n++;
+    }
+    return n;
 }
 
 void dispatch_result_free(struct dispatch_result *r)

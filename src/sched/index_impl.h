@@ -20,6 +20,18 @@ const struct app_version *best_version(const struct sapp *a, const char *const *
 void send_instance(struct sched_index *x, struct sjob *j, const struct app_version *av,
                    const struct dispatch_request *req, struct dispatch_budget *budget,
                    struct dispatch_result *res, struct change_log *log);
+/* 1 if no job anywhere has an instance to send. */
+int nothing_to_send(const struct sched_index *x);
+/* A spare goes out only if the host would return it this many times
+ * sooner than the instance it doubles is due. */
+#define REPLICA_GAIN 2.0
+/* End-of-batch replication: a host that would stay idle while nothing is
+ * left to send gets spare instances of jobs that it would return `gain`
+ * times sooner than the instance out there is due, among those accept
+ * (NULL: all) accepts; the oldest instances are looked at first. */
+int replicate_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                   struct dispatch_result *res, double gain, int (*accept)(void *ctx, const struct sjob *j),
+                   void *ctx, struct change_log *log);
 /* 1 while both the request and the caller's array want more. */
 int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result *res);
 /* The ready-queue policy on a budget already partly used. */

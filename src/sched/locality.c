@@ -11,6 +11,9 @@
 #define FALLBACK_FILES 32
 /* Random picks from the working set before falling back. */
 #define WS_PICKS 3
+/* A host with nothing to do joins a file that has its hosts only if the
+ * file's unsent work is this many times what the host asks for. */
+#define JOIN_WORK_FACTOR 4.0
 /* A file's holders are too slow when they would need this many times the
  * project's remaining time for its unsent work: then a helper may start on
  * it. 1 brings helpers as soon as a file would end last, at the cost of
@@ -22,6 +25,7 @@ void locality_init(struct locality *l)
 {
     memset(l, 0, sizeof *l);
     smap_init(&l->by_name);
+    smap_init(&l->retired);
     imap_init(&l->hosts);
     bitidx_init(&l->withwork);
     bitidx_init(&l->candidates);
@@ -44,6 +48,7 @@ void locality_free(struct locality *l)
         if (l->files[i]) lfile_free(l->files[i]);
     free(l->files);
     smap_free(&l->by_name);
+    smap_free(&l->retired);
     size_t it = 0;
     void *v;
     while (imap_next(&l->hosts, &it, NULL, &v)) {
@@ -147,6 +152,7 @@ static struct lfile *lfile_get(struct locality *l, const struct lfile_key *k)
 {
     struct lfile *f = smap_get(&l->by_name, k->name);
     if (f) return f;
+    smap_del(&l->retired, k->name);
     f = xcalloc(1, sizeof *f);
     f->name = xstrdup(k->name);
     f->nbytes = k->nbytes;
@@ -162,7 +168,7 @@ static struct lfile *lfile_get(struct locality *l, const struct lfile_key *k)
     return f;
 }
 
-static struct lref *job_lref(struct sjob *j, int k) { return k ? &j->lmore[k - 1] : &j->lref; }
+static struct lref *job_lref(const struct sjob *j, int k) { return k ? &j->lmore[k - 1] : (struct lref *)&j->lref; }
 
 /* The position of j in f (its lref for f). */
 static struct lref *lref_in(struct sjob *j, const struct lfile *f)
@@ -291,6 +297,13 @@ static void host_set_speed(struct locality *l, struct lhost *h, double speed)
     h->speed = speed;
 }
 
+/* Flops per second of one CPU of the host, as estimates count them. */
+static double host_flops_of(const struct host_view *v)
+{
+    double one = est_runtime(v, 1);
+    return one > 0 ? 1 / one : 0;
+}
+
 /* What the host computes per second, from its request. */
 static double host_speed(const struct host_view *v)
 {
@@ -318,13 +331,13 @@ static struct lhost *host_touch(struct locality *l, int64_t host_id, int64_t now
     return h;
 }
 
-static void host_add_file(struct locality *l, struct lhost *h, struct lfile *f, int64_t assigned)
+static void host_add_file(struct locality *l, struct lhost *h, struct lfile *f, int64_t assigned, int reported)
 {
     if (h->nfiles == h->cap) {
         h->cap = h->cap ? h->cap * 2 : 4;
         h->files = xrealloc(h->files, (size_t)h->cap * sizeof *h->files);
     }
-    h->files[h->nfiles++] = (struct lheld){f, assigned};
+    h->files[h->nfiles++] = (struct lheld){f, assigned, reported};
     f->holders++;
     f->holders_speed += h->speed;
     lfile_update(l, f);
@@ -371,8 +384,9 @@ static void add_name(char ***list, int *n, const char *name)
 
 /* Updates the host's file set from what it reported: reported files are
  * held; a file it no longer reports is gone, unless the server assigned it
- * lately and the download may still be under way. A reported file no live
- * job reads is one the host should delete. */
+ * lately and the download may still be under way. A reported locality file
+ * whose jobs all ended is one the host should delete; other sticky files
+ * (say a reference file every job reads) are not locality's to delete. */
 static void host_set_files(struct locality *l, struct lhost *h, const struct dispatch_request *req,
                            struct dispatch_result *res)
 {
@@ -380,7 +394,7 @@ static void host_set_files(struct locality *l, struct lhost *h, const struct dis
     for (int i = 0; i < req->nfiles; i++) {
         struct lfile *f = smap_get(&l->by_name, req->files[i]);
         if (!f) {
-            add_name(&res->deletes, &res->ndeletes, req->files[i]);
+            if (smap_get(&l->retired, req->files[i])) add_name(&res->deletes, &res->ndeletes, req->files[i]);
             continue;
         }
         f->mark = listed;
@@ -388,10 +402,10 @@ static void host_set_files(struct locality *l, struct lhost *h, const struct dis
     for (int i = 0; i < h->nfiles;) {
         struct lheld *e = &h->files[i];
         if (e->f->mark == listed) {
-            e->assigned = 0;
+            e->reported = 1;
             e->f->mark = 0;   /* known: not added again below */
             i++;
-        } else if (e->assigned && e->assigned >= req->now - l->host_ttl) {
+        } else if (!e->reported && e->assigned >= req->now - l->host_ttl) {
             i++;
         } else {
             host_drop_at(l, h, i);
@@ -401,7 +415,7 @@ static void host_set_files(struct locality *l, struct lhost *h, const struct dis
         struct lfile *f = smap_get(&l->by_name, req->files[i]);
         if (!f || f->mark != listed) continue;
         f->mark = 0;
-        host_add_file(l, h, f, 0);
+        host_add_file(l, h, f, req->now, 1);
     }
 }
 
@@ -533,12 +547,39 @@ static int host_holds(const struct lhost *h, const struct lfile *f)
     return 0;
 }
 
+/* Walks the files of set (seqs) from a place that depends on the host, so
+ * that such hosts do not all flock to one file, and starts the host on the
+ * first with at least min_flops of unsent work that has jobs for it.
+ * Returns 1 if it did, or if the request's room or scan ran out. */
+static int walk_files(struct fill *c, struct lhost *h, const struct bitidx *set, double min_flops)
+{
+    struct locality *l = &c->x->loc;
+    if (!l->nfiles) return 0;
+    uint64_t hs = (uint64_t)h->host_id;
+    size_t seq = (size_t)(mix(&hs) % l->nfiles), first = SIZE_MAX;
+    for (int tried = 0; tried < FALLBACK_FILES; tried++) {
+        if (!dispatch_room(&c->budget, c->res)) return 1;
+        seq = bitidx_next(set, seq);
+        if (seq == SIZE_MAX) seq = bitidx_next(set, 0);
+        if (seq == SIZE_MAX || seq == first) return 0;   /* none, or around once */
+        if (first == SIZE_MAX) first = seq;
+        struct lfile *f = l->files[seq++];
+        if (host_holds(h, f) || f->flops_needed < min_flops) continue;
+        int n0 = c->res->nsent;
+        int r = from_file(c, f);
+        if (c->res->nsent > n0) {
+            host_add_file(l, h, f, c->req->now, 0);
+            l->sent_fallback += c->res->nsent - n0;
+            return 1;
+        }
+        if (r == FF_STOPPED) return 1;
+    }
+    return 0;
+}
+
 /* Starts the host on one file it does not hold: one chosen uniformly from
  * the working set; if the user is excluded from it (one result per user),
- * an open file outside the set, chosen by walking them from a place that
- * depends on the host, so that such hosts do not all flock to one file.
- * With no open file, nothing: every file with work has hosts enough, and a
- * transfer would not make the project end sooner. */
+ * an open file outside the set (walk_files). */
 static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
 {
     struct locality *l = &c->x->loc;
@@ -548,31 +589,19 @@ static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
         int n0 = c->res->nsent;
         int r = from_file(c, f);
         if (c->res->nsent > n0) {
-            host_add_file(l, h, f, c->req->now);
+            host_add_file(l, h, f, c->req->now, 0);
             l->sent_new_file += c->res->nsent - n0;
             return;
         }
         if (r == FF_STOPPED) return;
     }
-    if (!l->nfiles) return;
-    uint64_t hs = (uint64_t)h->host_id;
-    size_t seq = (size_t)(mix(&hs) % l->nfiles), first = SIZE_MAX;
-    for (int tried = 0; tried < FALLBACK_FILES && dispatch_room(&c->budget, c->res); tried++) {
-        seq = bitidx_next(&l->candidates, seq);
-        if (seq == SIZE_MAX) seq = bitidx_next(&l->candidates, 0);
-        if (seq == SIZE_MAX || seq == first) return;   /* none, or around once */
-        if (first == SIZE_MAX) first = seq;
-        struct lfile *f = l->files[seq++];
-        if (host_holds(h, f)) continue;
-        int n0 = c->res->nsent;
-        int r = from_file(c, f);
-        if (c->res->nsent > n0) {
-            host_add_file(l, h, f, c->req->now);
-            l->sent_fallback += c->res->nsent - n0;
-            return;
-        }
-        if (r == FF_STOPPED) return;
-    }
+    if (walk_files(c, h, &l->candidates, 0)) return;
+    /* Every file with work has its hosts. Rather than idle, the host joins
+     * one whose unsent work is large next to what it asks for: with a few
+     * big files, their holders alone would leave most hosts idle; near the
+     * end of a batch, when files have little left, a transfer would not
+     * pay (end-of-batch replication deals with the stragglers). */
+    walk_files(c, h, &l->withwork, JOIN_WORK_FACTOR * c->budget.secs_left * host_flops_of(&c->req->host));
 }
 
 /* Lite mode: jobs with several inputs. Each round takes, from every file
@@ -622,6 +651,32 @@ static void fill_lite(struct fill *c, struct lhost *h)
     }
 }
 
+static int reads_held_file(void *ctx, const struct sjob *j)
+{
+    for (int k = 0; k < j->nlref; k++)
+        if (host_holds(ctx, job_lref(j, k)->f)) return 1;
+    return 0;
+}
+
+/* End-of-batch replication, by file: spares of jobs whose files the host
+ * holds first; else one file's worth: the oldest late job's file, then the
+ * other late jobs of that file, so that one transfer serves them all. */
+static void replicate(struct fill *c, struct lhost *h)
+{
+    struct locality *l = &c->x->loc;
+    if (!c->x->replicate || !dispatch_room(&c->budget, c->res) || !nothing_to_send(c->x)) return;
+    if (replicate_fill(c->x, c->req, &c->budget, c->res, REPLICA_GAIN, reads_held_file, h, c->log)) return;
+    int first = c->res->nsent, max = c->res->max;
+    c->res->max = first + 1;
+    int n = replicate_fill(c->x, c->req, &c->budget, c->res, REPLICA_GAIN, NULL, NULL, c->log);
+    c->res->max = max;
+    if (!n) return;
+    struct sjob *j = c->res->sent[first].job;
+    for (int k = 0; k < j->nlref; k++)   /* its file is on its way to the host */
+        if (!host_holds(h, job_lref(j, k)->f)) host_add_file(l, h, job_lref(j, k)->f, c->req->now, 0);
+    replicate_fill(c->x, c->req, &c->budget, c->res, REPLICA_GAIN, reads_held_file, h, c->log);
+}
+
 int locality_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
                       struct change_log *log)
 {
@@ -641,6 +696,7 @@ int locality_dispatch(struct sched_index *x, const struct dispatch_request *req,
         fill_new_file(&c, h, &rng);
     }
     fifo_fill(x, req, &c.budget, res, log);
+    replicate(&c, h);
     ws_fill(l);
     return res->nsent - n0;
 }
@@ -657,6 +713,7 @@ void locality_maintain(struct locality *l, int64_t now)
         bitidx_clear(&l->withwork, f->seq);
         bitidx_clear(&l->candidates, f->seq);
         smap_del(&l->by_name, f->name);
+        smap_put(&l->retired, f->name, l);
         l->files[i] = NULL;
         lfile_free(f);
     }

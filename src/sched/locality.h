@@ -49,7 +49,11 @@ struct lref { struct lfile *f; uint32_t pos; };
 /* A file on a host: reported by the host, or assigned by the server (a job
  * using it was sent) and not yet reported, since the host lists a file only
  * once it has it. */
-struct lheld { struct lfile *f; int64_t assigned; /* 0: reported */ };
+struct lheld {
+    struct lfile *f;
+    int64_t assigned;           /* when the server sent the first job using it */
+    int reported;               /* the host listed it */
+};
 
 /* What locality knows of a host: when it was last seen and its files. */
 struct lhost {
@@ -66,6 +70,7 @@ struct locality {
     int wait_period;            /* <locality_scheduling_wait_period>: 0, no on-demand generation */
     int64_t host_ttl;           /* a host unseen for longer no longer counts as a holder */
     struct smap by_name;        /* name -> struct lfile* (owned) */
+    struct smap retired;        /* names of files freed: hosts still reporting one delete it */
     struct lfile **files;       /* by seq; NULL once freed */
     size_t nfiles, capfiles;
     struct bitidx withwork;     /* seqs of files with sendable jobs */

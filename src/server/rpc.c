@@ -288,6 +288,9 @@ static void send_work(struct rpc *c, int64_t now, int retry, struct change_log *
     locality_dispatch(&s->idx, &dr, &res, log);
     for (int i = 0; i < res.nsent; i++) add_sent(c, d[i].job, &d[i].inst, d[i].av, "sent");
     for (int i = 0; i < res.ndeletes; i++) {
+        int again = 0;   /* a retry after waiting decides the same files again */
+        for (int k = 0; k < c->reply.ndeletes && !again; k++) again = !strcmp(c->reply.deletes[k], res.deletes[i]);
+        if (again) continue;
         log_debug(LT_SCHED, "host %lld: delete %s (no work for it)", (long long)c->host.id, res.deletes[i]);
         reply_add_delete(&c->reply, strpool_printf(&c->pool, "%s", res.deletes[i]));
     }
@@ -494,6 +497,7 @@ enum rpc_wait rpc_next(struct rpc *c)
             return RPC_DONE;
         }
         workgen_need_work(c->s->workgen, c->need_work, c->nneed_work);
+        if (c->nsent) return RPC_DONE;   /* it has work: no wait, the file stays for next time */
         c->phase = 2;
         return RPC_WAIT_WORK;
     case 2:

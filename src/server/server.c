@@ -276,6 +276,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     const struct project_config *cfg = &s->proj.cfg;
     s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
     s->idx.loc.sorted = cfg->locality_sorted;
+    s->idx.replicate = cfg->replicate;
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
     if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = (int64_t)cfg->host_lost_after;
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);

@@ -440,6 +440,7 @@ static void setup(struct sim *s)
     evq_init(&s->q);
     index_init(&s->idx);
     s->idx.loc.mode = s->o.policy->locality;
+    s->idx.replicate = w->replicate;
     if (w->host_lost_after > 0) s->idx.loc.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);
     imap_init(&s->wrong);

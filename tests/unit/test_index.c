@@ -1929,11 +1929,114 @@ static void test_randomized_dispatch_report_timeout_seed1(void **state) { run_pr
 static void test_randomized_dispatch_report_timeout_seed2(void **state) { run_property(*state, 1, 1); }
 static void test_randomized_dispatch_report_timeout_seed3(void **state) { run_property(*state, 0xdeadbeefULL, 0); }
 
+/* ---- silent hosts and end-of-batch replication ---- */
+
+static void count_events(void *ctx, struct sjob *j, int events)
+{
+    (void)j;
+    (void)events;
+    (*(int *)ctx)++;
+}
+
+static void test_silent_host_work_given_up(void **state)
+{
+    struct fx *f = *state;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 4, &red1, 100000), 1, 4, 1e12);
+    struct dispatched sent[MAXSENT];
+    struct host_view h1 = host(1, 1), h2 = host(2, 2);
+    h1.req_instances = 2, h1.req_secs = 0;
+    h2.req_instances = 2, h2.req_secs = 0;
+    assert_int_equal(dispatch(f, &h1, 100, sent), 2);
+    assert_int_equal(dispatch(f, &h2, 100, sent), 2);
+    index_host_seen(&f->x, 2, 5000);   /* host 2 calls in; host 1 stays silent */
+    int events = 0;
+    assert_int_equal(index_give_up_silent(&f->x, 5050, 5000, &f->log, count_events, &events), 0);
+    assert_int_equal(index_give_up_silent(&f->x, 5200, 5000, &f->log, count_events, &events), 2);
+    assert_null(index_held(&f->x, 1));
+    assert_non_null(index_held(&f->x, 2));
+    for (int64_t id = 1; id <= 2; id++) {
+        struct sjob *j = index_job(&f->x, id);
+        assert_int_equal(inst_on(j, 1)->outcome, OUTCOME_NO_REPLY);
+        assert_int_equal(j->needed, 1);   /* a replacement goes out now, not at the deadline */
+    }
+    /* after a restart every host counts as seen: nothing is given up at once */
+    index_all_hosts_seen(&f->x, 90000);
+    assert_int_equal(index_give_up_silent(&f->x, 90001, 3600, &f->log, NULL, NULL), 0);
+}
+
+/* One quorum-1 job out on a slow host; the queue is otherwise empty. */
+static struct sjob *one_job_on_slow_host(struct fx *f)
+{
+    struct sjob *j = add_job(f, add_batch(f, 1, 1, 0, 1, 1, &red1, 1e7), 1, 1e13);
+    struct host_view slow = host(1, 1);
+    slow.flops = 1e8;   /* 1e13 flops: 1e5 s */
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &slow, 0, sent), 1);
+    assert_true(sent[0].inst.expected >= 100000);
+    return j;
+}
+
+static void test_replica_to_fast_host_only_at_the_end(void **state)
+{
+    struct fx *f = *state;
+    f->x.replicate = 1;
+    struct sjob *j = one_job_on_slow_host(f);
+    struct dispatched sent[MAXSENT];
+    struct host_view fast = host(2, 2);   /* 1e13 flops: 1000 s */
+    assert_int_equal(dispatch(f, &fast, 10, sent), 1);
+    assert_int_equal(sent[0].job->id, 1);
+    assert_int_equal(j->ninst, 2);
+    assert_int_equal(j->needed, 0);
+    struct host_view other = host(3, 3);   /* one spare is enough */
+    assert_int_equal(dispatch(f, &other, 20, sent), 0);
+}
+
+static void test_no_replica_when_off_or_not_faster_or_work_left(void **state)
+{
+    struct fx *f = *state;
+    struct sjob *j = one_job_on_slow_host(f);
+    struct dispatched sent[MAXSENT];
+    struct host_view fast = host(2, 2);
+    assert_int_equal(dispatch(f, &fast, 10, sent), 0);   /* replication off */
+    f->x.replicate = 1;
+    struct host_view slow2 = host(3, 3);
+    slow2.flops = 2e8;   /* 5e4 s: not twice as soon as the 1e5 s still due */
+    assert_int_equal(dispatch(f, &slow2, 10, sent), 0);
+    add_jobs(f, add_batch(f, 2, 1, 0, 2, 2, &red1, 1e7), 2, 2, 1e12);   /* work left to send */
+    fast.req_instances = 1, fast.req_secs = 0;
+    assert_int_equal(dispatch(f, &fast, 10, sent), 1);
+    assert_int_equal(sent[0].job->id, 2);
+    assert_int_equal(j->ninst, 1);
+}
+
+static void test_replica_ends_with_the_job(void **state)
+{
+    struct fx *f = *state;
+    f->x.replicate = 1;
+    struct sjob *j = one_job_on_slow_host(f);
+    struct dispatched sent[MAXSENT];
+    struct host_view fast = host(2, 2);
+    assert_int_equal(dispatch(f, &fast, 10, sent), 1);
+    /* the spare returns first: the job is valid (quorum 1) and the slow copy is aborted */
+    int ev = index_report(&f->x, j, inst_on(j, 2), 2, OUTCOME_SUCCESS, 0, 1000, 1000, 1100, &f->log);
+    assert_true(ev & EV_VALIDATE);
+    int64_t id = inst_on(j, 2)->id;
+    int valid = VALIDATE_VALID;
+    index_validated(&f->x, j, &id, &valid, 1, id, 0, 1, 1100, &f->log);
+    index_end_job(&f->x, j, JOB_DONE, 0, 1200, &f->log);
+    assert_int_equal(index_take_abort(&f->x, "batch1_1_0", 1), 1);
+    assert_null(index_held(&f->x, 1));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        T(test_silent_host_work_given_up),
+        T(test_replica_to_fast_host_only_at_the_end),
+        T(test_no_replica_when_off_or_not_faster_or_work_left),
+        T(test_replica_ends_with_the_job),
         T(test_unknown_app_rejected),
         T(test_add_app_twice_returns_the_same),
         T(test_job_outside_batch_range_rejected),
