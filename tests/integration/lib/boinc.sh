@@ -227,16 +227,22 @@ bcmd() {
     boinc_cmd "${CLIENT_DIR[$n]}" "$@"
 }
 
-# start_client NAME KEY: a BOINC client daemon with its own data folder and
-# GUI RPC port, attached to $URL with KEY (attach checked).
+# start_client NAME KEY [NCPUS]: a BOINC client daemon with its own data
+# folder and GUI RPC port, attached to $URL with KEY (attach checked). With
+# NCPUS, the client uses (and reports) that many CPUs (cc_config <ncpus>),
+# set before it attaches.
 start_client() {
-    local n=$1 key=$2 d=$TMP/client-$1
+    local n=$1 key=$2 ncpus=${3:-} d=$TMP/client-$1
     CLIENT_DIR[$n]=$d
     CLIENT_PORT[$n]=$(port)
     CLIENT_PID[$n]=
     _CLIENTS+=("$n")
     boinc_client_start "$d" "${CLIENT_PORT[$n]}" || fail "client $n did not start"
     CLIENT_PID[$n]=$(cat "$d/client.pid")
+    if [ -n "$ncpus" ]; then
+        sed -i "s|<options>|<options>\n    <ncpus>$ncpus</ncpus>|" "$d/cc_config.xml"
+        bcmd "$n" --read_cc_config >/dev/null 2>&1 || fail "client $n: boinccmd --read_cc_config failed"
+    fi
     boinc_client_attach "$d" "$URL" "$key" || fail "client $n could not attach to $URL"
 }
 
@@ -249,6 +255,30 @@ client_ntasks() { bcmd "$1" --get_tasks 2>/dev/null | grep -c '^ *name: ' || tru
 # client_hostid NAME: the host id locusd gave the client (empty if none yet).
 client_hostid() {
     sed -n 's|.*<hostid>\([0-9]*\)</hostid>.*|\1|p' "${CLIENT_DIR[$1]}"/client_state.xml 2>/dev/null | head -n 1
+}
+
+# wait_first_rpc NAME...: waits (30 s at most) until each client has a
+# host id (made its first scheduler RPC), asking for one now and then: a
+# client that just attached takes its time otherwise.
+wait_first_rpc() {
+    local i n h left
+    for i in $(seq 30); do
+        left=
+        for n in "$@"; do h=$(client_hostid "$n"); [ "${h:-0}" -gt 0 ] || left="$left $n"; done
+        [ -z "$left" ] && return 0
+        [ $((i % 3)) -ne 1 ] || for n in $left; do client_update "$n"; done
+        sleep 1
+    done
+    fail "no scheduler RPC from$left within 30 s of attaching"
+}
+
+# client_project_dir NAME: the client's folder of the project at $URL
+# (the master URL without its scheme, ':' and '/' as '_').
+client_project_dir() {
+    local u=${URL#http://}
+    u=${u%/}
+    u=${u//:/_}
+    echo "${CLIENT_DIR[$1]}/projects/${u//\//_}"
 }
 
 # client_acked NAME: the task names the client logged as acknowledged.
