@@ -51,6 +51,9 @@
 #define STOP_TIMEOUT_S 300.0      /* SIGTERM to exit; then SIGKILL */
 #define OUTPUT_MAX_NBYTES 65536   /* --upload batches: the declared output limit */
 #define PLATFORM "x86_64-pc-linux-gnu"
+#define LF_NAME "lf%05d"          /* --locality: the sticky files, lf00000... */
+#define LF_NBYTES 4096            /* --locality: the size of each */
+#define LF_HELD_MAX 64            /* --locality: sticky files a host keeps at most */
 
 /* ---- options ---- */
 
@@ -89,7 +92,7 @@ static int opts_table(struct opts *o, struct opt *t)
         {"upload", O_FLAG, &o->upload, NULL, "jobs with one output file, uploaded before each report", 0},
         {"no-keepalive", O_NOFLAG, &o->keepalive, NULL, "a new connection per request, as BOINC clients do", 0},
         {"keep", O_FLAG, &o->keep, NULL, "keep the temporary project (for --project next time)", 0},
-        {"locality", O_FLAG, &o->locality, NULL, "reserved for locality scheduling (ignored for now)", 0},
+        {"locality", O_INT, &o->locality, "FILES", "locality scheduling; the jobs read FILES sticky files (off)", 0},
         {"json", O_FLAG, &o->json, NULL, "the figures as one JSON object on the last line", 0},
     };
     int n = (int)(sizeof v / sizeof v[0]);
@@ -166,6 +169,10 @@ static int parse_args(int argc, char **argv, struct opts *o, struct opt *t, int 
     if (o->threads > o->conns) o->threads = o->conns;
     if (o->seconds <= 0) {
         fprintf(stderr, "bench-rpc: --seconds must be positive\n");
+        return 2;
+    }
+    if (o->locality > o->jobs) {
+        fprintf(stderr, "bench-rpc: --locality %d needs at least as many --jobs (%ld)\n", o->locality, o->jobs);
         return 2;
     }
     return 0;
@@ -293,6 +300,7 @@ struct setup {
     int nauth;
     int outputs;                      /* the batch made has output files */
     double batch_s;                   /* time to create the batch */
+    double files_s;                   /* --locality: time to add the sticky files */
 };
 
 static void add_auth(struct setup *s, const char *key)
@@ -342,29 +350,131 @@ static int create_users(struct setup *s, int n)
     return 0;
 }
 
-static int write_text(const char *path, const char *text, int mode)
+static int write_buf(const char *path, const void *data, size_t n, int mode)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     if (fd < 0) return -1;
-    size_t n = strlen(text);
-    int rc = write(fd, text, n) == (ssize_t)n ? 0 : -1;
+    const char *p = data;
+    int rc = 0;
+    while (n && !rc) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) rc = -1;
+        else p += w, n -= (size_t)w;
+    }
     return close(fd) || rc ? -1 : 0;
+}
+
+static int write_text(const char *path, const char *text, int mode)
+{
+    return write_buf(path, text, strlen(text), mode);
+}
+
+/* ---- --locality: sticky files, and jobs named after them ---- */
+
+/* The file of "lfNNNNN" (exactly, and below nfiles); -1 if not one of them. */
+static int lf_index(const char *name, int nfiles)
+{
+    if (strncmp(name, "lf", 2) || name[2] < '0' || name[2] > '9') return -1;
+    char *end;
+    long i = strtol(name + 2, &end, 10);
+    return *end || end - name < 7 || i >= nfiles ? -1 : (int)i;
+}
+
+/* Jobs per file: contiguous ranges of job numbers, the last file takes the rest. */
+static long lf_first_job(long jobs, int nfiles, int f) { return (long)f * (jobs / nfiles) + 1; }
+static long lf_jobs(long jobs, int nfiles, int f)
+{
+    return f == nfiles - 1 ? jobs - lf_first_job(jobs, nfiles, f) + 1 : jobs / nfiles;
+}
+
+/* LF_NBYTES deterministic bytes, different for every file. */
+static void lf_content(int i, unsigned char *data)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
+    for (size_t k = 0; k + 8 <= LF_NBYTES; k += 8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        memcpy(data + k, &x, 8);
+    }
+}
+
+/* Writes o->locality files and adds each, sticky and report-on-rpc. */
+static int add_locality_files(struct setup *s, const struct opts *o)
+{
+    char dir[PROJECT_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/lf", s->work);
+    if (mkdir(dir, 0755)) {
+        note("cannot create %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    note("adding %d sticky files of %d bytes (locus file add, one each)", o->locality, LF_NBYTES);
+    double t = now_s();
+    unsigned char data[LF_NBYTES];
+    for (int i = 0; i < o->locality; i++) {
+        char path[PROJECT_PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/" LF_NAME, dir, i);
+        lf_content(i, data);
+        if (write_buf(path, data, sizeof data, 0644)) {
+            note("cannot write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        char *argv[] = {s->bin_locus, "file", "add", s->proj, path, "--sticky", "--report-on-rpc", NULL};
+        if (locus(s->setup_log, NULL, argv)) return -1;
+    }
+    s->files_s = now_s() - t;
+    return 0;
+}
+
+/* The batch as JSON lines: job J is named lfNNNNN__J and reads file NNNNN
+ * of its range, written in one go (a million lines are about 70 MB). */
+static int write_locality_jobs(const char *path, const struct opts *o)
+{
+    struct strbuf b;
+    sb_init(&b);
+    long per = o->jobs / o->locality;
+    for (long j = 1; j <= o->jobs; j++) {
+        long f = (j - 1) / per;
+        if (f >= o->locality) f = o->locality - 1;
+        sb_printf(&b, "{\"name\": \"" LF_NAME "__%ld\", \"cmdline\": \"--seed %ld\", \"inputs\": [\"" LF_NAME
+                      "=in\"]}\n",
+                  (int)f, j, j, (int)f);
+    }
+    int rc = write_buf(path, b.s, b.len, 0644);
+    sb_free(&b);
+    return rc;
 }
 
 static int create_batch(struct setup *s, const struct opts *o, int no_output)
 {
     char tmpl[PROJECT_PATH_MAX + 32], count[32];
-    snprintf(tmpl, sizeof tmpl, "%s/template.json", s->work);
+    snprintf(tmpl, sizeof tmpl, "%s/%s", s->work, o->locality ? "jobs.jsonl" : "template.json");
     snprintf(count, sizeof count, "%ld", o->jobs);
-    if (write_text(tmpl, "{\"cmdline\": \"--seed {n}\"}\n", 0644)) {
+    if (o->locality ? write_locality_jobs(tmpl, o) : write_text(tmpl, "{\"cmdline\": \"--seed {n}\"}\n", 0644)) {
         note("cannot write %s: %s", tmpl, strerror(errno));
         return -1;
     }
     char outspec[64];
     snprintf(outspec, sizeof outspec, "out:%d", OUTPUT_MAX_NBYTES);
-    char *argv[] = {s->bin_locus, "batch", "create", s->proj, "--app", "bench", "--name", "rpcload",
-                    "--count", count, "--input-template", tmpl, "--quorum", "1",
-                    no_output ? "--no-output" : "--output", no_output ? NULL : outspec, NULL};
+    char *argv[20];
+    int n = 0;
+    char *head[] = {s->bin_locus, "batch", "create", s->proj, "--app", "bench", "--name", "rpcload"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) argv[n++] = head[i];
+    if (o->locality) {
+        argv[n++] = "--jobs";
+        argv[n++] = tmpl;
+    } else {
+        argv[n++] = "--count";
+        argv[n++] = count;
+        argv[n++] = "--input-template";
+        argv[n++] = tmpl;
+    }
+    argv[n++] = "--quorum";
+    argv[n++] = "1";
+    argv[n++] = no_output ? "--no-output" : "--output";
+    if (!no_output) argv[n++] = outspec;
+    argv[n] = NULL;
     double t = now_s();
     if (locus(s->setup_log, NULL, argv)) return -1;
     s->batch_s = now_s() - t;
@@ -396,7 +506,9 @@ static int create_project(struct setup *s, const struct opts *o)
     int no_output = !o->upload && has_no_output(s);
     if (!o->upload && !no_output)
         note("this locus has no 'batch create --no-output' yet: jobs get an output file that hosts upload");
-    note("creating a batch of %ld jobs", o->jobs);
+    if (o->locality && add_locality_files(s, o)) return -1;
+    if (o->locality) note("creating a batch of %ld jobs, about %ld per file", o->jobs, o->jobs / o->locality);
+    else note("creating a batch of %ld jobs", o->jobs);
     return create_batch(s, o, no_output);
 }
 
@@ -424,11 +536,25 @@ static void xml_set(struct strbuf *doc, const char *tag, const char *value)
     *doc = n;
 }
 
+/* Adds the empty element <tag/> to a config.xml text, before </config>. */
+static void xml_add_empty(struct strbuf *doc, const char *tag)
+{
+    char *end = strstr(doc->s, "</config>");
+    size_t at = end ? (size_t)(end - doc->s) : doc->len;
+    struct strbuf n;
+    sb_init(&n);
+    sb_append(&n, doc->s, at);
+    sb_printf(&n, "  <%s/>\n", tag);
+    sb_puts(&n, doc->s + at);
+    sb_free(doc);
+    *doc = n;
+}
+
 /* Writes the benchmark's settings into config.xml; with --project only the
  * ones given on the command line, so a reused project keeps its own. */
 static int edit_config(const struct setup *s, const struct opts *o, int http_threads, int max_send)
 {
-    if (!http_threads && !max_send) return 0;
+    if (!http_threads && !max_send && !o->locality) return 0;
     char path[PROJECT_PATH_MAX + 16], v[32];
     snprintf(path, sizeof path, "%s/config.xml", s->proj);
     size_t len;
@@ -445,6 +571,8 @@ static int edit_config(const struct setup *s, const struct opts *o, int http_thr
     if (http_threads) xml_set(&doc, "http_threads", v);
     snprintf(v, sizeof v, "%d", o->max_send);
     if (max_send) xml_set(&doc, "max_wus_to_send", v);
+    if (o->locality && !strstr(doc.s, "<locality_scheduling/>") && !strstr(doc.s, "<locality_scheduling>"))
+        xml_add_empty(&doc, "locality_scheduling");
     int rc = write_file_atomic(path, doc.s, doc.len);
     if (rc) note("cannot write %s: %s", path, strerror(errno));
     sb_free(&doc);
@@ -635,6 +763,7 @@ struct host {
     struct held *held;                /* received in the last reply: reported in the next */
     int nheld, capheld;
     int up_inst, up_file;             /* next output file to upload */
+    int *lf, nlf;                     /* --locality: sticky files held, oldest first */
 };
 
 static void host_clear_held(struct host *h)
@@ -709,6 +838,10 @@ static void sched_body(struct strbuf *b, const struct endpoint *e, const struct 
                  "    <os_version>6.1.0</os_version>\n</host_info>\n",
               h->auth, (long long)h->hostid, h->seqno, h->idx, h->cpid);
     for (int i = 0; i < h->nheld; i++) put_result(b, e, &h->held[i], (unsigned)(h->idx + i));
+    /* sticky files, as the client lists them (--locality) */
+    for (int i = 0; i < h->nlf; i++)
+        sb_printf(b, "<file_info>\n    <name>" LF_NAME "</name>\n    <nbytes>%d.000000</nbytes>\n"
+                     "    <status>1</status>\n</file_info>\n", h->lf[i], LF_NBYTES);
     /* every instance held is reported, so none is left to list here */
     sb_puts(b, "<other_results>\n</other_results>\n</scheduler_request>\n");
 }
@@ -774,8 +907,13 @@ static int take_result(struct host *h, const char *from, const char *to)
     return 0;
 }
 
-/* What one scheduler reply gave, and whether it was right. */
-struct sched_outcome { int jobs, acks, registered; char why[160]; };
+/* What one scheduler reply gave, and whether it was right; with
+ * --locality also what it did to the host's sticky files. */
+struct sched_outcome {
+    int jobs, acks, registered;
+    int fetched, deleted, deleted_unheld, deleted_unsent, deleted_sent, evicted;
+    char why[160];
+};
 
 static int take_sched_reply(struct host *h, int nreported, const char *body, struct sched_outcome *o)
 {
@@ -846,6 +984,8 @@ struct conn {
 
 struct stats {
     long rpcs, jobs, reported, uploads, errors, upload_errors, registered;
+    long no_work;                     /* scheduler replies without a job */
+    long lf_fetched, lf_deleted, lf_deleted_unheld, lf_deleted_unsent, lf_deleted_sent, lf_evicted;
     double *lat_ms;
     size_t nlat, caplat;
 };
@@ -876,6 +1016,8 @@ struct load {
     double window_end;
     atomic_flag first_error_taken;
     char first_error[256];
+    atomic_int *lf_sent;              /* --locality: jobs received per file, the whole run */
+    int lf_sent_known;                /* the batch is ours, so lf_jobs says how many each file has */
 };
 
 static int measuring(const struct load *L, double t)
@@ -1029,6 +1171,67 @@ static void request_failed(struct worker *w, struct conn *c, const char *why)
     c->retry_at = t + 0.01;
 }
 
+static int lf_find(const struct host *h, int f)
+{
+    for (int i = 0; i < h->nlf; i++)
+        if (h->lf[i] == f) return i;
+    return -1;
+}
+
+/* --locality: the host's sticky files after a reply. A file becomes held
+ * when the reply describes it (a job of the reply reads it) and is dropped
+ * when the reply says to delete it; the descriptions are taken first. Also
+ * counts the jobs received per file, from the workunit names lfNNNNN__J. */
+static void take_locality(struct load *L, struct host *h, const char *body, struct sched_outcome *so)
+{
+    int nf = L->o->locality;
+    char name[NAME_LEN];
+    const char *end;
+    for (const char *p = strstr(body, "<workunit>"); p && (end = strstr(p, "</workunit>"));
+         p = strstr(end, "<workunit>")) {
+        if (tag_text(p, end, "name", name, sizeof name)) continue;
+        char *u = strstr(name, "__");
+        if (u) *u = 0;
+        int f = lf_index(name, nf);
+        if (f >= 0) atomic_fetch_add(&L->lf_sent[f], 1);
+    }
+    /* top-level only: app versions, workunits and results name files in <file_name> */
+    for (const char *p = strstr(body, "<file_info>"); p && (end = strstr(p, "</file_info>"));
+         p = strstr(end, "<file_info>")) {
+        int f = tag_text(p, end, "name", name, sizeof name) ? -1 : lf_index(name, nf);
+        if (f < 0 || lf_find(h, f) >= 0) continue;
+        if (h->nlf == LF_HELD_MAX) {   /* full: the oldest goes, as a client short of disk would */
+            memmove(h->lf, h->lf + 1, (size_t)(h->nlf - 1) * sizeof *h->lf);
+            h->nlf--;
+            so->evicted++;
+        }
+        h->lf[h->nlf++] = f;
+        so->fetched++;
+    }
+    static const char del[] = "<delete_file_info>";
+    for (const char *p = strstr(body, del); p; p = strstr(p + 1, del)) {
+        so->deleted++;
+        const char *a = p + sizeof del - 1, *b = strchr(a, '<');
+        if (!b || b - a >= NAME_LEN) continue;
+        memcpy(name, a, (size_t)(b - a));
+        name[b - a] = 0;
+        int f = lf_index(name, nf);
+        if (f < 0) continue;
+        int at = lf_find(h, f);
+        if (at < 0) {
+            so->deleted_unheld++;
+        } else {
+            memmove(h->lf + at, h->lf + at + 1, (size_t)(h->nlf - at - 1) * sizeof *h->lf);
+            h->nlf--;
+        }
+        /* approximate: another host's reply with the file's last jobs may still be on its way */
+        if (L->lf_sent_known && atomic_load(&L->lf_sent[f]) < lf_jobs(L->o->jobs, nf, f)) so->deleted_unsent++;
+        char ref[NAME_LEN + 16];
+        snprintf(ref, sizeof ref, "<name>%s</name>", name);
+        if (strstr(body, ref)) so->deleted_sent++;   /* described for a job of this very reply */
+    }
+}
+
 /* A complete reply on c: account for it, hand the host back, go on. */
 static void conn_done(struct worker *w, struct conn *c)
 {
@@ -1048,6 +1251,7 @@ static void conn_done(struct worker *w, struct conn *c)
     } else {
         failed = take_sched_reply(h, c->nreported, body, &so);
         if (failed) snprintf(why, sizeof why, "%s", so.why);
+        else if (w->L->o->locality) take_locality(w->L, h, body, &so);
         if (so.registered) atomic_fetch_add(&w->L->registered, 1);
     }
     if (failed) {
@@ -1063,6 +1267,13 @@ static void conn_done(struct worker *w, struct conn *c)
             w->st.jobs += so.jobs;
             w->st.reported += so.acks;
             w->st.registered += so.registered;
+            w->st.no_work += so.jobs == 0;
+            w->st.lf_fetched += so.fetched;
+            w->st.lf_deleted += so.deleted;
+            w->st.lf_deleted_unheld += so.deleted_unheld;
+            w->st.lf_deleted_unsent += so.deleted_unsent;
+            w->st.lf_deleted_sent += so.deleted_sent;
+            w->st.lf_evicted += so.evicted;
             record_latency(&w->st, (t - c->t_send) * 1e3);
         }
     }
@@ -1215,6 +1426,7 @@ static void hosts_init(struct load *L, const struct setup *s)
         h->auth = s->auth[i % s->nauth];
         /* a per-run salt keeps host_cpid distinct when a project is reused */
         snprintf(h->cpid, sizeof h->cpid, "%08x%08x%016x", (unsigned)getpid(), (unsigned)time(NULL), (unsigned)i);
+        if (L->o->locality) h->lf = xcalloc(LF_HELD_MAX, sizeof *h->lf);
     }
 }
 
@@ -1223,6 +1435,7 @@ static void hosts_free(struct load *L)
     for (int i = 0; i < L->nhosts; i++) {
         host_clear_held(&L->hosts[i]);
         free(L->hosts[i].held);
+        free(L->hosts[i].lf);
     }
     free(L->hosts);
 }
@@ -1235,6 +1448,8 @@ struct figures {
     double stop_s;                           /* SIGTERM to exit */
     long rpcs, jobs, reported, uploads, errors, upload_errors, registered;
     long attempts, failures;
+    long no_work, lf_fetched, lf_deleted, lf_deleted_unheld, lf_deleted_unsent, lf_deleted_sent, lf_evicted;
+    double lf_held_mean;                     /* sticky files per host at the end */
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -1266,6 +1481,13 @@ static void merge_stats(struct load *L, struct figures *f)
         f->errors += st->errors;
         f->upload_errors += st->upload_errors;
         f->registered += st->registered;
+        f->no_work += st->no_work;
+        f->lf_fetched += st->lf_fetched;
+        f->lf_deleted += st->lf_deleted;
+        f->lf_deleted_unheld += st->lf_deleted_unheld;
+        f->lf_deleted_unsent += st->lf_deleted_unsent;
+        f->lf_deleted_sent += st->lf_deleted_sent;
+        f->lf_evicted += st->lf_evicted;
         memcpy(all + n, st->lat_ms, st->nlat * sizeof *all);
         n += st->nlat;
     }
@@ -1310,6 +1532,10 @@ static int run_load(const struct opts *o, const struct setup *s, const struct en
 {
     struct load L = {.o = o, .e = e, .nhosts = o->hosts};
     atomic_flag_clear(&L.first_error_taken);
+    if (o->locality) {
+        L.lf_sent = xcalloc((size_t)o->locality, sizeof *L.lf_sent);
+        L.lf_sent_known = !o->project;
+    }
     hosts_init(&L, s);
     L.workers = xcalloc((size_t)o->threads, sizeof *L.workers);
     for (int i = 0; i < o->threads; i++) worker_init(&L, &L.workers[i], i);
@@ -1323,7 +1549,11 @@ static int run_load(const struct opts *o, const struct setup *s, const struct en
              bad ? " (over 1%: stopped early)" : "", L.first_error);
     for (int i = 0; i < o->threads; i++) worker_free(&L.workers[i]);
     free(L.workers);
+    long held = 0;
+    for (int i = 0; i < L.nhosts; i++) held += L.hosts[i].nlf;
+    f->lf_held_mean = (double)held / (double)L.nhosts;
     hosts_free(&L);
+    free(L.lf_sent);
     return bad ? -1 : 0;
 }
 
@@ -1336,6 +1566,9 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
            o->project ? "the project's own batches" : s->outputs ? "one output file per job (uploaded)"
                                                                 : "jobs without output files",
            o->keepalive ? "keep-alive" : "a connection per request");
+    if (o->locality)
+        printf("locality scheduling: %d sticky files of %d bytes, %ld jobs each (lfNNNNN__J)\n", o->locality,
+               LF_NBYTES, o->jobs / o->locality);
     printf("measured %.1f s: %ld RPCs, %ld jobs dispatched, %ld reported, %ld uploads, %ld errors\n", f->seconds,
            f->rpcs, f->jobs, f->reported, f->uploads, f->errors);
     printf("  rpcs_per_s     %10.1f\n  jobs_per_s     %10.1f\n", f->rpcs_per_s, f->jobs_per_s);
@@ -1346,16 +1579,40 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
     printf("  cpu            %10.2f   cores locusd, %.2f cores bench-rpc (of %ld)\n", f->server_cpu,
            f->client_cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("  stop_s         %10.1f   (locusd's SIGTERM to exit)\n", f->stop_s);
+    double per_fetch = f->lf_fetched ? (double)f->jobs / (double)f->lf_fetched : 0;
+    if (o->locality) {
+        printf("  files_fetched  %10ld   (sticky files new to their host: %.1f jobs per fetch)\n", f->lf_fetched,
+               per_fetch);
+        printf("  files_deleted  %10ld   (delete instructions: ", f->lf_deleted);
+        if (!o->project) printf("%ld while the file had unsent jobs, ", f->lf_deleted_unsent);
+        printf("%ld of files not held, %ld of files a job of the same reply reads)\n", f->lf_deleted_unheld,
+               f->lf_deleted_sent);
+        printf("  rpcs_no_work   %10ld   (%.1f%% of the RPCs)\n", f->no_work,
+               f->rpcs ? 100.0 * (double)f->no_work / (double)f->rpcs : 0);
+        printf("  held_files     %10.2f   (per host at the end; %ld dropped at the limit of %d)\n", f->lf_held_mean,
+               f->lf_evicted, LF_HELD_MAX);
+        printf("  files_add_s    %10.1f   (locus file add of the %d files)\n", s->files_s, o->locality);
+    }
     if (o->json)
         printf("{\"rpcs_per_s\":%.1f,\"jobs_per_s\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"rss_mb\":%.1f,"
                "\"p90_ms\":%.3f,\"max_ms\":%.3f,\"mean_ms\":%.3f,\"hosts\":%d,\"threads\":%d,\"conns\":%d,"
                "\"http_threads\":%d,\"max_wus_to_send\":%d,\"upload\":%d,\"keepalive\":%d,\"seconds\":%.3f,"
                "\"rpcs\":%ld,\"jobs\":%ld,\"reported\":%ld,\"uploads\":%ld,\"errors\":%ld,"
-               "\"server_cpu_cores\":%.3f,\"client_cpu_cores\":%.3f,\"batch_create_s\":%.3f,\"stop_s\":%.3f}\n",
+               "\"server_cpu_cores\":%.3f,\"client_cpu_cores\":%.3f,\"batch_create_s\":%.3f,\"stop_s\":%.3f",
                f->rpcs_per_s, f->jobs_per_s, f->p50, f->p99, f->rss_mb, f->p90, f->max_ms, f->mean_ms, o->hosts,
                o->threads, o->conns, http_threads, max_send, s->outputs || f->uploads > 0, o->keepalive, f->seconds,
                f->rpcs, f->jobs, f->reported, f->uploads, f->errors, f->server_cpu, f->client_cpu, s->batch_s,
                f->stop_s);
+    if (o->json && o->locality) {
+        printf(",\"locality_files\":%d,\"files_fetched\":%ld,\"files_deleted\":%ld,\"jobs_per_fetch\":%.2f,"
+               "\"rpcs_no_work\":%ld,\"held_files_mean\":%.2f,\"deletes_not_held\":%ld,\"deletes_same_reply\":%ld,"
+               "\"files_evicted\":%ld,\"files_add_s\":%.3f,\"deletes_with_unsent\":",
+               o->locality, f->lf_fetched, f->lf_deleted, per_fetch, f->no_work, f->lf_held_mean,
+               f->lf_deleted_unheld, f->lf_deleted_sent, f->lf_evicted, s->files_s);
+        if (o->project) printf("null");
+        else printf("%ld", f->lf_deleted_unsent);
+    }
+    if (o->json) printf("}\n");
 }
 
 /* ---- main ---- */
@@ -1371,6 +1628,27 @@ static void find_binaries(struct setup *s, const struct opts *o)
     }
     snprintf(s->bin_locus, sizeof s->bin_locus, "%s/locus", dir);
     snprintf(s->bin_locusd, sizeof s->bin_locusd, "%s/locusd", dir);
+}
+
+/* Whether a reused project has the files of --locality (its first and last). */
+static int has_locality_files(const struct setup *s, int nfiles)
+{
+    struct project p;
+    char err[512], name[32], path[PROJECT_PATH_MAX + 400];
+    if (project_load(&p, s->proj, err, sizeof err)) {
+        note("%s", err);
+        return 0;
+    }
+    for (int i = 0; i < nfiles; i += nfiles - 1 > 0 ? nfiles - 1 : 1) {
+        snprintf(name, sizeof name, LF_NAME, i);
+        project_file_path(&p, path, sizeof path, "download", name);
+        if (access(path, F_OK)) {
+            note("%s has no file %s: --locality %d with --project needs a project made by "
+                 "'bench-rpc --locality %d --keep'", s->proj, name, nfiles, nfiles);
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Makes or adopts the project and applies the settings. */
@@ -1397,6 +1675,7 @@ static int prepare(struct setup *s, const struct opts *o, const struct opt *t, i
             return -1;
         }
         if (read_users(s)) return -1;
+        if (o->locality && !has_locality_files(s, o->locality)) return -1;
         return edit_config(s, o, opt_seen(t, nt, "http-threads"), opt_seen(t, nt, "max-send"));
     }
     if (create_project(s, o)) return -1;
@@ -1454,7 +1733,6 @@ int main(int argc, char **argv)
     int nt = opts_table(&o, table);
     int prc = parse_args(argc, argv, &o, table, nt);
     if (prc) return prc == 1 ? 0 : 2;
-    if (o.locality) note("--locality is reserved and ignored for now");
     signal(SIGPIPE, SIG_IGN);
     raise_fd_limit();
     struct setup s = {0};
