@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "sched/index.h"
+#include "sched_fixtures.h"
 #include "sched/validate.h"
 #include "store/store.h"
 #include <stdio.h>
@@ -66,10 +67,6 @@ static int fx_teardown(void **state)
     return 0;
 }
 
-static const struct redundancy red1 = {.min_quorum = 1, .target_nresults = 1, .max_error_instances = 3,
-                                       .max_total_instances = 6, .max_success_instances = 3};
-static const struct redundancy red2 = {.min_quorum = 2, .target_nresults = 2, .max_error_instances = 3,
-                                       .max_total_instances = 6, .max_success_instances = 4};
 
 static struct sbatch *add_batch(struct fx *f, int64_t id, int64_t app_id, int priority, int64_t first,
                                 int64_t last, const struct redundancy *red, double delay_bound)

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "sched/index.h"
+#include "sched_fixtures.h"
 #include "sched/index_impl.h"   /* DISPATCH_SCAN_LIMIT */
 #include <math.h>
 #include <stdio.h>
@@ -69,10 +70,6 @@ static int fx_teardown(void **state)
     return 0;
 }
 
-static const struct redundancy red1 = {.min_quorum = 1, .target_nresults = 1, .max_error_instances = 3,
-                                       .max_total_instances = 6, .max_success_instances = 3};
-static const struct redundancy red2 = {.min_quorum = 2, .target_nresults = 2, .max_error_instances = 3,
-                                       .max_total_instances = 6, .max_success_instances = 4};
 static const struct redundancy red3 = {.min_quorum = 2, .target_nresults = 3, .max_error_instances = 3,
                                        .max_total_instances = 6, .max_success_instances = 4};
 
