@@ -386,7 +386,7 @@ static void make_project(struct proj_fx *f)
     char err[CLI_ERR_MAX];
     assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:8123/proj/", NULL), 0);
     assert_int_equal(run(cmd_user_create, err, f->dir, "alice", NULL), 0);
-    char in[300], exe[300];
+    char in[400], exe[400];
     snprintf(in, sizeof in, "%s", in_root(f, "input.dat"));
     put(in, "some input\n");
     assert_int_equal(run(cmd_file_add, err, f->dir, in, NULL), 0);
@@ -456,7 +456,7 @@ static void test_user_and_files(void **state)
     assert_int_equal(file_size(path), 11);
 
     /* the same content again is fine; other content under that name is not */
-    char in[300];
+    char in[400];
     snprintf(in, sizeof in, "%s", in_root(f, "input.dat"));
     assert_int_equal(run(cmd_file_add, err, f->dir, in, NULL), 0);
     put(in, "changed\n");
@@ -476,7 +476,7 @@ static void test_app_add(void **state)
     struct proj_fx *f = *state;
     char err[CLI_ERR_MAX];
     make_project(f);
-    char lib[300], pubpath[400], path[400];
+    char lib[420], pubpath[400], path[400];
     snprintf(lib, sizeof lib, "%s=libx.so", in_root(f, "lib.so"));
     put(in_root(f, "lib.so"), "not really a library");
     assert_int_equal(run(cmd_app_add, err, f->dir, "hello", "--platform", "x86_64-pc-linux-gnu", "--exe",
@@ -544,7 +544,7 @@ static void expect_job(struct store *s, const struct job_check *c)
 static void test_batch_jsonl(void **state)
 {
     struct proj_fx *f = *state;
-    char err[CLI_ERR_MAX], jobs[300];
+    char err[CLI_ERR_MAX], jobs[400];
     make_project(f);
     snprintf(jobs, sizeof jobs, "%s", in_root(f, "jobs.jsonl"));
     put(jobs, "{\"cmdline\": \"-n 1\", \"inputs\": [\"input.dat\"]}\n"
@@ -584,7 +584,7 @@ static void test_batch_jsonl(void **state)
 static void test_batch_template(void **state)
 {
     struct proj_fx *f = *state;
-    char err[CLI_ERR_MAX], tmpl[300];
+    char err[CLI_ERR_MAX], tmpl[400];
     make_project(f);
     snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
     put(tmpl, "{\"cmdline\": \"--seed {n} --batch {batch}\", \"inputs\": [\"input.dat=in\"]}");
@@ -622,7 +622,7 @@ static void test_batch_template(void **state)
 static void test_cancel_stat_check(void **state)
 {
     struct proj_fx *f = *state;
-    char err[CLI_ERR_MAX], tmpl[300];
+    char err[CLI_ERR_MAX], tmpl[400];
     make_project(f);
     snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
     put(tmpl, "{\"cmdline\": \"{n}\"}");
