@@ -13,6 +13,7 @@
     X(wall_s, "%.3f", f->wall_s) X(jobs_done, "%.0f", (double)f->jobs_done)                              \
     X(jobs_failed, "%.0f", (double)f->jobs_failed) X(rpcs, "%.0f", (double)f->rpcs)                      \
     X(transfers, "%.0f", (double)f->transfers) X(file_deletes, "%.0f", (double)f->file_deletes) \
+    X(file_evictions, "%.0f", (double)f->file_evictions) \
     X(flops_computed, "%.6g", f->flops_computed) X(flops_useful, "%.6g", f->flops_useful)
 
 void sim_figures_print(FILE *out, const struct sim_figures *f)

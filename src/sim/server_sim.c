@@ -188,6 +188,46 @@ static void host_advance(struct sim *s, struct shost *h)
 
 static int host_has(const struct shost *h, int f) { return f < 0 || (h->has && h->has[f]); }
 
+static void host_forget_file(struct sim *s, struct shost *h, int f)
+{
+    h->has[f] = 0;
+    h->held_bytes -= s->file_size[f];
+    for (int i = 0; i < h->nheld; i++)
+        if (h->held[i] == f) {
+            memmove(&h->held[i], &h->held[i + 1], (size_t)(h->nheld - i - 1) * sizeof *h->held);
+            h->nheld--;
+            break;
+        }
+}
+
+/* The server told the host to delete a sticky file: the client clears its
+ * sticky flag; tasks that have it keep using it. */
+static void host_delete_file(struct sim *s, struct shost *h, int hi, const char *name)
+{
+    int f = atoi(name + 1);
+    if (f < 0 || f >= s->w.files || !h->has || !h->has[f]) return;
+    host_forget_file(s, h, f);
+    s->fig->file_deletes++;
+    trace(s, "file_delete", hi, -1, f);
+}
+
+/* A host over its disk quota for sticky files drops the oldest it holds
+ * that no task of its queue reads; the server learns it at the next RPC. */
+static void host_fit_disk(struct sim *s, struct shost *h, int hi)
+{
+    for (int i = 0; s->w.host_disk > 0 && h->held_bytes > s->w.host_disk && i < h->nheld;) {
+        int f = h->held[i], used = 0;
+        for (int k = 0; k < h->nt && !used; k++) used = h->t[k].file == f && h->t[k].state != T_DONE;
+        if (used) {
+            i++;
+            continue;
+        }
+        host_forget_file(s, h, f);
+        s->fig->file_evictions++;
+        trace(s, "file_evict", hi, -1, f);
+    }
+}
+
 /* Finishes what is finished, starts what can start, and schedules the next
  * wake-up; done tasks wait for the next RPC to be reported. */
 static void host_plan(struct sim *s, struct shost *h, int hi)
@@ -207,6 +247,7 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
         s->fig->transfers++;
         h->dl_file = -1;
         trace(s, "download_done", hi, -1, f);
+        host_fit_disk(s, h, hi);
     }
     int running = 0;
     for (int i = 0; i < h->nt; i++) {
@@ -276,23 +317,6 @@ static void task_remove(struct shost *h, int i)
     h->nt--;
 }
 
-/* The server told the host to delete a sticky file: the client clears its
- * sticky flag; tasks that have it keep using it. */
-static void host_delete_file(struct sim *s, struct shost *h, int hi, const char *name)
-{
-    int f = atoi(name + 1);
-    if (f < 0 || f >= s->w.files || !h->has || !h->has[f]) return;
-    h->has[f] = 0;
-    h->held_bytes -= s->file_size[f];
-    for (int i = 0; i < h->nheld; i++)
-        if (h->held[i] == f) {
-            h->held[i] = h->held[--h->nheld];
-            break;
-        }
-    s->fig->file_deletes++;
-    trace(s, "file_delete", hi, -1, f);
-}
-
 /* One scheduler RPC: report finished tasks, obey aborts, ask for work. */
 static void host_rpc(struct sim *s, struct shost *h, int hi)
 {
@@ -331,7 +355,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     }
     int idle = h->ncpus - host_unfinished(h);
     struct host_view v = {
-        .host_id = hid, .user_id = hid, .ncpus = h->ncpus, .flops = h->speed,
+        .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
         .on_frac = s->w.on_fraction, .active_frac = 1, .dcf = 1,
         .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
         .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),

@@ -34,6 +34,7 @@ struct sim_figures {
     double transfers_per_file, jobs_per_transfer;
     double flops_computed, flops_useful, wasted_flops_fraction;
     int64_t file_deletes;       /* files hosts were told to delete */
+    int64_t file_evictions;     /* files hosts dropped to stay in their disk quota */
     double turnaround_p50_s, turnaround_p99_s, sim_jobs_per_s;
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };

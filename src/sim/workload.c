@@ -16,7 +16,7 @@ void workload_defaults(struct workload *w)
         .on_fraction = 1, .on_period_mean = 86400, .churn_arrival_rate = 0, .host_lifetime_mean = 0,
         .download_bandwidth = 1e7, .jobs = 1000, .flops_per_job = 1e13, .delay_bound = 7 * 86400.0,
         .min_quorum = 1, .target_nresults = 1, .error_rate = 0, .files = 0, .file_size_min = 0,
-        .file_size_max = 0, .jobs_per_file = 1, .rpc_buffer = 3600, .request_delay = 60, .seed = 1,
+        .file_size_max = 0, .jobs_per_file = 1, .rpc_buffer = 3600, .request_delay = 60, .seed = 1, .hosts_per_user = 1,
     };
 }
 
@@ -35,6 +35,8 @@ static const struct key keys[] = {
     F(host_speed_median, K_REAL, 1, 1e18),
     F(host_speed_spread, K_REAL, 1, 1e6),
     F(host_ncpus, K_INT, 1, 1024),
+    F(host_disk, K_REAL, 0, 1e15),
+    F(hosts_per_user, K_INT, 1, 1e7),
     F(on_fraction, K_REAL, 0.001, 1),
     F(on_period_mean, K_REAL, 1, 1e9),
     F(churn_arrival_rate, K_REAL, 0, 1e6),

@@ -11,6 +11,8 @@ struct workload {
     double host_speed_median;   /* flops per second per CPU */
     double host_speed_spread;   /* 99th / 1st percentile of speed (log-normal); 1: all equal */
     int host_ncpus;
+    double host_disk;           /* bytes of sticky files a host keeps; 0: no limit */
+    int hosts_per_user;         /* hosts 1..k belong to user 1, and so on */
     double on_fraction;         /* long-run fraction of time a host is on */
     double on_period_mean;      /* seconds */
     double churn_arrival_rate;  /* new hosts per second */

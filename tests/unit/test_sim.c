@@ -152,15 +152,49 @@ static const char *busy =
     "delay_bound 20000\nmin_quorum 2\ntarget_nresults 2\nerror_rate 0.1\nfiles 10\nfile_size_min 1e6\n"
     "file_size_max 5e6\njobs_per_file 40\nrpc_buffer 3000\nrequest_delay 60\nseed 5\n";
 
-static void run_busy(uint64_t seed, struct sim_figures *f)
+/* The busy workload with EXTRA lines appended, under POLICY. */
+static void run_busy_with(uint64_t seed, const char *policy, const char *extra, struct sim_figures *f)
 {
     struct workload w;
     workload_defaults(&w);
-    char err[300];
-    assert_int_equal(workload_parse(&w, busy, err, sizeof err), 0);
+    char err[300], text[2048];
+    snprintf(text, sizeof text, "%s%s", busy, extra);
+    assert_int_equal(workload_parse(&w, text, err, sizeof err), 0);
     w.seed = seed;
-    struct sim_options o = {.policy = sim_policy_find("fifo")};
+    struct sim_options o = {.policy = sim_policy_find(policy)};
+    assert_non_null(o.policy);
     if (sim_server_run(&w, &o, f, err, sizeof err)) fail_msg("%s", err);
+}
+
+static void run_busy(uint64_t seed, struct sim_figures *f) { run_busy_with(seed, "fifo", "", f); }
+
+/* Hosts over their disk quota drop sticky files, and fetch them again. */
+static void test_disk_quota_evicts(void **state)
+{
+    (void)state;
+    struct sim_figures open, tight;
+    run_busy_with(1, "fifo", "", &open);
+    run_busy_with(1, "fifo", "host_disk 6e6\n", &tight);   /* room for one or two files */
+    assert_int_equal(open.file_evictions, 0);
+    assert_true(tight.file_evictions > 0);
+    assert_true(tight.transfers > open.transfers);
+    assert_int_equal(tight.jobs_done + tight.jobs_failed, 400);
+}
+
+/* Locality sends a host its files' jobs: fewer transfers than fifo,
+ * every job done, and files deleted from hosts once their work is out. */
+static void test_locality_policy_runs(void **state)
+{
+    (void)state;
+    struct sim_figures fifo, loc, rep;
+    run_busy_with(2, "fifo", "", &fifo);
+    run_busy_with(2, "locality", "", &loc);
+    run_busy_with(2, "locality", "replicate 1\nhost_lost_after 5000\n", &rep);
+    assert_int_equal(loc.jobs_done + loc.jobs_failed, 400);
+    assert_int_equal(rep.jobs_done + rep.jobs_failed, 400);
+    assert_true(loc.transfers * 4 < fifo.transfers * 3);   /* 30 hosts living 6 jobs long: a third fewer */
+    assert_true(loc.file_deletes > 0);
+    assert_int_equal(fifo.file_deletes, 0);
 }
 
 static void test_deterministic(void **state)
@@ -195,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_rng),          cmocka_unit_test(test_workload_good),
         cmocka_unit_test(test_workload_bad), cmocka_unit_test(test_tiny),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_bytes_bound),
+        cmocka_unit_test(test_disk_quota_evicts), cmocka_unit_test(test_locality_policy_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
