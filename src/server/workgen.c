@@ -37,6 +37,7 @@ struct workgen {
     pthread_cond_t cv;
     struct waiter *waiters;
     int poked, stopping, stopped;
+    int64_t last_sync;          /* server clock of the last folder sync */
     struct smap queued;         /* file names waiting for the generator (values unused) */
     char **queue;
     int nqueue;
@@ -64,13 +65,14 @@ static void waiter_free(struct waiter *w)
     free(w);
 }
 
-/* 1 if the wait is over (server lock held). */
+/* 1 if the wait is over (server lock held): time is up, or one of its
+ * files has work now, or the project said it can make none. */
 static int waiter_ready(struct server *s, const struct waiter *w, int64_t now)
 {
     if (now >= w->deadline) return 1;
     for (int i = 0; i < w->nfiles; i++) {
         struct lfile *f = locality_file(&s->idx.loc, w->files[i]);
-        if (f && f->sendable.count) return 1;
+        if (f && (f->sendable.count || f->no_more_work)) return 1;
     }
     return 0;
 }
@@ -198,6 +200,15 @@ static void *generator_main(void *arg)
             char path[PROJECT_PATH_MAX + 300], err[512];
             dir_path(s, path, sizeof path, "need_work", name);
             unlink(path);
+            /* it may have said it can make no more: waiting requests need not wait */
+            dir_path(s, path, sizeof path, "no_work_available", name);
+            int none = access(path, F_OK) == 0;
+            if (none) {
+                pthread_mutex_lock(&s->lock);
+                locality_set_no_more_work(&s->idx.loc, name, 1);
+                pthread_mutex_unlock(&s->lock);
+            }
+            log_debug(LT_SCHED, "work generator for %s: done%s", name, none ? " (no more work)" : "");
             /* load what it made now, not at the next maintenance pass */
             if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
             workgen_poke(g);
@@ -255,9 +266,16 @@ static void free_names(char **v, int n)
     free(v);
 }
 
+/* The folder is for people and project scripts: every few seconds is enough,
+ * and a big working set makes each sync a few thousand file operations. */
+#define SYNC_PERIOD 10
+
 void workgen_sync(struct workgen *g)
 {
     struct server *s = g->s;
+    int64_t now = s->clock();
+    if (now - g->last_sync < SYNC_PERIOD) return;
+    g->last_sync = now;
     /* the project's word first: what it cannot make work for */
     char **nowork = NULL;
     int nnowork = 0;

@@ -12,9 +12,10 @@
 #  - the client keeps G.dat for all 8 jobs: it is downloaded once;
 #  - once the generator has no chunk left (it touches
 #    no_work_available/G.dat), the third waiting request gets no job and
-#    is told to delete G.dat, after waiting the wait period (nothing was
-#    loaded to end it sooner), and only after the last job was sent; the
-#    client logs the request and G.dat leaves its project folder;
+#    is told to delete G.dat as soon as the generator said so (locusd's
+#    log: "work generator for G.dat: done (no more work)" before that
+#    reply), and only after the last job was sent; the client logs the
+#    request and G.dat leaves its project folder;
 #  - need_work was raised exactly 3 times and the generator never failed;
 #    at the end locality_scheduling/need_work/ is empty (each successful
 #    run removed its trigger), no_work_available/G.dat is there, and
@@ -110,12 +111,14 @@ read -r w1 k1 _ <<<"$(sed -n 1p <<<"$replies")"
 read -r w2 k2 _ <<<"$(sed -n 2p <<<"$replies")"
 [ "$w1 $k1" = "gen_G.dat_1:3 keep" ] && [ "$w2 $k2" = "gen_G.dat_2:3 keep" ] \
     || fail "the first two waiting requests did not get each new chunk in their reply: $(echo "$replies" | tr '\n' ';')"
-# the third: no chunk left; no job and delete G.dat, after waiting (at
-# least) the wait period: no work was loaded to end the wait sooner
-read -r w3 k3 s3 <<<"$(sed -n 3p <<<"$replies")"
+# the third: no chunk left; no job and delete G.dat, answered once the
+# generator said it can make no more (not at the end of the wait period)
+read -r w3 k3 _ <<<"$(sed -n 3p <<<"$replies")"
 [ "$w3 $k3" = "none delete" ] || fail "the request that waited when no chunk was left got '$w3 $k3', expected no job and delete G.dat"
-awk -v a="$s3" -v w="$WAIT" 'BEGIN { exit !(a >= w - 1) }' \
-    || fail "the request that waited for no chunk was answered after $s3 s, before the wait period ($WAIT s) was over"
+order=$(grep -n "work generator for G.dat: done (no more work)\|\[sched\] host $h: delete G.dat " "$LOCUSD_LOG" | cut -d: -f1 | tr '\n' ' ')
+set -- $order
+[ $# -eq 2 ] && [ "$1" -lt "$2" ] \
+    || fail "the generator's 'no more work' should come once, before the delete of G.dat (log lines: $order)"
 # need_work raised by each of them, and the generator never failed
 ngen=$(grep -c "need_work G.dat" "$LOCUSD_LOG" || true)
 [ "$ngen" -eq 3 ] || fail "need_work G.dat raised $ngen times, expected 3"
