@@ -208,7 +208,6 @@ void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_
         }
         f->jobs[pos] = (struct lslot){j, j->id};
         f->n++;
-        if (target > f->target) f->target = target;
         if (j->nlref) {
             j->lmore = xrealloc(j->lmore, (size_t)j->nlref * sizeof *j->lmore);
         }

@@ -35,7 +35,6 @@ struct lfile {
     int holders;                /* active hosts that hold it */
     double holders_speed;       /* their flops per second, all CPUs, availability included */
     double flops_needed;        /* flops of the instances still to send */
-    int target;                 /* hosts it should be on: the largest target_nresults of its jobs */
     size_t ws_pos;              /* 0: not in the working set, else index + 1 */
     struct imap cursor;         /* user id -> last job id sent to that user (as intptr) */
     uint32_t mark;              /* scratch for set differences */
