@@ -95,7 +95,15 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     c->locality = xml_child_bool(cfg, "locality_scheduling");
     c->locality_lite = xml_child_bool(cfg, "locality_scheduling_lite");
     c->locality_sorted = xml_child_bool(cfg, "locality_scheduling_sorted_order");
-    c->replicate = xml_child_bool(cfg, "end_of_batch_replication");
+    /* <end_of_batch_replication/>: one spare per late job; <...>N</...>: up to N */
+    const char *spares = xml_child_text(cfg, "end_of_batch_replication");
+    int bad_spares = 0;
+    if (spares) {
+        char *end;
+        long v = *spares ? strtol(spares, &end, 10) : 1;
+        bad_spares = *spares && (*end || v < 0 || v > 8);
+        if (!bad_spares) c->replicate = (int)v;
+    }
     text_setting(cfg, "locality_work_generator", c->locality_generator, sizeof c->locality_generator);
     int rc = number_setting(cfg, "http_threads", &threads, 1, err, errlen)
           || number_setting(cfg, "request_delay", &c->request_delay, 0, err, errlen)
@@ -110,6 +118,10 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     text_setting(cfg, "listen", listen, sizeof listen);
     xml_free(root);
     if (rc) return -1;
+    if (bad_spares) {
+        snprintf(err, errlen, "config.xml: <end_of_batch_replication> must be empty or a number of spares from 0 to 8");
+        return -1;
+    }
     c->threads = (int)threads;
     c->max_jobs_per_rpc = (int)maxjobs;
     c->max_jobs_in_progress = (int)inprog;
@@ -157,7 +169,8 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->locality_wait_period > 0)
         sb_printf(&sb, "  <locality_scheduling_wait_period>%g</locality_scheduling_wait_period>\n",
                   c->locality_wait_period);
-    if (c->replicate) sb_puts(&sb, "  <end_of_batch_replication/>\n");
+    if (c->replicate == 1) sb_puts(&sb, "  <end_of_batch_replication/>\n");
+    if (c->replicate > 1) sb_printf(&sb, "  <end_of_batch_replication>%d</end_of_batch_replication>\n", c->replicate);
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->locality_generator[0]) {
         sb_puts(&sb, "  <locality_work_generator>");

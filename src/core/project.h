@@ -33,7 +33,8 @@ struct project_config {
     int locality_sorted;         /* <locality_scheduling_sorted_order/> */
     double locality_wait_period; /* <locality_scheduling_wait_period>: 0, no on-demand work */
     char locality_generator[1024]; /* <locality_work_generator>: run with a file name per need_work */
-    int replicate;               /* <end_of_batch_replication/>: spares of late results when nothing is left */
+    int replicate;               /* <end_of_batch_replication>: spares per late result when nothing is
+                                    left to send (empty element: 1); 0: off */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
 };

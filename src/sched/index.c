@@ -559,9 +559,9 @@ int nothing_to_send(const struct sched_index *x)
     return 1;
 }
 
-/* 1 if j waits on instances out there and has no spare yet: as many are
- * in progress as successes are missing. */
-static int spare_wanted(const struct sjob *j)
+/* 1 if j waits on instances out there and may get one more spare: fewer
+ * are in progress than successes are missing plus the spares allowed. */
+static int spare_wanted(const struct sjob *j, int spares)
 {
     int nout = 0, good = 0;
     for (int i = 0; i < j->ninst; i++) {
@@ -569,7 +569,7 @@ static int spare_wanted(const struct sjob *j)
         if (in->state == INST_IN_PROGRESS) nout++;
         else if (in->outcome == OUTCOME_SUCCESS && in->validate_state != VALIDATE_INVALID) good++;
     }
-    return nout >= 1 && nout == j->batch->b.red.min_quorum - good;
+    return nout >= 1 && nout < j->batch->b.red.min_quorum - good + spares;
 }
 
 int replicate_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
@@ -595,7 +595,7 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         else if (in->expected > req->now) due = in->expected;
         else due = req->now + (req->now - in->expected);   /* overdue: the later, the longer it may take */
         if ((double)(due - req->now) < gain * mine) continue;
-        if (j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j) || !host_may_take(x, j, h) ||
+        if (j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
             j->ninst + 1 >= j->batch->b.red.max_total_instances ||
             !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound))
             continue;

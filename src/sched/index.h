@@ -79,7 +79,7 @@ struct sched_index {
     struct ended_job *ended;    /* jobs ended since the driver last took them */
     struct held_instance *out;  /* instances sent, oldest first (entries go stale when they end) */
     size_t out_head, out_n, out_cap;
-    int replicate;              /* end-of-batch replication of late instances */
+    int replicate;              /* end-of-batch replication: spares a late job may get; 0: off */
     int nended, capended;
     int64_t next_instance_id;
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */

@@ -55,7 +55,7 @@ static const struct key keys[] = {
     F(rpc_buffer, K_REAL, 0, 1e8),
     F(request_delay, K_REAL, 0, 1e6),
     F(host_lost_after, K_REAL, 0, 1e9),
-    F(replicate, K_INT, 0, 1),
+    F(replicate, K_INT, 0, 8),
     F(seed, K_SEED, 0, 0),
 };
 #undef F

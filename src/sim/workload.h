@@ -29,7 +29,7 @@ struct workload {
     double rpc_buffer;          /* seconds of work a host keeps queued */
     double request_delay;       /* minimum seconds between two RPCs of a host */
     double host_lost_after;     /* server: silence after which a host's work is given up; 0: never */
-    int replicate;              /* server: end-of-batch replication of late instances */
+    int replicate;              /* server: end-of-batch replication, spares per late job; 0: off */
     uint64_t seed;
 };
 

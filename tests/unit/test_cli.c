@@ -14,6 +14,7 @@
 #include "cli/jobdesc.h"
 #include "core/fsutil.h"
 #include "core/sign.h"
+#include "core/strbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,58 @@ static void make_project(struct proj_fx *f)
                          "--version", "3", NULL), 0);
 }
 
+/* The locality and replication settings of config.xml: read, written back
+ * the same, and a bad number of spares refused with the element's name. */
+static void test_config_locality_settings(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX] = "";
+    assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:8123/proj/", NULL), 0);
+    struct project p, q;
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
+    assert_int_equal(p.cfg.locality + p.cfg.replicate, 0);
+    p.cfg.locality = p.cfg.locality_sorted = 1;
+    p.cfg.locality_wait_period = 10;
+    p.cfg.host_lost_after = 86400;
+    p.cfg.replicate = 2;
+    snprintf(p.cfg.locality_generator, sizeof p.cfg.locality_generator, "make_work.sh \"$1\" <&>");
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    assert_int_equal(project_load(&q, f->dir, err, sizeof err), 0);
+    assert_int_equal(q.cfg.locality, 1);
+    assert_int_equal(q.cfg.locality_lite, 0);
+    assert_int_equal(q.cfg.locality_sorted, 1);
+    assert_true(q.cfg.locality_wait_period == 10 && q.cfg.host_lost_after == 86400);
+    assert_int_equal(q.cfg.replicate, 2);
+    assert_string_equal(q.cfg.locality_generator, p.cfg.locality_generator);
+
+    char path[420];
+    snprintf(path, sizeof path, "%s/config.xml", f->dir);
+    char *text = read_file(path, 1 << 16, NULL);
+    assert_non_null(text);
+    const char *cases[][2] = {{"<end_of_batch_replication/>", "1"}, {"<end_of_batch_replication>many</end_of_batch_replication>", NULL},
+                              {"<end_of_batch_replication>9</end_of_batch_replication>", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct strbuf doc;
+        sb_init(&doc);
+        char *at = strstr(text, "  <end_of_batch_replication>");
+        assert_non_null(at);
+        sb_append(&doc, text, (size_t)(at - text));
+        sb_puts(&doc, cases[i][0]);
+        sb_puts(&doc, strstr(at, "</end_of_batch_replication>") + strlen("</end_of_batch_replication>"));
+        put(path, doc.s);
+        sb_free(&doc);
+        err[0] = 0;
+        if (cases[i][1]) {
+            assert_int_equal(project_load(&q, f->dir, err, sizeof err), 0);
+            assert_int_equal(q.cfg.replicate, atoi(cases[i][1]));
+        } else {
+            assert_int_equal(project_load(&q, f->dir, err, sizeof err), -1);
+            assert_non_null(strstr(err, "end_of_batch_replication"));
+        }
+    }
+    free(text);
+}
+
 static void test_init(void **state)
 {
     struct proj_fx *f = *state;
@@ -672,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_output_spec),
         cmocka_unit_test(test_cli_parse),
         cmocka_unit_test_setup_teardown(test_init, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_config_locality_settings, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_user_and_files, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_app_add, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_batch_jsonl, proj_setup, proj_teardown),

@@ -1988,6 +1988,20 @@ static void test_replica_to_fast_host_only_at_the_end(void **state)
     assert_int_equal(dispatch(f, &other, 20, sent), 0);
 }
 
+static void test_second_spare_only_when_allowed(void **state)
+{
+    struct fx *f = *state;
+    f->x.replicate = 2;
+    struct sjob *j = one_job_on_slow_host(f);
+    struct dispatched sent[MAXSENT];
+    struct host_view fast = host(2, 2), other = host(3, 3), third = host(4, 4);
+    fast.flops = 2e9;   /* 5000 s: a spare, itself due well after the next host's */
+    assert_int_equal(dispatch(f, &fast, 10, sent), 1);
+    assert_int_equal(dispatch(f, &other, 20, sent), 1);   /* the second spare */
+    assert_int_equal(j->ninst, 3);
+    assert_int_equal(dispatch(f, &third, 30, sent), 0);   /* two is the limit */
+}
+
 static void test_no_replica_when_off_or_not_faster_or_work_left(void **state)
 {
     struct fx *f = *state;
@@ -2033,6 +2047,7 @@ int main(void)
         T(test_silent_host_work_given_up),
         T(test_replica_to_fast_host_only_at_the_end),
         T(test_no_replica_when_off_or_not_faster_or_work_left),
+        T(test_second_spare_only_when_allowed),
         T(test_replica_ends_with_the_job),
         T(test_unknown_app_rejected),
         T(test_add_app_twice_returns_the_same),
