@@ -276,14 +276,28 @@ static void finish_instance(struct sched_index *x, struct instance *in, int outc
 
 /* ---- instances out, oldest first: candidates for replication ---- */
 
+/* The instance of entry e if it is still in progress (its job in *jp), else NULL. */
+static struct instance *still_out(struct sched_index *x, const struct held_instance *e, struct sjob **jp)
+{
+    struct sjob *j = index_job(x, e->job_id);
+    struct instance *in = j ? job_instance(j, e->inst_id) : NULL;
+    if (jp) *jp = j;
+    return in && in->state == INST_IN_PROGRESS ? in : NULL;
+}
+
+/* Kept only with replication on. When full, the entries of instances that
+ * came back are dropped first, so the list stays about the size of the
+ * work out, whether or not a batch ever reaches its end. */
 static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
 {
+    if (!x->replicate) return;
     if (x->out_n == x->out_cap) {
-        if (x->out_head > x->out_n / 2) {   /* drop the consumed front instead of growing */
-            memmove(x->out, x->out + x->out_head, (x->out_n - x->out_head) * sizeof *x->out);
-            x->out_n -= x->out_head;
-            x->out_head = 0;
-        } else {
+        size_t k = 0;
+        for (size_t i = x->out_head; i < x->out_n; i++)
+            if (still_out(x, &x->out[i], NULL)) x->out[k++] = x->out[i];
+        x->out_head = 0;
+        x->out_n = k;
+        if (x->out_n * 2 >= x->out_cap) {
             x->out_cap = x->out_cap ? x->out_cap * 2 : 64;
             x->out = xrealloc(x->out, x->out_cap * sizeof *x->out);
         }
@@ -580,9 +594,9 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
     const struct host_view *h = &req->host;
     int n = 0, scanned = 0;
     for (size_t i = x->out_head; i < x->out_n && scanned < DISPATCH_SCAN_LIMIT && dispatch_room(budget, res); i++) {
-        struct sjob *j = index_job(x, x->out[i].job_id);
-        struct instance *in = j ? job_instance(j, x->out[i].inst_id) : NULL;
-        if (!in || in->state != INST_IN_PROGRESS) {
+        struct sjob *j;
+        struct instance *in = still_out(x, &x->out[i], &j);
+        if (!in) {
             if (i == x->out_head) x->out_head++;   /* stale at the front: consumed */
             continue;
         }

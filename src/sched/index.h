@@ -77,7 +77,7 @@ struct sched_index {
     struct smap aborts;         /* instance name -> struct pending_abort* (owned) */
     struct imap held;           /* host id -> struct host_held* (owned): instances in progress */
     struct ended_job *ended;    /* jobs ended since the driver last took them */
-    struct held_instance *out;  /* instances sent, oldest first (entries go stale when they end) */
+    struct held_instance *out;  /* with replication: instances sent, oldest first (entries go stale) */
     size_t out_head, out_n, out_cap;
     int replicate;              /* end-of-batch replication: spares a late job may get; 0: off */
     int nended, capended;

@@ -1988,6 +1988,30 @@ static void test_replica_to_fast_host_only_at_the_end(void **state)
     assert_int_equal(dispatch(f, &other, 20, sent), 0);
 }
 
+/* The list of instances out keeps about the work out, not every instance
+ * ever sent, even when the batch never runs dry; without replication it
+ * is not kept at all. */
+static void test_replication_list_stays_small(void **state)
+{
+    struct fx *f = *state;
+    f->x.replicate = 1;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1000, &red1, 1e7), 1, 1000, 1e12);
+    struct dispatched sent[MAXSENT];
+    struct host_view h = host(1, 1);
+    h.req_instances = 1, h.req_secs = 0;
+    for (int64_t t = 1; t <= 900; t++) {
+        assert_int_equal(dispatch(f, &h, t, sent), 1);
+        struct sjob *j = sent[0].job;
+        assert_true(index_report(&f->x, j, inst_on(j, 1), 1, OUTCOME_SUCCESS, 0, 1, 1, t, &f->log) >= 0);
+        clear_log(f);
+    }
+    assert_true(f->x.out_cap <= 128);
+    f->x.replicate = 0;
+    size_t n = f->x.out_n;
+    assert_int_equal(dispatch(f, &h, 901, sent), 1);
+    assert_int_equal(f->x.out_n, n);
+}
+
 static void test_second_spare_only_when_allowed(void **state)
 {
     struct fx *f = *state;
@@ -2005,9 +2029,11 @@ static void test_second_spare_only_when_allowed(void **state)
 static void test_no_replica_when_off_or_not_faster_or_work_left(void **state)
 {
     struct fx *f = *state;
+    f->x.replicate = 1;
     struct sjob *j = one_job_on_slow_host(f);
     struct dispatched sent[MAXSENT];
     struct host_view fast = host(2, 2);
+    f->x.replicate = 0;
     assert_int_equal(dispatch(f, &fast, 10, sent), 0);   /* replication off */
     f->x.replicate = 1;
     struct host_view slow2 = host(3, 3);
@@ -2048,6 +2074,7 @@ int main(void)
         T(test_replica_to_fast_host_only_at_the_end),
         T(test_no_replica_when_off_or_not_faster_or_work_left),
         T(test_second_spare_only_when_allowed),
+        T(test_replication_list_stays_small),
         T(test_replica_ends_with_the_job),
         T(test_unknown_app_rejected),
         T(test_add_app_twice_returns_the_same),
