@@ -390,13 +390,16 @@ static void host_set_files(struct locality *l, struct lhost *h, const struct dis
                            struct dispatch_result *res)
 {
     uint32_t listed = ++l->mark;
+    struct lfile **seen = xmalloc((size_t)(req->nfiles ? req->nfiles : 1) * sizeof *seen);
+    int nseen = 0;
     for (int i = 0; i < req->nfiles; i++) {
         struct lfile *f = smap_get(&l->by_name, req->files[i]);
         if (!f) {
             if (smap_get(&l->retired, req->files[i])) add_name(&res->deletes, &res->ndeletes, req->files[i]);
-            continue;
+        } else if (f->mark != listed) {   /* a name listed twice counts once */
+            f->mark = listed;
+            seen[nseen++] = f;
         }
-        f->mark = listed;
     }
     for (int i = 0; i < h->nfiles;) {
         struct lheld *e = &h->files[i];
@@ -410,12 +413,9 @@ static void host_set_files(struct locality *l, struct lhost *h, const struct dis
             host_drop_at(l, h, i);
         }
     }
-    for (int i = 0; i < req->nfiles; i++) {
-        struct lfile *f = smap_get(&l->by_name, req->files[i]);
-        if (!f || f->mark != listed) continue;
-        f->mark = 0;
-        host_add_file(l, h, f, req->now, 1);
-    }
+    for (int i = 0; i < nseen; i++)
+        if (seen[i]->mark == listed) host_add_file(l, h, seen[i], req->now, 1);
+    free(seen);
 }
 
 /* ---- dispatch ---- */
