@@ -38,6 +38,18 @@ char *xstrdup(const char *s)
     return memcpy(xmalloc(n), s, n);
 }
 
+void strlist_add(char ***v, int *n, const char *s)
+{
+    *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+    (*v)[(*n)++] = xstrdup(s);
+}
+
+void strlist_free(char **v, int n)
+{
+    for (int i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
 static void grow(struct strbuf *sb, size_t extra)
 {
     if (sb->len + extra + 1 <= sb->cap) return;

@@ -40,4 +40,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* A list of owned strings: appends a copy of s to *v (n items). */
+void strlist_add(char ***v, int *n, const char *s);
+/* Frees the n strings of v and v itself. */
+void strlist_free(char **v, int n);
 #endif

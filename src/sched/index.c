@@ -623,10 +623,8 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
 
 void dispatch_result_free(struct dispatch_result *r)
 {
-    for (int i = 0; i < r->ndeletes; i++) free(r->deletes[i]);
-    for (int i = 0; i < r->nneed_work; i++) free(r->need_work[i]);
-    free(r->deletes);
-    free(r->need_work);
+    strlist_free(r->deletes, r->ndeletes);
+    strlist_free(r->need_work, r->nneed_work);
     r->deletes = r->need_work = NULL;
     r->ndeletes = r->nneed_work = 0;
 }

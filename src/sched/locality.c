@@ -375,12 +375,6 @@ static void expire_hosts(struct locality *l, int64_t now)
     while (l->oldest && l->oldest->last_seen < now - l->host_ttl) host_forget(l, l->oldest);
 }
 
-static void add_name(char ***list, int *n, const char *name)
-{
-    *list = xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
-    (*list)[(*n)++] = xstrdup(name);
-}
-
 /* Updates the host's file set from what it reported: reported files are
  * held; a file it no longer reports is gone, unless the server assigned it
  * lately and the download may still be under way. A reported locality file
@@ -395,7 +389,7 @@ static void host_set_files(struct locality *l, struct lhost *h, const struct dis
     for (int i = 0; i < req->nfiles; i++) {
         struct lfile *f = smap_get(&l->by_name, req->files[i]);
         if (!f) {
-            if (smap_get(&l->retired, req->files[i])) add_name(&res->deletes, &res->ndeletes, req->files[i]);
+            if (smap_get(&l->retired, req->files[i])) strlist_add(&res->deletes, &res->ndeletes, req->files[i]);
         } else if (f->mark != listed) {   /* a name listed twice counts once */
             f->mark = listed;
             seen[nseen++] = f;
@@ -528,10 +522,10 @@ static int fill_from_held(struct fill *c, struct lhost *h, uint64_t *rng)
         if (r != FF_NOTHING) continue;
         if (!f->sendable.count) f->files_no_work = 1;
         if (!c->req->retry && l->wait_period > 0 && !f->no_more_work) {
-            add_name(&c->res->need_work, &c->res->nneed_work, f->name);
+            strlist_add(&c->res->need_work, &c->res->nneed_work, f->name);
             waiting = 1;
         } else {
-            add_name(&c->res->deletes, &c->res->ndeletes, f->name);
+            strlist_add(&c->res->deletes, &c->res->ndeletes, f->name);
             host_drop_file(l, h, f);
         }
     }
@@ -645,7 +639,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
         struct lfile *f = h->files[i].f;
         if (f->sendable.count) continue;
         f->files_no_work = 1;
-        add_name(&c->res->deletes, &c->res->ndeletes, f->name);
+        strlist_add(&c->res->deletes, &c->res->ndeletes, f->name);
         host_drop_at(l, h, i);
     }
 }

@@ -296,8 +296,7 @@ static void send_work(struct rpc *c, int64_t now, int retry, struct change_log *
     }
     for (int i = 0; i < res.nneed_work; i++) {
         log_debug(LT_SCHED, "host %lld: no work for %s: waiting for more", (long long)c->host.id, res.need_work[i]);
-        c->need_work = xrealloc(c->need_work, (size_t)(c->nneed_work + 1) * sizeof *c->need_work);
-        c->need_work[c->nneed_work++] = xstrdup(res.need_work[i]);
+        strlist_add(&c->need_work, &c->nneed_work, res.need_work[i]);
     }
     dispatch_result_free(&res);
     free(files);
@@ -548,8 +547,7 @@ void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
     }
     free(c->present);
     free(c->sent);
-    for (int i = 0; i < c->nneed_work; i++) free(c->need_work[i]);
-    free(c->need_work);
+    strlist_free(c->need_work, c->nneed_work);
     sched_request_free(&c->req);
     sched_reply_free(&c->reply);
     strpool_free(&c->pool);

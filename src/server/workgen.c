@@ -168,8 +168,7 @@ void workgen_need_work(struct workgen *g, char *const *files, int n)
         pthread_mutex_lock(&g->mu);
         if (!smap_get(&g->queued, files[i])) {
             smap_put(&g->queued, files[i], g);
-            g->queue = xrealloc(g->queue, (size_t)(g->nqueue + 1) * sizeof *g->queue);
-            g->queue[g->nqueue++] = xstrdup(files[i]);
+            strlist_add(&g->queue, &g->nqueue, files[i]);
             pthread_cond_broadcast(&g->cv);
         }
         pthread_mutex_unlock(&g->mu);
@@ -254,18 +253,6 @@ static void mirror(const struct server *s, const char *sub, char **names, int n)
     smap_free(&want);
 }
 
-static void add_name(char ***v, int *n, const char *name)
-{
-    *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-    (*v)[(*n)++] = xstrdup(name);
-}
-
-static void free_names(char **v, int n)
-{
-    for (int i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
-
 /* The folder is for people and project scripts: every few seconds is enough,
  * and a big working set makes each sync a few thousand file operations. */
 #define SYNC_PERIOD 10
@@ -285,7 +272,7 @@ void workgen_sync(struct workgen *g)
     if (d) {
         struct dirent *e;
         while ((e = readdir(d)))
-            if (e->d_name[0] != '.') add_name(&nowork, &nnowork, e->d_name);
+            if (e->d_name[0] != '.') strlist_add(&nowork, &nnowork, e->d_name);
         closedir(d);
     }
     char **ws = NULL, **empty = NULL;
@@ -300,18 +287,18 @@ void workgen_sync(struct workgen *g)
         struct lfile *f = l->files[i];
         if (!f) continue;
         f->no_more_work = smap_get(&flagged, f->name) != NULL;
-        if (f->files_no_work && !f->sendable.count) add_name(&empty, &nempty, f->name);
+        if (f->files_no_work && !f->sendable.count) strlist_add(&empty, &nempty, f->name);
     }
     size_t n;
     struct lfile *const *set = locality_working_set(l, &n);
-    for (size_t i = 0; i < n; i++) add_name(&ws, &nws, set[i]->name);
+    for (size_t i = 0; i < n; i++) strlist_add(&ws, &nws, set[i]->name);
     pthread_mutex_unlock(&s->lock);
     smap_free(&flagged);
     mirror(s, "file_working_set", ws, nws);
     mirror(s, "files_no_work", empty, nempty);
-    free_names(ws, nws);
-    free_names(empty, nempty);
-    free_names(nowork, nnowork);
+    strlist_free(ws, nws);
+    strlist_free(empty, nempty);
+    strlist_free(nowork, nnowork);
 }
 
 /* ---- life ---- */
@@ -374,7 +361,7 @@ void workgen_free(struct workgen *g)
 {
     if (!g) return;
     workgen_shutdown(g);
-    free_names(g->queue, g->nqueue);
+    strlist_free(g->queue, g->nqueue);
     smap_free(&g->queued);
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
