@@ -8,6 +8,8 @@
 #include "core/fsutil.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
+#include "sched/credit.h"
+#include "sched/cursor.h"
 #include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -129,12 +131,16 @@ struct batch_create {
     struct batch b;
     struct job_source src;
     struct smap files;
+    struct imap sticky;          /* ids of sticky files */
+    int cursors;                 /* --cursors: -1 none, 0 from the active hosts, else that many */
     char default_name[sizeof ((struct batch *)0)->name];
 };
 
 static int put_file(void *ctx, const struct file_rec *f)
 {
-    smap_put(ctx, f->name, (void *)(intptr_t)f->id);
+    struct batch_create *bc = ctx;
+    smap_put(&bc->files, f->name, (void *)(intptr_t)f->id);
+    if (f->sticky) imap_put(&bc->sticky, f->id, bc);
     return 0;
 }
 
@@ -192,6 +198,68 @@ static int insert_jobs(struct cli_project *cp, struct batch_create *bc, char *er
     return rc;
 }
 
+/* ---- cursors ---- */
+
+struct job_credits {
+    struct batch_create *bc;
+    double *credit;
+    int64_t n, first_id;
+    const char *no_sticky;       /* the first job that reads no sticky file */
+    char name[JOB_NAME_MAX + 1];
+};
+
+static int job_credit_row(void *ctx, const struct live_job *lj)
+{
+    struct job_credits *c = ctx;
+    if (!c->n) c->first_id = lj->st.id;
+    c->credit = xrealloc(c->credit, (size_t)(c->n + 1) * sizeof *c->credit);
+    c->credit[c->n++] = credit_for_job(lj->flops_est);
+    int sticky = 0;
+    for (int i = 0; i < lj->ninputs; i++) sticky |= imap_get(&c->bc->sticky, lj->input_ids[i]) != NULL;
+    if (!sticky && !c->no_sticky) {
+        snprintf(c->name, sizeof c->name, "%s", lj->name);
+        c->no_sticky = c->name;
+    }
+    return 0;
+}
+
+/* Cuts the jobs just inserted, in their order, into cursors of about equal
+ * work: as many as asked, or one per CURSOR_TEAM_SIZE hosts seen this week. */
+static int make_cursors(struct cli_project *cp, struct batch_create *bc, char *err, size_t errlen)
+{
+    struct job_credits c = {.bc = bc};
+    int rc = 0;
+    if (store_each_live_job(cp->s, bc->b.id, job_credit_row, &c)) {
+        rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+        goto out;
+    }
+    if (c.no_sticky) {
+        rc = cli_errf(err, errlen, CLI_FAIL, "job %s reads no sticky file: the jobs of a cursor batch read a range of "
+                      "a sequence of sticky files (locus file add --sticky)", c.no_sticky);
+        goto out;
+    }
+    int64_t hosts = store_count_hosts_since(cp->s, bc->b.create_time - 7 * 86400);
+    int n = bc->cursors ? bc->cursors : cursor_count(c.n, hosts > 0 ? hosts : 0);
+    if (n > c.n) n = (int)c.n;
+    int64_t *first = xmalloc((size_t)n * sizeof *first);
+    cursor_split(c.credit, c.n, n, first);
+    for (int i = 0; i < n && !rc; i++) {
+        struct cursor_rec r = {
+            .batch_id = bc->b.id, .first_job_num = first[i], .last_job_num = i + 1 < n ? first[i + 1] - 1 : c.n,
+            .first_unfinished_job_num = first[i],
+        };
+        r.first_ungenerated_job_num = r.last_job_num + 1;
+        for (int64_t k = r.first_job_num; k <= r.last_job_num; k++) r.remaining_credit += c.credit[k - 1];
+        if (store_cursor_insert(cp->s, &r) || store_cursor_take_jobs(cp->s, &r, c.first_id))
+            rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    }
+    bc->cursors = n;
+    free(first);
+out:
+    free(c.credit);
+    return rc;
+}
+
 static int create_batch(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen)
 {
     struct batch_create *bc = ctx;
@@ -199,9 +267,10 @@ static int create_batch(struct cli_project *cp, struct cli_copies *copies, void 
     struct batch same;
     if (store_batch_by_name(cp->s, bc->b.name, &same) == 0)
         return cli_errf(err, errlen, CLI_FAIL, "a batch named %s exists: choose another --name", bc->b.name);
-    if (store_each_file(cp->s, 0, put_file, &bc->files) || store_batch_insert(cp->s, &bc->b))
+    if (store_each_file(cp->s, 0, put_file, bc) || store_batch_insert(cp->s, &bc->b))
         return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    return insert_jobs(cp, bc, err, errlen);
+    int rc = insert_jobs(cp, bc, err, errlen);
+    return rc || bc->cursors < 0 ? rc : make_cursors(cp, bc, err, errlen);
 }
 
 /* Which of --jobs and --count/--input-template, exactly. */
@@ -212,6 +281,24 @@ static int check_mode(const struct cli_opt *opts, char *err, size_t errlen)
         return cli_errf(err, errlen, CLI_USAGE, "give either --jobs or --count with --input-template, not both");
     if (!jobs && !(count && tmpl))
         return cli_errf(err, errlen, CLI_USAGE, "give --jobs FILE.jsonl, or --count N with --input-template FILE.json");
+    return 0;
+}
+
+/* --cursors N (1 to 100000) or auto; absent: -1, a batch without cursors. */
+static int check_cursors(const char *arg, int *out, char *err, size_t errlen)
+{
+    *out = -1;
+    if (!arg) return 0;
+    if (!strcmp(arg, "auto")) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long n = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || n < 1 || n > 100000)
+        return cli_errf(err, errlen, CLI_USAGE, "--cursors takes a number from 1 to 100000, or auto");
+    *out = (int)n;
     return 0;
 }
 
@@ -265,7 +352,7 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
 {
     struct batch_create *bc = xcalloc(1, sizeof *bc);
     struct batch *b = &bc->b;
-    const char *jobs = NULL, *tmpl = NULL, *pos[1];
+    const char *jobs = NULL, *tmpl = NULL, *cursors = NULL, *pos[1];
     int count = 0, no_output = 0;
     double flops = JOB_DEFAULT_FLOPS;
     struct cli_list outs = {.n = 0};
@@ -289,21 +376,28 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
         {"flops", OPT_DOUBLE, &flops, 0, 0},
         {"one-result-per-user", OPT_FLAG, &b->one_result_per_user, 0, 0},
         {"user", OPT_STR, &bc->user, 0, 0},
+        {"cursors", OPT_STR, &cursors, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
     struct cli_project cp = {.s = NULL};
     smap_init(&bc->files);
+    imap_init(&bc->sticky);
     int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
     if (!rc) rc = check_mode(opts, err, errlen);
+    if (!rc) rc = check_cursors(cursors, &bc->cursors, err, errlen);
     if (!rc) rc = check_batch(bc, flops, &outs, no_output, err, errlen);
     if (!rc) rc = source_open(&bc->src, jobs, tmpl, count, err, errlen);
     if (!rc) rc = cli_open(&cp, pos[0], 0, err, errlen);
     bc->src.env.files = &bc->files;
     if (!rc) rc = cli_transaction(&cp, create_batch, bc, err, errlen);
-    if (!rc) printf("created batch %s (id %lld): %ld jobs\n", b->name, (long long)b->id, bc->src.n);
+    if (!rc && bc->cursors > 0)
+        printf("created batch %s (id %lld): %ld jobs in %d cursors\n", b->name, (long long)b->id, bc->src.n, bc->cursors);
+    else if (!rc)
+        printf("created batch %s (id %lld): %ld jobs\n", b->name, (long long)b->id, bc->src.n);
     cli_close(&cp);
     source_close(&bc->src);
     smap_free(&bc->files);
+    imap_free(&bc->sticky);
     free(bc);
     return rc;
 }

@@ -142,6 +142,7 @@ struct job_spec {
     double flops_est, flops_bound, mem_bound, disk_bound;
     int ninputs;
     struct job_input inputs[MAX_INPUTS];
+    int64_t cursor_id, job_num;  /* in a cursor batch: its cursor and number; else 0 */
 };
 
 /* One copy of a job sent to one host. */
@@ -163,6 +164,24 @@ struct job_status {
     int target_nresults;         /* grows when results disagree */
     int64_t canonical_id;        /* instance id, 0 if none */
     int64_t done_time;
+};
+
+/* A locality cursor (seed 001): a range of a batch's job numbers that a
+ * team of hosts walks in increasing order. The credit fields are in
+ * cobblestones (sched/credit.h): est_time_left = remaining / expavg days. */
+struct cursor_rec {
+    int64_t id, batch_id;
+    int64_t first_job_num, last_job_num;
+    double expavg_credit;               /* the team's credit per day */
+    double remaining_credit;            /* credit of the jobs not finished; 0: all are */
+    int64_t first_unfinished_job_num;   /* every job before it has finished */
+    int64_t first_ungenerated_job_num;  /* every job before it exists */
+};
+
+/* A host's place in a cursor batch: the cursor whose team it is in. */
+struct batch_host {
+    int64_t batch_id, host_id, cursor_id;   /* cursor_id 0: in no team (the host left) */
+    int64_t joined;
 };
 
 /* Wire names: an instance is "<batch>_<job id>_<seq>" so that its job is

@@ -9,6 +9,7 @@ enum change_kind {
     CH_NONE,                    /* a record superseded within its group */
     CH_INST_INSERT, CH_INST_UPDATE, CH_INST_STDERR, CH_JOB_UPDATE,
     CH_HOST_INSERT, CH_HOST_UPDATE, CH_BATCH_STATE, CH_USER_CREDIT, CH_HOST_CREDIT,
+    CH_CURSOR, CH_BATCH_HOST,
 };
 
 struct change {
@@ -20,6 +21,8 @@ struct change {
         struct { int64_t id; int state; int64_t time; } batch;          /* CH_BATCH_STATE */
         struct { int64_t id; double credit, avg, avg_time; } credit;    /* CH_*_CREDIT */
         struct { int64_t id; char *text; } stderr_text;                 /* CH_INST_STDERR, text owned */
+        struct cursor_rec cursor;             /* CH_CURSOR: its counters */
+        struct batch_host batch_host;         /* CH_BATCH_HOST: cursor_id 0, the host left */
     } u;
 };
 

@@ -17,6 +17,11 @@ double est_turnaround(const struct host_view *h, double flops_est)
     return est_runtime(h, flops_est) / avail;
 }
 
+double est_throughput(const struct host_view *h)
+{
+    return (h->ncpus > 0 ? h->ncpus : 1) / est_turnaround(h, 1);
+}
+
 int deadline_feasible(const struct host_view *h, double flops_est, double delay_bound)
 {
     return est_turnaround(h, flops_est) <= delay_bound;

@@ -33,6 +33,8 @@ struct dispatch_budget {
 double est_runtime(const struct host_view *h, double flops_est);
 /* Wall time to completion, including the host's off and inactive time. */
 double est_turnaround(const struct host_view *h, double flops_est);
+/* Flops per second the host delivers on all its CPUs, availability included. */
+double est_throughput(const struct host_view *h);
 /* 1 if the host can return the job within delay_bound seconds. */
 int deadline_feasible(const struct host_view *h, double flops_est, double delay_bound);
 

@@ -15,6 +15,7 @@ void index_init(struct sched_index *x)
     smap_init(&x->aborts);
     x->next_instance_id = 1;
     locality_init(&x->loc);
+    cursor_set_init(&x->cur);
 }
 
 static void batch_free(struct sbatch *b)
@@ -22,6 +23,7 @@ static void batch_free(struct sbatch *b)
     for (size_t i = 0; i < b->nslots; i++) {
         free(b->jobs[i].inst);
         free(b->jobs[i].lmore);
+        free(b->jobs[i].cj);
     }
     free(b->jobs);
     free(b);
@@ -53,6 +55,7 @@ void index_free(struct sched_index *x)
     free(x->ended);
     free(x->out);
     locality_free(&x->loc);
+    cursor_set_free(&x->cur);
     memset(x, 0, sizeof *x);
 }
 
@@ -384,6 +387,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     j->needed = 0;
     job_queue(x, j);
     locality_job_ended(x, j);
+    cursor_job_ended(x, j);
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
         if (in->state != INST_IN_PROGRESS) continue;
@@ -449,9 +453,10 @@ void job_queue(struct sched_index *x, struct sjob *j)
 {
     /* jobs that locality places are not in the ready queues, or any host
      * would take them; lite mode only scores, so it keeps them there */
-    if (j->needed > 0 && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
+    if (j->needed > 0 && !j->cj && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
     else heap_remove(j->batch->app, j);
     if (j->nlref) locality_job_changed(x, j);
+    if (j->cj) cursor_job_changed(x, j);
 }
 
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
@@ -559,13 +564,14 @@ int index_dispatch(struct sched_index *x, const struct dispatch_request *req, st
 {
     struct dispatch_budget budget;
     budget_init(&budget, &req->host, &req->limits);
-    int n = fifo_fill(x, req, &budget, res, log);
+    int n = cursor_fill(x, req, &budget, res, log);
+    n += fifo_fill(x, req, &budget, res, log);
     return n + replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
 }
 
 int nothing_to_send(const struct sched_index *x)
 {
-    if (x->loc.withwork.count) return 0;
+    if (x->loc.withwork.count || cursor_has_work(x)) return 0;
     size_t it = 0;
     void *v;
     while (imap_next(&x->apps, &it, NULL, &v))
@@ -766,6 +772,7 @@ void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *l
         c->u.batch.id = b->b.id;
         c->u.batch.state = b->b.state == BATCH_CANCELLING ? BATCH_CANCELLED : BATCH_DONE;
         c->u.batch.time = now;
+        cursor_batch_ended(x, b->b.id, log);
         batch_free(b);
     }
     x->nbatches = k;

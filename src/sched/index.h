@@ -9,6 +9,7 @@
 #include "core/hashmap.h"
 #include "model/model.h"
 #include "sched/change.h"
+#include "sched/cursor.h"
 #include "sched/dispatch.h"
 #include "sched/locality.h"
 #include <stddef.h>
@@ -32,6 +33,7 @@ struct sjob {
     int lneeded;                /* `needed` as its files last counted it */
     struct lref lref;           /* the first file ... */
     struct lref *lmore;         /* ... and the others (owned), lite mode only */
+    struct cjob *cj;            /* owned; its cursor and number, for jobs of a cursor batch */
 };
 
 struct sapp {
@@ -84,6 +86,7 @@ struct sched_index {
     int64_t next_instance_id;
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
     struct locality loc;
+    struct cursor_set cur;
 };
 
 /* What happened to a job that its driver must act on. */

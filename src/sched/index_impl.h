@@ -41,4 +41,13 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
 /* Locality's side of job changes (locality.c). */
 void locality_job_changed(struct sched_index *x, struct sjob *j);   /* needed changed */
 void locality_job_ended(struct sched_index *x, struct sjob *j);     /* leaves its files */
+
+/* Cursors' side (cursor.c): the fill of the host's cursors, first of every
+ * policy's; job changes; a cursor batch's end. */
+int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                struct dispatch_result *res, struct change_log *log);
+void cursor_job_changed(struct sched_index *x, struct sjob *j);   /* needed or state changed */
+void cursor_job_ended(struct sched_index *x, struct sjob *j);     /* leaves its cursor */
+int cursor_has_work(const struct sched_index *x);
+void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_log *log);
 #endif

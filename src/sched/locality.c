@@ -303,13 +303,6 @@ static double host_flops_of(const struct host_view *v)
     return one > 0 ? 1 / one : 0;
 }
 
-/* What the host computes per second, from its request. */
-static double host_speed(const struct host_view *v)
-{
-    double avail = (v->on_frac > 0 ? v->on_frac : 1) * (v->active_frac > 0 ? v->active_frac : 1);
-    return est_runtime(v, 1) > 0 ? (v->ncpus > 0 ? v->ncpus : 1) * avail / est_runtime(v, 1) : 0;
-}
-
 /* The host, now the most recently seen. */
 static struct lhost *host_touch(struct locality *l, int64_t host_id, int64_t now)
 {
@@ -681,8 +674,9 @@ int locality_dispatch(struct sched_index *x, const struct dispatch_request *req,
     int n0 = res->nsent;
     expire_hosts(l, req->now);
     struct lhost *h = host_touch(l, req->host.host_id, req->now);
-    host_set_speed(l, h, host_speed(&req->host));
+    host_set_speed(l, h, est_throughput(&req->host));
     host_set_files(l, h, req, res);
+    cursor_fill(x, req, &c.budget, res, log);
     if (l->mode == LOC_LITE) {
         fill_lite(&c, h);
     } else if (!fill_from_held(&c, h, &rng) && dispatch_room(&c.budget, res)) {

@@ -122,6 +122,7 @@ void *maintenance_main(void *arg)
         if (s->proj.cfg.host_lost_after > 0)
             n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
+        cursor_maintain(&s->idx, now, &log);
         if (log.n) writer_submit(s->writer, &log);
         pthread_mutex_unlock(&s->lock);
         change_log_free(&log);

@@ -185,9 +185,36 @@ static int load_job(void *p, const struct live_job *lj)
         return 0;
     }
     c->loaded++;
+    if (lj->cursor_id) {   /* a cursor places it by its number; its sticky inputs are its sequence files */
+        const char *names[MAX_INPUTS];
+        int n = 0;
+        for (int i = 0; i < lj->ninputs; i++) {
+            const struct file_rec *f = imap_get(&c->s->files, lj->input_ids[i]);
+            if (f && f->sticky) names[n++] = f->name;
+        }
+        if (cursor_add_job(&c->s->idx, j, lj->cursor_id, lj->job_num, names, n))
+            log_warn("job %s: cursor %lld has no place %lld for it: sent as a plain job", lj->name,
+                     (long long)lj->cursor_id, (long long)lj->job_num);
+        return 0;
+    }
     struct lfile_key keys[MAX_INPUTS];
     int n = locality_keys(c->s, lj, keys);
     if (n) locality_add_job(&c->s->idx, j, keys, n);
+    return 0;
+}
+
+static int load_cursor(void *p, const struct cursor_rec *r)
+{
+    struct load_ctx *c = p;
+    if (!cursor_add(&c->s->idx, r)) log_warn("cursor %lld of batch %lld is not sound: skipped", (long long)r->id,
+                                             (long long)r->batch_id);
+    return 0;
+}
+
+static int load_team_member(void *p, const struct batch_host *bh)
+{
+    struct load_ctx *c = p;
+    cursor_add_host(&c->s->idx, bh, c->now);
     return 0;
 }
 
@@ -210,8 +237,10 @@ static int load_batch_jobs(struct load_ctx *c, const struct batch *b)
         return 0;
     }
     c->batch = sb;
-    if (first > 0 && (store_each_live_job(c->st, b->id, load_job, c) ||
-                      store_each_live_instance(c->st, b->id, load_instance, c)))
+    if (first > 0 && (store_each_cursor(c->st, b->id, load_cursor, c) ||
+                      store_each_live_job(c->st, b->id, load_job, c) ||
+                      store_each_live_instance(c->st, b->id, load_instance, c) ||
+                      store_each_batch_host(c->st, b->id, load_team_member, c)))
         return -1;
     for (size_t i = 0; i < sb->nslots; i++)
         if (sb->jobs[i].present)
@@ -278,7 +307,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.loc.sorted = cfg->locality_sorted;
     s->idx.replicate = cfg->replicate;
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
-    if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = (int64_t)cfg->host_lost_after;
+    if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)cfg->host_lost_after;
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
     if (max_inst < 0 || max_host < 0) {
         snprintf(err, errlen, "reading the store: %s", store_error(st));

@@ -103,6 +103,8 @@ static int apply(struct writer *w, const struct change *c)
     case CH_BATCH_STATE: return store_batch_set_state(st, c->u.batch.id, c->u.batch.state, c->u.batch.time);
     case CH_USER_CREDIT:
     case CH_HOST_CREDIT: return apply_credit(w, c);
+    case CH_CURSOR: return store_cursor_update(st, &c->u.cursor);
+    case CH_BATCH_HOST: return store_batch_host_put(st, &c->u.batch_host);
     }
     return -1;
 }
@@ -118,6 +120,7 @@ static int64_t row_key(const struct change *c)
     case CH_HOST_UPDATE: return c->u.host.id * 8 + 3;
     case CH_USER_CREDIT: return c->u.credit.id * 8 + 4;
     case CH_HOST_CREDIT: return c->u.credit.id * 8 + 5;
+    case CH_CURSOR: return c->u.cursor.id * 8 + 6;
     }
     return 0;
 }

@@ -77,5 +77,22 @@ static const char v2[] =
     "DROP INDEX jobs_batch;"
     "CREATE INDEX jobs_batch ON jobs(batch_id);";
 
-const char *const schema_migrations[] = {v1, v2};
-const int schema_nmigrations = 2;
+/* Version 3: locality cursors (seed 001). A cursor is a range of a batch's
+ * job numbers and its counters; batch_hosts says which team a host is in;
+ * a job of a cursor batch carries its cursor and number (NULL otherwise). */
+static const char v3[] =
+    "CREATE TABLE cursors("
+    " id INTEGER PRIMARY KEY, batch_id INTEGER NOT NULL REFERENCES batches(id),"
+    " first_job_num INTEGER NOT NULL, last_job_num INTEGER NOT NULL,"
+    " expavg_credit REAL NOT NULL DEFAULT 0, remaining_credit REAL NOT NULL DEFAULT 0,"
+    " first_unfinished_job_num INTEGER NOT NULL, first_ungenerated_job_num INTEGER NOT NULL);"
+    "CREATE INDEX cursors_batch ON cursors(batch_id);"
+    "CREATE TABLE batch_hosts("
+    " batch_id INTEGER NOT NULL REFERENCES batches(id), host_id INTEGER NOT NULL REFERENCES hosts(id),"
+    " cursor_id INTEGER NOT NULL REFERENCES cursors(id), joined INTEGER NOT NULL,"
+    " PRIMARY KEY(batch_id, host_id));"
+    "ALTER TABLE jobs ADD COLUMN cursor_id INTEGER REFERENCES cursors(id);"
+    "ALTER TABLE jobs ADD COLUMN job_num INTEGER;";
+
+const char *const schema_migrations[] = {v1, v2, v3};
+const int schema_nmigrations = 3;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -98,12 +98,25 @@ struct live_job {
     const char *name;
     int ninputs;
     int64_t input_ids[MAX_INPUTS];
+    int64_t cursor_id, job_num;   /* 0 unless the batch has cursors */
 };
 /* Jobs of one batch in state ACTIVE or VALIDATED. */
 int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct live_job *), void *ctx);
 /* Instances of the jobs of one batch that are still live. */
 int store_each_live_instance(struct store *s, int64_t batch_id,
                              int (*cb)(void *ctx, const struct instance *), void *ctx);
+
+/* Cursors (store_cursor.c). */
+int store_cursor_insert(struct store *s, struct cursor_rec *c);           /* sets c->id */
+int store_cursor_update(struct store *s, const struct cursor_rec *c);     /* its counters */
+/* Numbers the batch's jobs of the cursor's range: job_num = id - first_job_id + 1. */
+int store_cursor_take_jobs(struct store *s, const struct cursor_rec *c, int64_t first_job_id);
+int store_each_cursor(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct cursor_rec *), void *ctx);
+/* Puts a host in a team, or takes it out (cursor_id 0). */
+int store_batch_host_put(struct store *s, const struct batch_host *bh);
+int store_each_batch_host(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct batch_host *), void *ctx);
+/* Hosts that made a scheduler request since `since`. */
+int64_t store_count_hosts_since(struct store *s, int64_t since);
 
 /* Per-batch counts for `locus stat` and the API. */
 struct batch_stats {

@@ -4,4 +4,25 @@
 #include "store/store.h"
 #include <sqlite3.h>
 sqlite3 *store_db(struct store *s);
+
+/* The store's prepared statements, each made once on first use. */
+enum {
+    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT,
+    Q_HOST_INS, Q_HOST_GET, Q_HOST_BY_CPID, Q_HOST_UPD, Q_HOST_CREDIT,
+    Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
+    Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,
+    Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
+    Q_BATCH_INS, Q_BATCH_BY_NAME, Q_BATCH_GET, Q_BATCH_STATE,
+    Q_JOB_INS, Q_JOB_SPEC, Q_JOB_BY_NAME, Q_JOB_UPD, Q_JOB_STATUS,
+    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_MAX, Q_HOST_MAX, Q_LIVE_RANGE,
+    Q_CURSOR_INS, Q_CURSOR_UPD, Q_CURSOR_JOBS, Q_BATCH_HOST_PUT, Q_BATCH_HOST_DEL,
+    Q_COUNT
+};
+
+sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
+/* Runs a bound statement that returns no row; -1 with the error recorded. */
+int store_run(struct store *s, sqlite3_stmt *st, const char *what);
+/* Runs sql with ?1 = arg and calls each_row per row until it returns non-zero. */
+int store_each_row(struct store *s, const char *sql, int64_t arg,
+                   int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx);
 #endif

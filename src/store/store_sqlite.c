@@ -12,17 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-enum {
-    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT,
-    Q_HOST_INS, Q_HOST_GET, Q_HOST_BY_CPID, Q_HOST_UPD, Q_HOST_CREDIT,
-    Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
-    Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,
-    Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
-    Q_BATCH_INS, Q_BATCH_BY_NAME, Q_BATCH_GET, Q_BATCH_STATE,
-    Q_JOB_INS, Q_JOB_SPEC, Q_JOB_BY_NAME, Q_JOB_UPD, Q_JOB_STATUS,
-    Q_INST_INS, Q_INST_UPD, Q_INST_STDERR, Q_INST_GET, Q_INST_MAX, Q_HOST_MAX, Q_LIVE_RANGE,
-    Q_COUNT
-};
 
 struct store {
     sqlite3 *db;
@@ -699,8 +688,8 @@ int store_job_insert(struct store *s, struct job_spec *j, const struct redundanc
     char inputs[2048];
     inputs_format(j, inputs, sizeof inputs);
     sqlite3_stmt *st = stmt(s, Q_JOB_INS,
-        "INSERT INTO jobs(batch_id,name,cmdline,inputs,flops_est,flops_bound,mem_bound,disk_bound,target_nresults)"
-        " VALUES(?,?,?,?,?,?,?,?,?)");
+        "INSERT INTO jobs(batch_id,name,cmdline,inputs,flops_est,flops_bound,mem_bound,disk_bound,target_nresults,"
+        "cursor_id,job_num) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, j->batch_id);
     sqlite3_bind_text(st, 2, j->name, -1, SQLITE_STATIC);
@@ -711,6 +700,13 @@ int store_job_insert(struct store *s, struct job_spec *j, const struct redundanc
     sqlite3_bind_double(st, 7, j->mem_bound);
     sqlite3_bind_double(st, 8, j->disk_bound);
     sqlite3_bind_int(st, 9, red->target_nresults);
+    if (j->cursor_id) {
+        sqlite3_bind_int64(st, 10, j->cursor_id);
+        sqlite3_bind_int64(st, 11, j->job_num);
+    } else {
+        sqlite3_bind_null(st, 10);
+        sqlite3_bind_null(st, 11);
+    }
     if (run(s, st, "insert job")) return -1;
     j->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -930,6 +926,14 @@ static int each(struct store *s, const char *sql, int64_t arg,
     return ok ? 0 : -1;
 }
 
+sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql) { return stmt(s, which, sql); }
+int store_run(struct store *s, sqlite3_stmt *st, const char *what) { return run(s, st, what); }
+int store_each_row(struct store *s, const char *sql, int64_t arg,
+                   int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)
+{
+    return each(s, sql, arg, each_row, ctx);
+}
+
 struct each_ctx { void *cb; void *ctx; };
 
 static int app_row(struct store *s, sqlite3_stmt *st, void *p)
@@ -1018,13 +1022,16 @@ static int live_job_row(struct store *s, sqlite3_stmt *st, void *p)
     inputs_parse(inputs ? (const char *)inputs : "", &spec);
     lj.ninputs = spec.ninputs;
     for (int i = 0; i < spec.ninputs; i++) lj.input_ids[i] = spec.inputs[i].file_id;
+    lj.cursor_id = sqlite3_column_int64(st, 9);   /* NULL reads as 0 */
+    lj.job_num = sqlite3_column_int64(st, 10);
     return ((int (*)(void *, const struct live_job *))e->cb)(e->ctx, &lj);
 }
 
 int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *, const struct live_job *), void *ctx)
 {
     struct each_ctx e = {(void *)cb, ctx};
-    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est,name,inputs FROM jobs"
+    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est,name,inputs,cursor_id,job_num"
+                   " FROM jobs"
                    " WHERE batch_id=?1 AND state IN (0,1) ORDER BY id", batch_id, live_job_row, &e);
 }
 

@@ -280,8 +280,9 @@ static void test_readonly_open_of_unmigrated_store_refused(void **state)
     unlink(path);
 }
 
-/* A version-1 store (made with version 1's own SQL) opens migrated: rows
- * kept, jobs_batch keyed by batch only. */
+/* A version-1 store (made with version 1's own SQL) opens migrated to the
+ * last version: rows kept, jobs_batch keyed by batch only (v2), the cursor
+ * tables there and the old job in no cursor (v3). */
 static void test_version_1_store_migrates(void **state)
 {
     struct fx *f = *state;
@@ -297,13 +298,16 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 2);
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
-    assert_int_equal(store_schema_version(s), 2);
+    assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+    assert_int_equal(STORE_SCHEMA_VERSION, 3);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);
     assert_int_equal(last, 7);
     store_close(s);
     assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 1);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND cursor_id IS NULL AND job_num IS NULL"), 1);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM cursors") + raw_int(path, "SELECT count(*) FROM batch_hosts"), 0);
     unlink(path);
 }
 

@@ -1,0 +1,109 @@
+/* cursor.h - locality cursors (seed 001, docs/cursors.md): a batch over a
+ * sequence of sticky files is cut into cursors, each a range of job numbers
+ * that a team of hosts walks in increasing order, so that each file goes to
+ * about one team instead of to every host. Hosts join and leave teams by
+ * est_time_left = remaining_credit / expavg_credit. Pure like the rest of
+ * src/sched: the driver passes the clock and persists the change records. */
+#ifndef LOCUS_CURSOR_H
+#define LOCUS_CURSOR_H
+#include "core/bitidx.h"
+#include "core/hashmap.h"
+#include "model/model.h"
+#include <stddef.h>
+#include <stdint.h>
+
+struct sjob;
+struct cbatch;
+
+/* A host in a team. Its rate is the credit per day it computes, from the
+ * speed, CPUs and availability of its last request. */
+struct chost {
+    int64_t host_id, user_id;
+    struct cursor *cur;         /* NULL: in no team (it left, or before its first request) */
+    double rate;
+    int64_t joined, last_seen;
+};
+
+struct cursor {
+    struct cursor_rec r;        /* what the store keeps */
+    struct cbatch *batch;
+    struct sjob **jobs;         /* by job_num - first_job_num; NULL: finished or not generated */
+    size_t njobs;
+    struct bitidx sendable;     /* job_num - first_job_num of jobs with instances to send */
+    struct imap user_pos;       /* user id -> last job_num offered to that user (as intptr) */
+    int32_t *fcount;            /* by file index of the batch: unfinished jobs of the cursor reading it */
+    size_t nfcount;
+    struct chost **team;        /* borrowed from the batch's hosts */
+    int nteam, capteam;
+    int dirty;                  /* r changed since the last change record */
+};
+
+/* A batch with cursors: its cursors, its sequence files, its hosts. */
+struct cbatch {
+    int64_t batch_id;
+    int priority;
+    struct cursor **cursors;    /* owned, by first_job_num */
+    int ncursors, capcursors;
+    struct smap file_idx;       /* file name -> index + 1 (as intptr) */
+    char **fnames;              /* owned, by index */
+    int nfiles;
+    struct imap hosts;          /* host id -> struct chost* (owned) */
+};
+
+struct cursor_set {
+    struct cbatch **batches;    /* owned, highest priority first */
+    int nbatches, capbatches;
+    struct imap by_id;          /* cursor id -> struct cursor* */
+    struct smap retired;        /* names of the files of ended cursor batches */
+    int64_t host_ttl;           /* a host unseen this long leaves its team */
+    int64_t min_stay;           /* a host stays this long in a team before it may move */
+    int64_t joins, moves;       /* counters for the API and the simulator */
+};
+
+/* Hosts a cursor's team should have: the fastest host no faster than the
+ * others together needs at least this many of similar speed (seed: 10-20). */
+#define CURSOR_TEAM_SIZE 10
+
+/* One job's place: its cursor, number and the sequence files it reads. */
+struct cjob {
+    struct cursor *cur;
+    int64_t job_num;
+    int nfiles;
+    uint32_t files[];           /* file indexes in the batch */
+};
+
+void cursor_set_init(struct cursor_set *s);
+void cursor_set_free(struct cursor_set *s);
+
+struct sched_index;
+struct change_log;
+
+/* Loading, after index_add_batch and before the jobs. Returns the cursor,
+ * or NULL if the batch is not in the index or the record is not sound
+ * (an id seen before, an empty or overlapping range). */
+struct cursor *cursor_add(struct sched_index *x, const struct cursor_rec *r);
+/* Places a job (before index_settle) at job_num of its cursor, reading the
+ * sequence files named (borrowed). -1: unknown cursor, number out of its
+ * range or taken. */
+int cursor_add_job(struct sched_index *x, struct sjob *j, int64_t cursor_id, int64_t job_num,
+                   const char *const *files, int nfiles);
+/* A team member from the store, counted as seen at now. -1: unknown cursor. */
+int cursor_add_host(struct sched_index *x, const struct batch_host *bh, int64_t now);
+struct cursor *cursor_find(const struct sched_index *x, int64_t cursor_id);
+
+/* Days the team needs for the cursor's unfinished jobs; INFINITY when
+ * jobs are left and the team is empty, 0 when none are left. */
+double cursor_est_time_left(const struct cursor *c);
+
+/* Now and then: hosts unseen for host_ttl leave their teams, each team's
+ * expavg_credit is summed again, and cursors that changed are logged. */
+void cursor_maintain(struct sched_index *x, int64_t now, struct change_log *log);
+
+/* Cutting a batch at creation, for the driver. The number of cursors for
+ * njobs jobs and nhosts active hosts: teams of CURSOR_TEAM_SIZE, at least
+ * two jobs per team member, at least one cursor. */
+int cursor_count(int64_t njobs, int64_t nhosts);
+/* Splits jobs 1..njobs (credit[k] for job k+1) into n <= njobs contiguous
+ * ranges of about equal credit: first[i] is the first job number of cursor i. */
+void cursor_split(const double *credit, int64_t njobs, int n, int64_t *first);
+#endif

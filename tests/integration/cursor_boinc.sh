@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# cursor_boinc: a cursor batch over a sequence of 20 small sticky files,
+# computed by two real BOINC clients (one CPU each). Job k (1..19) reads
+# files F01..F20 number k and k+1; `locus batch create --cursors 2` cuts
+# the 19 jobs into two cursors of equal work (jobs 1-9 and 10-19). With
+# quorum 1 and at most 2 jobs per reply it proves that:
+#  - the two clients join different teams (an empty team first);
+#  - each cursor's jobs go out in increasing job number, whoever takes them;
+#  - each client starts in its own cursor and switches at most once: when
+#    its cursor has nothing left to send, it helps the other;
+#  - a client keeps its files between jobs: each file is downloaded once per
+#    client that ran a job reading it, and neither client gets all 20;
+#  - a client is told to delete a file once no unfinished job of its cursor
+#    reads it (its log has the request), and no sequence file is left on
+#    either client at the end;
+#  - the store's cursors end finished (first_unfinished_job_num past the
+#    range, remaining_credit 0), the batch is done, each job ran once, and
+#    `locus db check` is happy; locusd stops cleanly.
+set -euo pipefail
+. "$(dirname "$0")/lib/boinc.sh"
+
+NFILES=20
+proj=$TMP/proj
+
+make_project "$proj" alice bob
+set_config "$proj" max_wus_to_send 2
+set_config "$proj" next_rpc_delay 2
+
+: >"$TMP/jobs.jsonl"
+for k in $(seq "$NFILES"); do
+    f=$(printf 'F%02d.dat' "$k")
+    head -c 200000 /dev/urandom >"$TMP/$f"
+    "$LOCUS" file add "$proj" "$TMP/$f" --sticky --report-on-rpc >/dev/null || fail "locus file add $f failed"
+    [ "$k" -lt "$NFILES" ] || break
+    g=$(printf 'F%02d.dat' $((k + 1)))
+    printf '{"name": "seq_%d", "cmdline": "--iterations 200000 --sleep-ms 5 --seed %d", "inputs": ["%s=in", "%s=in2"], "flops": 1e9}\n' \
+        "$k" "$k" "$f" "$g" >>"$TMP/jobs.jsonl"
+done
+out=$("$LOCUS" batch create "$proj" --app worker --jobs "$TMP/jobs.jsonl" --name cb --cursors 2 --delay-bound 3600) \
+    || fail "locus batch create --cursors 2 failed"
+case $out in *"19 jobs in 2 cursors"*) ;; *) fail "batch create said: $out" ;; esac
+ranges=$(sql "$proj" "SELECT first_job_num||'-'||last_job_num FROM cursors ORDER BY first_job_num" | tr '\n' ' ')
+case $ranges in "1-9 10-19 " | "1-10 11-19 ") ;; *) fail "cursor ranges $ranges, expected 1-9 10-19 or 1-10 11-19 (equal work)" ;; esac
+nums=$(sql "$proj" "SELECT count(*) FROM jobs WHERE job_num = CAST(substr(name, 5) AS INTEGER) AND cursor_id IS NOT NULL")
+[ "$nums" -eq 19 ] || fail "$nums of 19 jobs carry their cursor and job number"
+
+start_locusd "$proj"
+start_client C1 "$(key_of alice)" 1
+start_client C2 "$(key_of bob)" 1
+wait_first_rpc C1 C2
+h1=$(client_hostid C1)
+h2=$(client_hostid C2)
+say "clients attached: C1 host $h1, C2 host $h2"
+
+wait_batch_done "$proj" cb 240
+wait_clients_idle 60
+
+n=$(sql "$proj" "SELECT count(*) FROM instances")
+[ "$n" -eq 19 ] || fail "$n instances for 19 jobs of quorum 1"
+
+# send order per cursor: job numbers increase with instance ids
+for c in $(sql "$proj" "SELECT id FROM cursors"); do
+    order=$(sql "$proj" "SELECT j.job_num FROM instances i JOIN jobs j ON j.id=i.job_id WHERE j.cursor_id=$c ORDER BY i.id" | tr '\n' ' ')
+    sorted=$(tr ' ' '\n' <<<"$order" | sed '/^$/d' | sort -n | tr '\n' ' ')
+    [ "$order" = "$sorted" ] || fail "cursor $c's jobs went out in the order $order"
+done
+
+# per host: the cursors of its jobs in send order, as runs "cursor:count"
+runs() {
+    sql "$proj" "SELECT j.cursor_id FROM instances i JOIN jobs j ON j.id=i.job_id WHERE i.host_id=$1 ORDER BY i.id" \
+        | uniq -c | awk '{printf "%s:%s ", $2, $1}'
+}
+r1=$(runs "$h1")
+r2=$(runs "$h2")
+say "cursors of the jobs sent, in order: C1 $r1; C2 $r2"
+[ "$(wc -w <<<"$r1")" -le 2 ] && [ "$(wc -w <<<"$r2")" -le 2 ] \
+    || fail "a client went back and forth between cursors: C1 $r1; C2 $r2"
+[ -n "$r1" ] && [ -n "$r2" ] && [ "${r1%%:*}" != "${r2%%:*}" ] \
+    || fail "the clients did not start in different cursors: C1 $r1; C2 $r2"
+
+# files: downloaded once per client that needed them, not all to both
+need=$(sql "$proj" "SELECT count(*) FROM (SELECT DISTINCT i.host_id, f.name FROM instances i
+                    JOIN jobs j ON j.id=i.job_id JOIN files f ON j.inputs LIKE f.id||':%' OR j.inputs LIKE '%,'||f.id||':%')")
+gets=$(grep -c 'GET download/F[0-9]*\.dat' "$LOCUSD_LOG" || true)
+[ "$gets" -eq "$need" ] || fail "$gets downloads of sequence files for $need (client, file) pairs that ran a job reading them"
+[ "$need" -lt $((2 * NFILES)) ] || fail "both clients needed every file ($need downloads): cursors kept nothing apart"
+say "$gets downloads of sequence files (every file to both clients would be $((2 * NFILES)))"
+
+# deletes: heard by the clients, and nothing left behind
+dels=$(cat "${CLIENT_DIR[C1]}/client.log" "${CLIENT_DIR[C2]}/client.log" | grep -c 'request to delete file F' || true)
+[ "$dels" -gt 0 ] || fail "no client logged a request to delete a sequence file"
+for c in C1 C2; do
+    left=$(ls "$(client_project_dir "$c")" 2>/dev/null | grep -c '^F[0-9]*\.dat$' || true)
+    [ "$left" -eq 0 ] || fail "$left sequence files left on $c: $(ls "$(client_project_dir "$c")")"
+done
+say "$dels delete requests logged by the clients; no sequence file left on either"
+
+bad=$(sql "$proj" "SELECT id FROM cursors WHERE first_unfinished_job_num<>last_job_num+1 OR remaining_credit<>0")
+[ -z "$bad" ] || fail "cursors not finished in the store: $(sql "$proj" "SELECT * FROM cursors")"
+team=$(sql "$proj" "SELECT count(*) FROM batch_hosts")
+[ "$team" -ge 1 ] || fail "no team member recorded in batch_hosts"
+
+stop_locusd
+"$LOCUS" db check "$proj" >/dev/null || fail "locus db check failed"
+say "ok"

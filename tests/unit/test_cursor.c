@@ -1,0 +1,998 @@
+/* test_cursor.c - locality cursors (sched/cursor.c), one test per rule:
+ * loading (cursor_add and cursor_add_job refuse unsound records); dispatch
+ * of the host's own cursor only, in increasing job number, before the
+ * ready queues; a new host's team (empty first, then the greatest
+ * est_time_left, the one-user and the fastest-host team rules); moves
+ * (twice as late after min_stay, not before, not at under twice, hysteresis,
+ * an idle host at once, never straight back); the per-user walk and its
+ * second pass; the sticky files to delete; the last counters of an ended
+ * batch's cursors; the transitioner's counters; cursor_maintain
+ * (expiry, change records, loaded members); cursor_count and
+ * cursor_split; and a seeded run of interleaved RPCs of a team that checks
+ * the walk's invariants after every step. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sched/index.h"
+#include "sched_fixtures.h"
+#include "sched/credit.h"
+#include "sched/index_impl.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINUX "x86_64-pc-linux-gnu"
+#define MAXSENT 64
+#define T0 1000          /* the clock of most tests */
+#define JF 1e12          /* flops of a job: 100 s on a 1e10 host */
+#define R1 8000.0        /* credit/day of request()'s host at 1e10 flops per CPU, 4 CPUs */
+
+/* ---- fixture ---- */
+
+struct fx {
+    struct sched_index x;
+    struct app app;
+    struct app_version av;
+    struct change_log log;
+    struct dispatched sent[MAXSENT];
+    struct dispatch_result res;   /* of the last request */
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    index_init(&f->x);
+    change_log_init(&f->log);
+    f->app = (struct app){.id = 1, .name = "sim"};
+    f->av = (struct app_version){.id = 12, .app_id = 1, .platform = LINUX, .version_num = 101};
+    assert_non_null(index_add_app(&f->x, &f->app));
+    assert_int_equal(index_add_version(&f->x, &f->av), 0);
+    f->res = (struct dispatch_result){.sent = f->sent, .max = MAXSENT};
+    *state = f;
+    return 0;
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *f = *state;
+    dispatch_result_free(&f->res);
+    index_free(&f->x);
+    change_log_free(&f->log);
+    free(f);
+    return 0;
+}
+
+static void clear_log(struct fx *f)
+{
+    change_log_free(&f->log);
+    change_log_init(&f->log);
+}
+
+static struct sbatch *add_batch(struct fx *f, int64_t id, int64_t first, int64_t last, const struct redundancy *red)
+{
+    struct batch b = {.id = id, .app_id = 1, .red = *red, .delay_bound = 1e6, .state = BATCH_ACTIVE};
+    snprintf(b.name, sizeof b.name, "batch%lld", (long long)id);
+    struct sbatch *sb = index_add_batch(&f->x, &b, first, last);
+    assert_non_null(sb);
+    return sb;
+}
+
+static struct cursor *add_cursor(struct fx *f, int64_t id, int64_t batch_id, int64_t first, int64_t last)
+{
+    struct cursor *c = cursor_add(&f->x, &(struct cursor_rec){.id = id, .batch_id = batch_id, .first_job_num = first,
+                                                              .last_job_num = last, .first_unfinished_job_num = first,
+                                                              .first_ungenerated_job_num = first});
+    assert_non_null(c);
+    return c;
+}
+
+static void file_name(char *out, size_t len, int64_t batch_id, int64_t k)
+{
+    snprintf(out, len, "%lld_s%lld", (long long)batch_id, (long long)k);
+}
+
+/* Job ID of batch B at JOB_NUM of CURSOR_ID, reading sequence files
+ * JOB_NUM and JOB_NUM + 1 of the batch. */
+static struct sjob *add_cjob(struct fx *f, struct sbatch *b, int64_t id, int64_t cursor_id, int64_t job_num, double flops)
+{
+    struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = b->b.red.target_nresults};
+    struct sjob *j = index_add_job(&f->x, b, &st, flops);
+    assert_non_null(j);
+    char n1[64], n2[64];
+    file_name(n1, sizeof n1, b->b.id, job_num);
+    file_name(n2, sizeof n2, b->b.id, job_num + 1);
+    const char *files[] = {n1, n2};
+    assert_int_equal(cursor_add_job(&f->x, j, cursor_id, job_num, files, 2), 0);
+    index_settle(&f->x, j, T0, &f->log);
+    return j;
+}
+
+/* Batch ID of jobs 1..N cut into cursors of SIZES[0..n-1], with ids
+ * 10*ID + 1, 10*ID + 2, ...; job k has id FIRST_ID + k - 1, or, with
+ * REVERSE, FIRST_ID + N - k (ids decreasing as job numbers grow). */
+static struct sbatch *cursor_batch(struct fx *f, int64_t id, int64_t first_id, const struct redundancy *red,
+                                   const int *sizes, int n, int reverse)
+{
+    int64_t njobs = 0;
+    for (int i = 0; i < n; i++) njobs += sizes[i];
+    struct sbatch *b = add_batch(f, id, first_id, first_id + njobs - 1, red);
+    int64_t k = 1;
+    for (int i = 0; i < n; i++) {
+        add_cursor(f, 10 * id + i + 1, id, k, k + sizes[i] - 1);
+        for (int m = 0; m < sizes[i]; m++, k++)
+            add_cjob(f, b, reverse ? first_id + njobs - k : first_id + k - 1, 10 * id + i + 1, k, JF);
+    }
+    return b;
+}
+#define SIZES(...) (const int[]){__VA_ARGS__}, (int)(sizeof((const int[]){__VA_ARGS__}) / sizeof(int))
+
+static const char *const linux_only[] = {LINUX};
+#define NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Host ID of USER with 4 CPUs of FLOPS each (rate R1 * FLOPS / 1e10),
+ * holding FILES (NULL-terminated, or NULL), asking for up to MAX_JOBS jobs
+ * (0: a request that wants nothing). */
+static struct dispatch_request request(int64_t id, int64_t user, int max_jobs, int64_t now, double flops,
+                                       const char *const *files)
+{
+    int n = 0;
+    while (files && files[n]) n++;
+    return (struct dispatch_request){
+        .host = {.host_id = id, .user_id = user, .ncpus = 4, .flops = flops, .on_frac = 1, .active_frac = 1,
+                 .dcf = 1, .req_secs = max_jobs ? 1e9 : 0},
+        .platforms = linux_only, .nplatforms = 1,
+        .limits = {.max_jobs_per_rpc = max_jobs, .max_in_progress_per_cpu = 1000},
+        .now = now, .files = files, .nfiles = n, .seed = 1,
+    };
+}
+
+static int ask_files(struct fx *f, int64_t id, int64_t user, int max_jobs, int64_t now, double flops,
+                     const char *const *files)
+{
+    struct dispatch_request rq = request(id, user, max_jobs, now, flops, files);
+    dispatch_result_free(&f->res);
+    f->res.nsent = 0;
+    int n = index_dispatch(&f->x, &rq, &f->res, &f->log);
+    assert_int_equal(n, f->res.nsent);
+    return n;
+}
+
+static int ask(struct fx *f, int64_t id, int64_t user, int max_jobs, int64_t now, double flops)
+{
+    return ask_files(f, id, user, max_jobs, now, flops, NULL);
+}
+
+/* The last reply sent exactly jobs of these job numbers, in this order. */
+static void assert_nums(const struct fx *f, const int64_t *nums, int n)
+{
+    assert_int_equal(f->res.nsent, n);
+    for (int i = 0; i < n; i++) {
+        assert_non_null(f->res.sent[i].job->cj);
+        assert_int_equal(f->res.sent[i].job->cj->job_num, nums[i]);
+    }
+}
+#define NUMS(...) (const int64_t[]){__VA_ARGS__}, (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+
+/* LIST holds exactly NAMES, in any order. */
+static void assert_names(char *const *list, int n, const char *const *names)
+{
+    int k = 0;
+    for (; names[k]; k++) {
+        int c = 0;
+        for (int i = 0; i < n; i++) c += !strcmp(list[i], names[k]);
+        assert_int_equal(c, 1);
+    }
+    assert_int_equal(n, k);
+}
+#define DELETES(f, ...) assert_names((f)->res.deletes, (f)->res.ndeletes, NAMES(__VA_ARGS__))
+
+static struct cbatch *cbatch_of(struct fx *f, int64_t batch_id)
+{
+    for (int i = 0; i < f->x.cur.nbatches; i++)
+        if (f->x.cur.batches[i]->batch_id == batch_id) return f->x.cur.batches[i];
+    return NULL;
+}
+
+/* The id of the cursor whose team host HOST_ID is in, in batch BATCH_ID; 0: none. */
+static int64_t team_of(struct fx *f, int64_t batch_id, int64_t host_id)
+{
+    struct cbatch *cb = cbatch_of(f, batch_id);
+    assert_non_null(cb);
+    struct chost *h = imap_get(&cb->hosts, host_id);
+    return h && h->cur ? h->cur->r.id : 0;
+}
+
+static int count_kind(const struct fx *f, int kind)
+{
+    int n = 0;
+    for (int i = 0; i < f->log.n; i++) n += f->log.v[i].kind == kind;
+    return n;
+}
+
+/* The log holds a CH_BATCH_HOST record of exactly these fields. */
+static void assert_member_logged(const struct fx *f, int64_t batch_id, int64_t host_id, int64_t cursor_id, int64_t joined)
+{
+    for (int i = 0; i < f->log.n; i++) {
+        const struct change *c = &f->log.v[i];
+        if (c->kind == CH_BATCH_HOST && c->u.batch_host.batch_id == batch_id && c->u.batch_host.host_id == host_id &&
+            c->u.batch_host.cursor_id == cursor_id && c->u.batch_host.joined == joined)
+            return;
+    }
+    fail_msg("no batch_host record {%lld, %lld, %lld, %lld}", (long long)batch_id, (long long)host_id,
+             (long long)cursor_id, (long long)joined);
+}
+
+static double cred(double flops, int n) { return credit_for_job(flops) * n; }
+
+static struct instance *inst_on(struct sjob *j, int64_t host_id)
+{
+    for (int i = 0; i < j->ninst; i++)
+        if (j->inst[i].host_id == host_id) return &j->inst[i];
+    return NULL;
+}
+
+/* The job at JOB_NUM of cursor C while it is unfinished. */
+static struct sjob *job_at(struct cursor *c, int64_t job_num)
+{
+    struct sjob *j = c->jobs[job_num - c->r.first_job_num];
+    assert_non_null(j);
+    return j;
+}
+
+/* ---- loading ---- */
+
+static void test_cursor_add_rejects_unknown_batch_bad_id_bad_range_duplicate_and_overlap(void **state)
+{
+    struct fx *f = *state;
+    add_batch(f, 1, 1, 20, &red1);
+    add_batch(f, 2, 21, 40, &red1);
+#define REC(...) (&(struct cursor_rec){__VA_ARGS__})
+    assert_null(cursor_add(&f->x, REC(.id = 1, .batch_id = 9, .first_job_num = 1, .last_job_num = 10)));
+    assert_null(cursor_add(&f->x, REC(.id = 0, .batch_id = 1, .first_job_num = 1, .last_job_num = 10)));
+    assert_null(cursor_add(&f->x, REC(.id = -3, .batch_id = 1, .first_job_num = 1, .last_job_num = 10)));
+    assert_null(cursor_add(&f->x, REC(.id = 1, .batch_id = 1, .first_job_num = 5, .last_job_num = 4)));
+    assert_null(cursor_add(&f->x, REC(.id = 1, .batch_id = 1, .first_job_num = 0, .last_job_num = 4)));
+    struct cursor *c = cursor_add(&f->x, REC(.id = 1, .batch_id = 1, .first_job_num = 1, .last_job_num = 10));
+    assert_non_null(c);
+    assert_ptr_equal(cursor_find(&f->x, 1), c);
+    assert_null(cursor_add(&f->x, REC(.id = 1, .batch_id = 1, .first_job_num = 11, .last_job_num = 20)));
+    assert_null(cursor_add(&f->x, REC(.id = 1, .batch_id = 2, .first_job_num = 1, .last_job_num = 10)));
+    assert_null(cursor_add(&f->x, REC(.id = 2, .batch_id = 1, .first_job_num = 10, .last_job_num = 15)));
+    assert_null(cursor_add(&f->x, REC(.id = 2, .batch_id = 1, .first_job_num = 4, .last_job_num = 5)));
+    assert_null(cursor_find(&f->x, 2));
+    assert_non_null(cursor_add(&f->x, REC(.id = 2, .batch_id = 1, .first_job_num = 11, .last_job_num = 20)));
+    /* the same job numbers in another batch are another range */
+    assert_non_null(cursor_add(&f->x, REC(.id = 3, .batch_id = 2, .first_job_num = 1, .last_job_num = 10)));
+    assert_int_equal(cbatch_of(f, 1)->ncursors, 2);
+    assert_int_equal(cbatch_of(f, 2)->ncursors, 1);
+#undef REC
+}
+
+static void test_cursor_add_job_rejects_unknown_cursor_out_of_range_and_taken_number(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 10, &red1);
+    struct cursor *c = add_cursor(f, 1, 1, 3, 7);
+    struct job_status st1 = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 1};
+    struct job_status st2 = {.id = 2, .state = JOB_ACTIVE, .target_nresults = 1};
+    struct sjob *ja = index_add_job(&f->x, b, &st1, JF), *jb = index_add_job(&f->x, b, &st2, JF);
+    const char *files[] = {"a", "b"};
+    assert_int_equal(cursor_add_job(&f->x, ja, 99, 3, files, 2), -1);
+    assert_int_equal(cursor_add_job(&f->x, ja, 1, 2, files, 2), -1);
+    assert_int_equal(cursor_add_job(&f->x, ja, 1, 8, files, 2), -1);
+    assert_null(ja->cj);
+    assert_int_equal(cursor_add_job(&f->x, ja, 1, 4, files, 2), 0);
+    assert_int_equal(cursor_add_job(&f->x, jb, 1, 4, files, 2), -1);   /* number taken */
+    assert_int_equal(cursor_add_job(&f->x, ja, 1, 5, files, 2), -1);   /* job placed already */
+    assert_null(jb->cj);
+    index_settle(&f->x, ja, T0, &f->log);
+    index_settle(&f->x, jb, T0, &f->log);
+    assert_int_equal(ja->cj->job_num, 4);
+    assert_float_equal(c->r.remaining_credit, cred(JF, 1), 1e-12);
+    assert_int_equal(c->r.first_ungenerated_job_num, 5);
+    assert_int_equal(c->sendable.count, 1);
+}
+
+/* ---- dispatch ---- */
+
+static void test_dispatch_sends_own_cursor_in_job_number_order_then_plain_jobs(void **state)
+{
+    struct fx *f = *state;
+    /* job ids fall as job numbers rise, so id order is not number order */
+    cursor_batch(f, 1, 1, &red1, SIZES(8, 4), 1);
+    struct sbatch *plain = add_batch(f, 2, 100, 102, &red1);
+    for (int64_t id = 100; id <= 102; id++) {
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
+        index_settle(&f->x, index_add_job(&f->x, plain, &st, JF), T0, &f->log);
+    }
+    assert_int_equal(ask(f, 1, 1, 3, T0, 1e10), 3);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_nums(f, NUMS(1, 2, 3));
+    assert_int_equal(f->res.sent[0].job->id, 12);
+    ask(f, 1, 1, 3, T0 + 1, 1e10);
+    assert_nums(f, NUMS(4, 5, 6));
+    /* host 2 joins the empty team: its cursor's four, then the plain
+     * batch, never jobs 7 and 8 of host 1's cursor */
+    assert_int_equal(ask(f, 2, 2, 10, T0 + 2, 1e10), 7);
+    assert_int_equal(team_of(f, 1, 2), 12);
+    for (int i = 0; i < 4; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 9 + i);
+    for (int i = 4; i < 7; i++) assert_int_equal(f->res.sent[i].job->id, 100 + i - 4);
+    assert_int_equal(ask(f, 1, 1, 10, T0 + 3, 1e10), 2);
+    assert_nums(f, NUMS(7, 8));
+}
+
+/* ---- a new host's team ---- */
+
+static void test_new_host_joins_empty_team_first(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(10, 2), 0);
+    ask(f, 1, 1, 0, T0, 1e10);
+    assert_int_equal(team_of(f, 1, 1), 11);   /* both empty: the most credit */
+    ask(f, 2, 2, 0, T0 + 1, 1e10);
+    assert_int_equal(team_of(f, 1, 2), 12);   /* the empty team, not the one 5x as long */
+    assert_int_equal(f->x.cur.joins, 2);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 2);
+    assert_member_logged(f, 1, 1, 11, T0);
+    assert_member_logged(f, 1, 2, 12, T0 + 1);
+    assert_float_equal(cursor_find(&f->x, 11)->r.expavg_credit, R1, 1e-6);
+    assert_int_equal(cursor_find(&f->x, 12)->nteam, 1);
+}
+
+static void test_new_host_joins_team_with_greatest_est_time_left(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(10, 4), 0);
+    ask(f, 1, 1, 0, T0, 1e11);   /* 10 jobs, a team 10x as fast */
+    ask(f, 2, 2, 0, T0, 1e10);   /* 4 jobs */
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_int_equal(team_of(f, 1, 2), 12);
+    assert_true(cursor_est_time_left(cursor_find(&f->x, 12)) > cursor_est_time_left(cursor_find(&f->x, 11)));
+    ask(f, 3, 3, 0, T0, 1e10);
+    assert_int_equal(team_of(f, 1, 3), 12);   /* less credit left, but the later */
+    assert_int_equal(f->x.cur.joins, 3);
+}
+
+static void test_second_host_of_a_user_avoids_the_team_of_the_first(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(12, 4), 0);
+    ask(f, 1, 1, 0, T0, 1e10);
+    ask(f, 2, 2, 0, T0, 1e10);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_int_equal(team_of(f, 1, 2), 12);
+    ask(f, 3, 1, 0, T0, 1e10);   /* user 1's second host */
+    assert_int_equal(team_of(f, 1, 3), 12);
+    ask(f, 4, 4, 0, T0, 1e10);   /* another user goes where the est_time_left is */
+    assert_int_equal(team_of(f, 1, 4), 11);
+}
+
+static void test_host_faster_than_rest_of_a_team_prefers_a_team_where_it_is_not(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(12, 4), 0);
+    ask(f, 1, 1, 0, T0, 1e10);   /* rate r, 12 jobs */
+    ask(f, 2, 2, 0, T0, 4e10);   /* rate 4r, 4 jobs */
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_int_equal(team_of(f, 1, 2), 12);
+    ask(f, 3, 3, 0, T0, 2e10);   /* 2r: faster than team 11, not than team 12 */
+    assert_int_equal(team_of(f, 1, 3), 12);
+    ask(f, 4, 4, 0, T0, 1e10);   /* r fits both: the later one */
+    assert_int_equal(team_of(f, 1, 4), 11);
+}
+
+/* ---- moves ---- */
+
+/* Batch 1: cursor 11 (jobs 1..4) with hosts 1 and 2 at rate r, cursor 12
+ * (jobs 5..20) with host 3 at D_FLOPS; all joined at T0 and seen at T0. */
+static void move_setup(struct fx *f, double d_flops)
+{
+    cursor_batch(f, 1, 1, &red1, SIZES(4, 16), 0);
+    const int64_t cur[] = {11, 11, 12};
+    for (int h = 1; h <= 3; h++)
+        assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){1, h, cur[h - 1], T0}, T0), 0);
+    for (int h = 1; h <= 3; h++) ask(f, h, h, 0, T0, h == 3 ? d_flops : 1e10);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_int_equal(team_of(f, 1, 3), 12);
+    assert_int_equal(f->x.cur.joins + f->x.cur.moves, 0);
+    clear_log(f);
+}
+
+static void test_host_moves_to_team_twice_as_late_after_min_stay(void **state)
+{
+    struct fx *f = *state;
+    move_setup(f, 1e10);
+    struct cursor *c = cursor_find(&f->x, 11), *d = cursor_find(&f->x, 12);
+    assert_true(cursor_est_time_left(c) < 0.5 * cursor_est_time_left(d));   /* 2 < 0.5 * 16 (jobs/r) */
+    int64_t t = T0 + f->x.cur.min_stay;
+    assert_int_equal(ask(f, 1, 1, 1, t, 1e10), 1);
+    assert_int_equal(team_of(f, 1, 1), 12);
+    assert_nums(f, NUMS(5));
+    assert_int_equal(f->x.cur.moves, 1);
+    assert_int_equal(f->x.cur.joins, 0);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 1);
+    assert_member_logged(f, 1, 1, 12, t);
+    assert_int_equal(c->nteam, 1);
+    assert_int_equal(d->nteam, 2);
+    assert_float_equal(c->r.expavg_credit, R1, 1e-6);
+    assert_float_equal(d->r.expavg_credit, 2 * R1, 1e-6);
+}
+
+static void test_host_does_not_move_before_min_stay(void **state)
+{
+    struct fx *f = *state;
+    move_setup(f, 1e10);
+    assert_int_equal(ask(f, 1, 1, 1, T0 + f->x.cur.min_stay - 1, 1e10), 1);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_nums(f, NUMS(1));
+    assert_int_equal(f->x.cur.moves, 0);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 0);
+}
+
+static void test_host_does_not_move_when_its_cursor_would_end_later_than_the_other(void **state)
+{
+    struct fx *f = *state;
+    move_setup(f, 3.5e10);   /* team 12 at 3.5r: 16/3.5r = 4.6/r, and 16/4.5r = 3.6/r with host 1 */
+    struct cursor *c = cursor_find(&f->x, 11), *d = cursor_find(&f->x, 12);
+    assert_true(cursor_est_time_left(c) < 0.5 * cursor_est_time_left(d));   /* 2/r < 2.3/r */
+    ask(f, 1, 1, 1, T0 + f->x.cur.min_stay, 1e10);
+    assert_int_equal(team_of(f, 1, 1), 11);   /* without it, 11 would take 4/r */
+    assert_int_equal(f->x.cur.moves, 0);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 0);
+}
+
+static void test_host_does_not_move_back_after_a_move(void **state)
+{
+    struct fx *f = *state;
+    move_setup(f, 1e10);
+    int64_t t = T0 + f->x.cur.min_stay;
+    ask(f, 1, 1, 0, t, 1e10);
+    assert_int_equal(team_of(f, 1, 1), 12);
+    for (int k = 1; k <= 3; k++) {   /* well past min_stay in its new team */
+        ask(f, 1, 1, 0, t + k * f->x.cur.min_stay, 1e10);
+        assert_int_equal(team_of(f, 1, 1), 12);
+    }
+    assert_int_equal(f->x.cur.moves, 1);
+}
+
+static void test_host_moves_only_once_its_cursor_is_under_half_as_late(void **state)
+{
+    struct fx *f = *state;
+    /* cursor 11: 7 jobs, hosts 1 (r) and 2 (9r); cursor 12: 10 jobs, host 3 (10r) */
+    cursor_batch(f, 1, 1, &red1, SIZES(7, 10), 0);
+    const int64_t cur[] = {11, 11, 12};
+    const double flops[] = {1e10, 9e10, 1e11};
+    for (int h = 1; h <= 3; h++) {
+        assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){1, h, cur[h - 1], T0}, T0), 0);
+        ask(f, h, h, 0, T0, flops[h - 1]);
+    }
+    struct cursor *c = cursor_find(&f->x, 11);
+    int64_t t = T0 + f->x.cur.min_stay;
+    ask(f, 1, 1, 0, t, 1e10);   /* 0.7 as late, though 7/9r <= 10/11r */
+    assert_int_equal(team_of(f, 1, 1), 11);
+    for (int64_t k = 5; k <= 7; k++) index_end_job(&f->x, job_at(c, k), JOB_DONE, 0, t, &f->log);
+    ask(f, 1, 1, 0, t + 1, 1e10);   /* 0.4 as late */
+    assert_int_equal(team_of(f, 1, 1), 12);
+    assert_int_equal(f->x.cur.moves, 1);
+}
+
+static void test_idle_host_moves_at_once_to_a_cursor_with_work(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(2, 8), 0);
+    ask(f, 1, 1, 0, T0, 1e10);
+    assert_int_equal(team_of(f, 1, 1), 12);
+    assert_int_equal(ask(f, 2, 2, 5, T0, 1e10), 2);   /* the empty team: all it has */
+    assert_int_equal(team_of(f, 1, 2), 11);
+    assert_int_equal(cursor_find(&f->x, 11)->sendable.count, 0);
+    clear_log(f);
+    ask(f, 2, 2, 2, T0 + 1, 1e10);   /* long before min_stay */
+    assert_int_equal(team_of(f, 1, 2), 12);
+    assert_nums(f, NUMS(3, 4));
+    assert_int_equal(f->x.cur.moves, 1);
+    assert_member_logged(f, 1, 2, 12, T0 + 1);
+}
+
+static void test_idle_host_moves_to_a_cursor_with_work_not_to_a_later_one_without(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(2, 8, 4), 0);
+    assert_int_equal(ask(f, 1, 1, 8, T0, 1e10), 8);   /* cursor 12, all out */
+    ask(f, 2, 2, 0, T0, 1e10);                         /* cursor 13, all to send */
+    assert_int_equal(ask(f, 3, 3, 2, T0, 1e10), 2);   /* cursor 11, all out */
+    assert_int_equal(team_of(f, 1, 1), 12);
+    assert_int_equal(team_of(f, 1, 2), 13);
+    assert_int_equal(team_of(f, 1, 3), 11);
+    /* host 3 has nothing to do; cursor 12 is the latest but has nothing to send */
+    ask(f, 3, 3, 2, T0 + 1, 1e10);
+    assert_int_equal(team_of(f, 1, 3), 13);
+    assert_nums(f, NUMS(11, 12));
+}
+
+static void test_idle_host_moves_even_if_faster_than_the_team_with_work(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(2, 20), 0);
+    ask(f, 1, 1, 0, T0, 1e10);                         /* cursor 12 */
+    assert_int_equal(ask(f, 2, 2, 2, T0, 4e10), 2);   /* cursor 11, 4x as fast */
+    assert_int_equal(team_of(f, 1, 2), 11);
+    /* cursor 11 has nothing left to send; 12, the only one with work, has
+     * a team slower than host 2: better there than idle */
+    ask(f, 2, 2, 2, T0 + 1, 4e10);
+    assert_int_equal(team_of(f, 1, 2), 12);
+    assert_int_equal(f->res.nsent, 2);
+}
+
+/* ---- the per-user walk ---- */
+
+static void test_second_host_gets_second_instances_of_the_first_hosts_jobs(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red2, SIZES(10), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    assert_float_equal(c->r.remaining_credit, 10 * cred(JF, 2), 1e-9);   /* every result counts */
+    ask(f, 1, 1, 3, T0, 1e10);
+    assert_nums(f, NUMS(1, 2, 3));
+    ask(f, 1, 1, 3, T0 + 1, 1e10);   /* on past its own: no duplicates looked at */
+    assert_nums(f, NUMS(4, 5, 6));
+    ask(f, 2, 2, 3, T0 + 2, 1e10);
+    assert_nums(f, NUMS(1, 2, 3));
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(f->res.sent[i].inst.seq, 1);
+        assert_non_null(inst_on(f->res.sent[i].job, 1));
+    }
+    ask(f, 2, 2, 4, T0 + 3, 1e10);
+    assert_nums(f, NUMS(4, 5, 6, 7));
+    ask(f, 1, 1, 2, T0 + 4, 1e10);
+    assert_nums(f, NUMS(7, 8));
+}
+
+static void test_job_needing_another_instance_after_error_found_by_second_pass(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(6), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    ask(f, 1, 1, 3, T0, 1e10);
+    assert_nums(f, NUMS(1, 2, 3));
+    struct sjob *j = job_at(c, 2);
+    assert_int_equal(index_report(&f->x, j, inst_on(j, 1), 1, OUTCOME_CLIENT_ERROR, -1, 1, 1, T0 + 1, &f->log), EV_NONE);
+    assert_int_equal(j->needed, 1);
+    /* user 1's other host: on past the user's jobs first, then back for job 2 */
+    ask(f, 2, 1, 5, T0 + 2, 1e10);
+    assert_nums(f, NUMS(4, 5, 6, 2));
+    assert_int_equal(inst_on(j, 2)->seq, 1);
+    assert_int_equal(c->sendable.count, 0);
+}
+
+/* ---- deletes ---- */
+
+static void test_files_no_unfinished_job_of_own_cursor_reads_are_deleted(void **state)
+{
+    struct fx *f = *state;
+    /* cursor 11: jobs 1..4 read 1_s1..1_s5; cursor 12: jobs 5..8 read 1_s5..1_s9 */
+    cursor_batch(f, 1, 1, &red1, SIZES(4, 4), 0);
+    assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){1, 1, 11, T0}, T0), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    index_end_job(&f->x, job_at(c, 1), JOB_DONE, 0, T0, &f->log);
+    index_end_job(&f->x, job_at(c, 2), JOB_DONE, 0, T0, &f->log);
+    ask_files(f, 1, 1, 0, T0, 1e10, NAMES("1_s1", "1_s2", "1_s3", "1_s5", "1_s7", "zzz"));
+    assert_int_equal(team_of(f, 1, 1), 11);
+    /* s1, s2: read by finished jobs only; s3 by job 3, s5 by job 4; s7 by the other cursor only */
+    DELETES(f, "1_s1", "1_s2", "1_s7");
+}
+
+static void test_files_of_an_ended_batch_are_deleted(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(4, 4), 0);
+    ask(f, 1, 1, 2, T0, 1e10);
+    for (int64_t id = 1; id <= 8; id++) index_end_job(&f->x, index_job(&f->x, id), JOB_DONE, 0, T0, &f->log);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_int_equal(f->x.cur.nbatches, 0);
+    assert_null(cursor_find(&f->x, 11));
+    ask_files(f, 1, 1, 2, T0 + 1, 1e10, NAMES("1_s3", "1_s9", "zzz"));
+    assert_int_equal(f->res.nsent, 0);
+    DELETES(f, "1_s3", "1_s9");
+}
+
+static void test_batch_end_logs_last_counters_of_changed_cursors(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(4, 4), 0);
+    cursor_batch(f, 2, 100, &red1, SIZES(2), 0);
+    for (int64_t id = 1; id <= 4; id++) index_end_job(&f->x, index_job(&f->x, id), JOB_DONE, 0, T0, &f->log);
+    cursor_maintain(&f->x, T0, &f->log);   /* cursor 11's counters are in the store */
+    for (int64_t id = 5; id <= 8; id++) index_end_job(&f->x, index_job(&f->x, id), JOB_DONE, 0, T0, &f->log);
+    clear_log(f);
+    index_reap_batches(&f->x, T0 + 1, &f->log);
+    assert_int_equal(count_kind(f, CH_CURSOR), 1);
+    for (int i = 0; i < f->log.n; i++) {
+        if (f->log.v[i].kind != CH_CURSOR) continue;
+        const struct cursor_rec *r = &f->log.v[i].u.cursor;
+        assert_int_equal(r->id, 12);
+        assert_int_equal(r->first_unfinished_job_num, 9);
+        assert_true(r->remaining_credit == 0.0);
+    }
+    assert_int_equal(f->x.cur.nbatches, 1);   /* batch 2 goes on */
+    assert_non_null(cursor_find(&f->x, 21));
+}
+
+/* ---- the transitioner's part ---- */
+
+static void test_first_unfinished_advances_past_finished_prefix_and_remaining_credit_drops(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 5, &red1);
+    struct cursor *c = add_cursor(f, 11, 1, 1, 5);
+    double fl[6], total = 0;
+    for (int k = 1; k <= 5; k++) {   /* credits with no exact binary sum */
+        fl[k] = JF * (1 + 0.1 * k) + 12345.678;
+        add_cjob(f, b, k, 11, k, fl[k]);
+        total += cred(fl[k], 1);
+    }
+    assert_float_equal(c->r.remaining_credit, total, 1e-9);
+    assert_true(isinf(cursor_est_time_left(c)));   /* work, nobody on it */
+    ask(f, 1, 1, 1, T0, 1e10);
+    assert_nums(f, NUMS(1));
+    assert_float_equal(cursor_est_time_left(c), total / R1, 1e-12);
+
+    index_end_job(&f->x, job_at(c, 3), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(c->r.first_unfinished_job_num, 1);
+    assert_float_equal(c->r.remaining_credit, total - cred(fl[3], 1), 1e-9);
+    /* job 1 validated is finished, its assimilation later counts nothing more */
+    struct sjob *j = job_at(c, 1);
+    assert_int_equal(index_report(&f->x, j, inst_on(j, 1), 1, OUTCOME_SUCCESS, 0, 1, 1, T0 + 1, &f->log), EV_VALIDATE);
+    int64_t ids[1] = {j->inst[0].id};
+    int states[1] = {VALIDATE_VALID};
+    assert_int_equal(index_validated(&f->x, j, ids, states, 1, ids[0], 0, 1, T0 + 2, &f->log), EV_ASSIMILATE);
+    assert_int_equal(c->r.first_unfinished_job_num, 2);
+    double left = total - cred(fl[3], 1) - cred(fl[1], 1);
+    assert_float_equal(c->r.remaining_credit, left, 1e-9);
+    index_end_job(&f->x, j, JOB_DONE, 0, T0 + 3, &f->log);
+    assert_float_equal(c->r.remaining_credit, left, 1e-9);
+    assert_int_equal(c->r.first_unfinished_job_num, 2);
+
+    index_end_job(&f->x, job_at(c, 2), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(c->r.first_unfinished_job_num, 4);
+    index_end_job(&f->x, job_at(c, 5), JOB_FAILED, 0, T0, &f->log);   /* failed is finished too */
+    assert_int_equal(c->r.first_unfinished_job_num, 4);
+    assert_float_equal(c->r.remaining_credit, cred(fl[4], 1), 1e-9);
+    assert_true(cursor_est_time_left(c) > 0);
+    index_end_job(&f->x, job_at(c, 4), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(c->r.first_unfinished_job_num, 6);
+    assert_true(c->r.remaining_credit == 0.0);
+    assert_true(cursor_est_time_left(c) == 0.0);
+    assert_int_equal(c->sendable.count, 0);
+}
+
+/* ---- the periodic pass ---- */
+
+static void test_maintain_expires_hosts_unseen_for_host_ttl(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(10), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    ask(f, 1, 1, 0, T0, 1e10);
+    ask(f, 2, 2, 0, T0, 1e10);
+    ask(f, 2, 2, 0, T0 + 100, 1e10);
+    assert_float_equal(c->r.expavg_credit, 2 * R1, 1e-6);
+    int64_t ttl = f->x.cur.host_ttl;
+    clear_log(f);
+    cursor_maintain(&f->x, T0 + ttl, &f->log);   /* unseen for exactly host_ttl: stays */
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 0);
+    assert_int_equal(c->nteam, 2);
+    cursor_maintain(&f->x, T0 + ttl + 1, &f->log);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 1);
+    assert_member_logged(f, 1, 1, 0, T0);
+    assert_int_equal(c->nteam, 1);
+    assert_ptr_equal(c->team[0]->cur, c);
+    assert_int_equal(c->team[0]->host_id, 2);
+    assert_float_equal(c->r.expavg_credit, R1, 1e-6);
+    assert_int_equal(cbatch_of(f, 1)->hosts.count, 1);
+    /* back later, it is a new host */
+    ask(f, 1, 1, 0, T0 + ttl + 2, 1e10);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_int_equal(f->x.cur.joins, 3);
+}
+
+static void test_maintain_logs_a_cursor_whose_team_credit_changed(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(10), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    ask(f, 1, 1, 0, T0, 1e10);
+    ask(f, 2, 2, 0, T0 + 100, 1e10);
+    cursor_maintain(&f->x, T0 + 100, &f->log);
+    clear_log(f);
+    cursor_maintain(&f->x, T0 + f->x.cur.host_ttl + 1, &f->log);   /* host 1 leaves */
+    assert_float_equal(c->r.expavg_credit, R1, 1e-6);
+    /* the store's expavg_credit must follow: the cursor changed */
+    assert_int_equal(count_kind(f, CH_CURSOR), 1);
+    for (int i = 0; i < f->log.n; i++)
+        if (f->log.v[i].kind == CH_CURSOR) assert_float_equal(f->log.v[i].u.cursor.expavg_credit, R1, 1e-6);
+}
+
+static void test_maintain_logs_changed_cursors_once(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(5, 5), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    cursor_maintain(&f->x, T0, &f->log);
+    assert_int_equal(count_kind(f, CH_CURSOR), 0);   /* nothing changed since loading */
+    index_end_job(&f->x, job_at(c, 1), JOB_DONE, 0, T0, &f->log);
+    clear_log(f);
+    cursor_maintain(&f->x, T0 + 1, &f->log);
+    assert_int_equal(f->log.n, 1);
+    assert_int_equal(f->log.v[0].kind, CH_CURSOR);
+    const struct cursor_rec *r = &f->log.v[0].u.cursor;
+    assert_int_equal(r->id, 11);
+    assert_int_equal(r->batch_id, 1);
+    assert_int_equal(r->first_job_num, 1);
+    assert_int_equal(r->last_job_num, 5);
+    assert_int_equal(r->first_unfinished_job_num, 2);
+    assert_int_equal(r->first_ungenerated_job_num, 6);
+    assert_float_equal(r->remaining_credit, 4 * cred(JF, 1), 1e-9);
+    clear_log(f);
+    cursor_maintain(&f->x, T0 + 2, &f->log);
+    assert_int_equal(f->log.n, 0);
+}
+
+static void test_cursor_add_host_loads_a_team_member(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(10, 2), 0);
+    cursor_batch(f, 2, 100, &red1, SIZES(3), 0);
+    assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){1, 7, 99, T0}, T0), -1);   /* unknown cursor */
+    assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){2, 7, 12, T0}, T0), -1);   /* another batch's */
+    assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){1, 7, 12, T0 - 10}, T0), 0);
+    assert_int_equal(team_of(f, 1, 7), 12);
+    assert_int_equal(cursor_find(&f->x, 12)->nteam, 1);
+    clear_log(f);
+    /* in batch 1 it keeps its team (the bigger empty one would be a new host's) */
+    assert_int_equal(ask(f, 7, 7, 2, T0, 1e10), 2);
+    assert_int_equal(team_of(f, 1, 7), 12);
+    assert_int_equal(f->res.sent[0].job->cj->job_num, 11);
+    assert_int_equal(f->res.sent[1].job->cj->job_num, 12);
+    assert_float_equal(cursor_find(&f->x, 12)->r.expavg_credit, R1, 1e-6);
+    /* in batch 2 it is new: one join, and only that one logged */
+    assert_int_equal(f->x.cur.joins, 1);
+    assert_int_equal(f->x.cur.moves, 0);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 1);
+    assert_member_logged(f, 2, 7, 21, T0);
+}
+
+/* ---- cutting a batch ---- */
+
+static void test_cursor_count_teams_of_ten_two_jobs_per_member(void **state)
+{
+    (void)state;
+    assert_int_equal(cursor_count(0, 0), 1);
+    assert_int_equal(cursor_count(5, 3), 1);
+    assert_int_equal(cursor_count(1000, 5), 1);      /* few hosts */
+    assert_int_equal(cursor_count(10, 1000), 1);     /* few jobs */
+    assert_int_equal(cursor_count(1000, 100), 10);   /* hosts / 10 */
+    assert_int_equal(cursor_count(100, 1000), 5);    /* bounded by jobs / 20 */
+    assert_int_equal(cursor_count(1000000, 1000), 100);
+    assert_int_equal(cursor_count(39, 1000), 1);
+    assert_int_equal(cursor_count(40, 1000), 2);
+}
+
+static void assert_first(const int64_t *first, const int64_t *want, int n)
+{
+    for (int i = 0; i < n; i++) assert_int_equal(first[i], want[i]);
+}
+
+static void test_cursor_split_equal_credits_give_equal_ranges(void **state)
+{
+    (void)state;
+    double credit[100];
+    int64_t first[4];
+    for (int k = 0; k < 100; k++) credit[k] = 1;
+    cursor_split(credit, 100, 4, first);
+    assert_first(first, (const int64_t[]){1, 26, 51, 76}, 4);
+    cursor_split(credit, 9, 3, first);
+    assert_first(first, (const int64_t[]){1, 4, 7}, 3);
+    /* credits as the driver computes them, not exact in binary */
+    for (int k = 0; k < 100; k++) credit[k] = credit_for_job(JF);
+    cursor_split(credit, 100, 4, first);
+    assert_first(first, (const int64_t[]){1, 26, 51, 76}, 4);
+    for (int k = 0; k < 10; k++) credit[k] = 0.1;
+    cursor_split(credit, 10, 2, first);
+    assert_first(first, (const int64_t[]){1, 6}, 2);
+}
+
+static void test_cursor_split_skewed_credits_give_ranges_of_equal_credit(void **state)
+{
+    (void)state;
+    const double credit[] = {4, 4, 1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t first[4];
+    cursor_split(credit, 10, 4, first);
+    assert_first(first, (const int64_t[]){1, 2, 3, 7}, 4);   /* 4, 4, 4, 4 */
+    cursor_split(credit, 10, 2, first);
+    assert_first(first, (const int64_t[]){1, 3}, 2);         /* 8, 8 */
+    const double rising[] = {1, 1, 1, 1, 2, 2, 4, 4};          /* 16: 4 per cursor */
+    cursor_split(rising, 8, 4, first);
+    assert_first(first, (const int64_t[]){1, 5, 7, 8}, 4);
+}
+
+static void test_cursor_split_n_equal_to_njobs_gives_one_job_each(void **state)
+{
+    (void)state;
+    int64_t first[5];
+    cursor_split((const double[]){10, 1, 1, 1, 1}, 5, 5, first);
+    assert_first(first, (const int64_t[]){1, 2, 3, 4, 5}, 5);
+    cursor_split((const double[]){1, 1, 1, 1, 10}, 5, 5, first);
+    assert_first(first, (const int64_t[]){1, 2, 3, 4, 5}, 5);
+    cursor_split((const double[]){0, 0, 0, 0, 0}, 5, 5, first);
+    assert_first(first, (const int64_t[]){1, 2, 3, 4, 5}, 5);
+    cursor_split((const double[]){7}, 1, 1, first);
+    assert_int_equal(first[0], 1);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void test_cursor_split_ranges_increase_within_jobs_and_balance_credit(void **state)
+{
+    (void)state;
+    uint64_t s = 88172645463325252ULL;
+    double credit[300];
+    int64_t first[300];
+    for (int iter = 0; iter < 2000; iter++) {
+        int64_t njobs = 1 + (int64_t)(rnd(&s) % 300);
+        int n = 1 + (int)(rnd(&s) % (uint64_t)njobs);
+        double total = 0, maxc = 0;
+        for (int64_t k = 0; k < njobs; k++) {
+            credit[k] = (double)(1 + rnd(&s) % 1000) / 100 * (iter % 3 ? 1 : credit_for_job(JF));
+            total += credit[k];
+            maxc = fmax(maxc, credit[k]);
+        }
+        cursor_split(credit, njobs, n, first);
+        assert_int_equal(first[0], 1);
+        for (int i = 1; i < n; i++) assert_true(first[i] > first[i - 1]);
+        assert_true(first[n - 1] <= njobs);
+        if (maxc > total / n) continue;   /* a range cannot be smaller than its biggest job */
+        for (int i = 0; i < n; i++) {
+            double sum = 0;
+            for (int64_t k = first[i] - 1; k < (i + 1 < n ? first[i + 1] - 1 : njobs); k++) sum += credit[k];
+            assert_true(fabs(sum - total / n) <= maxc * (1 + 1e-9));
+        }
+    }
+}
+
+/* ---- interleaved RPCs ---- */
+
+#define SIM_HOSTS 8
+#define SIM_JOBS 60
+
+static void test_interleaved_rpcs_of_a_team_keep_the_walk_sound(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red2, SIZES(SIM_JOBS), 0);
+    struct cursor *c = cursor_find(&f->x, 11);
+    uint64_t s = 20240611;
+    int sent_ever[SIM_JOBS + 1] = {0};
+    int64_t now = T0;
+    int done = 0, nsent = 0;
+    double credit_before = c->r.remaining_credit;
+    for (int step = 0; step < 20000 && done < SIM_JOBS; step++) {
+        now += 7;
+        int64_t h = 1 + (int64_t)(rnd(&s) % SIM_HOSTS);
+        int act = (int)(rnd(&s) % 10);
+        if (act < 5) {
+            ask(f, h, h, 1 + (int)(rnd(&s) % 3), now, 1e10);
+            for (int i = 0; i < f->res.nsent; i++) {
+                int64_t k = f->res.sent[i].job->cj->job_num;
+                nsent++;
+                if (sent_ever[k]) continue;
+                for (int64_t m = 1; m < k; m++) assert_true(sent_ever[m]);   /* first instances in number order */
+                sent_ever[k] = 1;
+            }
+        } else if (act < 9) {
+            const struct host_held *hh = index_held(&f->x, h);
+            if (hh) {
+                struct held_instance hi = hh->v[rnd(&s) % (uint64_t)hh->n];
+                struct sjob *j = index_job(&f->x, hi.job_id);
+                assert_non_null(j);
+                int ev = index_report(&f->x, j, job_instance(j, hi.inst_id), h, OUTCOME_SUCCESS, 0, 1, 1, now, &f->log);
+                assert_true(ev >= 0);
+                if (ev & EV_VALIDATE) {
+                    int64_t ids[8];
+                    int states[8], n = 0;
+                    for (int i = 0; i < j->ninst; i++)
+                        if (j->inst[i].outcome == OUTCOME_SUCCESS) {
+                            ids[n] = j->inst[i].id;
+                            states[n++] = VALIDATE_VALID;
+                        }
+                    assert_int_equal(n, 2);
+                    assert_int_equal(index_validated(&f->x, j, ids, states, n, ids[0], 0, 1, now, &f->log),
+                                     EV_ASSIMILATE);
+                    index_end_job(&f->x, j, JOB_DONE, 0, now, &f->log);
+                    done++;
+                }
+            }
+        } else {
+            cursor_maintain(&f->x, now, &f->log);
+        }
+        clear_log(f);
+        /* the invariants */
+        assert_int_equal(c->nteam, cbatch_of(f, 1)->hosts.count);
+        assert_float_equal(c->r.expavg_credit, R1 * c->nteam, 1e-6);
+        assert_true(c->r.remaining_credit <= credit_before);
+        credit_before = c->r.remaining_credit;
+        double left = 0;
+        for (int64_t k = 1; k <= SIM_JOBS; k++) {
+            struct sjob *j = index_job(&f->x, k);
+            if (!j || j->st.state != JOB_ACTIVE) {
+                assert_null(c->jobs[k - 1]);
+                assert_false(bitidx_test(&c->sendable, (size_t)(k - 1)));
+                continue;
+            }
+            assert_true(k >= c->r.first_unfinished_job_num);
+            assert_ptr_equal(c->jobs[k - 1], j);
+            left += cred(JF, 2);
+            assert_true(j->ninst <= j->st.target_nresults);
+            for (int a = 0; a < j->ninst; a++)
+                for (int b = a + 1; b < j->ninst; b++) assert_int_not_equal(j->inst[a].host_id, j->inst[b].host_id);
+            assert_int_equal(bitidx_test(&c->sendable, (size_t)(k - 1)), j->needed > 0);
+            assert_int_equal(j->needed, j->st.target_nresults - j->ninst);
+        }
+        assert_float_equal(c->r.remaining_credit, left, 1e-6);
+    }
+    assert_int_equal(done, SIM_JOBS);
+    assert_int_equal(nsent, 2 * SIM_JOBS);
+    assert_int_equal(c->r.first_unfinished_job_num, SIM_JOBS + 1);
+    assert_true(c->r.remaining_credit == 0.0);
+    assert_int_equal(c->sendable.count, 0);
+    assert_int_equal(f->x.cur.moves, 0);
+    assert_int_equal(f->x.cur.joins, SIM_HOSTS);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_cursor_add_rejects_unknown_batch_bad_id_bad_range_duplicate_and_overlap),
+        T(test_cursor_add_job_rejects_unknown_cursor_out_of_range_and_taken_number),
+        T(test_dispatch_sends_own_cursor_in_job_number_order_then_plain_jobs),
+        T(test_new_host_joins_empty_team_first),
+        T(test_new_host_joins_team_with_greatest_est_time_left),
+        T(test_second_host_of_a_user_avoids_the_team_of_the_first),
+        T(test_host_faster_than_rest_of_a_team_prefers_a_team_where_it_is_not),
+        T(test_host_moves_to_team_twice_as_late_after_min_stay),
+        T(test_host_does_not_move_before_min_stay),
+        T(test_host_does_not_move_when_its_cursor_would_end_later_than_the_other),
+        T(test_host_does_not_move_back_after_a_move),
+        T(test_host_moves_only_once_its_cursor_is_under_half_as_late),
+        T(test_idle_host_moves_at_once_to_a_cursor_with_work),
+        T(test_idle_host_moves_to_a_cursor_with_work_not_to_a_later_one_without),
+        T(test_idle_host_moves_even_if_faster_than_the_team_with_work),
+        T(test_second_host_gets_second_instances_of_the_first_hosts_jobs),
+        T(test_job_needing_another_instance_after_error_found_by_second_pass),
+        T(test_files_no_unfinished_job_of_own_cursor_reads_are_deleted),
+        T(test_files_of_an_ended_batch_are_deleted),
+        T(test_batch_end_logs_last_counters_of_changed_cursors),
+        T(test_first_unfinished_advances_past_finished_prefix_and_remaining_credit_drops),
+        T(test_maintain_expires_hosts_unseen_for_host_ttl),
+        T(test_maintain_logs_a_cursor_whose_team_credit_changed),
+        T(test_maintain_logs_changed_cursors_once),
+        T(test_cursor_add_host_loads_a_team_member),
+        cmocka_unit_test(test_cursor_count_teams_of_ten_two_jobs_per_member),
+        cmocka_unit_test(test_cursor_split_equal_credits_give_equal_ranges),
+        cmocka_unit_test(test_cursor_split_skewed_credits_give_ranges_of_equal_credit),
+        cmocka_unit_test(test_cursor_split_n_equal_to_njobs_gives_one_job_each),
+        cmocka_unit_test(test_cursor_split_ranges_increase_within_jobs_and_balance_credit),
+        T(test_interleaved_rpcs_of_a_team_keep_the_walk_sound),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
