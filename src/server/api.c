@@ -4,6 +4,7 @@
 #include "store/store.h"
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,38 @@ static json_t *locality_json(struct server *s)
     return o;
 }
 
+/* The live cursor batches: per cursor its range, counters, est_time_left
+ * (days; null while jobs are left and the team is empty) and team. */
+static json_t *cursors_json(struct server *s)
+{
+    json_t *batches = json_array();
+    pthread_mutex_lock(&s->lock);
+    const struct cursor_set *cs = &s->idx.cur;
+    for (int b = 0; b < cs->nbatches; b++) {
+        const struct cbatch *cb = cs->batches[b];
+        json_t *cursors = json_array();
+        for (int i = 0; i < cb->ncursors; i++) {
+            const struct cursor *c = cb->cursors[i];
+            json_t *team = json_array();
+            for (int k = 0; k < c->nteam; k++) json_array_append_new(team, json_integer(c->team[k]->host_id));
+            double est = cursor_est_time_left(c);
+            json_array_append_new(cursors, json_pack(
+                "{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:I, s:o}", "id", (json_int_t)c->r.id,
+                "first_job_num", (json_int_t)c->r.first_job_num, "last_job_num", (json_int_t)c->r.last_job_num,
+                "first_unfinished_job_num", (json_int_t)c->r.first_unfinished_job_num,
+                "first_ungenerated_job_num", (json_int_t)c->r.first_ungenerated_job_num,
+                "expavg_credit", c->r.expavg_credit, "remaining_credit", c->r.remaining_credit,
+                "est_time_left_days", isinf(est) ? json_null() : json_real(est),
+                "unsent_jobs", (json_int_t)c->sendable.count, "team", team));
+        }
+        json_array_append_new(batches, json_pack("{s:I, s:o}", "batch_id", (json_int_t)cb->batch_id, "cursors", cursors));
+    }
+    json_t *o = json_pack("{s:o, s:I, s:I}", "batches", batches, "joins", (json_int_t)cs->joins, "moves",
+                          (json_int_t)cs->moves);
+    pthread_mutex_unlock(&s->lock);
+    return o;
+}
+
 void api_handle(struct server *s, const char *path, struct strbuf *out, int *status)
 {
     struct store *st = server_reader(s);
@@ -110,8 +143,10 @@ void api_handle(struct server *s, const char *path, struct strbuf *out, int *sta
         if (!result) return error_json(out, status, 500, store_error(st));
     } else if (!strcmp(path, "locality")) {
         result = locality_json(s);
+    } else if (!strcmp(path, "cursors")) {
+        result = cursors_json(s);
     } else {
-        return error_json(out, status, 404, "unknown API path; try /api/v1/batches or /api/v1/locality");
+        return error_json(out, status, 404, "unknown API path; try /api/v1/batches, /api/v1/locality or /api/v1/cursors");
     }
     char *text = json_dumps(result, JSON_COMPACT);
     sb_puts(out, text);

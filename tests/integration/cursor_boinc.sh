@@ -4,7 +4,8 @@
 # files F01..F20 number k and k+1; `locus batch create --cursors 2` cuts
 # the 19 jobs into two cursors of equal work (jobs 1-9 and 10-19). With
 # quorum 1 and at most 2 jobs per reply it proves that:
-#  - the two clients join different teams (an empty team first);
+#  - the two clients join different teams (an empty team first), as
+#    GET /api/v1/cursors shows;
 #  - each cursor's jobs go out in increasing job number, whoever takes them;
 #  - each client starts in its own cursor and switches at most once: when
 #    its cursor has nothing left to send, it helps the other;
@@ -51,6 +52,11 @@ wait_first_rpc C1 C2
 h1=$(client_hostid C1)
 h2=$(client_hostid C2)
 say "clients attached: C1 host $h1, C2 host $h2"
+# the API's view: one cursor batch, two cursors, one client in each team
+api=$(curl -sf --max-time 5 "http://127.0.0.1:$PORT/api/v1/cursors") || fail "GET /api/v1/cursors failed"
+teams=$(grep -o '"team":\[[0-9,]*\]' <<<"$api" | sort | tr '\n' ' ')
+[ "$teams" = "\"team\":[$h1] \"team\":[$h2] " ] || [ "$teams" = "\"team\":[$h2] \"team\":[$h1] " ] \
+    || fail "teams per the API: $teams, expected one client in each cursor ($api)"
 
 wait_batch_done "$proj" cb 240
 wait_clients_idle 60
