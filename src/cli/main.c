@@ -22,7 +22,7 @@ static const struct command commands[] = {
      "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json) [--name NAME] [--quorum Q] "
      "[--target-nresults T] [--max-error-instances E] [--max-total-instances M] [--max-success-instances S] "
      "[--delay-bound SECONDS] [--priority P] [--output OPEN_NAME:MAX_BYTES]... [--no-output] [--flops F] "
-     "[--one-result-per-user] [--user NAME]"},
+     "[--one-result-per-user] [--user NAME] [--cursors N|auto]"},
     {"batch", "cancel", cmd_batch_cancel, "DIR BATCH"},
     {"batch", "list", cmd_batch_list, "DIR"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
