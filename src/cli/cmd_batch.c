@@ -203,7 +203,7 @@ static int insert_jobs(struct cli_project *cp, struct batch_create *bc, char *er
 struct job_credits {
     struct batch_create *bc;
     double *credit;
-    int64_t n, first_id;
+    int64_t n, cap, first_id;
     const char *no_sticky;       /* the first job that reads no sticky file */
     char name[JOB_NAME_MAX + 1];
 };
@@ -212,7 +212,10 @@ static int job_credit_row(void *ctx, const struct live_job *lj)
 {
     struct job_credits *c = ctx;
     if (!c->n) c->first_id = lj->st.id;
-    c->credit = xrealloc(c->credit, (size_t)(c->n + 1) * sizeof *c->credit);
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->credit = xrealloc(c->credit, (size_t)c->cap * sizeof *c->credit);
+    }
     c->credit[c->n++] = credit_for_job(lj->flops_est);
     int sticky = 0;
     for (int i = 0; i < lj->ninputs; i++) sticky |= imap_get(&c->bc->sticky, lj->input_ids[i]) != NULL;

@@ -75,6 +75,7 @@ static struct cbatch *cbatch_get(struct cursor_set *s, const struct sbatch *sb)
     struct cbatch *cb = xcalloc(1, sizeof *cb);
     cb->batch_id = sb->b.id;
     cb->priority = sb->b.priority;
+    cb->app = sb->app;
     smap_init(&cb->file_idx);
     imap_init(&cb->hosts);
     if (s->nbatches == s->capbatches) {
@@ -363,6 +364,8 @@ int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struc
     double rate = est_throughput(&req->host) * CREDIT_PER_FLOP * 86400;
     for (int b = 0; b < s->nbatches; b++) {
         struct cbatch *cb = s->batches[b];
+        /* a host that cannot run the batch's app joins no team: it would count without computing */
+        if (!best_version(cb->app, req->platforms, req->nplatforms)) continue;
         struct chost *h = chost_get(cb, &req->host);
         h->user_id = req->host.user_id;
         h->last_seen = req->now;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct sjob;
+struct sapp;
 struct cbatch;
 
 /* A host in a team. Its rate is the credit per day it computes, from the
@@ -42,6 +43,7 @@ struct cursor {
 struct cbatch {
     int64_t batch_id;
     int priority;
+    struct sapp *app;           /* its jobs' app (borrowed from the index) */
     struct cursor **cursors;    /* owned, by first_job_num */
     int ncursors, capcursors;
     struct smap file_idx;       /* file name -> index + 1 (as intptr) */

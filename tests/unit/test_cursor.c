@@ -2,7 +2,8 @@
  * loading (cursor_add and cursor_add_job refuse unsound records); dispatch
  * of the host's own cursor only, in increasing job number, before the
  * ready queues; a new host's team (empty first, then the greatest
- * est_time_left, the one-user and the fastest-host team rules); moves
+ * est_time_left, the one-user and the fastest-host team rules; none for a
+ * host that cannot run the app); moves
  * (twice as late after min_stay, not before, not at under twice, hysteresis,
  * an idle host at once, never straight back); the per-user walk and its
  * second pass; the sticky files to delete; the last counters of an ended
@@ -341,6 +342,24 @@ static void test_new_host_joins_empty_team_first(void **state)
     assert_member_logged(f, 1, 2, 12, T0 + 1);
     assert_float_equal(cursor_find(&f->x, 11)->r.expavg_credit, R1, 1e-6);
     assert_int_equal(cursor_find(&f->x, 12)->nteam, 1);
+}
+
+/* A host with no version of the batch's app for its platforms joins no
+ * team: it would add its credit to one without ever computing for it. */
+static void test_host_without_the_app_joins_no_team(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(10, 2), 0);
+    static const char *const other[] = {"i686-pc-linux-gnu"};
+    struct dispatch_request rq = request(1, 1, 5, T0, 1e10, NULL);
+    rq.platforms = other;
+    dispatch_result_free(&f->res);
+    f->res.nsent = 0;
+    assert_int_equal(index_dispatch(&f->x, &rq, &f->res, &f->log), 0);
+    assert_int_equal(team_of(f, 1, 1), 0);
+    assert_int_equal(f->x.cur.joins, 0);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 0);
+    assert_float_equal(cursor_find(&f->x, 11)->r.expavg_credit, 0, 1e-12);
 }
 
 static void test_new_host_joins_team_with_greatest_est_time_left(void **state)
@@ -968,6 +987,7 @@ int main(void)
         T(test_new_host_joins_empty_team_first),
         T(test_new_host_joins_team_with_greatest_est_time_left),
         T(test_second_host_of_a_user_avoids_the_team_of_the_first),
+        T(test_host_without_the_app_joins_no_team),
         T(test_host_faster_than_rest_of_a_team_prefers_a_team_where_it_is_not),
         T(test_host_moves_to_team_twice_as_late_after_min_stay),
         T(test_host_does_not_move_before_min_stay),
