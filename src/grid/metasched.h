@@ -1,0 +1,106 @@
+/* metasched.h - the grid metascheduler's decision for one cycle (seed 004
+ * "Metascheduler", issue 6 part 3, docs/grid-policies.md): which campaign
+ * is offered how many jobs on which cluster. Test campaigns first, one job
+ * on each cluster they still need a test on; then, per cluster, default
+ * campaigns by priority, affinity for the cluster and users' fair share; a
+ * cluster goes wholly to one campaign before the next (the seed's FIFO)
+ * unless campaigns share it, then its free resources are split in
+ * proportion to their users' shares. Also the fair-share state: usage
+ * decayed with a half-life, the clock passed in. Pure: no I/O, no clock,
+ * no global state. */
+#ifndef LOCUS_GRID_METASCHED_H
+#define LOCUS_GRID_METASCHED_H
+#include <stdint.h>
+
+/* ---- fair share ---- */
+
+struct fs_user {
+    int64_t user_id;
+    double share;         /* weight; a user not listed has 1 */
+    double usage;         /* resource-seconds, decayed to fairshare.last */
+};
+
+/* Users' recent usage, all decayed together to `last`: usage x 2^(-dt /
+ * half_life). One common clock keeps the order of users valid without
+ * decaying them at each lookup. */
+struct fairshare {
+    struct fs_user *users;   /* owned */
+    int nusers, capusers;
+    double half_life;        /* seconds; <= 0: no decay */
+    int64_t last;            /* usage is as of this time */
+};
+
+#define FAIRSHARE_DEFAULT_SHARE 1.0
+
+/* Empty state with that half-life, as of now. Free with fairshare_free. */
+void fairshare_init(struct fairshare *fs, double half_life, int64_t now);
+void fairshare_free(struct fairshare *fs);
+/* Sets a user's share (> 0; others are refused with -1). */
+int fairshare_set_share(struct fairshare *fs, int64_t user_id, double share);
+/* Decays every usage to now (a clock that went back decays nothing). */
+void fairshare_decay(struct fairshare *fs, int64_t now);
+/* Decays to now, then adds resource_seconds (>= 0) to the user's usage. */
+void fairshare_charge(struct fairshare *fs, int64_t user_id, double resource_seconds, int64_t now);
+/* The user's entry, or NULL (borrowed, valid until the next change). */
+const struct fs_user *fairshare_find(const struct fairshare *fs, int64_t user_id);
+/* usage / share: who has had least for their share goes first. */
+double fairshare_key(const struct fairshare *fs, int64_t user_id);
+
+/* ---- campaigns, clusters, offers ---- */
+
+enum ms_type { MS_DEFAULT, MS_TEST };
+enum ms_state { MS_RUNNING, MS_PAUSED, MS_CANCELLED, MS_TERMINATED };
+
+/* A cluster a campaign may use, with this cycle's predictor answer. */
+struct ms_use {
+    int64_t cluster_id;
+    int affinity;         /* higher first (CiGri users_priority; seed's user/cluster affinity) */
+    int shared;           /* 1: split this cluster with the other shared campaigns of its rank */
+    int test_done;        /* test campaign: its test job here is done or submitted */
+    int pred_jobs;        /* predictor_update's answer for this pair */
+    int res_per_job;      /* resources one job holds here; < 1 read as 1 */
+};
+
+struct ms_campaign {
+    int64_t id;           /* also the FIFO order: lower first */
+    int64_t user_id;
+    enum ms_type type;
+    int priority;         /* higher first */
+    enum ms_state state;  /* only MS_RUNNING is offered anything */
+    int64_t remaining;    /* jobs not yet submitted */
+    const struct ms_use *uses;   /* borrowed */
+    int nuses;
+};
+
+struct ms_cluster {
+    int64_t id;
+    int free;                        /* free resources */
+    double usage;                    /* used fraction 0..1: emptier clusters are planned first */
+    int unavailable;                 /* blacklisted for all or under stress: no offers */
+    const int64_t *blacklisted;      /* campaign ids blacklisted here (borrowed) */
+    int nblacklisted;
+};
+
+struct ms_offer {
+    int64_t campaign_id, cluster_id;
+    int max_jobs;         /* > 0 */
+    int test;             /* 1: the campaign's test job on this cluster */
+};
+
+/* Offers in the order the campaign schedulers run them. Owned by the plan. */
+struct ms_plan {
+    struct ms_offer *offers;
+    int n, cap;
+};
+
+void ms_plan_init(struct ms_plan *p);
+void ms_plan_free(struct ms_plan *p);
+
+/* Fills p (emptied first; the caller owns it) from the campaigns, the
+ * clusters and the fair-share state (all borrowed, unchanged). On every
+ * cluster the offers' max_jobs x res_per_job never exceed its free
+ * resources, and a campaign's offers never exceed its remaining jobs.
+ * Returns the number of offers. */
+int ms_plan_build(const struct ms_campaign *camps, int ncamps, const struct ms_cluster *clusters,
+                  int nclusters, const struct fairshare *fs, struct ms_plan *p);
+#endif

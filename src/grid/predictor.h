@@ -1,0 +1,73 @@
+/* predictor.h - how many jobs a campaign may submit on a cluster this grid
+ * cycle (seed 004 "Prediction Algorithms", docs/grid-policies.md). One
+ * state per (campaign, cluster); the updator's observation of that pair goes
+ * in, the allowed number of jobs comes out. Four algorithms: CiGri 3's tap
+ * (the default, docs/cigri.md 3.3) and the seed's slow start, two-way
+ * adaptive and adaptive-down exponential-up, which steer a job ratio JR =
+ * jobs per free resource (the inverse of resources per job). Pure: no I/O,
+ * no clock but obs->now, no global state. */
+#ifndef LOCUS_GRID_PREDICTOR_H
+#define LOCUS_GRID_PREDICTOR_H
+#include <stdint.h>
+
+enum pred_algo {
+    PRED_TAP,                /* CiGri 3 runner taps: the default */
+    PRED_SLOW_START,         /* TCP-like: JR x2, excess -> 1 job/cluster */
+    PRED_TWO_WAY_ADAPTIVE,   /* JR measured on the run, both ways */
+    PRED_ADAPT_DOWN_EXP_UP,  /* adaptive down, x2 up */
+};
+
+/* CiGri 3.2.1 constants (docs/cigri.md 3.3), named after its config keys. */
+#define PRED_TAP_INITIAL_RATE 3      /* RUNNER_DEFAULT_INITIAL_NUMBER_OF_JOBS: shipped cigri.conf 3 (code default 2) */
+#define PRED_TAP_INCREASE_FACTOR 1.5 /* RUNNER_TAP_INCREASE_FACTOR: growth after a submission, shrink after a close */
+#define PRED_TAP_INCREASE_MAX 100    /* RUNNER_TAP_INCREASE_MAX: cap of the rate (OAR's max array size) */
+#define PRED_TAP_GRACE_PERIOD 60     /* RUNNER_TAP_GRACE_PERIOD, seconds: a closed tap stays shut that long */
+
+/* Seed 004 ratio bounds. JR starts at 1 (one resource per job, "Predictor").
+ * JR_MAX only stops doubling from overflowing: real output is bounded by
+ * max_jobs here and by free resources in the metascheduler. */
+#define PRED_JR_INITIAL 1.0
+#define PRED_JR_MAX 64.0
+
+/* What the updator saw this cycle for one campaign on one cluster. Counts
+ * below 0 are read as 0. */
+struct cluster_obs {
+    int64_t now;          /* the cycle's clock, seconds (only the tap reads it) */
+    int running;          /* this campaign's jobs running there */
+    int waiting;          /* this campaign's jobs waiting in the cluster queue */
+    int submitted;        /* jobs it submitted there last cycle (seed: NB_JOBS_SUBMITTED) */
+    int free;             /* free resources of the cluster */
+    int total;            /* all resources of the cluster (seed: MAX_RESOURCES) */
+    double res_per_job;   /* resources one job holds (JDL request or measured); <= 0: unknown */
+    int waiting_allowed;  /* waiting jobs tolerated: more is "excessive" (seed), EXCESS = waiting - this */
+    int max_jobs;         /* JDL max_jobs: cap on running + waiting + new; < 0: none */
+    int poll_failed;      /* the updator could not poll the jobs: the tap closes (CiGri) */
+};
+
+/* One (campaign, cluster) pair's history, set up by pred_state_init. It
+ * owns nothing, so the driver may copy and store it as is. */
+struct pred_state {
+    double jr;            /* job ratio: jobs per free resource */
+    int old_free;         /* free resources when the last answer was given (seed: OLD_FREE) */
+    int last_allowed;     /* the last answer */
+    int64_t cycles;       /* updates so far */
+    /* tap (PRED_TAP) */
+    int tap_rate;         /* jobs per submission */
+    int tap_open;
+    int64_t tap_closed_at;
+};
+
+/* Sets the seed's and CiGri's starting values: JR 1, tap open at rate 3. */
+void pred_state_init(struct pred_state *s);
+
+/* Updates s (borrowed, changed in place) from obs (borrowed) with algo and
+ * returns the number of jobs the campaign may submit on that cluster this
+ * cycle: never negative, never more than obs->max_jobs - running - waiting
+ * when max_jobs >= 0, and 0 when the cluster has no resources. */
+int predictor_update(struct pred_state *s, enum pred_algo algo, const struct cluster_obs *obs);
+
+/* "tap", "slow_start", "two_way_adaptive", "adapt_down_exp_up"; and back
+ * (-1 for an unknown name). The strings are static. */
+const char *pred_algo_name(enum pred_algo a);
+int pred_algo_parse(const char *name);
+#endif
