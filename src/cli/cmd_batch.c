@@ -242,22 +242,13 @@ static int make_cursors(struct cli_project *cp, struct batch_create *bc, char *e
         goto out;
     }
     int64_t hosts = store_count_hosts_since(cp->s, bc->b.create_time - 7 * 86400);
-    int n = bc->cursors ? bc->cursors : cursor_count(c.n, hosts > 0 ? hosts : 0);
-    if (n > c.n) n = (int)c.n;
-    int64_t *first = xmalloc((size_t)n * sizeof *first);
-    cursor_split(c.credit, c.n, n, first);
-    for (int i = 0; i < n && !rc; i++) {
-        struct cursor_rec r = {
-            .batch_id = bc->b.id, .first_job_num = first[i], .last_job_num = i + 1 < n ? first[i + 1] - 1 : c.n,
-            .first_unfinished_job_num = first[i],
-        };
-        r.first_ungenerated_job_num = r.last_job_num + 1;
-        for (int64_t k = r.first_job_num; k <= r.last_job_num; k++) r.remaining_credit += c.credit[k - 1];
-        if (store_cursor_insert(cp->s, &r) || store_cursor_take_jobs(cp->s, &r, c.first_id))
+    int n;
+    struct cursor_rec *recs = cursor_plan(bc->b.id, c.credit, c.n, bc->cursors, hosts > 0 ? hosts : 0, &n);
+    for (int i = 0; i < n && !rc; i++)
+        if (store_cursor_insert(cp->s, &recs[i]) || store_cursor_take_jobs(cp->s, &recs[i], c.first_id))
             rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    }
     bc->cursors = n;
-    free(first);
+    free(recs);
 out:
     free(c.credit);
     return rc;

@@ -1,6 +1,7 @@
-/* cursor.c - locality cursors: the teams, the walk of a cursor's jobs in
- * increasing job number, the files a host may delete, and the transitioner's
- * and the periodic pass's bookkeeping (docs/cursors.md). */
+/* cursor.c - locality cursors: the teams (one per host at a time), the
+ * lanes their members walk through a cursor's jobs in increasing job
+ * number, the files a host may delete, and the transitioner's and the
+ * periodic pass's bookkeeping (docs/cursors.md). */
 #include "sched/cursor.h"
 #include "core/strbuf.h"
 #include "sched/credit.h"
@@ -22,7 +23,9 @@ static void cursor_free(struct cursor *c)
 {
     free(c->jobs);
     bitidx_free(&c->sendable);
-    imap_free(&c->user_pos);
+    bitidx_free(&c->fresh);
+    bitidx_free(&c->started);
+    free(c->lanes);
     free(c->fcount);
     free(c->team);
     free(c);
@@ -75,6 +78,7 @@ static struct cbatch *cbatch_get(struct cursor_set *s, const struct sbatch *sb)
     struct cbatch *cb = xcalloc(1, sizeof *cb);
     cb->batch_id = sb->b.id;
     cb->priority = sb->b.priority;
+    cb->quorum = sb->b.red.target_nresults > 1 ? sb->b.red.target_nresults : 1;
     cb->app = sb->app;
     smap_init(&cb->file_idx);
     imap_init(&cb->hosts);
@@ -113,7 +117,9 @@ struct cursor *cursor_add(struct sched_index *x, const struct cursor_rec *r)
     c->njobs = (size_t)(r->last_job_num - r->first_job_num + 1);
     c->jobs = xcalloc(c->njobs, sizeof *c->jobs);
     bitidx_init(&c->sendable);
-    imap_init(&c->user_pos);
+    bitidx_init(&c->fresh);
+    bitidx_init(&c->started);
+    for (size_t k = 0; k < c->njobs; k++) bitidx_set(&c->started, k);   /* until its job loads unsent */
     if (cb->ncursors == cb->capcursors) {
         cb->capcursors = cb->capcursors ? cb->capcursors * 2 : 8;
         cb->cursors = xrealloc(cb->cursors, (size_t)cb->capcursors * sizeof *cb->cursors);
@@ -154,6 +160,7 @@ int cursor_add_job(struct sched_index *x, struct sjob *j, int64_t cursor_id, int
     struct cjob *cj = xmalloc(sizeof *cj + (size_t)nfiles * sizeof cj->files[0]);
     cj->cur = c;
     cj->job_num = job_num;
+    cj->lane = -1;
     cj->nfiles = 0;
     for (int k = 0; k < nfiles; k++) {
         uint32_t f = file_index(c->batch, files[k]);
@@ -167,7 +174,12 @@ int cursor_add_job(struct sched_index *x, struct sjob *j, int64_t cursor_id, int
         c->nfcount = (size_t)c->batch->nfiles;
     }
     for (int i = 0; i < cj->nfiles; i++) c->fcount[cj->files[i]]++;
-    c->jobs[job_num - c->r.first_job_num] = j;
+    size_t k = (size_t)(job_num - c->r.first_job_num);
+    c->jobs[k] = j;
+    if (!j->ninst) {   /* instances load after their job: cursor_job_changed sees them */
+        bitidx_clear(&c->started, k);
+        bitidx_set(&c->fresh, k);
+    }
     c->r.remaining_credit += job_credit(j);
     if (job_num >= c->r.first_ungenerated_job_num) c->r.first_ungenerated_job_num = job_num + 1;
     if (job_num < c->r.first_unfinished_job_num) c->r.first_unfinished_job_num = job_num;
@@ -189,6 +201,7 @@ static void team_remove(struct chost *h)
     c->r.expavg_credit = c->nteam ? fmax(0, c->r.expavg_credit - h->rate) : 0;
     c->dirty = 1;
     h->cur = NULL;
+    h->lane = -1;
 }
 
 static void log_member(struct change_log *log, const struct cbatch *cb, const struct chost *h)
@@ -209,6 +222,7 @@ static void team_add(struct cursor *c, struct chost *h, int64_t now)
     c->dirty = 1;
     h->cur = c;
     h->joined = now;
+    h->pos = 0;
 }
 
 static void host_set_rate(struct chost *h, double rate)
@@ -230,64 +244,55 @@ static int user_in_team(const struct cursor *c, const struct chost *h)
 }
 
 /* How well c suits h, lower is better: 0 when no member is h's user and h
- * is no faster than the rest of the team together (an empty team always
- * is), else 1 (team rule broken), 2 (same user), 3 (both). */
+ * is no faster than the rest of the team together, else 1 (team rule
+ * broken), 2 (same user), 3 (both). A team with fewer others than a job
+ * needs results cannot finish a job without h: the speed rule waits until
+ * it has them (an empty team always suits). */
 static int tier(const struct cursor *c, const struct chost *h)
 {
+    int others_n = c->nteam - (h->cur == c);
     double others = c->r.expavg_credit - (h->cur == c ? h->rate : 0);
-    int fast = c->nteam > (h->cur == c) && h->rate > others;
+    int fast = others_n >= c->batch->quorum && h->rate > others;
     return fast + 2 * user_in_team(c, h);
 }
 
-/* The cursor h should join: among those with unfinished jobs (with jobs
- * to send, if `sendable`), the best tier, then the greatest est_time_left
- * (an empty team's first), then the most remaining credit. */
-static struct cursor *best_cursor(const struct cbatch *cb, const struct chost *h, const struct cursor *except,
-                                  int sendable)
+/* 1 if c suits h better than best (NULL: any does): the better tier, then
+ * the greater est_time_left (an empty team's first), then the more
+ * remaining credit. */
+static int better(const struct cursor *c, const struct cursor *best, const struct chost *h)
+{
+    if (!best) return 1;
+    int t = tier(c, h), bt = tier(best, h);
+    if (t != bt) return t < bt;
+    double e = c->nteam ? cursor_est_time_left(c) : INFINITY, be = best->nteam ? cursor_est_time_left(best) : INFINITY;
+    if (e != be) return e > be;
+    return c->r.remaining_credit > best->r.remaining_credit;
+}
+
+/* 1 if the host can run the batch's app: one that cannot joins no team,
+ * where it would count without computing. */
+static int runs(const struct cbatch *cb, const struct dispatch_request *req)
+{
+    return best_version(cb->app, req->platforms, req->nplatforms) != NULL;
+}
+
+/* The cursor h should join, among those of the batches of priority prio
+ * that the host runs with unfinished jobs (with jobs to send, if
+ * `sendable`), other than except; NULL if none. */
+static struct cursor *best_cursor(const struct cursor_set *s, const struct dispatch_request *req, int prio,
+                                  const struct chost *h, const struct cursor *except, int sendable)
 {
     struct cursor *best = NULL;
-    int best_tier = 4;
-    double best_est = -1;
-    for (int i = 0; i < cb->ncursors; i++) {
-        struct cursor *c = cb->cursors[i];
-        if (c == except || c->r.remaining_credit <= 0 || (sendable && !c->sendable.count)) continue;
-        int t = tier(c, h);
-        double e = c->nteam ? cursor_est_time_left(c) : INFINITY;
-        if (t < best_tier || (t == best_tier && (e > best_est || (e == best_est && c->r.remaining_credit > best->r.remaining_credit)))) {
-            best = c;
-            best_tier = t;
-            best_est = e;
+    for (int b = 0; b < s->nbatches; b++) {
+        const struct cbatch *cb = s->batches[b];
+        if (cb->priority != prio || !runs(cb, req)) continue;
+        for (int i = 0; i < cb->ncursors; i++) {
+            struct cursor *c = cb->cursors[i];
+            if (c == except || c->r.remaining_credit <= 0 || (sendable && !c->sendable.count)) continue;
+            if (better(c, best, h)) best = c;
         }
     }
     return best;
-}
-
-/* The seed's rule: a host in C moves to the cursor D furthest behind when
- * est_time_left(C) < 0.5 est_time_left(D). Hysteresis: only after min_stay
- * in C, only to a team that suits it (tier 0), and only if C without it
- * still ends no later than D with it, so that it never has reason to move
- * straight back. A host whose cursor has nothing left to send moves at once
- * to the best cursor that has, rather than idle. */
-static void maybe_move(struct cursor_set *s, struct cbatch *cb, struct chost *h, int64_t now, struct change_log *log)
-{
-    struct cursor *c = h->cur, *d;
-    if (!c) {
-        d = best_cursor(cb, h, NULL, 0);
-        if (!d) return;
-        s->joins++;
-    } else if (!c->sendable.count) {
-        if (!(d = best_cursor(cb, h, c, 1))) return;
-        s->moves++;
-    } else {
-        if (now - h->joined < s->min_stay) return;
-        d = best_cursor(cb, h, c, 0);
-        if (!d || tier(d, h) != 0 || !(cursor_est_time_left(c) < 0.5 * cursor_est_time_left(d)) ||
-            est_with(c, -h->rate) > est_with(d, h->rate))
-            return;
-        s->moves++;
-    }
-    team_add(d, h, now);
-    log_member(log, cb, h);
 }
 
 static struct chost *chost_get(struct cbatch *cb, const struct host_view *v)
@@ -296,42 +301,301 @@ static struct chost *chost_get(struct cbatch *cb, const struct host_view *v)
     if (h) return h;
     h = xcalloc(1, sizeof *h);
     h->host_id = v->host_id;
+    h->lane = -1;
     imap_put(&cb->hosts, v->host_id, h);
     return h;
 }
 
+/* Puts the host in d's team, out of the team it was in (h: its place in
+ * that team's batch, or a stand-in if in none). Returns its place in d's
+ * batch. */
+static struct chost *team_move(struct chost *h, struct cursor *d, const struct dispatch_request *req, int64_t now,
+                               struct change_log *log)
+{
+    if (h->cur && h->cur->batch != d->batch) {   /* one team at a time: it leaves its batch's */
+        struct cbatch *old = h->cur->batch;
+        team_remove(h);
+        log_member(log, old, h);
+    }
+    struct chost *n = chost_get(d->batch, &req->host);
+    n->user_id = h->user_id;
+    n->last_seen = req->now;
+    host_set_rate(n, h->rate);
+    team_add(d, n, now);
+    log_member(log, d->batch, n);
+    return n;
+}
+
+/* Places the host in one team among the batches of the highest priority
+ * `top` that have unfinished jobs (batches of equal priority share the
+ * hosts, so a host's rate counts in the one team it computes for). A host
+ * in no team, or in a lower priority batch's, joins the best cursor there.
+ * The seed's rule moves a host in C to the cursor D furthest behind when
+ * est_time_left(C) < 0.5 est_time_left(D). Hysteresis: only after min_stay
+ * in C, only to a team that suits it (tier 0), and only if C without it
+ * still ends no later than D with it, so that it never has reason to move
+ * straight back. A host whose cursor has nothing left to send moves at once
+ * to the best cursor that has, rather than idle. Returns the host's place
+ * in its team's batch (home, if it stays; NULL if in no team). */
+static struct chost *place_host(struct cursor_set *s, const struct dispatch_request *req, struct chost *home, int top,
+                                double rate, struct change_log *log)
+{
+    int64_t now = req->now;
+    struct chost stand = {.host_id = req->host.host_id, .user_id = req->host.user_id, .rate = rate, .lane = -1};
+    struct chost *h = home ? home : &stand;
+    struct cursor *c = h->cur && h->cur->batch->priority >= top ? h->cur : NULL, *d;
+    if (!c) {
+        if (!(d = best_cursor(s, req, top, h, NULL, 0))) return home;
+        s->joins++;
+    } else if (!c->sendable.count) {
+        if (!(d = best_cursor(s, req, top, h, c, 1))) return home;
+        s->moves++;
+    } else {
+        if (now - h->joined < s->min_stay) return home;
+        d = best_cursor(s, req, top, h, c, 0);
+        if (!d || tier(d, h) != 0 || !(cursor_est_time_left(c) < 0.5 * cursor_est_time_left(d)) ||
+            est_with(c, -h->rate) > est_with(d, h->rate))
+            return home;
+        s->moves++;
+    }
+    return team_move(h, d, req, now, log);
+}
+
 /* ---- dispatch ---- */
 
-/* Sends unsent instances of the host's cursor, oldest job number first.
- * Per user, the walk starts past the last job offered to that user (one
- * host does not take two instances of a job, nor a user under one result
- * per user), then goes once over the jobs before, for instances needed
- * again since (errors, timeouts); all within the scan limit. */
-static void fill_cursor(struct sched_index *x, struct cursor *c, const struct dispatch_request *req,
+/* Lanes. A team walking its cursor's jobs in one order would send every
+ * file to every member: each request of a host takes the next few jobs,
+ * and the others take the jobs in between. So each host walks a lane: a
+ * stretch of jobs that it takes in increasing job number, sending the
+ * first results of jobs never sent at the lane's front; a second host
+ * follows it for the other results (a lane's jobs no walker will reach are
+ * "left behind" and picked up first). A host whose lane meets another
+ * lane's ground goes, in turn, to the oldest job left behind, to a new lane
+ * in the longest run of jobs never sent (halfway along it when a lane grows
+ * into it, which splits the work), or, when nothing else is left, to the
+ * oldest job that needs another result. */
+
+/* One request's fill of the host's cursor. */
+struct walk {
+    struct sched_index *x;
+    struct cursor *c;
+    struct chost *h;
+    const struct dispatch_request *req;
+    const struct app_version *av;
+    struct dispatch_budget *budget;
+    struct dispatch_result *res;
+    struct change_log *log;
+    int *scans;                 /* jobs looked at, against DISPATCH_SCAN_LIMIT */
+};
+
+static int walk_room(const struct walk *w)
+{
+    return dispatch_room(w->budget, w->res) && *w->scans < DISPATCH_SCAN_LIMIT;
+}
+
+static int64_t num_of(const struct cursor *c, size_t k) { return c->r.first_job_num + (int64_t)k; }
+
+/* 1 if the host may run the job at offset k of its cursor. */
+static int may_take(const struct walk *w, size_t k)
+{
+    const struct sjob *j = w->c->jobs[k];
+    return host_may_take(w->x, j, &w->req->host) &&
+           deadline_feasible(&w->req->host, j->flops_est, j->batch->b.delay_bound);
+}
+
+/* Jobs a walker will come to: the results it computes in this many seconds
+ * from its position on (a day: a slow walker does not hold back a lane). */
+#define LANE_REACH_SECS 86400.0
+
+/* Results of job_credit each that h computes in LANE_REACH_SECS. */
+static int64_t reach(const struct chost *h, double job_credit)
+{
+    return (int64_t)(h->rate * LANE_REACH_SECS / 86400 / fmax(job_credit, 1e-12));
+}
+
+/* The position of the walker of h's lane nearest behind its front, other
+ * than h; 0 if h walks it alone. */
+static int64_t trailer_pos(const struct cursor *c, const struct chost *h)
+{
+    int64_t best = 0;
+    for (int i = 0; i < c->nteam; i++) {
+        const struct chost *m = c->team[i];
+        if (m != h && m->lane == h->lane && m->pos > best) best = m->pos;
+    }
+    return best;
+}
+
+/* Takes the host along its lane from its position: the lane's ground
+ * (jobs that need another result), and jobs never sent where they meet
+ * the lane's front, which then become its ground. Stops at another lane's
+ * ground or at a gap: the host would need other files there. */
+static void walk_lane(struct walk *w)
+{
+    struct cursor *c = w->c;
+    struct chost *h = w->h;
+    while (walk_room(w)) {
+        size_t k = bitidx_next(&c->sendable, (size_t)(h->pos - c->r.first_job_num));
+        if (k == SIZE_MAX) break;
+        ++*w->scans;
+        struct cjob *cj = c->jobs[k]->cj;
+        struct lane *l = &c->lanes[h->lane];
+        if (cj->lane != h->lane) {
+            if (!bitidx_test(&c->fresh, k) || num_of(c, k) != l->front) break;
+            int64_t t = trailer_pos(c, h);
+            if (t && l->front - t > reach(h, credit_for_job(c->jobs[k]->flops_est))) break;   /* far ahead */
+            cj->lane = h->lane;
+            l->front = num_of(c, k) + 1;
+        }
+        h->pos = num_of(c, k) + 1;
+        if (may_take(w, k)) send_instance(w->x, c->jobs[k], w->av, w->req, w->budget, w->res, w->log);
+    }
+}
+
+
+/* The job number up to which walkers of `lane` other than `except` will
+ * come soon, from at or before job number num; 0 if none will reach num.
+ * job_credit is the credit of one result of the lane's jobs. */
+static int64_t lane_covers(const struct cursor *c, int lane, int64_t num, double job_credit, const struct chost *except)
+{
+    int64_t upto = 0;
+    for (int i = 0; lane >= 0 && i < c->nteam; i++) {
+        const struct chost *m = c->team[i];
+        if (m == except || m->lane != lane || m->pos > num) continue;
+        int64_t to = m->pos + reach(m, job_credit);
+        if (to > num && to > upto) upto = to;
+    }
+    return upto;
+}
+
+/* The oldest job that was sent before, needs another result, and that the
+ * host may take while no walker of its lane will reach it; SIZE_MAX if none
+ * (within the scan limit). Runs of jobs never sent and the ground of lanes
+ * whose walkers will come are skipped whole. */
+static size_t left_behind(struct walk *w)
+{
+    struct cursor *c = w->c;
+    size_t i = 0, k;
+    int64_t upto;
+    while (*w->scans < DISPATCH_SCAN_LIMIT && (k = bitidx_next(&c->sendable, i)) != SIZE_MAX) {
+        ++*w->scans;
+        int lane = c->jobs[k]->cj->lane;
+        if (bitidx_test(&c->fresh, k)) {
+            i = bitidx_next(&c->started, k);
+            if (i == SIZE_MAX) break;
+        } else if ((upto = lane_covers(c, lane, num_of(c, k), credit_for_job(c->jobs[k]->flops_est), w->h))) {
+            i = (size_t)(upto - c->r.first_job_num);
+        } else if (may_take(w, k)) {
+            return k;
+        } else {
+            i = k + 1;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* The oldest job that needs another result and that the host may take. */
+static size_t oldest_takable(struct walk *w)
+{
+    size_t k = 0;
+    while (*w->scans < DISPATCH_SCAN_LIMIT && (k = bitidx_next(&w->c->sendable, k)) != SIZE_MAX) {
+        ++*w->scans;
+        if (may_take(w, k)) return k;
+        k++;
+    }
+    return SIZE_MAX;
+}
+
+static int lane_add(struct cursor_set *s, struct cursor *c, int64_t front)
+{
+    if (c->nlanes == c->caplanes) {
+        c->caplanes = c->caplanes ? c->caplanes * 2 : 8;
+        c->lanes = xrealloc(c->lanes, (size_t)c->caplanes * sizeof *c->lanes);
+    }
+    c->lanes[c->nlanes].front = front;
+    s->lanes++;
+    return c->nlanes++;
+}
+
+/* The host walks on from the job at offset k, in that job's lane (a new one
+ * for a job that has none: sent before the server last started). */
+static void join_at(struct walk *w, size_t k)
+{
+    struct cjob *cj = w->c->jobs[k]->cj;
+    if (cj->lane < 0) cj->lane = lane_add(&w->x->cur, w->c, num_of(w->c, k) + 1);
+    w->h->lane = cj->lane;
+    w->h->pos = num_of(w->c, k);
+}
+
+/* The lane, walked by a host other than `except`, that grows at job
+ * number num; -1 if none. */
+static int lane_growing_at(const struct cursor *c, int64_t num, const struct chost *except)
+{
+    for (int i = 0; i < c->nteam; i++) {
+        const struct chost *m = c->team[i];
+        if (m != except && m->lane >= 0 && c->lanes[m->lane].front == num) return m->lane;
+    }
+    return -1;
+}
+
+/* Places the host in the longest run of jobs never sent: a new lane at the
+ * run's start if no walked lane grows into it; else, if the run holds two
+ * days' work of the host (LANE_REACH_SECS each), a new lane halfway along
+ * it, which splits it with that lane; else at that lane's front, sharing
+ * it (a shorter stretch would not pay for its files). 0 if every job was
+ * sent. */
+static int fresh_start(struct walk *w)
+{
+    struct cursor *c = w->c;
+    size_t best = SIZE_MAX, best_len = 0, i = 0, a;
+    while ((a = bitidx_next(&c->fresh, i)) != SIZE_MAX) {
+        ++*w->scans;
+        size_t b = bitidx_next(&c->started, a);
+        if (b == SIZE_MAX || b > c->njobs) b = c->njobs;
+        if (b - a > best_len) {
+            best = a;
+            best_len = b - a;
+        }
+        i = b;
+    }
+    if (best == SIZE_MAX) return 0;
+    int64_t start = num_of(c, best);
+    int lane = lane_growing_at(c, start, w->h);
+    if (lane >= 0 && (int64_t)best_len >= 2 * reach(w->h, credit_for_job(c->jobs[best]->flops_est))) {
+        start += (int64_t)(best_len / 2);
+        lane = -1;
+    }
+    w->h->lane = lane >= 0 ? lane : lane_add(&w->x->cur, c, start);
+    w->h->pos = start;
+    return 1;
+}
+
+/* Places the host where its walk goes on: the oldest job left behind, else
+ * a run of jobs never sent, else the oldest job it may take. 0 if nothing
+ * is left for it. */
+static int reposition(struct walk *w)
+{
+    size_t k = left_behind(w);
+    if (k == SIZE_MAX && fresh_start(w)) return 1;
+    if (k == SIZE_MAX) k = oldest_takable(w);
+    if (k == SIZE_MAX) return 0;
+    join_at(w, k);
+    return 1;
+}
+
+/* How often one request may send the host elsewhere in its cursor. */
+#define WALK_REPOSITIONS 4
+
+/* Sends unsent instances of the host's cursor along its lane, placing it
+ * again when the lane has nothing more for it; all within the scan limit. */
+static void fill_cursor(struct sched_index *x, struct cursor *c, struct chost *h, const struct dispatch_request *req,
                         struct dispatch_budget *budget, struct dispatch_result *res, struct change_log *log,
                         int *scans)
 {
-    const struct host_view *h = &req->host;
-    intptr_t last = (intptr_t)imap_get(&c->user_pos, h->user_id);   /* a job number; 0: none */
-    size_t start = last >= c->r.first_job_num ? (size_t)(last - c->r.first_job_num + 1) : 0, pos = start;
-    for (int pass = 0;;) {
-        size_t p = bitidx_next(&c->sendable, pos);
-        if (p == SIZE_MAX || (pass && p >= start)) {
-            if (pass || !start) break;
-            pass = 1;
-            pos = 0;
-            continue;
-        }
-        if (!dispatch_room(budget, res) || ++*scans > DISPATCH_SCAN_LIMIT) break;
-        struct sjob *j = c->jobs[p];
-        pos = p + 1;
-        const struct app_version *av = best_version(j->batch->app, req->platforms, req->nplatforms);
-        if (!av) break;   /* a cursor's jobs share their app */
-        if ((int64_t)last < c->r.first_job_num + (int64_t)p) last = (intptr_t)(c->r.first_job_num + (int64_t)p);
-        if (!host_may_take(x, j, h) || !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound)) continue;
-        send_instance(x, j, av, req, budget, res, log);
-    }
-    imap_put(&c->user_pos, h->user_id, (void *)last);
+    const struct app_version *av = best_version(c->batch->app, req->platforms, req->nplatforms);
+    struct walk w = {x, c, h, req, av, budget, res, log, scans};
+    if (!av) return;
+    if (h->lane >= 0) walk_lane(&w);
+    for (int i = 0; i < WALK_REPOSITIONS && walk_room(&w) && reposition(&w); i++) walk_lane(&w);
 }
 
 /* Reported sequence files the host no longer needs: a file of a cursor
@@ -356,22 +620,66 @@ static void find_deletes(struct cursor_set *s, const struct dispatch_request *re
     }
 }
 
+/* 1 if some cursor of the batch has unfinished jobs. */
+static int cbatch_unfinished(const struct cbatch *cb)
+{
+    for (int i = 0; i < cb->ncursors; i++)
+        if (cb->cursors[i]->r.remaining_credit > 0) return 1;
+    return 0;
+}
+
+/* The host's place in the batch of its team (NULL: in no team), after
+ * refreshing what every batch knows of it. A host loaded into teams of
+ * several batches (recorded so before one team at a time) keeps the first.
+ * *top is the priority of the first batch it runs with unfinished jobs;
+ * returns with *any 0 if there is none. */
+static struct chost *host_home(struct cursor_set *s, const struct dispatch_request *req, double rate, int *top,
+                               int *any, struct change_log *log)
+{
+    struct chost *home = NULL;
+    *any = 0;
+    for (int b = 0; b < s->nbatches; b++) {
+        struct cbatch *cb = s->batches[b];
+        if (!runs(cb, req)) continue;
+        struct chost *h = imap_get(&cb->hosts, req->host.host_id);
+        if (h) {
+            h->user_id = req->host.user_id;
+            h->last_seen = req->now;
+            host_set_rate(h, rate);
+            if (h->cur && home) {
+                team_remove(h);
+                log_member(log, cb, h);
+            } else if (h->cur) {
+                home = h;
+            }
+        }
+        if (!*any && cbatch_unfinished(cb)) {   /* batches come highest priority first */
+            *top = cb->priority;
+            *any = 1;
+        }
+    }
+    return home;
+}
+
 int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
                 struct dispatch_result *res, struct change_log *log)
 {
     struct cursor_set *s = &x->cur;
-    int n0 = res->nsent, scans = 0;
+    int n0 = res->nsent, scans = 0, top = 0, any;
     double rate = est_throughput(&req->host) * CREDIT_PER_FLOP * 86400;
-    for (int b = 0; b < s->nbatches; b++) {
-        struct cbatch *cb = s->batches[b];
-        /* a host that cannot run the batch's app joins no team: it would count without computing */
-        if (!best_version(cb->app, req->platforms, req->nplatforms)) continue;
-        struct chost *h = chost_get(cb, &req->host);
-        h->user_id = req->host.user_id;
-        h->last_seen = req->now;
-        host_set_rate(h, rate);
-        maybe_move(s, cb, h, req->now, log);
-        if (h->cur && dispatch_room(budget, res)) fill_cursor(x, h->cur, req, budget, res, log, &scans);
+    struct chost *home = host_home(s, req, rate, &top, &any, log);
+    if (any) home = place_host(s, req, home, top, rate, log);
+    if (home && home->cur && dispatch_room(budget, res)) {
+        fill_cursor(x, home->cur, home, req, budget, res, log, &scans);
+        /* jobs are left, but none it may take (it ran their other results):
+         * it is as idle as a host whose cursor has nothing left to send */
+        struct cursor *d;
+        if (res->nsent == n0 && dispatch_room(budget, res) && (d = best_cursor(s, req, top, home, home->cur, 1))) {
+            s->moves++;
+            home = team_move(home, d, req, req->now, log);
+            scans = 0;
+            fill_cursor(x, home->cur, home, req, budget, res, log, &scans);
+        }
     }
     if (s->nbatches || s->retired.count) find_deletes(s, req, res);
     return res->nsent - n0;
@@ -385,6 +693,8 @@ static void job_finished(struct cursor *c, struct sjob *j)
     if (c->jobs[k] != j) return;
     c->jobs[k] = NULL;
     bitidx_clear(&c->sendable, k);
+    bitidx_clear(&c->fresh, k);
+    bitidx_set(&c->started, k);
     for (int i = 0; i < j->cj->nfiles; i++) c->fcount[j->cj->files[i]]--;
     c->r.remaining_credit = fmax(0, c->r.remaining_credit - job_credit(j));
     while (c->r.first_unfinished_job_num <= c->r.last_job_num &&
@@ -401,9 +711,13 @@ void cursor_job_changed(struct sched_index *x, struct sjob *j)
     struct cursor *c = j->cj->cur;
     size_t k = (size_t)(j->cj->job_num - c->r.first_job_num);
     if (c->jobs[k] != j) return;
-    if (j->st.state != JOB_ACTIVE) job_finished(c, j);
-    else if (j->needed > 0) bitidx_set(&c->sendable, k);
+    if (j->st.state != JOB_ACTIVE) return job_finished(c, j);
+    if (j->needed > 0) bitidx_set(&c->sendable, k);
     else bitidx_clear(&c->sendable, k);
+    if (j->ninst > 0 && bitidx_test(&c->fresh, k)) {
+        bitidx_clear(&c->fresh, k);
+        bitidx_set(&c->started, k);
+    }
 }
 
 void cursor_job_ended(struct sched_index *x, struct sjob *j)
@@ -517,4 +831,26 @@ void cursor_split(const double *credit, int64_t njobs, int n, int64_t *first)
         first[i] = f;
         while (k < f - 1) acc += credit[k++];
     }
+}
+
+struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, int64_t njobs, int want, int64_t nhosts,
+                               int *n)
+{
+    int k = want > 0 ? want : cursor_count(njobs, nhosts);
+    if (k > njobs) k = (int)njobs;
+    int64_t *first = xmalloc((size_t)k * sizeof *first);
+    cursor_split(credit, njobs, k, first);
+    struct cursor_rec *recs = xcalloc((size_t)k, sizeof *recs);
+    for (int i = 0; i < k; i++) {
+        struct cursor_rec *r = &recs[i];
+        *r = (struct cursor_rec){
+            .batch_id = batch_id, .first_job_num = first[i], .last_job_num = i + 1 < k ? first[i + 1] - 1 : njobs,
+            .first_unfinished_job_num = first[i],
+        };
+        r->first_ungenerated_job_num = r->last_job_num + 1;   /* every job is created with the batch */
+        for (int64_t j = r->first_job_num; j <= r->last_job_num; j++) r->remaining_credit += credit[j - 1];
+    }
+    free(first);
+    *n = k;
+    return recs;
 }

@@ -23,6 +23,16 @@ struct chost {
     struct cursor *cur;         /* NULL: in no team (it left, or before its first request) */
     double rate;
     int64_t joined, last_seen;
+    int lane;                   /* the lane of cur it walks (index), -1: none yet */
+    int64_t pos;                /* the job number its walk goes on from */
+};
+
+/* A lane: a stretch of a cursor's jobs that its walkers take in increasing
+ * job number, so that a host needs the files of its stretch rather than
+ * every file its team reads. Its ground is the jobs it took first; it grows
+ * at `front` into jobs never sent, until it meets another lane's ground. */
+struct lane {
+    int64_t front;              /* the job number it grows at */
 };
 
 struct cursor {
@@ -31,7 +41,10 @@ struct cursor {
     struct sjob **jobs;         /* by job_num - first_job_num; NULL: finished or not generated */
     size_t njobs;
     struct bitidx sendable;     /* job_num - first_job_num of jobs with instances to send */
-    struct imap user_pos;       /* user id -> last job_num offered to that user (as intptr) */
+    struct bitidx fresh;        /* the same of jobs never sent */
+    struct bitidx started;      /* and of the others: sent, finished or never loaded */
+    struct lane *lanes;         /* owned, by index */
+    int nlanes, caplanes;
     int32_t *fcount;            /* by file index of the batch: unfinished jobs of the cursor reading it */
     size_t nfcount;
     struct chost **team;        /* borrowed from the batch's hosts */
@@ -43,13 +56,15 @@ struct cursor {
 struct cbatch {
     int64_t batch_id;
     int priority;
+    int quorum;                 /* results a job needs (target_nresults): a team needs as many members */
     struct sapp *app;           /* its jobs' app (borrowed from the index) */
     struct cursor **cursors;    /* owned, by first_job_num */
     int ncursors, capcursors;
     struct smap file_idx;       /* file name -> index + 1 (as intptr) */
     char **fnames;              /* owned, by index */
     int nfiles;
-    struct imap hosts;          /* host id -> struct chost* (owned) */
+    struct imap hosts;          /* host id -> struct chost* (owned): hosts seen, in this batch's team or not
+                                 * (a host is in one team at a time) */
 };
 
 struct cursor_set {
@@ -59,7 +74,7 @@ struct cursor_set {
     struct smap retired;        /* names of the files of ended cursor batches */
     int64_t host_ttl;           /* a host unseen this long leaves its team */
     int64_t min_stay;           /* a host stays this long in a team before it may move */
-    int64_t joins, moves;       /* counters for the API and the simulator */
+    int64_t joins, moves, lanes;   /* counters for the API and the simulator (lanes started) */
 };
 
 /* Hosts a cursor's team should have: the fastest host no faster than the
@@ -70,6 +85,7 @@ struct cursor_set {
 struct cjob {
     struct cursor *cur;
     int64_t job_num;
+    int lane;                   /* the lane whose ground it is, -1: none yet */
     int nfiles;
     uint32_t files[];           /* file indexes in the batch */
 };
@@ -108,4 +124,13 @@ int cursor_count(int64_t njobs, int64_t nhosts);
 /* Splits jobs 1..njobs (credit[k] for job k+1) into n <= njobs contiguous
  * ranges of about equal credit: first[i] is the first job number of cursor i. */
 void cursor_split(const double *credit, int64_t njobs, int n, int64_t *first);
+/* The cursors of a new batch, as locus batch create makes them and the
+ * simulator loads them: jobs 1..njobs (credit[k] for job k+1, borrowed;
+ * njobs >= 1) cut by cursor_split into `want` cursors (0: cursor_count of
+ * njobs and nhosts; at most njobs), each a record with nothing finished,
+ * every job generated and remaining_credit the sum of its jobs' credit;
+ * ids are 0, for the store or the caller to number. Returns a new array
+ * the caller frees, with its length in *n. */
+struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, int64_t njobs, int want, int64_t nhosts,
+                               int *n);
 #endif

@@ -1,5 +1,6 @@
 /* figures.c - the figures of merit of a run, as text or as one JSON line
- * (snake_case keys, the last line of the output so scripts can `tail -1`). */
+ * (snake_case keys, the last line of the output so scripts can `tail -1`);
+ * each batch's completion time follows the scalars (an array in JSON). */
 #include "sim/server_sim.h"
 
 #define FIGS(X)                                                                                          \
@@ -14,13 +15,21 @@
     X(jobs_failed, "%.0f", (double)f->jobs_failed) X(rpcs, "%.0f", (double)f->rpcs)                      \
     X(transfers, "%.0f", (double)f->transfers) X(file_deletes, "%.0f", (double)f->file_deletes) \
     X(file_evictions, "%.0f", (double)f->file_evictions) \
-    X(flops_computed, "%.6g", f->flops_computed) X(flops_useful, "%.6g", f->flops_useful)
+    X(flops_computed, "%.6g", f->flops_computed) X(flops_useful, "%.6g", f->flops_useful) \
+    X(cursor_joins, "%.0f", (double)f->cursor_joins) X(cursor_moves, "%.0f", (double)f->cursor_moves) \
+    X(cursor_lanes, "%.0f", (double)f->cursor_lanes)
 
 void sim_figures_print(FILE *out, const struct sim_figures *f)
 {
 #define TEXT(name, fmt, val) fprintf(out, "%-22s " fmt "\n", #name, val);
     FIGS(TEXT)
 #undef TEXT
+    /* one line per batch, numbered from 1 as the workload's batches are */
+    for (int b = 0; b < f->nbatches; b++) {
+        char name[40];
+        snprintf(name, sizeof name, "batch_makespan_s[%d]", b + 1);
+        fprintf(out, "%-22s %.1f\n", name, f->batch_makespan_s[b]);
+    }
 }
 
 void sim_figures_json(FILE *out, const struct sim_figures *f)
@@ -31,5 +40,7 @@ void sim_figures_json(FILE *out, const struct sim_figures *f)
     sep = ", ";
     FIGS(JSON)
 #undef JSON
-    fprintf(out, "}\n");
+    fprintf(out, ", \"batch_makespans_s\": [");
+    for (int b = 0; b < f->nbatches; b++) fprintf(out, "%s%.1f", b ? ", " : "", f->batch_makespan_s[b]);
+    fprintf(out, "]}\n");
 }

@@ -12,8 +12,8 @@
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "locus-sim: %s; usage: locus-sim server WORKLOAD [--policy fifo|locality|locality_lite] [--json] [--trace FILE.csv] "
-                    "[--seed N]\n", why);
+    fprintf(stderr, "locus-sim: %s; usage: locus-sim server WORKLOAD [--policy fifo|locality|locality_lite|cursor] "
+                    "[--json] [--trace FILE.csv] [--seed N]\n", why);
     return 2;
 }
 

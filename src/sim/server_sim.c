@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define PLATFORM "x86_64-pc-linux-gnu"
-#define BATCH_NAME "sim"
 #define TIMEOUT_PERIOD 60.0      /* seconds between index_timeouts calls, as locusd's transitioner */
 #define MAX_BACKOFF 3600.0       /* an RPC that got nothing doubles the wait, up to this */
 #define HORIZON 1e9              /* virtual seconds: a workload that never ends stops here */
@@ -27,7 +26,8 @@ enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_DONE };
 
 struct task {
     int64_t job_id, inst_id;
-    int seq, file;              /* file -1: no input */
+    int seq, file;              /* the first file it reads, -1: no input */
+    int nfiles, got;            /* files it reads from `file` on; how many of them it has secured */
     int state;
     int error, wrong;           /* fails with CLIENT_ERROR / returns a wrong result */
     double flops_left;
@@ -50,6 +50,14 @@ struct shost {
     int rpc_pending;
 };
 
+/* A batch: a share of the jobs over its own sequence of files. */
+struct sim_batch {
+    struct batch b;             /* borrowed by the index */
+    int64_t first_id, njobs;    /* its jobs are first_id .. first_id + njobs - 1 */
+    int first_file, nfiles;     /* its sequence: files first_file .. first_file + nfiles - 1 */
+    double last_end;            /* when its last job so far ended */
+};
+
 struct sim {
     struct workload w;
     struct sim_options o;
@@ -59,7 +67,10 @@ struct sim {
     struct change_log log;
     struct app app;
     struct app_version av;
-    struct batch batch;
+    struct sim_batch *batches;
+    int nbatches;
+    int *job_first;             /* by job id - 1: the first file it reads, -1: none */
+    uint8_t *job_nfiles;        /* by job id - 1: how many consecutive files it reads */
     struct shost *h;
     int nh, caph;
     double *file_size;
@@ -84,10 +95,24 @@ static void trace(struct sim *s, const char *kind, int host, int64_t job, int fi
         fprintf(s->o.trace, "%.3f,%s,%d,%lld,%d\n", now(s), kind, host, (long long)job, file);
 }
 
-static int job_file(const struct sim *s, int64_t job_id)
+static int job_file(const struct sim *s, int64_t job_id) { return s->job_first[job_id - 1]; }
+
+/* 1 if task t reads file f. */
+static int task_reads(const struct task *t, int f) { return f >= t->file && f < t->file + t->nfiles; }
+
+static struct sim_batch *batch_of(struct sim *s, int64_t job_id)
 {
-    if (!s->w.files) return -1;
-    return (int)(((job_id - 1) / s->w.jobs_per_file) % s->w.files);
+    int b = 0;
+    while (b + 1 < s->nbatches && s->batches[b + 1].first_id <= job_id) b++;
+    return &s->batches[b];
+}
+
+/* The change log is durable state for locusd; here it only grows: drop it. */
+static void drop_log(struct sim *s)
+{
+    if (s->log.n <= 4096) return;
+    change_log_free(&s->log);
+    change_log_init(&s->log);
 }
 
 /* ---- capacity integral, for ideal_s ---- */
@@ -150,6 +175,7 @@ static void job_events(struct sim *s, struct sjob *j, int ev)
     s->ended[k] = 1;
     s->nended++;
     s->last_end = now(s);
+    batch_of(s, j->id)->last_end = now(s);
     if (j->st.state == JOB_DONE) {
         s->fig->jobs_done++;
         s->turnaround[s->njt++] = now(s);   /* every job is created at time 0 */
@@ -158,11 +184,7 @@ static void job_events(struct sim *s, struct sjob *j, int ev)
         s->fig->jobs_failed++;
         trace(s, "job_failed", -1, j->id, job_file(s, j->id));
     }
-    /* the log is durable state for locusd; here it only grows: drop it */
-    if (s->log.n > 4096) {
-        change_log_free(&s->log);
-        change_log_init(&s->log);
-    }
+    drop_log(s);
 }
 
 static void on_timeout_event(void *ctx, struct sjob *j, int ev) { job_events(ctx, j, ev); }
@@ -217,7 +239,7 @@ static void host_fit_disk(struct sim *s, struct shost *h, int hi)
 {
     for (int i = 0; s->w.host_disk > 0 && h->held_bytes > s->w.host_disk && i < h->nheld;) {
         int f = h->held[i], used = 0;
-        for (int k = 0; k < h->nt && !used; k++) used = h->t[k].file == f && h->t[k].state != T_DONE;
+        for (int k = 0; k < h->nt && !used; k++) used = task_reads(&h->t[k], f) && h->t[k].state != T_DONE;
         if (used) {
             i++;
             continue;
@@ -225,6 +247,22 @@ static void host_fit_disk(struct sim *s, struct shost *h, int hi)
         host_forget_file(s, h, f);
         s->fig->file_evictions++;
         trace(s, "file_evict", hi, -1, f);
+    }
+}
+
+/* A waiting task's files, in order: one the host holds is the task's from
+ * then on (a client keeps a task's inputs while the task needs them, even
+ * once the server has it delete the sticky copy); the first missing one is
+ * downloaded when the link is free. The task is ready once it has them all. */
+static void task_get_files(struct sim *s, struct shost *h, int hi, struct task *t)
+{
+    while (t->got < t->nfiles && host_has(h, t->file + t->got)) t->got++;
+    if (t->got == t->nfiles) {
+        t->state = T_READY;
+    } else if (h->dl_file < 0) {
+        h->dl_file = t->file + t->got;
+        h->dl_left = s->file_size[h->dl_file];
+        trace(s, "download_start", hi, t->job_id, h->dl_file);
     }
 }
 
@@ -256,12 +294,7 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
             t->state = T_DONE;
             trace(s, "compute_done", hi, t->job_id, t->file);
         }
-        if (t->state == T_NEED_FILE && host_has(h, t->file)) t->state = T_READY;
-        if (t->state == T_NEED_FILE && h->dl_file < 0) {
-            h->dl_file = t->file;
-            h->dl_left = s->file_size[t->file];
-            trace(s, "download_start", hi, t->job_id, t->file);
-        }
+        if (t->state == T_NEED_FILE) task_get_files(s, h, hi, t);
         running += t->state == T_RUNNING;
     }
     for (int i = 0; i < h->nt && running < h->ncpus; i++)
@@ -317,6 +350,44 @@ static void task_remove(struct shost *h, int i)
     h->nt--;
 }
 
+/* 1 if the server asks the host to abort the task (consumes the request). */
+static int abort_asked(struct sim *s, const struct sjob *j, const struct task *t, int64_t hid)
+{
+    char name[256];
+    instance_wire_name(name, sizeof name, j->batch->b.name, t->job_id, t->seq);
+    return index_take_abort(&s->idx, name, hid);
+}
+
+/* The host drops task i; so does its download if no other task reads the file. */
+static void task_abort(struct shost *h, int i)
+{
+    struct task *t = &h->t[i];
+    if (h->dl_file >= 0 && task_reads(t, h->dl_file)) {
+        int other = 0;
+        for (int k = 0; k < h->nt; k++) other += k != i && task_reads(&h->t[k], h->dl_file);
+        if (!other) h->dl_file = -1;
+    }
+    task_remove(h, i);
+}
+
+/* The new task for an instance the server sent, its failure drawn now. */
+static void task_add(struct sim *s, struct shost *h, int hi, const struct dispatched *d)
+{
+    if (h->nt == h->capt) {
+        h->capt = h->capt ? h->capt * 2 : 8;
+        h->t = xrealloc(h->t, (size_t)h->capt * sizeof *h->t);
+    }
+    double u = rng_uniform(&s->rng);
+    struct task *t = &h->t[h->nt++];
+    *t = (struct task){
+        .job_id = d->job->id, .inst_id = d->inst.id, .seq = d->inst.seq,
+        .file = job_file(s, d->job->id), .nfiles = s->job_nfiles[d->job->id - 1], .state = T_NEED_FILE,
+        .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
+        .flops_left = d->job->flops_est,
+    };
+    trace(s, "dispatch", hi, t->job_id, t->file);
+}
+
 /* One scheduler RPC: report finished tasks, obey aborts, ask for work. */
 static void host_rpc(struct sim *s, struct shost *h, int hi)
 {
@@ -339,16 +410,9 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
             task_remove(h, i);
             continue;
         }
-        char name[256];
-        instance_wire_name(name, sizeof name, BATCH_NAME, t->job_id, t->seq);
-        if (!in || index_take_abort(&s->idx, name, hid)) {   /* the server no longer needs it */
+        if (!in || abort_asked(s, j, t, hid)) {   /* the server no longer needs it */
             trace(s, "abort", hi, t->job_id, t->file);
-            if (h->dl_file >= 0 && h->dl_file == t->file) {
-                int other = 0;
-                for (int k = 0; k < h->nt; k++) other += k != i && h->t[k].file == t->file;
-                if (!other) h->dl_file = -1;
-            }
-            task_remove(h, i);
+            task_abort(h, i);
             continue;
         }
         i++;
@@ -361,34 +425,23 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
     };
     static const char *const platforms[] = {PLATFORM};
-    const char *files[64];
+    /* every sticky file held, as the BOINC client lists them */
+    const char **files = xmalloc((size_t)(h->nheld ? h->nheld : 1) * sizeof *files);
     struct dispatch_request req = {
         .host = v, .platforms = platforms, .nplatforms = 1,
         .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
         .now = inow(s), .files = files, .seed = rng_next(&s->rng),
     };
-    for (int i = 0; i < h->nheld && req.nfiles < 64; i++) files[req.nfiles++] = s->file_name[h->held[i]];
+    for (int i = 0; i < h->nheld; i++) files[req.nfiles++] = s->file_name[h->held[i]];
     struct dispatched sent[MAX_PER_RPC];
     struct dispatch_result res = {.sent = sent, .max = MAX_PER_RPC};
     int n = 0;
     if (v.req_secs > 0 || v.req_instances > 0) n = s->o.policy->dispatch(&s->idx, &req, &res, &s->log);
+    if (s->o.on_dispatch) s->o.on_dispatch(s->o.ctx, &s->idx, hid, sent, n);
     for (int k = 0; k < res.ndeletes; k++) host_delete_file(s, h, hi, res.deletes[k]);
     dispatch_result_free(&res);
-    for (int k = 0; k < n; k++) {
-        if (h->nt == h->capt) {
-            h->capt = h->capt ? h->capt * 2 : 8;
-            h->t = xrealloc(h->t, (size_t)h->capt * sizeof *h->t);
-        }
-        double u = rng_uniform(&s->rng);
-        struct task *t = &h->t[h->nt++];
-        *t = (struct task){
-            .job_id = sent[k].job->id, .inst_id = sent[k].inst.id, .seq = sent[k].inst.seq,
-            .file = job_file(s, sent[k].job->id), .state = T_NEED_FILE,
-            .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
-            .flops_left = sent[k].job->flops_est,
-        };
-        trace(s, "dispatch", hi, t->job_id, t->file);
-    }
+    free(files);
+    for (int k = 0; k < n; k++) task_add(s, h, hi, &sent[k]);
     h->last_rpc = now(s);
     /* a host that asked and got nothing waits longer each time, as BOINC clients back off */
     if (n == 0 && (v.req_secs > 0 || v.req_instances > 0))
@@ -457,27 +510,41 @@ static void host_toggle(struct sim *s, struct shost *h, int hi)
 
 /* ---- setup, loop, figures ---- */
 
-static void setup(struct sim *s)
+/* Lays out a batch's jobs on its sequence. Job k (from 0) starts at the
+ * file where the cumulative density passes k, wrapping round to the first
+ * file when jobs outnumber it; file i has density jobs_per_file x (1 +
+ * density_variation x sin(2 pi (i + 0.5) / n)), one rise and one fall along
+ * the sequence (uniform: job k starts at file (k / jobs_per_file) mod n).
+ * It reads job_files_min to job_files_max files from there (uniform, from
+ * `spans`), cut at the sequence's end. */
+static void layout_batch(struct sim *s, const struct sim_batch *sb, struct rng *spans)
 {
     const struct workload *w = &s->w;
-    rng_seed(&s->rng, w->seed);
-    evq_init(&s->q);
-    index_init(&s->idx);
-    s->idx.loc.mode = s->o.policy->locality;
-    s->idx.replicate = w->replicate;
-    if (w->host_lost_after > 0) s->idx.loc.host_ttl = (int64_t)w->host_lost_after;
-    change_log_init(&s->log);
-    imap_init(&s->wrong);
-    s->app = (struct app){.id = 1, .name = "sim"};
-    s->av = (struct app_version){.id = 1, .app_id = 1, .platform = PLATFORM, .version_num = 1};
-    s->batch = (struct batch){
-        .id = 1, .app_id = 1, .name = BATCH_NAME, .state = BATCH_ACTIVE, .delay_bound = w->delay_bound,
-        .red = {.min_quorum = w->min_quorum, .target_nresults = w->target_nresults,
-                .max_error_instances = 3 * w->target_nresults, .max_total_instances = 6 * w->target_nresults,
-                .max_success_instances = 3 * w->min_quorum + 1},
-    };
-    index_add_app(&s->idx, &s->app);
-    index_add_version(&s->idx, &s->av);
+    int n = sb->nfiles;
+    int64_t *start = xmalloc((size_t)(n + 1) * sizeof *start);   /* jobs of a lap starting before file i */
+    double acc = 0, tau = 2 * acos(-1.0);
+    for (int i = 0; i <= n; i++) {
+        start[i] = llround(w->jobs_per_file * acc);
+        if (i < n) acc += 1 + w->density_variation * sin(tau * (i + 0.5) / n);
+    }
+    int f = 0, wide = w->job_files_max - w->job_files_min + 1;
+    for (int64_t k = 0; k < sb->njobs; k++) {
+        int64_t pos = k % start[n];
+        if (pos == 0) f = 0;
+        while (start[f + 1] <= pos) f++;
+        int len = w->job_files_min + (wide > 1 ? (int)(rng_uniform(spans) * wide) : 0);
+        if (f + len > n) len = n - f;
+        s->job_first[sb->first_id - 1 + k] = sb->first_file + f;
+        s->job_nfiles[sb->first_id - 1 + k] = (uint8_t)len;
+    }
+    free(start);
+}
+
+/* The files, their names and sizes (drawn in file order), and the batches:
+ * shares of the jobs and files as even as they go, jobs numbered on. */
+static void make_batches(struct sim *s)
+{
+    const struct workload *w = &s->w;
     int files = w->files;
     s->file_size = xcalloc(files ? (size_t)files : 1, sizeof *s->file_size);
     s->file_name = xcalloc(files ? (size_t)files : 1, sizeof *s->file_name);
@@ -488,22 +555,124 @@ static void setup(struct sim *s)
         snprintf(name, sizeof name, "f%05d", f);
         s->file_name[f] = xstrdup(name);
     }
-    struct sbatch *b = index_add_batch(&s->idx, &s->batch, 1, w->jobs);
-    for (int64_t id = 1; id <= w->jobs; id++) {
-        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = w->target_nresults};
+    s->job_first = xmalloc((size_t)w->jobs * sizeof *s->job_first);
+    s->job_nfiles = xcalloc((size_t)w->jobs, sizeof *s->job_nfiles);
+    s->nbatches = w->batches;
+    s->batches = xcalloc((size_t)s->nbatches, sizeof *s->batches);
+    /* spans come from a stream of their own: the hosts' draws stay those of the seed */
+    struct rng spans;
+    rng_seed(&spans, w->seed ^ 0x5e9e9ce5f11e5ULL);
+    int64_t next_id = 1;
+    int next_file = 0;
+    for (int b = 0; b < s->nbatches; b++) {
+        struct sim_batch *sb = &s->batches[b];
+        sb->first_id = next_id;
+        sb->njobs = w->jobs / s->nbatches + (b < w->jobs % s->nbatches);
+        sb->first_file = next_file;
+        sb->nfiles = files / s->nbatches + (b < files % s->nbatches);
+        next_id += sb->njobs;
+        next_file += sb->nfiles;
+        sb->b = (struct batch){
+            .id = b + 1, .app_id = 1, .state = BATCH_ACTIVE, .delay_bound = w->delay_bound,
+            .red = {.min_quorum = w->min_quorum, .target_nresults = w->target_nresults,
+                    .max_error_instances = 3 * w->target_nresults, .max_total_instances = 6 * w->target_nresults,
+                    .max_success_instances = 3 * w->min_quorum + 1},
+        };
+        snprintf(sb->b.name, sizeof sb->b.name, "sim%d", b + 1);
+        if (files) layout_batch(s, sb, &spans);
+        else for (int64_t k = 0; k < sb->njobs; k++) s->job_first[sb->first_id - 1 + k] = -1;
+    }
+}
+
+/* Cuts a batch into cursors as locus batch create does (cursor_plan, from
+ * the hosts present) and loads them as locusd does; ids follow on from
+ * *next_id. Returns the records (the caller frees them), *n of them. */
+static struct cursor_rec *add_cursors(struct sim *s, const struct sim_batch *sb, int64_t *next_id, int *n)
+{
+    double *credit = xmalloc((size_t)sb->njobs * sizeof *credit);
+    for (int64_t k = 0; k < sb->njobs; k++) credit[k] = credit_for_job(s->w.flops_per_job);
+    struct cursor_rec *recs = cursor_plan(sb->b.id, credit, sb->njobs, s->w.cursors, s->w.hosts, n);
+    free(credit);
+    for (int i = 0; i < *n; i++) {
+        recs[i].id = (*next_id)++;
+        if (!cursor_add(&s->idx, &recs[i])) abort();   /* cursor_plan's records are sound */
+    }
+    return recs;
+}
+
+/* Tells the index which files job j (number job_num of its batch) reads:
+ * its cursor under the cursor policy (every file of its range, as locusd
+ * loads a cursor job's sticky inputs); else locality's files. A full-mode
+ * locality job is placed by one file, as locusd places a job named
+ * FILE__...: its first; lite mode scores by all its files. */
+static void place_job(struct sim *s, struct sjob *j, int64_t job_num, const struct cursor_rec *cur)
+{
+    int first = job_file(s, j->id), nf = s->job_nfiles[j->id - 1];
+    if (cur) {
+        /* cannot fail: the plan's cursors cover every number of the batch once */
+        if (cursor_add_job(&s->idx, j, cur->id, job_num, (const char *const *)&s->file_name[first], nf)) abort();
+        return;
+    }
+    struct lfile_key keys[MAX_INPUTS];
+    int nkeys = s->idx.loc.mode == LOC_LITE ? nf : nf > 0;
+    for (int k = 0; k < nkeys; k++) keys[k] = (struct lfile_key){s->file_name[first + k], s->file_size[first + k]};
+    if (nkeys) locality_add_job(&s->idx, j, keys, nkeys);
+}
+
+/* Loads a batch as locusd does: the batch, its cursors under the cursor
+ * policy, then its jobs in number order, each placed and settled. */
+static void add_batch_jobs(struct sim *s, const struct sim_batch *sb, int64_t *next_cursor)
+{
+    const struct workload *w = &s->w;
+    struct sbatch *b = index_add_batch(&s->idx, &sb->b, sb->first_id, sb->first_id + sb->njobs - 1);
+    int ncur = 0, ci = 0;
+    struct cursor_rec *recs = s->o.policy->cursors ? add_cursors(s, sb, next_cursor, &ncur) : NULL;
+    for (int64_t num = 1; num <= sb->njobs; num++) {
+        struct job_status st = {
+            .id = sb->first_id + num - 1, .state = JOB_ACTIVE, .target_nresults = w->target_nresults};
         struct sjob *j = index_add_job(&s->idx, b, &st, w->flops_per_job);
-        int f = job_file(s, id);
-        if (f >= 0) {
-            struct lfile_key key = {s->file_name[f], s->file_size[f]};
-            locality_add_job(&s->idx, j, &key, 1);
-        }
+        while (ci < ncur && recs[ci].last_job_num < num) ci++;
+        place_job(s, j, num, ci < ncur ? &recs[ci] : NULL);
         index_settle(&s->idx, j, 0, &s->log);
     }
+    free(recs);
+}
+
+/* The lower bound of bytes: every file some job reads, to min_quorum hosts. */
+static void count_files_used(struct sim *s)
+{
+    unsigned char *used = xcalloc(s->w.files ? (size_t)s->w.files : 1, 1);
+    for (int64_t k = 0; k < s->w.jobs; k++)
+        for (int i = 0; i < s->job_nfiles[k]; i++) used[s->job_first[k] + i] = 1;
+    for (int f = 0; f < s->w.files; f++) {
+        if (!used[f]) continue;
+        s->nfiles_used++;
+        s->fig->bytes_lower_bound += s->file_size[f] * s->w.min_quorum;
+    }
+    free(used);
+}
+
+static void setup(struct sim *s)
+{
+    const struct workload *w = &s->w;
+    rng_seed(&s->rng, w->seed);
+    evq_init(&s->q);
+    index_init(&s->idx);
+    s->idx.loc.mode = s->o.policy->locality;
+    s->idx.replicate = w->replicate;
+    if (w->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)w->host_lost_after;
+    change_log_init(&s->log);
+    imap_init(&s->wrong);
+    s->app = (struct app){.id = 1, .name = "sim"};
+    s->av = (struct app_version){.id = 1, .app_id = 1, .platform = PLATFORM, .version_num = 1};
+    index_add_app(&s->idx, &s->app);
+    index_add_version(&s->idx, &s->av);
+    make_batches(s);
+    int64_t next_cursor = 1;
+    for (int b = 0; b < s->nbatches; b++) add_batch_jobs(s, &s->batches[b], &next_cursor);
     s->ended = xcalloc((size_t)w->jobs, 1);
     s->turnaround = xcalloc((size_t)w->jobs, sizeof *s->turnaround);
-    int64_t used = files ? ((int64_t)w->jobs + w->jobs_per_file - 1) / w->jobs_per_file : 0;
-    s->nfiles_used = (int)(used < files ? used : files);
-    for (int f = 0; f < s->nfiles_used; f++) s->fig->bytes_lower_bound += s->file_size[f] * w->min_quorum;
+    count_files_used(s);
     for (int i = 0; i < w->hosts; i++) host_new(s);
     if (w->churn_arrival_rate > 0) evq_push(&s->q, rng_exp(&s->rng, 1 / w->churn_arrival_rate), SE_ARRIVE, 0, 0);
     evq_push(&s->q, TIMEOUT_PERIOD, SE_TICK, 0, 0);
@@ -523,6 +692,9 @@ static void teardown(struct sim *s)
     free(s->transfers_per_file);
     free(s->ended);
     free(s->turnaround);
+    free(s->batches);
+    free(s->job_first);
+    free(s->job_nfiles);
     imap_free(&s->wrong);
     index_free(&s->idx);
     change_log_free(&s->log);
@@ -562,6 +734,11 @@ static void figures(struct sim *s)
     f->turnaround_p50_s = percentile(s->turnaround, s->njt, 50);
     f->turnaround_p99_s = percentile(s->turnaround, s->njt, 99);
     f->sim_jobs_per_s = f->makespan_s > 0 ? (double)f->jobs_done / f->makespan_s : 0;
+    f->nbatches = s->nbatches;
+    for (int b = 0; b < s->nbatches; b++) f->batch_makespan_s[b] = s->batches[b].last_end;
+    f->cursor_joins = s->idx.cur.joins;
+    f->cursor_moves = s->idx.cur.moves;
+    f->cursor_lanes = s->idx.cur.lanes;
     f->complete = s->nended == w->jobs;
 }
 
@@ -597,7 +774,11 @@ static void run(struct sim *s)
             if (s->w.host_lost_after > 0)
                 n += index_give_up_silent(&s->idx, inow(s), (int64_t)s->w.host_lost_after, &s->log,
                                           on_timeout_event, s);
+            /* then locusd's maintenance pass */
+            index_reap_batches(&s->idx, inow(s), &s->log);
+            cursor_maintain(&s->idx, inow(s), &s->log);
             locality_maintain(&s->idx.loc, inow(s));
+            drop_log(s);
             s->fig->timeouts += n;
             if (n) trace(s, "timeouts", -1, n, -1);
             evq_push(&s->q, now(s) + TIMEOUT_PERIOD, SE_TICK, 0, 0);
@@ -608,9 +789,10 @@ static void run(struct sim *s)
 }
 
 static const struct sim_policy policies[] = {
-    {"fifo", index_dispatch, LOC_OFF},
-    {"locality", locality_dispatch, LOC_FULL},
-    {"locality_lite", locality_dispatch, LOC_LITE},
+    {"fifo", index_dispatch, LOC_OFF, 0},
+    {"locality", locality_dispatch, LOC_FULL, 0},
+    {"locality_lite", locality_dispatch, LOC_LITE, 0},
+    {"cursor", index_dispatch, LOC_OFF, 1},   /* locusd's dispatch fills from the host's cursors first */
 };
 
 const struct sim_policy *sim_policy_find(const char *name)
@@ -620,7 +802,7 @@ const struct sim_policy *sim_policy_find(const char *name)
     return NULL;
 }
 
-const char *sim_policy_names(void) { return "fifo, locality, locality_lite"; }
+const char *sim_policy_names(void) { return "fifo, locality, locality_lite, cursor"; }
 
 int sim_server_run(const struct workload *w, const struct sim_options *o, struct sim_figures *fig, char *err,
                    size_t errlen)
@@ -631,6 +813,12 @@ int sim_server_run(const struct workload *w, const struct sim_options *o, struct
     if (!s->o.policy) s->o.policy = &policies[0];
     memset(fig, 0, sizeof *fig);
     s->fig = fig;
+    if (s->o.policy->cursors && !w->files) {
+        free(s);
+        snprintf(err, errlen, "policy %s: the workload has no files (a cursor batch's jobs read ranges of a "
+                 "sequence of sticky files)", o->policy->name);
+        return -1;
+    }
     if (s->o.trace) fprintf(s->o.trace, "time,kind,host,job,file\n");
     setup(s);
     run(s);

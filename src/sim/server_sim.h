@@ -15,6 +15,7 @@ struct sim_policy {
     const char *name;
     dispatch_fn dispatch;
     int locality;               /* enum locality_mode */
+    int cursors;                /* 1: the batches are cut into cursors, as locus batch create --cursors does */
 };
 /* The policy called NAME, or NULL if unknown. */
 const struct sim_policy *sim_policy_find(const char *name);
@@ -24,6 +25,10 @@ const char *sim_policy_names(void);
 struct sim_options {
     const struct sim_policy *policy;   /* NULL: fifo */
     FILE *trace;                /* CSV events, or NULL */
+    /* For tests: called after each dispatch with the index and the
+     * instances just sent to host_id (borrowed for the call). NULL: none. */
+    void (*on_dispatch)(void *ctx, const struct sched_index *x, int64_t host_id, const struct dispatched *sent, int n);
+    void *ctx;
 };
 
 struct sim_figures {
@@ -36,6 +41,10 @@ struct sim_figures {
     int64_t file_deletes;       /* files hosts were told to delete */
     int64_t file_evictions;     /* files hosts dropped to stay in their disk quota */
     double turnaround_p50_s, turnaround_p99_s, sim_jobs_per_s;
+    int nbatches;
+    double batch_makespan_s[SIM_MAX_BATCHES];   /* by batch: when its last job ended (DONE or FAILED) */
+    int64_t cursor_joins, cursor_moves;         /* hosts that joined a team, and team changes (cursor policy) */
+    int64_t cursor_lanes;                       /* lanes started in cursors (cursor policy) */
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };
 

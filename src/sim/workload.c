@@ -2,6 +2,7 @@
  * comments, blank lines ignored, every key known and every value checked,
  * so that a typo fails loudly instead of silently simulating the default. */
 #include "sim/workload.h"
+#include "model/model.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -17,6 +18,7 @@ void workload_defaults(struct workload *w)
         .download_bandwidth = 1e7, .jobs = 1000, .flops_per_job = 1e13, .delay_bound = 7 * 86400.0,
         .min_quorum = 1, .target_nresults = 1, .error_rate = 0, .files = 0, .file_size_min = 0,
         .file_size_max = 0, .jobs_per_file = 1, .rpc_buffer = 3600, .request_delay = 60, .seed = 1, .hosts_per_user = 1,
+        .batches = 1, .cursors = 0, .job_files_min = 1, .job_files_max = 1, .density_variation = 0,
     };
 }
 
@@ -43,6 +45,8 @@ static const struct key keys[] = {
     F(host_lifetime_mean, K_REAL, 0, 1e12),
     F(download_bandwidth, K_REAL, 1, 1e15),
     F(jobs, K_INT, 1, 1e8),
+    F(batches, K_INT, 1, SIM_MAX_BATCHES),
+    F(cursors, K_INT, 0, 100000),
     F(flops_per_job, K_REAL, 1, 1e20),
     F(delay_bound, K_REAL, 1, 1e9),
     F(min_quorum, K_INT, 1, 8),
@@ -52,6 +56,9 @@ static const struct key keys[] = {
     F(file_size_min, K_REAL, 0, 1e13),
     F(file_size_max, K_REAL, 0, 1e13),
     F(jobs_per_file, K_INT, 1, 1e8),
+    F(job_files_min, K_INT, 1, MAX_INPUTS),
+    F(job_files_max, K_INT, 1, MAX_INPUTS),
+    F(density_variation, K_REAL, 0, 1),
     F(rpc_buffer, K_REAL, 0, 1e8),
     F(request_delay, K_REAL, 0, 1e6),
     F(host_lost_after, K_REAL, 0, 1e9),
@@ -90,6 +97,9 @@ static int check(const struct workload *w, char *err, size_t errlen)
     if (w->target_nresults < w->min_quorum) bad = "target_nresults: must be at least min_quorum";
     else if (w->file_size_max < w->file_size_min) bad = "file_size_max: must be at least file_size_min";
     else if (w->hosts == 0 && w->churn_arrival_rate == 0) bad = "hosts: no hosts and no churn_arrival_rate";
+    else if (w->job_files_max < w->job_files_min) bad = "job_files_max: must be at least job_files_min";
+    else if (w->jobs < w->batches) bad = "batches: more batches than jobs";
+    else if (w->files && w->files < w->batches) bad = "batches: more batches than files (each has its own sequence)";
     if (bad) snprintf(err, errlen, "%s", bad);
     return bad ? -1 : 0;
 }

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Batches a workload may have: the figures keep one completion time each. */
+#define SIM_MAX_BATCHES 64
+
 struct workload {
     int hosts;                  /* hosts present at the start */
     double host_speed_median;   /* flops per second per CPU */
@@ -18,14 +21,18 @@ struct workload {
     double churn_arrival_rate;  /* new hosts per second */
     double host_lifetime_mean;  /* seconds; 0: hosts never leave */
     double download_bandwidth;  /* bytes per second per host */
-    int jobs;
+    int jobs;                   /* in all batches */
+    int batches;                /* concurrent batches, each with its own share of the jobs and files */
+    int cursors;                /* cursors per batch under --policy cursor; 0: as locus batch create --cursors auto */
     double flops_per_job;
     double delay_bound;         /* seconds */
     int min_quorum, target_nresults;
     double error_rate;          /* fraction of instances that fail (half errors, half wrong results) */
-    int files;                  /* sticky input files; 0: jobs have no input */
+    int files;                  /* sticky input files, in all batches; 0: jobs have no input */
     double file_size_min, file_size_max;
-    int jobs_per_file;
+    int jobs_per_file;          /* jobs starting at each file of a batch's sequence (mean) */
+    int job_files_min, job_files_max;   /* consecutive files a job reads */
+    double density_variation;   /* jobs per file vary along a sequence by this fraction of the mean */
     double rpc_buffer;          /* seconds of work a host keeps queued */
     double request_delay;       /* minimum seconds between two RPCs of a host */
     double host_lost_after;     /* server: silence after which a host's work is given up; 0: never */

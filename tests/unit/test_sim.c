@@ -1,7 +1,10 @@
 /* test_sim.c - locus-sim: the event queue's order and tie-breaking, the
  * PRNG's determinism, the workload parser (good and bad lines), a tiny
  * simulation whose figures are checked by hand, same seed -> same figures,
- * and bytes downloaded never below the lower bound. */
+ * bytes downloaded never below the lower bound (by hand for jobs reading
+ * several files), and a file-sequence workload of three batches under
+ * --policy cursor: every job done, every cursor job sent to a member of its
+ * cursor's team, fewer bytes than fifo, each batch's completion reported. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sched/index.h"
 #include "sim/events.h"
 #include "sim/rng.h"
 #include "sim/server_sim.h"
@@ -115,6 +119,31 @@ static void test_workload_bad(void **state)
     expect_error("min_quorum 3\ntarget_nresults 2\n", "target_nresults: must be at least min_quorum");
     expect_error("file_size_min 10\nfile_size_max 5\n", "file_size_max");
     expect_error("host_speed_median nan\n", "expected a number");
+    expect_error("job_files_min 3\njob_files_max 2\n", "job_files_max: must be at least job_files_min");
+    expect_error("job_files_max 17\n", "line 1: job_files_max: 17 is outside");
+    expect_error("jobs 2\nbatches 3\n", "batches: more batches than jobs");
+    expect_error("files 2\nbatches 3\n", "batches: more batches than files");
+    expect_error("density_variation 1.5\n", "line 1: density_variation");
+    expect_error("batches 65\n", "line 1: batches");
+}
+
+static void test_workload_sequence_keys(void **state)
+{
+    (void)state;
+    struct workload w;
+    workload_defaults(&w);
+    assert_int_equal(w.batches, 1);
+    assert_int_equal(w.job_files_min, 1);
+    assert_int_equal(w.job_files_max, 1);
+    assert_true(w.density_variation == 0);
+    assert_int_equal(w.cursors, 0);
+    char err[300] = "";
+    assert_int_equal(workload_parse(&w, "batches 3\njob_files_min 1\njob_files_max 5\ndensity_variation 0.5\ncursors 4\n"
+                                        "files 30\n", err, sizeof err), 0);
+    assert_int_equal(w.batches, 3);
+    assert_int_equal(w.job_files_max, 5);
+    assert_true(w.density_variation == 0.5);
+    assert_int_equal(w.cursors, 4);
 }
 
 /* 1 host, 1 CPU at 1e9 flops/s, always on, 3 jobs of 1e10 flops, quorum 1,
@@ -144,6 +173,40 @@ static void test_tiny(void **state)
     assert_int_equal(f.rpcs, 4);   /* three that get a job, the last only reports */
     assert_int_equal(f.timeouts, 0);
     assert_true(f.bytes_downloaded == 0);
+}
+
+/* 1 host, no churn, 10 files of 1 MB, 3 jobs reading 3 consecutive files
+ * each, from files 0, 1 and 2 (one job per file): files 0..4 are read, so
+ * the lower bound is 5 MB per result of the quorum, and the one host
+ * fetches each once, but under locality: its full mode knows a job by its
+ * first file and has the host delete a file no job known by it needs, which
+ * a later job may still read as its second or third. */
+static void test_multi_file_jobs_bound(void **state)
+{
+    (void)state;
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    assert_int_equal(workload_parse(&w,
+                                    "hosts 1\njobs 3\nflops_per_job 1e10\nfiles 10\nfile_size_min 1e6\n"
+                                    "file_size_max 1e6\njob_files_min 3\njob_files_max 3\nmin_quorum 1\n",
+                                    err, sizeof err),
+                     0);
+    const char *policies[] = {"fifo", "locality", "locality_lite", "cursor"};
+    for (int p = 0; p < 4; p++) {
+        struct sim_options o = {.policy = sim_policy_find(policies[p])};
+        struct sim_figures f;
+        if (sim_server_run(&w, &o, &f, err, sizeof err)) fail_msg("%s: %s", policies[p], err);
+        assert_int_equal(f.jobs_done, 3);
+        assert_true(f.bytes_lower_bound == 5e6);
+        if (!strcmp(policies[p], "locality")) {
+            assert_true(f.bytes_downloaded > 5e6);
+            continue;
+        }
+        assert_true(f.bytes_downloaded == 5e6);
+        assert_int_equal(f.transfers, 5);
+        assert_true(fabs(f.transfers_per_file - 1) < 1e-12);
+    }
 }
 
 static const char *busy =
@@ -222,6 +285,131 @@ static void test_bytes_bound(void **state)
     assert_null(sim_policy_find("nonesuch"));
 }
 
+/* ---- a file sequence under cursors ---- */
+
+static const char *sequence =
+    "hosts 60\nhost_speed_median 1e9\nhost_speed_spread 20\nhost_ncpus 2\non_fraction 0.8\non_period_mean 20000\n"
+    "churn_arrival_rate 0.0002\nhost_lifetime_mean 400000\ndownload_bandwidth 1e6\nbatches 3\njobs 1500\n"
+    "flops_per_job 3.6e12\ndelay_bound 200000\nmin_quorum 2\ntarget_nresults 2\nfiles 90\nfile_size_min 1e6\n"
+    "file_size_max 5e6\njobs_per_file 16\njob_files_min 1\njob_files_max 5\ndensity_variation 0.6\n"
+    "rpc_buffer 7200\nrequest_delay 60\nhost_lost_after 20000\n";
+
+/* What the dispatch hook saw. */
+struct seen {
+    int64_t sent, cursor_sent, off_team;
+};
+
+/* Every instance a cursor job gets goes to a member of its cursor's team. */
+static void check_team(void *ctx, const struct sched_index *x, int64_t host_id, const struct dispatched *sent, int n)
+{
+    (void)x;
+    struct seen *s = ctx;
+    for (int i = 0; i < n; i++) {
+        s->sent++;
+        const struct cjob *cj = sent[i].job->cj;
+        if (!cj) continue;
+        s->cursor_sent++;
+        int member = 0;
+        for (int k = 0; k < cj->cur->nteam; k++) member |= cj->cur->team[k]->host_id == host_id;
+        s->off_team += !member;
+    }
+}
+
+static void run_sequence(uint64_t seed, const char *policy, struct sim_options *o, struct sim_figures *f)
+{
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    assert_int_equal(workload_parse(&w, sequence, err, sizeof err), 0);
+    w.seed = seed;
+    o->policy = sim_policy_find(policy);
+    assert_non_null(o->policy);
+    if (sim_server_run(&w, o, f, err, sizeof err)) fail_msg("%s: %s", policy, err);
+}
+
+static void test_sequence_under_cursors(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        struct seen seen = {0};
+        struct sim_options oc = {.on_dispatch = check_team, .ctx = &seen}, of = {0};
+        struct sim_figures cur, fifo;
+        run_sequence(seed, "cursor", &oc, &cur);
+        run_sequence(seed, "fifo", &of, &fifo);
+        assert_true(cur.complete);
+        assert_int_equal(cur.jobs_done, 1500);
+        assert_int_equal(cur.jobs_failed, 0);
+        /* every instance sent is a cursor job's, to its cursor's team */
+        assert_true(seen.sent > 3000);
+        assert_int_equal(seen.cursor_sent, seen.sent);
+        assert_int_equal(seen.off_team, 0);
+        assert_true(cur.cursor_joins >= 60);
+        /* the cursors keep files apart: fewer bytes than fifo */
+        assert_true(cur.bytes_ratio >= 1);
+        if (!(cur.bytes_ratio < fifo.bytes_ratio))
+            fail_msg("seed %llu: cursor bytes_ratio %.3f, fifo %.3f", (unsigned long long)seed, cur.bytes_ratio,
+                     fifo.bytes_ratio);
+        assert_true(cur.bytes_lower_bound == fifo.bytes_lower_bound);
+        assert_int_equal(fifo.cursor_joins, 0);
+        /* each batch's completion, the last one the makespan */
+        assert_int_equal(cur.nbatches, 3);
+        double last = 0;
+        for (int b = 0; b < 3; b++) {
+            assert_true(cur.batch_makespan_s[b] > 0);
+            last = fmax(last, cur.batch_makespan_s[b]);
+        }
+        assert_true(last == cur.makespan_s);
+    }
+}
+
+/* density_variation: one rise and one fall of jobs per file along each
+ * sequence; jobs of a batch start at files of that batch only. */
+static void test_sequence_density_varies(void **state)
+{
+    (void)state;
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    assert_int_equal(workload_parse(&w, sequence, err, sizeof err), 0);
+    FILE *tr = tmpfile();
+    assert_non_null(tr);
+    struct sim_options o = {.policy = sim_policy_find("fifo"), .trace = tr};
+    struct sim_figures f;
+    if (sim_server_run(&w, &o, &f, err, sizeof err)) fail_msg("%s", err);
+    rewind(tr);
+    char line[256];
+    int half[3][2] = {{0}};
+    while (fgets(line, sizeof line, tr)) {
+        double t;
+        char kind[32];
+        int host, file;
+        long long job;
+        if (sscanf(line, "%lf,%31[^,],%d,%lld,%d", &t, kind, &host, &job, &file) != 5) continue;
+        if (strcmp(kind, "job_done")) continue;
+        int b = (int)((job - 1) / 500);   /* 500 jobs and 30 files per batch */
+        assert_true(file >= 30 * b && file < 30 * (b + 1));
+        half[b][file - 30 * b >= 15]++;
+    }
+    fclose(tr);
+    for (int b = 0; b < 3; b++) {
+        assert_int_equal(half[b][0] + half[b][1], 500);
+        assert_true(half[b][0] > 2 * half[b][1]);   /* 1 + 0.6 sin: dense, then sparse */
+    }
+}
+
+static void test_cursor_policy_needs_files(void **state)
+{
+    (void)state;
+    struct workload w;
+    workload_defaults(&w);
+    char err[300] = "";
+    struct sim_options o = {.policy = sim_policy_find("cursor")};
+    struct sim_figures f;
+    assert_int_equal(sim_server_run(&w, &o, &f, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no files"));
+    assert_false(f.complete);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +418,9 @@ int main(void)
         cmocka_unit_test(test_workload_bad), cmocka_unit_test(test_tiny),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_bytes_bound),
         cmocka_unit_test(test_disk_quota_evicts), cmocka_unit_test(test_locality_policy_runs),
+        cmocka_unit_test(test_workload_sequence_keys), cmocka_unit_test(test_multi_file_jobs_bound),
+        cmocka_unit_test(test_sequence_under_cursors), cmocka_unit_test(test_sequence_density_varies),
+        cmocka_unit_test(test_cursor_policy_needs_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
