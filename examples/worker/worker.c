@@ -5,8 +5,12 @@
  * server can validate bitwise.
  *
  * usage: worker [--iterations N] [--flops F] [--fail-code C] [--sleep-ms M]
- *               [--seed S]
+ *               [--seed S] [--in NAME] [--state NAME]
  *   reads logical file "in" (missing = empty), writes logical file "out";
+ *   --in NAME     read logical file NAME instead of "in"
+ *   --state NAME  also write the output to logical file NAME: a step of a
+ *                 work sequence (--in state_in --state state) whose state is
+ *                 its output, so a chain of steps is a chain of hashes
  *   --flops F     N = F / 10 (about 10 operations per iteration)
  *   --fail-code C after the work, exit with C without output or finish file
  *   --sleep-ms M  sleep M ms at every 1% of progress (to interrupt in tests)
@@ -35,6 +39,7 @@ struct options {
     long sleep_ms;
     int fail_code;
     int fail; /* --fail-code given */
+    const char *in_name, *state_name;
 };
 
 struct input {
@@ -57,7 +62,7 @@ static void die(const char *what, const char *detail)
 static void usage(void)
 {
     fprintf(stderr, "usage: worker [--iterations N] [--flops F] [--fail-code C] "
-                    "[--sleep-ms M] [--seed S]\n");
+                    "[--sleep-ms M] [--seed S] [--in NAME] [--state NAME]\n");
     exit(2);
 }
 
@@ -74,6 +79,7 @@ static uint64_t parse_u64(const char *s)
 static void parse_args(int argc, char **argv, struct options *o)
 {
     o->iterations = DEFAULT_ITERATIONS;
+    o->in_name = "in";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
@@ -94,17 +100,21 @@ static void parse_args(int argc, char **argv, struct options *o)
             o->sleep_ms = (long)parse_u64(v);
         } else if (strcmp(a, "--seed") == 0) {
             o->seed = parse_u64(v);
+        } else if (strcmp(a, "--in") == 0) {
+            o->in_name = v;
+        } else if (strcmp(a, "--state") == 0) {
+            o->state_name = v;
         } else {
             usage();
         }
     }
 }
 
-static void read_input(uint64_t seed, struct input *in)
+static void read_input(const char *name, uint64_t seed, struct input *in)
 {
     char path[4096];
     memset(in, 0, sizeof *in);
-    if (locus_resolve_filename("in", path, sizeof path) != 0)
+    if (locus_resolve_filename(name, path, sizeof path) != 0)
         die("cannot resolve input name", strerror(errno));
     FILE *f = fopen(path, "rb");
     if (!f && errno != ENOENT)
@@ -219,10 +229,10 @@ static void compute(const struct options *o, const struct input *in, struct stat
     }
 }
 
-static void write_output(const struct options *o, const struct input *in, const struct state *s)
+static void write_output(const char *name, const struct options *o, const struct input *in, const struct state *s)
 {
     char path[4096];
-    if (locus_resolve_filename("out", path, sizeof path) != 0)
+    if (locus_resolve_filename(name, path, sizeof path) != 0)
         die("cannot resolve output name", strerror(errno));
     FILE *f = fopen(path, "wb");
     if (!f)
@@ -243,7 +253,7 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     if (locus_init() != 0)
         fprintf(stderr, "worker: runtime thread not started: %s\n", strerror(errno));
-    read_input(o.seed, &in);
+    read_input(o.in_name, o.seed, &in);
     load_state(&o, &in, &s);
     compute(&o, &in, &s);
     free(in.data);
@@ -252,7 +262,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "worker: failing with code %d as asked\n", o.fail_code);
         exit(o.fail_code);
     }
-    write_output(&o, &in, &s);
+    write_output("out", &o, &in, &s);
+    if (o.state_name)
+        write_output(o.state_name, &o, &in, &s);
     unlink(STATE_FILE);  /* a later run in this folder starts afresh */
     locus_finish(0);
 }

@@ -99,5 +99,6 @@ int cli_find_batch(struct store *s, const char *key, struct batch *b);
 /* ---- commands: argv holds what follows the command words ---- */
 typedef int cli_command(int argc, char **argv, char *err, size_t errlen);
 cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_batch_create, cmd_batch_cancel,
-    cmd_batch_list, cmd_stat, cmd_db_check;
+    cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,
+    cmd_sequence_list;
 #endif

@@ -25,6 +25,13 @@ static const struct command commands[] = {
      "[--one-result-per-user] [--user NAME] [--cursors N|auto]"},
     {"batch", "cancel", cmd_batch_cancel, "DIR BATCH"},
     {"batch", "list", cmd_batch_list, "DIR"},
+    {"sequence", "create", cmd_sequence_create,
+     "DIR --app APP --name NAME --length N --max-result-time SECONDS [--count C] [--restart-every K] "
+     "[--output-every M] [--open] [--delay-bound SECONDS] [--flops F] [--cmdline TEXT] [--initial-state FILE] "
+     "[--state-max-bytes B] [--output OPEN_NAME:MAX_BYTES]... [--no-output] [--priority P] [--user NAME]"},
+    {"sequence", "extend", cmd_sequence_extend, "DIR SEQUENCE N"},
+    {"sequence", "end", cmd_sequence_end, "DIR SEQUENCE"},
+    {"sequence", "list", cmd_sequence_list, "DIR"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
     {"db", "check", cmd_db_check, "DIR [--md5]"},
 };

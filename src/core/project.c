@@ -16,6 +16,8 @@ void project_config_defaults(struct project_config *c)
     c->max_jobs_in_progress = 16;
     c->transition_period = 2;
     c->max_request_bytes = 8L << 20;
+    c->sequence_high_water = 2;   /* upload result N while computing N+1 (seed 002) */
+    c->sequences_per_host = 1;
 }
 
 int url_split(const char *url, char *host, size_t hostlen, int *port, char *path, size_t pathlen)
@@ -113,7 +115,9 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
           || number_setting(cfg, "transition_period", &c->transition_period, 0.1, err, errlen)
           || number_setting(cfg, "max_request_bytes", &maxreq, 4096, err, errlen)
           || number_setting(cfg, "locality_scheduling_wait_period", &c->locality_wait_period, 0, err, errlen)
-          || number_setting(cfg, "host_lost_after", &c->host_lost_after, 0, err, errlen);
+          || number_setting(cfg, "host_lost_after", &c->host_lost_after, 0, err, errlen)
+          || number_setting(cfg, "sequence_high_water", &c->sequence_high_water, 1, err, errlen)
+          || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen);
     char listen[128] = "";
     text_setting(cfg, "listen", listen, sizeof listen);
     xml_free(root);
@@ -172,6 +176,8 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->replicate == 1) sb_puts(&sb, "  <end_of_batch_replication/>\n");
     if (c->replicate > 1) sb_printf(&sb, "  <end_of_batch_replication>%d</end_of_batch_replication>\n", c->replicate);
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
+    if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
+    if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);
     if (c->locality_generator[0]) {
         sb_puts(&sb, "  <locality_work_generator>");
         sb_xml_escape(&sb, c->locality_generator);

@@ -143,6 +143,8 @@ struct job_spec {
     int ninputs;
     struct job_input inputs[MAX_INPUTS];
     int64_t cursor_id, job_num;  /* in a cursor batch: its cursor and number; else 0 */
+    int64_t sequence_id;         /* in a work sequence: job_num is its position, from 1 */
+    int branch;                  /* the sequence's branch it belongs to (a relocation starts one) */
 };
 
 /* One copy of a job sent to one host. */
@@ -182,6 +184,36 @@ struct cursor_rec {
 struct batch_host {
     int64_t batch_id, host_id, cursor_id;   /* cursor_id 0: in no team (the host left) */
     int64_t joined;
+};
+
+enum seq_state { SEQ_ACTIVE = 0, SEQ_ENDED = 1 };
+
+/* A work sequence (seed 002): jobs at positions 1..length computed one
+ * after the other on one host, each reading the state the previous one left
+ * there. The first block is the project's (created, extended, ended from
+ * the CLI or API); the second is the server's scheduling state. */
+struct sequence_rec {
+    int64_t id, batch_id;
+    char name[128];
+    int64_t length;                 /* positions that exist or are to be made */
+    int restart_every;              /* every k-th position (and the last) uploads its state */
+    int output_every;               /* every m-th uploads the batch's outputs; 0: heartbeats only */
+    int open_ended;                 /* 1: waits for the back end at its last position, else ends there */
+    double max_result_time;         /* a host must finish one result within this (s) */
+    int64_t state_max_nbytes;
+    int state;                      /* seq_state */
+    int64_t create_time, end_time;
+
+    int64_t host_id;                /* 0: unassigned */
+    int64_t assigned_time;
+    int branch;                     /* a relocation starts branch + 1; older ones are dead */
+    int64_t next_pos;               /* next position to send to the host */
+    int64_t made_pos;               /* positions of the branch up to here have jobs */
+    int64_t first_unvalidated_pos;
+    int64_t restart_pos;            /* last validated restartable position; 0: none */
+    char restart_file[201];         /* its uploaded state file */
+    char host_state[201];           /* the state file next_pos reads on the host; "" none */
+    int relocations;
 };
 
 /* Wire names: an instance is "<batch>_<job id>_<seq>" so that its job is

@@ -9,7 +9,7 @@ enum change_kind {
     CH_NONE,                    /* a record superseded within its group */
     CH_INST_INSERT, CH_INST_UPDATE, CH_INST_STDERR, CH_JOB_UPDATE,
     CH_HOST_INSERT, CH_HOST_UPDATE, CH_BATCH_STATE, CH_USER_CREDIT, CH_HOST_CREDIT,
-    CH_CURSOR, CH_BATCH_HOST,
+    CH_CURSOR, CH_BATCH_HOST, CH_SEQUENCE, CH_SEQ_JOBS,
 };
 
 struct change {
@@ -23,6 +23,8 @@ struct change {
         struct { int64_t id; char *text; } stderr_text;                 /* CH_INST_STDERR, text owned */
         struct cursor_rec cursor;             /* CH_CURSOR: its counters */
         struct batch_host batch_host;         /* CH_BATCH_HOST: cursor_id 0, the host left */
+        struct sequence_rec seq;              /* CH_SEQUENCE: the server's part of it */
+        struct { struct sequence_rec seq; int64_t from, to; } seq_jobs;   /* CH_SEQ_JOBS: make positions from..to */
     } u;
 };
 

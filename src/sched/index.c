@@ -16,6 +16,7 @@ void index_init(struct sched_index *x)
     x->next_instance_id = 1;
     locality_init(&x->loc);
     cursor_set_init(&x->cur);
+    seq_set_init(&x->seq);
 }
 
 static void batch_free(struct sbatch *b)
@@ -56,6 +57,7 @@ void index_free(struct sched_index *x)
     free(x->out);
     locality_free(&x->loc);
     cursor_set_free(&x->cur);
+    seq_set_free(&x->seq);
     memset(x, 0, sizeof *x);
 }
 
@@ -419,6 +421,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     j->st.done_time = now;
     log_job(log, j);
     j->batch->nlive--;
+    sequence_job_ended(x, j);
     free(j->inst);
     j->inst = NULL;
     j->ninst = j->capinst = 0;
@@ -453,10 +456,11 @@ void job_queue(struct sched_index *x, struct sjob *j)
 {
     /* jobs that locality places are not in the ready queues, or any host
      * would take them; lite mode only scores, so it keeps them there */
-    if (j->needed > 0 && !j->cj && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
+    if (j->needed > 0 && !j->cj && !j->sq && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
     else heap_remove(j->batch->app, j);
     if (j->nlref) locality_job_changed(x, j);
     if (j->cj) cursor_job_changed(x, j);
+    if (j->sq) sequence_job_changed(x, j);
 }
 
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
@@ -564,7 +568,8 @@ int index_dispatch(struct sched_index *x, const struct dispatch_request *req, st
 {
     struct dispatch_budget budget;
     budget_init(&budget, &req->host, &req->limits);
-    int n = cursor_fill(x, req, &budget, res, log);
+    int n = sequence_fill(x, req, &budget, res, log);
+    n += cursor_fill(x, req, &budget, res, log);
     n += fifo_fill(x, req, &budget, res, log);
     return n + replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
 }
@@ -615,7 +620,8 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         else if (in->expected > req->now) due = in->expected;
         else due = req->now + (req->now - in->expected);   /* overdue: the later, the longer it may take */
         if ((double)(due - req->now) < gain * mine) continue;
-        if (j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
+        /* a sequence's next result needs the state only its host holds */
+        if (j->sq || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
             j->ninst + 1 >= j->batch->b.red.max_total_instances ||
             !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound))
             continue;

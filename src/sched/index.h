@@ -12,6 +12,7 @@
 #include "sched/cursor.h"
 #include "sched/dispatch.h"
 #include "sched/locality.h"
+#include "sched/sequence.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,7 @@ struct sjob {
     struct lref lref;           /* the first file ... */
     struct lref *lmore;         /* ... and the others (owned), lite mode only */
     struct cjob *cj;            /* owned; its cursor and number, for jobs of a cursor batch */
+    struct seqjob *sq;          /* owned; its sequence and position, for jobs of a work sequence */
 };
 
 struct sapp {
@@ -87,6 +89,7 @@ struct sched_index {
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
     struct locality loc;
     struct cursor_set cur;
+    struct seq_set seq;
 };
 
 /* What happened to a job that its driver must act on. */

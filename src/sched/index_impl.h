@@ -50,4 +50,11 @@ void cursor_job_changed(struct sched_index *x, struct sjob *j);   /* needed or s
 void cursor_job_ended(struct sched_index *x, struct sjob *j);     /* leaves its cursor */
 int cursor_has_work(const struct sched_index *x);
 void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_log *log);
+
+/* Work sequences' side (sequence.c): their results go first of all, then
+ * the host's cursors, then the policy's own. */
+int sequence_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                  struct dispatch_result *res, struct change_log *log);
+void sequence_job_changed(struct sched_index *x, struct sjob *j);  /* needed or state changed */
+void sequence_job_ended(struct sched_index *x, struct sjob *j);    /* after its end state is set */
 #endif

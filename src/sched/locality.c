@@ -676,6 +676,7 @@ int locality_dispatch(struct sched_index *x, const struct dispatch_request *req,
     struct lhost *h = host_touch(l, req->host.host_id, req->now);
     host_set_speed(l, h, est_throughput(&req->host));
     host_set_files(l, h, req, res);
+    sequence_fill(x, req, &c.budget, res, log);
     cursor_fill(x, req, &c.budget, res, log);
     if (l->mode == LOC_LITE) {
         fill_lite(&c, h);

@@ -16,9 +16,25 @@ struct ajob {
     int64_t job_id;
     char batch[128];
     char canonical[256];
-    int noutputs;
-    struct output_spec outputs[MAX_OUTPUTS];
+    int nfiles;                  /* canonical instance's files to keep: output number, open name */
+    struct { int k; char open_name[64]; } files[MAX_OUTPUTS + 1];
 };
+
+/* The batch's outputs, but a work sequence's heartbeat has none, and its
+ * restartable results add their state (lock held). */
+static void files_to_keep(const struct sjob *j, struct ajob *a)
+{
+    struct seq_io io;
+    int seq = !sequence_io(j, &io);
+    for (int k = 0; k < j->batch->b.noutputs && (!seq || io.reports); k++) {
+        a->files[a->nfiles].k = k;
+        snprintf(a->files[a->nfiles++].open_name, sizeof a->files[0].open_name, "%s", j->batch->b.outputs[k].open_name);
+    }
+    if (seq && io.restartable) {
+        a->files[a->nfiles].k = j->batch->b.noutputs;
+        snprintf(a->files[a->nfiles++].open_name, sizeof a->files[0].open_name, "state");
+    }
+}
 
 static int run_hook(const char *cmd, const char *dir, const struct ajob *a, const char *job_name)
 {
@@ -34,7 +50,7 @@ static int run_hook(const char *cmd, const char *dir, const struct ajob *a, cons
 /* 0 on success; -1 if the outputs could not be kept or the hook failed. */
 static int assimilate(struct server *s, const struct ajob *a)
 {
-    if (a->noutputs == 0 && !s->proj.cfg.assimilator_cmd[0]) return 0;  /* heartbeat jobs: nothing to keep */
+    if (a->nfiles == 0 && !s->proj.cfg.assimilator_cmd[0]) return 0;  /* heartbeat jobs: nothing to keep */
     struct store *st = server_reader(s);
     struct job_spec spec;
     if (!st || store_job_spec(st, a->job_id, &spec)) return -1;
@@ -44,11 +60,11 @@ static int assimilate(struct server *s, const struct ajob *a)
         log_error("assimilator: cannot create %s", dir);
         return -1;
     }
-    for (int k = 0; k < a->noutputs; k++) {
+    for (int i = 0; i < a->nfiles; i++) {
         char name[300], from[PROJECT_PATH_MAX + 300], to[PROJECT_PATH_MAX + 600];
-        snprintf(name, sizeof name, "%s_%d", a->canonical, k);
+        snprintf(name, sizeof name, "%s_%d", a->canonical, a->files[i].k);
         project_file_path(&s->proj, from, sizeof from, "upload", name);
-        snprintf(to, sizeof to, "%s/%s", dir, a->outputs[k].open_name);
+        snprintf(to, sizeof to, "%s/%s", dir, a->files[i].open_name);
         if (copy_file(from, to)) {
             log_error("assimilator: job %s: cannot copy %s to %s", spec.name, from, to);
             return -1;
@@ -71,8 +87,7 @@ static void assimilate_job(struct server *s, int64_t job_id)
     if (canon) {
         snprintf(a.batch, sizeof a.batch, "%s", j->batch->b.name);
         instance_wire_name(a.canonical, sizeof a.canonical, j->batch->b.name, j->id, canon->seq);
-        a.noutputs = j->batch->b.noutputs;
-        memcpy(a.outputs, j->batch->b.outputs, sizeof a.outputs);
+        files_to_keep(j, &a);
     }
     pthread_mutex_unlock(&s->lock);
     if (!canon) return;

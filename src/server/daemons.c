@@ -3,6 +3,7 @@
  * picking up new batches and cancellations, deleting the uploads of ended
  * jobs, and rebuilding memory from the store if a commit ever failed. */
 #include "core/log.h"
+#include "store/store.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,8 @@ static void sleep_seconds(double s)
 }
 
 /* 1 if NAME (an upload, maybe partial) belongs to an instance of a job
- * that is no longer live; files that are no upload of ours are kept. */
+ * that is no longer live; files that are no upload of ours are kept, and
+ * so are the state files of work sequences (restart points, final states). */
 static int orphan_upload(struct server *s, const char *name)
 {
     char base[256], inst[256];
@@ -75,7 +77,14 @@ static int orphan_upload(struct server *s, const char *name)
     pthread_mutex_lock(&s->lock);
     int live = index_job(&s->idx, job_id) != NULL;
     pthread_mutex_unlock(&s->lock);
-    return !live;
+    if (live) return 0;
+    struct job_spec spec;
+    struct batch b;
+    struct store *st = server_reader(s);
+    if (st && !store_job_spec(st, job_id, &spec) && spec.sequence_id && !store_batch_get(st, spec.batch_id, &b) &&
+        k == b.noutputs)
+        return 0;
+    return 1;
 }
 
 /* At start: a crash between a job's end and the deleter's pass leaves its
@@ -123,10 +132,12 @@ void *maintenance_main(void *arg)
             n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         cursor_maintain(&s->idx, now, &log);
+        int moved = sequence_maintain(&s->idx, now, &log);
         if (log.n) writer_submit(s->writer, &log);
         pthread_mutex_unlock(&s->lock);
         change_log_free(&log);
         if (n) log_debug(LT_TRANS, "%d instances timed out", n);
+        if (moved) log_info("%d work sequences relocated from their last restartable state", moved);
         delete_outputs(s);
         if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
         if (s->idx.loc.mode != LOC_OFF) workgen_sync(s->workgen);

@@ -139,9 +139,12 @@ static int64_t expected_limit(struct server *s, const char *name)
     pthread_mutex_lock(&s->lock);
     struct instance *in;
     struct sjob *j = index_job_by_instance(&s->idx, inst, &in);
-    if (j && k < j->batch->b.noutputs &&
-        (in->state == INST_IN_PROGRESS || (in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY)))
-        limit = j->batch->b.outputs[k].max_nbytes;
+    struct seq_io io;
+    int seq = j && !sequence_io(j, &io);
+    if (j && (in->state == INST_IN_PROGRESS || (in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY))) {
+        if (k < j->batch->b.noutputs && (!seq || io.reports)) limit = j->batch->b.outputs[k].max_nbytes;
+        else if (seq && k == j->batch->b.noutputs && io.restartable) limit = io.state_max_nbytes;
+    }
     pthread_mutex_unlock(&s->lock);
     return limit;
 }
@@ -285,4 +288,23 @@ void upload_abort(struct upload *u)
     if (u->fd >= 0) close(u->fd);
     sb_free(&u->head);
     free(u);
+}
+
+int files_publish_upload(void *server, const char *name, struct file_rec *f)
+{
+    struct server *s = server;
+    char from[PROJECT_PATH_MAX + 300], to[PROJECT_PATH_MAX + 300];
+    if (!name_is_safe(name)) return -1;
+    project_file_path(&s->proj, from, sizeof from, "upload", name);
+    project_file_path(&s->proj, to, sizeof to, "download", name);
+    char *slash = strrchr(to, '/');
+    *slash = 0;
+    int rc = mkdir_p(to, 0755);
+    *slash = '/';
+    if (rc || copy_file(from, to) || md5_hex_file(to, f->md5, &f->nbytes)) {
+        log_error("cannot publish %s as a download: %s", name, strerror(errno));
+        return -1;
+    }
+    snprintf(f->name, sizeof f->name, "%s", name);
+    return 0;
 }

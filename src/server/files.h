@@ -23,4 +23,9 @@ void upload_feed(struct upload *u, const char *data, size_t len);
 void upload_finish(struct upload *u, struct strbuf *reply);
 /* The connection broke: keeps what arrived for a resumed upload, frees u. */
 void upload_abort(struct upload *u);
+
+/* Makes uploaded file NAME a download of the same name (a work sequence's
+ * restart state, for the host it moves to): copies it and fills f's name,
+ * size and MD5. 0 on success. Signature fits writer_set_publisher. */
+int files_publish_upload(void *server, const char *name, struct file_rec *f);
 #endif

@@ -19,6 +19,8 @@ struct sent_job {
     struct batch batch;
     const struct app_version *av;
     const struct file_rec *av_files[8];
+    int is_seq;                 /* a work sequence's: io says its state files and outputs */
+    struct seq_io io;
 };
 
 struct rpc {
@@ -148,11 +150,16 @@ static void check_uploads(struct rpc *c)
     }
 }
 
-/* Success needs every declared output of the instance uploaded. */
-static int outputs_arrived(const struct rpc *c, int i, const struct sbatch *b, const char *inst_name)
+/* Success needs every output the instance was told to upload: the batch's
+ * outputs, and a sequence's state file where it is restartable. */
+static int outputs_arrived(const struct rpc *c, int i, const struct sjob *j, const char *inst_name)
 {
     const struct sr_result *r = &c->req.results[i];
-    for (int k = 0; k < b->b.noutputs; k++) {
+    struct seq_io io;
+    int seq = !sequence_io(j, &io);
+    for (int k = 0; k <= j->batch->b.noutputs; k++) {
+        int wanted = k < j->batch->b.noutputs ? !seq || io.reports : seq && io.restartable;
+        if (!wanted) continue;
         char want[300];
         snprintf(want, sizeof want, "%s_%d", inst_name, k);
         int found = 0;
@@ -178,7 +185,7 @@ static void take_reports(struct rpc *c, int64_t now, struct change_log *log)
         }
         int outcome = OUTCOME_CLIENT_ERROR;
         if (r->state == 5 && r->exit_status == 0)
-            outcome = outputs_arrived(c, i, j->batch, r->name) ? OUTCOME_SUCCESS : OUTCOME_VALIDATE_ERROR;
+            outcome = outputs_arrived(c, i, j, r->name) ? OUTCOME_SUCCESS : OUTCOME_VALIDATE_ERROR;
         int ev = index_report(&s->idx, j, in, c->host.id, outcome, r->exit_status, r->final_cpu_time,
                               r->final_elapsed_time, now, log);
         log_debug(LT_RPC, "host %lld reported %s: %s%s", (long long)c->host.id, r->name, outcome_name(outcome),
@@ -227,6 +234,7 @@ static void add_sent(struct rpc *c, struct sjob *j, const struct instance *in, c
     sj->inst = *in;
     sj->batch = j->batch->b;   /* copied: the batch may be reaped after the lock */
     sj->av = av;
+    sj->is_seq = !sequence_io(j, &sj->io);
     for (int k = 0; k < av->nfiles; k++) sj->av_files[k] = imap_get(&c->s->files, av->files[k].file_id);
     log_debug(LT_SCHED, "host %lld: %s job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id, why,
               (long long)j->id, in->seq, sj->batch.name, (long long)in->deadline);
@@ -256,7 +264,8 @@ static void recover_lost(struct rpc *c, int64_t now, struct change_log *log)
         instance_wire_name(name, sizeof name, j->batch->b.name, j->id, in->seq);
         if (smap_get(&listed, name)) continue;
         const struct app_version *av = imap_get(&s->versions, in->app_version_id);
-        if (av && c->nsent < MAX_SEND && deadline_feasible(&hv, j->flops_est, (double)(in->deadline - now))) {
+        /* a sequence's task lost means its state chain is too: relocate it */
+        if (av && !j->sq && c->nsent < MAX_SEND && deadline_feasible(&hv, j->flops_est, (double)(in->deadline - now))) {
             add_sent(c, j, in, av, "resent lost");
         } else {
             log_debug(LT_SCHED, "host %lld lost %s: too late to resend, given up", (long long)c->host.id, name);
@@ -327,6 +336,19 @@ static const char *app_name(struct server *s, int64_t app_id)
     return a ? a->name : "";
 }
 
+/* A sequence's state file: written by one task and read by the next on the
+ * same host, never downloaded (no URL), sticky so that it outlives the task
+ * that wrote it, and listed by the host at each RPC. It is declared the same
+ * way wherever it appears, since the client replaces a file's URLs with
+ * those of its latest declaration. */
+static void add_state_file(struct rpc *c, const char *name, const char *upload_url, int64_t max_nbytes)
+{
+    struct rp_file f = {
+        .name = name, .upload_url = upload_url, .max_nbytes = (double)max_nbytes, .sticky = 1, .report_on_rpc = 1,
+    };
+    reply_add_file(&c->reply, &f);
+}
+
 /* Adds app, app version, inputs, workunit, outputs and result of one job. */
 static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
 {
@@ -363,6 +385,13 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
         w.file_refs[w.nfile_refs++] = (struct rp_file_ref){inputs[k]->name,
             strpool_printf(&c->pool, "%s", spec.inputs[k].open_name), 0};
     }
+    if (sj->is_seq && sj->io.state_in[0] && w.nfile_refs < (int)(sizeof w.file_refs / sizeof w.file_refs[0])) {
+        const char *in = strpool_printf(&c->pool, "%s", sj->io.state_in);
+        const char *upload = sj->io.state_in_restartable
+            ? strpool_printf(&c->pool, "%sfile_upload_handler", s->proj.cfg.master_url) : NULL;
+        add_state_file(c, in, upload, sj->io.state_max_nbytes);
+        w.file_refs[w.nfile_refs++] = (struct rp_file_ref){in, "state_in", 0};
+    }
     reply_add_workunit(&c->reply, &w);
 
     char inst[256];
@@ -370,17 +399,23 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     struct rp_result res = {
         .name = strpool_printf(&c->pool, "%s", inst), .wu_name = w.name, .platform = sj->av->platform,
         .version_num = sj->av->version_num, .report_deadline = sj->inst.deadline,
-        .report_immediately = s->proj.cfg.report_immediately,
+        /* a sequence's validated prefix (its restart point) moves with each report */
+        .report_immediately = s->proj.cfg.report_immediately || sj->is_seq,
     };
-    for (int k = 0; k < sj->batch.noutputs; k++) {
+    const char *upload = strpool_printf(&c->pool, "%sfile_upload_handler", s->proj.cfg.master_url);
+    for (int k = 0; k < sj->batch.noutputs && (!sj->is_seq || sj->io.reports); k++) {
         struct rp_file out = {
-            .name = strpool_printf(&c->pool, "%s_%d", inst, k),
-            .upload_url = strpool_printf(&c->pool, "%sfile_upload_handler", s->proj.cfg.master_url),
+            .name = strpool_printf(&c->pool, "%s_%d", inst, k), .upload_url = upload,
             .max_nbytes = (double)sj->batch.outputs[k].max_nbytes,
         };
         reply_add_file(&c->reply, &out);
         res.file_refs[res.nfile_refs++] = (struct rp_file_ref){out.name,
             strpool_printf(&c->pool, "%s", sj->batch.outputs[k].open_name), 0};
+    }
+    if (sj->is_seq) {
+        const char *state = strpool_printf(&c->pool, "%s_%d", inst, sj->batch.noutputs);
+        add_state_file(c, state, sj->io.restartable ? upload : NULL, sj->io.state_max_nbytes);
+        res.file_refs[res.nfile_refs++] = (struct rp_file_ref){state, "state", 0};
     }
     reply_add_result(&c->reply, &res);
     return 0;

@@ -1,6 +1,7 @@
 /* server.c - locusd's state: start and stop, loading the index from the
  * store, picking up what the `locus` command added since. */
 #include "server/server.h"
+#include "server/files.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/strbuf.h"
@@ -185,6 +186,11 @@ static int load_job(void *p, const struct live_job *lj)
         return 0;
     }
     c->loaded++;
+    if (lj->sequence_id) {   /* its sequence sends it, to the sequence's host only */
+        if (sequence_add_job(&c->s->idx, j, lj->sequence_id, lj->job_num, lj->branch, c->now, c->log))
+            log_warn("job %s: its sequence %lld is unknown: not sent", lj->name, (long long)lj->sequence_id);
+        return 0;
+    }
     if (lj->cursor_id) {   /* a cursor places it by its number; its sticky inputs are its sequence files */
         const char *names[MAX_INPUTS];
         int n = 0;
@@ -200,6 +206,21 @@ static int load_job(void *p, const struct live_job *lj)
     struct lfile_key keys[MAX_INPUTS];
     int n = locality_keys(c->s, lj, keys);
     if (n) locality_add_job(&c->s->idx, j, keys, n);
+    return 0;
+}
+
+/* A sequence created, extended or ended since the last look. */
+static int load_sequence(void *p, const struct sequence_rec *r)
+{
+    struct load_ctx *c = p;
+    if (sequence_find(&c->s->idx, r->id)) {
+        sequence_update(&c->s->idx, r, c->now, c->log);
+        return 0;
+    }
+    if (r->state != SEQ_ACTIVE) return 0;
+    struct batch b;
+    if (store_batch_get(c->st, r->batch_id, &b) || !sequence_add(&c->s->idx, r, &b))
+        log_warn("sequence %s: its batch %lld or app is unknown; skipped", r->name, (long long)r->batch_id);
     return 0;
 }
 
@@ -281,6 +302,7 @@ int server_refresh(struct server *s, char *err, size_t errlen)
     int rc = store_each_file(st, s->last_file_id, load_file, &c);
     if (!rc) rc = store_each_app(st, load_app, &c);
     if (!rc) rc = store_each_app_version(st, s->last_version_id, load_version, &c);
+    if (!rc) rc = store_each_sequence_changed(st, &s->seq_revision, load_sequence, &c);
     if (!rc) rc = store_each_batch(st, s->last_batch_id, load_batch, &c);
     if (rc || c.failed) snprintf(err, errlen, "loading from the store: %s", store_error(st));
     index_reap_batches(&s->idx, c.now, &log);
@@ -307,6 +329,8 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.loc.sorted = cfg->locality_sorted;
     s->idx.replicate = cfg->replicate;
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
+    s->idx.seq.high_water = (int)cfg->sequence_high_water;
+    s->idx.seq.per_host = (int)cfg->sequences_per_host;
     if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)cfg->host_lost_after;
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
     if (max_inst < 0 || max_host < 0) {
@@ -316,7 +340,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.next_instance_id = max_inst + 1;
     s->next_host_id = max_host + 1;
     s->random_state = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    s->last_batch_id = s->last_file_id = s->last_version_id = s->last_app_id = 0;
+    s->last_batch_id = s->last_file_id = s->last_version_id = s->last_app_id = s->seq_revision = 0;
     return 0;
 }
 
@@ -371,7 +395,8 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     smap_init(&s->users);
     workq_init(&s->validate_q);
     workq_init(&s->assimilate_q);
-    if (!(s->writer = writer_start(wst))) {
+    if ((s->writer = writer_start(wst))) writer_set_publisher(s->writer, files_publish_upload, s);
+    if (!s->writer) {
         store_close(wst);
         snprintf(err, errlen, "cannot start the writer thread");
         return -1;

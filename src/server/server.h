@@ -34,6 +34,7 @@ struct server {
     int64_t next_host_id;
     uint64_t random_state;       /* for the policies' random choices */
     int64_t last_batch_id, last_file_id, last_version_id, last_app_id;
+    int64_t seq_revision;        /* sequences' revisions read up to here */
 
     struct writer *writer;
     struct workgen *workgen;     /* locality: need_work waits, generator, folder */

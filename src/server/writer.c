@@ -9,6 +9,7 @@
 #include "store/store.h"
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct waiter { uint64_t ticket; void (*fn)(void *); void *arg; };
 
@@ -28,7 +29,16 @@ struct writer {
     struct waiter *waiters;      /* writer_notify calls not yet due */
     struct imap averages;        /* credit averages written: (id*2 + is_host) -> struct average* */
     int nwaiters, capwaiters;
+    int (*publish)(void *ctx, const char *name, struct file_rec *f);
+    void *publish_ctx;
 };
+
+void writer_set_publisher(struct writer *w, int (*publish)(void *ctx, const char *name, struct file_rec *f),
+                          void *ctx)
+{
+    w->publish = publish;
+    w->publish_ctx = ctx;
+}
 
 /* Takes the waiters whose ticket is settled (mutex held); caller frees. */
 static struct waiter *due_waiters(struct writer *w, int *n)
@@ -87,6 +97,29 @@ static int apply_credit(struct writer *w, const struct change *c)
         : store_host_add_credit(w->st, c->u.credit.id, c->u.credit.credit, a->avg, a->time);
 }
 
+/* A branch's jobs; the first after a restart reads the restart state,
+ * published as a download (once: a file record is never replaced). */
+static int apply_seq_jobs(struct writer *w, const struct change *c)
+{
+    const struct sequence_rec *q = &c->u.seq_jobs.seq;
+    int64_t restart_id = 0;
+    if (q->restart_pos > 0 && c->u.seq_jobs.from == q->restart_pos + 1) {
+        struct file_rec f;
+        memset(&f, 0, sizeof f);
+        int rc = store_file_by_name(w->st, q->restart_file, &f);
+        if (rc < 0) return -1;
+        if (rc > 0) {
+            if (!w->publish || w->publish(w->publish_ctx, q->restart_file, &f) || store_file_insert(w->st, &f)) {
+                log_error("sequence %s: its restart state %s cannot be published", q->name, q->restart_file);
+                return -1;
+            }
+        }
+        restart_id = f.id;
+        file_rec_clear(&f);
+    }
+    return store_sequence_make_jobs(w->st, q, c->u.seq_jobs.from, c->u.seq_jobs.to, restart_id, 0, q->assigned_time);
+}
+
 static int apply(struct writer *w, const struct change *c)
 {
     struct store *st = w->st;
@@ -105,6 +138,8 @@ static int apply(struct writer *w, const struct change *c)
     case CH_HOST_CREDIT: return apply_credit(w, c);
     case CH_CURSOR: return store_cursor_update(st, &c->u.cursor);
     case CH_BATCH_HOST: return store_batch_host_put(st, &c->u.batch_host);
+    case CH_SEQUENCE: return store_sequence_update(st, &c->u.seq);
+    case CH_SEQ_JOBS: return apply_seq_jobs(w, c);
     }
     return -1;
 }
@@ -121,6 +156,7 @@ static int64_t row_key(const struct change *c)
     case CH_USER_CREDIT: return c->u.credit.id * 8 + 4;
     case CH_HOST_CREDIT: return c->u.credit.id * 8 + 5;
     case CH_CURSOR: return c->u.cursor.id * 8 + 6;
+    case CH_SEQUENCE: return c->u.seq.id * 8 + 7;
     }
     return 0;
 }

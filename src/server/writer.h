@@ -13,6 +13,11 @@ struct store;
 struct writer *writer_start(struct store *st);
 /* Stops after committing everything queued; closes the store. */
 void writer_stop(struct writer *w);
+/* How CH_SEQ_JOBS makes a restart state downloadable: publish(ctx, name, f)
+ * copies uploaded file NAME to the download folder and fills f's name,
+ * size and MD5; 0 on success. Set before the first submit. */
+void writer_set_publisher(struct writer *w, int (*publish)(void *ctx, const char *name, struct file_rec *f),
+                          void *ctx);
 
 /* Queues the records of log (moved out: log is left empty). Returns a ticket
  * for writer_wait. Call while holding the lock under which the decisions

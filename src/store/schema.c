@@ -94,5 +94,27 @@ static const char v3[] =
     "ALTER TABLE jobs ADD COLUMN cursor_id INTEGER REFERENCES cursors(id);"
     "ALTER TABLE jobs ADD COLUMN job_num INTEGER;";
 
-const char *const schema_migrations[] = {v1, v2, v3};
-const int schema_nmigrations = 3;
+/* Version 4: work sequences (seed 002). The first columns are the
+ * project's (revision grows with each of its changes, so that locusd reads
+ * only those); the rest is the server's scheduling state. A job of a
+ * sequence carries it, its position (job_num) and its branch. */
+static const char v4[] =
+    "CREATE TABLE sequences("
+    " id INTEGER PRIMARY KEY, batch_id INTEGER NOT NULL REFERENCES batches(id), name TEXT NOT NULL UNIQUE,"
+    " length INTEGER NOT NULL, restart_every INTEGER NOT NULL, output_every INTEGER NOT NULL,"
+    " open_ended INTEGER NOT NULL, max_result_time REAL NOT NULL, state_max_nbytes INTEGER NOT NULL,"
+    " state INTEGER NOT NULL DEFAULT 0, create_time INTEGER NOT NULL, end_time INTEGER NOT NULL DEFAULT 0,"
+    " revision INTEGER NOT NULL DEFAULT 0,"
+    " host_id INTEGER NOT NULL DEFAULT 0, assigned_time INTEGER NOT NULL DEFAULT 0,"
+    " branch INTEGER NOT NULL DEFAULT 0, next_pos INTEGER NOT NULL DEFAULT 1, made_pos INTEGER NOT NULL,"
+    " first_unvalidated_pos INTEGER NOT NULL DEFAULT 1, restart_pos INTEGER NOT NULL DEFAULT 0,"
+    " restart_file TEXT NOT NULL DEFAULT '', host_state TEXT NOT NULL DEFAULT '',"
+    " relocations INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX sequences_batch ON sequences(batch_id);"
+    "CREATE INDEX sequences_revision ON sequences(revision);"
+    "ALTER TABLE jobs ADD COLUMN sequence_id INTEGER REFERENCES sequences(id);"
+    "ALTER TABLE jobs ADD COLUMN branch INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX jobs_sequence ON jobs(sequence_id, branch, job_num) WHERE sequence_id IS NOT NULL;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4};
+const int schema_nmigrations = 4;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -98,7 +98,9 @@ struct live_job {
     const char *name;
     int ninputs;
     int64_t input_ids[MAX_INPUTS];
-    int64_t cursor_id, job_num;   /* 0 unless the batch has cursors */
+    int64_t cursor_id, job_num;   /* 0 unless the batch has cursors or sequences */
+    int64_t sequence_id;          /* 0 unless a work sequence's (job_num: its position) */
+    int branch;
 };
 /* Jobs of one batch in state ACTIVE or VALIDATED. */
 int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct live_job *), void *ctx);
@@ -117,6 +119,27 @@ int store_batch_host_put(struct store *s, const struct batch_host *bh);
 int store_each_batch_host(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct batch_host *), void *ctx);
 /* Hosts that made a scheduler request since `since`. */
 int64_t store_count_hosts_since(struct store *s, int64_t since);
+
+/* Work sequences (store_sequence.c). */
+int store_sequence_insert(struct store *s, struct sequence_rec *q);     /* sets q->id */
+/* The server's part of a sequence (and its end when it ended it). */
+int store_sequence_update(struct store *s, const struct sequence_rec *q);
+/* The project's changes: a longer length, or the end; bumps the revision. */
+int store_sequence_extend(struct store *s, int64_t id, int64_t length);
+int store_sequence_end(struct store *s, int64_t id, int64_t now);
+int store_sequence_by_name(struct store *s, const char *name, struct sequence_rec *q);
+int store_each_sequence(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct sequence_rec *), void *ctx);
+/* Sequences whose revision is above *revision, which becomes the highest seen. */
+int store_each_sequence_changed(struct store *s, int64_t *revision, int (*cb)(void *ctx, const struct sequence_rec *),
+                                void *ctx);
+/* Every sequence, for listings (batch_id 0: all). */
+int store_each_sequence_all(struct store *s, int (*cb)(void *ctx, const struct sequence_rec *), void *ctx);
+/* Makes the jobs of positions from..to of q's branch by copying position 1
+ * of branch 0 (app, command line, flops, inputs but "state_in"): position 1
+ * also reads that job's "state_in", and position `from` reads restart_file_id
+ * (> 0) as "state_in". Into batch_id, or a new batch like q's when 0. */
+int store_sequence_make_jobs(struct store *s, const struct sequence_rec *q, int64_t from, int64_t to,
+                             int64_t restart_file_id, int64_t batch_id, int64_t now);
 
 /* Per-batch counts for `locus stat` and the API. */
 struct batch_stats {

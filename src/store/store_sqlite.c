@@ -689,7 +689,7 @@ int store_job_insert(struct store *s, struct job_spec *j, const struct redundanc
     inputs_format(j, inputs, sizeof inputs);
     sqlite3_stmt *st = stmt(s, Q_JOB_INS,
         "INSERT INTO jobs(batch_id,name,cmdline,inputs,flops_est,flops_bound,mem_bound,disk_bound,target_nresults,"
-        "cursor_id,job_num) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+        "cursor_id,job_num,sequence_id,branch) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, j->batch_id);
     sqlite3_bind_text(st, 2, j->name, -1, SQLITE_STATIC);
@@ -700,19 +700,20 @@ int store_job_insert(struct store *s, struct job_spec *j, const struct redundanc
     sqlite3_bind_double(st, 7, j->mem_bound);
     sqlite3_bind_double(st, 8, j->disk_bound);
     sqlite3_bind_int(st, 9, red->target_nresults);
-    if (j->cursor_id) {
-        sqlite3_bind_int64(st, 10, j->cursor_id);
-        sqlite3_bind_int64(st, 11, j->job_num);
-    } else {
-        sqlite3_bind_null(st, 10);
-        sqlite3_bind_null(st, 11);
-    }
+    if (j->cursor_id) sqlite3_bind_int64(st, 10, j->cursor_id);
+    else sqlite3_bind_null(st, 10);
+    if (j->cursor_id || j->sequence_id) sqlite3_bind_int64(st, 11, j->job_num);
+    else sqlite3_bind_null(st, 11);
+    if (j->sequence_id) sqlite3_bind_int64(st, 12, j->sequence_id);
+    else sqlite3_bind_null(st, 12);
+    sqlite3_bind_int(st, 13, j->branch);
     if (run(s, st, "insert job")) return -1;
     j->id = sqlite3_last_insert_rowid(s->db);
     return 0;
 }
 
-#define JOB_SPEC_COLS "j.id,j.batch_id,b.app_id,j.name,j.cmdline,j.inputs,j.flops_est,j.flops_bound,j.mem_bound,j.disk_bound"
+#define JOB_SPEC_COLS "j.id,j.batch_id,b.app_id,j.name,j.cmdline,j.inputs,j.flops_est,j.flops_bound,j.mem_bound," \
+                      "j.disk_bound,j.cursor_id,j.job_num,j.sequence_id,j.branch"
 
 static int job_spec_lookup(struct store *s, sqlite3_stmt *st, struct job_spec *j)
 {
@@ -731,6 +732,10 @@ static int job_spec_lookup(struct store *s, sqlite3_stmt *st, struct job_spec *j
     j->flops_bound = sqlite3_column_double(st, 7);
     j->mem_bound = sqlite3_column_double(st, 8);
     j->disk_bound = sqlite3_column_double(st, 9);
+    j->cursor_id = sqlite3_column_int64(st, 10);   /* NULL reads as 0 */
+    j->job_num = sqlite3_column_int64(st, 11);
+    j->sequence_id = sqlite3_column_int64(st, 12);
+    j->branch = sqlite3_column_int(st, 13);
     sqlite3_reset(st);
     return 0;
 }
@@ -1024,14 +1029,16 @@ static int live_job_row(struct store *s, sqlite3_stmt *st, void *p)
     for (int i = 0; i < spec.ninputs; i++) lj.input_ids[i] = spec.inputs[i].file_id;
     lj.cursor_id = sqlite3_column_int64(st, 9);   /* NULL reads as 0 */
     lj.job_num = sqlite3_column_int64(st, 10);
+    lj.sequence_id = sqlite3_column_int64(st, 11);
+    lj.branch = sqlite3_column_int(st, 12);
     return ((int (*)(void *, const struct live_job *))e->cb)(e->ctx, &lj);
 }
 
 int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *, const struct live_job *), void *ctx)
 {
     struct each_ctx e = {(void *)cb, ctx};
-    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est,name,inputs,cursor_id,job_num"
-                   " FROM jobs"
+    return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est,name,inputs,cursor_id,job_num,"
+                   "sequence_id,branch FROM jobs"
                    " WHERE batch_id=?1 AND state IN (0,1) ORDER BY id", batch_id, live_job_row, &e);
 }
 

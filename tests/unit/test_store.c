@@ -282,7 +282,8 @@ static void test_readonly_open_of_unmigrated_store_refused(void **state)
 
 /* A version-1 store (made with version 1's own SQL) opens migrated to the
  * last version: rows kept, jobs_batch keyed by batch only (v2), the cursor
- * tables there and the old job in no cursor (v3). */
+ * tables there and the old job in no cursor (v3), in no sequence and in
+ * branch 0 (v4). */
 static void test_version_1_store_migrates(void **state)
 {
     struct fx *f = *state;
@@ -299,7 +300,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 3);
+    assert_int_equal(STORE_SCHEMA_VERSION, 4);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);
@@ -308,6 +309,8 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 1);
     assert_int_equal(raw_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND cursor_id IS NULL AND job_num IS NULL"), 1);
     assert_int_equal(raw_int(path, "SELECT count(*) FROM cursors") + raw_int(path, "SELECT count(*) FROM batch_hosts"), 0);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND sequence_id IS NULL AND branch=0"), 1);
+    assert_int_equal(raw_int(path, "SELECT count(*) FROM sequences"), 0);
     unlink(path);
 }
 
