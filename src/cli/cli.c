@@ -1,6 +1,7 @@
 /* cli.c - helpers every `locus` command uses: error messages, option
  * parsing, opening a project, copying files into its download area. */
 #include "cli/cli.h"
+#include "cli/jobdesc.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
@@ -212,4 +213,40 @@ int cli_find_batch(struct store *s, const char *key, struct batch *b)
     long long id = strtoll(key, &end, 10);
     if (end == key || *end || id <= 0) return 1;
     return store_batch_get(s, id, b);
+}
+
+/* Outputs as given, the default "out", or none with --no-output (jobs whose
+ * result is only their success, such as heartbeats and benchmarks). */
+int cli_batch_outputs(struct batch *b, const struct cli_list *outs, int none, char *err, size_t errlen)
+{
+    if (none) {
+        b->noutputs = 0;
+        return outs->n ? cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both") : 0;
+    }
+    if (outs->n > MAX_OUTPUTS) return cli_errf(err, errlen, CLI_FAIL, "at most %d --output", MAX_OUTPUTS);
+    b->noutputs = outs->n ? outs->n : 1;
+    for (int i = 0; i < outs->n; i++) {
+        if (output_spec_parse(outs->v[i], &b->outputs[i], err, errlen)) return CLI_FAIL;
+        for (int k = 0; k < i; k++)
+            if (!strcmp(b->outputs[k].open_name, b->outputs[i].open_name))
+                return cli_errf(err, errlen, CLI_FAIL, "two outputs named %s", b->outputs[i].open_name);
+    }
+    return outs->n ? 0 : output_spec_parse("out:67108864", &b->outputs[0], err, errlen);
+}
+
+int cli_app_user(struct store *s, const char *app, const char *user, int64_t *app_id, int64_t *user_id, char *err,
+                 size_t errlen)
+{
+    struct app a;
+    int rc = store_app_by_name(s, app, &a);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown app '%s': register it with locus app add", app);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
+    *app_id = a.id;
+    if (!user) return 0;
+    struct user u;
+    rc = store_user_by_name(s, user, &u);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s': create it with locus user create", user);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
+    *user_id = u.id;
+    return 0;
 }

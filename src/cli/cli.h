@@ -93,6 +93,14 @@ int cli_check_source(const char *path, char *err, size_t errlen);
 int cli_remove_tree(const char *path);
 /* The last component of path, without trailing slashes, into out. */
 void cli_basename(const char *path, char *out, size_t len);
+/* A batch's outputs from --output OPEN_NAME:MAX_BYTES options (at most
+ * MAX_OUTPUTS, distinct), the default "out", or none with --no-output
+ * (none set): into b->outputs. 0, or CLI_USAGE / CLI_FAIL and why. */
+int cli_batch_outputs(struct batch *b, const struct cli_list *outs, int none, char *err, size_t errlen);
+/* Ids of an app and of a user (user NULL: *user_id untouched) by name;
+ * CLI_FAIL naming the unknown one. */
+int cli_app_user(struct store *s, const char *app, const char *user, int64_t *app_id, int64_t *user_id, char *err,
+                 size_t errlen);
 /* A batch given as a name or, failing that, as a numeric id: 0, 1 absent, -1 error. */
 int cli_find_batch(struct store *s, const char *key, struct batch *b);
 

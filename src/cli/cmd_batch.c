@@ -144,23 +144,6 @@ static int put_file(void *ctx, const struct file_rec *f)
     return 0;
 }
 
-/* The batch's app and user, by name. */
-static int find_owner(struct cli_project *cp, struct batch_create *bc, char *err, size_t errlen)
-{
-    struct app app;
-    int rc = store_app_by_name(cp->s, bc->app, &app);
-    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown app '%s': register it with locus app add", bc->app);
-    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    bc->b.app_id = app.id;
-    if (!bc->user) return 0;
-    struct user u;
-    rc = store_user_by_name(cp->s, bc->user, &u);
-    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s': create it with locus user create", bc->user);
-    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    bc->b.user_id = u.id;
-    return 0;
-}
-
 /* A job insert failed: a name clash is the likely reason, so say with what. */
 static int insert_failed(struct cli_project *cp, const struct batch_create *bc, const struct job_spec *j,
                          char *err, size_t errlen)
@@ -257,7 +240,7 @@ out:
 static int create_batch(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen)
 {
     struct batch_create *bc = ctx;
-    if (find_owner(cp, bc, err, errlen)) return CLI_FAIL;
+    if (cli_app_user(cp->s, bc->app, bc->user, &bc->b.app_id, &bc->b.user_id, err, errlen)) return CLI_FAIL;
     struct batch same;
     if (store_batch_by_name(cp->s, bc->b.name, &same) == 0)
         return cli_errf(err, errlen, CLI_FAIL, "a batch named %s exists: choose another --name", bc->b.name);
@@ -296,25 +279,6 @@ static int check_cursors(const char *arg, int *out, char *err, size_t errlen)
     return 0;
 }
 
-/* Outputs as given, the default "out", or none with --no-output (jobs whose
- * result is only their success, such as heartbeats and benchmarks). */
-static int check_outputs(struct batch *b, const struct cli_list *outs, int none, char *err, size_t errlen)
-{
-    if (none) {
-        b->noutputs = 0;
-        return outs->n ? cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both") : 0;
-    }
-    if (outs->n > MAX_OUTPUTS) return cli_errf(err, errlen, CLI_FAIL, "at most %d --output", MAX_OUTPUTS);
-    b->noutputs = outs->n ? outs->n : 1;
-    for (int i = 0; i < outs->n; i++) {
-        if (output_spec_parse(outs->v[i], &b->outputs[i], err, errlen)) return CLI_FAIL;
-        for (int k = 0; k < i; k++)
-            if (!strcmp(b->outputs[k].open_name, b->outputs[i].open_name))
-                return cli_errf(err, errlen, CLI_FAIL, "two outputs named %s", b->outputs[i].open_name);
-    }
-    return outs->n ? 0 : output_spec_parse("out:67108864", &b->outputs[0], err, errlen);
-}
-
 /* Everything about the batch that needs no store. */
 static int check_batch(struct batch_create *bc, double flops, const struct cli_list *outs, int no_output,
                        char *err, size_t errlen)
@@ -339,7 +303,7 @@ static int check_batch(struct batch_create *bc, double flops, const struct cli_l
     b->state = BATCH_ACTIVE;
     bc->src.env.batch = b->name;
     bc->src.env.flops = flops;
-    return check_outputs(b, outs, no_output, err, errlen);
+    return cli_batch_outputs(b, outs, no_output, err, errlen);
 }
 
 int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)

@@ -24,21 +24,11 @@ struct seq_create {
 
 static int find_names(struct cli_project *cp, struct seq_create *sc, char *err, size_t errlen)
 {
-    struct app app;
-    int rc = store_app_by_name(cp->s, sc->app, &app);
-    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown app '%s': register it with locus app add", sc->app);
-    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    sc->b.app_id = sc->first.app_id = app.id;
-    if (sc->user) {
-        struct user u;
-        rc = store_user_by_name(cp->s, sc->user, &u);
-        if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s'", sc->user);
-        if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-        sc->b.user_id = u.id;
-    }
+    if (cli_app_user(cp->s, sc->app, sc->user, &sc->b.app_id, &sc->b.user_id, err, errlen)) return CLI_FAIL;
+    sc->first.app_id = sc->b.app_id;
     if (sc->initial_state) {
         struct file_rec f;
-        rc = store_file_by_name(cp->s, sc->initial_state, &f);
+        int rc = store_file_by_name(cp->s, sc->initial_state, &f);
         if (rc == 1)
             return cli_errf(err, errlen, CLI_FAIL, "unknown file '%s': add it with locus file add", sc->initial_state);
         if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
@@ -110,15 +100,7 @@ static int check_create(struct seq_create *sc, const char *name, const char *cmd
     sc->first.flops_bound = flops * 10;
     sc->first.mem_bound = 1e9;
     sc->first.disk_bound = 1e9 + (double)q->state_max_nbytes * 2;
-    if (no_output) {
-        sc->b.noutputs = 0;
-        return outs->n ? cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both") : 0;
-    }
-    if (outs->n > MAX_OUTPUTS) return cli_errf(err, errlen, CLI_FAIL, "at most %d --output", MAX_OUTPUTS);
-    sc->b.noutputs = outs->n ? outs->n : 1;
-    for (int i = 0; i < outs->n; i++)
-        if (output_spec_parse(outs->v[i], &sc->b.outputs[i], err, errlen)) return CLI_FAIL;
-    return outs->n ? 0 : output_spec_parse("out:67108864", &sc->b.outputs[0], err, errlen);
+    return cli_batch_outputs(&sc->b, outs, no_output, err, errlen);
 }
 
 int cmd_sequence_create(int argc, char **argv, char *err, size_t errlen)
