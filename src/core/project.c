@@ -97,6 +97,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     c->locality = xml_child_bool(cfg, "locality_scheduling");
     c->locality_lite = xml_child_bool(cfg, "locality_scheduling_lite");
     c->locality_sorted = xml_child_bool(cfg, "locality_scheduling_sorted_order");
+    c->cursor_in_order = xml_child_bool(cfg, "cursor_in_order");
     /* <end_of_batch_replication/>: one spare per late job; <...>N</...>: up to N */
     const char *spares = xml_child_text(cfg, "end_of_batch_replication");
     int bad_spares = 0;
@@ -175,6 +176,7 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
                   c->locality_wait_period);
     if (c->replicate == 1) sb_puts(&sb, "  <end_of_batch_replication/>\n");
     if (c->replicate > 1) sb_printf(&sb, "  <end_of_batch_replication>%d</end_of_batch_replication>\n", c->replicate);
+    if (c->cursor_in_order) sb_puts(&sb, "  <cursor_in_order/>\n");
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
     if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);

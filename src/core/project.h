@@ -37,6 +37,8 @@ struct project_config {
                                     left to send (empty element: 1); 0: off */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
+    int cursor_in_order;         /* <cursor_in_order/>: a team takes its cursor's jobs in one increasing
+                                    job-number order, as the seed says, instead of lanes */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */
     double sequences_per_host;   /* <sequences_per_host>: sequences a host may hold, at most its CPUs (1) */
 };

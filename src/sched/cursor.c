@@ -582,6 +582,18 @@ static int reposition(struct walk *w)
     return 1;
 }
 
+/* The seed's order, kept to compare lanes with: the oldest jobs that need
+ * another result and that the host may take, in increasing job number. */
+static void fill_in_order(struct walk *w)
+{
+    size_t k = 0;
+    while (walk_room(w) && (k = bitidx_next(&w->c->sendable, k)) != SIZE_MAX) {
+        ++*w->scans;
+        if (may_take(w, k)) send_instance(w->x, w->c->jobs[k], w->av, w->req, w->budget, w->res, w->log);
+        k++;
+    }
+}
+
 /* How often one request may send the host elsewhere in its cursor. */
 #define WALK_REPOSITIONS 4
 
@@ -594,6 +606,10 @@ static void fill_cursor(struct sched_index *x, struct cursor *c, struct chost *h
     const struct app_version *av = best_version(c->batch->app, req->platforms, req->nplatforms);
     struct walk w = {x, c, h, req, av, budget, res, log, scans};
     if (!av) return;
+    if (x->cur.in_order) {
+        fill_in_order(&w);
+        return;
+    }
     if (h->lane >= 0) walk_lane(&w);
     for (int i = 0; i < WALK_REPOSITIONS && walk_room(&w) && reposition(&w); i++) walk_lane(&w);
 }

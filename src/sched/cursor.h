@@ -74,6 +74,7 @@ struct cursor_set {
     struct smap retired;        /* names of the files of ended cursor batches */
     int64_t host_ttl;           /* a host unseen this long leaves its team */
     int64_t min_stay;           /* a host stays this long in a team before it may move */
+    int in_order;               /* 1: the seed's order, no lanes (config <cursor_in_order/>) */
     int64_t joins, moves, lanes;   /* counters for the API and the simulator (lanes started) */
 };
 

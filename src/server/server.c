@@ -330,6 +330,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.replicate = cfg->replicate;
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
     s->idx.seq.high_water = (int)cfg->sequence_high_water;
+    s->idx.cur.in_order = cfg->cursor_in_order;
     s->idx.seq.per_host = (int)cfg->sequences_per_host;
     if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)cfg->host_lost_after;
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);

@@ -793,6 +793,7 @@ static const struct sim_policy policies[] = {
     {"locality", locality_dispatch, LOC_FULL, 0},
     {"locality_lite", locality_dispatch, LOC_LITE, 0},
     {"cursor", index_dispatch, LOC_OFF, 1},   /* locusd's dispatch fills from the host's cursors first */
+    {"cursor_in_order", index_dispatch, LOC_OFF, 2},   /* the same without lanes (<cursor_in_order/>) */
 };
 
 const struct sim_policy *sim_policy_find(const char *name)
@@ -802,7 +803,7 @@ const struct sim_policy *sim_policy_find(const char *name)
     return NULL;
 }
 
-const char *sim_policy_names(void) { return "fifo, locality, locality_lite, cursor"; }
+const char *sim_policy_names(void) { return "fifo, locality, locality_lite, cursor, cursor_in_order"; }
 
 int sim_server_run(const struct workload *w, const struct sim_options *o, struct sim_figures *fig, char *err,
                    size_t errlen)
@@ -821,6 +822,7 @@ int sim_server_run(const struct workload *w, const struct sim_options *o, struct
     }
     if (s->o.trace) fprintf(s->o.trace, "time,kind,host,job,file\n");
     setup(s);
+    s->idx.cur.in_order = s->o.policy->cursors == 2;
     run(s);
     figures(s);
     teardown(s);

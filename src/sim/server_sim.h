@@ -15,7 +15,8 @@ struct sim_policy {
     const char *name;
     dispatch_fn dispatch;
     int locality;               /* enum locality_mode */
-    int cursors;                /* 1: the batches are cut into cursors, as locus batch create --cursors does */
+    int cursors;                /* 1: the batches are cut into cursors, as locus batch create --cursors does;
+                                   2: and their teams take jobs in the seed's order (no lanes) */
 };
 /* The policy called NAME, or NULL if unknown. */
 const struct sim_policy *sim_policy_find(const char *name);

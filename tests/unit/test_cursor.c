@@ -715,6 +715,20 @@ static void test_second_host_starts_a_lane_halfway_along_a_long_run(void **state
     assert_int_equal(f->x.cur.lanes, 2);
 }
 
+static void test_in_order_switch_sends_the_team_one_increasing_order_without_lanes(void **state)
+{
+    struct fx *f = *state;
+    f->x.cur.in_order = 1;
+    cursor_batch(f, 1, 1, &red1, SIZES(200), 0);
+    ask(f, 1, 1, 3, T0, SLOW);
+    assert_nums(f, NUMS(1, 2, 3));
+    ask(f, 2, 2, 3, T0 + 1, SLOW);
+    assert_nums(f, NUMS(4, 5, 6));
+    ask(f, 1, 1, 3, T0 + 2, SLOW);
+    assert_nums(f, NUMS(7, 8, 9));
+    assert_int_equal(f->x.cur.lanes, 0);
+}
+
 static void test_fast_hosts_share_a_run_too_short_to_split(void **state)
 {
     struct fx *f = *state;
@@ -1235,6 +1249,7 @@ int main(void)
         T(test_second_host_gets_second_instances_of_the_first_hosts_jobs),
         T(test_job_needing_another_instance_after_error_goes_first),
         T(test_second_host_starts_a_lane_halfway_along_a_long_run),
+        T(test_in_order_switch_sends_the_team_one_increasing_order_without_lanes),
         T(test_fast_hosts_share_a_run_too_short_to_split),
         T(test_lane_stops_at_another_lanes_ground_and_splits_the_longest_run),
         T(test_third_host_starts_a_lane_rather_than_walk_a_lane_with_two),
