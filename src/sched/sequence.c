@@ -103,6 +103,9 @@ struct sseq *sequence_add(struct sched_index *x, const struct sequence_rec *r, c
     imap_put(&x->seq.by_id, r->id, s);
     if (s->r.host_id && s->r.state == SEQ_ACTIVE) host_link(&x->seq, s);
     else s->r.host_id = 0;
+    /* the file the host holds is declared as its writer (the last position
+     * sent) declared it, or the client would drop its upload URL */
+    s->host_state_up = s->r.host_id && s->r.host_state[0] && sequence_restartable(&s->r, s->r.next_pos - 1);
     return s;
 }
 
@@ -259,7 +262,9 @@ static struct sseq *pick_unassigned(struct sched_index *x, const struct dispatch
     void *v;
     while (imap_next(&x->seq.by_id, &it, NULL, &v) && scans < DISPATCH_SCAN_LIMIT) {
         struct sseq *s = v;
-        if (s->r.host_id || s->broken || s->r.state != SEQ_ACTIVE || s->r.next_pos > s->r.length) continue;
+        if (s->r.host_id || s->broken || s->r.state != SEQ_ACTIVE || s->r.next_pos > s->r.length ||
+            (s->avoid_host == req->host.host_id && req->now < s->avoid_until))
+            continue;
         scans++;
         if ((!best || s->r.id < best->r.id) && best_version(s->app, req->platforms, req->nplatforms) &&
             fast_enough(s, &req->host))
@@ -357,6 +362,8 @@ void sequence_update(struct sched_index *x, const struct sequence_rec *r, int64_
 /* A new branch from the last validated restartable state, for another host. */
 static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct change_log *log)
 {
+    s->avoid_host = s->r.host_id;
+    s->avoid_until = now + (int64_t)s->r.max_result_time;
     host_unlink(&x->seq, s);
     s->r.branch++;
     s->r.relocations++;

@@ -29,6 +29,8 @@ struct sseq {
     struct sseq *next_on_host;
     int host_state_up;          /* host_state is uploaded too (declared so to the client) */
     int broken;                 /* a sent result will not come back right: relocate */
+    int64_t avoid_host;         /* the host whose chain broke: passed over ... */
+    int64_t avoid_until;        /* ... until then (one result time), so another host takes the branch */
     int dirty;                  /* r changed since the last change record */
 };
 

@@ -11,6 +11,7 @@
 #include "server/workq.h"
 #include "server/writer.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 struct MHD_Daemon;
@@ -41,7 +42,7 @@ struct server {
     struct workq validate_q, assimilate_q;   /* job ids */
     pthread_t maint_thread, validate_thread, assimilate_thread;
     struct MHD_Daemon *http;
-    volatile int stopping;
+    atomic_int stopping;         /* set by server_stop, read by the daemon threads */
     int64_t (*clock)(void);      /* seconds; time(NULL) unless a test sets it */
 };
 
