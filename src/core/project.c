@@ -17,6 +17,7 @@ void project_config_defaults(struct project_config *c)
     c->transition_period = 2;
     c->max_request_bytes = 8L << 20;
     c->sequence_high_water = 2;   /* upload result N while computing N+1 (seed 002) */
+    c->deadline_check = 1;
     c->sequences_per_host = 1;
 }
 
@@ -98,6 +99,8 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     c->locality_lite = xml_child_bool(cfg, "locality_scheduling_lite");
     c->locality_sorted = xml_child_bool(cfg, "locality_scheduling_sorted_order");
     c->cursor_in_order = xml_child_bool(cfg, "cursor_in_order");
+    c->deadline_check = !xml_child_bool(cfg, "no_deadline_check");
+    c->deadline_min_queue = xml_child_bool(cfg, "deadline_min_queue");
     /* <end_of_batch_replication/>: one spare per late job; <...>N</...>: up to N */
     const char *spares = xml_child_text(cfg, "end_of_batch_replication");
     int bad_spares = 0;
@@ -177,6 +180,8 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->replicate == 1) sb_puts(&sb, "  <end_of_batch_replication/>\n");
     if (c->replicate > 1) sb_printf(&sb, "  <end_of_batch_replication>%d</end_of_batch_replication>\n", c->replicate);
     if (c->cursor_in_order) sb_puts(&sb, "  <cursor_in_order/>\n");
+    if (!c->deadline_check) sb_puts(&sb, "  <no_deadline_check/>\n");
+    if (c->deadline_min_queue) sb_puts(&sb, "  <deadline_min_queue/>\n");
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
     if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);

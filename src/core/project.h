@@ -37,6 +37,10 @@ struct project_config {
                                     left to send (empty element: 1); 0: off */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
+    int deadline_check;          /* the seed's server deadline check (EDF of the host's work); off with
+                                    <no_deadline_check/> */
+    int deadline_min_queue;      /* <deadline_min_queue/>: also the seed's rule "no deadline before now +
+                                    min_queue" (off: it refuses all work of short-deadline projects) */
     int cursor_in_order;         /* <cursor_in_order/>: a team takes its cursor's jobs in one increasing
                                     job-number order, as the seed says, instead of lanes */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */

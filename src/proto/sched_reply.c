@@ -251,6 +251,8 @@ static void write_header(const struct sched_reply *r, struct strbuf *o)
     if (r->host_total_credit > 0) put_dbl(o, "", "host_total_credit", "%.6f", r->host_total_credit);
     if (r->host_expavg_credit > 0) put_dbl(o, "", "host_expavg_credit", "%.6f", r->host_expavg_credit);
     put_flag(o, "", "project_is_down", r->project_is_down);
+    put_flag(o, "", "send_full_workload", r->send_full_workload);
+    put_flag(o, "", "no_work_because_of_deadlines", r->no_work_deadlines);
     if (r->code_sign_key) put_block(o, "", "code_sign_key", r->code_sign_key);
 }
 

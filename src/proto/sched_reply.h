@@ -59,6 +59,8 @@ struct sched_reply {
     double user_total_credit, user_expavg_credit, host_total_credit, host_expavg_credit;
     const char *code_sign_key;     /* NULL: omitted */
     int project_is_down;
+    int send_full_workload;        /* ask the client to list its tasks (<in_progress_results>) */
+    int no_work_deadlines;         /* work exists but would miss deadlines: the client is latency-limited */
 
     /* Dynamic arrays, grown by the add functions below; freed by sched_reply_free. */
     int napps;        const char **apps;   /* app names */

@@ -42,6 +42,10 @@ enum ctx {
     C_OTHER_RESULT,
     C_APP_VERSIONS,
     C_APP_VERSION,
+    C_IP_RESULTS,
+    C_IP_RESULT,
+    C_PREFS,         /* <working_global_preferences> */
+    C_GLOBAL_PREFS,
 };
 
 enum ftype {
@@ -70,6 +74,10 @@ static const struct container containers[] = {
     { C_OTHER_RESULTS, C_OTHER_RESULT, "other_result" },
     { C_ROOT, C_APP_VERSIONS, "app_versions" },
     { C_APP_VERSIONS, C_APP_VERSION, "app_version" },
+    { C_ROOT, C_IP_RESULTS, "in_progress_results" },
+    { C_IP_RESULTS, C_IP_RESULT, "ip_result" },
+    { C_ROOT, C_PREFS, "working_global_preferences" },
+    { C_PREFS, C_GLOBAL_PREFS, "global_preferences" },
 };
 
 struct field {
@@ -84,6 +92,7 @@ struct field {
 #define RF struct sr_file
 #define SK struct sr_sticky
 #define AV struct sr_app_version
+#define IP struct sr_ip_result
 
 static const struct field fields[] = {
     FLD(C_ROOT, F_STR, "authenticator", RQ, authenticator),
@@ -143,6 +152,15 @@ static const struct field fields[] = {
     FLD(C_APP_VERSION, F_STR, "app_name", AV, app_name),
     FLD(C_APP_VERSION, F_INT, "version_num", AV, version_num),
     FLD(C_APP_VERSION, F_STR, "platform", AV, platform),
+
+    FLD(C_IP_RESULT, F_STR, "name", IP, name),
+    FLD(C_IP_RESULT, F_DBL, "report_deadline", IP, report_deadline),
+    FLD(C_IP_RESULT, F_DBL, "time_remaining", IP, time_remaining),
+    FLD(C_IP_RESULT, F_DBL, "cpu_time_remaining", IP, time_remaining),   /* clients before 6.x */
+    FLD(C_IP_RESULT, F_DBL, "avg_ncpus", IP, avg_ncpus),
+
+    FLD(C_GLOBAL_PREFS, F_DBL, "work_buf_min_days", RQ, work_buf_min_days),
+    FLD(C_GLOBAL_PREFS, F_DBL, "work_buf_additional_days", RQ, work_buf_additional_days),
 };
 
 struct level {
@@ -158,7 +176,7 @@ struct parser {
     struct strbuf text;          /* text of the open field */
     int text_cut;                /* stderr_out text was cut */
     int stderr_depth;            /* stack depth of an open <stderr_out>, else 0 */
-    size_t cap_results, cap_sticky, cap_other, cap_av;
+    size_t cap_results, cap_sticky, cap_other, cap_av, cap_ip;
     int failed;
     char err[256];
 };
@@ -235,6 +253,17 @@ static int open_record(struct parser *ps, int ctx)
                                 sizeof *r->other_results);
         r->other_results[r->nother++][0] = 0;
         break;
+    case C_IP_RESULTS:
+        r->has_ip_results = 1;
+        break;
+    case C_IP_RESULT:
+        if (r->nip >= SR_MAX_IP) {
+            fail(ps, "too many <ip_result> elements (max %d)", SR_MAX_IP);
+            return -1;
+        }
+        r->ip = grow(r->ip, &ps->cap_ip, (size_t)r->nip, sizeof *r->ip);
+        memset(&r->ip[r->nip++], 0, sizeof *r->ip);
+        break;
     case C_APP_VERSION:
         if (r->napp_versions >= SR_MAX_APP_VERSIONS) {
             fail(ps, "too many <app_version> elements (max %d)", SR_MAX_APP_VERSIONS);
@@ -256,8 +285,10 @@ static char *record_base(struct parser *ps, int ctx)
 {
     struct sched_request *r = ps->req;
     switch (ctx) {
-    case C_ROOT: case C_TIME_STATS: case C_HOST_INFO:
+    case C_ROOT: case C_TIME_STATS: case C_HOST_INFO: case C_GLOBAL_PREFS:
         return (char *)r;
+    case C_IP_RESULT:
+        return (char *)&r->ip[r->nip - 1];
     case C_ALT_PLATFORM:
         return r->alt_platforms[r->nalt_platforms - 1];
     case C_RESULT:
@@ -308,6 +339,9 @@ static void close_record(struct parser *ps, int ctx)
     case C_APP_VERSION:
         if (!r->app_versions[r->napp_versions - 1].app_name[0])
             fail(ps, "<app_version> without <app_name>");
+        break;
+    case C_IP_RESULT:
+        if (!r->ip[r->nip - 1].name[0]) fail(ps, "<ip_result> without <name>");
         break;
     default:
         break;
@@ -680,5 +714,6 @@ void sched_request_free(struct sched_request *req)
     free(req->sticky);
     free(req->other_results);
     free(req->app_versions);
+    free(req->ip);
     memset(req, 0, sizeof *req);
 }

@@ -12,6 +12,7 @@
 #define SR_MAX_RESULT_FILES 16     /* <file_info> inside one reported <result> */
 #define SR_MAX_STICKY 10000        /* top-level <file_info> (sticky files held) */
 #define SR_MAX_OTHER 10000         /* <other_result> */
+#define SR_MAX_IP 10000            /* <ip_result> */
 #define SR_MAX_APP_VERSIONS 100
 #define SR_MAX_ALT_PLATFORMS 8
 #define SR_STDERR_MAX 65536        /* longer stderr_out text is cut to this */
@@ -42,6 +43,13 @@ struct sr_sticky {                 /* a sticky file the host holds */
     char name[SR_NAME_LEN];
     double nbytes;
     int status;
+};
+
+struct sr_ip_result {             /* a task the host holds, for the deadline check */
+    char name[SR_NAME_LEN];
+    double report_deadline;        /* absolute */
+    double time_remaining;         /* the client's runtime estimate, seconds */
+    double avg_ncpus;
 };
 
 struct sr_app_version {
@@ -81,6 +89,11 @@ struct sched_request {
     char (*other_results)[SR_NAME_LEN]; /* owned array of names */
     int napp_versions;
     struct sr_app_version *app_versions; /* owned array */
+    int has_ip_results;            /* <in_progress_results> present: the host listed its work */
+    int nip;
+    struct sr_ip_result *ip;       /* owned array */
+    /* <working_global_preferences><global_preferences> */
+    double work_buf_min_days, work_buf_additional_days;
 };
 
 /* Parses len bytes of buf. Returns 0 and fills *req (release with

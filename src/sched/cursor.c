@@ -400,7 +400,7 @@ static int may_take(const struct walk *w, size_t k)
 {
     const struct sjob *j = w->c->jobs[k];
     return host_may_take(w->x, j, &w->req->host) &&
-           deadline_feasible(&w->req->host, j->flops_est, j->batch->b.delay_bound);
+           budget_fits(w->budget, &w->req->host, j->flops_est, j->batch->b.delay_bound);
 }
 
 /* Jobs a walker will come to: the results it computes in this many seconds

@@ -27,8 +27,21 @@ int deadline_feasible(const struct host_view *h, double flops_est, double delay_
     return est_turnaround(h, flops_est) <= delay_bound;
 }
 
+/* Wall time on the host's clock for runtime seconds of computing. */
+static double with_availability(const struct host_view *h, double runtime)
+{
+    return est_turnaround(h, 1) / est_runtime(h, 1) * runtime;
+}
+
 void budget_init(struct dispatch_budget *b, const struct host_view *h, const struct dispatch_limits *l)
 {
+    b->deadline_refusals = 0;
+    edf_init(&b->load, h->ncpus);
+    for (int i = 0; h->check_deadlines && i < h->nqueued; i++) {
+        struct edf_item it = h->queued[i];
+        it.remaining = with_availability(h, it.remaining);
+        edf_add(&b->load, &it);
+    }
     b->secs_left = h->req_secs;
     b->instances_left = h->req_instances;
     int cpus = h->ncpus > 0 ? h->ncpus : 1;
@@ -42,8 +55,22 @@ int budget_wants_more(const struct dispatch_budget *b)
     return b->jobs_left > 0 && (b->secs_left > 0 || b->instances_left > 0);
 }
 
-void budget_take(struct dispatch_budget *b, double runtime)
+void budget_free(struct dispatch_budget *b) { edf_free(&b->load); }
+
+int budget_fits(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound)
 {
+    if (!deadline_feasible(h, flops_est, delay_bound)) return 0;
+    if (!h->check_deadlines) return 1;
+    struct edf_item it = {est_turnaround(h, flops_est), delay_bound, 1};
+    if (delay_bound >= h->min_queue && edf_accepts(&b->load, &it)) return 1;
+    b->deadline_refusals++;
+    return 0;
+}
+
+void budget_take(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound)
+{
+    double runtime = est_runtime(h, flops_est);
+    if (h->check_deadlines) edf_add(&b->load, &(struct edf_item){est_turnaround(h, flops_est), delay_bound, 1});
     b->secs_left -= runtime;
     b->instances_left -= 1;
     b->jobs_left -= 1;

@@ -25,6 +25,7 @@ static void batch_free(struct sbatch *b)
         free(b->jobs[i].inst);
         free(b->jobs[i].lmore);
         free(b->jobs[i].cj);
+        free(b->jobs[i].sq);
     }
     free(b->jobs);
     free(b);
@@ -522,7 +523,7 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct app_versi
     if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
     job_queue(x, j);
     res->sent[res->nsent++] = (struct dispatched){j, in, av};
-    budget_take(budget, est_runtime(&req->host, j->flops_est));
+    budget_take(budget, &req->host, j->flops_est, j->batch->b.delay_bound);
 }
 
 struct candidate_app { struct sapp *app; const struct app_version *av; };
@@ -553,7 +554,7 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
         struct sjob *j = best->app->heap[0];
         heap_remove(best->app, j);
         aside[naside++] = j;   /* back in the queue after this request */
-        if (!host_may_take(x, j, &req->host) || !deadline_feasible(&req->host, j->flops_est, j->batch->b.delay_bound))
+        if (!host_may_take(x, j, &req->host) || !budget_fits(budget, &req->host, j->flops_est, j->batch->b.delay_bound))
             continue;
         send_instance(x, j, best->av, req, budget, res, log);
         nsent++;
@@ -571,7 +572,10 @@ int index_dispatch(struct sched_index *x, const struct dispatch_request *req, st
     int n = sequence_fill(x, req, &budget, res, log);
     n += cursor_fill(x, req, &budget, res, log);
     n += fifo_fill(x, req, &budget, res, log);
-    return n + replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
+    n += replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
+    res->deadline_refusals += budget.deadline_refusals;
+    budget_free(&budget);
+    return n;
 }
 
 int nothing_to_send(const struct sched_index *x)
@@ -623,7 +627,7 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         /* a sequence's next result needs the state only its host holds */
         if (j->sq || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
             j->ninst + 1 >= j->batch->b.red.max_total_instances ||
-            !deadline_feasible(h, j->flops_est, j->batch->b.delay_bound))
+            !budget_fits(budget, h, j->flops_est, j->batch->b.delay_bound))
             continue;
         const struct app_version *av = best_version(j->batch->app, req->platforms, req->nplatforms);
         if (!av) continue;

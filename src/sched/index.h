@@ -138,6 +138,7 @@ struct dispatch_result {
     int ndeletes;
     char **need_work;               /* files held with no work: generate more, then retry */
     int nneed_work;
+    int deadline_refusals;          /* jobs the deadline check kept from the host (dispatch.h budget_fits) */
 };
 void dispatch_result_free(struct dispatch_result *r);
 

@@ -471,7 +471,7 @@ static int from_file(struct fill *c, struct lfile *f)
             r = FF_NO_VERSION;
             break;
         }
-        int take = host_may_take(c->x, j, h) && deadline_feasible(h, j->flops_est, j->batch->b.delay_bound);
+        int take = host_may_take(c->x, j, h) && budget_fits(&c->budget, h, j->flops_est, j->batch->b.delay_bound);
         if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */
         if (!take) continue;
         send_instance(c->x, j, av, c->req, &c->budget, c->res, c->log);
@@ -611,7 +611,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
                 const struct app_version *av = best_version(j->batch->app, c->req->platforms, c->req->nplatforms);
                 if (!av) break;
                 if (!host_may_take(c->x, j, &c->req->host) ||
-                    !deadline_feasible(&c->req->host, j->flops_est, j->batch->b.delay_bound))
+                    !budget_fits(&c->budget, &c->req->host, j->flops_est, j->batch->b.delay_bound))
                     continue;
                 double bytes = 0;
                 for (int k = 0; k < j->nlref; k++)
@@ -686,6 +686,8 @@ int locality_dispatch(struct sched_index *x, const struct dispatch_request *req,
     fifo_fill(x, req, &c.budget, res, log);
     replicate(&c, h);
     ws_fill(l);
+    res->deadline_refusals += c.budget.deadline_refusals;
+    budget_free(&c.budget);
     return res->nsent - n0;
 }
 

@@ -276,6 +276,24 @@ static void recover_lost(struct rpc *c, int64_t now, struct change_log *log)
     smap_free(&listed);
 }
 
+/* The seed's deadline check takes the tasks the host listed: returns them
+ * as EDF items (owned by the caller) and sets hv to check them, when the
+ * project checks deadlines and the host listed its work; else NULL. */
+static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv, int64_t now)
+{
+    const struct sched_request *r = &c->req;
+    if (!c->s->proj.cfg.deadline_check || !r->has_ip_results) return NULL;
+    struct edf_item *v = xmalloc((size_t)(r->nip ? r->nip : 1) * sizeof *v);
+    for (int i = 0; i < r->nip; i++)
+        v[i] = (struct edf_item){r->ip[i].time_remaining, r->ip[i].report_deadline - (double)now,
+                                 r->ip[i].avg_ncpus > 0 ? r->ip[i].avg_ncpus : 1};
+    hv->check_deadlines = 1;
+    hv->queued = v;
+    hv->nqueued = r->nip;
+    if (c->s->proj.cfg.deadline_min_queue) hv->min_queue = r->work_buf_min_days * 86400;
+    return v;
+}
+
 static void send_work(struct rpc *c, int64_t now, int retry, struct change_log *log)
 {
     struct server *s = c->s;
@@ -291,10 +309,19 @@ static void send_work(struct rpc *c, int64_t now, int retry, struct change_log *
         .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress},
         .now = now, .files = files, .nfiles = r->nsticky, .seed = server_random(s), .retry = retry,
     };
+    struct edf_item *queued = deadline_view(c, &dr.host, now);
     struct dispatched d[MAX_SEND];
     struct dispatch_result res = {.sent = d, .max = MAX_SEND - c->nsent};
     if (dr.limits.max_jobs_per_rpc < res.max) res.max = dr.limits.max_jobs_per_rpc;
     locality_dispatch(&s->idx, &dr, &res, log);
+    free(queued);
+    if (!res.nsent && res.deadline_refusals && !c->reply.no_work_deadlines) {
+        log_debug(LT_SCHED, "host %lld: %d jobs kept back by the deadline check", (long long)c->host.id,
+                  res.deadline_refusals);
+        c->reply.no_work_deadlines = 1;
+        reply_add_message(&c->reply, "No tasks sent: those available would miss their deadlines, or make tasks "
+                          "you hold miss theirs.", "low");
+    }
     for (int i = 0; i < res.nsent; i++) add_sent(c, d[i].job, &d[i].inst, d[i].av, "sent");
     for (int i = 0; i < res.ndeletes; i++) {
         int again = 0;   /* a retry after waiting decides the same files again */
@@ -437,6 +464,7 @@ static void reply_header(struct rpc *c)
     r->host_total_credit = c->host.total_credit;
     r->host_expavg_credit = c->host.expavg_credit;
     if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
+    r->send_full_workload = s->proj.cfg.deadline_check;
 }
 
 /* An answer decided before any change: kept until rpc_finish writes it. */
@@ -562,7 +590,8 @@ static void write_reply(struct rpc *c, struct strbuf *out)
                       (long long)c->sent[i].inst.job_id);
         }
     }
-    if (wants_work(&c->req) && c->nsent == 0) reply_add_message(&c->reply, "No tasks are available", "low");
+    if (wants_work(&c->req) && c->nsent == 0 && !c->reply.no_work_deadlines)
+        reply_add_message(&c->reply, "No tasks are available", "low");
     sched_reply_write(&c->reply, out);
     log_debug(LT_RPC, "host %lld (user %s): %d reported (%d accepted), %d sent, asked %.0f s", (long long)c->host.id,
               c->user.name, c->nreported, c->naccepted, c->nsent, c->req.cpu_req_secs);

@@ -1,7 +1,8 @@
 /* test_dispatch.c - the pure dispatch rules: runtime and turnaround
  * estimates (duration correction factor, on and active fractions, the
  * 1 GFLOPS default), deadline feasibility, and the request budget
- * (seconds, idle instances, per-RPC cap, in-progress cap per CPU). */
+ * (seconds, idle instances, per-RPC cap, in-progress cap per CPU), and
+ * the seed's deadline check against the work a host listed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,7 +113,7 @@ static void test_budget_seconds_run_out(void **state)
     budget_init(&b, &h, &limits);
     int n = 0;
     while (budget_wants_more(&b)) {
-        budget_take(&b, 1000);
+        budget_take(&b, &h, 1e12, 1e9);   /* 1000 s */
         n++;
     }
     assert_int_equal(n, 3);   /* 2500 -> 1500 -> 500 -> -500 */
@@ -129,7 +130,7 @@ static void test_budget_idle_instances_alone_want_work(void **state)
     budget_init(&b, &h, &limits);
     int n = 0;
     while (budget_wants_more(&b)) {
-        budget_take(&b, 1e6);
+        budget_take(&b, &h, 1e15, 1e9);
         n++;
     }
     assert_int_equal(n, 2);
@@ -152,7 +153,7 @@ static void test_budget_per_rpc_cap(void **state)
     budget_init(&b, &h, &l);
     int n = 0;
     while (budget_wants_more(&b)) {
-        budget_take(&b, 1);
+        budget_take(&b, &h, 1e9, 1e9);
         n++;
     }
     assert_int_equal(n, 3);
@@ -187,6 +188,103 @@ static void test_budget_zero_cpus_count_as_one(void **state)
     assert_int_equal(b.jobs_left, 3);
 }
 
+/* ---- the deadline check (seed 003's server part) ---- */
+
+/* A one-CPU 1 GFLOPS host that listed its work: n tasks of (remaining s,
+ * deadline from now s). */
+static struct host_view listing(struct edf_item *q, int n, int ncpus)
+{
+    struct host_view h = host(1e9);
+    h.ncpus = ncpus;
+    h.req_secs = 1e9;
+    h.check_deadlines = 1;
+    h.queued = q;
+    h.nqueued = n;
+    return h;
+}
+
+static void test_deadline_check_refuses_a_job_that_makes_a_held_task_late(void **state)
+{
+    struct edf_item q[] = {{1000, 1500, 1}};
+    struct host_view h = listing(q, 1, 1);
+    struct dispatch_budget b;
+    budget_init(&b, &h, &limits);
+    /* due at 1200 it runs first (EDF) and pushes the held task to 2000 > 1500 */
+    assert_false(budget_fits(&b, &h, 1e12, 1200));
+    assert_int_equal(b.deadline_refusals, 1);
+    /* due at 3000 it runs after it and ends at 2000: both in time */
+    assert_true(budget_fits(&b, &h, 1e12, 3000));
+    assert_int_equal(b.deadline_refusals, 1);
+    budget_free(&b);
+}
+
+static void test_deadline_check_lets_a_late_task_be_no_later(void **state)
+{
+    struct edf_item q[] = {{2000, 1000, 1}};   /* misses by 1000 already */
+    struct host_view h = listing(q, 1, 1);
+    struct dispatch_budget b;
+    budget_init(&b, &h, &limits);
+    assert_true(budget_fits(&b, &h, 1e11, 5000));    /* after it: the miss stays 1000 */
+    assert_false(budget_fits(&b, &h, 1e11, 900));    /* before it: it would miss by 1100 */
+    budget_free(&b);
+}
+
+static void test_deadline_check_counts_what_this_request_sent(void **state)
+{
+    struct host_view h = listing(NULL, 0, 1);
+    struct dispatch_budget b;
+    budget_init(&b, &h, &limits);
+    assert_true(budget_fits(&b, &h, 1e12, 1500));
+    budget_take(&b, &h, 1e12, 1500);
+    /* the first ends at 1000: a second 1000 s job due at 1500 would end at 2000 */
+    assert_false(budget_fits(&b, &h, 1e12, 1500));
+    budget_free(&b);
+    /* with two CPUs both run at once */
+    h = listing(NULL, 0, 2);
+    budget_init(&b, &h, &limits);
+    budget_take(&b, &h, 1e12, 1500);
+    assert_true(budget_fits(&b, &h, 1e12, 1500));
+    budget_free(&b);
+}
+
+static void test_deadline_check_refuses_deadlines_inside_min_queue(void **state)
+{
+    struct host_view h = listing(NULL, 0, 4);
+    h.min_queue = 8640;   /* work_buf_min_days 0.1 */
+    struct dispatch_budget b;
+    budget_init(&b, &h, &limits);
+    assert_false(budget_fits(&b, &h, 1e9, 8000));
+    assert_true(budget_fits(&b, &h, 1e9, 9000));
+    assert_int_equal(b.deadline_refusals, 1);
+    budget_free(&b);
+}
+
+static void test_deadline_check_scales_held_work_by_availability(void **state)
+{
+    struct edf_item q[] = {{1000, 2500, 1}};
+    struct host_view h = listing(q, 1, 1);
+    h.on_frac = 0.5;   /* the held task takes 2000 s of wall time */
+    struct dispatch_budget b;
+    budget_init(&b, &h, &limits);
+    /* 250 s of computing = 500 s of wall time after it: ends at 2500 */
+    assert_true(budget_fits(&b, &h, 2.5e11, 2600));
+    assert_false(budget_fits(&b, &h, 3.5e11, 2600));
+    budget_free(&b);
+}
+
+static void test_deadline_check_off_when_the_host_lists_nothing(void **state)
+{
+    struct edf_item q[] = {{1e6, 10, 1}};
+    struct host_view h = listing(q, 1, 1);
+    h.check_deadlines = 0;
+    struct dispatch_budget b;
+    budget_init(&b, &h, &limits);
+    assert_true(budget_fits(&b, &h, 1e12, 1200));
+    assert_false(budget_fits(&b, &h, 1e12, 900));   /* the plain feasibility rule still holds */
+    assert_int_equal(b.deadline_refusals, 0);
+    budget_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +298,12 @@ int main(void)
         cmocka_unit_test(test_deadline_feasible_at_the_bound),
         cmocka_unit_test(test_deadline_infeasible_with_large_dcf),
         cmocka_unit_test(test_budget_from_request),
+        cmocka_unit_test(test_deadline_check_refuses_a_job_that_makes_a_held_task_late),
+        cmocka_unit_test(test_deadline_check_lets_a_late_task_be_no_later),
+        cmocka_unit_test(test_deadline_check_counts_what_this_request_sent),
+        cmocka_unit_test(test_deadline_check_refuses_deadlines_inside_min_queue),
+        cmocka_unit_test(test_deadline_check_scales_held_work_by_availability),
+        cmocka_unit_test(test_deadline_check_off_when_the_host_lists_nothing),
         cmocka_unit_test(test_budget_seconds_run_out),
         cmocka_unit_test(test_budget_idle_instances_alone_want_work),
         cmocka_unit_test(test_budget_nothing_asked_nothing_given),

@@ -432,6 +432,8 @@ static void test_optional_fields_omitted(void **state)
     r.request_delay = 0;
     r.next_rpc_delay = 20;
     r.project_is_down = 1;
+    r.send_full_workload = 1;
+    r.no_work_deadlines = 1;
     reply_add_abort(&r, "wu_5_r0");
     reply_add_abort_if_not_started(&r, "wu_6_r0");
     reply_add_delete(&r, "wu_1_in");
@@ -442,6 +444,8 @@ static void test_optional_fields_omitted(void **state)
     assert_null(strstr(out.s, "<code_sign_key>"));
     assert_non_null(strstr(out.s, "<next_rpc_delay>20</next_rpc_delay>\n"));
     assert_non_null(strstr(out.s, "<project_is_down/>\n"));
+    assert_non_null(strstr(out.s, "<send_full_workload/>\n"));
+    assert_non_null(strstr(out.s, "<no_work_because_of_deadlines/>\n"));
     assert_non_null(strstr(out.s, "<result_abort><name>wu_5_r0</name></result_abort>\n"));
     assert_non_null(strstr(out.s, "<result_abort_if_not_started><name>wu_6_r0</name></result_abort_if_not_started>\n"));
     assert_non_null(strstr(out.s, "<delete_file_info>wu_1_in</delete_file_info>\n"));

@@ -205,6 +205,26 @@ static const char FULL_REQUEST[] =
 "        <app_version>1</app_version>\n"
 "    </other_result>\n"
 "</other_results>\n"
+"<working_global_preferences>\n"
+"<global_preferences>\n"
+"   <source_project>http://127.0.0.1:18080/proj/</source_project>\n"
+"   <work_buf_min_days>0.100000</work_buf_min_days>\n"
+"   <work_buf_additional_days>0.500000</work_buf_additional_days>\n"
+"</global_preferences>\n"
+"</working_global_preferences>\n"
+"<in_progress_results>\n"
+"    <ip_result>\n"
+"        <name>wu_3_r0</name>\n"
+"        <report_deadline>1700003600</report_deadline>\n"
+"        <time_remaining>1234.50</time_remaining>\n"
+"        <avg_ncpus>1.000000</avg_ncpus>\n"
+"    </ip_result>\n"
+"    <ip_result>\n"
+"        <name>wu_4_r2</name>\n"
+"        <report_deadline>1700007200</report_deadline>\n"
+"        <cpu_time_remaining>99.00</cpu_time_remaining>\n"
+"    </ip_result>\n"
+"</in_progress_results>\n"
 "</scheduler_request>\n";
 
 /* Parses a NUL-terminated text; on failure checks that *req is empty. */
@@ -366,6 +386,18 @@ static void test_full_request_lists(void **state)
     assert_string_equal(req.app_versions[1].app_name, "otherapp");
     assert_int_equal(req.app_versions[1].version_num, 203);
     assert_string_equal(req.app_versions[1].platform, "i686-pc-linux-gnu");
+
+    /* the work it holds, for the deadline check, and its buffer */
+    assert_true(req.has_ip_results);
+    assert_int_equal(req.nip, 2);
+    assert_string_equal(req.ip[0].name, "wu_3_r0");
+    assert_float_equal(req.ip[0].report_deadline, 1700003600, 0);
+    assert_float_equal(req.ip[0].time_remaining, 1234.5, 1e-9);
+    assert_float_equal(req.ip[0].avg_ncpus, 1, 0);
+    assert_float_equal(req.ip[1].time_remaining, 99, 1e-9);   /* the pre-6.x name */
+    assert_float_equal(req.ip[1].avg_ncpus, 0, 0);
+    assert_float_equal(req.work_buf_min_days, 0.1, 1e-9);
+    assert_float_equal(req.work_buf_additional_days, 0.5, 1e-9);
     sched_request_free(&req);
 }
 
@@ -611,6 +643,8 @@ static void test_missing_names(void **state)
     expect_body_error("<app_versions><app_version><version_num>1</version_num></app_version></app_versions>",
                       "<app_version> without <app_name>");
     expect_body_error("<alt_platform></alt_platform>", "<alt_platform> without <name>");
+    expect_body_error("<in_progress_results><ip_result><time_remaining>1</time_remaining></ip_result>"
+                      "</in_progress_results>", "<ip_result> without <name>");
 }
 
 static void test_depth_limit(void **state)

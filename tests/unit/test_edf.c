@@ -1,0 +1,106 @@
+/* test_edf.c - the EDF simulation behind the server's deadline check:
+ * deadline order, CPUs freed first, multi-thread tasks waiting for as many
+ * CPUs as they use, lateness, and acceptance leaving the load unchanged. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "sched/edf.h"
+
+static void add(struct edf_load *l, double remaining, double deadline, double ncpus)
+{
+    edf_add(l, &(struct edf_item){remaining, deadline, ncpus});
+}
+
+static void test_tasks_run_in_deadline_order_whatever_the_order_added(void **state)
+{
+    struct edf_load l;
+    edf_init(&l, 1);
+    add(&l, 100, 1000, 1);
+    add(&l, 300, 200, 1);   /* due first: runs first, ends at 300 */
+    assert_float_equal(l.items[0].deadline, 200, 0);
+    assert_float_equal(l.late[0], 100, 1e-9);    /* 300 - 200 */
+    assert_float_equal(l.late[1], -600, 1e-9);   /* 400 - 1000 */
+    assert_float_equal(edf_worst(&l), 100, 1e-9);
+    edf_free(&l);
+}
+
+static void test_each_task_takes_the_cpu_free_first(void **state)
+{
+    struct edf_load l;
+    edf_init(&l, 2);
+    add(&l, 100, 1000, 1);
+    add(&l, 50, 1001, 1);
+    add(&l, 10, 1002, 1);   /* on the CPU free at 50: ends at 60 */
+    assert_float_equal(l.late[2], 60 - 1002, 1e-9);
+    add(&l, 10, 1003, 1);   /* free at 60 again before 100 */
+    assert_float_equal(l.late[3], 70 - 1003, 1e-9);
+    edf_free(&l);
+}
+
+static void test_a_multithread_task_waits_for_enough_cpus(void **state)
+{
+    struct edf_load l;
+    edf_init(&l, 2);
+    add(&l, 100, 500, 1);
+    add(&l, 10, 600, 2);    /* needs both: starts at 100 */
+    assert_float_equal(l.late[1], 110 - 600, 1e-9);
+    add(&l, 5, 700, 1);     /* both free at 110 */
+    assert_float_equal(l.late[2], 115 - 700, 1e-9);
+    add(&l, 10, 800, 8);    /* more CPUs than the host: all of them */
+    assert_float_equal(l.late[3], 125 - 800, 1e-9);
+    edf_free(&l);
+}
+
+static void test_accepting_checks_the_candidate_and_everything_after_it(void **state)
+{
+    struct edf_load l;
+    edf_init(&l, 1);
+    add(&l, 100, 150, 1);
+    add(&l, 100, 300, 1);
+    assert_true(edf_accepts(&l, &(struct edf_item){100, 250, 1}));    /* 100..200, the last 200..300 */
+    assert_false(edf_accepts(&l, &(struct edf_item){101, 250, 1}));   /* the last would end at 301 */
+    assert_true(edf_accepts(&l, &(struct edf_item){150, 500, 1}));    /* after both: later is fine */
+    assert_false(edf_accepts(&l, &(struct edf_item){100, 150, 1}));   /* itself late: ends at 200 */
+    assert_int_equal(l.n, 2);                                          /* unchanged */
+    assert_float_equal(l.late[1], -100, 1e-9);
+    edf_free(&l);
+}
+
+static void test_an_empty_load_accepts_what_meets_its_own_deadline(void **state)
+{
+    struct edf_load l;
+    edf_init(&l, 0);   /* read as one CPU */
+    assert_int_equal(l.ncpus, 1);
+    assert_true(edf_accepts(&l, &(struct edf_item){10, 10, 1}));
+    assert_false(edf_accepts(&l, &(struct edf_item){11, 10, 1}));
+    edf_free(&l);
+}
+
+static void test_many_cpus_beyond_the_stack_buffer(void **state)
+{
+    struct edf_load l;
+    edf_init(&l, 200);
+    for (int i = 0; i < 200; i++) add(&l, 100, 100, 1);
+    assert_true(edf_worst(&l) <= 0);
+    /* due first, it delays one of the 200 by a second */
+    assert_false(edf_accepts(&l, &(struct edf_item){1, 50, 1}));
+    assert_true(edf_accepts(&l, &(struct edf_item){100, 200, 1}));
+    assert_false(edf_accepts(&l, &(struct edf_item){100, 150, 1}));
+    edf_free(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tasks_run_in_deadline_order_whatever_the_order_added),
+        cmocka_unit_test(test_each_task_takes_the_cpu_free_first),
+        cmocka_unit_test(test_a_multithread_task_waits_for_enough_cpus),
+        cmocka_unit_test(test_accepting_checks_the_candidate_and_everything_after_it),
+        cmocka_unit_test(test_an_empty_load_accepts_what_meets_its_own_deadline),
+        cmocka_unit_test(test_many_cpus_beyond_the_stack_buffer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
