@@ -219,19 +219,8 @@ int cli_find_batch(struct store *s, const char *key, struct batch *b)
  * result is only their success, such as heartbeats and benchmarks). */
 int cli_batch_outputs(struct batch *b, const struct cli_list *outs, int none, char *err, size_t errlen)
 {
-    if (none) {
-        b->noutputs = 0;
-        return outs->n ? cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both") : 0;
-    }
-    if (outs->n > MAX_OUTPUTS) return cli_errf(err, errlen, CLI_FAIL, "at most %d --output", MAX_OUTPUTS);
-    b->noutputs = outs->n ? outs->n : 1;
-    for (int i = 0; i < outs->n; i++) {
-        if (output_spec_parse(outs->v[i], &b->outputs[i], err, errlen)) return CLI_FAIL;
-        for (int k = 0; k < i; k++)
-            if (!strcmp(b->outputs[k].open_name, b->outputs[i].open_name))
-                return cli_errf(err, errlen, CLI_FAIL, "two outputs named %s", b->outputs[i].open_name);
-    }
-    return outs->n ? 0 : output_spec_parse("out:67108864", &b->outputs[0], err, errlen);
+    if (none && outs->n) return cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both");
+    return batch_set_outputs(b, (const char *const *)outs->v, outs->n, none, err, errlen) ? CLI_FAIL : 0;
 }
 
 int cli_app_user(struct store *s, const char *app, const char *user, int64_t *app_id, int64_t *user_id, char *err,

@@ -63,12 +63,4 @@ int job_desc_resolve(const struct job_desc *d, const struct job_env *env, long n
  * other braces are kept. The length written, or -1 if it does not fit. */
 int template_expand(const char *in, long n, const char *batch, char *out, size_t outlen);
 
-/* Redundancy options: fields left at RED_UNSET get their defaults (quorum
- * 1, target = quorum, 3 errors, total max(10, 2 x target), successes
- * max(6, target + 2)); then the whole is checked. */
-#define RED_UNSET INT_MIN
-int redundancy_complete(struct redundancy *r, char *err, size_t errlen);
-
-/* "OPEN_NAME:MAX_BYTES": a safe open name and a positive size. */
-int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t errlen);
 #endif

@@ -1,5 +1,8 @@
 /* model.c - names of state codes, for logs, the CLI and the API. */
 #include "model/model.h"
+#include "core/fsutil.h"
+#include "core/strbuf.h"
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,4 +70,70 @@ int output_parse_name(const char *name, char *inst, size_t len, int *k)
     snprintf(inst, len, "%.*s", (int)(end - 1), name);
     *k = (int)v;
     return 0;
+}
+
+static int imax(int a, int b) { return a > b ? a : b; }
+
+int redundancy_complete(struct redundancy *r, char *err, size_t errlen)
+{
+    if (r->min_quorum == RED_UNSET) r->min_quorum = 1;
+    if (r->target_nresults == RED_UNSET) r->target_nresults = r->min_quorum;
+    if (r->max_error_instances == RED_UNSET) r->max_error_instances = 3;
+    if (r->max_total_instances == RED_UNSET) r->max_total_instances = imax(10, 2 * r->target_nresults);
+    if (r->max_success_instances == RED_UNSET) r->max_success_instances = imax(6, r->target_nresults + 2);
+    const char *why = r->min_quorum < 1 ? "--quorum must be at least 1"
+        : r->target_nresults < r->min_quorum ? "--target-nresults must be at least --quorum"
+        : r->max_error_instances < 0 ? "--max-error-instances must be at least 0"
+        : r->max_total_instances < r->target_nresults ? "--max-total-instances must be at least --target-nresults"
+        : r->max_success_instances < r->min_quorum ? "--max-success-instances must be at least --quorum"
+        : NULL;
+    if (!why) return 0;
+    errf(err, errlen, "%s (quorum %d, target %d, max errors %d, max total %d, max success %d)", why, r->min_quorum,
+         r->target_nresults, r->max_error_instances, r->max_total_instances, r->max_success_instances);
+    return -1;
+}
+
+int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t errlen)
+{
+    const char *colon = strrchr(text, ':');
+    size_t len = colon ? (size_t)(colon - text) : 0;
+    char *end = NULL;
+    long long max = colon ? strtoll(colon + 1, &end, 10) : 0;
+    if (!colon || end == colon + 1 || *end || max <= 0) {
+        errf(err, errlen, "output '%s' must be OPEN_NAME:MAX_BYTES with a positive size", text);
+        return -1;
+    }
+    if (len >= sizeof o->open_name) len = sizeof o->open_name;   /* too long: fails the check below */
+    snprintf(o->open_name, sizeof o->open_name, "%.*s", (int)len, text);
+    if (len >= sizeof o->open_name || !name_is_safe(o->open_name)) {
+        errf(err, errlen, "output open name in '%s' is not a safe name of at most %zu characters", text,
+             sizeof o->open_name - 1);
+        return -1;
+    }
+    o->max_nbytes = max;
+    return 0;
+}
+
+int batch_set_outputs(struct batch *b, const char *const *specs, int n, int none, char *err, size_t errlen)
+{
+    if (none) {
+        b->noutputs = 0;
+        if (!n) return 0;
+        errf(err, errlen, "give outputs or no output, not both");
+        return -1;
+    }
+    if (n > MAX_OUTPUTS) {
+        errf(err, errlen, "at most %d outputs", MAX_OUTPUTS);
+        return -1;
+    }
+    b->noutputs = n ? n : 1;
+    for (int i = 0; i < n; i++) {
+        if (output_spec_parse(specs[i], &b->outputs[i], err, errlen)) return -1;
+        for (int k = 0; k < i; k++)
+            if (!strcmp(b->outputs[k].open_name, b->outputs[i].open_name)) {
+                errf(err, errlen, "two outputs named %s", b->outputs[i].open_name);
+                return -1;
+            }
+    }
+    return n ? 0 : output_spec_parse("out:67108864", &b->outputs[0], err, errlen);
 }

@@ -226,4 +226,17 @@ int output_parse_name(const char *name, char *inst, size_t len, int *k);
 const char *outcome_name(int outcome);
 const char *job_state_name(int state);
 const char *batch_state_name(int state);
+
+/* Redundancy options: fields left at RED_UNSET get their defaults (quorum
+ * 1, target = quorum, 3 errors, total max(10, 2 x target), successes
+ * max(6, target + 2)); then the whole is checked. */
+#define RED_UNSET INT32_MIN
+int redundancy_complete(struct redundancy *r, char *err, size_t errlen);
+
+/* "OPEN_NAME:MAX_BYTES": a safe open name and a positive size. */
+int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t errlen);
+/* A batch's outputs from "OPEN_NAME:MAX_BYTES" specs (borrowed): at most
+ * MAX_OUTPUTS, distinct open names; none given is one output "out" of 64
+ * MiB; with `none`, no output at all (and no spec may be given). */
+int batch_set_outputs(struct batch *b, const char *const *specs, int n, int none, char *err, size_t errlen);
 #endif

@@ -1,7 +1,13 @@
-/* api.c - JSON views of the store for tools and dashboards (jansson). */
+/* api.c - the JSON REST API (jansson): views of the store for tools and
+ * dashboards, and orders on work sequences checked by the same code as
+ * `locus sequence` (store/sequence_order.c), as the caller's user. */
 #include "server/api.h"
+#include "core/log.h"
 #include "store/progress.h"
+#include "store/sequence_order.h"
 #include "store/store.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
@@ -119,6 +125,25 @@ static json_t *cursors_json(struct server *s)
     return o;
 }
 
+static const char *const seq_states[] = {"active", "ended"};
+
+static json_t *sequence_json(const struct sequence_rec *q)
+{
+    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:I, s:b, s:f, s:i, s:i, s:I, s:i, s:I, s:i}", "id", (json_int_t)q->id,
+                     "name", q->name, "batch_id", (json_int_t)q->batch_id,
+                     "state", seq_states[q->state == SEQ_ENDED], "length", (json_int_t)q->length,
+                     "validated", (json_int_t)(q->first_unvalidated_pos - 1), "open", q->open_ended,
+                     "max_result_time", q->max_result_time, "restart_every", q->restart_every,
+                     "output_every", q->output_every, "host_id", (json_int_t)q->host_id, "branch", q->branch,
+                     "restart_pos", (json_int_t)q->restart_pos, "relocations", q->relocations);
+}
+
+static int add_sequence(void *arr, const struct sequence_rec *q)
+{
+    json_array_append_new(arr, sequence_json(q));
+    return 0;
+}
+
 void api_handle(struct server *s, const char *path, struct strbuf *out, int *status)
 {
     struct store *st = server_reader(s);
@@ -141,12 +166,25 @@ void api_handle(struct server *s, const char *path, struct strbuf *out, int *sta
         if (rc) return error_json(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st));
         result = batch_json(st, &b, now);
         if (!result) return error_json(out, status, 500, store_error(st));
+    } else if (!strcmp(path, "sequences")) {
+        json_t *arr = json_array();
+        if (store_each_sequence_all(st, add_sequence, arr)) {
+            json_decref(arr);
+            return error_json(out, status, 500, store_error(st));
+        }
+        result = json_pack("{s:o}", "sequences", arr);
+    } else if (!strncmp(path, "sequences/", 10)) {
+        struct sequence_rec q;
+        int rc = store_sequence_by_name(st, path + 10, &q);
+        if (rc) return error_json(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such sequence" : store_error(st));
+        result = sequence_json(&q);
     } else if (!strcmp(path, "locality")) {
         result = locality_json(s);
     } else if (!strcmp(path, "cursors")) {
         result = cursors_json(s);
     } else {
-        return error_json(out, status, 404, "unknown API path; try /api/v1/batches, /api/v1/locality or /api/v1/cursors");
+        return error_json(out, status, 404, "unknown API path; try /api/v1/batches, /api/v1/sequences, "
+                          "/api/v1/locality or /api/v1/cursors");
     }
     char *text = json_dumps(result, JSON_COMPACT);
     sb_puts(out, text);
@@ -154,4 +192,216 @@ void api_handle(struct server *s, const char *path, struct strbuf *out, int *sta
     free(text);
     json_decref(result);
     *status = 200;
+}
+
+/* ---- orders (POST) ---- */
+
+static void send_json(struct strbuf *out, int *status, int code, json_t *o)
+{
+    char *text = json_dumps(o, JSON_COMPACT);
+    sb_puts(out, text);
+    sb_puts(out, "\n");
+    free(text);
+    json_decref(o);
+    *status = code;
+}
+
+static void errorf_json(struct strbuf *out, int *status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void errorf_json(struct strbuf *out, int *status, int code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    error_json(out, status, code, msg);
+}
+
+/* The fields of a sequence order in JSON, with their types. */
+enum ftype { F_STR, F_INT, F_LLONG, F_DBL, F_BOOL };
+static const struct order_field {
+    const char *key;
+    enum ftype type;
+    size_t off;
+} order_fields[] = {
+    {"name", F_STR, offsetof(struct sequence_order, name)},
+    {"app", F_STR, offsetof(struct sequence_order, app)},
+    {"length", F_LLONG, offsetof(struct sequence_order, length)},
+    {"count", F_INT, offsetof(struct sequence_order, count)},
+    {"restart_every", F_INT, offsetof(struct sequence_order, restart_every)},
+    {"output_every", F_INT, offsetof(struct sequence_order, output_every)},
+    {"open", F_BOOL, offsetof(struct sequence_order, open_ended)},
+    {"max_result_time", F_DBL, offsetof(struct sequence_order, max_result_time)},
+    {"delay_bound", F_DBL, offsetof(struct sequence_order, delay_bound)},
+    {"flops", F_DBL, offsetof(struct sequence_order, flops)},
+    {"cmdline", F_STR, offsetof(struct sequence_order, cmdline)},
+    {"initial_state", F_STR, offsetof(struct sequence_order, initial_state)},
+    {"state_max_bytes", F_DBL, offsetof(struct sequence_order, state_max_bytes)},
+    {"no_output", F_BOOL, offsetof(struct sequence_order, no_output)},
+    {"priority", F_INT, offsetof(struct sequence_order, priority)},
+};
+
+/* Reads a sequence order from o (strings borrowed from o); outs[MAX_OUTPUTS]
+ * receives the "outputs" list. 0, or -1 with a message naming the field. */
+static int read_order(json_t *o, struct sequence_order *ord, const char **outs, char *err, size_t errlen)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (!strcmp(key, "outputs")) {
+            if (!json_is_array(v) || json_array_size(v) > MAX_OUTPUTS) {
+                snprintf(err, errlen, "outputs must be a list of at most %d \"OPEN_NAME:MAX_BYTES\"", MAX_OUTPUTS);
+                return -1;
+            }
+            for (size_t i = 0; i < json_array_size(v); i++) {
+                if (!json_is_string(json_array_get(v, i))) {
+                    snprintf(err, errlen, "outputs[%zu] must be a string", i);
+                    return -1;
+                }
+                outs[i] = json_string_value(json_array_get(v, i));
+            }
+            ord->outputs = outs;
+            ord->noutputs = (int)json_array_size(v);
+            continue;
+        }
+        const struct order_field *f = NULL;
+        for (size_t i = 0; i < sizeof order_fields / sizeof *order_fields && !f; i++)
+            if (!strcmp(order_fields[i].key, key)) f = &order_fields[i];
+        if (!f) {
+            char quoted[48];
+            snprintf(err, errlen, "unknown field '%s' (known: name, app, length, count, restart_every, output_every, "
+                     "open, max_result_time, delay_bound, flops, cmdline, initial_state, state_max_bytes, outputs, "
+                     "no_output, priority)", snippet(key, quoted));
+            return -1;
+        }
+        char *dst = (char *)ord + f->off;
+        int ok = 1;
+        switch (f->type) {
+        case F_STR:
+            if ((ok = json_is_string(v))) *(const char **)dst = json_string_value(v);
+            break;
+        case F_INT:
+            if ((ok = json_is_integer(v) && json_integer_value(v) >= -1000000000 &&
+                      json_integer_value(v) <= 1000000000))
+                *(int *)dst = (int)json_integer_value(v);
+            break;
+        case F_LLONG:
+            if ((ok = json_is_integer(v))) *(long long *)dst = json_integer_value(v);
+            break;
+        case F_DBL:
+            if ((ok = json_is_number(v))) *(double *)dst = json_number_value(v);
+            break;
+        case F_BOOL:
+            if ((ok = json_is_boolean(v))) *(int *)dst = json_is_true(v);
+            break;
+        }
+        if (!ok) {
+            static const char *const want[] = {"a string", "an integer", "an integer", "a number", "true or false"};
+            snprintf(err, errlen, "%s must be %s", key, want[f->type]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const int order_http[] = {
+    [SEQ_ORDER_OK] = 200, [SEQ_ORDER_INVALID] = 400, [SEQ_ORDER_UNKNOWN] = 404,
+    [SEQ_ORDER_FORBIDDEN] = 403, [SEQ_ORDER_CONFLICT] = 409, [SEQ_ORDER_STORE] = 503,
+};
+
+/* Runs one order in a transaction of a store opened for it. */
+struct order {
+    const struct user *u;
+    json_t *body;
+    const char *seq_name;       /* extend / end: the sequence */
+    int extend;
+    int64_t now;
+    json_t *result;             /* on success */
+};
+
+static enum seq_order_rc run_order(struct store *st, struct order *o, char *err, size_t errlen)
+{
+    if (!o->seq_name) {
+        struct sequence_order ord;
+        sequence_order_defaults(&ord);
+        const char *outs[MAX_OUTPUTS];
+        if (read_order(o->body, &ord, outs, err, errlen)) return SEQ_ORDER_INVALID;
+        ord.user_id = o->u->id;
+        struct batch b;
+        enum seq_order_rc rc = sequence_order_create(st, &ord, o->now, &b, err, errlen);
+        if (!rc) o->result = json_pack("{s:I, s:s, s:i}", "batch_id", (json_int_t)b.id, "batch", b.name,
+                                       "sequences", ord.count);
+        return rc;
+    }
+    json_int_t more = 0;
+    if (o->extend) {
+        json_t *p = json_object_get(o->body, "positions");
+        if (json_object_size(o->body) != 1 || !json_is_integer(p) || json_integer_value(p) < 1) {
+            snprintf(err, errlen, "extend takes {\"positions\": N} with N >= 1");
+            return SEQ_ORDER_INVALID;
+        }
+        more = json_integer_value(p);
+    } else if (json_object_size(o->body)) {
+        snprintf(err, errlen, "end takes an empty body");
+        return SEQ_ORDER_INVALID;
+    }
+    struct sequence_rec q;
+    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, o->u->id, more, o->now, &q, err, errlen);
+    if (!rc) o->result = sequence_json(&q);
+    return rc;
+}
+
+void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
+              struct strbuf *out, int *status)
+{
+    if (!key) return error_json(out, status, 401, "send your account key as 'Authorization: Bearer KEY'");
+    struct store *rd = server_reader(s);
+    if (!rd) return error_json(out, status, 503, "store unavailable");
+    struct user u;
+    int urc = store_user_by_auth(rd, key, &u);
+    if (urc) return error_json(out, status, urc > 0 ? 401 : 503, urc > 0 ? "unknown account key" : store_error(rd));
+    struct order o = {.u = &u, .now = s->clock()};
+    char name[256] = "";
+    if (!strncmp(path, "sequences/", 10)) {
+        const char *rest = path + 10, *slash = strrchr(rest, '/');
+        size_t n = slash ? (size_t)(slash - rest) : 0;
+        if (!slash || !n || n >= sizeof name || (strcmp(slash, "/extend") && strcmp(slash, "/end")))
+            return error_json(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
+        memcpy(name, rest, n);
+        o.seq_name = name;
+        o.extend = !strcmp(slash, "/extend");
+    } else if (strcmp(path, "sequences")) {
+        return error_json(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
+    }
+    json_error_t je;
+    o.body = len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, &je) : json_object();
+    if (!o.body) return errorf_json(out, status, 400, "malformed JSON: %s (line %d, column %d)", je.text, je.line, je.column);
+    if (!json_is_object(o.body)) {
+        json_decref(o.body);
+        return error_json(out, status, 400, "the body must be a JSON object");
+    }
+    char err[512] = "";
+    struct store *st = store_open(s->db_path, 0, err, sizeof err);
+    enum seq_order_rc rc = SEQ_ORDER_STORE;
+    if (st && !store_begin(st)) {
+        rc = run_order(st, &o, err, sizeof err);
+        if (rc == SEQ_ORDER_OK && store_commit(st)) {
+            rc = SEQ_ORDER_STORE;
+            snprintf(err, sizeof err, "%s", store_error(st));
+        }
+        if (rc) store_rollback(st);
+    } else if (st) {
+        snprintf(err, sizeof err, "%s", store_error(st));
+    }
+    if (st) store_close(st);
+    json_decref(o.body);
+    if (rc) {
+        json_decref(o.result);
+        return error_json(out, status, order_http[rc], err);
+    }
+    log_msg(LOG_INFO, "api: user %s %s %s", u.name, o.seq_name ? (o.extend ? "extended" : "ended") : "created",
+            o.seq_name ? o.seq_name : json_string_value(json_object_get(o.result, "batch")));
+    send_json(out, status, o.seq_name ? 200 : 201, o.result);
 }

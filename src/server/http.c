@@ -12,9 +12,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
-enum route { R_NONE, R_MASTER, R_RPC, R_DOWNLOAD, R_UPLOAD, R_API, R_NOT_FOUND };
+enum route { R_NONE, R_MASTER, R_RPC, R_DOWNLOAD, R_UPLOAD, R_API, R_API_POST, R_NOT_FOUND };
 
 struct conn {
     int route;
@@ -29,9 +30,9 @@ static int route_of(const struct server *s, const char *method, const char *url,
     const char *prefix = s->url_prefix;
     size_t pl = strlen(prefix);
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
-    if (!strncmp(url, "/api/v1/", 8) && get) {
+    if (!strncmp(url, "/api/v1/", 8) && (get || post)) {
         *rest = url + 8;
-        return R_API;
+        return get ? R_API : R_API_POST;
     }
     if (strncmp(url, prefix, pl)) {
         /* the prefix without its final slash is the master page too */
@@ -46,6 +47,22 @@ static int route_of(const struct server *s, const char *method, const char *url,
         return R_DOWNLOAD;
     }
     return R_NOT_FOUND;
+}
+
+/* Bytes a request body may have on this route. */
+static long long body_limit(const struct server *s, int route)
+{
+    return route == R_RPC ? s->proj.cfg.max_request_bytes : API_MAX_BODY;
+}
+
+/* The account key of "Authorization: Bearer KEY"; NULL if none. */
+static const char *bearer_key(struct MHD_Connection *mc)
+{
+    const char *h = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Authorization");
+    if (!h || strncasecmp(h, "Bearer ", 7)) return NULL;
+    h += 7;
+    while (*h == ' ') h++;
+    return *h ? h : NULL;
 }
 
 static enum MHD_Result send_buf(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type)
@@ -122,11 +139,11 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     c->route = route_of(s, method, url, &rest);
     sb_init(&c->body);
     *con_cls = c;
-    if (c->route == R_RPC) {
+    if (c->route == R_RPC || c->route == R_API_POST) {
         const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoll(cl, NULL, 10) > s->proj.cfg.max_request_bytes) {
+        if (cl && strtoll(cl, NULL, 10) > body_limit(s, c->route)) {
             c->too_large = 1;
-            return send_text(mc, 413, "scheduler request too large\n");
+            return send_text(mc, 413, c->route == R_RPC ? "scheduler request too large\n" : "API request too large\n");
         }
     }
     if (c->route == R_UPLOAD) c->up = upload_begin(s);
@@ -160,8 +177,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
     struct conn *c = *con_cls;
     if (*data_size) {
         if (c->route == R_UPLOAD) upload_feed(c->up, data, *data_size);
-        else if (c->route == R_RPC && !c->too_large) {
-            if (c->body.len + *data_size > (size_t)s->proj.cfg.max_request_bytes) c->too_large = 1;
+        else if ((c->route == R_RPC || c->route == R_API_POST) && !c->too_large) {
+            if (c->body.len + *data_size > (size_t)body_limit(s, c->route)) c->too_large = 1;
             else sb_append(&c->body, data, *data_size);
         }
         *data_size = 0;
@@ -209,6 +226,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         break;
     case R_API:
         api_handle(s, rest, &out, &status);
+        rc = send_buf(mc, status, &out, "application/json");
+        break;
+    case R_API_POST:
+        if (c->too_large) {
+            rc = send_text(mc, 413, "API request too large\n");
+            break;
+        }
+        api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status);
         rc = send_buf(mc, status, &out, "application/json");
         break;
     default:

@@ -1,0 +1,192 @@
+/* test_sequence_order.c - orders on work sequences as the CLI and the REST
+ * API give them (store/sequence_order.c): each value checked with a
+ * message naming its field, lookups of app, owner and initial state, the
+ * batch and every position written, and extension and ending with the
+ * owner's right and an ended sequence's refusal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "store/sequence_order.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fx {
+    char dir[64], path[128];
+    struct store *s;
+    int64_t alice, bob;
+};
+
+static int64_t add_user(struct store *s, const char *name)
+{
+    struct user u = {.create_time = 1000};
+    snprintf(u.name, sizeof u.name, "%s", name);
+    snprintf(u.authenticator, sizeof u.authenticator, "key-%s", name);
+    assert_int_equal(store_user_insert(s, &u), 0);
+    return u.id;
+}
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-seqorder-XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
+    char err[256];
+    if (!(f->s = store_open(f->path, STORE_CREATE, err, sizeof err))) return -1;
+    struct app a = {0};
+    snprintf(a.name, sizeof a.name, "worker");
+    if (store_app_insert(f->s, &a)) return -1;
+    f->alice = add_user(f->s, "alice");
+    f->bob = add_user(f->s, "bob");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    store_close(f->s);
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char p[160];
+        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
+        unlink(p);
+    }
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+static struct sequence_order order(const char *name)
+{
+    struct sequence_order o;
+    sequence_order_defaults(&o);
+    o.name = name;
+    o.app = "worker";
+    o.length = 4;
+    o.max_result_time = 600;
+    return o;
+}
+
+static int count_rows(void *ctx, const struct sequence_rec *q)
+{
+    (void)q;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* Expects the order refused with rc and a message holding want, and no
+ * sequence written. */
+static void expect_refused(struct fx *f, struct sequence_order o, enum seq_order_rc rc, const char *want)
+{
+    char err[256] = "";
+    struct batch b;
+    assert_int_equal(store_begin(f->s), 0);
+    enum seq_order_rc got = sequence_order_create(f->s, &o, 1000, &b, err, sizeof err);
+    store_rollback(f->s);
+    if (got != rc || !strstr(err, want)) fail_msg("got %d '%s', want %d '%s'", got, err, rc, want);
+}
+
+static void test_each_bad_value_is_refused_naming_its_field(void **state)
+{
+    struct fx *f = *state;
+    struct sequence_order o = order("s");
+    o.name = "../s";
+    expect_refused(f, o, SEQ_ORDER_INVALID, "name '../s' is not a safe name");
+    o = order("s"), o.app = NULL;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "app is required");
+    o = order("s"), o.length = 0;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "length must be from 1");
+    o = order("s"), o.count = 0;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "count must be from 1");
+    o = order("s"), o.restart_every = -1;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "restart_every");
+    o = order("s"), o.max_result_time = 0;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "max_result_time must be a positive");
+    o = order("s"), o.delay_bound = 100;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "delay_bound must be at least max_result_time");
+    o = order("s"), o.flops = -1;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "flops must be positive");
+    const char *outs[] = {"out:1", "out:2"};
+    o = order("s"), o.outputs = outs, o.noutputs = 2;
+    expect_refused(f, o, SEQ_ORDER_INVALID, "two outputs named out");
+    o = order("s"), o.app = "nosuch";
+    expect_refused(f, o, SEQ_ORDER_UNKNOWN, "unknown app 'nosuch'");
+    o = order("s"), o.user = "carol";
+    expect_refused(f, o, SEQ_ORDER_UNKNOWN, "unknown user 'carol'");
+    o = order("s"), o.initial_state = "init.dat";
+    expect_refused(f, o, SEQ_ORDER_UNKNOWN, "unknown file 'init.dat'");
+    int n = 0;
+    assert_int_equal(store_each_sequence_all(f->s, count_rows, &n), 0);
+    assert_int_equal(n, 0);
+}
+
+static void test_create_writes_the_batch_its_sequences_and_every_position(void **state)
+{
+    struct fx *f = *state;
+    struct sequence_order o = order("climate");
+    o.count = 3;
+    o.user_id = f->alice;
+    struct batch b;
+    char err[256] = "";
+    assert_int_equal(store_begin(f->s), 0);
+    assert_int_equal(sequence_order_create(f->s, &o, 1000, &b, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(store_commit(f->s), 0);
+    assert_int_equal(b.user_id, f->alice);
+    assert_float_equal(b.delay_bound, 1200, 0);   /* 2 x max_result_time */
+    assert_int_equal(b.noutputs, 1);
+    struct sequence_rec q;
+    assert_int_equal(store_sequence_by_name(f->s, "climate-2", &q), 0);
+    assert_int_equal(q.batch_id, b.id);
+    assert_int_equal(q.length, 4);
+    assert_int_equal(q.made_pos, 4);
+    struct batch_stats bs;
+    assert_int_equal(store_batch_stats(f->s, b.id, &bs), 0);
+    assert_int_equal(bs.njobs, 12);
+    /* the same name again: a conflict, nothing written */
+    expect_refused(f, o, SEQ_ORDER_CONFLICT, "a batch named climate exists");
+}
+
+static void test_only_the_owner_extends_or_ends_and_an_ended_sequence_stays_ended(void **state)
+{
+    struct fx *f = *state;
+    struct sequence_order o = order("folding");
+    o.user_id = f->alice;
+    o.open_ended = 1;
+    struct batch b;
+    struct sequence_rec q;
+    char err[256] = "";
+    assert_int_equal(sequence_order_create(f->s, &o, 1000, &b, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(sequence_order_change(f->s, "folding", f->bob, 2, 1001, &q, err, sizeof err), SEQ_ORDER_FORBIDDEN);
+    assert_non_null(strstr(err, "belongs to another user"));
+    assert_int_equal(sequence_order_change(f->s, "nosuch", f->alice, 2, 1001, &q, err, sizeof err), SEQ_ORDER_UNKNOWN);
+    assert_int_equal(sequence_order_change(f->s, "folding", f->alice, 2, 1001, &q, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(q.length, 6);
+    assert_int_equal(store_sequence_by_name(f->s, "folding", &q), 0);
+    assert_int_equal(q.length, 6);
+    /* user 0 is the project's own command line: any sequence */
+    assert_int_equal(sequence_order_change(f->s, "folding", 0, 0, 1002, &q, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(q.state, SEQ_ENDED);
+    assert_int_equal(sequence_order_change(f->s, "folding", f->alice, 1, 1003, &q, err, sizeof err),
+                     SEQ_ORDER_CONFLICT);
+    assert_non_null(strstr(err, "has ended"));
+    assert_int_equal(store_sequence_by_name(f->s, "folding", &q), 0);
+    assert_int_equal(q.length, 6);
+    assert_int_equal(q.end_time, 1002);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_each_bad_value_is_refused_naming_its_field, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_writes_the_batch_its_sequences_and_every_position, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_only_the_owner_extends_or_ends_and_an_ended_sequence_stays_ended, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
