@@ -1,9 +1,15 @@
-/* run.c - hook commands: fork, exec /bin/sh, wait. */
+/* run.c - hook commands: fork, exec /bin/sh, wait; and commands whose
+ * output is captured, under a deadline. */
 #include "core/run.h"
+#include "core/strbuf.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RUN_MAX_ARGS 64
@@ -33,4 +39,115 @@ int run_command(const char *cmd, const char *name, const char *const *args, cons
         return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+void run_output_free(struct run_output *res)
+{
+    free(res->out);
+    free(res->err);
+    res->out = res->err = NULL;
+    res->out_len = res->err_len = 0;
+}
+
+/* Appends what fd has to (*buf, *len), keeping at most RUN_CAPTURE_MAX
+ * bytes; 0 at end of file, 1 if more may come. */
+static int drain(int fd, char **buf, size_t *len)
+{
+    char chunk[8192];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0) return errno == EINTR || errno == EAGAIN ? 1 : 0;
+    if (n == 0) return 0;
+    size_t keep = *len + (size_t)n > RUN_CAPTURE_MAX ? RUN_CAPTURE_MAX - *len : (size_t)n;
+    if (keep) {
+        *buf = xrealloc(*buf, *len + keep + 1);
+        memcpy(*buf + *len, chunk, keep);
+        *len += keep;
+        (*buf)[*len] = '\0';
+    }
+    return 1;
+}
+
+int run_capture(const char *const *argv, const char *const *env, int timeout_ms, struct run_output *res,
+                char *err, size_t errlen)
+{
+    *res = (struct run_output){.status = -1, .out = xcalloc(1, 1), .err = xcalloc(1, 1)};
+    long t0 = now_ms();
+    int po[2], pe[2], px[2];     /* stdout, stderr, and exec's errno (closed on exec) */
+    if (pipe2(po, O_CLOEXEC)) goto no_pipe;
+    if (pipe2(pe, O_CLOEXEC)) { close(po[0]); close(po[1]); goto no_pipe; }
+    if (pipe2(px, O_CLOEXEC)) { close(po[0]); close(po[1]); close(pe[0]); close(pe[1]); goto no_pipe; }
+    pid_t pid = fork();
+    if (pid < 0) {
+        errf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+        for (int i = 0; i < 2; i++) { close(po[i]); close(pe[i]); close(px[i]); }
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);           /* so that a timeout kills whatever it started too */
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0) _exit(127);
+        for (int i = 0; env && env[i]; i++) putenv((char *)env[i]);   /* the child's own copy */
+        execvp(argv[0], (char *const *)argv);
+        int e = errno;
+        if (write(px[1], &e, sizeof e) < 0) _exit(127);
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    close(px[1]);
+    int exec_errno = 0;
+    if (read(px[0], &exec_errno, sizeof exec_errno) != (ssize_t)sizeof exec_errno) exec_errno = 0;
+    close(px[0]);
+    int timed_out = 0;
+    struct pollfd fds[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
+    int open_fds = 2;
+    while (open_fds > 0 && !exec_errno) {
+        long left = t0 + timeout_ms - now_ms();
+        if (left <= 0) { timed_out = 1; break; }
+        int r = poll(fds, 2, (int)left);
+        if (r < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2 && r > 0; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            if (!drain(fds[i].fd, i ? &res->err : &res->out, i ? &res->err_len : &res->out_len)) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0) close(fds[i].fd);
+    if (timed_out) kill(-pid, SIGKILL);
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, timed_out ? 0 : WNOHANG);
+        if (w > 0) break;
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) { status = -1; break; }
+        /* output closed but still running: wait for the rest of the deadline */
+        long left = t0 + timeout_ms - now_ms();
+        if (timed_out || left <= 0) { timed_out = 1; kill(-pid, SIGKILL); continue; }
+        usleep(left < 10 ? (useconds_t)left * 1000 : 10000);
+    }
+    res->elapsed_ms = now_ms() - t0;
+    if (exec_errno) {
+        errf(err, errlen, "cannot run %s: %s", argv[0], strerror(exec_errno));
+        return -1;
+    }
+    if (timed_out) {
+        errf(err, errlen, "%s did not answer within %d s (killed)", argv[0], (timeout_ms + 999) / 1000);
+        return -1;
+    }
+    res->status = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return 0;
+no_pipe:
+    errf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+    return -1;
 }

@@ -1,0 +1,164 @@
+/* driver.h - cluster drivers: the one interface through which the grid
+ * cycle talks to a batch scheduler (submit, bulk status, cancel, resources,
+ * output tails). Only the drivers (driver_slurm.c, driver_oar.c, and
+ * driver_fake.c for unit tests) know a scheduler's commands, states and
+ * reasons; the cycle sees normalised states and end reasons.
+ *
+ * Every call is bounded in time by the cluster's timeout, so a dead
+ * scheduler gives an error within seconds, never a hang. Errors are
+ * returned (0 / -1 and a one-line message in err that names the cluster),
+ * never printed. A driver keeps no state the cycle relies on between calls:
+ * after a restart, the remote ids the cycle stored are all it needs. */
+#ifndef LOCUS_DRIVER_H
+#define LOCUS_DRIVER_H
+#include "core/strbuf.h"
+#include "grid/jdl.h"
+#include <stdint.h>
+#include <time.h>
+
+#define DRV_ID_MAX 48            /* bytes of a remote job id, with its NUL */
+#define DRV_FIELD_MAX 512        /* bytes of a path, URL or name of a cluster_config */
+#define DRV_DEFAULT_TIMEOUT_MS 10000
+
+enum driver_kind { DRIVER_SLURM, DRIVER_OAR, DRIVER_FAKE };
+
+/* How to reach a cluster: what `locus cluster add` records. Strings are
+ * "" when unset. */
+struct cluster_config {
+    char name[JDL_CLUSTER_NAME_MAX + 1];
+    enum driver_kind kind;
+    int timeout_ms;                           /* every external call; 0: DRV_DEFAULT_TIMEOUT_MS */
+    /* slurm */
+    char conf[DRV_FIELD_MAX];                 /* its slurm.conf (SLURM_CONF of the commands) */
+    char partition[DRV_FIELD_MAX];            /* of normal jobs; "": the cluster's default */
+    char besteffort_partition[DRV_FIELD_MAX]; /* of best-effort jobs; "": no preemptible
+                                                 partition, they run as normal jobs */
+    /* oar */
+    char api_url[DRV_FIELD_MAX];              /* e.g. http://127.0.0.1:6668/oarapi */
+    char ident_header[DRV_FIELD_MAX];         /* header naming the user; "": X-REMOTE-IDENT */
+    char user[DRV_FIELD_MAX];                 /* who the API calls are made as when no job
+                                                 user applies (status, resources) */
+};
+
+/* A job's state, normalised. */
+enum drv_state {
+    DRV_WAITING,                 /* queued (or held) */
+    DRV_RUNNING,                 /* started, not ended (includes ending) */
+    DRV_FINISHED,                /* ended: see end */
+};
+
+/* Why a finished job ended. */
+enum drv_end {
+    DRV_END_NONE,                /* not finished */
+    DRV_END_SUCCESS,             /* exit status 0 */
+    DRV_END_EXIT,                /* non-zero exit status: exit_code */
+    DRV_END_WALLTIME,            /* killed at its walltime */
+    DRV_END_PREEMPTED,           /* a best-effort job killed for another job */
+    DRV_END_CANCELLED,           /* cancelled (by locus, the user or an admin) */
+    DRV_END_NODE_FAIL,           /* a node it ran on failed */
+    DRV_END_UNKNOWN,             /* ended, but the scheduler no longer says how */
+};
+
+struct drv_status {
+    enum drv_state state;
+    enum drv_end end;
+    int exit_code;               /* DRV_END_EXIT: the exit status, or 128 + the signal */
+    time_t start, stop;          /* 0: not known (not started / not ended) */
+    long run_seconds;            /* time running so far, or in all once finished */
+    char raw[32];                /* the scheduler's own state name, for messages */
+};
+
+/* The cluster's load. */
+struct drv_resources {
+    long total_cores;            /* cores of usable nodes */
+    long free_cores;
+    long waiting_jobs;           /* every user's jobs in its queue */
+    long running_jobs;
+    double stress;               /* 0 (fine) to 1 (too slow to be given more jobs) */
+};
+
+/* One job to submit. The cluster section (exec_file, directory, resources,
+ * walltime, best-effort, checkpointing...) is given beside it. */
+struct drv_job {
+    int64_t job_id;              /* locus's id: LOCUS_JOB_ID */
+    int64_t campaign_id;         /* LOCUS_CAMPAIGN_ID */
+    const char *name;            /* LOCUS_JOB_NAME (the first word of the param) */
+    const char *user;            /* LOCUS_USER: the cluster account the job runs as */
+    const char *param;           /* the job runs "<exec_file> <param>" (shell words) */
+    const char *const *script;   /* instead of exec_file and param (NULL: none): shell
+                                    lines run in one shell, for prologues and epilogues */
+    int nscript;
+    long walltime;               /* > 0: overrides the section's (prologue_walltime...) */
+    const char *const *env;      /* more "NAME=VALUE" for the job (NULL-terminated; may be NULL) */
+};
+
+enum drv_stream { DRV_STDOUT, DRV_STDERR };
+
+struct cluster_driver;
+
+/* What a driver implements; reached through the drv_* functions below. */
+struct cluster_driver_ops {
+    const char *kind;
+    /* Submits n jobs that share spec: one scheduler array if arrays > 0,
+     * else one job each. Returns how many were submitted (ids[0..ret-1]
+     * filled), n on success; fewer (error in err) when the scheduler
+     * refused the rest. */
+    int (*submit)(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
+                  int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen);
+    int (*status)(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
+                  size_t errlen);
+    int (*cancel)(struct cluster_driver *d, const char *const *ids, int n, char *err, size_t errlen);
+    int (*resources)(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen);
+    int (*tail)(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
+                struct strbuf *out, char *err, size_t errlen);
+    void (*close)(struct cluster_driver *d);
+};
+
+/* A driver instance: its config and its implementation's data. */
+struct cluster_driver {
+    const struct cluster_driver_ops *ops;
+    struct cluster_config cfg;
+    void *impl;                  /* owned by the implementation */
+};
+
+/* A driver for cfg (copied); NULL with the reason in err when cfg is
+ * incomplete. The caller owns it and frees it with drv_close. */
+struct cluster_driver *drv_open(const struct cluster_config *cfg, char *err, size_t errlen);
+void drv_close(struct cluster_driver *d);
+
+/* Submits one job; its remote id into id. 0 or -1. */
+int drv_submit(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *job,
+               char id[DRV_ID_MAX], char *err, size_t errlen);
+/* Submits n jobs (borrowed) sharing spec as one array where the scheduler
+ * has arrays: ids[i] is the remote id of jobs[i]. Returns the number
+ * submitted: n, or fewer with the reason in err; jobs[0..ret-1] are then
+ * on the cluster and must be recorded. */
+int drv_submit_array(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs,
+                     int n, char (*ids)[DRV_ID_MAX], char *err, size_t errlen);
+/* The status of n jobs (ids borrowed) in one query where possible: out[i]
+ * for ids[i]. A job the scheduler no longer knows is DRV_FINISHED with
+ * DRV_END_UNKNOWN. -1 when the scheduler could not be asked. */
+int drv_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
+               size_t errlen);
+/* Cancels n jobs; jobs already ended are not an error. */
+int drv_cancel(struct cluster_driver *d, const char *const *ids, int n, char *err, size_t errlen);
+int drv_resources(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen);
+/* The last max_bytes (at most) of a job's stdout or stderr, appended to out. */
+int drv_tail(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
+             struct strbuf *out, char *err, size_t errlen);
+
+/* The walltime of job under spec, in seconds: its own, else the section's. */
+long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job);
+
+/* Names for messages and the store: "slurm", "waiting", "preempted"... (static). */
+const char *drv_kind_name(enum driver_kind k);
+int drv_kind_parse(const char *name);    /* -1 if unknown */
+const char *drv_state_name(enum drv_state s);
+const char *drv_end_name(enum drv_end e);
+
+/* The implementations' constructors, called by drv_open with a checked cfg:
+ * they fill d->ops and d->impl. */
+int drv_slurm_init(struct cluster_driver *d, char *err, size_t errlen);
+int drv_oar_init(struct cluster_driver *d, char *err, size_t errlen);
+int drv_fake_init(struct cluster_driver *d, char *err, size_t errlen);
+#endif

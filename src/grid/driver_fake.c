@@ -1,0 +1,299 @@
+/* driver_fake.c - the in-memory scheduler of unit tests (driver_fake.h). */
+#include "grid/driver_fake.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fjob {
+    long cores, duration, walltime;
+    int exit_code, best_effort;
+    long start, stop;            /* -1: not yet */
+    enum drv_state state;
+    enum drv_end end;
+    char *out;                   /* what its stdout holds: its param; owned */
+};
+
+struct fake {
+    long now, cores;
+    struct fjob *jobs;           /* job i has the id "i+1" */
+    long n, cap;
+    int ok_before_fail;          /* calls that still succeed before fail starts */
+    int fail;                    /* calls still to fail */
+    long calls;
+};
+
+static struct fake *F(const struct cluster_driver *d) { return d->impl; }
+
+/* Counts a call; -1 (with err) when it is to fail. */
+static int call(struct cluster_driver *d, char *err, size_t errlen)
+{
+    struct fake *f = F(d);
+    f->calls++;
+    if (f->ok_before_fail > 0) {
+        f->ok_before_fail--;
+        return 0;
+    }
+    if (f->fail <= 0) return 0;
+    f->fail--;
+    errf(err, errlen, "the fake scheduler does not answer (failure asked for by the test)");
+    return -1;
+}
+
+static long used_cores(const struct fake *f)
+{
+    long used = 0;
+    for (long i = 0; i < f->n; i++)
+        if (f->jobs[i].state == DRV_RUNNING) used += f->jobs[i].cores;
+    return used;
+}
+
+static void finish(struct fjob *j, long now, enum drv_end end)
+{
+    j->state = DRV_FINISHED;
+    j->end = end;
+    j->stop = now;
+}
+
+/* Normal jobs first, then best-effort ones, first come first served in
+ * each class: the first waiting job starts when its cores are free, a
+ * normal one by preempting the most recently started best-effort jobs if
+ * that is enough; a job that cannot start blocks all those behind it. */
+static int try_start(struct fake *f, struct fjob *j)
+{
+    long free_cores = f->cores - used_cores(f);
+    if (j->cores > free_cores && !j->best_effort) {
+        long preemptible = 0;
+        for (long k = 0; k < f->n; k++)
+            if (f->jobs[k].state == DRV_RUNNING && f->jobs[k].best_effort) preemptible += f->jobs[k].cores;
+        while (free_cores + preemptible >= j->cores && free_cores < j->cores) {
+            struct fjob *victim = NULL;
+            for (long k = 0; k < f->n; k++) {
+                struct fjob *v = &f->jobs[k];
+                if (v->state == DRV_RUNNING && v->best_effort && (!victim || v->start >= victim->start)) victim = v;
+            }
+            finish(victim, f->now, DRV_END_PREEMPTED);
+            free_cores += victim->cores;
+            preemptible -= victim->cores;
+        }
+    }
+    if (j->cores > free_cores) return 0;
+    j->state = DRV_RUNNING;
+    j->start = f->now;
+    return 1;
+}
+
+static void schedule(struct fake *f)
+{
+    for (int best_effort = 0; best_effort <= 1; best_effort++)
+        for (long i = 0; i < f->n; i++) {
+            struct fjob *j = &f->jobs[i];
+            if (j->state == DRV_WAITING && j->best_effort == best_effort && !try_start(f, j)) return;
+        }
+}
+
+/* When a running job ends by itself: its duration or its walltime. */
+static long end_time(const struct fjob *j)
+{
+    return j->start + (j->duration < j->walltime ? j->duration : j->walltime);
+}
+
+void drv_fake_advance(struct cluster_driver *d, long seconds)
+{
+    struct fake *f = F(d);
+    long target = f->now + seconds;
+    for (;;) {
+        long next = -1;
+        for (long i = 0; i < f->n; i++)
+            if (f->jobs[i].state == DRV_RUNNING && (next < 0 || end_time(&f->jobs[i]) < next))
+                next = end_time(&f->jobs[i]);
+        if (next < 0 || next > target) break;
+        f->now = next;
+        for (long i = 0; i < f->n; i++) {
+            struct fjob *j = &f->jobs[i];
+            if (j->state != DRV_RUNNING || end_time(j) != next) continue;
+            if (j->duration > j->walltime) finish(j, next, DRV_END_WALLTIME);
+            else finish(j, next, j->exit_code ? DRV_END_EXIT : DRV_END_SUCCESS);
+        }
+        schedule(f);
+    }
+    f->now = target;
+}
+
+long drv_fake_now(const struct cluster_driver *d) { return F(d)->now; }
+long drv_fake_calls(const struct cluster_driver *d) { return F(d)->calls; }
+void drv_fake_fail_calls(struct cluster_driver *d, int after, int ncalls)
+{
+    F(d)->ok_before_fail = after;
+    F(d)->fail = ncalls;
+}
+
+void drv_fake_set_cores(struct cluster_driver *d, long cores)
+{
+    F(d)->cores = cores;
+    schedule(F(d));
+}
+
+static struct fjob *add_job(struct fake *f, long cores, long duration, long walltime, int best_effort, char *out,
+                            char id[DRV_ID_MAX])
+{
+    if (f->n == f->cap) {
+        f->cap = f->cap ? f->cap * 2 : 16;
+        f->jobs = xrealloc(f->jobs, (size_t)f->cap * sizeof *f->jobs);
+    }
+    struct fjob *j = &f->jobs[f->n++];
+    *j = (struct fjob){.cores = cores, .duration = duration, .walltime = walltime, .best_effort = best_effort,
+                       .start = -1, .stop = -1, .state = DRV_WAITING, .out = out};
+    snprintf(id, DRV_ID_MAX, "%ld", f->n);
+    return j;
+}
+
+void drv_fake_submit_foreign(struct cluster_driver *d, long cores, long seconds, int best_effort,
+                             char id[DRV_ID_MAX])
+{
+    add_job(F(d), cores, seconds, seconds + 1, best_effort, xstrdup(""), id);
+    schedule(F(d));
+}
+
+/* The job's "sleep=" and "exit=" words. */
+static void read_words(const char *text, long *duration, int *exit_code)
+{
+    for (const char *p = text; p && *p;) {
+        p += strspn(p, " \t");
+        if (!strncmp(p, "sleep=", 6)) *duration = atol(p + 6);
+        else if (!strncmp(p, "exit=", 5)) *exit_code = atoi(p + 5);
+        p += strcspn(p, " \t");
+    }
+}
+
+static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
+                       int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen)
+{
+    struct fake *f = F(d);
+    long cores = 1;
+    for (int i = 0; i < spec->nlevels; i++) cores *= spec->levels[i].count;
+    int done = 0;
+    for (; done < n; done++) {
+        /* an array is one call; separate jobs are one each */
+        if ((done == 0 || !array) && call(d, err, errlen)) break;
+        if (cores > f->cores) {
+            errf(err, errlen, "job %d asks for %ld cores, the cluster has %ld", done, cores, f->cores);
+            break;
+        }
+        const struct drv_job *job = &jobs[done];
+        long duration = FAKE_DEFAULT_SLEEP;
+        int code = 0;
+        read_words(job->param, &duration, &code);
+        for (int k = 0; k < job->nscript; k++) read_words(job->script[k], &duration, &code);
+        struct fjob *j = add_job(f, cores, duration, drv_job_walltime(spec, job), spec->best_effort,
+                                 xstrdup(job->param ? job->param : ""), ids[done]);
+        j->exit_code = code;
+    }
+    schedule(f);
+    return done;
+}
+
+static struct fjob *find(struct fake *f, const char *id)
+{
+    char *end;
+    long i = strtol(id, &end, 10);
+    return *end || i < 1 || i > f->n ? NULL : &f->jobs[i - 1];
+}
+
+int drv_fake_node_fail(struct cluster_driver *d, const char *id)
+{
+    struct fjob *j = find(F(d), id);
+    if (!j || j->state != DRV_RUNNING) return -1;
+    finish(j, F(d)->now, DRV_END_NODE_FAIL);
+    schedule(F(d));
+    return 0;
+}
+
+static int fake_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
+                       size_t errlen)
+{
+    if (call(d, err, errlen)) return -1;
+    struct fake *f = F(d);
+    for (int i = 0; i < n; i++) {
+        struct fjob *j = find(f, ids[i]);
+        if (!j) {
+            out[i] = (struct drv_status){.state = DRV_FINISHED, .end = DRV_END_UNKNOWN};
+            continue;
+        }
+        out[i] = (struct drv_status){.state = j->state, .end = j->end, .exit_code = j->exit_code};
+        if (j->start >= 0) {
+            out[i].start = j->start;
+            out[i].run_seconds = (j->stop >= 0 ? j->stop : f->now) - j->start;
+        }
+        if (j->stop >= 0) out[i].stop = j->stop;
+        if (j->end != DRV_END_EXIT) out[i].exit_code = 0;
+        snprintf(out[i].raw, sizeof out[i].raw, "%s", drv_end_name(j->end));
+    }
+    return 0;
+}
+
+static int fake_cancel(struct cluster_driver *d, const char *const *ids, int n, char *err, size_t errlen)
+{
+    if (call(d, err, errlen)) return -1;
+    for (int i = 0; i < n; i++) {
+        struct fjob *j = find(F(d), ids[i]);
+        if (j && j->state != DRV_FINISHED) finish(j, F(d)->now, DRV_END_CANCELLED);
+    }
+    schedule(F(d));
+    return 0;
+}
+
+static int fake_resources(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen)
+{
+    if (call(d, err, errlen)) return -1;
+    struct fake *f = F(d);
+    out->total_cores = f->cores;
+    out->free_cores = f->cores - used_cores(f);
+    for (long i = 0; i < f->n; i++) {
+        if (f->jobs[i].state == DRV_WAITING) out->waiting_jobs++;
+        if (f->jobs[i].state == DRV_RUNNING) out->running_jobs++;
+    }
+    return 0;
+}
+
+static int fake_tail(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
+                     struct strbuf *out, char *err, size_t errlen)
+{
+    if (call(d, err, errlen)) return -1;
+    struct fjob *j = find(F(d), id);
+    if (!j) {
+        errf(err, errlen, "job %s is not known to the scheduler", id);
+        return -1;
+    }
+    if (which == DRV_STDOUT) {
+        size_t len = strlen(j->out);
+        sb_puts(out, j->out + (len > max_bytes ? len - max_bytes : 0));
+    }
+    return 0;
+}
+
+static void fake_close(struct cluster_driver *d)
+{
+    struct fake *f = F(d);
+    for (long i = 0; i < f->n; i++) free(f->jobs[i].out);
+    free(f->jobs);
+    free(f);
+}
+
+static const struct cluster_driver_ops fake_ops = {
+    .kind = "fake",
+    .submit = fake_submit,
+    .status = fake_status,
+    .cancel = fake_cancel,
+    .resources = fake_resources,
+    .tail = fake_tail,
+    .close = fake_close,
+};
+
+int drv_fake_init(struct cluster_driver *d, char *err, size_t errlen)
+{
+    struct fake *f = xcalloc(1, sizeof *f);
+    f->cores = FAKE_DEFAULT_CORES;
+    d->impl = f;
+    d->ops = &fake_ops;
+    return 0;
+}

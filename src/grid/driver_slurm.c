@@ -1,0 +1,596 @@
+/* driver_slurm.c - the Slurm driver, over Slurm's commands (sbatch, squeue,
+ * scancel, sinfo, scontrol) run with the cluster's SLURM_CONF, each bounded
+ * by the cluster's timeout. Remote ids are Slurm's: "123" for a job,
+ * "123_4" for element 4 of array 123. Finished jobs are read from squeue
+ * while slurmctld keeps them (MinJobAge), then from the jobcomp/filetxt log
+ * when the cluster writes one; sacct is not used, as accounting needs
+ * slurmdbd. Outputs are written as locus.<id>.stdout and .stderr in the
+ * job's working directory, which the tail reads: the driver runs on a
+ * submit host that sees the cluster's file systems, as Slurm's commands do. */
+#include "core/fsutil.h"
+#include "core/hashmap.h"
+#include "core/run.h"
+#include "grid/driver.h"
+#include "grid/jobscript.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLURM_JOBCOMP_MAX (256u << 20)   /* bytes of the jobcomp log read at most */
+
+struct slurm {
+    char env_conf[DRV_FIELD_MAX + 16];   /* "SLURM_CONF=..." */
+    char jobcomp[PATH_MAX];              /* the jobcomp/filetxt log; "" none */
+    int jobcomp_known;                   /* jobcomp was asked for already */
+};
+
+/* Runs a Slurm command. 0: it succeeded; -1: it could not run or timed out;
+ * 1: it failed (its first line of stderr in err). res is the caller's to
+ * free in every case. */
+static int slurm_cmd(struct cluster_driver *d, const char *const *argv, struct run_output *res, char *err,
+                     size_t errlen)
+{
+    struct slurm *s = d->impl;
+    const char *env[] = {s->env_conf, NULL};
+    if (run_capture(argv, env, d->cfg.timeout_ms, res, err, errlen)) return -1;
+    if (res->status == 0) return 0;
+    char line[300];
+    size_t n = strcspn(res->err, "\n");
+    snprintf(line, sizeof line, "%.*s", (int)(n < 299 ? n : 299), res->err);
+    errf(err, errlen, "%s failed (status %d): %s", argv[0], res->status, line[0] ? line : "no message");
+    return 1;
+}
+
+/* ---- submission ---- */
+
+/* The nodefile as OAR writes it, one line per allocated core, from
+ * Slurm's compressed node list and SLURM_JOB_CPUS_PER_NODE ("4(x2),2"). */
+static const char nodefile_lines[] =
+    "locus_hosts=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null))\n"
+    "locus_i=0\n"
+    "for locus_c in ${SLURM_JOB_CPUS_PER_NODE//,/ }; do\n"
+    "  locus_n=${locus_c%%(*}; locus_r=1\n"
+    "  case $locus_c in *'(x'*) locus_r=${locus_c#*(x}; locus_r=${locus_r%)};; esac\n"
+    "  for ((locus_k = 0; locus_k < locus_r; locus_k++)); do\n"
+    "    for ((locus_m = 0; locus_m < locus_n; locus_m++)); do echo \"${locus_hosts[$locus_i]}\"; done\n"
+    "    locus_i=$((locus_i + 1))\n"
+    "  done\n"
+    "done >\"$LOCUS_NODEFILE\"";
+
+/* The sbatch options of a resources request: nodes and cores per node,
+ * or cores anywhere; whole nodes when only nodes are asked for. */
+static int resources_args(const struct cluster_spec *spec, struct strpool *pool, const char **argv, int *argc,
+                          char *err, size_t errlen)
+{
+    long nodes = 0, cores = 0;
+    for (int i = 0; i < spec->nlevels; i++) {
+        const char *n = spec->levels[i].name;
+        long *slot = NULL;
+        if (!strcmp(n, "nodes") || !strcmp(n, "node") || !strcmp(n, "host")) slot = &nodes;
+        else if (!strcmp(n, "core") || !strcmp(n, "cores") || !strcmp(n, "resource_id") || !strcmp(n, "cpu"))
+            slot = &cores;
+        if (!slot || *slot) {
+            errf(err, errlen, "resources level \"%s\" is not supported (nodes, core or resource_id, once each)", n);
+            return -1;
+        }
+        *slot = spec->levels[i].count;
+    }
+    if (nodes) argv[(*argc)++] = strpool_printf(pool, "--nodes=%ld", nodes);
+    if (nodes && cores) argv[(*argc)++] = strpool_printf(pool, "--ntasks-per-node=%ld", cores);
+    else if (nodes) argv[(*argc)++] = "--exclusive";
+    else argv[(*argc)++] = strpool_printf(pool, "--ntasks=%ld", cores ? cores : 1);
+    return 0;
+}
+
+/* The home of user (NULL or "": the caller's) into out, and its uid/gid. */
+static int user_home(const char *user, char *out, size_t outlen, uid_t *uid, gid_t *gid, char *err, size_t errlen)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int rc = user && *user ? getpwnam_r(user, &pw, buf, sizeof buf, &res) : getpwuid_r(geteuid(), &pw, buf, sizeof buf, &res);
+    if (rc || !res) {
+        errf(err, errlen, "user \"%s\" is unknown on this submit host", user && *user ? user : "(self)");
+        return -1;
+    }
+    snprintf(out, outlen, "%s", pw.pw_dir);
+    *uid = pw.pw_uid;
+    *gid = pw.pw_gid;
+    return 0;
+}
+
+/* exec_directory with its macros expanded here (Slurm needs the path for
+ * -D): ~ and {HOME} the user's home, {CAMPAIGN_ID} the id. */
+static void expand_dir(struct strbuf *out, const char *dir, const char *home, int64_t campaign)
+{
+    if (!*dir) {
+        sb_puts(out, home);
+        return;
+    }
+    const char *p = dir;
+    if (p[0] == '~' && (p[1] == '/' || !p[1])) {
+        sb_puts(out, home);
+        p++;
+    }
+    for (; *p; p++) {
+        if (!strncmp(p, "{HOME}", 6)) {
+            sb_puts(out, home);
+            p += 5;
+        } else if (!strncmp(p, "{CAMPAIGN_ID}", 13)) {
+            sb_printf(out, "%" PRId64, campaign);
+            p += 12;
+        } else {
+            sb_append(out, p, 1);
+        }
+    }
+}
+
+/* Submits jobs[0..n-1] as one sbatch: an array when array, else n is 1. */
+static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
+                  int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen)
+{
+    const struct drv_job *j = &jobs[0];
+    char home[PATH_MAX];
+    uid_t uid;
+    gid_t gid;
+    if (user_home(j->user, home, sizeof home, &uid, &gid, err, errlen)) return -1;
+    if (geteuid() != 0 && uid != geteuid()) {
+        errf(err, errlen, "cannot submit as \"%s\": this process is neither root nor that user", j->user);
+        return -1;
+    }
+    struct strpool pool;
+    strpool_init(&pool);
+    const char *argv[40];
+    int argc = 0;
+    int rc = -1;
+    char script[] = "/tmp/locus-sbatch-XXXXXX";
+    int fd = -1;
+    struct strbuf text, dir;
+    sb_init(&text);
+    sb_init(&dir);
+    struct run_output res = {0};
+
+    struct jobscript_sched sched = {array ? "${SLURM_ARRAY_TASK_ID:-0}" : "0", nodefile_lines};
+    if (jobscript_write(&text, spec, jobs, n, &sched, err, errlen)) goto out;
+    expand_dir(&dir, spec->exec_directory, home, j->campaign_id);
+    argv[argc++] = "sbatch";
+    argv[argc++] = "--parsable";
+    argv[argc++] = "--no-requeue";   /* a preempted or failed job comes back to locus, which resubmits */
+    argv[argc++] = strpool_printf(&pool, "--job-name=locus.%" PRId64, j->campaign_id);
+    argv[argc++] = strpool_printf(&pool, "--chdir=%s", dir.s);
+    argv[argc++] = array ? "--output=locus.%A_%a.stdout" : "--output=locus.%j.stdout";
+    argv[argc++] = array ? "--error=locus.%A_%a.stderr" : "--error=locus.%j.stderr";
+    argv[argc++] = strpool_printf(&pool, "--time=%ld", (drv_job_walltime(spec, j) + 59) / 60);
+    const char *part = spec->best_effort && d->cfg.besteffort_partition[0] ? d->cfg.besteffort_partition
+                                                                            : d->cfg.partition;
+    if (*part) argv[argc++] = strpool_printf(&pool, "--partition=%s", part);
+    if (resources_args(spec, &pool, argv, &argc, err, errlen)) goto out;
+    if (spec->properties[0]) argv[argc++] = strpool_printf(&pool, "--constraint=%s", spec->properties);
+    if (spec->project[0]) argv[argc++] = strpool_printf(&pool, "--account=%s", spec->project);
+    if (spec->checkpointing_period > 0)   /* B: to the wrapper, which forwards it to the job */
+        argv[argc++] = strpool_printf(&pool, "--signal=B:%d@%ld", spec->checkpointing_signal,
+                                      spec->checkpointing_period);
+    if (geteuid() == 0 && uid != 0) {
+        argv[argc++] = strpool_printf(&pool, "--uid=%u", (unsigned)uid);
+        argv[argc++] = strpool_printf(&pool, "--gid=%u", (unsigned)gid);
+    }
+    if (array) argv[argc++] = strpool_printf(&pool, "--array=0-%d", n - 1);
+    fd = mkstemp(script);
+    if (fd < 0 || write(fd, text.s, text.len) != (ssize_t)text.len) {
+        errf(err, errlen, "cannot write the job script %s: %s", script, strerror(errno));
+        goto out;
+    }
+    argv[argc++] = script;
+    argv[argc] = NULL;
+    if (slurm_cmd(d, argv, &res, err, errlen)) goto out;
+    char *end;
+    long id = strtol(res.out, &end, 10);   /* "id" or "id;cluster" */
+    if (end == res.out || id <= 0 || (*end && *end != ';' && *end != '\n')) {
+        char q[48];
+        errf(err, errlen, "sbatch answered \"%s\", not a job id", snippet(res.out, q));
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (array) snprintf(ids[i], DRV_ID_MAX, "%ld_%d", id, i);
+        else snprintf(ids[i], DRV_ID_MAX, "%ld", id);
+    }
+    rc = 0;
+out:
+    if (fd >= 0) {
+        close(fd);
+        unlink(script);
+    }
+    run_output_free(&res);
+    sb_free(&text);
+    sb_free(&dir);
+    strpool_free(&pool);
+    return rc;
+}
+
+static int slurm_submit(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs,
+                        int n, int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen)
+{
+    if (array) return sbatch(d, spec, jobs, n, 1, ids, err, errlen) ? 0 : n;
+    for (int i = 0; i < n; i++)
+        if (sbatch(d, spec, &jobs[i], 1, 0, &ids[i], err, errlen)) return i;
+    return n;
+}
+
+/* ---- status ---- */
+
+/* Slurm's job states, normalised. */
+static const struct {
+    const char *name;
+    enum drv_state state;
+    enum drv_end end;           /* DRV_END_EXIT: decided by the exit code */
+} slurm_states[] = {
+    {"PENDING", DRV_WAITING, DRV_END_NONE},         {"CONFIGURING", DRV_WAITING, DRV_END_NONE},
+    {"REQUEUED", DRV_WAITING, DRV_END_NONE},        {"REQUEUE_HOLD", DRV_WAITING, DRV_END_NONE},
+    {"REQUEUE_FED", DRV_WAITING, DRV_END_NONE},     {"RESV_DEL_HOLD", DRV_WAITING, DRV_END_NONE},
+    {"SPECIAL_EXIT", DRV_WAITING, DRV_END_NONE},    {"RUNNING", DRV_RUNNING, DRV_END_NONE},
+    {"COMPLETING", DRV_RUNNING, DRV_END_NONE},      {"SUSPENDED", DRV_RUNNING, DRV_END_NONE},
+    {"STOPPED", DRV_RUNNING, DRV_END_NONE},         {"RESIZING", DRV_RUNNING, DRV_END_NONE},
+    {"SIGNALING", DRV_RUNNING, DRV_END_NONE},       {"STAGE_OUT", DRV_RUNNING, DRV_END_NONE},
+    {"COMPLETED", DRV_FINISHED, DRV_END_EXIT},      {"FAILED", DRV_FINISHED, DRV_END_EXIT},
+    {"OUT_OF_MEMORY", DRV_FINISHED, DRV_END_EXIT},  {"TIMEOUT", DRV_FINISHED, DRV_END_WALLTIME},
+    {"DEADLINE", DRV_FINISHED, DRV_END_WALLTIME},   {"PREEMPTED", DRV_FINISHED, DRV_END_PREEMPTED},
+    {"CANCELLED", DRV_FINISHED, DRV_END_CANCELLED}, {"REVOKED", DRV_FINISHED, DRV_END_CANCELLED},
+    {"NODE_FAIL", DRV_FINISHED, DRV_END_NODE_FAIL}, {"BOOT_FAIL", DRV_FINISHED, DRV_END_NODE_FAIL},
+};
+
+/* Fills st from a state name ("CANCELLED by 0" counts as CANCELLED) and an
+ * exit code (the status, or 128 + the signal). */
+static void normalise(const char *state, int exit_code, struct drv_status *st)
+{
+    snprintf(st->raw, sizeof st->raw, "%.*s", (int)strcspn(state, " "), state);
+    st->state = DRV_FINISHED;
+    st->end = DRV_END_UNKNOWN;
+    for (size_t i = 0; i < sizeof slurm_states / sizeof *slurm_states; i++) {
+        if (strcmp(st->raw, slurm_states[i].name)) continue;
+        st->state = slurm_states[i].state;
+        st->end = slurm_states[i].end;
+        break;
+    }
+    if (st->end == DRV_END_EXIT) {
+        /* FAILED with status 0: the job could not be launched at all */
+        st->end = exit_code ? DRV_END_EXIT : strcmp(st->raw, "COMPLETED") ? DRV_END_UNKNOWN : DRV_END_SUCCESS;
+        st->exit_code = exit_code;
+    }
+}
+
+/* "2026-11-21T12:06:35" (local time) as a time_t; 0 for "Unknown", "N/A". */
+static time_t slurm_time(const char *s)
+{
+    struct tm tm = {0};
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end) return 0;
+    tm.tm_isdst = -1;
+    return mktime(&tm);
+}
+
+/* "[D-][[H:]M:]S" as seconds. */
+static long slurm_duration(const char *s)
+{
+    long days = 0, parts[3] = {0}, n = 0;
+    const char *dash = strchr(s, '-');
+    if (dash) {
+        days = atol(s);
+        s = dash + 1;
+    }
+    for (char *end; n < 3; s = end + 1) {
+        parts[n++] = strtol(s, &end, 10);
+        if (*end != ':') break;
+    }
+    long v = 0;
+    for (long i = 0; i < n; i++) v = v * 60 + parts[i];
+    return days * 86400 + v;
+}
+
+/* Splits line at '|' into at most max fields (line is modified). */
+static int split(char *line, char **f, int max)
+{
+    int n = 0;
+    while (n < max) {
+        f[n++] = line;
+        char *bar = strchr(line, '|');
+        if (!bar) break;
+        *bar = '\0';
+        line = bar + 1;
+    }
+    return n;
+}
+
+/* One job of squeue's answer: JobArrayID|State|exit_code|Start|End|TimeUsed|WorkDir| */
+#define SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,WorkDir:|"
+struct sq_job {
+    struct drv_status st;
+    char workdir[PATH_MAX];
+};
+
+/* Runs squeue on ids (comma-separated in list) into jobs, keyed by remote
+ * id (owned entries). 0, or -1 when squeue could not tell. */
+static int squeue_jobs(struct cluster_driver *d, const char *list, struct smap *jobs, char *err, size_t errlen)
+{
+    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", list, "-O", SQUEUE_FIELDS, NULL};
+    struct run_output res;
+    int rc = slurm_cmd(d, argv, &res, err, errlen);
+    if (rc == 1 && strstr(res.err, "Invalid job id")) rc = 0;   /* none of them is known any more */
+    for (char *line = res.out; rc == 0 && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        char *f[8];
+        if (split(line, f, 8) >= 7) {
+            struct sq_job *j = xcalloc(1, sizeof *j);
+            int raw = atoi(f[2]);   /* a wait status */
+            normalise(f[1], raw & 0x7f ? 128 + (raw & 0x7f) : (raw >> 8) & 0xff, &j->st);
+            j->st.start = slurm_time(f[3]);
+            j->st.stop = j->st.state == DRV_FINISHED ? slurm_time(f[4]) : 0;
+            j->st.run_seconds = slurm_duration(f[5]);
+            snprintf(j->workdir, sizeof j->workdir, "%s", f[6]);
+            free(smap_get(jobs, f[0]));
+            smap_put(jobs, f[0], j);
+        }
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    run_output_free(&res);
+    return rc ? -1 : 0;
+}
+
+/* The jobcomp log of the cluster, if it writes one (asked once). */
+static const char *jobcomp_path(struct cluster_driver *d, char *err, size_t errlen)
+{
+    struct slurm *s = d->impl;
+    if (s->jobcomp_known) return s->jobcomp;
+    const char *argv[] = {"scontrol", "show", "config", NULL};
+    struct run_output res;
+    int rc = slurm_cmd(d, argv, &res, err, errlen);
+    if (rc == 0) {
+        int filetxt = strstr(res.out, "jobcomp/filetxt") != NULL;
+        char *p = strstr(res.out, "\nJobCompLoc");
+        if (filetxt && p && (p = strchr(p, '=')))
+            sscanf(p + 1, " %4095[^\n]", s->jobcomp);
+        s->jobcomp_known = 1;
+    }
+    run_output_free(&res);
+    return rc ? NULL : s->jobcomp;
+}
+
+/* The value of " key=" in a jobcomp line, up to the next " Name=" (values
+ * such as WorkDir may hold spaces), into out. */
+static int jc_field(const char *line, const char *key, char *out, size_t outlen)
+{
+    size_t kl = strlen(key);
+    const char *p = line;
+    while ((p = strstr(p, key))) {
+        if ((p == line || p[-1] == ' ') && p[kl] == '=') break;
+        p += kl;
+    }
+    if (!p) return -1;
+    p += kl + 1;
+    const char *e = p;
+    for (; *e && *e != '\n'; e++) {
+        if (*e != ' ') continue;
+        const char *q = e + 1;
+        while (isalnum((unsigned char)*q) || *q == '_' || *q == ':') q++;
+        if (*q == '=' && q > e + 1) break;
+    }
+    snprintf(out, outlen, "%.*s", (int)(e - p), p);
+    return 0;
+}
+
+/* Jobs of ids not in jobs, looked up in the jobcomp log and added. */
+static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
+                        size_t errlen)
+{
+    const char *path = jobcomp_path(d, err, errlen);
+    if (!path) return -1;
+    if (!*path) return 0;
+    size_t len;
+    char *text = read_file(path, SLURM_JOBCOMP_MAX, &len);
+    if (!text) return errno == ENOENT ? 0 : (errf(err, errlen, "cannot read %s: %s", path, strerror(errno)), -1);
+    struct smap wanted;
+    smap_init(&wanted);
+    for (int i = 0; i < n; i++)
+        if (!smap_get(jobs, ids[i])) smap_put(&wanted, ids[i], (void *)ids[i]);
+    for (char *line = text; wanted.count && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        char id[DRV_ID_MAX], a[32], t[32], state[64], code[32], v[PATH_MAX];
+        if (!jc_field(line, "ArrayJobId", a, sizeof a) && !jc_field(line, "ArrayTaskId", t, sizeof t))
+            snprintf(id, sizeof id, "%s_%s", a, t);
+        else if (jc_field(line, "JobId", id, sizeof id))
+            id[0] = '\0';
+        if (id[0] && smap_get(&wanted, id) && !jc_field(line, "JobState", state, sizeof state)) {
+            struct sq_job *j = xcalloc(1, sizeof *j);
+            int status = 0, sig = 0;
+            if (!jc_field(line, "ExitCode", code, sizeof code)) sscanf(code, "%d:%d", &status, &sig);
+            normalise(state, sig ? 128 + sig : status, &j->st);
+            if (!jc_field(line, "StartTime", v, sizeof v)) j->st.start = slurm_time(v);
+            if (!jc_field(line, "EndTime", v, sizeof v)) j->st.stop = slurm_time(v);
+            if (j->st.start && j->st.stop >= j->st.start) j->st.run_seconds = (long)(j->st.stop - j->st.start);
+            if (!jc_field(line, "WorkDir", v, sizeof v)) snprintf(j->workdir, sizeof j->workdir, "%s", v);
+            free(smap_get(jobs, id));   /* a later line (a requeued job) wins */
+            smap_put(jobs, id, j);
+        }
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    smap_free(&wanted);
+    free(text);
+    return 0;
+}
+
+static void free_jobs(struct smap *jobs)
+{
+    const char *k;
+    void *v;
+    for (size_t it = 0; smap_next(jobs, &it, &k, &v);) free(v);
+    smap_free(jobs);
+}
+
+/* squeue, then the jobcomp log for the ids squeue did not know. */
+static int find_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
+                     size_t errlen)
+{
+    struct strbuf list;
+    sb_init(&list);
+    for (int i = 0; i < n; i++) sb_printf(&list, "%s%s", i ? "," : "", ids[i]);
+    int rc = squeue_jobs(d, list.s, jobs, err, errlen);
+    sb_free(&list);
+    if (rc == 0 && jobs->count < (size_t)n) rc = jobcomp_jobs(d, ids, n, jobs, err, errlen);
+    return rc;
+}
+
+static int slurm_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out,
+                        char *err, size_t errlen)
+{
+    struct smap jobs;
+    smap_init(&jobs);
+    int rc = find_jobs(d, ids, n, &jobs, err, errlen);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        struct sq_job *j = smap_get(&jobs, ids[i]);
+        if (j) out[i] = j->st;
+        else out[i] = (struct drv_status){.state = DRV_FINISHED, .end = DRV_END_UNKNOWN, .raw = "UNKNOWN"};
+    }
+    free_jobs(&jobs);
+    return rc;
+}
+
+/* ---- cancel, resources, tail ---- */
+
+static int slurm_cancel(struct cluster_driver *d, const char *const *ids, int n, char *err, size_t errlen)
+{
+    const char **argv = xcalloc((size_t)n + 2, sizeof *argv);
+    argv[0] = "scancel";
+    for (int i = 0; i < n; i++) argv[i + 1] = ids[i];
+    struct run_output res;
+    int rc = slurm_cmd(d, argv, &res, err, errlen);
+    if (rc == 1) {
+        /* jobs that ended or are unknown are not an error: any other line is */
+        rc = 0;
+        for (char *line = res.err; *line && !rc;) {
+            size_t len = strcspn(line, "\n");
+            char save = line[len];
+            line[len] = '\0';
+            if (!strstr(line, "Invalid job id") && !strstr(line, "already completing or completed")) rc = 1;
+            line[len] = save;
+            line += len + (save ? 1 : 0);
+        }
+    }
+    run_output_free(&res);
+    free(argv);
+    return rc ? -1 : 0;
+}
+
+static int slurm_resources(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen)
+{
+    /* one line per node and partition: count each node once */
+    const char *sinfo[] = {"sinfo", "-h", "-N", "-o", "%N|%C", NULL};
+    const char *squeue[] = {"squeue", "-h", "-r", "-o", "%T", NULL};
+    struct run_output r1, r2 = {0};
+    int rc = slurm_cmd(d, sinfo, &r1, err, errlen);
+    if (rc == 0) rc = slurm_cmd(d, squeue, &r2, err, errlen);
+    if (rc == 0) {
+        struct smap seen;
+        smap_init(&seen);
+        for (char *line = r1.out; *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl) *nl = '\0';
+            char *f[2];
+            long alloc, idle, other, total;
+            if (split(line, f, 2) == 2 && !smap_get(&seen, f[0]) &&
+                sscanf(f[1], "%ld/%ld/%ld/%ld", &alloc, &idle, &other, &total) == 4) {
+                smap_put(&seen, f[0], (void *)1);
+                out->total_cores += total - other;   /* other: down or drained */
+                out->free_cores += idle;
+            }
+            line = nl ? nl + 1 : line + strlen(line);
+        }
+        smap_free(&seen);
+        for (char *line = r2.out; *line;) {
+            size_t len = strcspn(line, "\n");
+            if (!strncmp(line, "PENDING", len) && len == 7) out->waiting_jobs++;
+            else if (!strncmp(line, "RUNNING", len) && len == 7) out->running_jobs++;
+            line += len + (line[len] ? 1 : 0);
+        }
+        /* slurmctld answering slower than half the timeout is stressed */
+        double slow = d->cfg.timeout_ms / 2.0;
+        out->stress = (r1.elapsed_ms + r2.elapsed_ms) / slow;
+        if (out->stress > 1) out->stress = 1;
+    }
+    run_output_free(&r1);
+    run_output_free(&r2);
+    return rc ? -1 : 0;
+}
+
+static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
+                      struct strbuf *out, char *err, size_t errlen)
+{
+    struct smap jobs;
+    smap_init(&jobs);
+    const char *ids[] = {id};
+    int rc = find_jobs(d, ids, 1, &jobs, err, errlen);
+    struct sq_job *j = rc ? NULL : smap_get(&jobs, id);
+    if (!rc && (!j || !j->workdir[0])) {
+        errf(err, errlen, "job %s is not known to the scheduler any more", id);
+        rc = -1;
+    }
+    if (!rc) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/locus.%s.%s", j->workdir, id, which == DRV_STDOUT ? "stdout" : "stderr");
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat stt;
+        if (fd < 0 || fstat(fd, &stt)) {
+            errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            rc = -1;
+        } else {
+            size_t from = (size_t)stt.st_size > max_bytes ? (size_t)stt.st_size - max_bytes : 0;
+            char buf[8192];
+            ssize_t got;
+            while (from < (size_t)stt.st_size && (got = pread(fd, buf, sizeof buf, (off_t)from)) > 0) {
+                size_t keep = from + (size_t)got > (size_t)stt.st_size ? (size_t)stt.st_size - from : (size_t)got;
+                sb_append(out, buf, keep);
+                from += keep;
+            }
+        }
+        if (fd >= 0) close(fd);
+    }
+    free_jobs(&jobs);
+    return rc;
+}
+
+static void slurm_close(struct cluster_driver *d) { free(d->impl); }
+
+static const struct cluster_driver_ops slurm_ops = {
+    .kind = "slurm",
+    .submit = slurm_submit,
+    .status = slurm_status,
+    .cancel = slurm_cancel,
+    .resources = slurm_resources,
+    .tail = slurm_tail,
+    .close = slurm_close,
+};
+
+int drv_slurm_init(struct cluster_driver *d, char *err, size_t errlen)
+{
+    if (!d->cfg.conf[0]) {
+        errf(err, errlen, "the slurm driver needs the cluster's slurm.conf (--conf)");
+        return -1;
+    }
+    if (access(d->cfg.conf, R_OK)) {
+        errf(err, errlen, "cannot read %s: %s", d->cfg.conf, strerror(errno));
+        return -1;
+    }
+    struct slurm *s = xcalloc(1, sizeof *s);
+    snprintf(s->env_conf, sizeof s->env_conf, "SLURM_CONF=%s", d->cfg.conf);
+    d->impl = s;
+    d->ops = &slurm_ops;
+    return 0;
+}

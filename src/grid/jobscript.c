@@ -1,0 +1,155 @@
+/* jobscript.c - the job wrapper (see jobscript.h). */
+#include "grid/jobscript.h"
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+void sh_quote(struct strbuf *out, const char *s)
+{
+    sb_puts(out, "'");
+    for (; *s; s++) {
+        if (*s == '\'') sb_puts(out, "'\\''");
+        else sb_append(out, s, 1);
+    }
+    sb_puts(out, "'");
+}
+
+/* text as one shell word with CiGri's macros expanded on the node: a
+ * leading ~ and {HOME} become "$HOME", {CAMPAIGN_ID} the campaign's id;
+ * the rest is literal. */
+static void sh_word(struct strbuf *out, const char *text, int64_t campaign)
+{
+    struct strbuf lit;
+    sb_init(&lit);
+    const char *p = text;
+    if (p[0] == '~' && (p[1] == '/' || !p[1])) {
+        sb_puts(out, "\"$HOME\"");
+        p++;
+    }
+    for (; *p; p++) {
+        const char *macro = NULL;
+        if (!strncmp(p, "{HOME}", 6)) macro = "\"$HOME\"";
+        else if (!strncmp(p, "{CAMPAIGN_ID}", 13)) macro = "";
+        if (!macro) {
+            sb_append(&lit, p, 1);
+            continue;
+        }
+        if (lit.len) sh_quote(out, lit.s);
+        sb_reset(&lit);
+        if (*macro) {
+            sb_puts(out, macro);
+            p += 5;
+        } else {
+            sb_printf(out, "%" PRId64, campaign);
+            p += 12;
+        }
+    }
+    if (lit.len || !out->len) sh_quote(out, lit.s);
+    sb_free(&lit);
+}
+
+static int env_name_ok(const char *e)
+{
+    const char *eq = strchr(e, '=');
+    if (!eq || eq == e || isdigit((unsigned char)e[0])) return 0;
+    for (const char *p = e; p < eq; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_') return 0;
+    return 1;
+}
+
+static void hms(struct strbuf *out, long s)
+{
+    sb_printf(out, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+}
+
+/* One element of the case on the index: what differs between jobs. */
+static int write_element(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j, int i,
+                         char *err, size_t errlen)
+{
+    sb_printf(out, "%d)\n  LOCUS_JOB_ID=%" PRId64 "\n  LOCUS_JOB_NAME=", i, j->job_id);
+    sh_quote(out, j->name ? j->name : "");
+    long wall = drv_job_walltime(spec, j);
+    sb_puts(out, "\n  LOCUS_WALLTIME=");
+    hms(out, wall);
+    sb_printf(out, "\n  LOCUS_WALLTIME_SECONDS=%ld\n", wall);
+    if (j->script) {
+        struct strbuf lines;
+        sb_init(&lines);
+        for (int k = 0; k < j->nscript; k++) sb_printf(&lines, "%s\n", j->script[k]);
+        sb_puts(out, "  locus_run=");
+        sh_quote(out, lines.s);
+        sb_free(&lines);
+    } else {
+        sb_puts(out, "  locus_run=");
+        struct strbuf cmd;
+        sb_init(&cmd);
+        sb_puts(&cmd, "exec ");
+        sh_word(&cmd, spec->exec_file, j->campaign_id);
+        if (j->param && *j->param) sb_printf(&cmd, " %s", j->param);   /* shell words, as CiGri */
+        sh_quote(out, cmd.s);
+        sb_free(&cmd);
+    }
+    sb_puts(out, "\n");
+    for (int k = 0; j->env && j->env[k]; k++) {
+        if (!env_name_ok(j->env[k])) {
+            char q[48];
+            errf(err, errlen, "job %" PRId64 ": environment entry \"%s\" is not NAME=VALUE", j->job_id,
+                 snippet(j->env[k], q));
+            return -1;
+        }
+        sb_puts(out, "  export ");
+        sh_quote(out, j->env[k]);
+        sb_puts(out, "\n");
+    }
+    sb_puts(out, "  ;;\n");
+    return 0;
+}
+
+int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
+                    const struct jobscript_sched *sched, char *err, size_t errlen)
+{
+    char res[256] = "";
+    jdl_format_resources(spec->levels, spec->nlevels, res, sizeof res);
+    sb_printf(out, "#!/bin/bash\n# locus job wrapper: campaign %" PRId64 ", %d job(s)\n", jobs[0].campaign_id, n);
+    sb_printf(out, "locus_index=%s\ncase \"$locus_index\" in\n", sched->index);
+    for (int i = 0; i < n; i++)
+        if (write_element(out, spec, &jobs[i], i, err, errlen)) return -1;
+    sb_printf(out, "*) echo \"locus: no job at index $locus_index\" >&2; exit %d;;\nesac\n", JOBSCRIPT_SETUP_FAILED);
+    sb_printf(out, "LOCUS_CAMPAIGN_ID=%" PRId64 "\nLOCUS_USER=", jobs[0].campaign_id);
+    sh_quote(out, jobs[0].user ? jobs[0].user : "");
+    sb_puts(out, "\nLOCUS_RESOURCES=");
+    sh_quote(out, res);
+    sb_puts(out, "\nlocus_dir=");
+    if (spec->exec_directory[0]) sh_word(out, spec->exec_directory, jobs[0].campaign_id);
+    else sb_puts(out, "\"$HOME\"");
+    sb_printf(out,
+              "\ncd \"$locus_dir\" || { echo \"locus: cannot enter the working directory $locus_dir\" >&2; exit %d; }\n",
+              JOBSCRIPT_SETUP_FAILED);
+    sb_puts(out, "LOCUS_WORKDIR=$PWD\n"
+                 "LOCUS_NODEFILE=$(mktemp \"${TMPDIR:-/tmp}/locus-nodefile.XXXXXX\") || exit 1\n"
+                 "trap 'rm -f \"$LOCUS_NODEFILE\"' EXIT\n");
+    sb_printf(out, "%s\n", sched->nodefile);
+    sb_puts(out, "export LOCUS_JOB_ID LOCUS_JOB_NAME LOCUS_CAMPAIGN_ID LOCUS_USER LOCUS_WORKDIR LOCUS_NODEFILE\n"
+                 "export LOCUS_RESOURCES LOCUS_WALLTIME LOCUS_WALLTIME_SECONDS\n"
+                 "# CiGri's names, so that CiGri scripts run unchanged\n"
+                 "export CIGRI_JOB_ID=$LOCUS_JOB_ID CIGRI_JOBID=$LOCUS_JOB_ID\n"
+                 "export CIGRI_CAMPAIGN_ID=$LOCUS_CAMPAIGN_ID CIGRI_CAMPAIGNID=$LOCUS_CAMPAIGN_ID\n"
+                 "export CIGRI_JOB_NAME=$LOCUS_JOB_NAME CIGRI_JOBNAME=$LOCUS_JOB_NAME CIGRI_USER=$LOCUS_USER\n"
+                 "export CIGRI_WORKDIR=$LOCUS_WORKDIR CIGRI_WORKING_DIRECTORY=$LOCUS_WORKDIR\n"
+                 "export CIGRI_NODE_FILE=$LOCUS_NODEFILE CIGRI_NODEFILE=$LOCUS_NODEFILE\n"
+                 "export CIGRI_RESOURCES=$LOCUS_RESOURCES CIGRI_WALLTIME=$LOCUS_WALLTIME\n"
+                 "export CIGRI_WALLTIME_SECONDS=$LOCUS_WALLTIME_SECONDS\n"
+                 "( eval \"$locus_run\" ) &\n"
+                 "locus_child=$!\n");
+    /* the wait below returns early when a trapped signal arrives: wait again
+     * until the job really ended, to exit with its status */
+    if (spec->checkpointing_period > 0)
+        sb_printf(out, "trap 'kill -%d $locus_child 2>/dev/null' %d\n", spec->checkpointing_signal,
+                  spec->checkpointing_signal);
+    sb_puts(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n"
+                 "wait $locus_child\n"
+                 "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
+                 "wait $locus_child\n"   /* bash keeps the status of a reaped child */
+                 "exit $?\n");
+    return 0;
+}

@@ -1,0 +1,215 @@
+/* test_driver_slurm.c - the Slurm driver (grid/driver_slurm.c) against two
+ * real Slurm clusters, started by tests/integration/driver_slurm.sh, which
+ * runs this program with their settings in the environment; alone (as a
+ * unit test) every test is skipped. Cluster alpha has 8 cores on 2 nodes,
+ * beta 4 cores on one node and forgets finished jobs after 2 s (then only
+ * its jobcomp log knows them).
+ *
+ * Checks: a job's environment (LOCUS_*, the CIGRI_* aliases, extra
+ * variables, its node file, its arguments, the user it runs as) and its
+ * stdout tail; an array of 5 params, each element with its own id, param
+ * and job id; failures (exit 3, a missing exec_file, a missing working
+ * directory); a best-effort array preempted by another user's normal job,
+ * exactly as many as that job needs; cancel of running and waiting jobs;
+ * resources before, during and after; a finished job forgotten by
+ * slurmctld found in the jobcomp log; a job killed at its walltime after
+ * the checkpointing signal reached it through the wrapper; and a cluster
+ * whose slurmctld was killed giving errors naming it within the timeout.
+ * The walltime job is submitted first and checked last (Slurm enforces
+ * walltimes by the minute), so the whole run stays under two minutes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/run.h"
+#include "driver_fixtures.h"
+#include <signal.h>
+
+#define TIMEOUT_MS 4000
+
+static struct {
+    int on;
+    struct cluster_driver *a, *b;
+    const char *user, *other, *ctld_pidfile_b;
+    char wall_id[DRV_ID_MAX];    /* the walltime job, on beta */
+    char single_id[DRV_ID_MAX];  /* the environment job, on beta */
+} T;
+
+static int group_setup(void **state)
+{
+    const char *ca = getenv("LOCUS_SLURM_CONF_A"), *cb = getenv("LOCUS_SLURM_CONF_B");
+    fx_work = getenv("LOCUS_SLURM_WORK");
+    T.user = getenv("LOCUS_SLURM_USER");
+    T.other = getenv("LOCUS_SLURM_OTHER_USER");
+    T.ctld_pidfile_b = getenv("LOCUS_SLURM_CTLD_PIDFILE_B");
+    if (!ca || !cb || !fx_work || !T.user || !T.other || !T.ctld_pidfile_b) return 0;   /* every test skips */
+    char err[512];
+    struct cluster_config a = {.name = "alpha", .kind = DRIVER_SLURM, .timeout_ms = TIMEOUT_MS,
+                               .partition = "normal", .besteffort_partition = "besteffort"};
+    struct cluster_config b = a;
+    snprintf(b.name, sizeof b.name, "beta");
+    snprintf(a.conf, sizeof a.conf, "%s", ca);
+    snprintf(b.conf, sizeof b.conf, "%s", cb);
+    T.a = drv_open(&a, err, sizeof err);
+    T.b = drv_open(&b, err, sizeof err);
+    if (!T.a || !T.b) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    /* Slurm checks time limits every 30 s or so, and only by the minute */
+    fx_walltime_submit(T.b, "beta", T.user, 60, 55, T.wall_id);
+    T.on = 1;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    drv_close(T.a);
+    drv_close(T.b);
+    return 0;
+}
+
+#define NEED_SLURM() \
+    do { if (!T.on) skip(); } while (0)
+
+static void test_environment_of_a_job(void **state)
+{
+    NEED_SLURM();
+    fx_script("envdump.sh", fx_envdump);
+    struct campaign_spec spec;
+    fx_spec(&spec, "beta", FX_ENV_SECTION);
+    struct drv_job job = fx_env_job(T.user);
+    char err[512];
+    int rc = drv_submit(T.b, &spec.clusters[0], &job, T.single_id, err, sizeof err);
+    campaign_spec_free(&spec);
+    if (rc) fail_msg("%s", err);
+    struct drv_status st = fx_wait_end(T.b, T.single_id, 60);
+    assert_int_equal(st.end, DRV_END_SUCCESS);
+    assert_true(st.start > 0 && st.stop >= st.start);
+    fx_check_env(T.b, T.single_id, T.user);
+}
+
+static void test_array_of_params(void **state)
+{
+    NEED_SLURM();
+    char ids[5][DRV_ID_MAX];
+    fx_array(T.a, "alpha", T.user, ids);
+    /* one Slurm array: ids "A_0".."A_4" of the same A */
+    const char *us = strchr(ids[0], '_');
+    assert_non_null(us);
+    for (int i = 0; i < 5; i++) {
+        char want[DRV_ID_MAX];
+        snprintf(want, sizeof want, "%.*s_%d", (int)(us - ids[0]), ids[0], i);
+        assert_string_equal(ids[i], want);
+    }
+}
+
+static void test_failures(void **state)
+{
+    NEED_SLURM();
+    fx_failures(T.a, "alpha", T.user);
+    /* a missing working directory never passes for a success (Slurm
+     * itself would run the job in /tmp) */
+    struct campaign_spec nodir;
+    fx_spec(&nodir, "alpha", "\"exec_file\": \"./fail3.sh\"");
+    free(nodir.clusters[0].exec_directory);
+    nodir.clusters[0].exec_directory = xstrdup("/nonexistent/dir");
+    struct drv_job job = {.job_id = 1, .campaign_id = 3, .name = "f", .user = T.user, .param = "f"};
+    char id[DRV_ID_MAX], err[512];
+    int rc = drv_submit(T.a, &nodir.clusters[0], &job, id, err, sizeof err);
+    campaign_spec_free(&nodir);
+    if (rc) fail_msg("%s", err);
+    struct drv_status st = fx_wait_end(T.a, id, 60);
+    assert_true(st.end == DRV_END_EXIT || st.end == DRV_END_UNKNOWN);
+}
+
+static void test_besteffort_preempted_cancel_and_resources(void **state)
+{
+    NEED_SLURM();
+    fx_preemption(T.a, "alpha", T.user, T.other, 8, 3);
+}
+
+static void test_forgotten_job_found_in_jobcomp(void **state)
+{
+    NEED_SLURM();
+    /* beta forgets finished jobs after MinJobAge; wait until squeue does */
+    char env_conf[600];
+    snprintf(env_conf, sizeof env_conf, "SLURM_CONF=%s", getenv("LOCUS_SLURM_CONF_B"));
+    const char *env[] = {env_conf, NULL};
+    const char *argv[] = {"squeue", "-h", "-t", "all", "-j", T.single_id, "-o", "%i", NULL};
+    double t0 = fx_now();
+    for (;;) {
+        struct run_output res;
+        char err[256];
+        assert_int_equal(run_capture(argv, env, TIMEOUT_MS, &res, err, sizeof err), 0);
+        int known = res.status == 0 && res.out_len > 0;
+        run_output_free(&res);
+        if (!known) break;
+        if (fx_now() - t0 > 80) fail_msg("squeue still knows job %s", T.single_id);
+        usleep(500000);
+    }
+    struct drv_status st = fx_status(T.b, T.single_id);
+    assert_int_equal(st.state, DRV_FINISHED);
+    assert_int_equal(st.end, DRV_END_SUCCESS);
+    assert_true(st.start > 0);
+    st = fx_status(T.b, "999999");
+    assert_int_equal(st.end, DRV_END_UNKNOWN);
+}
+
+static void test_walltime_after_checkpoint_signal(void **state)
+{
+    NEED_SLURM();
+    fx_walltime_check(T.b, T.wall_id, 60, 150);
+    assert_string_equal(fx_status(T.b, T.wall_id).raw, "TIMEOUT");
+}
+
+static void test_dead_cluster_fails_fast(void **state)
+{
+    NEED_SLURM();
+    size_t len;
+    char *pid = read_file(T.ctld_pidfile_b, 64, &len);
+    assert_non_null(pid);
+    assert_int_equal(kill(atoi(pid), SIGKILL), 0);
+    free(pid);
+    usleep(200000);
+    char err[512];
+    struct drv_resources r;
+    double t0 = fx_now();
+    assert_int_equal(drv_resources(T.b, &r, err, sizeof err), -1);
+    double t1 = fx_now();
+    fx_has(err, "cluster beta (slurm): ");
+    assert_true(t1 - t0 < TIMEOUT_MS / 1000.0 + 1.5);
+    const char *ids[] = {T.wall_id};
+    struct drv_status st;
+    assert_int_equal(drv_status(T.b, ids, 1, &st, err, sizeof err), -1);
+    fx_has(err, "cluster beta");
+    struct campaign_spec spec;
+    fx_spec(&spec, "beta", "\"exec_file\": \"./arr.sh\"");
+    struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "d", .user = T.user, .param = "d"};
+    char id[DRV_ID_MAX];
+    double t2 = fx_now();
+    assert_int_equal(drv_submit(T.b, &spec.clusters[0], &job, id, err, sizeof err), -1);
+    double t3 = fx_now();
+    campaign_spec_free(&spec);
+    fx_has(err, "cluster beta");
+    assert_true(t3 - t2 < TIMEOUT_MS / 1000.0 + 1.5);
+    printf("dead cluster: resources failed after %.1f s, submit after %.1f s: %s\n", t1 - t0, t3 - t2, err);
+    /* alpha is unaffected */
+    assert_int_equal(drv_resources(T.a, &r, err, sizeof err), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_environment_of_a_job),
+        cmocka_unit_test(test_array_of_params),
+        cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_besteffort_preempted_cancel_and_resources),
+        cmocka_unit_test(test_forgotten_job_found_in_jobcomp),
+        cmocka_unit_test(test_walltime_after_checkpoint_signal),
+        cmocka_unit_test(test_dead_cluster_fails_fast),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
