@@ -73,7 +73,8 @@ static int change_sequence(struct cli_project *cp, struct cli_copies *copies, vo
 {
     (void)copies;
     struct change_ctx *c = ctx;
-    return order_status(sequence_order_change(cp->s, c->name, 0, c->more, (int64_t)time(NULL), &c->q, err, errlen));
+    return order_status(sequence_order_change(cp->s, c->name, 0, c->more ? SEQ_EXTEND_BY : SEQ_END, c->more,
+                                              (int64_t)time(NULL), &c->q, err, errlen));
 }
 
 static int run_change(int argc, char **argv, int ended, char *err, size_t errlen)

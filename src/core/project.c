@@ -93,6 +93,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     text_setting(cfg, "master_url", c->master_url, sizeof c->master_url);
     text_setting(cfg, "validator_cmd", c->validator_cmd, sizeof c->validator_cmd);
     text_setting(cfg, "assimilator_cmd", c->assimilator_cmd, sizeof c->assimilator_cmd);
+    text_setting(cfg, "sequence_result_cmd", c->sequence_result_cmd, sizeof c->sequence_result_cmd);
     c->one_result_per_user_per_wu = xml_child_bool(cfg, "one_result_per_user_per_wu");
     c->report_immediately = xml_child_bool(cfg, "report_immediately");
     c->locality = xml_child_bool(cfg, "locality_scheduling");
@@ -199,6 +200,11 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
         sb_puts(&sb, "  <assimilator_cmd>");
         sb_xml_escape(&sb, c->assimilator_cmd);
         sb_puts(&sb, "</assimilator_cmd>\n");
+    }
+    if (c->sequence_result_cmd[0]) {
+        sb_puts(&sb, "  <sequence_result_cmd>");
+        sb_xml_escape(&sb, c->sequence_result_cmd);
+        sb_puts(&sb, "</sequence_result_cmd>\n");
     }
     sb_puts(&sb, "</config>\n</locus>\n");
     char path[PROJECT_PATH_MAX + 32];

@@ -27,6 +27,8 @@ struct project_config {
     long max_request_bytes;      /* <max_request_bytes> of a scheduler request */
     char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */
     char assimilator_cmd[1024];  /* <assimilator_cmd>: run after outputs are copied */
+    char sequence_result_cmd[1024]; /* <sequence_result_cmd>: run for each validated position of a work
+                                    sequence; prints "extend N", "end" or nothing */
     int report_immediately;      /* <report_immediately/> on every result sent */
     int locality;                /* <locality_scheduling/>: jobs named FILENAME__* */
     int locality_lite;           /* <locality_scheduling_lite/>: score by sticky input bytes on the host */

@@ -348,7 +348,8 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
         return SEQ_ORDER_INVALID;
     }
     struct sequence_rec q;
-    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, o->u->id, more, o->now, &q, err, errlen);
+    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, o->u->id, o->extend ? SEQ_EXTEND_BY : SEQ_END, more,
+                                                 o->now, &q, err, errlen);
     if (!rc) o->result = sequence_json(&q);
     return rc;
 }

@@ -1,13 +1,18 @@
 /* assimilator.c - the assimilator thread: copies a validated job's
  * canonical outputs to PROJECT/results/BATCH/JOB/OPEN_NAME, runs the
- * project's assimilator_cmd if any, then marks the job done. Copying again
- * after a crash is harmless, so the step is idempotent. */
+ * project's assimilator_cmd if any, then marks the job done; for a
+ * position of a work sequence, runs sequence_result_cmd, which may extend
+ * or end the sequence. Copying again after a crash is harmless, and the
+ * hook's answers are too ("extend N" makes the sequence at least position
+ * + N long), so the step is idempotent. */
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
 #include "server/server.h"
+#include "store/sequence_order.h"
 #include "store/store.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +23,9 @@ struct ajob {
     char canonical[256];
     int nfiles;                  /* canonical instance's files to keep: output number, open name */
     struct { int k; char open_name[64]; } files[MAX_OUTPUTS + 1];
+    char sequence[128];          /* a work sequence's position: its name ("" otherwise) */
+    int64_t pos, length;
+    int restartable;
 };
 
 /* The batch's outputs, but a work sequence's heartbeat has none, and its
@@ -34,6 +42,77 @@ static void files_to_keep(const struct sjob *j, struct ajob *a)
         a->files[a->nfiles].k = j->batch->b.noutputs;
         snprintf(a->files[a->nfiles++].open_name, sizeof a->files[0].open_name, "state");
     }
+    if (seq) {
+        snprintf(a->sequence, sizeof a->sequence, "%s", j->sq->s->r.name);
+        a->pos = j->sq->pos;
+        a->length = j->sq->s->r.length;
+        a->restartable = io.restartable;
+    }
+}
+
+#define SEQ_HOOK_TIMEOUT_MS 300000
+
+/* The sequence hook's answer, its first line of output: "extend N" (N more
+ * positions after this one), "end", or nothing / "continue". */
+static int parse_answer(const char *out, enum seq_change *how, long long *n)
+{
+    char word[16] = "";
+    long long v = 0;
+    int k = sscanf(out, "%15s %lld", word, &v);
+    if (k < 1 || !strcmp(word, "continue")) return 0;
+    if (!strcmp(word, "end") && k == 1) {
+        *how = SEQ_END;
+        return 1;
+    }
+    if (!strcmp(word, "extend") && k == 2 && v > 0 && v <= SEQ_LENGTH_MAX) {
+        *how = SEQ_EXTEND_TO;
+        *n = v;
+        return 1;
+    }
+    return -1;
+}
+
+/* Runs sequence_result_cmd for a position just assimilated in dir and
+ * applies its answer. Its failure is logged, not the job's: the result is
+ * good whatever the back end decides. */
+static void sequence_hook(struct server *s, const char *dir, const struct ajob *a, const char *job_name)
+{
+    char v_dir[PROJECT_PATH_MAX + 600], v_name[300], v_id[64], v_batch[160], v_seq[160], v_pos[64], v_len[64],
+        v_state[PROJECT_PATH_MAX + 620];
+    snprintf(v_dir, sizeof v_dir, "LOCUS_RESULT_DIR=%s", dir);
+    snprintf(v_name, sizeof v_name, "LOCUS_JOB_NAME=%s", job_name);
+    snprintf(v_id, sizeof v_id, "LOCUS_JOB_ID=%lld", (long long)a->job_id);
+    snprintf(v_batch, sizeof v_batch, "LOCUS_BATCH=%s", a->batch);
+    snprintf(v_seq, sizeof v_seq, "LOCUS_SEQUENCE=%s", a->sequence);
+    snprintf(v_pos, sizeof v_pos, "LOCUS_POSITION=%lld", (long long)a->pos);
+    snprintf(v_len, sizeof v_len, "LOCUS_LENGTH=%lld", (long long)a->length);
+    snprintf(v_state, sizeof v_state, "LOCUS_STATE=%s%s", a->restartable ? dir : "", a->restartable ? "/state" : "");
+    const char *env[] = {v_dir, v_name, v_id, v_batch, v_seq, v_pos, v_len, v_state, NULL};
+    const char *argv[] = {"sh", "-c", s->proj.cfg.sequence_result_cmd, "locus-sequence-hook", NULL};
+    struct run_output out;
+    char err[256] = "";
+    enum seq_change how = SEQ_END;
+    long long n = 0;
+    int rc = run_capture(argv, env, SEQ_HOOK_TIMEOUT_MS, &out, err, sizeof err);
+    int answer = rc ? 0 : parse_answer(out.out, &how, &n);
+    if (rc || out.status != 0 || answer < 0) {
+        log_error("sequence %s position %lld: sequence_result_cmd %s%s%.*s", a->sequence, (long long)a->pos,
+                  rc ? err : out.status ? "failed" : "answered neither 'extend N', 'end' nor 'continue': ",
+                  "", answer < 0 ? 80 : 0, out.out);
+    } else if (answer > 0) {
+        if (how == SEQ_EXTEND_TO) n += a->pos;
+        struct store *st = store_open(s->db_path, 0, err, sizeof err);
+        struct sequence_rec q;
+        enum seq_order_rc orc = st ? sequence_order_change(st, a->sequence, 0, how, n, s->clock(), &q, err, sizeof err)
+                                   : SEQ_ORDER_STORE;
+        if (orc && orc != SEQ_ORDER_CONFLICT)   /* ended already: a repeat after a crash */
+            log_error("sequence %s: the hook's answer could not be applied: %s", a->sequence, err);
+        else
+            log_info("sequence %s position %lld: hook says %s", a->sequence, (long long)a->pos,
+                     how == SEQ_END ? "end" : "extend");
+        if (st) store_close(st);
+    }
+    run_output_free(&out);
 }
 
 static int run_hook(const char *cmd, const char *dir, const struct ajob *a, const char *job_name)
@@ -50,7 +129,8 @@ static int run_hook(const char *cmd, const char *dir, const struct ajob *a, cons
 /* 0 on success; -1 if the outputs could not be kept or the hook failed. */
 static int assimilate(struct server *s, const struct ajob *a)
 {
-    if (a->nfiles == 0 && !s->proj.cfg.assimilator_cmd[0]) return 0;  /* heartbeat jobs: nothing to keep */
+    if (a->nfiles == 0 && !s->proj.cfg.assimilator_cmd[0] && !(a->sequence[0] && s->proj.cfg.sequence_result_cmd[0]))
+        return 0;   /* heartbeat jobs: nothing to keep */
     struct store *st = server_reader(s);
     struct job_spec spec;
     if (!st || store_job_spec(st, a->job_id, &spec)) return -1;
@@ -74,6 +154,7 @@ static int assimilate(struct server *s, const struct ajob *a)
         log_error("assimilator: job %s: assimilator_cmd failed", spec.name);
         return -1;
     }
+    if (a->sequence[0] && s->proj.cfg.sequence_result_cmd[0]) sequence_hook(s, dir, a, spec.name);
     log_debug(LT_VALID, "job %s assimilated into %s", spec.name, dir);
     return 0;
 }

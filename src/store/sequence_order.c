@@ -148,8 +148,8 @@ enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_
     return SEQ_ORDER_OK;
 }
 
-enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, long long more,
-                                        int64_t now, struct sequence_rec *q, char *err, size_t errlen)
+enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, enum seq_change how,
+                                        long long n, int64_t now, struct sequence_rec *q, char *err, size_t errlen)
 {
     int rc = store_sequence_by_name(st, name, q);
     if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "no sequence named '%s'", name);
@@ -161,14 +161,17 @@ enum seq_order_rc sequence_order_change(struct store *st, const char *name, int6
             return fail(SEQ_ORDER_FORBIDDEN, err, errlen, "sequence %s belongs to another user", name);
     }
     if (q->state == SEQ_ENDED) return fail(SEQ_ORDER_CONFLICT, err, errlen, "sequence %s has ended", name);
-    if (more < 0 || more > SEQ_LENGTH_MAX || q->length + more > SEQ_LENGTH_MAX)
-        return fail(SEQ_ORDER_INVALID, err, errlen, "a sequence has at most %d positions", SEQ_LENGTH_MAX);
-    if (more ? store_sequence_extend(st, q->id, q->length + more) : store_sequence_end(st, q->id, now))
-        return store_failed(st, err, errlen);
-    if (more) q->length += more;
-    else {
+    if (how == SEQ_END) {
+        if (store_sequence_end(st, q->id, now)) return store_failed(st, err, errlen);
         q->state = SEQ_ENDED;
         q->end_time = now;
+        return SEQ_ORDER_OK;
     }
+    long long length = how == SEQ_EXTEND_BY ? q->length + n : n;
+    if (n < 1 || length > SEQ_LENGTH_MAX)
+        return fail(SEQ_ORDER_INVALID, err, errlen, "a sequence has at most %d positions", SEQ_LENGTH_MAX);
+    if (length <= q->length) return SEQ_ORDER_OK;
+    if (store_sequence_extend(st, q->id, length)) return store_failed(st, err, errlen);
+    q->length = length;
     return SEQ_ORDER_OK;
 }

@@ -52,9 +52,13 @@ void sequence_order_defaults(struct sequence_order *o);
 enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_order *o, int64_t now,
                                         struct batch *b, char *err, size_t errlen);
 
-/* Extends the sequence called name by `more` positions (more > 0) or ends
- * it (more == 0). user_id > 0: only the owner of its batch may; 0: anyone
- * (the project's own command line). *q is the sequence after the change. */
-enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, long long more,
-                                        int64_t now, struct sequence_rec *q, char *err, size_t errlen);
+/* What to do to a sequence: add n positions; make it at least n long (the
+ * result hook's "extend", harmless when repeated after a crash); end it. */
+enum seq_change { SEQ_EXTEND_BY, SEQ_EXTEND_TO, SEQ_END };
+
+/* Changes the sequence called name. user_id > 0: only the owner of its
+ * batch may; 0: anyone (the project's command line, its hooks). *q is the
+ * sequence after the change. */
+enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, enum seq_change how,
+                                        long long n, int64_t now, struct sequence_rec *q, char *err, size_t errlen);
 #endif

@@ -162,21 +162,27 @@ static void test_only_the_owner_extends_or_ends_and_an_ended_sequence_stays_ende
     struct sequence_rec q;
     char err[256] = "";
     assert_int_equal(sequence_order_create(f->s, &o, 1000, &b, err, sizeof err), SEQ_ORDER_OK);
-    assert_int_equal(sequence_order_change(f->s, "folding", f->bob, 2, 1001, &q, err, sizeof err), SEQ_ORDER_FORBIDDEN);
+    assert_int_equal(sequence_order_change(f->s, "folding", f->bob, SEQ_EXTEND_BY, 2, 1001, &q, err, sizeof err), SEQ_ORDER_FORBIDDEN);
     assert_non_null(strstr(err, "belongs to another user"));
-    assert_int_equal(sequence_order_change(f->s, "nosuch", f->alice, 2, 1001, &q, err, sizeof err), SEQ_ORDER_UNKNOWN);
-    assert_int_equal(sequence_order_change(f->s, "folding", f->alice, 2, 1001, &q, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(sequence_order_change(f->s, "nosuch", f->alice, SEQ_EXTEND_BY, 2, 1001, &q, err, sizeof err), SEQ_ORDER_UNKNOWN);
+    assert_int_equal(sequence_order_change(f->s, "folding", f->alice, SEQ_EXTEND_BY, 2, 1001, &q, err, sizeof err), SEQ_ORDER_OK);
     assert_int_equal(q.length, 6);
+    /* "at least 5 long" changes nothing; "at least 8" twice makes it 8 once */
+    assert_int_equal(sequence_order_change(f->s, "folding", 0, SEQ_EXTEND_TO, 5, 1001, &q, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(q.length, 6);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(sequence_order_change(f->s, "folding", 0, SEQ_EXTEND_TO, 8, 1001, &q, err, sizeof err),
+                         SEQ_ORDER_OK);
     assert_int_equal(store_sequence_by_name(f->s, "folding", &q), 0);
-    assert_int_equal(q.length, 6);
+    assert_int_equal(q.length, 8);
     /* user 0 is the project's own command line: any sequence */
-    assert_int_equal(sequence_order_change(f->s, "folding", 0, 0, 1002, &q, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(sequence_order_change(f->s, "folding", 0, SEQ_END, 0, 1002, &q, err, sizeof err), SEQ_ORDER_OK);
     assert_int_equal(q.state, SEQ_ENDED);
-    assert_int_equal(sequence_order_change(f->s, "folding", f->alice, 1, 1003, &q, err, sizeof err),
+    assert_int_equal(sequence_order_change(f->s, "folding", f->alice, SEQ_EXTEND_BY, 1, 1003, &q, err, sizeof err),
                      SEQ_ORDER_CONFLICT);
     assert_non_null(strstr(err, "has ended"));
     assert_int_equal(store_sequence_by_name(f->s, "folding", &q), 0);
-    assert_int_equal(q.length, 6);
+    assert_int_equal(q.length, 8);
     assert_int_equal(q.end_time, 1002);
 }
 
