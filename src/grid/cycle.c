@@ -1,0 +1,1080 @@
+/* cycle.c - the grid cycle: observations in, failure handling, predictor,
+ * metascheduler, campaign schedulers (test, workqueue, finalize), nikita,
+ * decisions out (docs/grid-policies.md "The cycle"). */
+#include "grid/cycle.h"
+#include "core/strbuf.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROW(v, n, cap)                                                  \
+    do {                                                                 \
+        if ((n) >= (cap)) {                                              \
+            (cap) = (cap) ? (cap) * 2 : 16;                              \
+            (v) = xrealloc((v), (size_t)(cap) * sizeof *(v));            \
+        }                                                                \
+    } while (0)
+
+void grid_config_default(struct grid_config *cfg)
+{
+    *cfg = (struct grid_config){
+        .algo = PRED_TAP, .waiting_allowed = 5, .max_attempts = 5, .walltime_retries = 2,
+        .checkpoint_resumes_max = 50, .waiting_timeout = 900, .walltime_margin = 1800, .stress_max = 0.8,
+        .sink_seconds = 2, .sink_ratio = 0.1, .sink_min_jobs = 5, .sink_fraction = 0.8, .finalize = 1,
+        .group_max = 50, .fairshare_half_life = 86400,
+    };
+    fin_config_default(&cfg->fin);
+}
+
+void grid_state_init(struct grid_state *st, const struct grid_config *cfg, int64_t now)
+{
+    memset(st, 0, sizeof *st);
+    st->cfg = *cfg;
+    fairshare_init(&st->fs, cfg->fairshare_half_life, now);
+}
+
+void grid_state_free(struct grid_state *st)
+{
+    for (int i = 0; i < st->ncamps; i++) free(st->camps[i].clusters);
+    free(st->clusters);
+    free(st->camps);
+    free(st->jobs);
+    free(st->copies);
+    free(st->pairs);
+    free(st->events);
+    fairshare_free(&st->fs);
+    memset(st, 0, sizeof *st);
+}
+
+/* ---- lookups: ids are dense, id == index + 1 ---- */
+
+struct grid_cluster *grid_cluster_find(struct grid_state *st, int64_t id)
+{
+    return id >= 1 && id <= st->nclusters ? &st->clusters[id - 1] : NULL;
+}
+
+struct grid_cluster *grid_cluster_by_name(struct grid_state *st, const char *name)
+{
+    for (int i = 0; i < st->nclusters; i++)
+        if (!strcmp(st->clusters[i].name, name)) return &st->clusters[i];
+    return NULL;
+}
+
+struct grid_campaign *grid_campaign_find(struct grid_state *st, int64_t id)
+{
+    return id >= 1 && id <= st->ncamps ? &st->camps[id - 1] : NULL;
+}
+
+struct grid_job *grid_job_find(struct grid_state *st, int64_t id)
+{
+    return id >= 1 && id <= st->njobs ? &st->jobs[id - 1] : NULL;
+}
+
+struct grid_copy *grid_copy_find(struct grid_state *st, int64_t id)
+{
+    return id >= 1 && id <= st->ncopies ? &st->copies[id - 1] : NULL;
+}
+
+struct grid_event *grid_event_find(struct grid_state *st, int64_t id)
+{
+    return id >= 1 && id <= st->nevents ? &st->events[id - 1] : NULL;
+}
+
+/* The campaign's settings on a cluster and its pair's index, or -1. */
+static int camp_cluster_index(const struct grid_campaign *c, int64_t cluster_id)
+{
+    for (int k = 0; k < c->nclusters; k++)
+        if (c->clusters[k].cluster_id == cluster_id) return k;
+    return -1;
+}
+
+struct grid_pair *grid_pair_find(struct grid_state *st, int64_t campaign_id, int64_t cluster_id)
+{
+    struct grid_campaign *c = grid_campaign_find(st, campaign_id);
+    int k = c ? camp_cluster_index(c, cluster_id) : -1;
+    return k < 0 ? NULL : &st->pairs[c->first_pair + k];
+}
+
+static const struct grid_camp_cluster *camp_cluster(const struct grid_campaign *c, int64_t cluster_id)
+{
+    int k = camp_cluster_index(c, cluster_id);
+    return k < 0 ? NULL : &c->clusters[k];
+}
+
+static int live(enum grid_copy_state s) { return s != GC_ENDED; }
+static int terminal(enum grid_job_state s) { return s == GJ_TERMINATED || s == GJ_ERROR || s == GJ_CANCELLED; }
+
+/* ---- clusters and campaigns ---- */
+
+int grid_cluster_add(struct grid_state *st, const char *name, int total, int array_ok, int64_t *id, char *err,
+                     size_t errlen)
+{
+    if (!name || !*name || strlen(name) > GRID_CLUSTER_NAME_MAX)
+        return errf(err, errlen, "cluster name must be 1 to %d bytes", GRID_CLUSTER_NAME_MAX), -1;
+    if (grid_cluster_by_name(st, name)) return errf(err, errlen, "cluster '%s' already exists", name), -1;
+    if (total < 0) return errf(err, errlen, "cluster '%s': negative resources (%d)", name, total), -1;
+    GROW(st->clusters, st->nclusters, st->capclusters);
+    struct grid_cluster *c = &st->clusters[st->nclusters++];
+    *c = (struct grid_cluster){.id = st->nclusters, .free = total, .total = total, .array_ok = !!array_ok,
+                               .waiting_allowed = -1};
+    snprintf(c->name, sizeof c->name, "%s", name);
+    *id = c->id;
+    return 0;
+}
+
+/* Resources one job holds: the product of the levels' counts. */
+static int res_per_job(const struct cluster_spec *cs)
+{
+    long n = 1;
+    for (int i = 0; i < cs->nlevels; i++) {
+        n *= cs->levels[i].count;
+        if (n > 1000000) return 1000000;
+    }
+    return (int)n;
+}
+
+int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, const struct grid_campaign_opts *o,
+                      int64_t *id, char *err, size_t errlen)
+{
+    if (spec->nclusters < 1) return errf(err, errlen, "campaign '%s' has no cluster", spec->name), -1;
+    if (campaign_nparams(spec) < 1) return errf(err, errlen, "campaign '%s' has no param", spec->name), -1;
+    for (int k = 0; k < spec->nclusters; k++)
+        if (!grid_cluster_by_name(st, spec->clusters[k].name))
+            return errf(err, errlen, "campaign '%s': unknown cluster '%s'", spec->name, spec->clusters[k].name), -1;
+    if (o->nretry > GRID_RETRY_CODES_MAX)
+        return errf(err, errlen, "at most %d retry codes", GRID_RETRY_CODES_MAX), -1;
+    GROW(st->camps, st->ncamps, st->capcamps);
+    struct grid_campaign *c = &st->camps[st->ncamps++];
+    *c = (struct grid_campaign){.id = st->ncamps, .user_id = o->user_id, .type = spec->type,
+                                .priority = spec->priority, .state = GCS_RUNNING, .first_job = st->njobs + 1,
+                                .njobs = (int64_t)campaign_nparams(spec), .first_pair = st->npairs,
+                                .nclusters = spec->nclusters};
+    if (o->nretry < 0) {
+        c->retry_codes[0] = 66;   /* CiGri: resubmit at the front */
+        c->retry_codes[1] = 67;   /* CiGri: resubmit at the back */
+        c->nretry = 2;
+    } else {
+        memcpy(c->retry_codes, o->retry_codes, (size_t)o->nretry * sizeof *o->retry_codes);
+        c->nretry = o->nretry;
+    }
+    c->clusters = xcalloc((size_t)spec->nclusters, sizeof *c->clusters);
+    for (int k = 0; k < spec->nclusters; k++) {
+        const struct cluster_spec *cs = &spec->clusters[k];
+        c->clusters[k] = (struct grid_camp_cluster){
+            .cluster_id = grid_cluster_by_name(st, cs->name)->id, .res_per_job = res_per_job(cs),
+            .walltime = cs->walltime, .max_jobs = cs->max_jobs > 0 ? (int)cs->max_jobs : -1,
+            .best_effort = cs->best_effort, .checkpoint_period = cs->checkpointing_period,
+            .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0, .shared = !!o->shared};
+        GROW(st->pairs, st->npairs, st->cappairs);
+        struct grid_pair *p = &st->pairs[st->npairs++];
+        *p = (struct grid_pair){.campaign_id = c->id, .cluster_id = c->clusters[k].cluster_id};
+        pred_state_init(&p->pred);
+    }
+    for (int64_t i = 0; i < c->njobs; i++) {
+        GROW(st->jobs, st->njobs, st->capjobs);
+        st->jobs[st->njobs] = (struct grid_job){.id = st->njobs + 1, .campaign_id = c->id, .param = i};
+        st->njobs++;
+    }
+    *id = c->id;
+    return 0;
+}
+
+int grid_user_share(struct grid_state *st, int64_t user_id, double share)
+{
+    return fairshare_set_share(&st->fs, user_id, share);
+}
+
+/* ---- job state bookkeeping ---- */
+
+static struct grid_campaign *camp_of(struct grid_state *st, const struct grid_job *j)
+{
+    return &st->camps[j->campaign_id - 1];
+}
+
+/* Sets a job's state, keeping its campaign's counters (ndone, nresub). */
+static void job_set(struct grid_state *st, struct grid_job *j, enum grid_job_state s)
+{
+    struct grid_campaign *c = camp_of(st, j);
+    int below = j->param < c->next_new;
+    if (terminal(j->state)) c->ndone--;
+    if (j->state == GJ_TO_LAUNCH && below) c->nresub--;
+    j->state = s;
+    if (terminal(s)) c->ndone++;
+    if (s == GJ_TO_LAUNCH && below) c->nresub++;
+}
+
+/* A job not terminal takes the state of its most advanced live copy. */
+static void job_refresh(struct grid_state *st, struct grid_job *j)
+{
+    if (terminal(j->state)) return;
+    enum grid_job_state s = GJ_TO_LAUNCH;
+    for (int64_t k = j->last_copy; k; k = st->copies[k - 1].prev_copy) {
+        const struct grid_copy *cp = &st->copies[k - 1];
+        enum grid_job_state cs = cp->state == GC_RUNNING ? GJ_RUNNING
+                                 : cp->state == GC_WAITING ? GJ_WAITING
+                                 : live(cp->state) ? GJ_SUBMITTED : GJ_TO_LAUNCH;
+        if (cs > s) s = cs;
+    }
+    if (s != j->state) job_set(st, j, s);
+}
+
+static int has_live_copy(const struct grid_state *st, const struct grid_job *j)
+{
+    for (int64_t k = j->last_copy; k; k = st->copies[k - 1].prev_copy)
+        if (live(st->copies[k - 1].state)) return 1;
+    return 0;
+}
+
+/* ---- events ---- */
+
+static struct grid_event *event_open(struct grid_state *st, int64_t camp, int64_t cluster, int64_t copy,
+                                     enum grid_event_kind kind, int blacklists, int exit_code, int64_t now)
+{
+    /* one open event per (campaign, cluster, kind): later failures join it */
+    for (int64_t i = 0; i < st->nevents; i++) {
+        struct grid_event *e = &st->events[i];
+        if (e->open && e->campaign_id == camp && e->cluster_id == cluster && e->kind == kind) return e;
+    }
+    GROW(st->events, st->nevents, st->capevents);
+    struct grid_event *e = &st->events[st->nevents++];
+    *e = (struct grid_event){.id = st->nevents, .campaign_id = camp, .cluster_id = cluster, .copy_id = copy,
+                             .kind = kind, .open = 1, .blacklists = blacklists, .exit_code = exit_code,
+                             .opened_at = now};
+    if (blacklists) {
+        struct grid_pair *p = grid_pair_find(st, camp, cluster);
+        if (p && !p->blacklist_event) p->blacklist_event = e->id;
+    }
+    return e;
+}
+
+/* Gives a job up under an event the user can fix. */
+static void give_up(struct grid_state *st, struct grid_job *j, const struct grid_copy *cp, enum grid_event_kind kind,
+                    int64_t now)
+{
+    struct grid_event *e = event_open(st, j->campaign_id, cp->cluster_id, cp->id, kind, 0, cp->exit_code, now);
+    e->jobs++;
+    j->event_id = e->id;
+    job_set(st, j, GJ_ERROR);
+}
+
+/* How a job goes back to the queue. */
+enum requeue_kind {
+    RQ_QUIET,      /* it never ran, or nikita took it back: nothing to count */
+    RQ_RESUBMIT,   /* preempted or killed at walltime: a resubmission, not the job's fault */
+    RQ_ATTEMPT,    /* the job may be to blame: counts towards max_attempts */
+};
+
+/* Back to the queue, before new jobs. */
+static void requeue(struct grid_state *st, struct grid_job *j, const struct grid_copy *cp, enum requeue_kind k,
+                    int64_t now)
+{
+    if (k != RQ_QUIET) grid_pair_find(st, j->campaign_id, cp->cluster_id)->resubmitted++;
+    if (k == RQ_ATTEMPT && ++j->attempts > st->cfg.max_attempts) {
+        give_up(st, j, cp, GEV_TOO_MANY_ATTEMPTS, now);
+        return;
+    }
+    j->front = 1;
+    job_set(st, j, GJ_TO_LAUNCH);
+}
+
+/* ---- what happens when a copy ends ---- */
+
+static double pair_mean(const struct grid_pair *p) { return p->successes ? p->success_s / p->successes : 0; }
+
+static int blacklisted_by_sink(const struct grid_state *st, const struct grid_pair *p)
+{
+    return p->blacklist_event && st->events[p->blacklist_event - 1].kind == GEV_SINK;
+}
+
+/* Mean success time of the campaign on its other clusters; 0 unknown. */
+static double mean_elsewhere(const struct grid_state *st, const struct grid_campaign *c, int64_t cluster_id)
+{
+    double s = 0;
+    int64_t n = 0;
+    for (int k = 0; k < c->nclusters; k++) {
+        const struct grid_pair *p = &st->pairs[c->first_pair + k];
+        if (p->cluster_id == cluster_id || blacklisted_by_sink(st, p)) continue;   /* a sink's times say nothing */
+        s += p->success_s;
+        n += p->successes;
+    }
+    return n ? s / n : 0;
+}
+
+/* Mean success time of the campaign on a cluster, else anywhere; 0 unknown. */
+static double mean_duration(const struct grid_state *st, const struct grid_campaign *c, const struct grid_pair *p)
+{
+    if (p->successes) return pair_mean(p);
+    return mean_elsewhere(st, c, p->cluster_id);
+}
+
+/* The sink effect: the fast successes on that cluster go back to the queue,
+ * the cluster is blacklisted for the campaign and the user told. */
+static void sink_detected(struct grid_state *st, struct grid_pair *p, const struct grid_copy *last, int64_t now)
+{
+    event_open(st, p->campaign_id, p->cluster_id, last->id, GEV_SINK, 1, 0, now);
+    for (int64_t i = 0; i < st->ncopies; i++) {
+        const struct grid_copy *cp = &st->copies[i];
+        if (cp->campaign_id != p->campaign_id || cp->cluster_id != p->cluster_id || !cp->fast) continue;
+        struct grid_job *j = &st->jobs[cp->job_id - 1];
+        if (j->state != GJ_TERMINATED || j->success_copy != cp->id) continue;
+        j->success_copy = 0;
+        j->front = 1;
+        job_set(st, j, GJ_TO_LAUNCH);
+        p->resubmitted++;
+    }
+}
+
+/* Copies of a job as finalize sees them. Returns how many (at most max). */
+static int fin_copies_of(const struct grid_state *st, const struct grid_job *j, struct fin_copy *out, int max)
+{
+    int n = 0;
+    for (int64_t k = j->last_copy; k && n < max; k = st->copies[k - 1].prev_copy) {
+        const struct grid_copy *cp = &st->copies[k - 1];
+        enum fin_state s = cp->state == GC_RUNNING ? FIN_RUNNING
+                           : live(cp->state)       ? FIN_WAITING
+                           : cp->end == GE_SUCCESS ? FIN_SUCCEEDED
+                                                   : FIN_ENDED;
+        out[n++] = (struct fin_copy){.copy_id = cp->id, .job_id = cp->job_id, .cluster_id = cp->cluster_id,
+                                     .state = s, .start = cp->started_at};
+    }
+    return n;
+}
+
+#define GRID_COPIES_SCAN 64   /* copies of one job looked at for losers */
+
+static void on_success(struct grid_state *st, struct grid_copy *cp, struct grid_job *j, int64_t now)
+{
+    struct grid_campaign *c = camp_of(st, j);
+    struct grid_pair *p = grid_pair_find(st, c->id, cp->cluster_id);
+    const struct grid_config *cfg = &st->cfg;
+    double other = mean_elsewhere(st, c, cp->cluster_id);
+    cp->fast = cp->run_s < cfg->sink_seconds && (other <= 0 || cp->run_s < cfg->sink_ratio * other);
+    p->successes++;
+    p->success_s += cp->run_s;
+    p->fast_successes += cp->fast;
+    if (cp->test) p->test_state = 2;
+    if (cp->fast && blacklisted_by_sink(st, p)) {   /* a late copy on a known sink */
+        requeue(st, j, cp, RQ_RESUBMIT, now);
+        return;
+    }
+    j->success_copy = cp->id;
+    job_set(st, j, GJ_TERMINATED);
+    struct fin_copy fc[GRID_COPIES_SCAN];
+    int64_t losers[GRID_COPIES_SCAN];
+    int n = finalize_losers(fc, fin_copies_of(st, j, fc, GRID_COPIES_SCAN), cp->id, losers, GRID_COPIES_SCAN);
+    for (int i = 0; i < n; i++) {
+        struct grid_copy *l = &st->copies[losers[i] - 1];
+        if (!l->cancel) l->cancel = GK_FINALIZE_LOSER;
+    }
+    if (!p->blacklist_event && p->successes >= cfg->sink_min_jobs &&
+        p->fast_successes >= cfg->sink_fraction * p->successes)
+        sink_detected(st, p, cp, now);
+}
+
+static int retry_code(const struct grid_campaign *c, int code)
+{
+    for (int i = 0; i < c->nretry; i++)
+        if (c->retry_codes[i] == code) return 1;
+    return 0;
+}
+
+/* A fatal error: the cluster is blacklisted for the campaign until the
+ * user fixes the event; the job itself runs elsewhere. */
+static void fatal(struct grid_state *st, struct grid_copy *cp, struct grid_job *j, enum grid_event_kind kind,
+                  int64_t now)
+{
+    event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now);
+    requeue(st, j, cp, RQ_ATTEMPT, now);
+}
+
+static void on_walltime(struct grid_state *st, struct grid_copy *cp, struct grid_job *j, int64_t now)
+{
+    const struct grid_camp_cluster *cc = camp_cluster(camp_of(st, j), cp->cluster_id);
+    if (cc && cc->checkpoint_period > 0 && !cp->grouped) {
+        if (++j->resumes > st->cfg.checkpoint_resumes_max) {
+            give_up(st, j, cp, GEV_WALLTIME, now);
+            return;
+        }
+        j->pin_cluster = cp->cluster_id;   /* its checkpoint is there */
+        requeue(st, j, cp, RQ_RESUBMIT, now);
+        return;
+    }
+    if (++j->walltime_kills > st->cfg.walltime_retries) {
+        give_up(st, j, cp, GEV_WALLTIME, now);
+        return;
+    }
+    requeue(st, j, cp, RQ_RESUBMIT, now);
+}
+
+static void charge(struct grid_state *st, const struct grid_copy *cp, int64_t until)
+{
+    int64_t from = cp->started_at > st->last_cycle ? cp->started_at : st->last_cycle;
+    if (until <= from) return;
+    const struct grid_camp_cluster *cc = camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id);
+    fairshare_charge(&st->fs, st->camps[cp->campaign_id - 1].user_id, (double)(until - from) * cc->res_per_job,
+                     until > st->fs.last ? until : st->fs.last);
+}
+
+static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct grid_copy_obs *o, int64_t now)
+{
+    if (cp->state == GC_RUNNING) charge(st, cp, cp->started_at ? cp->started_at + (int64_t)o->run_s : now);
+    cp->state = GC_ENDED;
+    cp->end = o->end;
+    cp->exit_code = o->exit_code;
+    cp->run_s = o->run_s;
+    if (o->started_at) cp->started_at = o->started_at;
+    struct grid_job *j = &st->jobs[cp->job_id - 1];
+    if (cp->end == GE_SUCCESS && j->state != GJ_CANCELLED) {
+        if (j->state == GJ_TERMINATED) return;   /* a loser that finished too */
+        on_success(st, cp, j, now);
+        return;
+    }
+    if (terminal(j->state) || has_live_copy(st, j)) {   /* done, or another copy still runs */
+        job_refresh(st, j);
+        return;
+    }
+    if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 0;
+    if (cp->cancel == GK_OVER_WALLTIME) cp->end = GE_WALLTIME;
+    else if (cp->cancel) {   /* nikita's: the job just goes back */
+        if (cp->cancel == GK_WAITED_TOO_LONG) j->pin_cluster = 0;   /* its checkpoint's cluster is too busy */
+        requeue(st, j, cp, RQ_QUIET, now);
+        return;
+    }
+    switch (cp->end) {
+    case GE_EXIT:
+        if (retry_code(camp_of(st, j), cp->exit_code)) requeue(st, j, cp, RQ_ATTEMPT, now);
+        else fatal(st, cp, j, GEV_EXIT_ERROR, now);
+        break;
+    case GE_WALLTIME: on_walltime(st, cp, j, now); break;
+    case GE_NONE: requeue(st, j, cp, RQ_QUIET, now); break;   /* never ran (a grouped job ended first) */
+    case GE_PREEMPTED:   /* a checkpointed job keeps its pin: its checkpoint is still there */
+        requeue(st, j, cp, RQ_RESUBMIT, now);
+        break;
+    default:   /* cancelled by the admins, node failure or unknown */
+        requeue(st, j, cp, RQ_ATTEMPT, now);
+        break;
+    }
+    if (j->state == GJ_ERROR && cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 2;
+}
+
+/* ---- observations ---- */
+
+static int check_obs(struct grid_state *st, const struct grid_obs *obs, char *err, size_t errlen)
+{
+    if (obs->nclusters < 0 || obs->ncopies < 0) return errf(err, errlen, "negative observation count"), -1;
+    for (int i = 0; i < obs->nclusters; i++) {
+        const struct grid_cluster_obs *o = &obs->clusters[i];
+        if (!grid_cluster_find(st, o->cluster_id))
+            return errf(err, errlen, "clusters[%d]: unknown cluster id %lld", i, (long long)o->cluster_id), -1;
+        if (o->poll_failed) continue;
+        if (o->free < 0 || o->total < 0 || o->free > o->total)
+            return errf(err, errlen, "clusters[%d]: free %d and total %d must satisfy 0 <= free <= total", i,
+                        o->free, o->total), -1;
+        if (!(o->stress >= 0 && o->stress <= 1))
+            return errf(err, errlen, "clusters[%d]: stress must be in [0, 1]", i), -1;
+    }
+    for (int i = 0; i < obs->ncopies; i++) {
+        const struct grid_copy_obs *o = &obs->copies[i];
+        const struct grid_copy *cp = grid_copy_find(st, o->copy_id);
+        if (!cp) return errf(err, errlen, "copies[%d]: unknown copy id %lld", i, (long long)o->copy_id), -1;
+        if (cp->state == GC_LAUNCHING)
+            return errf(err, errlen, "copies[%d]: copy %lld was never reported submitted", i, (long long)o->copy_id), -1;
+        if ((unsigned)o->state > GO_ENDED || (unsigned)o->end > GE_NODE_FAILURE)
+            return errf(err, errlen, "copies[%d]: state or end reason out of range", i), -1;
+        if (!(o->run_s >= 0) || !isfinite(o->run_s) || o->started_at < 0)
+            return errf(err, errlen, "copies[%d]: negative or invalid run time", i), -1;
+    }
+    return 0;
+}
+
+int grid_apply(struct grid_state *st, const struct grid_obs *obs, int64_t now, char *err, size_t errlen)
+{
+    if (check_obs(st, obs, err, errlen)) return -1;
+    for (int i = 0; i < obs->nclusters; i++) {
+        const struct grid_cluster_obs *o = &obs->clusters[i];
+        struct grid_cluster *c = grid_cluster_find(st, o->cluster_id);
+        c->poll_failed = !!o->poll_failed;
+        if (o->poll_failed) continue;
+        c->free = o->free;
+        c->total = o->total;
+        c->stress = o->stress;
+    }
+    for (int i = 0; i < obs->ncopies; i++) {
+        const struct grid_copy_obs *o = &obs->copies[i];
+        struct grid_copy *cp = grid_copy_find(st, o->copy_id);
+        if (!live(cp->state)) continue;   /* already ended: a repeated observation */
+        if (o->state == GO_ENDED) {
+            copy_ended(st, cp, o, now);
+            continue;
+        }
+        if (o->state == GO_RUNNING && cp->state != GC_RUNNING) cp->started_at = o->started_at ? o->started_at : now;
+        cp->state = o->state == GO_RUNNING ? GC_RUNNING : GC_WAITING;
+        job_refresh(st, &st->jobs[cp->job_id - 1]);
+    }
+    return 0;
+}
+
+int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_status status,
+                       const char *cluster_job_id, int64_t now, char *err, size_t errlen)
+{
+    struct grid_copy *cp = grid_copy_find(st, copy_id);
+    if (!cp) return errf(err, errlen, "unknown copy id %lld", (long long)copy_id), -1;
+    if (cp->state != GC_LAUNCHING) return 0;   /* already reported: harmless */
+    if ((unsigned)status > GS_TRANSIENT) return errf(err, errlen, "submission status out of range"), -1;
+    if (status == GS_OK) {
+        if (!cluster_job_id || !*cluster_job_id || strlen(cluster_job_id) > GRID_CLUSTER_JOB_ID_MAX)
+            return errf(err, errlen, "copy %lld: cluster job id must be 1 to %d bytes", (long long)copy_id,
+                        GRID_CLUSTER_JOB_ID_MAX), -1;
+        snprintf(cp->cluster_job_id, sizeof cp->cluster_job_id, "%s", cluster_job_id);
+        cp->state = GC_SUBMITTED;
+        job_refresh(st, &st->jobs[cp->job_id - 1]);
+        return 0;
+    }
+    cp->state = GC_ENDED;
+    cp->end = GE_NONE;
+    struct grid_job *j = &st->jobs[cp->job_id - 1];
+    if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 0;
+    if (terminal(j->state) || has_live_copy(st, j)) return 0;
+    if (status == GS_REFUSED) fatal(st, cp, j, GEV_SUBMIT_REFUSED, now);
+    else requeue(st, j, cp, RQ_QUIET, now);
+    return 0;
+}
+
+int grid_event_fix(struct grid_state *st, int64_t event_id, int resubmit, char *err, size_t errlen)
+{
+    struct grid_event *e = grid_event_find(st, event_id);
+    if (!e) return errf(err, errlen, "unknown event %lld", (long long)event_id), -1;
+    if (!e->open) return errf(err, errlen, "event %lld is already fixed", (long long)event_id), -1;
+    e->open = 0;
+    struct grid_pair *p = grid_pair_find(st, e->campaign_id, e->cluster_id);
+    if (p && p->blacklist_event == e->id) {
+        p->blacklist_event = 0;
+        if (e->kind == GEV_SINK) p->successes = p->fast_successes = 0, p->success_s = 0;   /* judge it afresh */
+    }
+    struct grid_campaign *c = grid_campaign_find(st, e->campaign_id);
+    if (!resubmit || !e->jobs || c->state == GCS_CANCELLED) return 0;
+    for (int64_t i = 0; i < c->njobs; i++) {
+        struct grid_job *j = &st->jobs[c->first_job - 1 + i];
+        if (j->state != GJ_ERROR || j->event_id != e->id) continue;
+        j->attempts = j->walltime_kills = j->resumes = 0;
+        j->event_id = 0;
+        j->front = 1;
+        job_set(st, j, GJ_TO_LAUNCH);
+    }
+    if (c->state == GCS_TERMINATED) c->state = GCS_RUNNING, c->end_notified = 0;
+    return 0;
+}
+
+/* ---- campaigns: pause, cancel, completion ---- */
+
+int grid_campaign_pause(struct grid_state *st, int64_t id, int pause, char *err, size_t errlen)
+{
+    struct grid_campaign *c = grid_campaign_find(st, id);
+    if (!c) return errf(err, errlen, "unknown campaign %lld", (long long)id), -1;
+    if (c->state != GCS_RUNNING && c->state != GCS_PAUSED)
+        return errf(err, errlen, "campaign %lld is %s", (long long)id,
+                    c->state == GCS_CANCELLED ? "cancelled" : "terminated"), -1;
+    c->state = pause ? GCS_PAUSED : GCS_RUNNING;
+    return 0;
+}
+
+int grid_campaign_cancel(struct grid_state *st, int64_t id, char *err, size_t errlen)
+{
+    struct grid_campaign *c = grid_campaign_find(st, id);
+    if (!c) return errf(err, errlen, "unknown campaign %lld", (long long)id), -1;
+    if (c->state == GCS_CANCELLED || c->state == GCS_TERMINATED)
+        return errf(err, errlen, "campaign %lld is already %s", (long long)id,
+                    c->state == GCS_CANCELLED ? "cancelled" : "terminated"), -1;
+    c->state = GCS_CANCELLED;
+    for (int64_t i = 0; i < c->njobs; i++) {
+        struct grid_job *j = &st->jobs[c->first_job - 1 + i];
+        if (terminal(j->state)) continue;
+        for (int64_t k = j->last_copy; k; k = st->copies[k - 1].prev_copy)
+            if (live(st->copies[k - 1].state) && !st->copies[k - 1].cancel)
+                st->copies[k - 1].cancel = GK_CAMPAIGN_CANCELLED;
+        job_set(st, j, GJ_CANCELLED);
+    }
+    return 0;
+}
+
+static int pair_usable(const struct grid_state *st, const struct grid_pair *p)
+{
+    const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
+    return !p->blacklist_event && !cl->disabled;
+}
+
+/* A test campaign is done once each usable cluster ran its test: the
+ * params left are dropped (seed: "dropping all the other defined jobs"). */
+static void test_campaign_done(struct grid_state *st, struct grid_campaign *c)
+{
+    for (int k = 0; k < c->nclusters; k++) {
+        const struct grid_pair *p = &st->pairs[c->first_pair + k];
+        if (p->test_state != 2 && pair_usable(st, p)) return;
+    }
+    for (int64_t i = 0; i < c->njobs; i++) {
+        struct grid_job *j = &st->jobs[c->first_job - 1 + i];
+        if (j->state == GJ_TO_LAUNCH) job_set(st, j, GJ_CANCELLED);
+    }
+}
+
+static void campaigns_complete(struct grid_state *st)
+{
+    for (int i = 0; i < st->ncamps; i++) {
+        struct grid_campaign *c = &st->camps[i];
+        if (c->state != GCS_RUNNING) continue;
+        if (c->type == CAMPAIGN_TEST) test_campaign_done(st, c);
+        if (c->ndone == c->njobs) c->state = GCS_TERMINATED;
+    }
+}
+
+/* ---- one cycle ---- */
+
+/* Per cluster during a cycle. */
+struct cl_work {
+    int free;                 /* free resources not claimed by copies the poll did not see yet */
+    int64_t *black;           /* campaigns blacklisted there (owned) */
+    int nblack, capblack;
+};
+
+static int unavailable(const struct grid_state *st, const struct grid_cluster *cl)
+{
+    return cl->disabled || cl->poll_failed || cl->stress >= st->cfg.stress_max || cl->total <= 0;
+}
+
+static int waiting_allowed(const struct grid_state *st, const struct grid_cluster *cl)
+{
+    return cl->waiting_allowed >= 0 ? cl->waiting_allowed : st->cfg.waiting_allowed;
+}
+
+/* Counts live copies per pair, charges running ones to their users and
+ * claims the resources of copies the last poll could not see. */
+static void count_live(struct grid_state *st, struct cl_work *w, int64_t now)
+{
+    for (int i = 0; i < st->npairs; i++) st->pairs[i].running = st->pairs[i].waiting = 0;
+    for (int i = 0; i < st->nclusters; i++) w[i].free = st->clusters[i].free;
+    for (int64_t i = st->live_from; i < st->ncopies; i++) {
+        struct grid_copy *cp = &st->copies[i];
+        if (!live(cp->state)) continue;
+        struct grid_pair *p = grid_pair_find(st, cp->campaign_id, cp->cluster_id);
+        if (cp->state == GC_RUNNING) {
+            p->running++;
+            charge(st, cp, now);
+        } else {
+            p->waiting++;
+        }
+        if (cp->state == GC_LAUNCHING || cp->state == GC_SUBMITTED)
+            w[cp->cluster_id - 1].free -= camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id)->res_per_job;
+    }
+    for (int i = 0; i < st->nclusters; i++)
+        if (w[i].free < 0) w[i].free = 0;
+}
+
+/* A pinned job whose cluster can no longer take it loses its checkpoint. */
+static void unpin_stale(struct grid_state *st)
+{
+    for (int i = 0; i < st->ncamps; i++) {
+        struct grid_campaign *c = &st->camps[i];
+        if (c->state != GCS_RUNNING || !c->nresub) continue;
+        for (int64_t k = 0; k < c->next_new; k++) {
+            struct grid_job *j = &st->jobs[c->first_job - 1 + k];
+            if (j->state != GJ_TO_LAUNCH || !j->pin_cluster) continue;
+            struct grid_pair *p = grid_pair_find(st, c->id, j->pin_cluster);
+            if (!pair_usable(st, p)) j->pin_cluster = 0;
+        }
+    }
+}
+
+static void predict(struct grid_state *st, const struct cl_work *w, int64_t now)
+{
+    for (int i = 0; i < st->ncamps; i++) {
+        struct grid_campaign *c = &st->camps[i];
+        for (int k = 0; k < c->nclusters; k++) {
+            struct grid_pair *p = &st->pairs[c->first_pair + k];
+            const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
+            if (c->state != GCS_RUNNING) {
+                p->pred_jobs = 0;
+                continue;
+            }
+            struct cluster_obs o = {.now = now, .running = p->running, .waiting = p->waiting,
+                                    .submitted = p->last_submitted, .free = w[cl->id - 1].free, .total = cl->total,
+                                    .res_per_job = c->clusters[k].res_per_job,
+                                    .waiting_allowed = waiting_allowed(st, cl), .max_jobs = c->clusters[k].max_jobs,
+                                    .poll_failed = cl->poll_failed};
+            p->pred_jobs = predictor_update(&p->pred, st->cfg.algo, &o);
+        }
+    }
+}
+
+/* ---- campaign schedulers ---- */
+
+/* Creates one copy of job j on a cluster, as part of submission `sub` (0:
+ * this copy starts one). */
+static struct grid_copy *new_copy(struct grid_state *st, struct grid_job *j, const struct grid_camp_cluster *cc,
+                                  int64_t sub, enum grid_submit_kind kind, int64_t now)
+{
+    GROW(st->copies, st->ncopies, st->capcopies);
+    struct grid_copy *cp = &st->copies[st->ncopies++];
+    *cp = (struct grid_copy){.id = st->ncopies, .job_id = j->id, .campaign_id = j->campaign_id,
+                             .cluster_id = cc->cluster_id, .state = GC_LAUNCHING, .prev_copy = j->last_copy,
+                             .submitted_at = now, .kind = kind, .best_effort = cc->best_effort && kind != GSK_TEST,
+                             .walltime = cc->walltime, .resume = kind == GSK_CHECKPOINT, .test = kind == GSK_TEST,
+                             .replica = kind == GSK_REPLICA};
+    cp->submission = sub ? sub : cp->id;
+    j->last_copy = cp->id;
+    j->front = 0;
+    job_set(st, j, GJ_SUBMITTED);
+    struct grid_campaign *c = camp_of(st, j);
+    if (j->param >= c->next_new) c->next_new = j->param + 1;   /* new jobs go in param order */
+    grid_pair_find(st, c->id, cc->cluster_id)->last_submitted++;
+    return cp;
+}
+
+/* The next job a workqueue takes for cluster_id, in this order: checkpoint
+ * resumes pinned there, other resubmissions, new jobs in param order. *from
+ * scans resubmissions forward across calls within one offer. NULL: none. */
+static struct grid_job *next_job(struct grid_state *st, struct grid_campaign *c, int64_t cluster_id, int pinned,
+                                 int64_t *from)
+{
+    if (pinned || c->nresub) {
+        for (; *from < c->next_new; (*from)++) {
+            struct grid_job *j = &st->jobs[c->first_job - 1 + *from];
+            if (j->state != GJ_TO_LAUNCH) continue;
+            if (pinned ? j->pin_cluster == cluster_id : !j->pin_cluster) return &st->jobs[c->first_job - 1 + (*from)++];
+        }
+    }
+    if (pinned || c->next_new >= c->njobs) return NULL;
+    return &st->jobs[c->first_job - 1 + c->next_new];
+}
+
+/* Params per temporally grouped job: about the target duration over the
+ * mean duration; 1 while no duration is known. */
+static int group_size(const struct grid_state *st, const struct grid_campaign *c, const struct grid_camp_cluster *cc,
+                      const struct grid_pair *p)
+{
+    double mean = mean_duration(st, c, p);
+    if (cc->grouping_duration <= 0 || mean <= 0) return 1;
+    double k = floor((double)cc->grouping_duration / mean);
+    if (k < 1) return 1;
+    return k > st->cfg.group_max ? st->cfg.group_max : (int)k;
+}
+
+/* Marks the flags of a submission's copies once it is complete. */
+static void seal_submission(struct grid_state *st, int64_t first, int n, int array_ok, int grouped)
+{
+    for (int64_t id = first; id < first + n; id++) {
+        struct grid_copy *cp = &st->copies[id - 1];
+        cp->array = n > 1 && array_ok && !grouped;
+        cp->grouped = n > 1 && grouped;
+    }
+}
+
+/* Fills one offer of `slots` cluster jobs: checkpoint resumes first, then
+ * resubmissions and new jobs (grouped when the JDL asks and durations are
+ * known), each kind as one submission. Test offers take one job. */
+static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int64_t now)
+{
+    struct grid_campaign *c = grid_campaign_find(st, o->campaign_id);
+    const struct grid_camp_cluster *cc = camp_cluster(c, o->cluster_id);
+    struct grid_pair *p = grid_pair_find(st, c->id, o->cluster_id);
+    const struct grid_cluster *cl = &st->clusters[o->cluster_id - 1];
+    int slots = o->max_jobs;
+    if (o->test) {
+        int64_t from = 0;
+        struct grid_job *j = next_job(st, c, o->cluster_id, 0, &from);
+        if (!j) return;
+        new_copy(st, j, cc, 0, GSK_TEST, now);
+        p->test_state = 1;
+        return;
+    }
+    int64_t from = 0, sub = 0;
+    int n = 0;
+    struct grid_job *j;
+    while (slots > 0 && (j = next_job(st, c, o->cluster_id, 1, &from))) {   /* checkpoint resumes */
+        sub = new_copy(st, j, cc, sub, GSK_CHECKPOINT, now)->submission;
+        n++;
+        slots--;
+    }
+    if (n) seal_submission(st, sub, n, cl->array_ok, 0);
+    int k = group_size(st, c, cc, p);
+    from = 0;
+    while (slots > 0) {
+        int64_t gsub = 0;
+        int in = 0;
+        while (in < (k > 1 ? k : slots) && (j = next_job(st, c, o->cluster_id, 0, &from))) {
+            gsub = new_copy(st, j, cc, gsub, j->param < c->next_new ? GSK_RESUBMIT : GSK_NEW, now)->submission;
+            in++;
+        }
+        if (!in) break;
+        seal_submission(st, gsub, in, cl->array_ok, k > 1);
+        slots -= k > 1 ? 1 : in;
+    }
+}
+
+/* Builds the metascheduler's view and runs the offers. */
+static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
+{
+    struct ms_campaign *mc = xcalloc((size_t)st->ncamps + 1, sizeof *mc);
+    struct ms_use *uses = xcalloc((size_t)st->npairs + 1, sizeof *uses);
+    struct ms_cluster *mcl = xcalloc((size_t)st->nclusters + 1, sizeof *mcl);
+    for (int i = 0; i < st->npairs; i++) {
+        struct grid_pair *p = &st->pairs[i];
+        const struct grid_campaign *c = &st->camps[p->campaign_id - 1];
+        const struct grid_camp_cluster *cc = camp_cluster(c, p->cluster_id);
+        p->last_submitted = 0;
+        uses[i] = (struct ms_use){.cluster_id = p->cluster_id, .affinity = cc->affinity, .shared = cc->shared,
+                                  .test_done = p->test_state != 0, .pred_jobs = p->pred_jobs,
+                                  .res_per_job = cc->res_per_job};
+        if (p->blacklist_event) {
+            struct cl_work *cw = &w[p->cluster_id - 1];
+            GROW(cw->black, cw->nblack, cw->capblack);
+            cw->black[cw->nblack++] = p->campaign_id;
+        }
+    }
+    for (int i = 0; i < st->ncamps; i++) {
+        const struct grid_campaign *c = &st->camps[i];
+        mc[i] = (struct ms_campaign){.id = c->id, .user_id = c->user_id,
+                                     .type = c->type == CAMPAIGN_TEST ? MS_TEST : MS_DEFAULT,
+                                     .priority = c->priority, .state = c->state == GCS_RUNNING ? MS_RUNNING : MS_PAUSED,
+                                     .remaining = c->njobs - c->next_new + c->nresub,
+                                     .uses = &uses[c->first_pair], .nuses = c->nclusters};
+    }
+    for (int i = 0; i < st->nclusters; i++) {
+        const struct grid_cluster *cl = &st->clusters[i];
+        mcl[i] = (struct ms_cluster){.id = cl->id, .free = w[i].free,
+                                     .usage = cl->total > 0 ? 1.0 - (double)cl->free / cl->total : 1,
+                                     .unavailable = unavailable(st, cl), .blacklisted = w[i].black,
+                                     .nblacklisted = w[i].nblack};
+    }
+    struct ms_plan mp;
+    ms_plan_init(&mp);
+    ms_plan_build(mc, st->ncamps, mcl, st->nclusters, &st->fs, &mp);
+    for (int i = 0; i < mp.n; i++) {
+        const struct ms_offer *o = &mp.offers[i];
+        const struct grid_camp_cluster *cc = camp_cluster(&st->camps[o->campaign_id - 1], o->cluster_id);
+        int64_t before = st->ncopies;
+        schedule_offer(st, o, now);
+        /* resources the offer took; a grouped job holds one job's resources */
+        int64_t subs = 0;
+        for (int64_t k = before; k < st->ncopies; k++) subs += st->copies[k].submission == st->copies[k].id ||
+                                                               !st->copies[k].grouped;
+        w[o->cluster_id - 1].free -= (int)(subs * cc->res_per_job);
+    }
+    ms_plan_free(&mp);
+    free(mcl);
+    free(uses);
+    free(mc);
+}
+
+/* The finalize scheduler for each campaign with nothing left to submit. */
+static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
+{
+    if (!st->cfg.finalize) return;
+    for (int i = 0; i < st->ncamps; i++) {
+        struct grid_campaign *c = &st->camps[i];
+        if (c->state != GCS_RUNNING || c->type == CAMPAIGN_TEST || c->ndone == c->njobs) continue;
+        int64_t unsubmitted = c->njobs - c->next_new + c->nresub;
+        if (unsubmitted) continue;
+        struct fin_copy *fc = NULL;
+        int nfc = 0, capfc = 0;
+        for (int64_t k = 0; k < c->njobs; k++) {
+            const struct grid_job *j = &st->jobs[c->first_job - 1 + k];
+            if (terminal(j->state)) continue;
+            for (int64_t id = j->last_copy; id; id = st->copies[id - 1].prev_copy) {
+                const struct grid_copy *cp = &st->copies[id - 1];
+                /* a checkpointing job resumes where its checkpoint is: a copy
+                 * elsewhere would start from nothing, behind it */
+                if (!live(cp->state) || cp->cancel || camp_cluster(c, cp->cluster_id)->checkpoint_period > 0)
+                    continue;
+                const struct grid_pair *p = grid_pair_find(st, c->id, cp->cluster_id);
+                GROW(fc, nfc, capfc);
+                fc[nfc++] = (struct fin_copy){.copy_id = cp->id, .job_id = j->id, .cluster_id = cp->cluster_id,
+                                              .state = cp->state == GC_RUNNING ? FIN_RUNNING : FIN_WAITING,
+                                              .start = cp->started_at, .expected_s = pair_mean(p)};
+            }
+        }
+        struct fin_cluster *fcl = xcalloc((size_t)c->nclusters, sizeof *fcl);
+        for (int k = 0; k < c->nclusters; k++) {
+            const struct grid_pair *p = &st->pairs[c->first_pair + k];
+            const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
+            fcl[k] = (struct fin_cluster){.cluster_id = cl->id, .free = w[cl->id - 1].free,
+                                          .res_per_job = c->clusters[k].res_per_job,
+                                          .usable = pair_usable(st, p) && !unavailable(st, cl)};
+        }
+        int max = nfc * (st->cfg.fin.max_extra > 0 ? st->cfg.fin.max_extra : 0);
+        struct fin_replica *rep = xcalloc((size_t)max + 1, sizeof *rep);
+        int n = finalize_plan(0, fc, nfc, fcl, c->nclusters, &st->cfg.fin, now, rep, max);
+        for (int r = 0; r < n; r++) {
+            const struct grid_camp_cluster *cc = camp_cluster(c, rep[r].cluster_id);
+            new_copy(st, &st->jobs[rep[r].job_id - 1], cc, 0, GSK_REPLICA, now);
+            w[rep[r].cluster_id - 1].free -= cc->res_per_job;
+        }
+        free(rep);
+        free(fcl);
+        free(fc);
+    }
+}
+
+/* Nikita: waiting copies beyond the allowed number (newest first), copies
+ * waiting too long, copies running past walltime + margin. */
+static void nikita(struct grid_state *st, int64_t now)
+{
+    int *excess = xcalloc((size_t)st->npairs + 1, sizeof *excess);
+    for (int64_t i = st->live_from; i < st->ncopies; i++) {
+        const struct grid_copy *cp = &st->copies[i];
+        if (cp->state == GC_WAITING && !cp->cancel)
+            excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs]++;
+    }
+    for (int i = 0; i < st->npairs; i++)
+        excess[i] -= waiting_allowed(st, &st->clusters[st->pairs[i].cluster_id - 1]);
+    for (int64_t i = st->ncopies - 1; i >= st->live_from; i--) {
+        struct grid_copy *cp = &st->copies[i];
+        if (!live(cp->state) || cp->cancel || cp->state == GC_LAUNCHING) continue;
+        int *ex = &excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs];
+        if (cp->state == GC_WAITING && *ex > 0) {
+            cp->cancel = GK_EXCESS_WAITING;
+            (*ex)--;
+        } else if (cp->state == GC_WAITING && now - cp->submitted_at > st->cfg.waiting_timeout) {
+            cp->cancel = GK_WAITED_TOO_LONG;
+        } else if (cp->state == GC_RUNNING && now - cp->started_at > cp->walltime + st->cfg.walltime_margin) {
+            cp->cancel = GK_OVER_WALLTIME;
+        }
+    }
+    free(excess);
+}
+
+/* ---- decisions ---- */
+
+void grid_decisions_init(struct grid_decisions *d) { memset(d, 0, sizeof *d); }
+
+void grid_decisions_free(struct grid_decisions *d)
+{
+    free(d->submits);
+    free(d->ids);
+    free(d->cancels);
+    free(d->notifies);
+    memset(d, 0, sizeof *d);
+}
+
+static void emit_submits(struct grid_state *st, struct grid_decisions *d)
+{
+    for (int64_t i = st->live_from; i < st->ncopies; i++) {
+        const struct grid_copy *cp = &st->copies[i];
+        if (cp->state != GC_LAUNCHING) continue;
+        struct grid_submit *s = d->nsubmits ? &d->submits[d->nsubmits - 1] : NULL;
+        if (!s || st->copies[d->ids[s->first] - 1].submission != cp->submission) {
+            GROW(d->submits, d->nsubmits, d->capsubmits);
+            s = &d->submits[d->nsubmits++];
+            *s = (struct grid_submit){.campaign_id = cp->campaign_id, .cluster_id = cp->cluster_id, .kind = cp->kind,
+                                      .array = cp->array, .grouped = cp->grouped, .resume = cp->resume,
+                                      .best_effort = cp->best_effort, .walltime = cp->walltime, .first = d->nids};
+        }
+        GROW(d->ids, d->nids, d->capids);
+        d->ids[d->nids++] = cp->id;
+        s->n++;
+    }
+}
+
+static void emit_cancels(struct grid_state *st, struct grid_decisions *d)
+{
+    for (int64_t i = st->live_from; i < st->ncopies; i++) {
+        const struct grid_copy *cp = &st->copies[i];
+        if (!cp->cancel || !live(cp->state) || cp->state == GC_LAUNCHING) continue;
+        GROW(d->cancels, d->ncancels, d->capcancels);
+        struct grid_cancel *k = &d->cancels[d->ncancels++];
+        *k = (struct grid_cancel){.copy_id = cp->id, .job_id = cp->job_id, .campaign_id = cp->campaign_id,
+                                  .cluster_id = cp->cluster_id, .reason = cp->cancel};
+        memcpy(k->cluster_job_id, cp->cluster_job_id, sizeof k->cluster_job_id);
+    }
+}
+
+static void emit_notifies(struct grid_state *st, struct grid_decisions *d)
+{
+    for (int i = 0; i < st->ncamps; i++) {
+        const struct grid_campaign *c = &st->camps[i];
+        if (c->state != GCS_TERMINATED || c->end_notified) continue;
+        GROW(d->notifies, d->nnotifies, d->capnotifies);
+        struct grid_notify *n = &d->notifies[d->nnotifies++];
+        int64_t failed = 0;
+        for (int64_t k = 0; k < c->njobs; k++) failed += st->jobs[c->first_job - 1 + k].state == GJ_ERROR;
+        *n = (struct grid_notify){.kind = GN_CAMPAIGN_END, .user_id = c->user_id, .campaign_id = c->id};
+        snprintf(n->text, sizeof n->text, "campaign %lld terminated: %lld jobs, %lld given up", (long long)c->id,
+                 (long long)c->njobs, (long long)failed);
+    }
+    for (int64_t i = 0; i < st->nevents; i++) {
+        const struct grid_event *e = &st->events[i];
+        if (!e->open || e->notified) continue;
+        const struct grid_campaign *c = &st->camps[e->campaign_id - 1];
+        GROW(d->notifies, d->nnotifies, d->capnotifies);
+        struct grid_notify *n = &d->notifies[d->nnotifies++];
+        *n = (struct grid_notify){.kind = GN_EVENT, .user_id = c->user_id, .campaign_id = c->id, .event_id = e->id};
+        snprintf(n->text, sizeof n->text, "campaign %lld, cluster %s: event %lld %s%s", (long long)c->id,
+                 st->clusters[e->cluster_id - 1].name, (long long)e->id, grid_event_name(e->kind),
+                 e->blacklists ? ": cluster blacklisted for the campaign until fixed" : ": jobs given up");
+    }
+}
+
+void grid_notified(struct grid_state *st, const struct grid_notify *n)
+{
+    if (n->kind == GN_CAMPAIGN_END) {
+        struct grid_campaign *c = grid_campaign_find(st, n->campaign_id);
+        if (c) c->end_notified = 1;
+    } else {
+        struct grid_event *e = grid_event_find(st, n->event_id);
+        if (e) e->notified = 1;
+    }
+}
+
+int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
+{
+    d->nsubmits = d->ncancels = d->nnotifies = 0;
+    d->nids = 0;
+    while (st->live_from < st->ncopies && !live(st->copies[st->live_from].state)) st->live_from++;
+    if (st->cycles == 0 || now > st->last_cycle) {
+        struct cl_work *w = xcalloc((size_t)st->nclusters + 1, sizeof *w);
+        count_live(st, w, now);
+        fairshare_decay(&st->fs, now);
+        unpin_stale(st);
+        campaigns_complete(st);
+        predict(st, w, now);
+        plan(st, w, now);
+        finalize(st, w, now);
+        nikita(st, now);
+        campaigns_complete(st);
+        for (int i = 0; i < st->nclusters; i++) free(w[i].black);
+        free(w);
+        st->last_cycle = now;
+        st->cycles++;
+    }
+    emit_submits(st, d);
+    emit_cancels(st, d);
+    emit_notifies(st, d);
+    return d->nsubmits + d->ncancels + d->nnotifies;
+}
+
+/* ---- names ---- */
+
+const char *grid_end_name(enum grid_end e)
+{
+    static const char *const n[] = {"none", "success", "exit", "walltime", "preempted", "admin_cancel", "node_failure"};
+    return (unsigned)e < sizeof n / sizeof *n ? n[e] : "unknown";
+}
+
+const char *grid_cancel_name(enum grid_cancel_reason r)
+{
+    static const char *const n[] = {"none", "excess_waiting", "waited_too_long", "over_walltime", "finalize_loser",
+                                    "campaign_cancelled"};
+    return (unsigned)r < sizeof n / sizeof *n ? n[r] : "unknown";
+}
+
+const char *grid_event_name(enum grid_event_kind k)
+{
+    static const char *const n[] = {"exit_error", "submit_refused", "sink", "walltime", "too_many_attempts"};
+    return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
+}
+
+const char *grid_submit_kind_name(enum grid_submit_kind k)
+{
+    static const char *const n[] = {"new", "resubmit", "checkpoint", "test", "replica"};
+    return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
+}
