@@ -43,7 +43,7 @@ assert d["jobs_done"] == 600 and d["cursor_joins"] >= 30 and d["bytes_ratio"] >=
 PY
 
 # usage errors: exit 2, one line on stderr
-for args in "" "client x" "server" "server $src/examples/sim/small.txt --policy nope" \
+for args in "" "nosuch x" "client" "grid" "server" "server $src/examples/sim/small.txt --policy nope" \
             "server $src/examples/sim/small.txt --bogus"; do
   set +e
   "$sim" $args > /dev/null 2> "$tmp/err"

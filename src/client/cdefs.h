@@ -1,0 +1,41 @@
+/* cdefs.h - the seed's definitions (003, "ClientSchedOld") as predicates on
+ * the client state: which results are runnable or nearly runnable, which
+ * projects are runnable, downloading, fetchable, overworked, latency-limited
+ * or potentially runnable. Pure: the state and a clock in, a truth value out.
+ * The other policy modules decide over the sets these predicates name. */
+#ifndef LOCUS_CDEFS_H
+#define LOCUS_CDEFS_H
+#include "client/cstate.h"
+
+/* R and its project are not suspended, its files are here, it has not
+ * finished computing. */
+int cdef_result_runnable(const struct cresult *r);
+/* R and its project are not suspended, no download of it is deferred, it
+ * has not finished computing (files still downloading are fine). */
+int cdef_result_nearly_runnable(const struct cresult *r);
+
+/* P has at least one runnable result. */
+int cdef_project_runnable(const struct cstate *cs, const struct cproject *p);
+/* P is not suspended, one of its results is downloading and none of its
+ * downloads is deferred. */
+int cdef_project_downloading(const struct cstate *cs, const struct cproject *p);
+/* P's minimum RPC time is in the future. */
+int cdef_project_deferred(const struct cproject *p, double now);
+/* P's long-term debt is below minus one scheduling period. */
+int cdef_project_overworked(const struct cstate *cs, const struct cproject *p);
+/* Not suspended, not deferred, no-new-work unset, not overworked, no master
+ * fetch pending. */
+int cdef_project_fetchable(const struct cstate *cs, const struct cproject *p, double now);
+/* The last reply said "no work because of deadlines" and its delay has not
+ * elapsed. */
+int cdef_project_latency_limited(const struct cproject *p, double now);
+/* Runnable, downloading, fetchable, overworked or latency-limited. */
+int cdef_project_potentially_runnable(const struct cstate *cs, const struct cproject *p, double now);
+
+/* The project predicates for all projects at once, in one pass over the
+ * results (the per-project functions above each scan them all): for
+ * project i, flags[i] has CDEF_RUNNABLE and CDEF_POTENTIAL as they say.
+ * flags has cs->nprojects entries, owned by the caller. */
+enum { CDEF_RUNNABLE = 1, CDEF_POTENTIAL = 2 };
+void cdef_project_flags(const struct cstate *cs, double now, unsigned char *flags);
+#endif

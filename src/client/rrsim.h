@@ -1,0 +1,32 @@
+/* rrsim.h - the seed's round-robin simulation: the nearly runnable results
+ * of CPU-intensive projects run as a fluid, each project getting CPUs in
+ * proportion to its resource share among the projects that still have work
+ * in the simulation (a project cannot use more CPUs than the sum of its
+ * results' avg_ncpus; what it cannot use goes to the others), shared among
+ * its results in proportion to their avg_ncpus (CP_DEBT, the seed; with
+ * CP_REC in deadline order, each up to its avg_ncpus, as they really run),
+ * all slowed by on-fraction x active-fraction. Run times come from
+ * estimate_remaining. Pure. */
+#ifndef LOCUS_RRSIM_H
+#define LOCUS_RRSIM_H
+#include "client/cstate.h"
+
+/* Simulates from now and sets, as the seed defines them:
+ * - r->rr_finish (absolute; 0 for results not simulated) and
+ *   r->rr_deadline_missed (rr_finish > deadline); also r->rr_at_risk
+ *   (rr_finish + sched_period > deadline: the fluid simulation is
+ *   optimistic by up to one period, as the real scheduler hands out CPUs
+ *   for a period at a time);
+ * - p->rr_deadlines_missed, the count of its results missing;
+ * - cs->total_shortfall: integral over [now, now + min_queue] of the CPUs
+ *   with nothing to run (ncpus - sum of avg_ncpus of unfinished results,
+ *   when positive), in CPU seconds;
+ * - p->rr_shortfall: the same for P's share of the CPUs, ncpus x P's share
+ *   fraction among potentially runnable CPU-intensive projects, minus the
+ *   avg_ncpus of P's unfinished results, when positive (0 for
+ *   non-CPU-intensive projects), and p->rr_share_frac, that fraction;
+ * - cs->total_shortfall_fill and p->rr_shortfall_fill: the same two over
+ *   [now, now + min_queue + extra_queue], the buffer a fetch fills.
+ * Scratch memory is allocated and freed inside. */
+void rrsim_run(struct cstate *cs, double now);
+#endif

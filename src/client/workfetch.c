@@ -1,0 +1,132 @@
+/* workfetch.c - work_request_size, the choice of project and the request
+ * size (see workfetch.h). */
+#include "client/workfetch.h"
+#include "client/cdefs.h"
+#include "client/debt.h"
+#include "client/estimate.h"
+#include "client/rrsim.h"
+#include "core/strbuf.h"
+#include <math.h>
+#include <stdlib.h>
+
+#define DEADLINE_CAP_SAFETY 0.8
+
+static int barred(const struct cstate *cs, const struct cproject *p, double now, int overworked_too)
+{
+    return p->suspended || cdef_project_deferred(p, now) || p->no_new_work ||
+           (overworked_too && cdef_project_overworked(cs, p));
+}
+
+/* The seed's fallback: 1 second for every CPU-intensive project not
+ * barred. Returns whether any got it. */
+static int ask_one_second(struct cstate *cs, double now, int overworked_too)
+{
+    int any = 0;
+    for (int i = 0; i < cs->nprojects; i++) {
+        struct cproject *p = &cs->projects[i];
+        if (p->non_cpu_intensive || barred(cs, p, now, overworked_too)) continue;
+        p->work_request_size = 1;
+        any = 1;
+    }
+    return any;
+}
+
+/* Per project: CPU seconds of nearly runnable work queued (-1: none
+ * nearly runnable at all) into queued; learns the shortest delay bound. */
+static void queued_and_learn(struct cstate *cs, double *queued)
+{
+    for (int i = 0; i < cs->nprojects; i++) queued[i] = -1;
+    for (int i = 0; i < cs->nresults; i++) {
+        const struct cresult *r = cs->results[i];
+        if (!r->project) continue;
+        struct cproject *p = r->project;
+        double d = r->deadline - r->received;
+        if (d > 0 && (p->min_delay_bound <= 0 || d < p->min_delay_bound)) p->min_delay_bound = d;
+        if (!cdef_result_nearly_runnable(r)) continue;
+        double *q = &queued[p - cs->projects];
+        *q = (*q < 0 ? 0 : *q) + estimate_remaining(cs, r) * (r->avg_ncpus > 0 ? r->avg_ncpus : 1);
+    }
+}
+
+void workfetch_compute(struct cstate *cs, double now)
+{
+    int any = 0;
+    for (int i = 0; i < cs->nprojects; i++) {
+        struct cproject *p = &cs->projects[i];
+        p->work_request_size = p->non_cpu_intensive || barred(cs, p, now, 1) ? 0 : p->rr_shortfall;
+        any |= p->work_request_size > 0;
+    }
+    if (cs->total_shortfall > 0) {
+        if (!any) any = ask_one_second(cs, now, 1);
+        if (!any) any = ask_one_second(cs, now, 0);
+        double shares = 0;
+        for (int i = 0; i < cs->nprojects; i++)
+            if (cs->projects[i].work_request_size > 0) shares += cs->projects[i].resource_share;
+        for (int i = 0; i < cs->nprojects && any; i++) {
+            struct cproject *p = &cs->projects[i];
+            if (p->work_request_size > 0)
+                p->work_request_size = shares > 0 ? cs->total_shortfall * p->resource_share / shares : 0;
+        }
+    }
+    double ncpus = cs->host.ncpus > 0 ? cs->host.ncpus : 1;
+    double speed = (cs->host.on_frac > 0 ? cs->host.on_frac : 1) * (cs->host.active_frac > 0 ? cs->host.active_frac : 1);
+    double *queued = xcalloc((size_t)cs->nprojects + 1, sizeof *queued);
+    queued_and_learn(cs, queued);
+    for (int i = 0; i < cs->nprojects; i++) {
+        struct cproject *p = &cs->projects[i];
+        if (p->non_cpu_intensive) {
+            p->work_request_size = !barred(cs, p, now, 0) && queued[i] < 0;
+        } else if (cs->fetch_deadline_cap && p->work_request_size > 0) {
+            /* a delay bound not known yet: one second, that is one task, to learn it */
+            double cap = p->min_delay_bound > 0
+                             ? DEADLINE_CAP_SAFETY * p->min_delay_bound * ncpus * p->rr_share_frac * speed -
+                                   fmax(queued[i], 0)
+                             : 1;
+            if (p->work_request_size > cap) p->work_request_size = cap > 0 ? cap : 0;
+        }
+    }
+    free(queued);
+}
+
+struct cproject *workfetch_choose(const struct cstate *cs, double now)
+{
+    struct cproject *best = NULL;
+    double best_v = 0;
+    double *owed = xcalloc((size_t)cs->nprojects + 1, sizeof *owed);
+    debt_owed(cs, now, 1, owed);
+    for (int i = 0; i < cs->nprojects; i++) {
+        struct cproject *p = &cs->projects[i];
+        double v = owed[i] + p->rr_shortfall;
+        if (p->work_request_size > 0 && (!best || v > best_v)) {
+            best = p;
+            best_v = v;
+        }
+    }
+    free(owed);
+    return best;
+}
+
+double workfetch_request_seconds(const struct cstate *cs, const struct cproject *p)
+{
+    return p->rr_share_frac > 0 ? p->work_request_size / p->rr_share_frac : p->work_request_size;
+}
+
+struct cproject *workfetch_pass(struct cstate *cs, double now, double *seconds)
+{
+    rrsim_run(cs, now);
+    return workfetch_decide(cs, now, seconds);
+}
+
+struct cproject *workfetch_decide(struct cstate *cs, double now, double *seconds)
+{
+    *seconds = 0;
+    workfetch_compute(cs, now);
+    if (!workfetch_choose(cs, now)) return NULL;
+    /* the shortfalls of the larger buffer, from the same simulation */
+    cs->total_shortfall = cs->total_shortfall_fill;
+    for (int i = 0; i < cs->nprojects; i++) cs->projects[i].rr_shortfall = cs->projects[i].rr_shortfall_fill;
+    workfetch_compute(cs, now);
+    struct cproject *p = workfetch_choose(cs, now);
+    if (p) *seconds = workfetch_request_seconds(cs, p);
+    return p;
+}

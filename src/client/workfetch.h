@@ -1,0 +1,49 @@
+/* workfetch.h - the seed's work-fetch policy: how many seconds of work to
+ * ask each project for (work_request_size), which project to ask, and the
+ * project-normalized request the scheduler RPC carries. Pure; reads the
+ * round-robin simulation's outputs (run rrsim_run first). */
+#ifndef LOCUS_WORKFETCH_H
+#define LOCUS_WORKFETCH_H
+#include "client/cstate.h"
+
+/* Sets p->work_request_size (normalized CPU seconds) as the seed's
+ * pseudo-code: 0 for a project suspended, deferred, overworked or
+ * no-new-work, else its shortfall; if total_shortfall > 0 and no project
+ * asks anything, 1 for each project not suspended, deferred, overworked or
+ * no-new-work, and if still none, 1 for each not suspended, deferred or
+ * no-new-work (overworked ones included); then, still only when
+ * total_shortfall > 0, the positive sizes are replaced by total_shortfall
+ * shared in proportion to resource share. A non-CPU-intensive project
+ * asks 1 if it has no nearly runnable result (and is not suspended,
+ * deferred or no-new-work), else 0.
+ * With cs->fetch_deadline_cap (not in the seed), a CPU-intensive project's
+ * size is then cut so that its queued work (remaining estimate x avg_ncpus
+ * of its nearly runnable results) plus the request stays within 0.8 x its
+ * delay bound x ncpus x rr_share_frac x on_frac x active_frac: what its
+ * share of the host can finish before the deadline of a job sent now;
+ * while no delay bound of the project is known, to 1 second (one task).
+ * Also keeps p->min_delay_bound (shortest deadline - received seen). */
+void workfetch_compute(struct cstate *cs, double now);
+
+/* The project to ask: work_request_size > 0 and the greatest what-it-is-
+ * owed for fetch (long-term debt, or its REC form: debt_owed) plus
+ * shortfall; ties to the lower index. NULL if none; borrowed from cs. */
+struct cproject *workfetch_choose(const struct cstate *cs, double now);
+
+/* The RPC's work_req_seconds for p: its work_request_size over its share
+ * fraction among the potentially runnable projects (p->rr_share_frac;
+ * unchanged if that is 0). */
+double workfetch_request_seconds(const struct cstate *cs, const struct cproject *p);
+
+/* The driver's whole decision with a buffer hysteresis, from the outputs
+ * of an rrsim_run(cs, now) that just ran: the policy with the shortfalls
+ * over min_queue; if some project should be asked, the policy again on
+ * the shortfalls over min_queue + extra_queue (the buffer to fill: the
+ * *_fill outputs, which then replace rr_shortfall and total_shortfall in
+ * cs); returns the project to ask with *seconds its work_req_seconds.
+ * NULL (and *seconds 0) if the buffer is above min_queue or nobody can be
+ * asked. */
+struct cproject *workfetch_decide(struct cstate *cs, double now, double *seconds);
+/* rrsim_run, then workfetch_decide. */
+struct cproject *workfetch_pass(struct cstate *cs, double now, double *seconds);
+#endif

@@ -1,0 +1,51 @@
+/* scenario.h - a client scheduling scenario for `locus-sim client`, in the
+ * text format of ../shared/scenarios/client/README.md (docs/sim.md): host,
+ * preferences and availability as `key: value` lines, projects as
+ * `project: NAME(C, D, R) [options]` and extra job types as
+ * `app: NAME(C, D) [options]`. */
+#ifndef LOCUS_SIM_SCENARIO_H
+#define LOCUS_SIM_SCENARIO_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCN_MAX_PROJECTS 64
+#define SCN_MAX_APPS 16
+
+/* One job type of a project. */
+struct scn_app {
+    double cpu_hours;           /* C: CPU hours per task (exact, and estimated exactly) */
+    double delay_hours;         /* D: deadline, hours after the task is sent */
+    double weight;              /* share of this type in the project's random mix */
+    double checkpoint_hours;    /* a task checkpoints every this much of its own progress */
+    int max_concurrent;         /* tasks of this type running at once; 0: no limit */
+    double ncpus;               /* CPUs a task uses */
+};
+
+struct scn_project {
+    char name[64];
+    double share;               /* R; ratios matter */
+    double avail_frac;          /* fraction of time its server is up */
+    double avail_lambda_hours;  /* mean up period */
+    struct scn_app apps[SCN_MAX_APPS];
+    int napps;
+};
+
+struct scenario {
+    char name[128];
+    double duration_days, time_step_seconds;
+    int ncpus;
+    double cpu_gflops, ram_gb;
+    double on_frac, on_lambda_hours, active_frac, active_lambda_hours, connected_frac;
+    double min_buffer_days, extra_buffer_days, cpu_scheduling_period_minutes;
+    int leave_in_memory;
+    double rec_half_life_days;
+    struct scn_project projects[SCN_MAX_PROJECTS];
+    int nprojects;
+};
+
+/* Parses TEXT (NUL-terminated) over the README's defaults; on error
+ * returns -1 with "line N: key: what" in err. At least one project. */
+int scenario_parse(struct scenario *s, const char *text, char *err, size_t errlen);
+/* Reads and parses a file; errors name the file. */
+int scenario_load(struct scenario *s, const char *path, char *err, size_t errlen);
+#endif
