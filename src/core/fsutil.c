@@ -1,5 +1,6 @@
 /* fsutil.c - safe names, atomic writes, fan-out folders. */
 #include "core/fsutil.h"
+#include <stdarg.h>
 #include "core/hashmap.h"
 #include "core/strbuf.h"
 #include <errno.h>
@@ -153,4 +154,15 @@ int64_t file_size(const char *path)
 void fanout_path(char *out, size_t outlen, const char *dir, const char *name)
 {
     snprintf(out, outlen, "%s/%02x/%s", dir, (unsigned)(hash_bytes(name, strlen(name)) & 0xff), name);
+}
+
+int path_printf(char *out, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out, len, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < len) return 0;
+    if (len) out[0] = '\0';
+    return -1;
 }

@@ -23,4 +23,7 @@ int64_t file_size(const char *path);               /* -1 if absent */
 /* dir/xx/name where xx are two hex digits hashed from name: 256 buckets
  * keep folders small with millions of files. Writes into out (size outlen). */
 void fanout_path(char *out, size_t outlen, const char *dir, const char *name);
+/* snprintf for paths: 0, or -1 when the path does not fit, and then out is
+ * "" so that a cut path is never opened. */
+int path_printf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #endif

@@ -12,6 +12,7 @@ static int log_topics;
 static const struct { const char *name; int bit; } topic_names[] = {
     {"rpc", LT_RPC}, {"sched", LT_SCHED}, {"trans", LT_TRANS},
     {"valid", LT_VALID}, {"http", LT_HTTP}, {"store", LT_STORE},
+    {"cpu_sched", LT_CPU_SCHED}, {"work_fetch", LT_WORK_FETCH}, {"task", LT_TASK},
 };
 
 void log_set_file(FILE *f) { log_file = f; }
@@ -31,7 +32,7 @@ int log_enable_topics(const char *list, char *err, size_t errlen)
             }
         }
         if (!found) {
-            snprintf(err, errlen, "unknown debug topic '%s' (known: rpc,sched,trans,valid,http,store,all)", tok);
+            snprintf(err, errlen, "unknown debug topic '%s' (known: rpc,sched,trans,valid,http,store,cpu_sched,work_fetch,task,all)", tok);
             return -1;
         }
     }

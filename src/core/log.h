@@ -14,6 +14,9 @@ enum log_topic {
     LT_VALID = 1 << 3,    /* validator and assimilator */
     LT_HTTP = 1 << 4,     /* HTTP requests, uploads, downloads */
     LT_STORE = 1 << 5,    /* store commits */
+    LT_CPU_SCHED = 1 << 6, /* locus-client: CPU scheduling and enforcement */
+    LT_WORK_FETCH = 1 << 7, /* locus-client: work fetch decisions */
+    LT_TASK = 1 << 8,     /* locus-client: task start, suspend, exit */
 };
 
 /* Messages go to stderr unless log_set_file() names another stream (not owned). */

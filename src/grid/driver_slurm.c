@@ -403,7 +403,8 @@ static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n,
     for (char *line = text; wanted.count && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        char id[DRV_ID_MAX], a[32], t[32], state[64], code[32], v[PATH_MAX];
+        /* job and task ids are numbers: a and t fit in an id together */
+        char id[DRV_ID_MAX], a[(DRV_ID_MAX - 1) / 2], t[(DRV_ID_MAX - 1) / 2], state[64], code[32], v[PATH_MAX];
         if (!jc_field(line, "ArrayJobId", a, sizeof a) && !jc_field(line, "ArrayTaskId", t, sizeof t))
             snprintf(id, sizeof id, "%s_%s", a, t);
         else if (jc_field(line, "JobId", id, sizeof id))

@@ -1,0 +1,174 @@
+/* main.c - locus-client: the host agent daemon (`locus-client --dir DIR`)
+ * and the commands that talk to it over DIR/control.sock. */
+#include "client/agent/agent.h"
+#include "client/agent/ctl.h"
+#include "core/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: locus-client --dir DIR [--debug TOPICS] [--retry-min S] [--retry-max S]\n"
+    "                    [--max-cpus N] [--leave-in-memory 0|1] [--checkpoint-period S]\n"
+    "                    [--sched-period S] [--min-queue S]          run the agent\n"
+    "       locus-client --dir DIR [--json] CMD                       talk to it:\n"
+    "  attach URL KEY [--share N] | detach URL | status | tasks | projects\n"
+    "  suspend [URL] | resume [URL] | update [URL]\n"
+    "TOPICS: cpu_sched,work_fetch,task,rpc,http or all\n";
+
+static int usage(const char *why)
+{
+    fprintf(stderr, "locus-client: %s\n%s", why, usage_text);
+    return 2;
+}
+
+/* A number option's value; exits with usage on a bad one. */
+static double number(const char *opt, const char *v)
+{
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || end == v || *end || x < 0) {
+        fprintf(stderr, "locus-client: %s needs a non-negative number\n%s", opt, usage_text);
+        exit(2);
+    }
+    return x;
+}
+
+static void print_tasks(json_t *reply)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(reply, "tasks"), i, t)
+        printf("%s project=%s state=%s done=%.4f elapsed=%.1f cpu=%.1f checkpoint_elapsed=%.1f slot=%lld exit_status=%lld\n",
+               json_string_value(json_object_get(t, "name")), json_string_value(json_object_get(t, "project")),
+               json_string_value(json_object_get(t, "state")),
+               json_number_value(json_object_get(t, "fraction_done")),
+               json_number_value(json_object_get(t, "elapsed")), json_number_value(json_object_get(t, "cpu_time")),
+               json_number_value(json_object_get(t, "checkpoint_elapsed")),
+               json_integer_value(json_object_get(t, "slot")),
+               json_integer_value(json_object_get(t, "exit_status")));
+}
+
+static void print_projects(json_t *reply)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(reply, "projects"), i, p)
+        printf("%s name=\"%s\" share=%g suspended=%d hostid=%lld tasks=%lld short_term_debt=%.1f long_term_debt=%.1f dcf=%.3f\n",
+               json_string_value(json_object_get(p, "url")), json_string_value(json_object_get(p, "name")),
+               json_number_value(json_object_get(p, "resource_share")),
+               json_is_true(json_object_get(p, "suspended")), json_integer_value(json_object_get(p, "hostid")),
+               json_integer_value(json_object_get(p, "tasks")),
+               json_number_value(json_object_get(p, "short_term_debt")),
+               json_number_value(json_object_get(p, "long_term_debt")), json_number_value(json_object_get(p, "dcf")));
+}
+
+static void print_status(json_t *r)
+{
+    printf("projects=%lld tasks=%lld running=%lld ncpus=%lld suspended=%d on_frac=%.3f active_frac=%.3f "
+           "cpu_efficiency=%.3f\n",
+           json_integer_value(json_object_get(r, "projects")), json_integer_value(json_object_get(r, "tasks")),
+           json_integer_value(json_object_get(r, "running")), json_integer_value(json_object_get(r, "ncpus")),
+           json_is_true(json_object_get(r, "suspended")), json_number_value(json_object_get(r, "on_frac")),
+           json_number_value(json_object_get(r, "active_frac")),
+           json_number_value(json_object_get(r, "cpu_efficiency")));
+}
+
+/* Builds the request of command argv[0..argc); NULL (message printed) if malformed. */
+static json_t *command_request(int argc, char **argv)
+{
+    const char *cmd = argv[0];
+    if (!strcmp(cmd, "attach")) {
+        double share = 100;
+        if (argc == 5 && !strcmp(argv[3], "--share"))
+            share = number("--share", argv[4]);
+        else if (argc != 3)
+            return NULL;
+        return json_pack("{s:s, s:s, s:s, s:f}", "cmd", cmd, "url", argv[1], "key", argv[2], "share", share);
+    }
+    if (!strcmp(cmd, "detach"))
+        return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "url", argv[1]) : NULL;
+    if (!strcmp(cmd, "status") || !strcmp(cmd, "tasks") || !strcmp(cmd, "projects"))
+        return argc == 1 ? json_pack("{s:s}", "cmd", cmd) : NULL;
+    if (!strcmp(cmd, "suspend") || !strcmp(cmd, "resume") || !strcmp(cmd, "update")) {
+        if (argc == 1)
+            return json_pack("{s:s}", "cmd", cmd);
+        return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "project", argv[1]) : NULL;
+    }
+    return NULL;
+}
+
+static int run_command(const char *dir, int json, int argc, char **argv)
+{
+    char err[1024];
+    json_t *req = command_request(argc, argv), *reply;
+    if (!req)
+        return usage("bad command or arguments");
+    int rc = ctl_call(dir, req, &reply, err, sizeof err);
+    json_decref(req);
+    if (rc != 0) {
+        fprintf(stderr, "locus-client: %s\n", err);
+        return 1;
+    }
+    if (!json_is_true(json_object_get(reply, "ok"))) {
+        fprintf(stderr, "locus-client: %s\n", json_string_value(json_object_get(reply, "error")));
+        json_decref(reply);
+        return 1;
+    }
+    if (json) {
+        char *text = json_dumps(reply, JSON_COMPACT);
+        printf("%s\n", text);
+        free(text);
+    } else if (!strcmp(argv[0], "tasks")) {
+        print_tasks(reply);
+    } else if (!strcmp(argv[0], "projects")) {
+        print_projects(reply);
+    } else if (!strcmp(argv[0], "status")) {
+        print_status(reply);
+    }
+    json_decref(reply);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct agent_options o = {.retry_min = 60, .retry_max = 14400, .max_cpus = -1, .leave_in_memory = -1,
+                              .checkpoint_period = -1, .sched_period = -1, .min_queue = -1};
+    const char *debug = NULL;
+    int json = 0, i;
+    for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            json = 1;
+            continue;
+        }
+        if (!v)
+            return usage("an option lacks its value");
+        i++;
+        if (!strcmp(a, "--dir")) o.dir = v;
+        else if (!strcmp(a, "--debug")) debug = v;
+        else if (!strcmp(a, "--retry-min")) o.retry_min = number(a, v);
+        else if (!strcmp(a, "--retry-max")) o.retry_max = number(a, v);
+        else if (!strcmp(a, "--max-cpus")) o.max_cpus = (int)number(a, v);
+        else if (!strcmp(a, "--leave-in-memory")) o.leave_in_memory = number(a, v) != 0;
+        else if (!strcmp(a, "--checkpoint-period")) o.checkpoint_period = number(a, v);
+        else if (!strcmp(a, "--sched-period")) o.sched_period = number(a, v);
+        else if (!strcmp(a, "--min-queue")) o.min_queue = number(a, v);
+        else return usage("unknown option");
+    }
+    if (!o.dir)
+        return usage("--dir DIR is required");
+    if (i < argc)
+        return run_command(o.dir, json, argc - i, argv + i);
+    char err[1024];
+    if (debug && log_enable_topics(debug, err, sizeof err) != 0)
+        return usage(err);
+    if (o.retry_min <= 0 || o.retry_max < o.retry_min)
+        return usage("--retry-min must be positive and at most --retry-max");
+    if (agent_run(&o, err, sizeof err) != 0) {
+        fprintf(stderr, "locus-client: %s\n", err);
+        return 1;
+    }
+    return 0;
+}

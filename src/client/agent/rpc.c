@@ -1,0 +1,175 @@
+/* rpc.c - when and to whom the agent makes a scheduler RPC, and doing it:
+ * the master page for the scheduler URL, the request (with the work the
+ * work-fetch policy asks for and the results due), the reply merged into
+ * the state, and the delays: the server's request_delay and next_rpc_delay,
+ * exponential backoff on failures, a backoff of work requests after a reply
+ * without work. */
+#include "client/agent/agent_internal.h"
+
+#include "client/agent/schedmsg.h"
+#include "client/agent/xfer.h"
+#include "client/workfetch.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MASTER_MAX (1u << 20)
+#define REPORT_DEADLINE_MARGIN 86400.0  /* report at once when a deadline is this near */
+#define REPORT_MAX_WAIT 3600.0          /* else at most this long after completion */
+#define REPORT_MAX_BATCH 64             /* or when this many wait */
+#define NOWORK_BACKOFF_MAX 86400.0
+
+static void rpc_failed(struct agent *a, struct aproject *p, const char *why, double now)
+{
+    p->rpc_failures++;
+    p->c.min_rpc_time = now + agent_backoff(a, p->rpc_failures);
+    log_warn("project %s: scheduler RPC failed: %s; next try in %.0f s", p->c.url, why, p->c.min_rpc_time - now);
+    agent_changed(a, 0);
+}
+
+static void fetch_master(struct agent *a, struct aproject *p, double now)
+{
+    char *page = NULL, err[512];
+    size_t len;
+    if (xfer_get(p->c.url, MASTER_MAX, &page, &len, err, sizeof err) != XF_OK) {
+        rpc_failed(a, p, err, now);
+        return;
+    }
+    if (schedmsg_master_scheduler(page, p->scheduler_url, sizeof p->scheduler_url) != 0)
+        rpc_failed(a, p, "the master page names no scheduler", now);
+    else
+        log_info("project %s: scheduler at %s", p->c.url, p->scheduler_url);
+    free(page);
+    agent_changed(a, 0);
+}
+
+/* Why p's finished results should be reported now, or NULL. */
+static const char *report_due(const struct aproject *p, double now)
+{
+    int n = 0;
+    for (int i = 0; i < p->nresults; i++) {
+        const struct aresult *r = p->results[i];
+        if (r->phase != AR_TO_REPORT)
+            continue;
+        if (r->report_immediately)
+            return "report immediately";
+        if (r->c.deadline - now < REPORT_DEADLINE_MARGIN)
+            return "deadline near";
+        if (now - r->completed > REPORT_MAX_WAIT)
+            return "result waiting";
+        n++;
+    }
+    return n >= REPORT_MAX_BATCH ? "many results waiting" : NULL;
+}
+
+static void keep_copy(const struct agent *a, const struct aproject *p, const char *what, const char *text, size_t len)
+{
+    char path[PATH_MAX];
+    if (!path_printf(path, sizeof path, "%s/sched_%s_%s.xml", a->dir, what, p->dir_name))
+        write_file_atomic(path, text, len);
+}
+
+static void do_rpc(struct agent *a, struct aproject *p, double secs, double now, const char *why)
+{
+    struct rpc_want w = {.req_secs = secs, .client_start = a->start_time};
+    struct strbuf req;
+    char *reply = NULL, err[512];
+    size_t len;
+    struct reply_effects fx;
+    int ncpus = a->host.ncpus, busy = 0;
+    for (int i = 0; i < a->st.nprojects; i++)
+        for (int j = 0; j < a->st.projects[i]->nresults; j++)
+            busy += a->st.projects[i]->results[j]->phase <= AR_RUNNING;
+    w.req_instances = secs > 0 && busy < ncpus ? ncpus - busy : 0;
+    sb_init(&req);
+    schedmsg_request(&a->st, p, &a->host, &w, now, &req);
+    keep_copy(a, p, "request", req.s, req.len);
+    log_debug(LT_RPC, "project %s: RPC (%s), asking %.0f s of work", p->c.url, why, secs);
+    enum xfer_rc rc = xfer_post(p->scheduler_url, req.s, req.len, SCHEDMSG_REPLY_MAX, &reply, &len, err, sizeof err);
+    sb_free(&req);
+    p->last_rpc = now;
+    if (rc != XF_OK) {
+        rpc_failed(a, p, err, now);
+        if (p->rpc_failures % 10 == 0)
+            p->scheduler_url[0] = '\0';   /* as BOINC: look at the master page again */
+        return;
+    }
+    keep_copy(a, p, "reply", reply, len);
+    int ok = schedmsg_apply_reply(&a->st, p, reply, len, now, &fx, err, sizeof err);
+    free(reply);
+    if (ok != 0) {
+        rpc_failed(a, p, err, now);
+        return;
+    }
+    p->rpc_failures = 0;
+    p->rpc_seqno++;
+    p->c.min_rpc_time = now + fx.request_delay;
+    /* the seed: latency-limited until the reply's delay has run out */
+    p->c.latency_limited_until = fx.no_work_deadlines ? now + fx.request_delay : 0;
+    p->next_rpc_time = fx.next_rpc_delay > 0 ? now + fx.next_rpc_delay : 0;
+    if (fx.project_is_down)
+        rpc_failed(a, p, "project is down", now);
+    if (secs > 0 && fx.nnew == 0) {
+        double b = p->nowork_backoff * 2;
+        p->nowork_backoff = b < a->opt.retry_min ? a->opt.retry_min : b > NOWORK_BACKOFF_MAX ? NOWORK_BACKOFF_MAX : b;
+        p->fetch_backoff_until = now + p->nowork_backoff;
+    } else if (fx.nnew > 0) {
+        p->nowork_backoff = 0;
+        p->fetch_backoff_until = 0;
+    }
+    log_info("project %s: RPC done: %d new tasks, %d reports acknowledged, %d aborted%s%s", p->c.url, fx.nnew,
+             fx.nacked, fx.naborted, fx.message[0] ? "; server says: " : "", fx.message);
+    if (fx.nacked || fx.ndeleted)
+        files_collect(a, p);
+    agent_changed(a, fx.nnew > 0 || fx.naborted > 0);
+}
+
+void rpc_maybe(struct agent *a, double now)
+{
+    struct aproject *best = NULL;
+    const char *why = NULL;
+    for (int i = 0; i < a->st.nprojects && !best; i++) {
+        struct aproject *p = a->st.projects[i];
+        if (now < p->c.min_rpc_time)
+            continue;
+        if (!p->scheduler_url[0]) {
+            fetch_master(a, p, now);
+            return;
+        }
+        if ((why = report_due(p, now)) || (p->next_rpc_time > 0 && now >= p->next_rpc_time && (why = "requested by project")))
+            best = p;
+    }
+    /* work fetch, on the whole state's view: the policy picks the project */
+    struct cstate cs;
+    struct cproject *cps;
+    double secs = 0;
+    tasks_fill_cstate(a, now, &cs, &cps);
+    struct cproject *fetch = workfetch_pass(&cs, now, &secs);
+    int fi = fetch ? (int)(fetch - cps) : -1;
+    if (fi >= 0 && log_topic_on(LT_WORK_FETCH))   /* the passes that decide to ask someone */
+        for (int i = 0; i < cs.nprojects; i++)
+            log_debug(LT_WORK_FETCH, "project %s: shortfall %.0f, request size %.0f%s (total shortfall %.0f)",
+                      cps[i].url, cps[i].rr_shortfall, cps[i].work_request_size, i == fi ? ", chosen" : "",
+                      cs.total_shortfall);
+    if (!best && fi >= 0 && now >= a->st.projects[fi]->c.min_rpc_time && a->st.projects[fi]->scheduler_url[0]) {
+        best = a->st.projects[fi];
+        why = "work fetch";
+    }
+    /* a report or a forced RPC also asks for work when the policy wants
+     * some from that project */
+    int bi = -1;
+    for (int i = 0; best && i < a->st.nprojects; i++)
+        if (a->st.projects[i] == best)
+            bi = i;
+    double ask = bi == fi ? secs : 0;
+    tasks_release_cstate(a, &cs, cps);
+    if (best) {
+        if (ask > 0)
+            log_debug(LT_WORK_FETCH, "asking %s for %.0f s of work", best->c.url, ask);
+        do_rpc(a, best, ask, now, why);
+    }
+}
