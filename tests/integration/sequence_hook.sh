@@ -34,8 +34,9 @@ seqcol() { sql "$proj" "SELECT $1 FROM sequences WHERE name='steer'"; }
 start_locusd "$proj"
 start_client C1 "$(key_of alice)" 1
 wait_first_rpc C1
+# ended by the hook, and (written by locusd's next pass) position 4 validated
 for i in $(seq 180); do
-    [ "$(seqcol state)" = 1 ] && break
+    [ "$(seqcol state)" = 1 ] && [ "$(seqcol first_unvalidated_pos)" = 5 ] && break
     [ $((i % 5)) -ne 0 ] || client_update C1
     sleep 1
 done
