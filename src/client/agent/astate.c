@@ -226,149 +226,214 @@ int aproject_file_in_use(const struct aproject *p, const char *name)
 
 /* ---- writing ---- */
 
-static void set_num(json_t *o, const char *k, double v)
-{
-    json_object_set_new(o, k, json_real(isfinite(v) ? v : 0));
-}
+/* The scalar fields of each record: one table serves writing and
+ * reading, so a field saved is a field loaded. Integers are read within
+ * [lo, hi]; buffers and strings are NUL-terminated; an absent field keeps
+ * the value the record was made with. */
+enum fkind { FK_NUM, FK_INT, FK_BUF, FK_DUP };
+struct field {
+    const char *key;
+    enum fkind kind;
+    size_t off, size;           /* FK_INT: 4 (int, enum) or 8 (int64_t); FK_BUF: the buffer's */
+    int64_t lo, hi;
+    int required;               /* FK_BUF: absent or empty is an error */
+};
+#define F_NUM(st, k, m) {k, FK_NUM, offsetof(st, m), 0, 0, 0, 0}
+#define F_INT(st, k, m, lo, hi) {k, FK_INT, offsetof(st, m), sizeof(((st *)0)->m), lo, hi, 0}
+#define F_BUF(st, k, m, req) {k, FK_BUF, offsetof(st, m), sizeof(((st *)0)->m), 0, 0, req}
+#define F_DUP(st, k, m) {k, FK_DUP, offsetof(st, m), 0, 0, 0, 0}
+#define NFIELDS(t) (sizeof t / sizeof t[0])
 
-static void set_int(json_t *o, const char *k, int64_t v)
-{
-    json_object_set_new(o, k, json_integer(v));
-}
+static const struct field file_fields[] = {
+    F_BUF(struct afile, "name", name, 1),
+    F_DUP(struct afile, "upload_url", upload_url),
+    F_DUP(struct afile, "signature", signature),
+    F_BUF(struct afile, "md5", md5, 0),
+    F_NUM(struct afile, "nbytes", nbytes),
+    F_NUM(struct afile, "max_nbytes", max_nbytes),
+    F_INT(struct afile, "executable", executable, 0, 1),
+    F_INT(struct afile, "sticky", sticky, 0, 1),
+    F_INT(struct afile, "status", status, AF_NEEDED, AF_ERROR),
+    F_INT(struct afile, "failures", failures, 0, 1000000),
+    F_NUM(struct afile, "next_try", next_try),
+    F_INT(struct afile, "url_index", url_index, 0, AS_MAX_URLS),
+    F_BUF(struct afile, "error", error, 0),
+};
 
-static void set_str(json_t *o, const char *k, const char *v)
+static const struct field ref_fields[] = {
+    F_BUF(struct afile_ref, "file_name", file_name, 1),
+    F_BUF(struct afile_ref, "open_name", open_name, 0),
+    F_INT(struct afile_ref, "main_program", main_program, 0, 1),
+    F_INT(struct afile_ref, "copy_file", copy_file, 0, 1),
+};
+
+static const struct field version_fields[] = {
+    F_BUF(struct aapp_version, "app_name", app_name, 1),
+    F_INT(struct aapp_version, "version_num", version_num, 0, INT32_MAX),
+    F_BUF(struct aapp_version, "platform", platform, 0),
+    F_BUF(struct aapp_version, "api_version", api_version, 0),
+    F_NUM(struct aapp_version, "avg_ncpus", avg_ncpus),
+    F_NUM(struct aapp_version, "flops", flops),
+};
+
+static const struct field wu_fields[] = {
+    F_BUF(struct aworkunit, "name", name, 1),
+    F_BUF(struct aworkunit, "app_name", app_name, 1),
+    F_INT(struct aworkunit, "version_num", version_num, 0, INT32_MAX),
+    F_DUP(struct aworkunit, "command_line", command_line),
+    F_NUM(struct aworkunit, "rsc_fpops_est", rsc_fpops_est),
+    F_NUM(struct aworkunit, "rsc_fpops_bound", rsc_fpops_bound),
+    F_NUM(struct aworkunit, "rsc_memory_bound", rsc_memory_bound),
+    F_NUM(struct aworkunit, "rsc_disk_bound", rsc_disk_bound),
+};
+
+static const struct field result_fields[] = {
+    F_BUF(struct aresult, "name", c.name, 1),
+    F_BUF(struct aresult, "wu_name", wu_name, 1),
+    F_BUF(struct aresult, "platform", platform, 0),
+    F_INT(struct aresult, "version_num", version_num, 0, INT32_MAX),
+    F_INT(struct aresult, "report_immediately", report_immediately, 0, 1),
+    F_INT(struct aresult, "phase", phase, AR_DOWNLOADING, AR_TO_REPORT),
+    F_INT(struct aresult, "slot", slot, -1, 100000),
+    F_INT(struct aresult, "pid", pid, 0, INT32_MAX),
+    F_INT(struct aresult, "exit_status", exit_status, INT32_MIN, INT32_MAX),
+    F_INT(struct aresult, "client_state", client_state, 0, 10),
+    F_NUM(struct aresult, "cpu_time", cpu_time),
+    F_NUM(struct aresult, "checkpoint_cpu", checkpoint_cpu),
+    F_NUM(struct aresult, "completed", completed),
+    F_INT(struct aresult, "abort_requested", abort_requested, 0, 1),
+    F_DUP(struct aresult, "stderr", stderr_txt),
+    F_INT(struct aresult, "user_suspended", c.suspended, 0, 1),
+    F_INT(struct aresult, "seq", c.seq, 0, INT64_MAX),
+    F_NUM(struct aresult, "received", c.received),
+    F_NUM(struct aresult, "deadline", c.deadline),
+    F_NUM(struct aresult, "flops_est", c.flops_est),
+    F_NUM(struct aresult, "avg_ncpus", c.avg_ncpus),
+    F_NUM(struct aresult, "app_flops", c.app_flops),
+    F_NUM(struct aresult, "elapsed", c.elapsed),
+    F_NUM(struct aresult, "fraction_done", c.fraction_done),
+    F_NUM(struct aresult, "checkpoint_elapsed", c.checkpoint_elapsed),
+    F_NUM(struct aresult, "last_checkpoint", c.last_checkpoint),
+};
+
+static const struct field project_fields[] = {
+    F_BUF(struct aproject, "name", c.name, 0),
+    F_BUF(struct aproject, "authenticator", authenticator, 1),
+    F_NUM(struct aproject, "resource_share", c.resource_share),
+    F_INT(struct aproject, "suspended", c.suspended, 0, 1),
+    F_INT(struct aproject, "no_new_work", c.no_new_work, 0, 1),
+    F_INT(struct aproject, "non_cpu_intensive", c.non_cpu_intensive, 0, 1),
+    F_NUM(struct aproject, "min_rpc_time", c.min_rpc_time),
+    F_NUM(struct aproject, "latency_limited_until", c.latency_limited_until),
+    F_NUM(struct aproject, "dcf", c.dcf),
+    F_NUM(struct aproject, "short_term_debt", c.short_term_debt),
+    F_NUM(struct aproject, "long_term_debt", c.long_term_debt),
+    F_NUM(struct aproject, "wall_this_period", c.wall_this_period),
+    F_NUM(struct aproject, "rec", c.rec),
+    F_NUM(struct aproject, "min_delay_bound", c.min_delay_bound),
+    F_BUF(struct aproject, "scheduler_url", scheduler_url, 0),
+    F_BUF(struct aproject, "dir_name", dir_name, 1),
+    F_INT(struct aproject, "hostid", hostid, 0, INT64_MAX),
+    F_INT(struct aproject, "userid", userid, 0, INT64_MAX),
+    F_INT(struct aproject, "rpc_seqno", rpc_seqno, 0, INT32_MAX),
+    F_DUP(struct aproject, "code_sign_key", code_sign_key),
+    F_INT(struct aproject, "rpc_failures", rpc_failures, 0, 1000000),
+    F_NUM(struct aproject, "next_rpc_time", next_rpc_time),
+    F_NUM(struct aproject, "nowork_backoff", nowork_backoff),
+    F_NUM(struct aproject, "last_rpc", last_rpc),
+    F_NUM(struct aproject, "fetch_backoff_until", fetch_backoff_until),
+    F_INT(struct aproject, "detach_requested", detach_requested, 0, 1),
+};
+
+static const struct field state_fields[] = {
+    F_INT(struct astate, "user_suspended", user_suspended, 0, 1),
+    F_INT(struct astate, "next_seq", next_seq, 0, INT64_MAX),
+    F_NUM(struct astate, "host_flops", host_flops),
+    F_INT(struct astate, "ncpus_physical", ncpus_physical, 1, 4096),
+    F_NUM(struct astate, "rec_time", rec_time),
+    F_NUM(struct astate, "last_sched", last_sched),
+};
+
+static const struct field prefs_fields[] = {
+    F_INT(struct ahost_prefs, "max_cpus", max_cpus, 0, 4096),
+    F_NUM(struct ahost_prefs, "min_queue", min_queue),
+    F_NUM(struct ahost_prefs, "extra_queue", extra_queue),
+    F_NUM(struct ahost_prefs, "sched_period", sched_period),
+    F_INT(struct ahost_prefs, "leave_in_memory", leave_in_memory, 0, 1),
+    F_NUM(struct ahost_prefs, "checkpoint_period", checkpoint_period),
+};
+
+static const struct field stats_fields[] = {
+    F_NUM(struct atime_stats, "on_frac", on_frac),
+    F_NUM(struct atime_stats, "active_frac", active_frac),
+    F_NUM(struct atime_stats, "cpu_efficiency", cpu_efficiency),
+    F_NUM(struct atime_stats, "last_update", last_update),
+};
+
+/* A JSON object of the table's fields of the record at base. */
+static json_t *fields_json(const void *base, const struct field *t, size_t n)
 {
-    if (v)
-        json_object_set_new(o, k, json_string(v));
+    json_t *o = json_object();
+    for (size_t i = 0; i < n; i++) {
+        const char *p = (const char *)base + t[i].off;
+        json_t *v = NULL;
+        switch (t[i].kind) {
+        case FK_NUM: {
+            double d = *(const double *)p;
+            v = json_real(isfinite(d) ? d : 0);
+            break;
+        }
+        case FK_INT:
+            v = json_integer(t[i].size == sizeof(int64_t) ? *(const int64_t *)p : *(const int *)p);
+            break;
+        case FK_BUF: v = json_string(p); break;
+        case FK_DUP: v = *(char *const *)p ? json_string(*(char *const *)p) : NULL; break;
+        }
+        if (v) json_object_set_new(o, t[i].key, v);
+    }
+    return o;
 }
 
 static json_t *refs_json(const struct afile_ref *refs, int n)
 {
     json_t *a = json_array();
-    for (int i = 0; i < n; i++) {
-        json_t *o = json_object();
-        set_str(o, "file_name", refs[i].file_name);
-        set_str(o, "open_name", refs[i].open_name);
-        set_int(o, "main_program", refs[i].main_program);
-        set_int(o, "copy_file", refs[i].copy_file);
-        json_array_append_new(a, o);
-    }
+    for (int i = 0; i < n; i++) json_array_append_new(a, fields_json(&refs[i], ref_fields, NFIELDS(ref_fields)));
     return a;
 }
 
 static json_t *file_json(const struct afile *f)
 {
-    json_t *o = json_object(), *urls = json_array();
-    set_str(o, "name", f->name);
-    for (int i = 0; i < f->nurls; i++)
-        json_array_append_new(urls, json_string(f->urls[i]));
+    json_t *o = fields_json(f, file_fields, NFIELDS(file_fields)), *urls = json_array();
+    for (int i = 0; i < f->nurls; i++) json_array_append_new(urls, json_string(f->urls[i]));
     json_object_set_new(o, "urls", urls);
-    set_str(o, "upload_url", f->upload_url);
-    set_str(o, "signature", f->signature);
-    set_str(o, "md5", f->md5);
-    set_num(o, "nbytes", f->nbytes);
-    set_num(o, "max_nbytes", f->max_nbytes);
-    set_int(o, "executable", f->executable);
-    set_int(o, "sticky", f->sticky);
-    set_int(o, "status", f->status);
-    set_int(o, "failures", f->failures);
-    set_num(o, "next_try", f->next_try);
-    set_int(o, "url_index", f->url_index);
-    set_str(o, "error", f->error);
     return o;
 }
 
 static json_t *version_json(const struct aapp_version *v)
 {
-    json_t *o = json_object();
-    set_str(o, "app_name", v->app_name);
-    set_int(o, "version_num", v->version_num);
-    set_str(o, "platform", v->platform);
-    set_str(o, "api_version", v->api_version);
-    set_num(o, "avg_ncpus", v->avg_ncpus);
-    set_num(o, "flops", v->flops);
+    json_t *o = fields_json(v, version_fields, NFIELDS(version_fields));
     json_object_set_new(o, "refs", refs_json(v->refs, v->nrefs));
     return o;
 }
 
 static json_t *wu_json(const struct aworkunit *w)
 {
-    json_t *o = json_object();
-    set_str(o, "name", w->name);
-    set_str(o, "app_name", w->app_name);
-    set_int(o, "version_num", w->version_num);
-    set_str(o, "command_line", w->command_line);
-    set_num(o, "rsc_fpops_est", w->rsc_fpops_est);
-    set_num(o, "rsc_fpops_bound", w->rsc_fpops_bound);
-    set_num(o, "rsc_memory_bound", w->rsc_memory_bound);
-    set_num(o, "rsc_disk_bound", w->rsc_disk_bound);
+    json_t *o = fields_json(w, wu_fields, NFIELDS(wu_fields));
     json_object_set_new(o, "refs", refs_json(w->refs, w->nrefs));
     return o;
 }
 
 static json_t *result_json(const struct aresult *r)
 {
-    json_t *o = json_object();
-    set_str(o, "name", r->c.name);
-    set_str(o, "wu_name", r->wu_name);
-    set_str(o, "platform", r->platform);
-    set_int(o, "version_num", r->version_num);
-    set_int(o, "report_immediately", r->report_immediately);
+    json_t *o = fields_json(r, result_fields, NFIELDS(result_fields));
     json_object_set_new(o, "refs", refs_json(r->refs, r->nrefs));
-    set_int(o, "phase", r->phase);
-    set_int(o, "slot", r->slot);
-    set_int(o, "pid", r->pid);
-    set_int(o, "exit_status", r->exit_status);
-    set_int(o, "client_state", r->client_state);
-    set_num(o, "cpu_time", r->cpu_time);
-    set_num(o, "checkpoint_cpu", r->checkpoint_cpu);
-    set_num(o, "completed", r->completed);
-    set_int(o, "abort_requested", r->abort_requested);
-    set_str(o, "stderr", r->stderr_txt);
-    set_int(o, "user_suspended", r->c.suspended);
-    set_int(o, "seq", r->c.seq);
-    set_num(o, "received", r->c.received);
-    set_num(o, "deadline", r->c.deadline);
-    set_num(o, "flops_est", r->c.flops_est);
-    set_num(o, "avg_ncpus", r->c.avg_ncpus);
-    set_num(o, "app_flops", r->c.app_flops);
-    set_num(o, "elapsed", r->c.elapsed);
-    set_num(o, "fraction_done", r->c.fraction_done);
-    set_num(o, "checkpoint_elapsed", r->c.checkpoint_elapsed);
-    set_num(o, "last_checkpoint", r->c.last_checkpoint);
     return o;
 }
 
 static json_t *project_json(const struct aproject *p)
 {
-    json_t *o = json_object(), *a;
-    set_str(o, "url", p->c.url);
-    set_str(o, "name", p->c.name);
-    set_str(o, "authenticator", p->authenticator);
-    set_num(o, "resource_share", p->c.resource_share);
-    set_int(o, "suspended", p->c.suspended);
-    set_int(o, "no_new_work", p->c.no_new_work);
-    set_int(o, "non_cpu_intensive", p->c.non_cpu_intensive);
-    set_num(o, "min_rpc_time", p->c.min_rpc_time);
-    set_num(o, "latency_limited_until", p->c.latency_limited_until);
-    set_num(o, "dcf", p->c.dcf);
-    set_num(o, "short_term_debt", p->c.short_term_debt);
-    set_num(o, "long_term_debt", p->c.long_term_debt);
-    set_num(o, "wall_this_period", p->c.wall_this_period);
-    set_num(o, "rec", p->c.rec);
-    set_num(o, "min_delay_bound", p->c.min_delay_bound);
-    set_str(o, "scheduler_url", p->scheduler_url);
-    set_str(o, "dir_name", p->dir_name);
-    set_int(o, "hostid", p->hostid);
-    set_int(o, "userid", p->userid);
-    set_int(o, "rpc_seqno", p->rpc_seqno);
-    set_str(o, "code_sign_key", p->code_sign_key);
-    set_int(o, "rpc_failures", p->rpc_failures);
-    set_num(o, "next_rpc_time", p->next_rpc_time);
-    set_num(o, "nowork_backoff", p->nowork_backoff);
-    set_num(o, "last_rpc", p->last_rpc);
-    set_num(o, "fetch_backoff_until", p->fetch_backoff_until);
-    set_int(o, "detach_requested", p->detach_requested);
+    json_t *o = fields_json(p, project_fields, NFIELDS(project_fields)), *a;
+    json_object_set_new(o, "url", json_string(p->c.url));
     json_object_set_new(o, "files", a = json_array());
     for (int i = 0; i < p->nfiles; i++)
         json_array_append_new(a, file_json(&p->files[i]));
@@ -386,26 +451,10 @@ static json_t *project_json(const struct aproject *p)
 
 int astate_save(const char *path, const struct astate *st, char *err, size_t errlen)
 {
-    json_t *o = json_object(), *prefs = json_object(), *stats = json_object(), *a = json_array();
-    set_int(o, "format", STATE_FORMAT);
-    set_int(o, "user_suspended", st->user_suspended);
-    set_int(o, "next_seq", st->next_seq);
-    set_num(o, "host_flops", st->host_flops);
-    set_int(o, "ncpus_physical", st->ncpus_physical);
-    set_num(o, "rec_time", st->rec_time);
-    set_num(o, "last_sched", st->last_sched);
-    set_int(prefs, "max_cpus", st->prefs.max_cpus);
-    set_num(prefs, "min_queue", st->prefs.min_queue);
-    set_num(prefs, "extra_queue", st->prefs.extra_queue);
-    set_num(prefs, "sched_period", st->prefs.sched_period);
-    set_int(prefs, "leave_in_memory", st->prefs.leave_in_memory);
-    set_num(prefs, "checkpoint_period", st->prefs.checkpoint_period);
-    json_object_set_new(o, "prefs", prefs);
-    set_num(stats, "on_frac", st->stats.on_frac);
-    set_num(stats, "active_frac", st->stats.active_frac);
-    set_num(stats, "cpu_efficiency", st->stats.cpu_efficiency);
-    set_num(stats, "last_update", st->stats.last_update);
-    json_object_set_new(o, "time_stats", stats);
+    json_t *o = fields_json(st, state_fields, NFIELDS(state_fields)), *a = json_array();
+    json_object_set_new(o, "format", json_integer(STATE_FORMAT));
+    json_object_set_new(o, "prefs", fields_json(&st->prefs, prefs_fields, NFIELDS(prefs_fields)));
+    json_object_set_new(o, "time_stats", fields_json(&st->stats, stats_fields, NFIELDS(stats_fields)));
     for (int i = 0; i < st->nprojects; i++)
         json_array_append_new(a, project_json(st->projects[i]));
     json_object_set_new(o, "projects", a);
@@ -464,17 +513,18 @@ static int64_t get_int(struct rd *r, json_t *o, const char *k, int64_t dflt, int
     return json_integer_value(v);
 }
 
-/* Copies string k into out; required: absent or empty is an error. */
+/* Copies string k into out (left as it is when absent); required: absent
+ * or empty is an error. */
 static void get_buf(struct rd *r, json_t *o, const char *k, char *out, size_t len, int required)
 {
     json_t *v = json_object_get(o, k);
-    out[0] = '\0';
     if (!v) {
         if (required)
             rd_fail(r, k, "is missing");
         return;
     }
     if (!json_is_string(v) || json_string_length(v) >= len || (required && !json_string_length(v))) {
+        out[0] = '\0';
         rd_fail(r, k, "is not a string of the right length");
         return;
     }
@@ -505,16 +555,28 @@ static json_t *get_array(struct rd *r, json_t *o, const char *k, size_t max)
     return v;
 }
 
+/* Reads the table's fields of o into the record at base. */
+static void get_fields(struct rd *r, json_t *o, void *base, const struct field *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *p = (char *)base + t[i].off;
+        switch (t[i].kind) {
+        case FK_NUM: *(double *)p = get_num(r, o, t[i].key, *(double *)p); break;
+        case FK_INT:
+            if (t[i].size == sizeof(int64_t)) *(int64_t *)p = get_int(r, o, t[i].key, *(int64_t *)p, t[i].lo, t[i].hi);
+            else *(int *)p = (int)get_int(r, o, t[i].key, *(int *)p, t[i].lo, t[i].hi);
+            break;
+        case FK_BUF: get_buf(r, o, t[i].key, p, t[i].size, t[i].required); break;
+        case FK_DUP: *(char **)p = get_dup(r, o, t[i].key); break;
+        }
+    }
+}
+
 static int get_refs(struct rd *r, json_t *o, struct afile_ref *refs)
 {
     json_t *a = get_array(r, o, "refs", AS_MAX_REFS), *e;
     size_t i;
-    json_array_foreach(a, i, e) {
-        get_buf(r, e, "file_name", refs[i].file_name, sizeof refs[i].file_name, 1);
-        get_buf(r, e, "open_name", refs[i].open_name, sizeof refs[i].open_name, 0);
-        refs[i].main_program = (int)get_int(r, e, "main_program", 0, 0, 1);
-        refs[i].copy_file = (int)get_int(r, e, "copy_file", 0, 0, 1);
-    }
+    json_array_foreach(a, i, e) get_fields(r, e, &refs[i], ref_fields, NFIELDS(ref_fields));
     return a ? (int)json_array_size(a) : 0;
 }
 
@@ -522,7 +584,7 @@ static void get_file(struct rd *r, json_t *o, struct afile *f)
 {
     json_t *urls = get_array(r, o, "urls", AS_MAX_URLS), *e;
     size_t i;
-    get_buf(r, o, "name", f->name, sizeof f->name, 1);
+    get_fields(r, o, f, file_fields, NFIELDS(file_fields));
     json_array_foreach(urls, i, e) {
         if (!json_is_string(e)) {
             rd_fail(r, "urls", "holds a non-string");
@@ -530,73 +592,25 @@ static void get_file(struct rd *r, json_t *o, struct afile *f)
         }
         f->urls[f->nurls++] = xstrdup(json_string_value(e));
     }
-    f->upload_url = get_dup(r, o, "upload_url");
-    f->signature = get_dup(r, o, "signature");
-    get_buf(r, o, "md5", f->md5, sizeof f->md5, 0);
-    f->nbytes = get_num(r, o, "nbytes", 0);
-    f->max_nbytes = get_num(r, o, "max_nbytes", 0);
-    f->executable = (int)get_int(r, o, "executable", 0, 0, 1);
-    f->sticky = (int)get_int(r, o, "sticky", 0, 0, 1);
-    f->status = (enum afile_status)get_int(r, o, "status", 0, AF_NEEDED, AF_ERROR);
-    f->failures = (int)get_int(r, o, "failures", 0, 0, 1000000);
-    f->next_try = get_num(r, o, "next_try", 0);
-    f->url_index = (int)get_int(r, o, "url_index", 0, 0, AS_MAX_URLS);
-    get_buf(r, o, "error", f->error, sizeof f->error, 0);
 }
 
 static void get_version(struct rd *r, json_t *o, struct aapp_version *v)
 {
-    get_buf(r, o, "app_name", v->app_name, sizeof v->app_name, 1);
-    v->version_num = (int)get_int(r, o, "version_num", 0, 0, INT32_MAX);
-    get_buf(r, o, "platform", v->platform, sizeof v->platform, 0);
-    get_buf(r, o, "api_version", v->api_version, sizeof v->api_version, 0);
-    v->avg_ncpus = get_num(r, o, "avg_ncpus", 1);
-    v->flops = get_num(r, o, "flops", 0);
+    v->avg_ncpus = 1;
+    get_fields(r, o, v, version_fields, NFIELDS(version_fields));
     v->nrefs = get_refs(r, o, v->refs);
 }
 
 static void get_wu(struct rd *r, json_t *o, struct aworkunit *w)
 {
-    get_buf(r, o, "name", w->name, sizeof w->name, 1);
-    get_buf(r, o, "app_name", w->app_name, sizeof w->app_name, 1);
-    w->version_num = (int)get_int(r, o, "version_num", 0, 0, INT32_MAX);
-    w->command_line = get_dup(r, o, "command_line");
-    w->rsc_fpops_est = get_num(r, o, "rsc_fpops_est", 0);
-    w->rsc_fpops_bound = get_num(r, o, "rsc_fpops_bound", 0);
-    w->rsc_memory_bound = get_num(r, o, "rsc_memory_bound", 0);
-    w->rsc_disk_bound = get_num(r, o, "rsc_disk_bound", 0);
+    get_fields(r, o, w, wu_fields, NFIELDS(wu_fields));
     w->nrefs = get_refs(r, o, w->refs);
 }
 
 static void get_result(struct rd *r, json_t *o, struct aresult *x)
 {
-    get_buf(r, o, "name", x->c.name, sizeof x->c.name, 1);
-    get_buf(r, o, "wu_name", x->wu_name, sizeof x->wu_name, 1);
-    get_buf(r, o, "platform", x->platform, sizeof x->platform, 0);
-    x->version_num = (int)get_int(r, o, "version_num", 0, 0, INT32_MAX);
-    x->report_immediately = (int)get_int(r, o, "report_immediately", 0, 0, 1);
+    get_fields(r, o, x, result_fields, NFIELDS(result_fields));
     x->nrefs = get_refs(r, o, x->refs);
-    x->phase = (enum aresult_phase)get_int(r, o, "phase", 0, AR_DOWNLOADING, AR_TO_REPORT);
-    x->slot = (int)get_int(r, o, "slot", -1, -1, 100000);
-    x->pid = (int)get_int(r, o, "pid", 0, 0, INT32_MAX);
-    x->exit_status = (int)get_int(r, o, "exit_status", 0, INT32_MIN, INT32_MAX);
-    x->client_state = (int)get_int(r, o, "client_state", 0, 0, 10);
-    x->cpu_time = get_num(r, o, "cpu_time", 0);
-    x->checkpoint_cpu = get_num(r, o, "checkpoint_cpu", 0);
-    x->completed = get_num(r, o, "completed", 0);
-    x->abort_requested = (int)get_int(r, o, "abort_requested", 0, 0, 1);
-    x->stderr_txt = get_dup(r, o, "stderr");
-    x->c.suspended = (int)get_int(r, o, "user_suspended", 0, 0, 1);
-    x->c.seq = get_int(r, o, "seq", 0, 0, INT64_MAX);
-    x->c.received = get_num(r, o, "received", 0);
-    x->c.deadline = get_num(r, o, "deadline", 0);
-    x->c.flops_est = get_num(r, o, "flops_est", 0);
-    x->c.avg_ncpus = get_num(r, o, "avg_ncpus", 1);
-    x->c.app_flops = get_num(r, o, "app_flops", 0);
-    x->c.elapsed = get_num(r, o, "elapsed", 0);
-    x->c.fraction_done = get_num(r, o, "fraction_done", 0);
-    x->c.checkpoint_elapsed = get_num(r, o, "checkpoint_elapsed", 0);
-    x->c.last_checkpoint = get_num(r, o, "last_checkpoint", 0);
 }
 
 /* Reads one element of each list of o into p with add (a p-owned slot). */
@@ -613,32 +627,7 @@ static void get_result(struct rd *r, json_t *o, struct aresult *x)
 
 static void get_project(struct rd *r, json_t *o, struct aproject *p)
 {
-    get_buf(r, o, "name", p->c.name, sizeof p->c.name, 0);
-    get_buf(r, o, "authenticator", p->authenticator, sizeof p->authenticator, 1);
-    p->c.resource_share = get_num(r, o, "resource_share", 100);
-    p->c.suspended = (int)get_int(r, o, "suspended", 0, 0, 1);
-    p->c.no_new_work = (int)get_int(r, o, "no_new_work", 0, 0, 1);
-    p->c.non_cpu_intensive = (int)get_int(r, o, "non_cpu_intensive", 0, 0, 1);
-    p->c.min_rpc_time = get_num(r, o, "min_rpc_time", 0);
-    p->c.latency_limited_until = get_num(r, o, "latency_limited_until", 0);
-    p->c.dcf = get_num(r, o, "dcf", 1);
-    p->c.short_term_debt = get_num(r, o, "short_term_debt", 0);
-    p->c.long_term_debt = get_num(r, o, "long_term_debt", 0);
-    p->c.wall_this_period = get_num(r, o, "wall_this_period", 0);
-    p->c.rec = get_num(r, o, "rec", 0);
-    p->c.min_delay_bound = get_num(r, o, "min_delay_bound", 0);
-    get_buf(r, o, "scheduler_url", p->scheduler_url, sizeof p->scheduler_url, 0);
-    get_buf(r, o, "dir_name", p->dir_name, sizeof p->dir_name, 1);
-    p->hostid = get_int(r, o, "hostid", 0, 0, INT64_MAX);
-    p->userid = get_int(r, o, "userid", 0, 0, INT64_MAX);
-    p->rpc_seqno = (int)get_int(r, o, "rpc_seqno", 0, 0, INT32_MAX);
-    p->code_sign_key = get_dup(r, o, "code_sign_key");
-    p->rpc_failures = (int)get_int(r, o, "rpc_failures", 0, 0, 1000000);
-    p->next_rpc_time = get_num(r, o, "next_rpc_time", 0);
-    p->nowork_backoff = get_num(r, o, "nowork_backoff", 0);
-    p->last_rpc = get_num(r, o, "last_rpc", 0);
-    p->fetch_backoff_until = get_num(r, o, "fetch_backoff_until", 0);
-    p->detach_requested = (int)get_int(r, o, "detach_requested", 0, 0, 1);
+    get_fields(r, o, p, project_fields, NFIELDS(project_fields));
     if (!r->failed && (p->c.resource_share <= 0 || p->c.dcf <= 0))
         rd_fail(r, "resource_share/dcf", "must be positive");
     if (!r->failed && !name_is_safe(p->dir_name))
@@ -657,26 +646,9 @@ static int state_from_json(json_t *o, struct astate *st, struct rd *r)
     json_t *prefs = json_object_get(o, "prefs"), *stats = json_object_get(o, "time_stats");
     if (get_int(r, o, "format", 0, 0, 1000) != STATE_FORMAT && !r->failed)
         rd_fail(r, "format", "is not a state format this program reads");
-    st->user_suspended = (int)get_int(r, o, "user_suspended", 0, 0, 1);
-    st->next_seq = get_int(r, o, "next_seq", 0, 0, INT64_MAX);
-    st->host_flops = get_num(r, o, "host_flops", 1e9);
-    st->ncpus_physical = (int)get_int(r, o, "ncpus_physical", 1, 1, 4096);
-    st->rec_time = get_num(r, o, "rec_time", 0);
-    st->last_sched = get_num(r, o, "last_sched", 0);
-    if (prefs) {
-        st->prefs.max_cpus = (int)get_int(r, prefs, "max_cpus", 0, 0, 4096);
-        st->prefs.min_queue = get_num(r, prefs, "min_queue", st->prefs.min_queue);
-        st->prefs.extra_queue = get_num(r, prefs, "extra_queue", st->prefs.extra_queue);
-        st->prefs.sched_period = get_num(r, prefs, "sched_period", st->prefs.sched_period);
-        st->prefs.leave_in_memory = (int)get_int(r, prefs, "leave_in_memory", 0, 0, 1);
-        st->prefs.checkpoint_period = get_num(r, prefs, "checkpoint_period", st->prefs.checkpoint_period);
-    }
-    if (stats) {
-        st->stats.on_frac = get_num(r, stats, "on_frac", 1);
-        st->stats.active_frac = get_num(r, stats, "active_frac", 1);
-        st->stats.cpu_efficiency = get_num(r, stats, "cpu_efficiency", 1);
-        st->stats.last_update = get_num(r, stats, "last_update", st->stats.last_update);
-    }
+    get_fields(r, o, st, state_fields, NFIELDS(state_fields));
+    if (prefs) get_fields(r, prefs, &st->prefs, prefs_fields, NFIELDS(prefs_fields));
+    if (stats) get_fields(r, stats, &st->stats, stats_fields, NFIELDS(stats_fields));
     json_t *a = get_array(r, o, "projects", 1000), *e;
     size_t i;
     json_array_foreach(a, i, e) {
@@ -687,7 +659,7 @@ static int state_from_json(json_t *o, struct astate *st, struct rd *r)
         get_buf(r, e, "url", url, sizeof url, 1);
         if (r->failed)
             break;
-        get_project(r, e, astate_add_project(st, url, "", 1));
+        get_project(r, e, astate_add_project(st, url, "", 0));
     }
     return r->failed ? -1 : 0;
 }
