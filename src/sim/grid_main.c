@@ -3,10 +3,8 @@
  * main.c so each mode owns its options. The wall clock is read here only
  * (wall_s). */
 #include "sim/grid_sim.h"
-#include <errno.h>
-#include <stdlib.h>
+#include "sim/simcli.h"
 #include <string.h>
-#include <time.h>
 
 static int grid_usage(const char *why)
 {
@@ -40,31 +38,17 @@ int grid_main(int argc, char **argv)
         fprintf(stderr, "locus-sim: %s\n", err);
         return 1;
     }
-    if (seed) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(seed, &end, 10);
-        if (errno || end == seed || *end || seed[0] == '-') return grid_usage("--seed needs a non-negative integer");
-        w.seed = v;
-    }
+    if (seed && simcli_seed(seed, &w.seed)) return grid_usage("--seed needs a non-negative integer");
     struct grid_sim_options o = {.algo = (enum pred_algo)algo, .no_finalize = no_finalize};
-    if (trace_path) {
-        if (!(o.trace = fopen(trace_path, "w"))) {
-            fprintf(stderr, "locus-sim: %s: cannot write the trace: %s\n", trace_path, strerror(errno));
-            return 1;
-        }
-        fprintf(o.trace, "time,cluster,cores,background_cores,campaign_cores,campaign_waiting\n");
-    }
-    struct timespec t0, t1;
+    if (simcli_trace_open(trace_path, "time,cluster,cores,background_cores,campaign_cores,campaign_waiting\n",
+                          &o.trace))
+        return 1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct grid_sim_figures f;
     int rc = grid_sim_run(&w, &o, &f, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    f.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    if (o.trace && fclose(o.trace)) {
-        fprintf(stderr, "locus-sim: %s: writing the trace failed\n", trace_path);
-        return 1;
-    }
+    f.wall_s = simcli_wall_since(&t0);
+    if (simcli_trace_close(o.trace, trace_path)) return 1;
     grid_sim_figures_print(stdout, &f);
     if (json) grid_sim_figures_json(stdout, &f);
     if (rc) {

@@ -6,8 +6,8 @@
 #include "sim/grid_sim.h"
 #include "sim/scenario.h"
 #include "sim/server_sim.h"
+#include "sim/simcli.h"
 #include "sim/workload.h"
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +15,10 @@
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "locus-sim: %s; usage: locus-sim server WORKLOAD [--policy fifo|locality|locality_lite|cursor] "
+    fprintf(stderr, "locus-sim: %s; usage: locus-sim server WORKLOAD [--policy fifo|locality|locality_lite|cursor|cursor_in_order] "
                     "[--json] [--trace FILE.csv] [--seed N] | locus-sim client SCENARIO [--policy debt|rec] "
-                    "[--fetch-cap on|off] [--json] [--seed N]\n", why);
+                    "[--fetch-cap on|off] [--json] [--seed N] | locus-sim grid WORKLOAD [--predictor P] [--no-finalize] "
+                    "[--json] [--trace FILE.csv] [--seed N]\n", why);
     return 2;
 }
 
@@ -38,11 +39,8 @@ static int client_main(int argc, char **argv)
             if (strcmp(v, "on") && strcmp(v, "off")) return usage("--fetch-cap is on or off");
             o.fetch_deadline_cap = !strcmp(v, "on");
         } else if (!strcmp(a, "--seed") && has_value) {
-            char *end;
-            const char *v = argv[++i];
-            errno = 0;
-            unsigned long long n = strtoull(v, &end, 10);
-            if (errno || end == v || *end || v[0] == '-') return usage("--seed needs a non-negative integer");
+            uint64_t n;
+            if (simcli_seed(argv[++i], &n)) return usage("--seed needs a non-negative integer");
             o.seed = n;
         } else if (a[0] == '-') return usage(has_value || a[1] != '-' ? "unknown option" : "option needs a value");
         else if (path) return usage("more than one scenario given");
@@ -55,12 +53,11 @@ static int client_main(int argc, char **argv)
         fprintf(stderr, "locus-sim: %s\n", err);
         return 1;
     }
-    struct timespec t0, t1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     static struct client_figures f;
     client_sim_run(&scn, &o, &f);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    f.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    f.wall_s = simcli_wall_since(&t0);
     client_figures_print(stdout, &f);
     if (json) client_figures_json(stdout, &f);
     return 0;
@@ -97,27 +94,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "locus-sim: %s\n", err);
         return 1;
     }
-    if (seed) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(seed, &end, 10);
-        if (errno || end == seed || *end || seed[0] == '-') return usage("--seed needs a non-negative integer");
-        w.seed = v;
-    }
-    if (trace_path && !(o.trace = fopen(trace_path, "w"))) {
-        fprintf(stderr, "locus-sim: %s: cannot write the trace: %s\n", trace_path, strerror(errno));
-        return 1;
-    }
-    struct timespec t0, t1;
+    if (seed && simcli_seed(seed, &w.seed)) return usage("--seed needs a non-negative integer");
+    if (simcli_trace_open(trace_path, "", &o.trace)) return 1;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     struct sim_figures f;
     int rc = sim_server_run(&w, &o, &f, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    f.wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    if (o.trace && fclose(o.trace)) {
-        fprintf(stderr, "locus-sim: %s: writing the trace failed\n", trace_path);
-        return 1;
-    }
+    f.wall_s = simcli_wall_since(&t0);
+    if (simcli_trace_close(o.trace, trace_path)) return 1;
     sim_figures_print(stdout, &f);
     if (json) sim_figures_json(stdout, &f);
     if (rc) {
