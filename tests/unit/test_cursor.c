@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "sched/index.h"
+#include "index_fixture.h"
 #include "sched_fixtures.h"
 #include "sched/credit.h"
 #include "sched/index_impl.h"
@@ -32,52 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINUX "x86_64-pc-linux-gnu"
-#define MAXSENT 64
 #define T0 1000          /* the clock of most tests */
 #define JF 1e12          /* flops of a job: 100 s on a 1e10 host */
 #define R1 8000.0        /* credit/day of request()'s host at 1e10 flops per CPU, 4 CPUs */
 
-/* ---- fixture ---- */
-
-struct fx {
-    struct sched_index x;
-    struct app app;
-    struct app_version av;
-    struct change_log log;
-    struct dispatched sent[MAXSENT];
-    struct dispatch_result res;   /* of the last request */
-};
-
-static int fx_setup(void **state)
-{
-    struct fx *f = calloc(1, sizeof *f);
-    index_init(&f->x);
-    change_log_init(&f->log);
-    f->app = (struct app){.id = 1, .name = "sim"};
-    f->av = (struct app_version){.id = 12, .app_id = 1, .platform = LINUX, .version_num = 101};
-    assert_non_null(index_add_app(&f->x, &f->app));
-    assert_int_equal(index_add_version(&f->x, &f->av), 0);
-    f->res = (struct dispatch_result){.sent = f->sent, .max = MAXSENT};
-    *state = f;
-    return 0;
-}
-
-static int fx_teardown(void **state)
-{
-    struct fx *f = *state;
-    dispatch_result_free(&f->res);
-    index_free(&f->x);
-    change_log_free(&f->log);
-    free(f);
-    return 0;
-}
-
-static void clear_log(struct fx *f)
-{
-    change_log_free(&f->log);
-    change_log_init(&f->log);
-}
+/* ---- fixture (index_fixture.h) ---- */
 
 static struct sbatch *add_batch_prio(struct fx *f, int64_t id, int64_t first, int64_t last, const struct redundancy *red,
                                      int priority)

@@ -16,60 +16,20 @@
 #include <cmocka.h>
 
 #include "sched/index.h"
+#include "index_fixture.h"
 #include "sched_fixtures.h"
 #include "sched/index_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LINUX "x86_64-pc-linux-gnu"
-#define MAXSENT 64
 #define T0 1000          /* the clock of most tests */
 #define JF 1e12          /* flops of a position: 100 s on a 1e10 host */
 #define FAST 1e10
 #define MRT 1000.0       /* max_result_time of the test sequences */
 #define DELAY 2000.0     /* their batches' delay bound */
 
-/* ---- fixture ---- */
-
-struct fx {
-    struct sched_index x;
-    struct app app;
-    struct app_version av;
-    struct change_log log;
-    struct dispatched sent[MAXSENT];
-    struct dispatch_result res;   /* of the last request */
-};
-
-static int fx_setup(void **state)
-{
-    struct fx *f = calloc(1, sizeof *f);
-    index_init(&f->x);
-    change_log_init(&f->log);
-    f->app = (struct app){.id = 1, .name = "climate"};
-    f->av = (struct app_version){.id = 12, .app_id = 1, .platform = LINUX, .version_num = 101};
-    assert_non_null(index_add_app(&f->x, &f->app));
-    assert_int_equal(index_add_version(&f->x, &f->av), 0);
-    f->res = (struct dispatch_result){.sent = f->sent, .max = MAXSENT};
-    *state = f;
-    return 0;
-}
-
-static int fx_teardown(void **state)
-{
-    struct fx *f = *state;
-    dispatch_result_free(&f->res);
-    index_free(&f->x);
-    change_log_free(&f->log);
-    free(f);
-    return 0;
-}
-
-static void clear_log(struct fx *f)
-{
-    change_log_free(&f->log);
-    change_log_init(&f->log);
-}
+/* ---- fixture (index_fixture.h) ---- */
 
 /* Batch ID named NAME of jobs FIRST..LAST, one output file. */
 static struct sbatch *add_batch(struct fx *f, int64_t id, const char *name, int64_t first, int64_t last, int priority)
