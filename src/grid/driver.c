@@ -2,6 +2,7 @@
  * config, the calls that put the cluster's name in front of an error, and
  * the names of kinds, states and end reasons. */
 #include "grid/driver.h"
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,4 +119,24 @@ int drv_tail(struct cluster_driver *d, const char *id, enum drv_stream which, si
     if (d->ops->tail(d, id, which, max_bytes, out, why, sizeof why) == 0) return 0;
     named(d, err, errlen, why);
     return -1;
+}
+
+void drv_expand_dir(struct strbuf *out, const char *dir, const char *home, int64_t campaign)
+{
+    const char *p = dir;
+    if (!*p || (p[0] == '~' && (p[1] == '/' || !p[1]))) {
+        sb_puts(out, home);
+        p += *p ? 1 : 0;
+    }
+    for (; *p; p++) {
+        if (!strncmp(p, "{HOME}", 6)) {
+            sb_puts(out, home);
+            p += 5;
+        } else if (!strncmp(p, "{CAMPAIGN_ID}", 13)) {
+            sb_printf(out, "%" PRId64, campaign);
+            p += 12;
+        } else {
+            sb_append(out, p, 1);
+        }
+    }
 }

@@ -161,4 +161,8 @@ const char *drv_end_name(enum drv_end e);
 int drv_slurm_init(struct cluster_driver *d, char *err, size_t errlen);
 int drv_oar_init(struct cluster_driver *d, char *err, size_t errlen);
 int drv_fake_init(struct cluster_driver *d, char *err, size_t errlen);
+/* A JDL exec_directory for the scheduler: a leading ~ and every {HOME}
+ * become home (as the driver must name it), {CAMPAIGN_ID} the campaign;
+ * empty is home. Appends to out. */
+void drv_expand_dir(struct strbuf *out, const char *dir, const char *home, int64_t campaign);
 #endif

@@ -125,30 +125,6 @@ static json_t *api(struct cluster_driver *d, const char *method, const char *pat
 
 /* ---- submission ---- */
 
-/* exec_directory as the API's "workdir", where it puts the script and
- * where oarsub runs (so the jobs' launching directory): ~ and {HOME} as
- * "~user", which the API's shell expands, {CAMPAIGN_ID} the id; "~user"
- * (the home) when unset. */
-static void oar_workdir(struct strbuf *out, const char *dir, const char *user, int64_t campaign)
-{
-    const char *p = dir;
-    if (!*p || (p[0] == '~' && (p[1] == '/' || !p[1]))) {
-        sb_printf(out, "~%s", user);
-        p += *p ? 1 : 0;
-    }
-    for (; *p; p++) {
-        if (!strncmp(p, "{HOME}", 6)) {
-            sb_printf(out, "~%s", user);
-            p += 5;
-        } else if (!strncmp(p, "{CAMPAIGN_ID}", 13)) {
-            sb_printf(out, "%" PRId64, campaign);
-            p += 12;
-        } else {
-            sb_append(out, p, 1);
-        }
-    }
-}
-
 /* Submits jobs[0..n-1] (n <= OAR_ARRAY_CHUNK) as one OAR job, an array
  * when array. */
 static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
@@ -182,7 +158,11 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
     sb_printf(&s, "locus.%" PRId64, jobs[0].campaign_id);
     json_object_set_new(req, "name", json_string(s.s));
     sb_reset(&s);
-    oar_workdir(&s, spec->exec_directory, user, jobs[0].campaign_id);
+    /* the API's "workdir", where it puts the script and oarsub runs: the
+     * home as "~user", which the API's shell expands */
+    char home[DRV_FIELD_MAX + 2];
+    snprintf(home, sizeof home, "~%s", user);
+    drv_expand_dir(&s, spec->exec_directory, home, jobs[0].campaign_id);
     json_object_set_new(req, "workdir", json_string(s.s));
     json_object_set_new(req, "stdout", json_string("locus.%jobid%.stdout"));
     json_object_set_new(req, "stderr", json_string("locus.%jobid%.stderr"));

@@ -107,32 +107,6 @@ static int user_home(const char *user, char *out, size_t outlen, uid_t *uid, gid
     return 0;
 }
 
-/* exec_directory with its macros expanded here (Slurm needs the path for
- * -D): ~ and {HOME} the user's home, {CAMPAIGN_ID} the id. */
-static void expand_dir(struct strbuf *out, const char *dir, const char *home, int64_t campaign)
-{
-    if (!*dir) {
-        sb_puts(out, home);
-        return;
-    }
-    const char *p = dir;
-    if (p[0] == '~' && (p[1] == '/' || !p[1])) {
-        sb_puts(out, home);
-        p++;
-    }
-    for (; *p; p++) {
-        if (!strncmp(p, "{HOME}", 6)) {
-            sb_puts(out, home);
-            p += 5;
-        } else if (!strncmp(p, "{CAMPAIGN_ID}", 13)) {
-            sb_printf(out, "%" PRId64, campaign);
-            p += 12;
-        } else {
-            sb_append(out, p, 1);
-        }
-    }
-}
-
 /* Submits jobs[0..n-1] as one sbatch: an array when array, else n is 1. */
 static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
                   int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen)
@@ -160,7 +134,7 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
 
     struct jobscript_sched sched = {array ? "${SLURM_ARRAY_TASK_ID:-0}" : "0", nodefile_lines};
     if (jobscript_write(&text, spec, jobs, n, &sched, err, errlen)) goto out;
-    expand_dir(&dir, spec->exec_directory, home, j->campaign_id);
+    drv_expand_dir(&dir, spec->exec_directory, home, j->campaign_id);   /* sbatch -D needs the path */
     argv[argc++] = "sbatch";
     argv[argc++] = "--parsable";
     argv[argc++] = "--no-requeue";   /* a preempted or failed job comes back to locus, which resubmits */

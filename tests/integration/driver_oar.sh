@@ -28,21 +28,9 @@ _cleanup() {
 }
 trap _cleanup EXIT
 . "$(dirname "$0")/lib/oar.sh"       # chains its teardown before _cleanup
-
-port() {
-    local p
-    for _ in $(seq 100); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
-        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
-    done
-    return 1
-}
-
-for u in locusa locusb; do     # test users, with bash as their login shell
-    id "$u" >/dev/null 2>&1 || useradd -M -s /bin/bash "$u"
-    [ "$(getent passwd "$u" | cut -d: -f7)" = /bin/bash ] || usermod -s /bin/bash "$u"
-done
-oar_up 4 "$(port)"
+. "$(dirname "$0")/lib/clusters.sh"
+make_test_users
+oar_up 4 "$(free_ports 0)"
 say "OAR up, API at $OAR_API"
 
 WORK=$TMP/work

@@ -32,28 +32,13 @@ _cleanup() {
 trap _cleanup EXIT
 . "$(dirname "$0")/lib/slurm.sh"     # chains its teardown before _cleanup
 
-# base_port N: a port P such that P..P+N are free on loopback.
-base_port() {
-    local n=$1 p i ok
-    for _ in $(seq 100); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
-        ok=1
-        for i in $(seq 0 "$n"); do
-            if (exec 3<>"/dev/tcp/127.0.0.1/$((p + i))") 2>/dev/null; then ok=0; break; fi
-        done
-        [ $ok = 1 ] && { echo "$p"; return 0; }
-    done
-    return 1
-}
-
-for u in locusa locusb; do     # test users, with bash as their login shell
-    id "$u" >/dev/null 2>&1 || useradd -M -s /bin/bash "$u"
-    [ "$(getent passwd "$u" | cut -d: -f7)" = /bin/bash ] || usermod -s /bin/bash "$u"
-done
+. "$(dirname "$0")/lib/clusters.sh"
+make_test_users
 slurm_install
-pa=$(base_port 2)
-pb=$(base_port 1)
-while [ "$pb" -le $((pa + 2)) ] && [ "$pb" -ge "$pa" ]; do pb=$(base_port 1); done
+pa=$(free_ports 2)
+pb=$(free_ports 1)
+# beta's ports pb..pb+1 must not meet alpha's pa..pa+2
+while [ "$pb" -le $((pa + 2)) ] && [ $((pb + 1)) -ge "$pa" ]; do pb=$(free_ports 1); done
 slurm_cluster_up alpha "$pa" 2 4
 SLURM_MIN_JOB_AGE=2 slurm_cluster_up beta "$pb" 1 4
 say "clusters up: alpha on port $pa, beta on port $pb"
