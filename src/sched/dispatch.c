@@ -1,5 +1,7 @@
 /* dispatch.c - runtime estimates and the work-request budget. */
 #include "sched/dispatch.h"
+#include "core/strbuf.h"
+#include <stdlib.h>
 
 /* A host that reports no benchmark still gets work: assume 1 GFLOPS. */
 static double host_flops(const struct host_view *h) { return h->flops > 0 ? h->flops : 1e9; }
@@ -37,10 +39,14 @@ void budget_init(struct dispatch_budget *b, const struct host_view *h, const str
 {
     b->deadline_refusals = 0;
     edf_init(&b->load, h->ncpus);
-    for (int i = 0; h->check_deadlines && i < h->nqueued; i++) {
-        struct edf_item it = h->queued[i];
-        it.remaining = with_availability(h, it.remaining);
-        edf_add(&b->load, &it);
+    if (h->check_deadlines && h->nqueued > 0) {
+        struct edf_item *v = xmalloc((size_t)h->nqueued * sizeof *v);
+        for (int i = 0; i < h->nqueued; i++) {
+            v[i] = h->queued[i];
+            v[i].remaining = with_availability(h, v[i].remaining);
+        }
+        edf_add_all(&b->load, v, h->nqueued);
+        free(v);
     }
     b->secs_left = h->req_secs;
     b->instances_left = h->req_instances;

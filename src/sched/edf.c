@@ -74,13 +74,33 @@ static int simulate(const struct edf_load *l, const struct edf_item *cand, int p
     return ok;
 }
 
+static void reserve(struct edf_load *l, int more)
+{
+    if (l->n + more <= l->cap) return;
+    while (l->n + more > l->cap) l->cap = l->cap ? l->cap * 2 : 16;
+    l->items = xrealloc(l->items, (size_t)l->cap * sizeof *l->items);
+    l->late = xrealloc(l->late, (size_t)l->cap * sizeof *l->late);
+}
+
+static int by_deadline(const void *a, const void *b)
+{
+    double x = ((const struct edf_item *)a)->deadline, y = ((const struct edf_item *)b)->deadline;
+    return (x > y) - (x < y);
+}
+
+void edf_add_all(struct edf_load *l, const struct edf_item *v, int n)
+{
+    if (n <= 0) return;
+    reserve(l, n);
+    memcpy(&l->items[l->n], v, (size_t)n * sizeof *v);
+    l->n += n;
+    qsort(l->items, (size_t)l->n, sizeof *l->items, by_deadline);
+    simulate(l, NULL, 0, l->late);
+}
+
 void edf_add(struct edf_load *l, const struct edf_item *it)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        l->items = xrealloc(l->items, (size_t)l->cap * sizeof *l->items);
-        l->late = xrealloc(l->late, (size_t)l->cap * sizeof *l->late);
-    }
+    reserve(l, 1);
     int pos = position(l, it->deadline);
     memmove(&l->items[pos + 1], &l->items[pos], (size_t)(l->n - pos) * sizeof *l->items);
     l->items[pos] = *it;

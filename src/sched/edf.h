@@ -28,6 +28,9 @@ void edf_init(struct edf_load *l, int ncpus);
 void edf_free(struct edf_load *l);
 /* Adds an item (copied) and updates every item's lateness. */
 void edf_add(struct edf_load *l, const struct edf_item *it);
+/* Adds n items (copied) at once: one simulation, not one per item (a
+ * host's whole list at the start of a request). */
+void edf_add_all(struct edf_load *l, const struct edf_item *v, int n);
 /* 1 if the candidate, added to the load, meets its deadline and no item
  * is later than max(0, its lateness now). The load is unchanged. */
 int edf_accepts(const struct edf_load *l, const struct edf_item *cand);

@@ -79,6 +79,23 @@ static void test_an_empty_load_accepts_what_meets_its_own_deadline(void **state)
     edf_free(&l);
 }
 
+static void test_adding_all_at_once_equals_adding_one_by_one(void **state)
+{
+    struct edf_item v[] = {{300, 900, 1}, {100, 200, 1}, {50, 400, 2}, {500, 600, 1}, {10, 100, 1}};
+    struct edf_load one, all;
+    edf_init(&one, 2);
+    edf_init(&all, 2);
+    for (int i = 0; i < 5; i++) edf_add(&one, &v[i]);
+    edf_add_all(&all, v, 5);
+    assert_int_equal(all.n, 5);
+    for (int i = 0; i < 5; i++) {
+        assert_float_equal(all.items[i].deadline, one.items[i].deadline, 0);
+        assert_float_equal(all.late[i], one.late[i], 1e-9);
+    }
+    edf_free(&one);
+    edf_free(&all);
+}
+
 static void test_many_cpus_beyond_the_stack_buffer(void **state)
 {
     struct edf_load l;
@@ -100,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_a_multithread_task_waits_for_enough_cpus),
         cmocka_unit_test(test_accepting_checks_the_candidate_and_everything_after_it),
         cmocka_unit_test(test_an_empty_load_accepts_what_meets_its_own_deadline),
+        cmocka_unit_test(test_adding_all_at_once_equals_adding_one_by_one),
         cmocka_unit_test(test_many_cpus_beyond_the_stack_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
