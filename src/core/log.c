@@ -12,7 +12,7 @@ static int log_topics;
 static const struct { const char *name; int bit; } topic_names[] = {
     {"rpc", LT_RPC}, {"sched", LT_SCHED}, {"trans", LT_TRANS},
     {"valid", LT_VALID}, {"http", LT_HTTP}, {"store", LT_STORE},
-    {"cpu_sched", LT_CPU_SCHED}, {"work_fetch", LT_WORK_FETCH}, {"task", LT_TASK},
+    {"cpu_sched", LT_CPU_SCHED}, {"work_fetch", LT_WORK_FETCH}, {"task", LT_TASK}, {"grid", LT_GRID},
 };
 
 void log_set_file(FILE *f) { log_file = f; }

@@ -17,6 +17,7 @@ enum log_topic {
     LT_CPU_SCHED = 1 << 6, /* locus-client: CPU scheduling and enforcement */
     LT_WORK_FETCH = 1 << 7, /* locus-client: work fetch decisions */
     LT_TASK = 1 << 8,     /* locus-client: task start, suspend, exit */
+    LT_GRID = 1 << 9,     /* locusd's grid daemon: cycles, submissions, cancels */
 };
 
 /* Messages go to stderr unless log_set_file() names another stream (not owned). */

@@ -19,6 +19,11 @@ void project_config_defaults(struct project_config *c)
     c->sequence_high_water = 2;   /* upload result N while computing N+1 (seed 002) */
     c->deadline_check = 1;
     c->sequences_per_host = 1;
+    c->grid_cycle_period = 30;
+    snprintf(c->grid_predictor, sizeof c->grid_predictor, "tap");
+    c->grid_waiting_allowed = 5;
+    c->grid_waiting_timeout = 900;
+    c->grid_fairshare_half_life = 86400;
 }
 
 int url_split(const char *url, char *host, size_t hostlen, int *port, char *path, size_t pathlen)
@@ -122,7 +127,12 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
           || number_setting(cfg, "locality_scheduling_wait_period", &c->locality_wait_period, 0, err, errlen)
           || number_setting(cfg, "host_lost_after", &c->host_lost_after, 0, err, errlen)
           || number_setting(cfg, "sequence_high_water", &c->sequence_high_water, 1, err, errlen)
-          || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen);
+          || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen)
+          || number_setting(cfg, "grid_cycle_period", &c->grid_cycle_period, 0.1, err, errlen)
+          || number_setting(cfg, "grid_waiting_allowed", &c->grid_waiting_allowed, 0, err, errlen)
+          || number_setting(cfg, "grid_waiting_timeout", &c->grid_waiting_timeout, 1, err, errlen)
+          || number_setting(cfg, "grid_fairshare_half_life", &c->grid_fairshare_half_life, 0, err, errlen);
+    text_setting(cfg, "grid_predictor", c->grid_predictor, sizeof c->grid_predictor);
     char listen[128] = "";
     text_setting(cfg, "listen", listen, sizeof listen);
     xml_free(root);
@@ -186,6 +196,14 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
     if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);
+    if (c->grid_cycle_period != 30) sb_printf(&sb, "  <grid_cycle_period>%g</grid_cycle_period>\n", c->grid_cycle_period);
+    if (strcmp(c->grid_predictor, "tap")) sb_printf(&sb, "  <grid_predictor>%s</grid_predictor>\n", c->grid_predictor);
+    if (c->grid_waiting_allowed != 5)
+        sb_printf(&sb, "  <grid_waiting_allowed>%g</grid_waiting_allowed>\n", c->grid_waiting_allowed);
+    if (c->grid_waiting_timeout != 900)
+        sb_printf(&sb, "  <grid_waiting_timeout>%g</grid_waiting_timeout>\n", c->grid_waiting_timeout);
+    if (c->grid_fairshare_half_life != 86400)
+        sb_printf(&sb, "  <grid_fairshare_half_life>%g</grid_fairshare_half_life>\n", c->grid_fairshare_half_life);
     if (c->locality_generator[0]) {
         sb_puts(&sb, "  <locality_work_generator>");
         sb_xml_escape(&sb, c->locality_generator);

@@ -47,6 +47,12 @@ struct project_config {
                                     job-number order, as the seed says, instead of lanes */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */
     double sequences_per_host;   /* <sequences_per_host>: sequences a host may hold, at most its CPUs (1) */
+    /* the grid daemon (campaigns on clusters, docs/campaigns.md) */
+    double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */
+    char grid_predictor[32];     /* <grid_predictor>: tap, slow_start, two_way_adaptive, adapt_down_exp_up */
+    double grid_waiting_allowed; /* <grid_waiting_allowed>: waiting jobs of a campaign on a cluster (5) */
+    double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
+    double grid_fairshare_half_life; /* <grid_fairshare_half_life>: seconds (86400) */
 };
 
 struct project {

@@ -168,7 +168,7 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0, .shared = !!o->shared};
         GROW(st->pairs, st->npairs, st->cappairs);
         struct grid_pair *p = &st->pairs[st->npairs++];
-        *p = (struct grid_pair){.campaign_id = c->id, .cluster_id = c->clusters[k].cluster_id};
+        *p = (struct grid_pair){.id = st->npairs, .campaign_id = c->id, .cluster_id = c->clusters[k].cluster_id};
         pred_state_init(&p->pred);
     }
     for (int64_t i = 0; i < c->njobs; i++) {

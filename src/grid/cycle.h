@@ -168,13 +168,14 @@ struct grid_copy {
     double run_s;
     enum grid_cancel_reason cancel;   /* nikita asked for it */
     enum grid_submit_kind kind;
-    unsigned array : 1, grouped : 1, resume : 1, test : 1, replica : 1, best_effort : 1,
-        fast : 1;             /* fast: a success in near zero seconds (sink) */
+    unsigned char array, grouped, resume, test, replica, best_effort,
+        fast;                 /* fast: a success in near zero seconds (sink) */
     int64_t walltime;         /* of its submitted job */
 };
 
 /* Per (campaign, cluster): predictor and counters. */
 struct grid_pair {
+    int64_t id;               /* pairs[i].id == i + 1 */
     int64_t campaign_id, cluster_id;
     struct pred_state pred;
     int pred_jobs;            /* the predictor's last answer */

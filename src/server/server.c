@@ -1,6 +1,7 @@
 /* server.c - locusd's state: start and stop, loading the index from the
  * store, picking up what the `locus` command added since. */
 #include "server/server.h"
+#include "server/grid.h"
 #include "server/files.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -408,7 +409,8 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     if (!(s->workgen = workgen_start(s, err, errlen))) return -1;
     if (pthread_create(&s->maint_thread, NULL, maintenance_main, s) ||
         pthread_create(&s->validate_thread, NULL, validator_main, s) ||
-        pthread_create(&s->assimilate_thread, NULL, assimilator_main, s)) {
+        pthread_create(&s->assimilate_thread, NULL, assimilator_main, s) ||
+        pthread_create(&s->grid_thread, NULL, grid_main, s)) {
         snprintf(err, errlen, "cannot start daemon threads");
         return -1;
     }
@@ -434,6 +436,7 @@ void server_stop(struct server *s)
     pthread_join(s->maint_thread, NULL);
     pthread_join(s->validate_thread, NULL);
     pthread_join(s->assimilate_thread, NULL);
+    pthread_join(s->grid_thread, NULL);
     workgen_free(s->workgen);
     writer_stop(s->writer);
     index_free(&s->idx);

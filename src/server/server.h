@@ -40,9 +40,11 @@ struct server {
     struct writer *writer;
     struct workgen *workgen;     /* locality: need_work waits, generator, folder */
     struct workq validate_q, assimilate_q;   /* job ids */
-    pthread_t maint_thread, validate_thread, assimilate_thread;
+    pthread_t maint_thread, validate_thread, assimilate_thread, grid_thread;
     struct MHD_Daemon *http;
     atomic_int stopping;         /* set by server_stop, read by the daemon threads */
+    atomic_int api_waits;        /* campaign orders awaited off the HTTP threads (api_campaigns.c) */
+    atomic_int api_stopping;     /* set before HTTP stops: those answer at once */
     int64_t (*clock)(void);      /* seconds; time(NULL) unless a test sets it */
 };
 

@@ -116,5 +116,63 @@ static const char v4[] =
     "ALTER TABLE jobs ADD COLUMN branch INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_sequence ON jobs(sequence_id, branch, job_num) WHERE sequence_id IS NOT NULL;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4};
-const int schema_nmigrations = 4;
+/* Version 5: campaigns on clusters (issue 6). The operator's clusters,
+ * the users' campaigns (canonical JDL settings and params) and the orders
+ * they give the grid daemon are written by `locus` and the REST API; the
+ * grid_* tables are the daemon's state (src/grid/cycle.h), one table per
+ * array and one column per field, written by src/store/store_grid.c. */
+static const char v5[] =
+    "CREATE TABLE clusters("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, driver INTEGER NOT NULL, timeout_ms INTEGER NOT NULL,"
+    " conf TEXT NOT NULL, partition TEXT NOT NULL, besteffort_partition TEXT NOT NULL, api_url TEXT NOT NULL,"
+    " ident_header TEXT NOT NULL, api_user TEXT NOT NULL, disabled INTEGER NOT NULL,"
+    " waiting_allowed INTEGER NOT NULL, create_time INTEGER NOT NULL);"
+    "CREATE TABLE campaigns("
+    " id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL,"
+    " settings TEXT NOT NULL, nb_jobs INTEGER NOT NULL, nparams INTEGER NOT NULL, create_time INTEGER NOT NULL);"
+    "CREATE TABLE campaign_params("
+    " campaign_id INTEGER NOT NULL, idx INTEGER NOT NULL, param TEXT NOT NULL,"
+    " PRIMARY KEY(campaign_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE grid_orders("
+    " id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, user_id INTEGER NOT NULL, campaign_id INTEGER NOT NULL,"
+    " event_id INTEGER NOT NULL, value REAL NOT NULL, body TEXT, state INTEGER NOT NULL DEFAULT 0,"
+    " result INTEGER NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', create_time INTEGER NOT NULL,"
+    " done_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX grid_orders_pending ON grid_orders(id) WHERE state = 0;"
+    "CREATE TABLE grid_hooks("
+    " user_id INTEGER PRIMARY KEY REFERENCES users(id), command TEXT NOT NULL, url TEXT NOT NULL);"
+    "CREATE TABLE grid_meta(id INTEGER PRIMARY KEY, last_cycle INTEGER, live_from INTEGER, cycles INTEGER,"
+    " fs_last INTEGER);"
+    "CREATE TABLE grid_clusters(id INTEGER PRIMARY KEY, name TEXT, free INTEGER, total INTEGER, stress REAL,"
+    " poll_failed INTEGER, array_ok INTEGER, disabled INTEGER, waiting_allowed INTEGER);"
+    "CREATE TABLE grid_campaigns(id INTEGER PRIMARY KEY, user_id INTEGER, type INTEGER, priority INTEGER,"
+    " state INTEGER, first_job INTEGER, njobs INTEGER, next_new INTEGER, nresub INTEGER, ndone INTEGER,"
+    " first_pair INTEGER, retry0 INTEGER, retry1 INTEGER, retry2 INTEGER, retry3 INTEGER, retry4 INTEGER,"
+    " retry5 INTEGER, retry6 INTEGER, retry7 INTEGER, nretry INTEGER, end_notified INTEGER, nclusters INTEGER);"
+    "CREATE TABLE grid_camp_clusters(campaign_id INTEGER, k INTEGER, cluster_id INTEGER, res_per_job INTEGER,"
+    " walltime INTEGER, max_jobs INTEGER, best_effort INTEGER, checkpoint_period INTEGER,"
+    " grouping_duration INTEGER, affinity INTEGER, shared INTEGER, PRIMARY KEY(campaign_id, k)) WITHOUT ROWID;"
+    "CREATE TABLE grid_jobs(id INTEGER PRIMARY KEY, campaign_id INTEGER, param INTEGER, state INTEGER,"
+    " attempts INTEGER, walltime_kills INTEGER, resumes INTEGER, pin_cluster INTEGER, front INTEGER,"
+    " event_id INTEGER, success_copy INTEGER, last_copy INTEGER);"
+    "CREATE INDEX grid_jobs_campaign ON grid_jobs(campaign_id, state);"
+    "CREATE TABLE grid_copies(id INTEGER PRIMARY KEY, job_id INTEGER, campaign_id INTEGER, cluster_id INTEGER,"
+    " submission INTEGER, prev_copy INTEGER, state INTEGER, cluster_job_id TEXT, submitted_at INTEGER,"
+    " started_at INTEGER, end_reason INTEGER, exit_code INTEGER, run_s REAL, cancel_reason INTEGER,"
+    " kind INTEGER, array_job INTEGER, grouped INTEGER, resume INTEGER, test INTEGER, replica INTEGER,"
+    " best_effort INTEGER, fast INTEGER, walltime INTEGER);"
+    "CREATE INDEX grid_copies_campaign ON grid_copies(campaign_id, cluster_id);"
+    "CREATE TABLE grid_pairs(id INTEGER PRIMARY KEY, campaign_id INTEGER, cluster_id INTEGER, jr REAL,"
+    " old_free INTEGER, last_allowed INTEGER, pred_cycles INTEGER, tap_rate INTEGER, tap_open INTEGER,"
+    " tap_closed_at INTEGER, pred_jobs INTEGER, last_submitted INTEGER, running INTEGER, waiting INTEGER,"
+    " blacklist_event INTEGER, test_state INTEGER, successes INTEGER, fast_successes INTEGER,"
+    " resubmitted INTEGER, success_s REAL);"
+    "CREATE TABLE grid_events(id INTEGER PRIMARY KEY, campaign_id INTEGER, cluster_id INTEGER, copy_id INTEGER,"
+    " kind INTEGER, open INTEGER, notified INTEGER, blacklists INTEGER, exit_code INTEGER, jobs INTEGER,"
+    " opened_at INTEGER);"
+    "CREATE TABLE grid_fairshare(user_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "CREATE TABLE grid_launches(submission INTEGER PRIMARY KEY, cluster_id INTEGER NOT NULL,"
+    " started_at INTEGER NOT NULL);";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5};
+const int schema_nmigrations = 5;

@@ -28,15 +28,6 @@ static int fail(struct store *s, const char *what)
     return -1;
 }
 
-static int failf(struct store *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->err, sizeof s->err, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* The cached statement `which`, reset and ready to bind; NULL on error. */
 static sqlite3_stmt *stmt(struct store *s, int which, const char *sql)
 {
@@ -61,7 +52,7 @@ static int run(struct store *s, sqlite3_stmt *st, const char *what)
 static int one_row(struct store *s, sqlite3_stmt *st, const char *what, int64_t id)
 {
     if (run(s, st, "update")) return -1;
-    return sqlite3_changes(s->db) == 1 ? 0 : failf(s, "update: no such %s %lld", what, (long long)id);
+    return sqlite3_changes(s->db) == 1 ? 0 : store_failf(s, "update: no such %s %lld", what, (long long)id);
 }
 
 /* Steps a lookup: 0 row ready, 1 absent, -1 error. */
@@ -84,7 +75,7 @@ static int exec(struct store *s, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        failf(s, "%s", msg ? msg : sqlite3_errmsg(s->db));
+        store_failf(s, "%s", msg ? msg : sqlite3_errmsg(s->db));
         sqlite3_free(msg);
         return -1;
     }
@@ -107,7 +98,7 @@ static int migrate(struct store *s)
     int v = store_schema_version(s);
     if (v < 0) return fail(s, "read schema version");
     if (v > schema_nmigrations)
-        return failf(s, "store has schema version %d, newer than this locus (%d): upgrade locus", v, schema_nmigrations);
+        return store_failf(s, "store has schema version %d, newer than this locus (%d): upgrade locus", v, schema_nmigrations);
     for (; v < schema_nmigrations; v++) {
         char bump[64];
         snprintf(bump, sizeof bump, "PRAGMA user_version=%d", v + 1);
@@ -932,6 +923,15 @@ static int each(struct store *s, const char *sql, int64_t arg,
 }
 
 sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql) { return stmt(s, which, sql); }
+int store_fail(struct store *s, const char *what) { return fail(s, what); }
+int store_failf(struct store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof s->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
 int store_run(struct store *s, sqlite3_stmt *st, const char *what) { return run(s, st, what); }
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)

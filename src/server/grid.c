@@ -1,0 +1,710 @@
+/* grid.c - locusd's grid daemon (grid.h): the driver around the pure grid
+ * cycle. It owns time, I/O and persistence: it polls the clusters through
+ * their drivers (the updator), feeds what it saw to the cycle, saves the
+ * state, then carries out the cycle's decisions (the runner, nikita, the
+ * users' notification hooks). The order of those steps is what makes a
+ * kill -9 harmless: a submission is saved as copies to launch and marked
+ * before its driver is called, so a restart repeats or finds it instead
+ * of losing it; an ended copy is only ever applied once. */
+#include "server/grid.h"
+#include "core/log.h"
+#include "core/run.h"
+#include "core/strbuf.h"
+#include "grid/cycle.h"
+#include "server/server.h"
+#include "store/store_grid.h"
+#include <curl/curl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct gridd {
+    struct store *st;
+    struct project_config cfg;
+    struct gridd_drivers ops;
+    struct grid_state g;
+    struct grid_shadow *sh;
+    struct grid_decisions d;
+    struct cluster_row *rows;             /* the declared clusters: rows[id - 1] */
+    struct cluster_driver **drv;          /* drv[id - 1]; NULL: could not be opened */
+    int nrows, caprows;
+    struct campaign_spec **specs;         /* specs[id - 1], read from the store when first needed */
+    int nspecs;
+};
+
+/* ---- drivers ---- */
+
+static struct cluster_driver *real_open(void *ctx, const struct cluster_config *cfg, char *err, size_t errlen)
+{
+    (void)ctx;
+    return drv_open(cfg, err, errlen);
+}
+
+static void real_close(void *ctx, struct cluster_driver *d)
+{
+    (void)ctx;
+    drv_close(d);
+}
+
+static void open_driver(struct gridd *g, int i)
+{
+    char err[256];
+    if (g->drv[i]) g->ops.close(g->ops.ctx, g->drv[i]);
+    g->drv[i] = g->ops.open(g->ops.ctx, &g->rows[i].cfg, err, sizeof err);
+    if (!g->drv[i]) log_warn("grid: cluster '%s': %s", g->rows[i].cfg.name, err);
+}
+
+/* ---- saving ---- */
+
+static int fail_store(struct gridd *g, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "grid store: %s", store_error(g->st));
+    return -1;
+}
+
+static void forget_specs(struct gridd *g)
+{
+    for (int i = 0; i < g->nspecs; i++) {
+        if (!g->specs[i]) continue;
+        campaign_spec_free(g->specs[i]);
+        free(g->specs[i]);
+    }
+    free(g->specs);
+    g->specs = NULL;
+    g->nspecs = 0;
+}
+
+/* Memory back to what the store holds: after a failed commit, memory is
+ * ahead of the store, and an order carried out in memory only would be
+ * carried out again. */
+static int reload(struct gridd *g, char *err, size_t errlen)
+{
+    struct grid_config gc = g->g.cfg;
+    grid_state_free(&g->g);
+    grid_state_init(&g->g, &gc, 0);
+    grid_shadow_free(g->sh);
+    g->sh = grid_shadow_new();
+    forget_specs(g);
+    if (store_grid_load(g->st, &g->g, g->sh)) return fail_store(g, err, errlen);
+    for (int i = 0; i < g->nrows && i < g->g.nclusters; i++) {
+        g->g.clusters[i].disabled = g->rows[i].disabled;
+        g->g.clusters[i].waiting_allowed = g->rows[i].waiting_allowed;
+    }
+    return 0;
+}
+
+/* Commits what the caller wrote in its transaction plus every changed row
+ * of the state. On failure, memory is reloaded from the store. */
+static int commit_state(struct gridd *g, char *err, size_t errlen)
+{
+    if (store_grid_save(g->st, &g->g, g->sh) < 0 || store_commit(g->st)) {
+        snprintf(err, errlen, "grid store: %s", store_error(g->st));
+        store_rollback(g->st);
+        char e2[256];
+        if (reload(g, e2, sizeof e2)) log_error("grid: cannot reload the state: %s", e2);
+        return -1;
+    }
+    grid_shadow_take(g->sh, &g->g);
+    return 0;
+}
+
+static int save(struct gridd *g, char *err, size_t errlen)
+{
+    if (store_begin(g->st)) return fail_store(g, err, errlen);
+    return commit_state(g, err, errlen);
+}
+
+/* ---- clusters ---- */
+
+static int cluster_row_cb(void *ctx, const struct cluster_row *c)
+{
+    struct gridd *g = ctx;
+    int i = (int)c->id - 1;
+    if (i < g->nrows) {   /* a change by `locus cluster set` */
+        int reopen = memcmp(&g->rows[i].cfg, &c->cfg, sizeof c->cfg) != 0;
+        g->rows[i] = *c;
+        if (reopen) open_driver(g, i);
+    } else {
+        if (i != g->nrows) return -1;   /* ids are 1, 2, ... */
+        if (g->nrows == g->caprows) {
+            g->caprows = g->caprows ? 2 * g->caprows : 8;
+            g->rows = xrealloc(g->rows, (size_t)g->caprows * sizeof *g->rows);
+            g->drv = xrealloc(g->drv, (size_t)g->caprows * sizeof *g->drv);
+        }
+        g->rows[i] = *c;
+        g->drv[i] = NULL;
+        g->nrows++;
+        open_driver(g, i);
+    }
+    return 0;
+}
+
+int gridd_refresh(struct gridd *g, char *err, size_t errlen)
+{
+    if (store_each_cluster(g->st, 0, cluster_row_cb, g)) return fail_store(g, err, errlen);
+    int added = 0;
+    for (int i = 0; i < g->nrows; i++) {
+        struct grid_cluster *c = grid_cluster_find(&g->g, i + 1);
+        if (!c) {
+            int64_t id;
+            /* resources are unknown until polled: none, so nothing is offered before */
+            if (grid_cluster_add(&g->g, g->rows[i].cfg.name, 0, 1, &id, err, errlen))
+                return -1;
+            c = grid_cluster_find(&g->g, id);
+            added = 1;
+        }
+        if (strcmp(c->name, g->rows[i].cfg.name)) {
+            snprintf(err, errlen, "grid: cluster %d is '%s' in the state but '%s' in the store", i + 1, c->name,
+                     g->rows[i].cfg.name);
+            return -1;
+        }
+        added |= c->disabled != g->rows[i].disabled || c->waiting_allowed != g->rows[i].waiting_allowed;
+        c->disabled = g->rows[i].disabled;
+        c->waiting_allowed = g->rows[i].waiting_allowed;
+    }
+    return added ? save(g, err, errlen) : 0;
+}
+
+/* ---- orders ---- */
+
+static struct campaign_spec *spec_of(struct gridd *g, int64_t campaign_id)
+{
+    if (campaign_id < 1 || campaign_id > g->g.ncamps) return NULL;
+    if (campaign_id > g->nspecs) {
+        g->specs = xrealloc(g->specs, (size_t)campaign_id * sizeof *g->specs);
+        memset(g->specs + g->nspecs, 0, (size_t)(campaign_id - g->nspecs) * sizeof *g->specs);
+        g->nspecs = (int)campaign_id;
+    }
+    struct campaign_spec **sp = &g->specs[campaign_id - 1];
+    if (!*sp) {
+        int64_t user_id;
+        *sp = xcalloc(1, sizeof **sp);
+        if (store_campaign_spec(g->st, campaign_id, *sp, &user_id)) {
+            log_error("grid: campaign %" PRId64 ": %s", campaign_id, store_error(g->st));
+            campaign_spec_free(*sp);
+            free(*sp);
+            *sp = NULL;
+        }
+    }
+    return *sp;
+}
+
+/* What locusd cannot carry out yet, refused at submission rather than
+ * ignored. */
+static int unsupported(const struct campaign_spec *spec, char *err, size_t errlen)
+{
+    for (int k = 0; k < spec->nclusters; k++) {
+        const struct cluster_spec *cs = &spec->clusters[k];
+        const char *what = cs->temporal_grouping ? "temporal_grouping"
+                         : cs->nprologue ? "prologue" : cs->nepilogue ? "epilogue" : NULL;
+        if (what) {
+            snprintf(err, errlen, "clusters.%s.%s: not carried out by locusd yet", cs->name, what);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int submit_order(struct gridd *g, const struct grid_order *o, int64_t now, int64_t *id, char *err,
+                        size_t errlen)
+{
+    struct campaign_spec spec = {0};
+    int rc = o->body ? jdl_parse(o->body, strlen(o->body), &spec, err, errlen) : -1;
+    if (!o->body) snprintf(err, errlen, "submit order without a campaign");
+    if (!rc) rc = unsupported(&spec, err, errlen);
+    struct grid_campaign_opts opts = {.user_id = o->user_id, .nretry = -1};
+    if (!rc) rc = grid_campaign_add(&g->g, &spec, &opts, id, err, errlen);
+    if (!rc && store_campaign_insert(g->st, *id, o->user_id, &spec, now)) rc = -2;
+    campaign_spec_free(&spec);
+    return rc;
+}
+
+static int owner_ok(struct gridd *g, const struct grid_order *o, int64_t campaign_id, char *err, size_t errlen)
+{
+    struct grid_campaign *c = grid_campaign_find(&g->g, campaign_id);
+    if (!c || (o->user_id && c->user_id != o->user_id)) {
+        snprintf(err, errlen, "no campaign %" PRId64 " of this user", campaign_id);
+        return -1;
+    }
+    return 0;
+}
+
+/* Carries out o in memory: 0 done (result in *result), -1 refused (err),
+ * -2 the store failed. */
+static int carry_out(struct gridd *g, const struct grid_order *o, int64_t now, int64_t *result, char *err,
+                     size_t errlen)
+{
+    *result = 0;
+    switch (o->kind) {
+    case GO_SUBMIT: return submit_order(g, o, now, result, err, errlen);
+    case GO_PAUSE:
+    case GO_RESUME:
+        if (owner_ok(g, o, o->campaign_id, err, errlen)) return -1;
+        return grid_campaign_pause(&g->g, o->campaign_id, o->kind == GO_PAUSE, err, errlen);
+    case GO_CANCEL:
+        if (owner_ok(g, o, o->campaign_id, err, errlen)) return -1;
+        return grid_campaign_cancel(&g->g, o->campaign_id, err, errlen);
+    case GO_FIX: {
+        struct grid_event *e = grid_event_find(&g->g, o->event_id);
+        if (!e) return snprintf(err, errlen, "no event %" PRId64, o->event_id), -1;
+        if (owner_ok(g, o, e->campaign_id, err, errlen)) return -1;
+        return grid_event_fix(&g->g, o->event_id, o->value != 0, err, errlen);
+    }
+    case GO_SHARE:
+        if (grid_user_share(&g->g, o->user_id, o->value))
+            return snprintf(err, errlen, "a share must be above 0 (%g)", o->value), -1;
+        return 0;
+    }
+    snprintf(err, errlen, "unknown order kind %d", (int)o->kind);
+    return -1;
+}
+
+struct orders_ctx { struct gridd *g; int64_t now; int done; int failed; char *err; size_t errlen; };
+
+static int order_cb(void *ctx, const struct grid_order *o)
+{
+    struct orders_ctx *c = ctx;
+    struct gridd *g = c->g;
+    char why[256] = "";
+    int64_t result;
+    if (store_begin(g->st)) return c->failed = fail_store(g, c->err, c->errlen), 1;
+    int rc = carry_out(g, o, c->now, &result, why, sizeof why);
+    if (rc == -2 || store_grid_order_done(g->st, o->id, rc ? GOS_REFUSED : GOS_DONE, result, why, c->now)) {
+        snprintf(c->err, c->errlen, "grid store: %s", store_error(g->st));
+        store_rollback(g->st);
+        reload(g, why, sizeof why);
+        return c->failed = -1, 1;
+    }
+    if (commit_state(g, c->err, c->errlen)) return c->failed = -1, 1;
+    if (rc) log_info("grid: order %" PRId64 " refused: %s", o->id, why);
+    else if (o->kind == GO_SUBMIT) log_info("grid: campaign %" PRId64 " submitted (order %" PRId64 ")", result, o->id);
+    c->done++;
+    return 0;
+}
+
+int gridd_orders(struct gridd *g, int64_t now, char *err, size_t errlen)
+{
+    struct orders_ctx c = {g, now, 0, 0, err, errlen};
+    if (store_grid_orders_pending(g->st, order_cb, &c)) return fail_store(g, err, errlen);
+    return c.failed ? -1 : c.done;
+}
+
+/* ---- the updator ---- */
+
+static enum grid_end end_of(enum drv_end e)
+{
+    switch (e) {
+    case DRV_END_SUCCESS: return GE_SUCCESS;
+    case DRV_END_EXIT: return GE_EXIT;
+    case DRV_END_WALLTIME: return GE_WALLTIME;
+    case DRV_END_PREEMPTED: return GE_PREEMPTED;
+    case DRV_END_CANCELLED: return GE_ADMIN_CANCEL;
+    default: return GE_NODE_FAILURE;
+    }
+}
+
+struct poll {
+    struct grid_cluster_obs *clusters;
+    struct grid_copy_obs *copies; int ncopies, capcopies;
+};
+
+static int live(const struct grid_copy *cp)
+{
+    return cp->cluster_job_id[0] && (cp->state == GC_SUBMITTED || cp->state == GC_WAITING || cp->state == GC_RUNNING);
+}
+
+/* The live copies of cluster c into p, from one bulk status query. */
+static void poll_copies(struct gridd *g, int c, struct poll *p)
+{
+    struct grid_state *st = &g->g;
+    int64_t n = 0;
+    for (int64_t i = st->live_from; i < st->ncopies; i++)
+        n += st->copies[i].cluster_id == c + 1 && live(&st->copies[i]);
+    if (!n) return;
+    const char **ids = xcalloc((size_t)n, sizeof *ids);
+    int64_t *which = xcalloc((size_t)n, sizeof *which);
+    int k = 0;
+    for (int64_t i = st->live_from; i < st->ncopies; i++)
+        if (st->copies[i].cluster_id == c + 1 && live(&st->copies[i])) {
+            ids[k] = st->copies[i].cluster_job_id;
+            which[k++] = i;
+        }
+    struct drv_status *out = xcalloc((size_t)n, sizeof *out);
+    char err[512];
+    if (drv_status(g->drv[c], ids, k, out, err, sizeof err)) {
+        log_warn("grid: %s", err);
+        p->clusters[c].poll_failed = 1;
+    } else {
+        for (int i = 0; i < k; i++) {
+            if (p->ncopies == p->capcopies) {
+                p->capcopies = p->capcopies ? 2 * p->capcopies : 64;
+                p->copies = xrealloc(p->copies, (size_t)p->capcopies * sizeof *p->copies);
+            }
+            struct grid_copy_obs *o = &p->copies[p->ncopies++];
+            *o = (struct grid_copy_obs){.copy_id = st->copies[which[i]].id, .started_at = (int64_t)out[i].start};
+            o->state = out[i].state == DRV_WAITING ? GO_WAITING : out[i].state == DRV_RUNNING ? GO_RUNNING : GO_ENDED;
+            if (o->state == GO_ENDED) {
+                o->end = end_of(out[i].end);
+                o->exit_code = out[i].exit_code;
+                o->run_s = (double)out[i].run_seconds;
+            }
+        }
+    }
+    free(out);
+    free(which);
+    free(ids);
+}
+
+static void poll_clusters(struct gridd *g, struct poll *p)
+{
+    struct grid_state *st = &g->g;
+    p->clusters = xcalloc((size_t)st->nclusters + 1, sizeof *p->clusters);
+    for (int c = 0; c < st->nclusters; c++) {
+        struct grid_cluster_obs *o = &p->clusters[c];
+        o->cluster_id = c + 1;
+        struct drv_resources r;
+        char err[512];
+        if (!g->drv[c]) {
+            o->poll_failed = 1;
+            continue;
+        }
+        if (drv_resources(g->drv[c], &r, err, sizeof err)) {
+            log_warn("grid: %s", err);
+            o->poll_failed = 1;
+            continue;
+        }
+        o->total = r.total_cores > INT32_MAX ? INT32_MAX : (int)r.total_cores;
+        o->free = r.free_cores < 0 ? 0 : r.free_cores > o->total ? o->total : (int)r.free_cores;
+        o->stress = r.stress;
+        poll_copies(g, c, p);
+        if (o->poll_failed) o->free = o->total = 0, o->stress = 0;
+    }
+}
+
+/* ---- the runner and nikita ---- */
+
+static void cancel_all(struct gridd *g)
+{
+    struct grid_decisions *d = &g->d;
+    for (int c = 0; c < g->g.nclusters; c++) {
+        const char **ids = xcalloc((size_t)d->ncancels + 1, sizeof *ids);
+        int n = 0;
+        for (int i = 0; i < d->ncancels; i++)
+            if (d->cancels[i].cluster_id == c + 1 && d->cancels[i].cluster_job_id[0])
+                ids[n++] = d->cancels[i].cluster_job_id;
+        char err[512];
+        if (n && g->drv[c] && drv_cancel(g->drv[c], ids, n, err, sizeof err)) log_warn("grid: %s", err);
+        else if (n) log_debug(LT_GRID, "grid: %d jobs cancelled on %s", n, g->g.clusters[c].name);
+        free(ids);
+    }
+}
+
+static const char *user_name(struct gridd *g, int64_t user_id, struct user *u)
+{
+    if (store_user_get(g->st, user_id, u)) snprintf(u->name, sizeof u->name, "user%" PRId64, user_id);
+    return u->name;
+}
+
+/* The first word of a param: the job's name. */
+static void job_name(char *out, size_t len, const char *param)
+{
+    while (*param == ' ' || *param == '\t') param++;
+    size_t n = strcspn(param, " \t");
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), param);
+}
+
+#define ENV_PER_JOB 3
+
+/* Submits decision s through its driver; each of its copies gets its
+ * outcome (grid_submit_result). */
+static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now)
+{
+    const int64_t *copy_ids = &g->d.ids[s->first];
+    struct grid_cluster *cl = grid_cluster_find(&g->g, s->cluster_id);
+    struct campaign_spec *spec = spec_of(g, s->campaign_id);
+    const struct cluster_spec *cs = spec && cl ? campaign_cluster(spec, cl->name) : NULL;
+    struct cluster_driver *drv = cl ? g->drv[cl->id - 1] : NULL;
+    char err[512] = "";
+    int done = 0;
+    enum grid_submit_status fail_status = GS_TRANSIENT;
+    char (*ids)[DRV_ID_MAX] = xcalloc((size_t)s->n, sizeof *ids);
+    if (!cs || !drv) {
+        snprintf(err, sizeof err, "campaign %" PRId64 " on cluster %" PRId64 ": %s", s->campaign_id, s->cluster_id,
+                 !cs ? "its settings could not be read" : "no driver");
+    } else {
+        struct drv_job *jobs = xcalloc((size_t)s->n, sizeof *jobs);
+        char (*names)[64] = xcalloc((size_t)s->n, sizeof *names);
+        char (*env)[ENV_PER_JOB][48] = xcalloc((size_t)s->n, sizeof *env);
+        const char *(*envp)[ENV_PER_JOB + 1] = xcalloc((size_t)s->n, sizeof *envp);
+        struct user u;
+        const char *who = user_name(g, grid_campaign_find(&g->g, s->campaign_id)->user_id, &u);
+        for (int i = 0; i < s->n; i++) {
+            const struct grid_copy *cp = grid_copy_find(&g->g, copy_ids[i]);
+            const struct grid_job *j = grid_job_find(&g->g, cp->job_id);
+            const char *param = campaign_param(spec, (size_t)j->param);
+            job_name(names[i], sizeof names[i], param);
+            snprintf(env[i][0], sizeof env[i][0], "LOCUS_COPY_ID=%" PRId64, cp->id);
+            snprintf(env[i][1], sizeof env[i][1], "LOCUS_ATTEMPT=%d", j->attempts + j->resumes);
+            snprintf(env[i][2], sizeof env[i][2], "LOCUS_RESUME=%d", cp->resume);
+            for (int k = 0; k < ENV_PER_JOB; k++) envp[i][k] = env[i][k];
+            jobs[i] = (struct drv_job){.job_id = j->id, .campaign_id = s->campaign_id, .name = names[i],
+                                       .user = who, .param = param, .walltime = s->walltime, .env = envp[i]};
+        }
+        if (s->array) {
+            done = drv_submit_array(drv, cs, jobs, s->n, ids, err, sizeof err);
+        } else {
+            while (done < s->n && !drv_submit(drv, cs, &jobs[done], ids[done], err, sizeof err)) done++;
+        }
+        /* a scheduler that answers its status but refuses the job: fatal for the campaign there */
+        char e2[64];
+        struct drv_resources r;
+        if (done < s->n && !drv_resources(drv, &r, e2, sizeof e2)) fail_status = GS_REFUSED;
+        free(envp);
+        free(env);
+        free(names);
+        free(jobs);
+    }
+    if (done < s->n) log_warn("grid: %s", err);
+    for (int i = 0; i < s->n; i++) {
+        char e3[256];
+        if (grid_submit_result(&g->g, copy_ids[i], i < done ? GS_OK : fail_status, i < done ? ids[i] : NULL, now,
+                               e3, sizeof e3))
+            log_error("grid: copy %" PRId64 ": %s", copy_ids[i], e3);
+    }
+    log_debug(LT_GRID, "grid: campaign %" PRId64 " on %s: %d of %d jobs submitted (%s)", s->campaign_id,
+              cl ? cl->name : "?", done, s->n, grid_submit_kind_name(s->kind));
+    free(ids);
+}
+
+static int submit_all(struct gridd *g, int64_t now, char *err, size_t errlen)
+{
+    for (int i = 0; i < g->d.nsubmits; i++) {
+        const struct grid_submit *s = &g->d.submits[i];
+        int64_t submission = g->d.ids[s->first];
+        if (store_begin(g->st) || store_grid_launch_mark(g->st, submission, s->cluster_id, now) ||
+            store_commit(g->st)) {
+            store_rollback(g->st);
+            return fail_store(g, err, errlen);
+        }
+        submit_one(g, s, now);
+        if (store_begin(g->st) || store_grid_launch_unmark(g->st, submission)) {
+            store_rollback(g->st);
+            return fail_store(g, err, errlen);
+        }
+        if (commit_state(g, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+/* ---- notifications ---- */
+
+static size_t discard(char *p, size_t size, size_t n, void *ctx)
+{
+    (void)p;
+    (void)ctx;
+    return size * n;
+}
+
+static void post_json(const char *url, const char *body, char *err, size_t errlen)
+{
+    CURL *c = curl_easy_init();
+    if (!c) return (void)snprintf(err, errlen, "no curl handle");
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    CURLcode rc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (rc != CURLE_OK) snprintf(err, errlen, "%s", curl_easy_strerror(rc));
+    else if (status >= 300) snprintf(err, errlen, "HTTP status %ld", status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+}
+
+/* Delivers n to its user's hook, if any. A hook that fails is logged and
+ * not retried: a notice is a courtesy, the state is in `locus campaign`. */
+static void notify(struct gridd *g, const struct grid_notify *n)
+{
+    char cmd[1024], url[1024], err[256] = "";
+    if (store_grid_hook_get(g->st, n->user_id, cmd, sizeof cmd, url, sizeof url)) return;
+    struct user u;
+    const char *kind = n->kind == GN_CAMPAIGN_END ? "campaign_end" : "event";
+    if (cmd[0]) {
+        char e[5][256];
+        snprintf(e[0], sizeof e[0], "LOCUS_NOTIFY=%s", kind);
+        snprintf(e[1], sizeof e[1], "LOCUS_CAMPAIGN_ID=%" PRId64, n->campaign_id);
+        snprintf(e[2], sizeof e[2], "LOCUS_EVENT_ID=%" PRId64, n->event_id);
+        snprintf(e[3], sizeof e[3], "LOCUS_USER=%s", user_name(g, n->user_id, &u));
+        snprintf(e[4], sizeof e[4], "LOCUS_MESSAGE=%s", n->text);
+        const char *env[] = {e[0], e[1], e[2], e[3], e[4], NULL};
+        int rc = run_command(cmd, "locus-notify", NULL, NULL, env);
+        if (rc) log_warn("grid: notification hook of user %" PRId64 " exited with %d", n->user_id, rc);
+    }
+    if (url[0]) {
+        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s}", "kind", kind, "campaign", (json_int_t)n->campaign_id,
+                              "event", (json_int_t)n->event_id, "user", user_name(g, n->user_id, &u), "message",
+                              n->text);
+        char *body = json_dumps(o, JSON_COMPACT);
+        post_json(url, body, err, sizeof err);
+        if (err[0]) log_warn("grid: notification to %s: %s", url, err);
+        free(body);
+        json_decref(o);
+    }
+}
+
+/* ---- the cycle ---- */
+
+int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen)
+{
+    struct poll p = {0};
+    poll_clusters(g, &p);
+    struct grid_obs obs = {p.clusters, g->g.nclusters, p.copies, p.ncopies};
+    char why[512];
+    if (grid_apply(&g->g, &obs, now, why, sizeof why)) log_error("grid: observation not applied: %s", why);
+    free(p.clusters);
+    free(p.copies);
+    int n = grid_cycle(&g->g, now, &g->d);
+    if (save(g, err, errlen)) return -1;
+    if (n) log_debug(LT_GRID, "grid: cycle %" PRId64 ": %d submissions, %d cancels, %d notices", g->g.cycles,
+                     g->d.nsubmits, g->d.ncancels, g->d.nnotifies);
+    cancel_all(g);
+    if (submit_all(g, now, err, errlen)) return -1;
+    for (int i = 0; i < g->d.nnotifies; i++) {
+        notify(g, &g->d.notifies[i]);
+        grid_notified(&g->g, &g->d.notifies[i]);
+    }
+    return g->d.nnotifies ? save(g, err, errlen) : 0;
+}
+
+/* ---- opening ---- */
+
+/* Submissions marked but not recorded when locusd stopped: they may be on
+ * their cluster, unrecorded. The cycle would submit them again; instead
+ * their jobs go back to the queue as failed launches, and the operator is
+ * told which cluster to check. */
+struct launches { int64_t *sub, *cluster; int n, cap; };
+
+static int launch_cb(void *ctx, int64_t submission, int64_t cluster_id)
+{
+    struct launches *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->sub = xrealloc(l->sub, (size_t)l->cap * sizeof *l->sub);
+        l->cluster = xrealloc(l->cluster, (size_t)l->cap * sizeof *l->cluster);
+    }
+    l->sub[l->n] = submission;
+    l->cluster[l->n++] = cluster_id;
+    return 0;
+}
+
+static int recover_launches(struct gridd *g, char *err, size_t errlen)
+{
+    struct launches l = {0};
+    int rc = store_begin(g->st) || store_grid_launches(g->st, launch_cb, &l);
+    for (int i = 0; !rc && i < l.n; i++) {
+        struct grid_cluster *cl = grid_cluster_find(&g->g, l.cluster[i]);
+        log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped: if the cluster has its "
+                 "jobs (named locus.<campaign>), cancel them; its jobs are queued again",
+                 l.sub[i], cl ? cl->name : "?");
+        for (int64_t id = l.sub[i]; id <= g->g.ncopies; id++) {
+            struct grid_copy *cp = grid_copy_find(&g->g, id);
+            if (cp->submission != l.sub[i] || cp->state != GC_LAUNCHING) break;
+            char why[256];
+            grid_submit_result(&g->g, id, GS_TRANSIENT, NULL, 0, why, sizeof why);
+        }
+        rc = store_grid_launch_unmark(g->st, l.sub[i]);
+    }
+    free(l.sub);
+    free(l.cluster);
+    if (rc) {
+        store_rollback(g->st);
+        return fail_store(g, err, errlen);
+    }
+    return commit_state(g, err, errlen);
+}
+
+struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, const struct gridd_drivers *drivers,
+                         char *err, size_t errlen)
+{
+    struct grid_config gc;
+    grid_config_default(&gc);
+    int algo = pred_algo_parse(cfg->grid_predictor);
+    if (algo < 0) {
+        snprintf(err, errlen, "config.xml: <grid_predictor>%s</grid_predictor>: expected tap, slow_start, "
+                              "two_way_adaptive or adapt_down_exp_up", cfg->grid_predictor);
+        return NULL;
+    }
+    gc.algo = (enum pred_algo)algo;
+    gc.waiting_allowed = (int)cfg->grid_waiting_allowed;
+    gc.waiting_timeout = (int64_t)cfg->grid_waiting_timeout;
+    gc.fairshare_half_life = cfg->grid_fairshare_half_life;
+    struct gridd *g = xcalloc(1, sizeof *g);
+    g->cfg = *cfg;
+    g->ops = drivers ? *drivers : (struct gridd_drivers){real_open, real_close, NULL};
+    grid_state_init(&g->g, &gc, 0);
+    grid_decisions_init(&g->d);
+    g->sh = grid_shadow_new();
+    curl_global_init(CURL_GLOBAL_DEFAULT);   /* for webhooks */
+    g->st = store_open(db_path, 0, err, errlen);
+    if (!g->st || reload(g, err, errlen) || gridd_refresh(g, err, errlen) || recover_launches(g, err, errlen)) {
+        gridd_close(g);
+        return NULL;
+    }
+    return g;
+}
+
+void gridd_close(struct gridd *g)
+{
+    if (!g) return;
+    for (int i = 0; i < g->nrows; i++)
+        if (g->drv[i]) g->ops.close(g->ops.ctx, g->drv[i]);
+    free(g->drv);
+    free(g->rows);
+    forget_specs(g);
+    grid_decisions_free(&g->d);
+    grid_shadow_free(g->sh);
+    grid_state_free(&g->g);
+    store_close(g->st);
+    curl_global_cleanup();
+    free(g);
+}
+
+const struct grid_state *gridd_state(const struct gridd *g) { return &g->g; }
+
+/* ---- the thread ---- */
+
+static void nap(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+void *grid_main(void *arg)
+{
+    struct server *s = arg;
+    char err[512];
+    struct gridd *g = gridd_open(s->db_path, &s->proj.cfg, NULL, err, sizeof err);
+    if (!g) {
+        log_error("grid daemon not started: %s", err);
+        return NULL;
+    }
+    int64_t last = 0;
+    while (!s->stopping) {
+        int64_t now = s->clock();
+        if (gridd_refresh(g, err, sizeof err) < 0 || gridd_orders(g, now, err, sizeof err) < 0)
+            log_error("grid: %s", err);
+        if (g->nrows && now - last >= (int64_t)g->cfg.grid_cycle_period) {
+            last = now;
+            if (gridd_cycle(g, now, err, sizeof err)) log_error("grid: %s", err);
+        }
+        nap(0.25);
+    }
+    gridd_close(g);
+    return NULL;
+}
