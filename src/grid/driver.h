@@ -90,6 +90,9 @@ struct drv_job {
     int nscript;
     long walltime;               /* > 0: overrides the section's (prologue_walltime...) */
     const char *const *env;      /* more "NAME=VALUE" for the job (NULL-terminated; may be NULL) */
+    int64_t tag;                 /* > 0: the submission it belongs to; the scheduler's job name
+                                    carries it, so that drv_find can find a submission whose ids
+                                    were never recorded (the first job's tag names an array) */
 };
 
 enum drv_stream { DRV_STDOUT, DRV_STDERR };
@@ -111,6 +114,9 @@ struct cluster_driver_ops {
     int (*resources)(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen);
     int (*tail)(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
                 struct strbuf *out, char *err, size_t errlen);
+    /* NULL when the scheduler cannot be searched by job name. */
+    int (*find)(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
+                char *err, size_t errlen);
     void (*close)(struct cluster_driver *d);
 };
 
@@ -146,6 +152,13 @@ int drv_resources(struct cluster_driver *d, struct drv_resources *out, char *err
 /* The last max_bytes (at most) of a job's stdout or stderr, appended to out. */
 int drv_tail(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
              struct strbuf *out, char *err, size_t errlen);
+
+/* The scheduler's jobs (at most max) submitted with tag for campaign_id
+ * that it still knows, their ids into ids in submission order (array
+ * elements by index). Returns how many, or -1 (the scheduler could not be
+ * asked, or this driver cannot search: err says which). */
+int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max, char *err,
+             size_t errlen);
 
 /* The walltime of job under spec, in seconds: its own, else the section's. */
 long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job);

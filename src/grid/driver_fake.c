@@ -11,6 +11,7 @@ struct fjob {
     enum drv_state state;
     enum drv_end end;
     char *out;                   /* what its stdout holds: its param; owned */
+    int64_t campaign, tag;       /* its name */
 };
 
 struct fake {
@@ -187,9 +188,23 @@ static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec
         struct fjob *j = add_job(f, cores, duration, drv_job_walltime(spec, job), spec->best_effort,
                                  xstrdup(job->param ? job->param : ""), ids[done]);
         j->exit_code = code;
+        j->campaign = job->campaign_id;
+        j->tag = jobs[0].tag;
     }
     schedule(f);
     return done;
+}
+
+static int fake_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
+                     char *err, size_t errlen)
+{
+    struct fake *f = F(d);
+    if (call(d, err, errlen)) return -1;
+    int n = 0;
+    for (long i = 0; i < f->n && n < max; i++)
+        if (tag > 0 && f->jobs[i].tag == tag && f->jobs[i].campaign == campaign_id)
+            snprintf(ids[n++], DRV_ID_MAX, "%ld", i + 1);
+    return n;
 }
 
 static struct fjob *find(struct fake *f, const char *id)
@@ -286,6 +301,7 @@ static const struct cluster_driver_ops fake_ops = {
     .cancel = fake_cancel,
     .resources = fake_resources,
     .tail = fake_tail,
+    .find = fake_find,
     .close = fake_close,
 };
 

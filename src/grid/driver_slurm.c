@@ -138,7 +138,8 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
     argv[argc++] = "sbatch";
     argv[argc++] = "--parsable";
     argv[argc++] = "--no-requeue";   /* a preempted or failed job comes back to locus, which resubmits */
-    argv[argc++] = strpool_printf(&pool, "--job-name=locus.%" PRId64, j->campaign_id);
+    argv[argc++] = j->tag > 0 ? strpool_printf(&pool, "--job-name=locus.%" PRId64 ".%" PRId64, j->campaign_id, j->tag)
+                              : strpool_printf(&pool, "--job-name=locus.%" PRId64, j->campaign_id);
     argv[argc++] = strpool_printf(&pool, "--chdir=%s", dir.s);
     argv[argc++] = array ? "--output=locus.%A_%a.stdout" : "--output=locus.%j.stdout";
     argv[argc++] = array ? "--error=locus.%A_%a.stderr" : "--error=locus.%j.stderr";
@@ -543,6 +544,37 @@ static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream 
 
 static void slurm_close(struct cluster_driver *d) { free(d->impl); }
 
+/* Orders "123", "123_4" by job, then array index. */
+static int id_order(const void *a, const void *b)
+{
+    const char *x = a, *y = b;
+    long jx = atol(x), jy = atol(y);
+    const char *ux = strchr(x, '_'), *uy = strchr(y, '_');
+    long ex = ux ? atol(ux + 1) : -1, ey = uy ? atol(uy + 1) : -1;
+    return jx != jy ? (jx > jy) - (jx < jy) : (ex > ey) - (ex < ey);
+}
+
+/* squeue by job name; slurmctld forgets ended jobs after MinJobAge (300 s
+ * by default), which bounds how late a lost submission can be found. */
+static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
+                      char *err, size_t errlen)
+{
+    char name[64];
+    snprintf(name, sizeof name, "locus.%" PRId64 ".%" PRId64, campaign_id, tag);
+    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-o", "%i", NULL};
+    struct run_output res = {0};
+    int n = -1;
+    if (!slurm_cmd(d, argv, &res, err, errlen)) {
+        n = 0;
+        char *save = NULL;
+        for (char *line = strtok_r(res.out, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
+            if (*line) snprintf(ids[n++], DRV_ID_MAX, "%s", line);
+        qsort(ids, (size_t)n, DRV_ID_MAX, id_order);
+    }
+    run_output_free(&res);
+    return n;
+}
+
 static const struct cluster_driver_ops slurm_ops = {
     .kind = "slurm",
     .submit = slurm_submit,
@@ -550,6 +582,7 @@ static const struct cluster_driver_ops slurm_ops = {
     .cancel = slurm_cancel,
     .resources = slurm_resources,
     .tail = slurm_tail,
+    .find = slurm_find,
     .close = slurm_close,
 };
 

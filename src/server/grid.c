@@ -449,7 +449,8 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             snprintf(env[i][2], sizeof env[i][2], "LOCUS_RESUME=%d", cp->resume);
             for (int k = 0; k < ENV_PER_JOB; k++) envp[i][k] = env[i][k];
             jobs[i] = (struct drv_job){.job_id = j->id, .campaign_id = s->campaign_id, .name = names[i],
-                                       .user = who, .param = param, .walltime = s->walltime, .env = envp[i]};
+                                       .user = who, .param = param, .walltime = s->walltime, .env = envp[i],
+                                       .tag = copy_ids[0]};
         }
         if (s->array) {
             done = drv_submit_array(drv, cs, jobs, s->n, ids, err, sizeof err);
@@ -585,9 +586,10 @@ int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen)
 /* ---- opening ---- */
 
 /* Submissions marked but not recorded when locusd stopped: they may be on
- * their cluster, unrecorded. The cycle would submit them again; instead
- * their jobs go back to the queue as failed launches, and the operator is
- * told which cluster to check. */
+ * their cluster, unrecorded. Their jobs are looked for by name (the
+ * submission's tag); those found are recorded as submitted, the others
+ * go back to the queue. A cluster that cannot be searched, or asked, gets
+ * them back in the queue too, and the operator is told what to check. */
 struct launches { int64_t *sub, *cluster; int n, cap; };
 
 static int launch_cb(void *ctx, int64_t submission, int64_t cluster_id)
@@ -603,21 +605,38 @@ static int launch_cb(void *ctx, int64_t submission, int64_t cluster_id)
     return 0;
 }
 
+static void recover_submission(struct gridd *g, int64_t sub, int n, int64_t cluster_id)
+{
+    struct grid_cluster *cl = grid_cluster_find(&g->g, cluster_id);
+    struct cluster_driver *drv = cl ? g->drv[cl->id - 1] : NULL;
+    char (*ids)[DRV_ID_MAX] = xcalloc((size_t)n, sizeof *ids);
+    char err[512] = "no driver";
+    int found = drv ? drv_find(drv, grid_copy_find(&g->g, sub)->campaign_id, sub, ids, n, err, sizeof err) : -1;
+    if (found < 0)
+        log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped and cannot be looked "
+                 "for (%s): its jobs are queued again; cancel jobs named locus.%" PRId64 ".%" PRId64 " there",
+                 sub, cl ? cl->name : "?", err, grid_copy_find(&g->g, sub)->campaign_id, sub);
+    else
+        log_info("grid: submission %" PRId64 " to %s was under way when locusd stopped: %d of its %d jobs "
+                 "found there", sub, cl ? cl->name : "?", found, n);
+    for (int k = 0; k < n; k++)
+        grid_submit_result(&g->g, sub + k, k < found ? GS_OK : GS_TRANSIENT, k < found ? ids[k] : NULL,
+                           g->g.last_cycle, err, sizeof err);
+    free(ids);
+}
+
 static int recover_launches(struct gridd *g, char *err, size_t errlen)
 {
     struct launches l = {0};
     int rc = store_begin(g->st) || store_grid_launches(g->st, launch_cb, &l);
     for (int i = 0; !rc && i < l.n; i++) {
-        struct grid_cluster *cl = grid_cluster_find(&g->g, l.cluster[i]);
-        log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped: if the cluster has its "
-                 "jobs (named locus.<campaign>), cancel them; its jobs are queued again",
-                 l.sub[i], cl ? cl->name : "?");
-        for (int64_t id = l.sub[i]; id <= g->g.ncopies; id++) {
-            struct grid_copy *cp = grid_copy_find(&g->g, id);
+        int n = 0;
+        while (l.sub[i] + n <= g->g.ncopies) {
+            const struct grid_copy *cp = grid_copy_find(&g->g, l.sub[i] + n);
             if (cp->submission != l.sub[i] || cp->state != GC_LAUNCHING) break;
-            char why[256];
-            grid_submit_result(&g->g, id, GS_TRANSIENT, NULL, 0, why, sizeof why);
+            n++;
         }
+        if (n) recover_submission(g, l.sub[i], n, l.cluster[i]);
         rc = store_grid_launch_unmark(g->st, l.sub[i]);
     }
     free(l.sub);

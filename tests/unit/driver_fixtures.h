@@ -174,8 +174,10 @@ static void fx_check_env(struct cluster_driver *d, const char *id, const char *u
     sb_free(&out);
 }
 
-/* The array test: 5 params "pI I*10" of job ids 500+I, each element
- * writing arr.pI; checks every element's own id, name and args. */
+/* The array test: 5 params "pI I*10" of job ids 500+I (campaign 5, tag
+ * FX_ARRAY_TAG), each element writing arr.pI; checks every element's own
+ * id, name and args. */
+#define FX_ARRAY_TAG 77
 static const char fx_arr[] = "#!/bin/bash\n"
                              "echo \"id=$LOCUS_JOB_ID name=$LOCUS_JOB_NAME args=$*\" >\"$LOCUS_WORKDIR/arr.$1\"\n";
 
@@ -190,7 +192,7 @@ static void fx_array(struct cluster_driver *d, const char *cluster, const char *
         snprintf(names[i], sizeof names[i], "p%d", i);
         snprintf(params[i], sizeof params[i], "p%d %d", i, i * 10);
         jobs[i] = (struct drv_job){.job_id = 500 + i, .campaign_id = 5, .name = names[i], .user = user,
-                                   .param = params[i]};
+                                   .param = params[i], .tag = FX_ARRAY_TAG};
     }
     int n = drv_submit_array(d, &spec.clusters[0], jobs, 5, ids, err, sizeof err);
     campaign_spec_free(&spec);

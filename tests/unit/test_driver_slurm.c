@@ -104,6 +104,13 @@ static void test_array_of_params(void **state)
         snprintf(want, sizeof want, "%.*s_%d", (int)(us - ids[0]), ids[0], i);
         assert_string_equal(ids[i], want);
     }
+    /* found again by its tag, as after a crash before its ids were recorded */
+    char found[8][DRV_ID_MAX], err[512];
+    int n = drv_find(T.a, 5, FX_ARRAY_TAG, found, 8, err, sizeof err);
+    if (n < 0) fail_msg("%s", err);
+    assert_int_equal(n, 5);
+    for (int i = 0; i < 5; i++) assert_string_equal(found[i], ids[i]);
+    assert_int_equal(drv_find(T.a, 5, FX_ARRAY_TAG + 1, found, 8, err, sizeof err), 0);
 }
 
 static void test_failures(void **state)

@@ -219,8 +219,11 @@ static int count_launch(void *ctx, int64_t submission, int64_t cluster_id)
 }
 
 /* As if locusd died after saving a cycle's plan and marking its
- * submissions, before any driver call: the state is made here with the
- * cycle's own functions, exactly as gridd_cycle leaves it at that point. */
+ * submissions: the state is made here with the cycle's own functions,
+ * exactly as gridd_cycle leaves it at that point. The first submission
+ * reached its cluster before the crash (its jobs carry its tag): it is
+ * found there and recorded, not submitted again; the others never did
+ * and are queued again. */
 static void test_interrupted_launch_is_requeued(void **state)
 {
     struct fx *f = *state;
@@ -249,6 +252,20 @@ static void test_interrupted_launch_is_requeued(void **state)
         assert_int_equal(store_grid_launch_mark(f->s, d.ids[d.submits[i].first], d.submits[i].cluster_id, f->now), 0);
     assert_int_equal(store_commit(f->s), 0);
     int64_t launching = st.ncopies;
+    const struct grid_submit *s0 = &d.submits[0];
+    struct campaign_spec spec = {0};
+    int64_t owner;
+    assert_int_equal(store_campaign_spec(f->s, c, &spec, &owner), 0);
+    const struct cluster_spec *cs = campaign_cluster(&spec, st.clusters[s0->cluster_id - 1].name);
+    for (int k = 0; k < s0->n; k++) {
+        const struct grid_job *j = grid_job_find(&st, grid_copy_find(&st, d.ids[s0->first + k])->job_id);
+        struct drv_job job = {.job_id = j->id, .campaign_id = c, .param = campaign_param(&spec, (size_t)j->param),
+                              .tag = d.ids[s0->first]};
+        char id[DRV_ID_MAX];
+        assert_int_equal(drv_submit(f->drv[s0->cluster_id - 1], cs, &job, id, err, sizeof err), 0);
+    }
+    int64_t reached = s0->n, first_sub = d.ids[s0->first];
+    campaign_spec_free(&spec);
     grid_decisions_free(&d);
     grid_shadow_free(sh);
     grid_state_free(&st);
@@ -256,9 +273,16 @@ static void test_interrupted_launch_is_requeued(void **state)
     start(f);
     const struct grid_state *now = gridd_state(f->g);
     for (int64_t k = 0; k < launching; k++) {
-        assert_int_equal(now->copies[k].state, GC_ENDED);   /* failed launches, their jobs queued again */
-        assert_string_equal(now->copies[k].cluster_job_id, "");
+        if (now->copies[k].submission == first_sub) {
+            assert_int_equal(now->copies[k].state, GC_SUBMITTED);   /* found on its cluster */
+            assert_string_not_equal(now->copies[k].cluster_job_id, "");
+            reached--;
+        } else {
+            assert_int_equal(now->copies[k].state, GC_ENDED);   /* failed launches, their jobs queued again */
+            assert_string_equal(now->copies[k].cluster_job_id, "");
+        }
     }
+    assert_int_equal(reached, 0);
     int n = 0;
     assert_int_equal(store_grid_launches(f->s, count_launch, &n), 0);
     assert_int_equal(n, 0);
