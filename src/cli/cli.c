@@ -239,3 +239,22 @@ int cli_app_user(struct store *s, const char *app, const char *user, int64_t *ap
     *user_id = u.id;
     return 0;
 }
+
+/* ---- output ---- */
+
+void cli_format_eta(double s, char *out, size_t len)
+{
+    long t = (long)(s + 0.5);
+    if (s <= 0) snprintf(out, len, "-");
+    else if (t >= 86400) snprintf(out, len, "%ldd%02ldh", t / 86400, t % 86400 / 3600);
+    else if (t >= 3600) snprintf(out, len, "%ldh%02ldm", t / 3600, t % 3600 / 60);
+    else if (t >= 60) snprintf(out, len, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(out, len, "%lds", t);
+}
+
+void cli_print_json(json_t *root)
+{
+    json_dumpf(root, stdout, JSON_COMPACT);
+    putchar('\n');
+    json_decref(root);
+}

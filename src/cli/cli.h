@@ -11,6 +11,7 @@
 #include "core/project.h"
 #include "model/model.h"
 #include "store/store.h"
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,9 +105,19 @@ int cli_app_user(struct store *s, const char *app, const char *user, int64_t *ap
 /* A batch given as a name or, failing that, as a numeric id: 0, 1 absent, -1 error. */
 int cli_find_batch(struct store *s, const char *key, struct batch *b);
 
+/* ---- output ---- */
+
+/* A duration left as "-" (s <= 0, nothing left or unknown), "42s",
+ * "3m05s", "2h10m" or "1d04h" into out. */
+void cli_format_eta(double s, char *out, size_t len);
+/* Prints root (owned: released) as one compact JSON line on stdout. */
+void cli_print_json(json_t *root);
+
 /* ---- commands: argv holds what follows the command words ---- */
 typedef int cli_command(int argc, char **argv, char *err, size_t errlen);
-cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_batch_create, cmd_batch_cancel,
+cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_user_hook, cmd_batch_create, cmd_batch_cancel,
     cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,
-    cmd_sequence_list;
+    cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_campaign_submit, cmd_campaign_stat,
+    cmd_campaign_events, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
+    cmd_campaign_clusters, cmd_campaign_share;
 #endif

@@ -26,16 +26,6 @@ static void pace(struct stat_row *r, int64_t now)
     r->eta_s = left == 0 ? 0 : r->jobs_per_h > 0 ? (double)left * 3600.0 / r->jobs_per_h : -1;
 }
 
-static void format_eta(double s, char *out, size_t len)
-{
-    long t = (long)(s + 0.5);
-    if (s <= 0) snprintf(out, len, "-");
-    else if (t >= 86400) snprintf(out, len, "%ldd%02ldh", t / 86400, t % 86400 / 3600);
-    else if (t >= 3600) snprintf(out, len, "%ldh%02ldm", t / 3600, t % 3600 / 60);
-    else if (t >= 60) snprintf(out, len, "%ldm%02lds", t / 60, t % 60);
-    else snprintf(out, len, "%lds", t);
-}
-
 static void print_header(void)
 {
     printf("%-6s %-28s %-12s %-10s %9s %9s %9s %9s %9s %9s %8s %8s %8s %10s %9s\n", "ID", "NAME", "APP", "STATE",
@@ -45,7 +35,7 @@ static void print_header(void)
 static void print_row(const struct stat_row *r)
 {
     char eta[32];
-    format_eta(r->eta_s, eta, sizeof eta);
+    cli_format_eta(r->eta_s, eta, sizeof eta);
     const struct batch_stats *s = &r->st;
     printf("%-6lld %-28s %-12s %-10s %9lld %9lld %9lld %9lld %9lld %9lld %8lld %8lld %8lld %10.1f %9s\n",
            (long long)r->b->id, r->b->name, r->app, batch_state_name(r->b->state), (long long)s->njobs,

@@ -18,6 +18,7 @@ static const struct command commands[] = {
      "[--friendly-name TEXT] [--file PATH[=OPEN_NAME]]..."},
     {"file", "add", cmd_file_add, "DIR PATH [--name NAME] [--sticky] [--report-on-rpc]"},
     {"user", "create", cmd_user_create, "DIR NAME"},
+    {"user", "hook", cmd_user_hook, "DIR NAME [--command CMD] [--url URL]"},
     {"batch", "create", cmd_batch_create,
      "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json) [--name NAME] [--quorum Q] "
      "[--target-nresults T] [--max-error-instances E] [--max-total-instances M] [--max-success-instances S] "
@@ -32,6 +33,20 @@ static const struct command commands[] = {
     {"sequence", "extend", cmd_sequence_extend, "DIR SEQUENCE N"},
     {"sequence", "end", cmd_sequence_end, "DIR SEQUENCE"},
     {"sequence", "list", cmd_sequence_list, "DIR"},
+    {"cluster", "add", cmd_cluster_add,
+     "DIR NAME --driver slurm|oar [--conf PATH] [--partition P] [--besteffort-partition P] [--api URL] "
+     "[--ident-header H] [--api-user U] [--timeout-ms N]"},
+    {"cluster", "list", cmd_cluster_list, "DIR [--json]"},
+    {"cluster", "set", cmd_cluster_set, "DIR NAME [--disabled 0|1] [--waiting-allowed N]"},
+    {"campaign", "submit", cmd_campaign_submit, "DIR FILE.json --user NAME [--wait SECONDS]"},
+    {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--json]"},
+    {"campaign", "events", cmd_campaign_events, "DIR ID [--json]"},
+    {"campaign", "fix", cmd_campaign_fix, "DIR EVENT [--resubmit] [--user NAME] [--wait SECONDS]"},
+    {"campaign", "pause", cmd_campaign_pause, "DIR ID [--user NAME] [--wait SECONDS]"},
+    {"campaign", "resume", cmd_campaign_resume, "DIR ID [--user NAME] [--wait SECONDS]"},
+    {"campaign", "cancel", cmd_campaign_cancel, "DIR ID [--user NAME] [--wait SECONDS]"},
+    {"campaign", "clusters", cmd_campaign_clusters, "DIR [--json]"},
+    {"campaign", "share", cmd_campaign_share, "DIR USER WEIGHT [--wait SECONDS]"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
     {"db", "check", cmd_db_check, "DIR [--md5]"},
 };

@@ -1,0 +1,444 @@
+/* cmd_campaign.c - `locus campaign submit | stat | events | fix | pause |
+ * resume | cancel | clusters | share` (docs/campaigns.md). A change is an
+ * order checked by store/campaign_order.c, as the REST API checks it,
+ * that locusd's grid daemon carries out: the command waits for it and
+ * says what became of it. The views read the daemon's saved state
+ * read-only (store/store_campaign_view.c). */
+#include "cli/cli.h"
+#include "core/fsutil.h"
+#include "store/campaign_order.h"
+#include "store/store_campaign_view.h"
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAIT_DEFAULT_S 30
+
+/* ---- shared ---- */
+
+static int parse_id(const char *text, const char *what, int64_t *id, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end || errno || v <= 0)
+        return cli_errf(err, errlen, CLI_USAGE, "%s: expected a positive integer, got '%s'", what, text);
+    *id = v;
+    return 0;
+}
+
+/* user (NULL: none, *id 0) by name. */
+static int user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen)
+{
+    *id = 0;
+    if (!user) return 0;
+    struct user u;
+    int rc = store_user_by_name(s, user, &u);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s': create it with locus user create", user);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
+    *id = u.id;
+    return 0;
+}
+
+static int check_wait(int wait_s, char *err, size_t errlen)
+{
+    if (wait_s < 0 || wait_s > 86400) return cli_errf(err, errlen, CLI_USAGE, "--wait: 0 to 86400 seconds");
+    return 0;
+}
+
+/* Waits for the daemon to carry order_id out: CLI_FAIL with its refusal
+ * or the timeout's message. */
+static int wait_order(struct store *s, int64_t order_id, int wait_s, int64_t *result, char *err, size_t errlen)
+{
+    return campaign_order_wait(s, order_id, wait_s * 1000, result, err, errlen) ? CLI_FAIL : 0;
+}
+
+/* ---- submit ---- */
+
+/* A param_file as the user wrote it: "~" and "~/x" are the submitting OS
+ * user's home, "~name/x" another user's, a relative path is relative to
+ * the JDL's folder. */
+static int param_path(const char *file, const char *jdl_path, char *out, size_t len, char *err, size_t errlen)
+{
+    if (file[0] == '~') {
+        const char *rest = file + 1 + strcspn(file + 1, "/");
+        const char *home = NULL;
+        if (rest == file + 1) {
+            home = getenv("HOME");
+            struct passwd *pw = home && home[0] ? NULL : getpwuid(getuid());
+            if (pw) home = pw->pw_dir;
+        } else {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(rest - file - 1), file + 1);
+            struct passwd *pw = getpwnam(name);
+            if (pw) home = pw->pw_dir;
+        }
+        if (!home) return cli_errf(err, errlen, CLI_FAIL, "param_file %s: no such user's home", file);
+        return path_printf(out, len, "%s%s", home, rest) ? cli_errf(err, errlen, CLI_FAIL, "param_file: path too long")
+                                                         : 0;
+    }
+    const char *slash = strrchr(jdl_path, '/');
+    int rc = file[0] == '/' || !slash ? path_printf(out, len, "%s", file)
+                                      : path_printf(out, len, "%.*s/%s", (int)(slash - jdl_path), jdl_path, file);
+    return rc ? cli_errf(err, errlen, CLI_FAIL, "param_file: path too long") : 0;
+}
+
+/* Reads path (at most max bytes) into *text; CLI_FAIL naming it. */
+static int read_input(const char *path, const char *what, size_t max, char **text, size_t *len, char *err,
+                      size_t errlen)
+{
+    *text = read_file(path, max, len);
+    if (*text) return 0;
+    if (errno == EFBIG) return cli_errf(err, errlen, CLI_FAIL, "%s %s: larger than %zu MiB", what, path, max >> 20);
+    return cli_errf(err, errlen, CLI_FAIL, "cannot read %s %s: %s", what, path, strerror(errno));
+}
+
+/* The param file a JDL names, read; *params NULL when it names none (or
+ * is malformed: campaign_order_submit then says why). */
+static int read_params(const char *jdl, size_t len, const char *jdl_path, char **params, size_t *plen, char *err,
+                       size_t errlen)
+{
+    *params = NULL;
+    *plen = 0;
+    struct campaign_spec spec = {0};
+    char why[256];
+    int rc = 0;
+    if (!jdl_parse(jdl, len, &spec, why, sizeof why) && spec.params.param_file) {
+        char path[PROJECT_PATH_MAX];
+        rc = param_path(spec.params.param_file, jdl_path, path, sizeof path, err, errlen);
+        if (!rc) rc = read_input(path, "param_file", CAMP_PARAMS_MAX_BYTES, params, plen, err, errlen);
+    }
+    campaign_spec_free(&spec);
+    return rc;
+}
+
+static int submit(struct cli_project *cp, const char *path, const char *user, int wait_s, char *err, size_t errlen)
+{
+    int64_t uid, order, campaign;
+    char *jdl, *params = NULL;
+    size_t len, plen;
+    int rc = user_id(cp->s, user, &uid, err, errlen);
+    if (rc || (rc = read_input(path, "JDL", CAMP_JDL_MAX_BYTES, &jdl, &len, err, errlen))) return rc;
+    rc = read_params(jdl, len, path, &params, &plen, err, errlen);
+    if (!rc && campaign_order_submit(cp->s, cp->p.dir, uid, jdl, len, params, plen, (int64_t)time(NULL), &order,
+                                     err, errlen))
+        rc = CLI_FAIL;
+    free(jdl);
+    free(params);
+    if (!rc) rc = wait_order(cp->s, order, wait_s, &campaign, err, errlen);
+    if (!rc) printf("%lld\n", (long long)campaign);
+    return rc;
+}
+
+int cmd_campaign_submit(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2], *user = NULL;
+    int wait_s = WAIT_DEFAULT_S;
+    struct cli_opt opts[] = {
+        {"user", OPT_STR, &user, 1, 0},
+        {"wait", OPT_INT, &wait_s, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc || (rc = check_wait(wait_s, err, errlen))) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc) rc = submit(&cp, pos[1], user, wait_s, err, errlen);
+    cli_close(&cp);
+    return rc;
+}
+
+/* ---- pause, resume, cancel, fix, share ---- */
+
+static const char *done_text(enum grid_order_kind kind)
+{
+    switch (kind) {
+    case GO_PAUSE: return "paused: no new jobs; the running ones go on";
+    case GO_RESUME: return "resumed";
+    case GO_CANCEL: return "cancelled: its jobs on the clusters are being cancelled";
+    default: return "done";
+    }
+}
+
+static int change(int argc, char **argv, enum grid_order_kind kind, char *err, size_t errlen)
+{
+    const char *pos[2], *user = NULL;
+    int wait_s = WAIT_DEFAULT_S, resubmit = 0;
+    struct cli_opt opts[] = {
+        {"user", OPT_STR, &user, 0, 0},
+        {"wait", OPT_INT, &wait_s, 0, 0},
+        {kind == GO_FIX ? "resubmit" : NULL, OPT_FLAG, &resubmit, 0, 0},   /* NULL: the end */
+        {NULL, 0, NULL, 0, 0},
+    };
+    int64_t id, uid, order, result;
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc || (rc = check_wait(wait_s, err, errlen)) ||
+        (rc = parse_id(pos[1], kind == GO_FIX ? "EVENT" : "ID", &id, err, errlen)))
+        return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc) rc = user_id(cp.s, user, &uid, err, errlen);
+    if (!rc && campaign_order_change(cp.s, kind, uid, kind == GO_FIX ? 0 : id, kind == GO_FIX ? id : 0, resubmit,
+                                     (int64_t)time(NULL), &order, err, errlen))
+        rc = CLI_FAIL;
+    if (!rc) rc = wait_order(cp.s, order, wait_s, &result, err, errlen);
+    cli_close(&cp);
+    if (rc) return rc;
+    if (kind == GO_FIX)
+        printf("event %lld: fixed%s\n", (long long)id,
+               resubmit ? "; the jobs it gave up are back in the queue" : "; its cluster may be used again");
+    else printf("campaign %lld: %s\n", (long long)id, done_text(kind));
+    return 0;
+}
+
+int cmd_campaign_pause(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_PAUSE, err, errlen); }
+int cmd_campaign_resume(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_RESUME, err, errlen); }
+int cmd_campaign_cancel(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_CANCEL, err, errlen); }
+int cmd_campaign_fix(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_FIX, err, errlen); }
+
+int cmd_campaign_share(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[3];
+    int wait_s = WAIT_DEFAULT_S;
+    struct cli_opt opts[] = {{"wait", OPT_INT, &wait_s, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen);
+    if (rc || (rc = check_wait(wait_s, err, errlen))) return rc;
+    char *end;
+    double weight = strtod(pos[2], &end);
+    if (end == pos[2] || *end) return cli_errf(err, errlen, CLI_USAGE, "WEIGHT: expected a number, got '%s'", pos[2]);
+    struct cli_project cp;
+    int64_t uid, order, result;
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc) rc = user_id(cp.s, pos[1], &uid, err, errlen);
+    if (!rc && campaign_order_share(cp.s, uid, weight, (int64_t)time(NULL), &order, err, errlen)) rc = CLI_FAIL;
+    if (!rc) rc = wait_order(cp.s, order, wait_s, &result, err, errlen);
+    cli_close(&cp);
+    if (!rc) printf("user %s: fair-share weight %g\n", pos[1], weight);
+    return rc;
+}
+
+/* ---- views ---- */
+
+static void format_time(int64_t t, char *out, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (t <= 0 || !localtime_r(&tt, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm)) snprintf(out, len, "-");
+}
+
+static void print_event_header(const char *indent)
+{
+    printf("%s%-6s %-8s %-18s %-16s %-6s %5s %6s %s\n", indent, "EVENT", "CAMPAIGN", "KIND", "CLUSTER", "STATE",
+           "EXIT", "JOBS", "OPENED");
+}
+
+static int print_event(void *ctx, const struct event_view *e)
+{
+    const char *indent = ctx;
+    char opened[32];
+    format_time(e->opened_at, opened, sizeof opened);
+    printf("%s%-6lld %-8lld %-18s %-16s %-6s %5d %6lld %s%s\n", indent, (long long)e->id, (long long)e->campaign_id,
+           grid_event_name(e->kind), e->cluster, e->open ? "open" : "fixed", e->exit_code, (long long)e->jobs, opened,
+           e->open && e->blacklists ? " (cluster blacklisted for the campaign)" : "");
+    return 0;
+}
+
+static int event_json(void *ctx, const struct event_view *e)
+{
+    json_array_append_new(ctx, event_view_json(e));
+    return 0;
+}
+
+static void print_summary_header(void)
+{
+    printf("%-6s %-24s %-12s %-10s %8s %8s %8s %8s %8s %8s %6s %9s %9s\n", "ID", "NAME", "USER", "STATE", "JOBS",
+           "LAUNCH", "WAITING", "RUNNING", "DONE", "ERROR", "EVENTS", "JOBS/H", "ETA");
+}
+
+static void print_summary(const struct campaign_view *v)
+{
+    char eta[32];
+    cli_format_eta(v->eta_s, eta, sizeof eta);
+    const int64_t *j = v->jobs;
+    printf("%-6lld %-24s %-12s %-10s %8lld %8lld %8lld %8lld %8lld %8lld %6lld %9.1f %9s\n", (long long)v->id,
+           v->name, v->user, v->saved ? campaign_state_name(v->state) : "starting", (long long)v->njobs,
+           (long long)j[GJ_TO_LAUNCH], (long long)(j[GJ_SUBMITTED] + j[GJ_WAITING]), (long long)j[GJ_RUNNING],
+           (long long)j[GJ_TERMINATED], (long long)j[GJ_ERROR], (long long)v->open_events, v->per_h, eta);
+}
+
+/* A campaign in full: jobs by state, per cluster, events. */
+static int print_full(struct store *s, const struct campaign_view *v)
+{
+    char eta[32], first[32];
+    cli_format_eta(v->eta_s, eta, sizeof eta);
+    format_time(v->first_submit, first, sizeof first);
+    printf("campaign %lld \"%s\" of %s: %s, %lld jobs, priority %d%s\n", (long long)v->id, v->name, v->user,
+           v->saved ? campaign_state_name(v->state) : "starting (not yet in the grid daemon's state)",
+           (long long)v->njobs, v->priority, v->type == CAMPAIGN_TEST ? ", test" : "");
+    if (!v->saved) return 0;
+    printf("  jobs:");
+    for (int k = 0; k < CV_JOB_STATES; k++)
+        printf(" %lld %s%s", (long long)v->jobs[k], campaign_job_state_name((enum grid_job_state)k),
+               k + 1 < CV_JOB_STATES ? "," : "\n");
+    printf("  first submission %s, %.1f jobs/h (last hour %.1f), ETA %s, %lld open event%s\n", first, v->per_h,
+           v->recent_per_h, eta, (long long)v->open_events, v->open_events == 1 ? "" : "s");
+    printf("  %-16s %8s %8s %9s %10s %9s %9s %s\n", "CLUSTER", "RUNNING", "WAITING", "SUCCESSES", "MEAN_S", "JOBS/H",
+           "RECENT/H", "BLACKLISTED");
+    for (int k = 0; k < v->nclusters; k++) {
+        const struct campaign_cluster_view *c = &v->clusters[k];
+        char why[64] = "no";
+        if (c->blacklist_event > 0)
+            snprintf(why, sizeof why, "event %lld: %s", (long long)c->blacklist_event,
+                     grid_event_name(c->blacklist_kind));
+        if (c->blacklist_event > 0 && c->blacklist_kind == GEV_EXIT_ERROR)
+            snprintf(why + strlen(why), sizeof why - strlen(why), " %d", c->blacklist_exit_code);
+        printf("  %-16s %8d %8d %9lld %10.1f %9.1f %9.1f %s\n", c->cluster, c->running, c->waiting,
+               (long long)c->successes, c->mean_success_s, c->per_h, c->recent_per_h, why);
+    }
+    print_event_header("  ");
+    return event_view_each(s, v->id, print_event, "  ");
+}
+
+struct stat_ctx {
+    struct store *s;
+    json_t *json;          /* the "campaigns" array with --json */
+    int full, rc;
+};
+
+static int stat_one(void *ctx, const struct campaign_view *v)
+{
+    struct stat_ctx *c = ctx;
+    if (c->json) {
+        json_t *j = campaign_view_json(v, c->full);
+        json_t *events = c->full ? json_array() : NULL;
+        if (events) json_object_set_new(j, "events", events);
+        json_array_append_new(c->json, j);
+        if (events) c->rc = event_view_each(c->s, v->id, event_json, events);
+    } else if (c->full) {
+        c->rc = print_full(c->s, v);
+    } else {
+        print_summary(v);
+    }
+    return c->rc;
+}
+
+/* Takes the one-letter flag out of argv (before any "--"): 1 if it was there. */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+    int found = 0, n = 0;
+    for (int i = 0, opts = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--")) opts = 0;
+        if (opts && !strcmp(argv[i], flag)) found = 1;
+        else argv[n++] = argv[i];
+    }
+    *argc = n;
+    return found;
+}
+
+int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    int as_json = 0, full = take_flag(&argc, argv, "-f");
+    struct cli_opt opts[] = {
+        {"json", OPT_FLAG, &as_json, 0, 0},
+        {"full", OPT_FLAG, &full, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 1, 2, err, errlen);
+    int64_t id = 0;
+    if (rc || (pos[1] && (rc = parse_id(pos[1], "ID", &id, err, errlen)))) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (rc) return rc;
+    struct stat_ctx c = {cp.s, as_json ? json_array() : NULL, full || id, 0};
+    int64_t now = (int64_t)time(NULL);
+    if (id) {
+        struct campaign_view v = {0};
+        int r = campaign_view_get(cp.s, id, now, &v);
+        if (r == 1)
+            rc = cli_errf(err, errlen, CLI_FAIL, "no campaign %lld (see locus campaign stat DIR)", (long long)id);
+        else if (r || stat_one(&c, &v)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+        campaign_view_free(&v);
+    } else {
+        if (!c.json && !c.full) print_summary_header();
+        if (campaign_view_each(cp.s, 0, now, stat_one, &c) || c.rc)
+            rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    }
+    if (c.json && !rc) cli_print_json(json_pack("{s:o}", "campaigns", c.json));
+    else json_decref(c.json);
+    cli_close(&cp);
+    return rc;
+}
+
+int cmd_campaign_events(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    int as_json = 0;
+    struct cli_opt opts[] = {{"json", OPT_FLAG, &as_json, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int64_t id, owner;
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc || (rc = parse_id(pos[1], "ID", &id, err, errlen))) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (rc) return rc;
+    json_t *arr = as_json ? json_array() : NULL;
+    int r = campaign_owner(cp.s, id, &owner);
+    if (r == 1) {
+        rc = cli_errf(err, errlen, CLI_FAIL, "no campaign %lld (see locus campaign stat DIR)", (long long)id);
+    } else {
+        if (!r && !arr) print_event_header("");
+        if (r || event_view_each(cp.s, id, arr ? event_json : print_event, arr ? (void *)arr : (void *)""))
+            rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    }
+    if (arr && !rc) cli_print_json(json_pack("{s:o}", "events", arr));
+    else json_decref(arr);
+    cli_close(&cp);
+    return rc;
+}
+
+static int print_cluster(void *ctx, const struct cluster_view *c)
+{
+    if (ctx) {
+        json_array_append_new(ctx, cluster_view_json(c));
+        return 0;
+    }
+    char res[32] = "-", stress[16] = "-";
+    if (c->polled) {
+        snprintf(res, sizeof res, "%d/%d", c->free, c->total);
+        snprintf(stress, sizeof stress, "%.2f", c->stress);
+    }
+    printf("%-20s %-6s %-8s %-12s %6s %-6s %8d %8d ", c->row.cfg.name, drv_kind_name(c->row.cfg.kind),
+           c->row.disabled ? "disabled" : "enabled", res, stress,
+           !c->polled ? "never" : c->poll_failed ? "failed" : "ok", c->running, c->waiting);
+    if (!c->nblacklists) printf("-");
+    for (int i = 0; i < c->nblacklists; i++)
+        printf("%scampaign %lld (event %lld: %s)", i ? ", " : "", (long long)c->blacklists[i].campaign_id,
+               (long long)c->blacklists[i].event_id, grid_event_name(c->blacklists[i].kind));
+    printf("\n");
+    return 0;
+}
+
+int cmd_campaign_clusters(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[1];
+    int as_json = 0;
+    struct cli_opt opts[] = {{"json", OPT_FLAG, &as_json, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (rc) return rc;
+    json_t *arr = as_json ? json_array() : NULL;
+    if (!arr)
+        printf("%-20s %-6s %-8s %-12s %6s %-6s %8s %8s %s\n", "CLUSTER", "DRIVER", "STATE", "FREE/TOTAL", "STRESS",
+               "POLL", "RUNNING", "WAITING", "BLACKLISTED FOR");
+    if (cluster_view_each(cp.s, print_cluster, arr)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    if (arr && !rc) cli_print_json(json_pack("{s:o}", "clusters", arr));
+    else json_decref(arr);
+    cli_close(&cp);
+    return rc;
+}

@@ -1,0 +1,133 @@
+/* cmd_cluster.c - `locus cluster add | list | set`: the batch-scheduled
+ * clusters campaigns run on (docs/campaigns.md, docs/clusters.md), checked
+ * by store/campaign_order.c as the REST API does. Clusters are never
+ * deleted, only disabled: the grid daemon addresses them by position. */
+#include "cli/cli.h"
+#include "store/campaign_order.h"
+#include "store/store_campaign_view.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Copies an option's value into a cluster_config field, refusing what
+ * does not fit rather than cutting it. */
+static int set_field(char *dst, size_t size, const char *value, const char *opt, char *err, size_t errlen)
+{
+    if (!value) return 0;
+    if (strlen(value) >= size) return cli_errf(err, errlen, CLI_USAGE, "--%s: at most %zu bytes", opt, size - 1);
+    memcpy(dst, value, strlen(value) + 1);
+    return 0;
+}
+
+int cmd_cluster_add(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2], *driver = NULL, *conf = NULL, *partition = NULL, *be = NULL, *api = NULL, *ident = NULL,
+                        *api_user = NULL;
+    struct cluster_row c = {.waiting_allowed = -1};
+    struct cli_opt opts[] = {
+        {"driver", OPT_STR, &driver, 1, 0},
+        {"conf", OPT_STR, &conf, 0, 0},
+        {"partition", OPT_STR, &partition, 0, 0},
+        {"besteffort-partition", OPT_STR, &be, 0, 0},
+        {"api", OPT_STR, &api, 0, 0},
+        {"ident-header", OPT_STR, &ident, 0, 0},
+        {"api-user", OPT_STR, &api_user, 0, 0},
+        {"timeout-ms", OPT_INT, &c.cfg.timeout_ms, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc) return rc;
+    if (strcmp(driver, "slurm") && strcmp(driver, "oar"))
+        return cli_errf(err, errlen, CLI_USAGE, "--driver: slurm or oar, got '%s'", driver);
+    c.cfg.kind = (enum driver_kind)drv_kind_parse(driver);
+    /* the daemon runs elsewhere: record the slurm.conf by its absolute path */
+    char abs[PATH_MAX];
+    if (conf && realpath(conf, abs)) conf = abs;
+    if ((rc = set_field(c.cfg.name, sizeof c.cfg.name, pos[1], "name", err, errlen)) ||
+        (rc = set_field(c.cfg.conf, sizeof c.cfg.conf, conf, "conf", err, errlen)) ||
+        (rc = set_field(c.cfg.partition, sizeof c.cfg.partition, partition, "partition", err, errlen)) ||
+        (rc = set_field(c.cfg.besteffort_partition, sizeof c.cfg.besteffort_partition, be, "besteffort-partition",
+                        err, errlen)) ||
+        (rc = set_field(c.cfg.api_url, sizeof c.cfg.api_url, api, "api", err, errlen)) ||
+        (rc = set_field(c.cfg.ident_header, sizeof c.cfg.ident_header, ident, "ident-header", err, errlen)) ||
+        (rc = set_field(c.cfg.user, sizeof c.cfg.user, api_user, "api-user", err, errlen)))
+        return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc && cluster_order_add(cp.s, &c, (int64_t)time(NULL), err, errlen)) rc = CLI_FAIL;
+    cli_close(&cp);
+    if (!rc) printf("cluster %s added (id %lld, %s driver)\n", c.cfg.name, (long long)c.id, driver);
+    return rc;
+}
+
+/* ---- list ---- */
+
+static int list_row(void *ctx, const struct cluster_row *c)
+{
+    json_t *arr = ctx;
+    if (arr) {
+        json_array_append_new(arr, cluster_row_json(c));
+        return 0;
+    }
+    const char *where = c->cfg.kind == DRIVER_OAR ? c->cfg.api_url : c->cfg.conf;
+    char waiting[16];
+    if (c->waiting_allowed < 0) snprintf(waiting, sizeof waiting, "default");
+    else snprintf(waiting, sizeof waiting, "%d", c->waiting_allowed);
+    printf("%-6lld %-20s %-6s %-8s %8s %s%s%s\n", (long long)c->id, c->cfg.name, drv_kind_name(c->cfg.kind),
+           c->disabled ? "disabled" : "enabled", waiting, where, c->cfg.partition[0] ? " partition=" : "",
+           c->cfg.partition);
+    return 0;
+}
+
+int cmd_cluster_list(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[1];
+    int as_json = 0;
+    struct cli_opt opts[] = {{"json", OPT_FLAG, &as_json, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (rc) return rc;
+    json_t *arr = as_json ? json_array() : NULL;
+    if (!arr) printf("%-6s %-20s %-6s %-8s %8s %s\n", "ID", "NAME", "DRIVER", "STATE", "WAITING", "WHERE");
+    if (store_each_cluster(cp.s, 0, list_row, arr)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    cli_close(&cp);
+    if (arr && !rc) cli_print_json(json_pack("{s:o}", "clusters", arr));
+    else json_decref(arr);
+    return rc;
+}
+
+/* ---- set ---- */
+
+int cmd_cluster_set(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    int disabled = 0, waiting = 0;
+    struct cli_opt opts[] = {
+        {"disabled", OPT_INT, &disabled, 0, 0},
+        {"waiting-allowed", OPT_INT, &waiting, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc) return rc;
+    int set_disabled = cli_seen(opts, "disabled"), set_waiting = cli_seen(opts, "waiting-allowed");
+    if (!set_disabled && !set_waiting)
+        return cli_errf(err, errlen, CLI_USAGE, "give --disabled 0|1 or --waiting-allowed N");
+    if (set_disabled && disabled != 0 && disabled != 1)
+        return cli_errf(err, errlen, CLI_USAGE, "--disabled: 0 or 1, got %d", disabled);
+    struct cli_project cp;
+    struct cluster_row c;
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc && cluster_order_set(cp.s, pos[1], set_disabled ? &disabled : NULL, set_waiting ? &waiting : NULL, &c,
+                                 err, errlen))
+        rc = CLI_FAIL;
+    cli_close(&cp);
+    if (rc) return rc;
+    printf("cluster %s: %s, waiting jobs allowed per campaign: ", c.cfg.name, c.disabled ? "disabled" : "enabled");
+    if (c.waiting_allowed < 0) printf("the project's <grid_waiting_allowed>\n");
+    else printf("%d\n", c.waiting_allowed);
+    return 0;
+}

@@ -1,0 +1,77 @@
+/* campaign_order.h - what users and the operator ask of the grid,
+ * checked and written to the store as orders for locusd's grid daemon
+ * (store_grid.h): submit a campaign, pause, resume or cancel it, fix an
+ * event; add a cluster. One piece serves both `locus` and the REST API, so
+ * the two accept and refuse the same things. Checks that need the grid
+ * state itself (a campaign already terminated...) are the daemon's: the
+ * order then ends refused with its reason. */
+#ifndef LOCUS_CAMPAIGN_ORDER_H
+#define LOCUS_CAMPAIGN_ORDER_H
+#include "store/store_grid.h"
+
+/* How an order failed, for each driver to say it its way (exit code,
+ * HTTP status). */
+enum camp_order_rc {
+    CAMP_ORDER_OK = 0,
+    CAMP_ORDER_INVALID,          /* bad JDL or value: the message names the field */
+    CAMP_ORDER_UNKNOWN,          /* a user, cluster, campaign or event that does not exist */
+    CAMP_ORDER_FORBIDDEN,        /* another user's campaign, or a rule rejected it */
+    CAMP_ORDER_CONFLICT,         /* a cluster name taken; refused by the daemon (already ended...) */
+    CAMP_ORDER_STORE,            /* the store, or the project's own files (its admission rules), failed */
+    CAMP_ORDER_TIMEOUT,          /* the daemon did not carry the order out in time (locusd not running?) */
+};
+
+/* Bounds of what a submission may carry, checked before any parsing. */
+#define CAMP_JDL_MAX_BYTES (64UL << 20)
+#define CAMP_PARAMS_MAX_BYTES (256UL << 20)
+#define CLUSTER_WAITING_ALLOWED_MAX 1000000
+#define CLUSTER_TIMEOUT_MS_MAX 3600000
+#define FAIRSHARE_WEIGHT_MAX 1e6
+
+/* Checks a campaign and writes its submit order (in its own
+ * transaction): jdl_text (len bytes, borrowed) is parsed; params_text
+ * (borrowed, may be NULL) gives the params of a JDL with "param_file"
+ * (the CLI reads that file; without it, or with it beside a JDL that has
+ * no param_file, the submission is CAMP_ORDER_INVALID); the
+ * admission rules PROJECT/admission/ *.lua run in name order; every
+ * cluster must be declared. user_id is the owner. *order_id is set. */
+enum camp_order_rc campaign_order_submit(struct store *st, const char *project_dir, int64_t user_id,
+                                         const char *jdl_text, size_t len, const char *params_text,
+                                         size_t params_len, int64_t now, int64_t *order_id, char *err,
+                                         size_t errlen);
+
+/* Pause, resume or cancel campaign_id (kind GO_PAUSE, GO_RESUME,
+ * GO_CANCEL), or fix event_id (GO_FIX, resubmit 0/1; campaign_id is then
+ * ignored, the order gets the event's). user_id > 0: only the campaign's
+ * owner may; 0: anyone (the operator's command line). Another kind is
+ * CAMP_ORDER_INVALID. */
+enum camp_order_rc campaign_order_change(struct store *st, enum grid_order_kind kind, int64_t user_id,
+                                         int64_t campaign_id, int64_t event_id, int resubmit, int64_t now,
+                                         int64_t *order_id, char *err, size_t errlen);
+
+/* Sets user_id's fair-share weight (GO_SHARE; > 0, at most
+ * FAIRSHARE_WEIGHT_MAX): the operator's order. */
+enum camp_order_rc campaign_order_share(struct store *st, int64_t user_id, double weight, int64_t now,
+                                        int64_t *order_id, char *err, size_t errlen);
+
+/* Waits up to timeout_ms for order_id to be carried out (polling the
+ * store): CAMP_ORDER_OK with *result (a new campaign's id), or
+ * CAMP_ORDER_CONFLICT with the daemon's reason, or CAMP_ORDER_TIMEOUT. */
+enum camp_order_rc campaign_order_wait(struct store *st, int64_t order_id, int timeout_ms, int64_t *result,
+                                       char *err, size_t errlen);
+
+/* Declares a cluster (c borrowed; c->id and c->create_time set), in its
+ * own transaction: the name (1 to JDL_CLUSTER_NAME_MAX of [A-Za-z0-9_-]),
+ * waiting_allowed, timeout_ms and the driver settings checked by drv_open
+ * itself (which makes no connection). A taken name: CAMP_ORDER_CONFLICT. */
+enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, int64_t now, char *err,
+                                     size_t errlen);
+
+/* Changes cluster name's disabled flag (0/1) and waiting_allowed (< 0:
+ * the project's), each only when its pointer is not NULL (borrowed); *out
+ * (may be NULL) is the cluster after the change. Clusters are never
+ * deleted: the daemon addresses them by position. */
+enum camp_order_rc cluster_order_set(struct store *st, const char *name, const int *disabled,
+                                     const int *waiting_allowed, struct cluster_row *out, char *err,
+                                     size_t errlen);
+#endif

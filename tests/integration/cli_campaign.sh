@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# cli_campaign: `locus cluster` and `locus campaign` end to end without
+# locusd: clusters declared, listed and changed; a campaign submitted with
+# its param file (relative to the JDL, or under ~) through an admission
+# rule, the order's body checked, and the command waiting for a stand-in
+# daemon (sqlite3 marking the order done or refused) or timing out;
+# refusals exit 1 with one line on stderr and write no order.
+set -euo pipefail
+
+build=${LOCUS_BUILD_DIR:-build}
+locus=$build/bin/locus
+[ -x "$locus" ] || { echo "cli_campaign: $locus not built" >&2; exit 1; }
+work=$(mktemp -d /tmp/locus-cli-campaign-XXXXXX)
+daemon=
+trap '[ -n "$daemon" ] && kill "$daemon" 2>/dev/null; rm -rf "$work"' EXIT
+proj=$work/proj
+db=$proj/locus.db
+sql() { sqlite3 -cmd ".timeout 5000" "$db" "$@"; }
+
+passed=0 failed=0
+fail() { echo "FAIL $1: $2" >&2; failed=$((failed + 1)); }
+ok() { passed=$((passed + 1)); }
+
+# expect NAME STATUS PATTERN COMMAND...: the status, one "locus: " line on
+# stderr matching PATTERN, and no new order.
+expect() {
+  local name=$1 want=$2 pattern=$3
+  shift 3
+  local before status=0
+  before=$(sql "SELECT count(*) FROM grid_orders")
+  "$@" >"$work/out" 2>"$work/err" || status=$?
+  if [ "$status" != "$want" ]; then fail "$name" "exit $status, wanted $want: $(cat "$work/err")"; return; fi
+  if [ "$(wc -l <"$work/err")" != 1 ] || ! grep -q "^locus: .*$pattern" "$work/err"; then
+    fail "$name" "stderr: $(cat "$work/err")"; return
+  fi
+  [ "$(sql "SELECT count(*) FROM grid_orders")" = "$before" ] || { fail "$name" "an order was written"; return; }
+  ok
+}
+
+# answer STATE RESULT ERROR: stands in for the grid daemon, once, in the
+# background (its pid in $daemon): marks the next order written done (1) or
+# refused (2). Orders written before the call are left alone.
+answer() {
+  local after
+  after=$(sql "SELECT coalesce(max(id), 0) FROM grid_orders")
+  answer_after "$after" "$@" &
+  daemon=$!
+}
+answer_after() {
+  local after=$1 new
+  shift
+  for _ in $(seq 200); do
+    new="state = 0 AND id > $after"
+    if [ "$(sql "SELECT count(*) FROM grid_orders WHERE $new")" -gt 0 ]; then
+      sql "UPDATE grid_orders SET state = $1, result = $2, error = '$3', done_time = 1 WHERE $new"
+      return
+    fi
+    sleep 0.05
+  done
+}
+
+"$locus" init "$proj" --url http://127.0.0.1:8125/proj/ >/dev/null
+"$locus" user create "$proj" alice >/dev/null
+"$locus" user create "$proj" bob >/dev/null
+
+# ---- clusters ----
+touch "$work/slurm-alpha.conf"
+(cd "$work" && "$locus" cluster add "$proj" alpha --driver slurm --conf slurm-alpha.conf --partition be) >/dev/null
+"$locus" cluster add "$proj" beta --driver oar --api http://127.0.0.1:6668/oarapi --timeout-ms 2000 >/dev/null
+# the conf is recorded by its absolute path: locusd runs elsewhere
+[ "$(sql "SELECT conf FROM clusters WHERE name = 'alpha'")" = "$work/slurm-alpha.conf" ] && ok ||
+  fail cluster_conf "conf not absolute"
+"$locus" cluster list "$proj" | grep -q "^2 *beta *oar *enabled *default http://127.0.0.1:6668/oarapi" && ok ||
+  fail cluster_list "$("$locus" cluster list "$proj")"
+"$locus" cluster list "$proj" --json | grep -q '"name":"alpha","driver":"slurm"' && ok || fail cluster_json ""
+expect cluster_taken 1 "cluster alpha exists" "$locus" cluster add "$proj" alpha --driver oar --api http://h/
+expect cluster_driver 2 "slurm or oar" "$locus" cluster add "$proj" gamma --driver pbs
+expect cluster_conf_missing 1 "cannot read" "$locus" cluster add "$proj" gamma --driver slurm --conf "$work/none"
+expect cluster_name 1 "name: 1 to 64" "$locus" cluster add "$proj" "a/b" --driver oar --api http://h/
+expect cluster_set_unknown 1 "no cluster named 'omega'" "$locus" cluster set "$proj" omega --disabled 1
+expect cluster_set_nothing 2 "give --disabled" "$locus" cluster set "$proj" beta
+"$locus" cluster set "$proj" beta --disabled 1 --waiting-allowed 4 | grep -q "beta: disabled, .*: 4" && ok ||
+  fail cluster_set ""
+[ "$(sql "SELECT disabled, waiting_allowed FROM clusters WHERE name = 'beta'")" = "1|4" ] && ok ||
+  fail cluster_set_store ""
+
+# ---- submit ----
+mkdir -p "$proj/admission" "$work/jdl" "$work/home"
+cat >"$proj/admission/10_cap.lua" <<'EOF'
+if user == 'bob' then reject('bob has used his quota') end
+for _, c in pairs(campaign.clusters) do
+  if c.walltime > 600 then c.walltime = 600; c.prologue_walltime = 600; c.epilogue_walltime = 600 end
+end
+EOF
+printf 'a 1\n# comment\nb 2\n' >"$work/jdl/params.txt"
+cat >"$work/jdl/c.json" <<'EOF'
+{"name": "demo", "param_file": "params.txt", "exec_file": "~/run.sh", "walltime": "02:00:00",
+ "clusters": {"alpha": {}, "beta": {"walltime": 60}}}
+EOF
+answer 1 42 ''
+out=$("$locus" campaign submit "$proj" "$work/jdl/c.json" --user alice --wait 10)
+wait "$daemon"; daemon=
+[ "$out" = 42 ] && ok || fail submit_wait "printed '$out'"
+body=$(sql "SELECT body FROM grid_orders WHERE id = 1")
+echo "$body" | grep -q '"params":\["a 1","b 2"\]' && ok || fail submit_params "$body"
+echo "$body" | grep -q '"alpha":{[^}]*"walltime":600' && ok || fail submit_rule "$body"
+[ "$(sql "SELECT user_id, kind FROM grid_orders WHERE id = 1")" = "1|1" ] && ok || fail submit_order ""
+
+# ~ is the submitting user's home; without a daemon the order stays queued
+printf 'x 1\n' >"$work/home/p.txt"
+sed 's|"params.txt"|"~/p.txt"|' "$work/jdl/c.json" >"$work/jdl/home.json"
+status=0
+HOME=$work/home "$locus" campaign submit "$proj" "$work/jdl/home.json" --user alice --wait 0 \
+  >"$work/out" 2>"$work/err" || status=$?
+[ "$status" = 1 ] && grep -q "order 2 is queued.*locusd must be running" "$work/err" && [ ! -s "$work/out" ] && ok ||
+  fail submit_timeout "exit $status: $(cat "$work/err")"
+sql "SELECT body FROM grid_orders WHERE id = 2" | grep -q '"params":\["x 1"\]' && ok || fail submit_home ""
+
+sed 's|"alpha": {}|"omega": {}|' "$work/jdl/c.json" >"$work/jdl/omega.json"
+echo '{"name": "x", "nb_jobs": 3, "exec_file": "e", "clusters": {"alpha": {"waltime": 5}}}' >"$work/jdl/typo.json"
+sed 's|"params.txt"|"missing.txt"|' "$work/jdl/c.json" >"$work/jdl/missing.json"
+expect submit_cluster 1 "clusters.omega: unknown cluster" "$locus" campaign submit "$proj" "$work/jdl/omega.json" --user alice
+expect submit_field 1 "clusters.alpha.waltime: unknown key" "$locus" campaign submit "$proj" "$work/jdl/typo.json" --user alice
+expect submit_file 1 "cannot read param_file $work/jdl/missing.txt" \
+  "$locus" campaign submit "$proj" "$work/jdl/missing.json" --user alice
+expect submit_user 1 "unknown user 'carol'" "$locus" campaign submit "$proj" "$work/jdl/c.json" --user carol
+expect submit_rule 1 "rule '10_cap.lua' rejected: bob has used his quota" \
+  "$locus" campaign submit "$proj" "$work/jdl/c.json" --user bob
+expect submit_no_user 2 "--user is required" "$locus" campaign submit "$proj" "$work/jdl/c.json"
+
+# ---- changes ----
+sql "INSERT INTO campaigns(id, user_id, name, settings, nb_jobs, nparams, create_time) VALUES(42, 1, 'demo', '{}', 3, 3, 1)"
+expect pause_other 1 "campaign 42 belongs to another user" "$locus" campaign pause "$proj" 42 --user bob
+expect pause_unknown 1 "no campaign 43" "$locus" campaign pause "$proj" 43
+expect fix_unknown 1 "no event 5" "$locus" campaign fix "$proj" 5 --resubmit
+expect pause_id 2 "ID: expected a positive integer" "$locus" campaign pause "$proj" x
+answer 2 0 'campaign 42 has ended'
+status=0
+"$locus" campaign cancel "$proj" 42 --user alice --wait 10 >"$work/out" 2>"$work/err" || status=$?
+wait "$daemon"; daemon=
+[ "$status" = 1 ] && grep -q "^locus: campaign 42 has ended$" "$work/err" && ok ||
+  fail cancel_refused "exit $status: $(cat "$work/err")"
+answer 1 0 ''
+"$locus" campaign pause "$proj" 42 --wait 10 | grep -q "^campaign 42: paused" && ok || fail pause_done ""
+wait "$daemon"; daemon=
+[ "$(sql "SELECT kind, campaign_id FROM grid_orders ORDER BY id DESC LIMIT 1")" = "2|42" ] && ok || fail pause_order ""
+answer 1 0 ''
+"$locus" campaign share "$proj" bob 3 --wait 10 | grep -q "bob: fair-share weight 3" && ok || fail share ""
+wait "$daemon"; daemon=
+expect share_weight 1 "weight" "$locus" campaign share "$proj" bob 0
+
+# ---- views (the daemon has saved nothing yet) ----
+"$locus" campaign stat "$proj" | grep -q "^42 *demo *alice *starting" && ok || fail stat "$("$locus" campaign stat "$proj")"
+"$locus" campaign stat "$proj" 42 --json | grep -q '"id":42,"name":"demo".*"state":"starting"' && ok || fail stat_json ""
+"$locus" campaign clusters "$proj" | grep -q "^beta *oar *disabled *- .*never" && ok || fail clusters ""
+expect stat_unknown 1 "no campaign 7" "$locus" campaign stat "$proj" 7
+expect events_unknown 1 "no campaign 7" "$locus" campaign events "$proj" 7
+
+echo "cli_campaign: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,533 @@
+/* test_campaign_order.c - orders for the grid daemon as `locus` and the
+ * REST API give them (store/campaign_order.c): a submission's JDL, params,
+ * owner, clusters and admission rules checked, each refusal with its code
+ * and a message naming what is wrong, and nothing written when refused;
+ * pause, resume, cancel and fix checked against the campaign's owner;
+ * waiting for the daemon's answer; clusters declared and changed; the
+ * views of store/store_campaign_view.c over a campaign the daemon saved. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "store/campaign_order.h"
+#include "store/store_campaign_view.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fx {
+    char dir[64], path[128], rules[96];
+    struct store *s;
+    int64_t alice, bob;
+    char err[1024];
+};
+
+static int64_t add_user(struct store *s, const char *name)
+{
+    struct user u = {.create_time = 1000};
+    snprintf(u.name, sizeof u.name, "%s", name);
+    snprintf(u.authenticator, sizeof u.authenticator, "key-%s", name);
+    assert_int_equal(store_user_insert(s, &u), 0);
+    return u.id;
+}
+
+static void add_cluster(struct fx *f, const char *name)
+{
+    struct cluster_row c = {.cfg.kind = DRIVER_OAR, .waiting_allowed = -1};
+    snprintf(c.cfg.name, sizeof c.cfg.name, "%s", name);
+    snprintf(c.cfg.api_url, sizeof c.cfg.api_url, "http://127.0.0.1:6668/oarapi");
+    assert_int_equal(cluster_order_add(f->s, &c, 50, f->err, sizeof f->err), CAMP_ORDER_OK);
+}
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-camporder-XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
+    snprintf(f->rules, sizeof f->rules, "%s/admission", f->dir);
+    if (mkdir_p(f->rules, 0755)) return -1;
+    char err[256];
+    if (!(f->s = store_open(f->path, STORE_CREATE, err, sizeof err))) return -1;
+    f->alice = add_user(f->s, "alice");
+    f->bob = add_user(f->s, "bob");
+    add_cluster(f, "alpha");
+    add_cluster(f, "beta");
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    store_close(f->s);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+static void write_rule(struct fx *f, const char *name, const char *lua)
+{
+    char p[200];
+    snprintf(p, sizeof p, "%s/%s", f->rules, name);
+    assert_int_equal(write_file_atomic(p, lua, strlen(lua)), 0);
+}
+
+static int count_order(void *ctx, const struct grid_order *o)
+{
+    (void)o;
+    ++*(int *)ctx;
+    return 0;
+}
+
+static int norders(struct fx *f)
+{
+    int n = 0;
+    assert_int_equal(store_grid_orders_pending(f->s, count_order, &n), 0);
+    return n;
+}
+
+/* JSON written with single quotes. */
+static enum camp_order_rc submit(struct fx *f, int64_t user, const char *json, const char *params, int64_t *order)
+{
+    char *t = strdup(json);
+    for (char *p = t; *p; p++)
+        if (*p == '\'') *p = '"';
+    f->err[0] = 0;
+    enum camp_order_rc rc = campaign_order_submit(f->s, f->dir, user, t, strlen(t), params,
+                                                  params ? strlen(params) : 0, 100, order, f->err, sizeof f->err);
+    free(t);
+    return rc;
+}
+
+/* A submission that must be refused with rc and a message containing
+ * want, writing no order. */
+static void refused(struct fx *f, int64_t user, const char *json, const char *params, enum camp_order_rc rc,
+                    const char *want)
+{
+    int before = norders(f);
+    int64_t order = -1;
+    assert_int_equal(submit(f, user, json, params, &order), rc);
+    if (!strstr(f->err, want)) fail_msg("message '%s' lacks '%s'", f->err, want);
+    assert_int_equal(norders(f), before);
+}
+
+#define GOOD "{'name': 'c', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {}, 'beta': {}}}"
+
+/* The pending order's body, parsed (the caller frees spec). */
+static void order_spec(struct fx *f, int64_t order, struct campaign_spec *spec)
+{
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_int_equal(o.kind, GO_SUBMIT);
+    assert_int_equal(o.state, GOS_PENDING);
+    assert_non_null(o.body);
+    assert_int_equal(jdl_parse(o.body, strlen(o.body), spec, f->err, sizeof f->err), 0);
+    grid_order_clear(&o);
+}
+
+/* ---- submit ---- */
+
+static void test_submit_writes_the_canonical_jdl(void **state)
+{
+    struct fx *f = *state;
+    int64_t order = 0;
+    assert_int_equal(submit(f, f->alice, GOOD, NULL, &order), CAMP_ORDER_OK);
+    assert_true(order > 0);
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_int_equal(o.user_id, f->alice);
+    assert_int_equal(o.create_time, 100);
+    grid_order_clear(&o);
+    struct campaign_spec spec = {0};
+    order_spec(f, order, &spec);
+    assert_int_equal(spec.params.nb_jobs, 4);
+    assert_int_equal(spec.nclusters, 2);
+    campaign_spec_free(&spec);
+}
+
+static void test_malformed_jdl_names_the_field(void **state)
+{
+    struct fx *f = *state;
+    refused(f, f->alice, "{'name': 'c', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {'waltime': 5}}}",
+            NULL, CAMP_ORDER_INVALID, "clusters.alpha.waltime");
+    refused(f, f->alice, "{'name': 'c', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {'walltime': '1h'}}}",
+            NULL, CAMP_ORDER_INVALID, "clusters.alpha.walltime");
+    refused(f, f->alice, "{'name': 'c', 'nb_jobs': 4,", NULL, CAMP_ORDER_INVALID, "JSON");
+    /* the size is bounded before the text is read */
+    int64_t order;
+    assert_int_equal(campaign_order_submit(f->s, f->dir, f->alice, "{}", CAMP_JDL_MAX_BYTES + 1, NULL, 0, 100,
+                                           &order, f->err, sizeof f->err),
+                     CAMP_ORDER_INVALID);
+    assert_non_null(strstr(f->err, "MiB"));
+    assert_int_equal(norders(f), 0);
+}
+
+static void test_unknown_cluster_and_user(void **state)
+{
+    struct fx *f = *state;
+    refused(f, f->alice, "{'name': 'c', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {}, 'omega': {}}}",
+            NULL, CAMP_ORDER_UNKNOWN, "clusters.omega: unknown cluster");
+    refused(f, 99, GOOD, NULL, CAMP_ORDER_UNKNOWN, "unknown user");
+    /* a disabled cluster is known: it just gets no jobs */
+    int one = 1;
+    assert_int_equal(cluster_order_set(f->s, "beta", &one, NULL, NULL, f->err, sizeof f->err), CAMP_ORDER_OK);
+    int64_t order;
+    assert_int_equal(submit(f, f->alice, GOOD, NULL, &order), CAMP_ORDER_OK);
+}
+
+static void test_param_file_needs_its_text(void **state)
+{
+    struct fx *f = *state;
+    const char *jdl = "{'name': 'c', 'param_file': 'p.txt', 'exec_file': 'x', 'clusters': {'alpha': {}}}";
+    refused(f, f->alice, jdl, NULL, CAMP_ORDER_INVALID, "param_file p.txt: give the file's contents");
+    refused(f, f->alice, jdl, "a 1\nb 2\na 3\n", CAMP_ORDER_INVALID, "line 3");
+    refused(f, f->alice, GOOD, "a 1\n", CAMP_ORDER_INVALID, "no param_file");
+    int64_t order;
+    assert_int_equal(submit(f, f->alice, jdl, "# two\na 1\n\nb 2\n", &order), CAMP_ORDER_OK);
+    struct campaign_spec spec = {0};
+    order_spec(f, order, &spec);
+    assert_int_equal(campaign_nparams(&spec), 2);
+    assert_string_equal(campaign_param(&spec, 1), "b 2");
+    assert_null(spec.params.param_file);
+    campaign_spec_free(&spec);
+}
+
+static void test_rules_run_in_name_order_and_may_change(void **state)
+{
+    struct fx *f = *state;
+    /* 20_ passes only after 10_ ran; 30_ sees the user */
+    write_rule(f, "20_check.lua", "if campaign.priority ~= 7 then reject('priority not set first') end\n"
+                                  "campaign.clusters.alpha.walltime = 60\n");
+    write_rule(f, "10_set.lua", "campaign.priority = 7\n");
+    write_rule(f, "30_user.lua", "if user ~= 'alice' then reject('only alice') end\n");
+    write_rule(f, "notes.txt", "not a rule");
+    int64_t order;
+    assert_int_equal(submit(f, f->alice, GOOD, NULL, &order), CAMP_ORDER_OK);
+    struct campaign_spec spec = {0};
+    order_spec(f, order, &spec);
+    assert_int_equal(spec.priority, 7);
+    assert_int_equal(campaign_cluster(&spec, "alpha")->walltime, 60);
+    assert_int_equal(campaign_cluster(&spec, "beta")->walltime, JDL_DEFAULT_WALLTIME);
+    campaign_spec_free(&spec);
+    refused(f, f->bob, GOOD, NULL, CAMP_ORDER_FORBIDDEN, "rule '30_user.lua' rejected: only alice");
+}
+
+static void test_rule_that_fails_is_invalid(void **state)
+{
+    struct fx *f = *state;
+    write_rule(f, "broken.lua", "local x = campaign.clusters.gamma.walltime\n");
+    refused(f, f->alice, GOOD, NULL, CAMP_ORDER_INVALID, "rule 'broken.lua' failed");
+    write_rule(f, "broken.lua", "campaign.clusters.alpha.walltime = 'soon'\n");
+    refused(f, f->alice, GOOD, NULL, CAMP_ORDER_INVALID, "made an invalid campaign");
+    /* a rule may add a cluster that does not exist: checked after the rules */
+    write_rule(f, "broken.lua", "campaign.clusters.omega = {exec_file = 'y'}\n");
+    refused(f, f->alice, GOOD, NULL, CAMP_ORDER_UNKNOWN, "clusters.omega: unknown cluster");
+}
+
+/* ---- changes ---- */
+
+/* Campaign id of user as the daemon would have written it, with an event. */
+static void daemon_made(struct fx *f, int64_t id, int64_t user)
+{
+    struct campaign_spec spec = {0};
+    const char *t = "{\"name\": \"d\", \"nb_jobs\": 2, \"exec_file\": \"x\", \"clusters\": {\"alpha\": {}}}";
+    assert_int_equal(jdl_parse(t, strlen(t), &spec, f->err, sizeof f->err), 0);
+    assert_int_equal(store_campaign_insert(f->s, id, user, &spec, 90), 0);
+    campaign_spec_free(&spec);
+}
+
+/* The daemon's state with campaign 1 of alice (jobs submitted on alpha,
+ * one failed there with exit code 3: event 1) and campaign 2 of bob,
+ * saved as the daemon saves it. */
+static void daemon_state(struct fx *f)
+{
+    daemon_made(f, 1, f->alice);
+    daemon_made(f, 2, f->bob);
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    struct grid_state st;
+    grid_state_init(&st, &cfg, 0);
+    int64_t id;
+    assert_int_equal(grid_cluster_add(&st, "alpha", 4, 1, &id, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_cluster_add(&st, "beta", 4, 1, &id, f->err, sizeof f->err), 0);
+    for (int c = 1; c <= 2; c++) {
+        struct campaign_spec spec = {0};
+        int64_t owner;
+        assert_int_equal(store_campaign_spec(f->s, c, &spec, &owner), 0);
+        struct grid_campaign_opts o = {.user_id = owner, .nretry = -1};
+        assert_int_equal(grid_campaign_add(&st, &spec, &o, &id, f->err, sizeof f->err), 0);
+        assert_int_equal(id, c);
+        campaign_spec_free(&spec);
+    }
+    struct grid_decisions d;
+    grid_decisions_init(&d);
+    grid_cycle(&st, 1000, &d);
+    assert_true(d.nids >= 3);
+    for (size_t i = 0; i < d.nids; i++)
+        assert_int_equal(grid_submit_result(&st, d.ids[i], GS_OK, "7", 1000, f->err, sizeof f->err), 0);
+    /* campaign 1: copy 1 succeeded in 100 s, copy 2 failed with exit code 3 */
+    struct grid_copy_obs obs[] = {
+        {.copy_id = 1, .state = GO_ENDED, .end = GE_SUCCESS, .run_s = 100, .started_at = 1000},
+        {.copy_id = 2, .state = GO_ENDED, .end = GE_EXIT, .exit_code = 3, .run_s = 5, .started_at = 1000},
+    };
+    struct grid_cluster_obs co[] = {{.cluster_id = 1, .free = 3, .total = 4, .stress = 0.5},
+                                    {.cluster_id = 2, .free = 4, .total = 4}};
+    struct grid_obs all = {co, 2, obs, 2};
+    assert_int_equal(grid_apply(&st, &all, 1200, f->err, sizeof f->err), 0);
+    grid_cycle(&st, 1200, &d);
+    assert_int_equal(st.nevents, 1);
+    grid_decisions_free(&d);
+    struct grid_shadow *sh = grid_shadow_new();
+    assert_int_equal(store_begin(f->s), 0);
+    assert_true(store_grid_save(f->s, &st, sh) > 0);
+    assert_int_equal(store_commit(f->s), 0);
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+}
+
+static enum camp_order_rc change(struct fx *f, enum grid_order_kind kind, int64_t user, int64_t campaign,
+                                 int64_t event, int64_t *order)
+{
+    f->err[0] = 0;
+    return campaign_order_change(f->s, kind, user, campaign, event, 1, 300, order, f->err, sizeof f->err);
+}
+
+static void test_changes_check_the_owner(void **state)
+{
+    struct fx *f = *state;
+    daemon_state(f);
+    int64_t order;
+    int before = norders(f);
+    assert_int_equal(change(f, GO_PAUSE, f->bob, 1, 0, &order), CAMP_ORDER_FORBIDDEN);
+    assert_non_null(strstr(f->err, "campaign 1 belongs to another user"));
+    assert_int_equal(change(f, GO_CANCEL, f->alice, 3, 0, &order), CAMP_ORDER_UNKNOWN);
+    assert_non_null(strstr(f->err, "no campaign 3"));
+    assert_int_equal(change(f, GO_FIX, f->alice, 0, 5, &order), CAMP_ORDER_UNKNOWN);
+    assert_non_null(strstr(f->err, "no event 5"));
+    assert_int_equal(change(f, GO_FIX, f->bob, 0, 1, &order), CAMP_ORDER_FORBIDDEN);
+    assert_int_equal(change(f, GO_SHARE, 0, 1, 0, &order), CAMP_ORDER_INVALID);
+    assert_int_equal(norders(f), before);
+
+    assert_int_equal(change(f, GO_PAUSE, f->alice, 1, 0, &order), CAMP_ORDER_OK);
+    assert_int_equal(change(f, GO_RESUME, 0, 2, 0, &order), CAMP_ORDER_OK);   /* the operator */
+    assert_int_equal(change(f, GO_FIX, f->alice, 0, 1, &order), CAMP_ORDER_OK);
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_int_equal(o.kind, GO_FIX);
+    assert_int_equal(o.event_id, 1);
+    assert_int_equal(o.campaign_id, 1);
+    assert_true(o.value == 1);
+    assert_int_equal(norders(f), before + 3);
+}
+
+static void test_share_checks_user_and_weight(void **state)
+{
+    struct fx *f = *state;
+    int64_t order;
+    assert_int_equal(campaign_order_share(f->s, f->alice, 0, 1, &order, f->err, sizeof f->err), CAMP_ORDER_INVALID);
+    assert_int_equal(campaign_order_share(f->s, 77, 2, 1, &order, f->err, sizeof f->err), CAMP_ORDER_UNKNOWN);
+    assert_int_equal(norders(f), 0);
+    assert_int_equal(campaign_order_share(f->s, f->alice, 2, 1, &order, f->err, sizeof f->err), CAMP_ORDER_OK);
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_int_equal(o.kind, GO_SHARE);
+    assert_true(o.value == 2);
+}
+
+static void test_wait_for_the_daemon(void **state)
+{
+    struct fx *f = *state;
+    int64_t a, b, c, result = 0;
+    assert_int_equal(submit(f, f->alice, GOOD, NULL, &a), CAMP_ORDER_OK);
+    assert_int_equal(submit(f, f->alice, GOOD, NULL, &b), CAMP_ORDER_OK);
+    assert_int_equal(submit(f, f->alice, GOOD, NULL, &c), CAMP_ORDER_OK);
+    assert_int_equal(store_grid_order_done(f->s, a, GOS_DONE, 12, NULL, 101), 0);
+    assert_int_equal(store_grid_order_done(f->s, b, GOS_REFUSED, 0, "cluster alpha vanished", 101), 0);
+    assert_int_equal(campaign_order_wait(f->s, a, 0, &result, f->err, sizeof f->err), CAMP_ORDER_OK);
+    assert_int_equal(result, 12);
+    assert_int_equal(campaign_order_wait(f->s, b, 0, &result, f->err, sizeof f->err), CAMP_ORDER_CONFLICT);
+    assert_string_equal(f->err, "cluster alpha vanished");
+    assert_int_equal(campaign_order_wait(f->s, c, 300, &result, f->err, sizeof f->err), CAMP_ORDER_TIMEOUT);
+    assert_non_null(strstr(f->err, "locusd must be running"));
+    assert_int_equal(campaign_order_wait(f->s, c + 1, 0, &result, f->err, sizeof f->err), CAMP_ORDER_UNKNOWN);
+}
+
+/* ---- clusters ---- */
+
+static enum camp_order_rc add(struct fx *f, struct cluster_row *c)
+{
+    f->err[0] = 0;
+    return cluster_order_add(f->s, c, 60, f->err, sizeof f->err);
+}
+
+static void test_cluster_add_checks(void **state)
+{
+    struct fx *f = *state;
+    struct cluster_row c = {.cfg.kind = DRIVER_OAR, .waiting_allowed = -1};
+    snprintf(c.cfg.api_url, sizeof c.cfg.api_url, "http://h:1/oarapi");
+    snprintf(c.cfg.name, sizeof c.cfg.name, "bad name");
+    assert_int_equal(add(f, &c), CAMP_ORDER_INVALID);
+    assert_non_null(strstr(f->err, "name:"));
+    c.cfg.name[0] = 0;
+    assert_int_equal(add(f, &c), CAMP_ORDER_INVALID);
+    snprintf(c.cfg.name, sizeof c.cfg.name, "alpha");
+    assert_int_equal(add(f, &c), CAMP_ORDER_CONFLICT);
+    snprintf(c.cfg.name, sizeof c.cfg.name, "gamma-2_x");
+    snprintf(c.cfg.api_url, sizeof c.cfg.api_url, "ftp://h");
+    assert_int_equal(add(f, &c), CAMP_ORDER_INVALID);
+    assert_non_null(strstr(f->err, "http(s)"));
+    struct cluster_row s = {.cfg.kind = DRIVER_SLURM, .waiting_allowed = -1};
+    snprintf(s.cfg.name, sizeof s.cfg.name, "delta");
+    assert_int_equal(add(f, &s), CAMP_ORDER_INVALID);
+    assert_non_null(strstr(f->err, "slurm.conf"));
+    snprintf(s.cfg.conf, sizeof s.cfg.conf, "%s/nowhere.conf", f->dir);
+    assert_int_equal(add(f, &s), CAMP_ORDER_INVALID);
+    s.waiting_allowed = CLUSTER_WAITING_ALLOWED_MAX + 1;
+    snprintf(s.cfg.conf, sizeof s.cfg.conf, "%s", f->path);   /* any readable file */
+    assert_int_equal(add(f, &s), CAMP_ORDER_INVALID);
+    s.waiting_allowed = 2;
+    s.cfg.timeout_ms = -1;
+    assert_int_equal(add(f, &s), CAMP_ORDER_INVALID);
+    s.cfg.timeout_ms = 500;
+    struct cluster_row none;
+    assert_int_equal(store_cluster_by_name(f->s, "delta", &none), 1);   /* nothing written so far */
+    assert_int_equal(add(f, &s), CAMP_ORDER_OK);
+    assert_int_equal(s.id, 3);
+    struct cluster_row back;
+    assert_int_equal(store_cluster_by_name(f->s, "delta", &back), 0);
+    assert_int_equal(back.cfg.kind, DRIVER_SLURM);
+    assert_int_equal(back.cfg.timeout_ms, 500);
+    assert_int_equal(back.waiting_allowed, 2);
+    assert_int_equal(back.create_time, 60);
+}
+
+static void test_cluster_set(void **state)
+{
+    struct fx *f = *state;
+    int one = 1, two = 2, bad = 3;
+    struct cluster_row c;
+    assert_int_equal(cluster_order_set(f->s, "omega", &one, NULL, &c, f->err, sizeof f->err), CAMP_ORDER_UNKNOWN);
+    assert_int_equal(cluster_order_set(f->s, "alpha", &bad, NULL, &c, f->err, sizeof f->err), CAMP_ORDER_INVALID);
+    assert_int_equal(cluster_order_set(f->s, "alpha", &one, NULL, &c, f->err, sizeof f->err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_set(f->s, "alpha", NULL, &two, &c, f->err, sizeof f->err), CAMP_ORDER_OK);
+    assert_int_equal(store_cluster_by_name(f->s, "alpha", &c), 0);
+    assert_int_equal(c.disabled, 1);
+    assert_int_equal(c.waiting_allowed, 2);
+    assert_string_equal(c.cfg.api_url, "http://127.0.0.1:6668/oarapi");
+}
+
+/* ---- views ---- */
+
+static int one_event(void *ctx, const struct event_view *e)
+{
+    *(struct event_view *)ctx = *e;
+    return 0;
+}
+
+static int one_cluster(void *ctx, const struct cluster_view *c)
+{
+    struct cluster_view *out = ctx;
+    if (strcmp(c->row.cfg.name, "alpha")) return 0;
+    *out = *c;
+    assert_int_equal(c->nblacklists, 1);
+    assert_int_equal(c->blacklists[0].campaign_id, 1);
+    assert_int_equal(c->blacklists[0].kind, GEV_EXIT_ERROR);
+    out->blacklists = NULL;   /* owned by the view */
+    return 0;
+}
+
+static int count_campaign(void *ctx, const struct campaign_view *v)
+{
+    ++*(int *)ctx;
+    return v->id == 1;   /* stops after the first */
+}
+
+static void test_views_of_the_saved_state(void **state)
+{
+    struct fx *f = *state;
+    daemon_state(f);
+    struct campaign_view v = {0};
+    assert_int_equal(campaign_view_get(f->s, 1, 1200 + 1800, &v), 0);
+    assert_string_equal(v.user, "alice");
+    assert_true(v.saved);
+    assert_int_equal(v.state, GCS_RUNNING);
+    assert_int_equal(v.njobs, 2);
+    assert_int_equal(v.jobs[GJ_TERMINATED], 1);
+    assert_int_equal(v.open_events, 1);
+    assert_int_equal(v.first_submit, 1000);
+    assert_int_equal(v.last_success, 1100);
+    /* one success in the 2000 s since the first submission */
+    assert_true(v.per_h > 1.79 && v.per_h < 1.81);
+    assert_true(v.recent_per_h > 1.79 && v.recent_per_h < 1.81);
+    assert_int_equal(v.nclusters, 1);
+    assert_string_equal(v.clusters[0].cluster, "alpha");
+    assert_int_equal(v.clusters[0].successes, 1);
+    assert_true(v.clusters[0].mean_success_s == 100);
+    assert_int_equal(v.clusters[0].blacklist_event, 1);
+    assert_int_equal(v.clusters[0].blacklist_kind, GEV_EXIT_ERROR);
+    assert_int_equal(v.clusters[0].blacklist_exit_code, 3);
+    /* the failed job waits to be launched again: one job left at 1.8 an hour */
+    assert_int_equal(v.jobs[GJ_TO_LAUNCH], 1);
+    assert_true(v.eta_s > 1999 && v.eta_s < 2001);
+    json_t *j = campaign_view_json(&v, 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "jobs_by_state"), "terminated")), 1);
+    assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "clusters"), 0), "blacklisted")));
+    json_decref(j);
+    /* an hour later nothing is recent: no ETA */
+    assert_int_equal(campaign_view_get(f->s, 1, 1200 + 3 * 3600, &v), 0);
+    assert_true(v.recent_per_h == 0);
+    assert_true(v.eta_s == -1);
+    campaign_view_free(&v);
+    assert_int_equal(campaign_view_get(f->s, 9, 1200, &v), 1);
+
+    int n = 0;
+    assert_int_equal(campaign_view_each(f->s, 0, 1200, count_campaign, &n), 0);
+    assert_int_equal(n, 1);
+    n = 0;
+    assert_int_equal(campaign_view_each(f->s, f->bob, 1200, count_campaign, &n), 0);
+    assert_int_equal(n, 1);
+
+    struct event_view e = {0};
+    assert_int_equal(event_view_each(f->s, 1, one_event, &e), 0);
+    assert_int_equal(e.id, 1);
+    assert_string_equal(e.cluster, "alpha");
+    assert_int_equal(e.exit_code, 3);
+    assert_true(e.open && e.blacklists);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(event_view_each(f->s, 2, one_event, &e), 0);
+    assert_int_equal(e.id, 0);
+
+    struct cluster_view c = {0};
+    assert_int_equal(cluster_view_each(f->s, one_cluster, &c), 0);
+    assert_true(c.polled);
+    assert_int_equal(c.free, 3);
+    assert_int_equal(c.total, 4);
+    assert_true(c.stress == 0.5);
+}
+
+int main(void)
+{
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_submit_writes_the_canonical_jdl),
+        T(test_malformed_jdl_names_the_field),
+        T(test_unknown_cluster_and_user),
+        T(test_param_file_needs_its_text),
+        T(test_rules_run_in_name_order_and_may_change),
+        T(test_rule_that_fails_is_invalid),
+        T(test_changes_check_the_owner),
+        T(test_share_checks_user_and_weight),
+        T(test_wait_for_the_daemon),
+        T(test_cluster_add_checks),
+        T(test_cluster_set),
+        T(test_views_of_the_saved_state),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

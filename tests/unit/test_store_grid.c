@@ -1,0 +1,401 @@
+/* test_store_grid.c - the grid's tables (store/store_grid.c): every field
+ * table matches its struct; a grid state made by the cycle's own API
+ * (clusters, a campaign, cycles with submissions, observations, a fatal
+ * exit and its event, a fair-share weight) saved and loaded into a fresh
+ * state compares equal field by field, and a save rewrites only the rows
+ * that changed; orders inserted, read, listed while pending and marked
+ * done or refused; campaigns written and read back in list, count and
+ * param-file forms. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "store/store_grid.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fx {
+    char dir[64], path[128];
+    struct store *s;
+    int64_t alice;
+};
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-storegrid-XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
+    char err[256];
+    if (!(f->s = store_open(f->path, STORE_CREATE, err, sizeof err))) return -1;
+    struct user u = {.create_time = 1000};
+    snprintf(u.name, sizeof u.name, "alice");
+    snprintf(u.authenticator, sizeof u.authenticator, "key-alice");
+    if (store_user_insert(f->s, &u)) return -1;
+    f->alice = u.id;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    store_close(f->s);
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char p[160];
+        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
+        unlink(p);
+    }
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* JSON written with single quotes, parsed into spec (owned by the caller). */
+static void parse_spec(const char *json, struct campaign_spec *spec)
+{
+    char *t = strdup(json), err[256];
+    campaign_spec_free(spec);
+    for (char *p = t; *p; p++)
+        if (*p == '\'') *p = '"';
+    int rc = jdl_parse(t, strlen(t), spec, err, sizeof err);
+    if (rc) fail_msg("%s", err);
+    free(t);
+}
+
+static void test_field_tables_match_structs(void **state)
+{
+    const char *bad = NULL;
+    assert_int_equal(store_grid_check_tables(&bad), 0);
+    assert_null(bad);
+}
+
+/* ---- the daemon's state ---- */
+
+/* Submits every decided copy, then observes: the first two copies
+ * running, then ended (the first a success, the second exit code 3, a
+ * fatal error that opens an event); the rest waiting. */
+static void drive(struct grid_state *st, int64_t now, struct grid_decisions *d)
+{
+    char err[256];
+    grid_cycle(st, now, d);
+    for (size_t i = 0; i < d->nids; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)(1000 + d->ids[i]));
+        assert_int_equal(grid_submit_result(st, d->ids[i], GS_OK, id, now, err, sizeof err), 0);
+    }
+    struct grid_copy_obs obs[64];
+    int n = 0;
+    for (int64_t i = 0; i < st->ncopies && n < 64; i++) {
+        const struct grid_copy *c = &st->copies[i];
+        if (c->state == GC_ENDED || c->state == GC_LAUNCHING) continue;
+        struct grid_copy_obs o = {.copy_id = c->id, .state = GO_WAITING};
+        if (c->id <= 2) {
+            o.state = c->state == GC_RUNNING ? GO_ENDED : GO_RUNNING;
+            o.started_at = now - 5;
+            o.end = c->id == 1 ? GE_SUCCESS : GE_EXIT;
+            o.exit_code = c->id == 1 ? 0 : 3;
+            o.run_s = 40;
+        }
+        obs[n++] = o;
+    }
+    struct grid_cluster_obs co[2] = {{.cluster_id = 1, .free = 2, .total = 8, .stress = 0.25},
+                                     {.cluster_id = 2, .free = 4, .total = 4}};
+    struct grid_obs all = {.clusters = co, .nclusters = 2, .copies = obs, .ncopies = n};
+    assert_int_equal(grid_apply(st, &all, now, err, sizeof err), 0);
+}
+
+static void build_state(struct grid_state *st, int64_t alice)
+{
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(st, &cfg, 0);
+    char err[256];
+    int64_t id;
+    assert_int_equal(grid_cluster_add(st, "alpha", 8, 1, &id, err, sizeof err), 0);
+    assert_int_equal(grid_cluster_add(st, "beta", 4, 0, &id, err, sizeof err), 0);
+    struct campaign_spec spec = {0};
+    parse_spec("{'name': 'c', 'nb_jobs': 20, 'exec_file': 'x', 'priority': 3,"
+               " 'clusters': {'alpha': {'walltime': 600}, 'beta': {'resources': '/nodes=1/core=2'}}}",
+               &spec);
+    struct grid_campaign_opts o = {.user_id = alice, .nretry = -1};
+    assert_int_equal(grid_campaign_add(st, &spec, &o, &id, err, sizeof err), 0);
+    campaign_spec_free(&spec);
+    assert_int_equal(grid_user_share(st, alice, 2.5), 0);
+    struct grid_decisions d;
+    grid_decisions_init(&d);
+    for (int64_t t = 10; t <= 40; t += 10) drive(st, t, &d);
+    grid_decisions_free(&d);
+}
+
+#define EQ(a, b, f) assert_true((a).f == (b).f)
+
+static void same_state(const struct grid_state *a, const struct grid_state *b)
+{
+    assert_int_equal(a->nclusters, b->nclusters);
+    for (int i = 0; i < a->nclusters; i++) {
+        const struct grid_cluster *x = &a->clusters[i], *y = &b->clusters[i];
+        EQ(*x, *y, id); EQ(*x, *y, free); EQ(*x, *y, total); EQ(*x, *y, stress); EQ(*x, *y, poll_failed);
+        EQ(*x, *y, array_ok); EQ(*x, *y, disabled); EQ(*x, *y, waiting_allowed);
+        assert_string_equal(x->name, y->name);
+    }
+    assert_int_equal(a->ncamps, b->ncamps);
+    for (int i = 0; i < a->ncamps; i++) {
+        const struct grid_campaign *x = &a->camps[i], *y = &b->camps[i];
+        EQ(*x, *y, id); EQ(*x, *y, user_id); EQ(*x, *y, type); EQ(*x, *y, priority); EQ(*x, *y, state);
+        EQ(*x, *y, first_job); EQ(*x, *y, njobs); EQ(*x, *y, next_new); EQ(*x, *y, nresub); EQ(*x, *y, ndone);
+        EQ(*x, *y, first_pair); EQ(*x, *y, nretry); EQ(*x, *y, end_notified); EQ(*x, *y, nclusters);
+        for (int k = 0; k < GRID_RETRY_CODES_MAX; k++) EQ(*x, *y, retry_codes[k]);
+        for (int k = 0; k < x->nclusters; k++) {
+            const struct grid_camp_cluster *p = &x->clusters[k], *q = &y->clusters[k];
+            EQ(*p, *q, cluster_id); EQ(*p, *q, res_per_job); EQ(*p, *q, walltime); EQ(*p, *q, max_jobs);
+            EQ(*p, *q, best_effort); EQ(*p, *q, checkpoint_period); EQ(*p, *q, grouping_duration);
+            EQ(*p, *q, affinity); EQ(*p, *q, shared);
+        }
+    }
+    assert_int_equal(a->njobs, b->njobs);
+    for (int64_t i = 0; i < a->njobs; i++) {
+        const struct grid_job *x = &a->jobs[i], *y = &b->jobs[i];
+        EQ(*x, *y, id); EQ(*x, *y, campaign_id); EQ(*x, *y, param); EQ(*x, *y, state); EQ(*x, *y, attempts);
+        EQ(*x, *y, walltime_kills); EQ(*x, *y, resumes); EQ(*x, *y, pin_cluster); EQ(*x, *y, front);
+        EQ(*x, *y, event_id); EQ(*x, *y, success_copy); EQ(*x, *y, last_copy);
+    }
+    assert_int_equal(a->ncopies, b->ncopies);
+    for (int64_t i = 0; i < a->ncopies; i++) {
+        const struct grid_copy *x = &a->copies[i], *y = &b->copies[i];
+        EQ(*x, *y, id); EQ(*x, *y, job_id); EQ(*x, *y, campaign_id); EQ(*x, *y, cluster_id); EQ(*x, *y, submission);
+        EQ(*x, *y, prev_copy); EQ(*x, *y, state); EQ(*x, *y, submitted_at); EQ(*x, *y, started_at); EQ(*x, *y, end);
+        EQ(*x, *y, exit_code); EQ(*x, *y, run_s); EQ(*x, *y, cancel); EQ(*x, *y, kind); EQ(*x, *y, array);
+        EQ(*x, *y, grouped); EQ(*x, *y, resume); EQ(*x, *y, test); EQ(*x, *y, replica); EQ(*x, *y, best_effort);
+        EQ(*x, *y, fast); EQ(*x, *y, walltime);
+        assert_string_equal(x->cluster_job_id, y->cluster_job_id);
+    }
+    assert_int_equal(a->npairs, b->npairs);
+    for (int i = 0; i < a->npairs; i++) {
+        const struct grid_pair *x = &a->pairs[i], *y = &b->pairs[i];
+        EQ(*x, *y, id); EQ(*x, *y, campaign_id); EQ(*x, *y, cluster_id); EQ(*x, *y, pred.jr);
+        EQ(*x, *y, pred.old_free); EQ(*x, *y, pred.last_allowed); EQ(*x, *y, pred.cycles); EQ(*x, *y, pred.tap_rate);
+        EQ(*x, *y, pred.tap_open); EQ(*x, *y, pred.tap_closed_at); EQ(*x, *y, pred_jobs); EQ(*x, *y, last_submitted);
+        EQ(*x, *y, running); EQ(*x, *y, waiting); EQ(*x, *y, blacklist_event); EQ(*x, *y, test_state);
+        EQ(*x, *y, successes); EQ(*x, *y, fast_successes); EQ(*x, *y, resubmitted); EQ(*x, *y, success_s);
+    }
+    assert_int_equal(a->nevents, b->nevents);
+    for (int64_t i = 0; i < a->nevents; i++) {
+        const struct grid_event *x = &a->events[i], *y = &b->events[i];
+        EQ(*x, *y, id); EQ(*x, *y, campaign_id); EQ(*x, *y, cluster_id); EQ(*x, *y, copy_id); EQ(*x, *y, kind);
+        EQ(*x, *y, open); EQ(*x, *y, notified); EQ(*x, *y, blacklists); EQ(*x, *y, exit_code); EQ(*x, *y, jobs);
+        EQ(*x, *y, opened_at);
+    }
+    assert_int_equal(a->fs.nusers, b->fs.nusers);
+    for (int i = 0; i < a->fs.nusers; i++) {
+        EQ(a->fs.users[i], b->fs.users[i], user_id);
+        EQ(a->fs.users[i], b->fs.users[i], share);
+        EQ(a->fs.users[i], b->fs.users[i], usage);
+    }
+    EQ(*a, *b, fs.last); EQ(*a, *b, last_cycle); EQ(*a, *b, live_from); EQ(*a, *b, cycles);
+}
+
+/* Saves st in one transaction and takes the shadow: the rows written. */
+static long save(struct store *s, const struct grid_state *st, struct grid_shadow *sh)
+{
+    assert_int_equal(store_begin(s), 0);
+    long n = store_grid_save(s, st, sh);
+    if (n < 0) fail_msg("%s", store_error(s));
+    assert_int_equal(store_commit(s), 0);
+    grid_shadow_take(sh, st);
+    return n;
+}
+
+static void test_state_saved_and_loaded_equal(void **state)
+{
+    struct fx *f = *state;
+    struct grid_state st;
+    build_state(&st, f->alice);
+    /* the drive made what a restart must find again */
+    assert_true(st.ncopies >= 4);
+    assert_int_equal(st.nevents, 1);
+    assert_int_equal(st.events[0].exit_code, 3);
+    assert_true(st.pairs[0].successes == 1);
+    struct grid_shadow *sh = grid_shadow_new();
+    long first = save(f->s, &st, sh);
+    /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, meta, campaign clusters */
+    long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nusers + 1 +
+                st.camps[0].nclusters;
+    assert_int_equal(first, rows);
+
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh2 = grid_shadow_new();
+    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
+    same_state(&st, &back);
+    /* the loaded state saves nothing new either */
+    assert_int_equal(save(f->s, &back, sh2), 0);
+    grid_shadow_free(sh2);
+    grid_state_free(&back);
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+}
+
+static void test_save_writes_only_changed_rows(void **state)
+{
+    struct fx *f = *state;
+    struct grid_state st;
+    build_state(&st, f->alice);
+    struct grid_shadow *sh = grid_shadow_new();
+    assert_true(save(f->s, &st, sh) > 0);
+    assert_int_equal(save(f->s, &st, sh), 0);
+    st.clusters[1].free = 1;
+    st.jobs[7].attempts++;
+    assert_int_equal(save(f->s, &st, sh), 2);
+    /* a failed commit keeps the shadow: the same rows are written again */
+    st.copies[0].run_s += 1;
+    assert_int_equal(store_begin(f->s), 0);
+    assert_int_equal(store_grid_save(f->s, &st, sh), 1);
+    store_rollback(f->s);
+    assert_int_equal(save(f->s, &st, sh), 1);
+    /* a new cycle: only what it changed (and the meta row) */
+    struct grid_decisions d;
+    grid_decisions_init(&d);
+    drive(&st, 50, &d);
+    grid_decisions_free(&d);
+    long n = save(f->s, &st, sh);
+    assert_true(n >= 1);
+    assert_true(n < st.njobs + st.ncopies);
+
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh2 = grid_shadow_new();
+    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
+    same_state(&st, &back);
+    grid_shadow_free(sh2);
+    grid_state_free(&back);
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+}
+
+/* ---- orders ---- */
+
+static int collect(void *ctx, const struct grid_order *o)
+{
+    int64_t *ids = ctx;
+    ids[++ids[0]] = o->id;
+    return 0;
+}
+
+static void test_orders_insert_get_pending_done(void **state)
+{
+    struct fx *f = *state;
+    struct grid_order a = {.kind = GO_SUBMIT, .user_id = f->alice, .body = "{\"x\":1}", .create_time = 100};
+    struct grid_order b = {.kind = GO_FIX, .user_id = f->alice, .campaign_id = 4, .event_id = 9, .value = 1,
+                           .create_time = 101};
+    struct grid_order c = {.kind = GO_SHARE, .user_id = f->alice, .value = 2.5, .create_time = 102};
+    assert_int_equal(store_grid_order_insert(f->s, &a), 0);
+    assert_int_equal(store_grid_order_insert(f->s, &b), 0);
+    assert_int_equal(store_grid_order_insert(f->s, &c), 0);
+    assert_true(a.id < b.id && b.id < c.id);
+
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, b.id, &o), 0);
+    assert_int_equal(o.kind, GO_FIX);
+    assert_int_equal(o.campaign_id, 4);
+    assert_int_equal(o.event_id, 9);
+    assert_true(o.value == 1);
+    assert_null(o.body);
+    assert_int_equal(o.state, GOS_PENDING);
+    assert_int_equal(o.create_time, 101);
+    grid_order_clear(&o);
+    assert_int_equal(store_grid_order_get(f->s, a.id, &o), 0);
+    assert_string_equal(o.body, "{\"x\":1}");
+    grid_order_clear(&o);
+    assert_int_equal(store_grid_order_get(f->s, c.id + 1, &o), 1);
+
+    int64_t ids[8] = {0};
+    assert_int_equal(store_grid_orders_pending(f->s, collect, ids), 0);
+    assert_int_equal(ids[0], 3);
+    assert_int_equal(ids[1], a.id);
+    assert_int_equal(ids[3], c.id);
+
+    assert_int_equal(store_grid_order_done(f->s, a.id, GOS_DONE, 17, NULL, 200), 0);
+    assert_int_equal(store_grid_order_done(f->s, b.id, GOS_REFUSED, 0, "event 9 is already fixed", 201), 0);
+    memset(ids, 0, sizeof ids);
+    assert_int_equal(store_grid_orders_pending(f->s, collect, ids), 0);
+    assert_int_equal(ids[0], 1);
+    assert_int_equal(ids[1], c.id);
+    assert_int_equal(store_grid_order_get(f->s, a.id, &o), 0);
+    assert_int_equal(o.state, GOS_DONE);
+    assert_int_equal(o.result, 17);
+    assert_int_equal(o.done_time, 200);
+    grid_order_clear(&o);
+    assert_int_equal(store_grid_order_get(f->s, b.id, &o), 0);
+    assert_int_equal(o.state, GOS_REFUSED);
+    assert_string_equal(o.error, "event 9 is already fixed");
+    grid_order_clear(&o);
+}
+
+/* ---- campaigns ---- */
+
+/* spec written as campaign id, read back: the same canonical JSON. */
+static void round_trip(struct fx *f, int64_t id, const struct campaign_spec *spec)
+{
+    assert_int_equal(store_campaign_insert(f->s, id, f->alice, spec, 500), 0);
+    struct campaign_spec back = {0};
+    int64_t owner = 0;
+    if (store_campaign_spec(f->s, id, &back, &owner)) fail_msg("%s", store_error(f->s));
+    assert_int_equal(owner, f->alice);
+    json_t *a = jdl_to_json(spec), *b = jdl_to_json(&back);
+    if (!json_equal(a, b)) {
+        char *x = json_dumps(a, 0), *y = json_dumps(b, 0);
+        fail_msg("%s\n!=\n%s", x, y);
+    }
+    assert_int_equal(campaign_nparams(&back), campaign_nparams(spec));
+    json_decref(a);
+    json_decref(b);
+    campaign_spec_free(&back);
+}
+
+static void test_campaign_round_trip_list_count_and_file(void **state)
+{
+    struct fx *f = *state;
+    struct campaign_spec spec = {0};
+    parse_spec("{'name': 'list', 'params': ['a 1', 'b two words', 'c'], 'exec_file': 'x',"
+               " 'clusters': {'alpha': {'walltime': '00:10:00', 'prologue': ['echo hi']}, 'beta': {}}}",
+               &spec);
+    round_trip(f, 1, &spec);
+    parse_spec("{'name': 'count', 'type': 'test', 'nb_jobs': 1000, 'exec_file': 'x', 'clusters': {'alpha': {}}}",
+               &spec);
+    assert_int_equal(spec.params.nb_jobs, 1000);
+    round_trip(f, 2, &spec);
+    parse_spec("{'name': 'file', 'param_file': '~/p.txt', 'exec_file': 'x', 'priority': -4,"
+               " 'clusters': {'alpha': {'checkpointing_period': 60}}}",
+               &spec);
+    char err[256];
+    const char *text = "# params\nfirst 1\n\n  second 2  \nthird\n";
+    assert_int_equal(jdl_add_params_text(&spec, text, strlen(text), err, sizeof err), 0);
+    assert_int_equal(campaign_nparams(&spec), 3);
+    round_trip(f, 3, &spec);
+    campaign_spec_free(&spec);
+    struct campaign_spec none = {0};
+    int64_t owner;
+    assert_int_equal(store_campaign_spec(f->s, 4, &none, &owner), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_field_tables_match_structs),
+        cmocka_unit_test_setup_teardown(test_state_saved_and_loaded_equal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_save_writes_only_changed_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_orders_insert_get_pending_done, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_campaign_round_trip_list_count_and_file, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
