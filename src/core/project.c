@@ -19,6 +19,7 @@ void project_config_defaults(struct project_config *c)
     c->sequence_high_water = 2;   /* upload result N while computing N+1 (seed 002) */
     c->deadline_check = 1;
     c->sequences_per_host = 1;
+    c->grid_daemon = 1;
     c->grid_cycle_period = 30;
     snprintf(c->grid_predictor, sizeof c->grid_predictor, "tap");
     c->grid_waiting_allowed = 5;
@@ -107,6 +108,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     c->cursor_in_order = xml_child_bool(cfg, "cursor_in_order");
     c->deadline_check = !xml_child_bool(cfg, "no_deadline_check");
     c->deadline_min_queue = xml_child_bool(cfg, "deadline_min_queue");
+    c->grid_daemon = !xml_child_bool(cfg, "no_grid_daemon");
     /* <end_of_batch_replication/>: one spare per late job; <...>N</...>: up to N */
     const char *spares = xml_child_text(cfg, "end_of_batch_replication");
     int bad_spares = 0;
@@ -196,6 +198,7 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
     if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);
+    if (!c->grid_daemon) sb_puts(&sb, "  <no_grid_daemon/>\n");
     if (c->grid_cycle_period != 30) sb_printf(&sb, "  <grid_cycle_period>%g</grid_cycle_period>\n", c->grid_cycle_period);
     if (strcmp(c->grid_predictor, "tap")) sb_printf(&sb, "  <grid_predictor>%s</grid_predictor>\n", c->grid_predictor);
     if (c->grid_waiting_allowed != 5)

@@ -1,7 +1,8 @@
 /* api.c - the JSON REST API (jansson): views of the store for tools and
  * dashboards, and orders on work sequences checked by the same code as
- * `locus sequence` (store/sequence_order.c), as the caller's user. */
-#include "server/api.h"
+ * `locus sequence` (store/sequence_order.c), as the caller's user. The
+ * grid's routes are in api_campaigns.c. */
+#include "server/api_internal.h"
 #include "core/log.h"
 #include "store/progress.h"
 #include "store/sequence_order.h"
@@ -43,7 +44,7 @@ static int add_batch(void *p, const struct batch *b)
     return 0;
 }
 
-static void error_json(struct strbuf *out, int *status, int code, const char *msg)
+void api_error(struct strbuf *out, int *status, int code, const char *msg)
 {
     json_t *o = json_pack("{s:s}", "error", msg);
     char *t = json_dumps(o, 0);
@@ -144,17 +145,18 @@ static int add_sequence(void *arr, const struct sequence_rec *q)
     return 0;
 }
 
-void api_handle(struct server *s, const char *path, struct strbuf *out, int *status)
+void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status)
 {
+    if (api_campaigns_get(s, path, auth, out, status)) return;
     struct store *st = server_reader(s);
-    if (!st) return error_json(out, status, 503, "store unavailable");
+    if (!st) return api_error(out, status, 503, "store unavailable");
     json_t *result = NULL;
     int64_t now = s->clock();
     if (!strcmp(path, "batches")) {
         struct list_ctx c = {st, json_array(), now, 0};
         if (store_each_batch(st, 0, add_batch, &c) || c.failed) {
             json_decref(c.arr);
-            return error_json(out, status, 500, store_error(st));
+            return api_error(out, status, 500, store_error(st));
         }
         result = json_pack("{s:o}", "batches", c.arr);
     } else if (!strncmp(path, "batches/", 8)) {
@@ -163,28 +165,28 @@ void api_handle(struct server *s, const char *path, struct strbuf *out, int *sta
         char *end;
         long long id = strtoll(key, &end, 10);
         int rc = *key && !*end ? store_batch_get(st, id, &b) : store_batch_by_name(st, key, &b);
-        if (rc) return error_json(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st));
+        if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st));
         result = batch_json(st, &b, now);
-        if (!result) return error_json(out, status, 500, store_error(st));
+        if (!result) return api_error(out, status, 500, store_error(st));
     } else if (!strcmp(path, "sequences")) {
         json_t *arr = json_array();
         if (store_each_sequence_all(st, add_sequence, arr)) {
             json_decref(arr);
-            return error_json(out, status, 500, store_error(st));
+            return api_error(out, status, 500, store_error(st));
         }
         result = json_pack("{s:o}", "sequences", arr);
     } else if (!strncmp(path, "sequences/", 10)) {
         struct sequence_rec q;
         int rc = store_sequence_by_name(st, path + 10, &q);
-        if (rc) return error_json(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such sequence" : store_error(st));
+        if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such sequence" : store_error(st));
         result = sequence_json(&q);
     } else if (!strcmp(path, "locality")) {
         result = locality_json(s);
     } else if (!strcmp(path, "cursors")) {
         result = cursors_json(s);
     } else {
-        return error_json(out, status, 404, "unknown API path; try /api/v1/batches, /api/v1/sequences, "
-                          "/api/v1/locality or /api/v1/cursors");
+        return api_error(out, status, 404, "unknown API path; try /api/v1/batches, /api/v1/sequences, "
+                          "/api/v1/locality, /api/v1/cursors, /api/v1/campaigns or /api/v1/clusters");
     }
     char *text = json_dumps(result, JSON_COMPACT);
     sb_puts(out, text);
@@ -196,7 +198,7 @@ void api_handle(struct server *s, const char *path, struct strbuf *out, int *sta
 
 /* ---- orders (POST) ---- */
 
-static void send_json(struct strbuf *out, int *status, int code, json_t *o)
+void api_send(struct strbuf *out, int *status, int code, json_t *o)
 {
     char *text = json_dumps(o, JSON_COMPACT);
     sb_puts(out, text);
@@ -206,17 +208,14 @@ static void send_json(struct strbuf *out, int *status, int code, json_t *o)
     *status = code;
 }
 
-static void errorf_json(struct strbuf *out, int *status, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void errorf_json(struct strbuf *out, int *status, int code, const char *fmt, ...)
+void api_errorf(struct strbuf *out, int *status, int code, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    error_json(out, status, code, msg);
+    api_error(out, status, code, msg);
 }
 
 /* The fields of a sequence order in JSON, with their types. */
@@ -354,35 +353,52 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
     return rc;
 }
 
-void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
-              struct strbuf *out, int *status)
+json_t *api_body(const char *body, size_t len, struct strbuf *out, int *status)
 {
-    if (!key) return error_json(out, status, 401, "send your account key as 'Authorization: Bearer KEY'");
+    json_error_t je;
+    json_t *o = len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, &je) : json_object();
+    if (!o) {
+        api_errorf(out, status, 400, "malformed JSON: %s (line %d, column %d)", je.text, je.line, je.column);
+        return NULL;
+    }
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return api_error(out, status, 400, "the body must be a JSON object"), NULL;
+    }
+    return o;
+}
+
+int api_user(struct server *s, const char *key, struct user *u, struct strbuf *out, int *status)
+{
+    if (!key) return api_error(out, status, 401, "send your account key as 'Authorization: Bearer KEY'"), -1;
     struct store *rd = server_reader(s);
-    if (!rd) return error_json(out, status, 503, "store unavailable");
+    if (!rd) return api_error(out, status, 503, "store unavailable"), -1;
+    int urc = store_user_by_auth(rd, key, u);
+    if (urc) api_error(out, status, urc > 0 ? 401 : 503, urc > 0 ? "unknown account key" : store_error(rd));
+    return urc ? -1 : 0;
+}
+
+void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
+              struct strbuf *out, int *status, struct api_wait **wait)
+{
+    *wait = NULL;
     struct user u;
-    int urc = store_user_by_auth(rd, key, &u);
-    if (urc) return error_json(out, status, urc > 0 ? 401 : 503, urc > 0 ? "unknown account key" : store_error(rd));
+    if (api_user(s, key, &u, out, status)) return;
+    if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
     struct order o = {.u = &u, .now = s->clock()};
     char name[256] = "";
     if (!strncmp(path, "sequences/", 10)) {
         const char *rest = path + 10, *slash = strrchr(rest, '/');
         size_t n = slash ? (size_t)(slash - rest) : 0;
         if (!slash || !n || n >= sizeof name || (strcmp(slash, "/extend") && strcmp(slash, "/end")))
-            return error_json(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
+            return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
         memcpy(name, rest, n);
         o.seq_name = name;
         o.extend = !strcmp(slash, "/extend");
     } else if (strcmp(path, "sequences")) {
-        return error_json(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
+        return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
     }
-    json_error_t je;
-    o.body = len ? json_loadb(body, len, JSON_REJECT_DUPLICATES, &je) : json_object();
-    if (!o.body) return errorf_json(out, status, 400, "malformed JSON: %s (line %d, column %d)", je.text, je.line, je.column);
-    if (!json_is_object(o.body)) {
-        json_decref(o.body);
-        return error_json(out, status, 400, "the body must be a JSON object");
-    }
+    if (!(o.body = api_body(body, len, out, status))) return;
     char err[512] = "";
     struct store *st = store_open(s->db_path, 0, err, sizeof err);
     enum seq_order_rc rc = SEQ_ORDER_STORE;
@@ -400,9 +416,9 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     json_decref(o.body);
     if (rc) {
         json_decref(o.result);
-        return error_json(out, status, order_http[rc], err);
+        return api_error(out, status, order_http[rc], err);
     }
     log_msg(LOG_INFO, "api: user %s %s %s", u.name, o.seq_name ? (o.extend ? "extended" : "ended") : "created",
             o.seq_name ? o.seq_name : json_string_value(json_object_get(o.result, "batch")));
-    send_json(out, status, o.seq_name ? 200 : 201, o.result);
+    api_send(out, status, o.seq_name ? 200 : 201, o.result);
 }

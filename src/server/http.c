@@ -23,6 +23,7 @@ struct conn {
     int too_large;
     struct upload *up;
     struct rpc *rpc;             /* decided, waiting for its commit */
+    struct api_wait *wait;       /* an API order awaited on its own thread */
 };
 
 static int route_of(const struct server *s, const char *method, const char *url, const char **rest)
@@ -85,6 +86,18 @@ static enum MHD_Result send_text(struct MHD_Connection *mc, int status, const ch
     return rc;
 }
 
+/* 413 for a body over the route's limit: the API answers in JSON. */
+static enum MHD_Result too_large(struct MHD_Connection *mc, int route)
+{
+    if (route == R_RPC) return send_text(mc, 413, "scheduler request too large\n");
+    struct strbuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "{\"error\":\"the body is over %d bytes\"}\n", API_MAX_BODY);
+    enum MHD_Result rc = send_buf(mc, 413, &sb, "application/json");
+    sb_free(&sb);
+    return rc;
+}
+
 static enum MHD_Result master_page(struct server *s, struct MHD_Connection *mc)
 {
     struct strbuf sb;
@@ -143,7 +156,7 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
         const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoll(cl, NULL, 10) > body_limit(s, c->route)) {
             c->too_large = 1;
-            return send_text(mc, 413, c->route == R_RPC ? "scheduler request too large\n" : "API request too large\n");
+            return too_large(mc, c->route);
         }
     }
     if (c->route == R_UPLOAD) c->up = upload_begin(s);
@@ -196,7 +209,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         break;
     case R_RPC:
         if (c->too_large) {
-            rc = send_text(mc, 413, "scheduler request too large\n");
+            rc = too_large(mc, c->route);
             break;
         }
         if (!c->rpc) c->rpc = rpc_begin(s, c->body.s, c->body.len);
@@ -225,15 +238,27 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = download(s, mc, rest);
         break;
     case R_API:
-        api_handle(s, rest, &out, &status);
+        api_handle(s, rest, bearer_key(mc), &out, &status);
         rc = send_buf(mc, status, &out, "application/json");
         break;
     case R_API_POST:
         if (c->too_large) {
-            rc = send_text(mc, 413, "API request too large\n");
+            rc = too_large(mc, c->route);
             break;
         }
-        api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status);
+        if (c->wait) {               /* resumed: the answer is ready */
+            api_wait_finish(c->wait, &out, &status);
+            c->wait = NULL;
+        } else {
+            api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status, &c->wait);
+            if (c->wait) {           /* as an RPC's commit: free this thread meanwhile */
+                MHD_suspend_connection(mc);
+                count_suspended(1);
+                api_wait_start(c->wait, resume, mc);
+                rc = MHD_YES;
+                break;
+            }
+        }
         rc = send_buf(mc, status, &out, "application/json");
         break;
     default:
@@ -251,11 +276,12 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     struct conn *c = *con_cls;
     if (!c) return;
     if (c->up) upload_abort(c->up);  /* broken off: keep the partial file for resuming */
-    if (c->rpc) {                    /* the host left before its answer: the decision stands */
+    if (c->rpc || c->wait) {         /* the caller left before its answer: the decision or order stands */
         struct strbuf lost;
         int status;
         sb_init(&lost);
-        rpc_finish(c->rpc, &lost, &status);
+        if (c->rpc) rpc_finish(c->rpc, &lost, &status);
+        if (c->wait) api_wait_finish(c->wait, &lost, &status);
         sb_free(&lost);
     }
     sb_free(&c->body);
@@ -306,7 +332,9 @@ void http_stop(struct server *s)
 {
     if (!s->http) return;
     /* take no new connection, and let the suspended RPCs be resumed (the
-     * writer commits them) before MHD stops: it aborts if any is left */
+     * writer commits them) and awaited API orders answer before MHD stops:
+     * it aborts if any is left */
+    api_wait_shutdown(s);
     MHD_socket fd = MHD_quiesce_daemon(s->http);
     if (fd != MHD_INVALID_SOCKET) close(fd);
     for (int waited = 0; waited < 1000; waited++) {

@@ -1,0 +1,452 @@
+/* api_campaigns.c - the REST API's grid routes (docs/api.md, issue 6):
+ * the caller's campaigns, their events and the clusters as the views of
+ * store/store_campaign_view.h show them, and orders on campaigns checked
+ * and written by the same code as `locus campaign`
+ * (store/campaign_order.c). An order is carried out by locusd's grid
+ * daemon; its answer is awaited on a thread of its own, so that no HTTP
+ * thread (each serves many connections, scheduler RPCs among them) ever
+ * sleeps on it. */
+#include "core/log.h"
+#include "server/api_internal.h"
+#include "store/campaign_order.h"
+#include "store/store_campaign_view.h"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ORDER_WAIT_MS 30000      /* then 503: the order stays queued */
+#define WAIT_SLICE_MS 200        /* how soon a wait sees that HTTP stops */
+#define MAX_WAITS 64             /* orders awaited at once; more are refused (503) before being written */
+#define ID_DIGITS_MAX 18         /* an id in a path: below 10^18, no overflow */
+
+/* ---- routes ---- */
+
+enum croute {
+    CR_NONE,                     /* not a grid path */
+    CR_BAD,                      /* a grid path, but no route */
+    CR_CAMPAIGNS, CR_CAMPAIGN, CR_EVENTS, CR_CLUSTERS,   /* GET */
+    CR_SUBMIT, CR_PAUSE, CR_RESUME, CR_CANCEL, CR_FIX,   /* POST */
+};
+
+static const struct route {
+    const char *head;            /* before the id, or the whole path */
+    int has_id;
+    const char *tail;            /* after the id */
+    enum croute get, post;       /* CR_NONE: not with that method */
+} routes[] = {
+    {"campaigns", 0, "", CR_CAMPAIGNS, CR_SUBMIT},
+    {"clusters", 0, "", CR_CLUSTERS, CR_NONE},
+    {"campaigns/", 1, "", CR_CAMPAIGN, CR_NONE},
+    {"campaigns/", 1, "/events", CR_EVENTS, CR_NONE},
+    {"campaigns/", 1, "/pause", CR_NONE, CR_PAUSE},
+    {"campaigns/", 1, "/resume", CR_NONE, CR_RESUME},
+    {"campaigns/", 1, "/cancel", CR_NONE, CR_CANCEL},
+    {"events/", 1, "/fix", CR_NONE, CR_FIX},
+};
+
+#define ROUTES_HELP "GET /api/v1/campaigns, /campaigns/ID, /campaigns/ID/events, /clusters; POST /api/v1/campaigns, " \
+                    "/campaigns/ID/pause, /campaigns/ID/resume, /campaigns/ID/cancel, /events/ID/fix"
+
+/* A positive id of digits only (no sign, blank or exponent) at the start
+ * of p: its value, and *end past it; 0 if there is none. */
+static int64_t take_id(const char *p, const char **end)
+{
+    size_t n = strspn(p, "0123456789");
+    if (!n || n > ID_DIGITS_MAX) return 0;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) v = v * 10 + (p[i] - '0');
+    *end = p + n;
+    return v;
+}
+
+/* The route of path for GET (post 0) or POST, and its id. A grid path of
+ * the other method's route is *wrong_method. */
+static enum croute route_of(const char *path, int post, int64_t *id, int *wrong_method)
+{
+    static const char *const tops[] = {"campaigns", "clusters", "events"};
+    int grid = 0;
+    for (size_t i = 0; i < sizeof tops / sizeof *tops; i++) {
+        size_t l = strlen(tops[i]);
+        grid |= !strncmp(path, tops[i], l) && (path[l] == '/' || !path[l]);
+    }
+    if (!grid) return CR_NONE;
+    *wrong_method = 0;
+    for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
+        const struct route *r = &routes[i];
+        size_t l = strlen(r->head);
+        if (strncmp(path, r->head, l)) continue;
+        const char *rest = path + l;
+        *id = 0;
+        if (r->has_id && !(*id = take_id(rest, &rest))) continue;
+        if (strcmp(rest, r->tail)) continue;
+        enum croute cr = post ? r->post : r->get;
+        if (cr != CR_NONE) return cr;
+        *wrong_method = 1;
+    }
+    return CR_BAD;
+}
+
+/* Answers a grid path that has no route for this method. */
+static int no_route(int wrong_method, int post, struct strbuf *out, int *status)
+{
+    if (wrong_method)
+        api_errorf(out, status, 405, "this path takes %s; " ROUTES_HELP, post ? "GET" : "POST");
+    else
+        api_error(out, status, 404, "unknown API path; " ROUTES_HELP);
+    return 1;
+}
+
+/* ---- views (GET) ---- */
+
+static int add_campaign(void *arr, const struct campaign_view *v)
+{
+    json_array_append_new(arr, campaign_view_json(v, 0));
+    return 0;
+}
+
+static int add_event(void *arr, const struct event_view *e)
+{
+    json_array_append_new(arr, event_view_json(e));
+    return 0;
+}
+
+static int add_open_event(void *arr, const struct event_view *e)
+{
+    return e->open ? add_event(arr, e) : 0;
+}
+
+struct clusters_ctx { struct store *st; int64_t user_id; json_t *arr; int failed; };
+
+/* A cluster as its view shows it, but with only the caller's campaigns
+ * among those blacklisted there: the others are not the caller's to see. */
+static int add_cluster(void *ctx, const struct cluster_view *c)
+{
+    struct clusters_ctx *cc = ctx;
+    json_t *o = cluster_view_json(c), *bl = json_object_get(o, "blacklists");
+    for (size_t i = 0; i < json_array_size(bl);) {
+        int64_t owner = 0;
+        int rc = campaign_owner(cc->st, json_integer_value(json_object_get(json_array_get(bl, i), "campaign_id")),
+                                &owner);
+        if (rc < 0) cc->failed = 1;
+        if (rc || owner != cc->user_id) json_array_remove(bl, i);
+        else i++;
+    }
+    json_array_append_new(cc->arr, o);
+    return 0;
+}
+
+struct find_event { int64_t id; json_t *found; };
+
+static int find_event(void *ctx, const struct event_view *e)
+{
+    struct find_event *f = ctx;
+    if (e->id == f->id && !f->found) f->found = event_view_json(e);
+    return 0;
+}
+
+/* 0 if campaign id is user_id's, else -1 with the error answered: a
+ * campaign of another user is not shown to be there (404, as for none). */
+static int check_owner(struct store *st, int64_t id, int64_t user_id, struct strbuf *out, int *status)
+{
+    int64_t owner = 0;
+    int rc = campaign_owner(st, id, &owner);
+    if (rc < 0) return api_error(out, status, 503, store_error(st)), -1;
+    if (rc || owner != user_id) return api_errorf(out, status, 404, "no campaign %lld of yours", (long long)id), -1;
+    return 0;
+}
+
+/* Campaign id of user_id as the stat shows it: with its clusters and its
+ * open events. NULL with the error answered. */
+static json_t *campaign_stat(struct store *st, int64_t id, int64_t user_id, int64_t now, struct strbuf *out,
+                             int *status)
+{
+    if (check_owner(st, id, user_id, out, status)) return NULL;
+    struct campaign_view v = {0};
+    int rc = campaign_view_get(st, id, now, &v);
+    json_t *o = rc ? NULL : campaign_view_json(&v, 1);
+    campaign_view_free(&v);
+    if (rc) return api_error(out, status, 503, rc > 0 ? "the campaign vanished" : store_error(st)), NULL;
+    json_t *events = json_array();
+    if (event_view_each(st, id, add_open_event, events)) {
+        json_decref(events);
+        json_decref(o);
+        api_error(out, status, 503, store_error(st));
+        return NULL;
+    }
+    json_object_set_new(o, "events", events);
+    return o;
+}
+
+/* The events of campaign id of user_id. */
+static json_t *campaign_events(struct store *st, int64_t id, int64_t user_id, struct strbuf *out, int *status)
+{
+    if (check_owner(st, id, user_id, out, status)) return NULL;
+    json_t *events = json_array();
+    if (event_view_each(st, id, add_event, events)) {
+        json_decref(events);
+        api_error(out, status, 503, store_error(st));
+        return NULL;
+    }
+    return json_pack("{s:I, s:o}", "campaign_id", (json_int_t)id, "events", events);
+}
+
+int api_campaigns_get(struct server *s, const char *path, const char *key, struct strbuf *out, int *status)
+{
+    int64_t id = 0;
+    int wrong_method = 0;
+    enum croute r = route_of(path, 0, &id, &wrong_method);
+    if (r == CR_NONE) return 0;
+    if (r == CR_BAD) return no_route(wrong_method, 0, out, status);
+    struct user u;
+    if (api_user(s, key, &u, out, status)) return 1;
+    struct store *st = server_reader(s);
+    if (!st) return api_error(out, status, 503, "store unavailable"), 1;
+    json_t *result = NULL, *arr = json_array();
+    int failed = 0;
+    switch (r) {
+    case CR_CAMPAIGNS:
+        failed = campaign_view_each(st, u.id, s->clock(), add_campaign, arr);
+        result = json_pack("{s:O}", "campaigns", arr);
+        break;
+    case CR_CLUSTERS: {
+        struct clusters_ctx c = {st, u.id, arr, 0};
+        failed = cluster_view_each(st, add_cluster, &c) || c.failed;
+        result = json_pack("{s:O}", "clusters", arr);
+        break;
+    }
+    case CR_CAMPAIGN:
+        result = campaign_stat(st, id, u.id, s->clock(), out, status);
+        break;
+    default:
+        result = campaign_events(st, id, u.id, out, status);
+        break;
+    }
+    json_decref(arr);
+    if (failed) {
+        json_decref(result);
+        return api_error(out, status, 503, store_error(st)), 1;
+    }
+    if (result) api_send(out, status, 200, result);
+    return 1;
+}
+
+/* ---- orders (POST) ---- */
+
+static const int order_http[] = {
+    [CAMP_ORDER_OK] = 200, [CAMP_ORDER_INVALID] = 400, [CAMP_ORDER_UNKNOWN] = 404,
+    [CAMP_ORDER_FORBIDDEN] = 403, [CAMP_ORDER_CONFLICT] = 409, [CAMP_ORDER_STORE] = 503,
+    [CAMP_ORDER_TIMEOUT] = 503,
+};
+
+/* An order written and awaited by wait_main, then answered. */
+struct api_wait {
+    struct server *s;
+    enum grid_order_kind kind;
+    int64_t user_id, campaign_id, event_id;
+    int resubmit;
+    char user[sizeof ((struct user *)0)->name];   /* for the log */
+    char *jdl, *params;          /* GO_SUBMIT: owned; params NULL without param_file_text */
+    size_t jdl_len, params_len;
+    void (*wake)(void *);
+    void *arg;
+    struct strbuf out;           /* the answer */
+    int status;
+};
+
+/* The JDL of a submission from body o (borrowed): the body as it came,
+ * or without its "param_file_text", whose text goes to w->params. 0, or
+ * -1 with the error answered. */
+static int take_jdl(struct api_wait *w, json_t *o, const char *body, size_t len, struct strbuf *out, int *status)
+{
+    json_t *text = json_object_get(o, "param_file_text");
+    int has_file = json_object_get(o, "param_file") != NULL;
+    if (!text) {
+        if (has_file)
+            return api_error(out, status, 400, "param_file: the server cannot read your files; send the file's "
+                             "text in \"param_file_text\", or give \"params\" or \"nb_jobs\""), -1;
+        w->jdl = xmalloc(len + 1);
+        memcpy(w->jdl, body, len);
+        w->jdl[len] = 0;
+        w->jdl_len = len;
+        return 0;
+    }
+    if (!json_is_string(text)) return api_error(out, status, 400, "param_file_text must be a string"), -1;
+    if (!has_file)
+        return api_error(out, status, 400, "param_file_text is the text of a \"param_file\": the JDL has none"),
+               -1;
+    w->params_len = json_string_length(text);
+    w->params = xmalloc(w->params_len + 1);
+    memcpy(w->params, json_string_value(text), w->params_len + 1);
+    json_object_del(o, "param_file_text");
+    w->jdl = json_dumps(o, JSON_COMPACT);
+    w->jdl_len = strlen(w->jdl);
+    return 0;
+}
+
+static void wait_free(struct api_wait *w)
+{
+    sb_free(&w->out);
+    free(w->jdl);
+    free(w->params);
+    free(w);
+}
+
+/* Reads what an order's body says into w: the JDL (submit), resubmit
+ * (fix) or nothing (pause, resume, cancel). 0, or -1 with the error
+ * answered. */
+static int read_body(struct api_wait *w, enum croute r, const char *body, size_t len, struct strbuf *out,
+                     int *status)
+{
+    if (!len && r == CR_SUBMIT) return api_error(out, status, 400, "the body must be the campaign's JDL"), -1;
+    json_t *o = api_body(body, len, out, status);
+    if (!o) return -1;
+    int rc = -1;
+    json_t *resubmit = json_object_get(o, "resubmit");
+    if (r == CR_SUBMIT)
+        rc = take_jdl(w, o, body, len, out, status);
+    else if (r == CR_FIX && (json_object_size(o) != 1 || !json_is_boolean(resubmit)))
+        api_error(out, status, 400, "fix takes {\"resubmit\": true} (resubmit the jobs the event gave up) or "
+                  "{\"resubmit\": false}");
+    else if (r != CR_FIX && json_object_size(o))
+        api_error(out, status, 400, "pause, resume and cancel take an empty body");
+    else
+        rc = 0;
+    w->resubmit = json_is_true(resubmit);
+    json_decref(o);
+    return rc;
+}
+
+int api_campaigns_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
+                       struct strbuf *out, int *status, struct api_wait **wait)
+{
+    static const enum grid_order_kind kinds[] = {
+        [CR_SUBMIT] = GO_SUBMIT, [CR_PAUSE] = GO_PAUSE, [CR_RESUME] = GO_RESUME, [CR_CANCEL] = GO_CANCEL,
+        [CR_FIX] = GO_FIX,
+    };
+    int64_t id = 0;
+    int wrong_method = 0;
+    enum croute r = route_of(path, 1, &id, &wrong_method);
+    if (r == CR_NONE) return 0;
+    if (r == CR_BAD) return no_route(wrong_method, 1, out, status);
+    struct api_wait *w = xcalloc(1, sizeof *w);
+    *w = (struct api_wait){.s = s, .kind = kinds[r], .user_id = u->id, .campaign_id = r == CR_FIX ? 0 : id,
+                           .event_id = r == CR_FIX ? id : 0};
+    snprintf(w->user, sizeof w->user, "%s", u->name);
+    sb_init(&w->out);
+    if (read_body(w, r, body, len, out, status)) {
+        wait_free(w);
+    } else if (atomic_fetch_add(&s->api_waits, 1) >= MAX_WAITS) {
+        atomic_fetch_sub(&s->api_waits, 1);
+        wait_free(w);
+        api_errorf(out, status, 503, "%d campaign orders are in progress: retry in a moment", MAX_WAITS);
+    } else {
+        *wait = w;
+    }
+    return 1;
+}
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for order `order` in slices until it is carried out, ORDER_WAIT_MS
+ * pass, or HTTP stops (then CAMP_ORDER_TIMEOUT too). */
+static enum camp_order_rc await_order(struct api_wait *w, struct store *st, int64_t order, int64_t *result,
+                                      char *err, size_t errlen)
+{
+    int64_t deadline = monotonic_ms() + ORDER_WAIT_MS;
+    enum camp_order_rc rc = CAMP_ORDER_TIMEOUT;
+    while (rc == CAMP_ORDER_TIMEOUT && !atomic_load(&w->s->api_stopping) && monotonic_ms() < deadline)
+        rc = campaign_order_wait(st, order, WAIT_SLICE_MS, result, err, errlen);
+    return rc;
+}
+
+/* What the caller gets once a change was carried out: the campaign as its
+ * stat shows it, or for a fix, the event. */
+static json_t *changed_json(struct api_wait *w, struct store *st)
+{
+    if (w->kind != GO_FIX) return campaign_stat(st, w->campaign_id, w->user_id, w->s->clock(), &w->out, &w->status);
+    struct find_event f = {w->event_id, NULL};
+    int64_t campaign_id;
+    if (event_campaign(st, w->event_id, &campaign_id) || event_view_each(st, campaign_id, find_event, &f) ||
+        !f.found)
+        api_error(&w->out, &w->status, 503, store_error(st));
+    return f.found;
+}
+
+/* Writes w's order, awaits it and fills w's answer. */
+static void carry_out(struct api_wait *w)
+{
+    static const char *const done[] = {[GO_SUBMIT] = "submitted campaign", [GO_PAUSE] = "paused campaign",
+                                       [GO_RESUME] = "resumed campaign", [GO_CANCEL] = "cancelled campaign",
+                                       [GO_FIX] = "fixed event"};
+    char err[512] = "";
+    if (atomic_load(&w->s->api_stopping)) return api_error(&w->out, &w->status, 503, "locusd is stopping");
+    struct store *st = store_open(w->s->db_path, 0, err, sizeof err);
+    if (!st) return api_error(&w->out, &w->status, 503, err);
+    int64_t order = 0, result = 0, now = w->s->clock();
+    enum camp_order_rc rc =
+        w->kind == GO_SUBMIT
+            ? campaign_order_submit(st, w->s->proj.dir, w->user_id, w->jdl, w->jdl_len, w->params, w->params_len,
+                                    now, &order, err, sizeof err)
+            : campaign_order_change(st, w->kind, w->user_id, w->campaign_id, w->event_id, w->resubmit, now,
+                                    &order, err, sizeof err);
+    if (!rc) rc = await_order(w, st, order, &result, err, sizeof err);
+    if (rc == CAMP_ORDER_TIMEOUT) {
+        char when[64] = "before locusd began to stop";
+        if (!atomic_load(&w->s->api_stopping)) snprintf(when, sizeof when, "within %d s", ORDER_WAIT_MS / 1000);
+        json_t *msg = json_sprintf("order %lld is queued, but locusd's grid daemon did not carry it out %s: it "
+                                   "stays queued and is carried out when the daemon runs (see GET /api/v1/campaigns)",
+                                   (long long)order, when);
+        api_send(&w->out, &w->status, 503, json_pack("{s:o, s:I}", "error", msg, "order", (json_int_t)order));
+    } else if (rc) {
+        api_error(&w->out, &w->status, order_http[rc], err);
+    } else {
+        log_info("api: user %s %s %lld (order %lld)", w->user, done[w->kind],
+                 (long long)(w->kind == GO_SUBMIT ? result : w->kind == GO_FIX ? w->event_id : w->campaign_id),
+                 (long long)order);
+        json_t *o = w->kind == GO_SUBMIT ? json_pack("{s:I}", "id", (json_int_t)result) : changed_json(w, st);
+        if (o) api_send(&w->out, &w->status, w->kind == GO_SUBMIT ? 201 : 200, o);
+    }
+    store_close(st);
+}
+
+static void *wait_main(void *p)
+{
+    struct api_wait *w = p;
+    carry_out(w);
+    atomic_fetch_sub(&w->s->api_waits, 1);
+    w->wake(w->arg);             /* last: from here on w is the HTTP thread's */
+    return NULL;
+}
+
+void api_wait_start(struct api_wait *w, void (*wake)(void *), void *arg)
+{
+    w->wake = wake;
+    w->arg = arg;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, wait_main, w);
+    pthread_attr_destroy(&attr);
+    if (rc) {
+        api_error(&w->out, &w->status, 503, "cannot start a thread to await the order: retry in a moment");
+        atomic_fetch_sub(&w->s->api_waits, 1);
+        wake(arg);
+    }
+}
+
+void api_wait_finish(struct api_wait *w, struct strbuf *out, int *status)
+{
+    sb_append(out, w->out.s, w->out.len);
+    *status = w->status;
+    wait_free(w);
+}
+
+void api_wait_shutdown(struct server *s) { atomic_store(&s->api_stopping, 1); }

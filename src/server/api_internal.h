@@ -1,0 +1,30 @@
+/* api_internal.h - what the REST API's files share (api.c, and
+ * api_campaigns.c for the grid's routes): JSON answers, the caller's
+ * user, and the campaign routes api.c hands over. */
+#ifndef LOCUS_API_INTERNAL_H
+#define LOCUS_API_INTERNAL_H
+#include "server/api.h"
+#include <jansson.h>
+
+/* Answers {"error": msg} (msg borrowed) with HTTP status code. */
+void api_error(struct strbuf *out, int *status, int code, const char *msg);
+void api_errorf(struct strbuf *out, int *status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Answers o (taken: its reference is released) with status code. */
+void api_send(struct strbuf *out, int *status, int code, json_t *o);
+
+/* The body of a POST as a JSON object (owned; empty: {}), or NULL with
+ * the error answered (400). */
+json_t *api_body(const char *body, size_t len, struct strbuf *out, int *status);
+
+/* The user whose account key is key (NULL: none) into *u: 0, or -1 with
+ * the error answered (401 no or unknown key, 503 the store failed). */
+int api_user(struct server *s, const char *key, struct user *u, struct strbuf *out, int *status);
+
+/* The grid's routes (campaigns, events, clusters): 0 when path is none
+ * of theirs, else 1 with the request answered, or for a POST, with *wait
+ * set as api_post says. Every one of them acts as the key's user. */
+int api_campaigns_get(struct server *s, const char *path, const char *key, struct strbuf *out, int *status);
+int api_campaigns_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
+                       struct strbuf *out, int *status, struct api_wait **wait);
+#endif
