@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "cli/cli.h"
+#include "cli_fixture.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "store/campaign_order.h"
@@ -94,27 +95,6 @@ static int fx_teardown(void **state)
 }
 
 /* ---- the project ---- */
-
-static int run(cli_command *cmd, ...)
-{
-    char *argv[16], err[CLI_ERR_MAX] = "";
-    int argc = 0;
-    va_list ap;
-    va_start(ap, cmd);
-    for (char *a; (a = va_arg(ap, char *));) argv[argc++] = a;
-    va_end(ap);
-    fflush(stdout);
-    int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    assert_true(saved >= 0 && null >= 0);
-    dup2(null, 1);
-    int rc = cmd(argc, argv, err, sizeof err);
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    close(null);
-    if (rc) print_error("locus %s...: %s\n", argv[0], err);
-    return rc;
-}
 
 static struct store *open_store(const struct fx *f, int flags)
 {
