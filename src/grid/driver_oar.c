@@ -125,6 +125,14 @@ static json_t *api(struct cluster_driver *d, const char *method, const char *pat
 
 /* ---- submission ---- */
 
+/* The index OAR appended to an array member's command; -1 if none. */
+static long member_index(json_t *job)
+{
+    const char *cmd = json_string_value(json_object_get(job, "command"));
+    const char *sp = cmd ? strrchr(cmd, ' ') : NULL;
+    return sp ? atol(sp + 1) : -1;
+}
+
 /* Submits jobs[0..n-1] (n <= OAR_ARRAY_CHUNK) as one OAR job, an array
  * when array. */
 static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
@@ -155,7 +163,8 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
     sb_printf(&s, "%s,walltime=%ld:%02ld:%02ld", res, wall / 3600, wall / 60 % 60, wall % 60);
     json_object_set_new(req, "resources", json_string(s.s));
     sb_reset(&s);
-    sb_printf(&s, "locus.%" PRId64, jobs[0].campaign_id);
+    if (jobs[0].tag > 0) sb_printf(&s, "locus.%" PRId64 ".%" PRId64, jobs[0].campaign_id, jobs[0].tag);
+    else sb_printf(&s, "locus.%" PRId64, jobs[0].campaign_id);
     json_object_set_new(req, "name", json_string(s.s));
     sb_reset(&s);
     /* the API's "workdir", where it puts the script and oarsub runs: the
@@ -193,9 +202,7 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
     json_t *it;
     for (int i = 0; i < n; i++) ids[i][0] = '\0';
     json_array_foreach(json_object_get(members, "items"), k, it) {
-        const char *cmd = json_string_value(json_object_get(it, "command"));
-        const char *sp = cmd ? strrchr(cmd, ' ') : NULL;
-        int idx = sp ? atoi(sp + 1) : -1;
+        long idx = member_index(it);
         if (idx < 0 || idx >= n || ids[idx][0]) continue;
         snprintf(ids[idx], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(it, "id")));
         found++;
@@ -435,6 +442,43 @@ static void oar_close(struct cluster_driver *d)
     curl_global_cleanup();
 }
 
+struct found { long key; json_int_t id; };
+
+static int found_order(const void *a, const void *b)
+{
+    const struct found *x = a, *y = b;
+    return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : (x->id > y->id) - (x->id < y->id);
+}
+
+/* The current jobs named by the tag: OAR's API lists jobs not yet ended,
+ * so a lost submission whose jobs already ended is not found. */
+static int oar_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
+                    char *err, size_t errlen)
+{
+    struct oar *o = d->impl;
+    json_t *jobs = api(d, "GET", "/jobs/details.json?limit=1000000", o->admin, NULL, err, errlen);
+    if (!jobs) return -1;
+    char name[64];
+    snprintf(name, sizeof name, "locus.%" PRId64 ".%" PRId64, campaign_id, tag);
+    json_t *items = json_object_get(jobs, "items");
+    struct found *f = xcalloc(json_array_size(items) + 1, sizeof *f);
+    int n = 0;
+    size_t k;
+    json_t *it;
+    json_array_foreach(items, k, it) {
+        const char *nm = json_string_value(json_object_get(it, "name"));
+        if (!nm || strcmp(nm, name)) continue;
+        json_int_t id = json_integer_value(json_object_get(it, "id"));
+        f[n++] = (struct found){member_index(it), id};
+    }
+    qsort(f, (size_t)n, sizeof *f, found_order);   /* arrays by member index, single jobs by id */
+    if (n > max) n = max;
+    for (int i = 0; i < n; i++) snprintf(ids[i], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, f[i].id);
+    free(f);
+    json_decref(jobs);
+    return n;
+}
+
 static const struct cluster_driver_ops oar_ops = {
     .kind = "oar",
     .submit = oar_submit,
@@ -442,6 +486,7 @@ static const struct cluster_driver_ops oar_ops = {
     .cancel = oar_cancel,
     .resources = oar_resources,
     .tail = oar_tail,
+    .find = oar_find,
     .close = oar_close,
 };
 

@@ -613,7 +613,7 @@ static void recover_submission(struct gridd *g, int64_t sub, int n, int64_t clus
     char err[512] = "no driver";
     int found = drv ? drv_find(drv, grid_copy_find(&g->g, sub)->campaign_id, sub, ids, n, err, sizeof err) : -1;
     if (found < 0)
-        log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped and cannot be looked "
+        log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped and could not be looked "
                  "for (%s): its jobs are queued again; cancel jobs named locus.%" PRId64 ".%" PRId64 " there",
                  sub, cl ? cl->name : "?", err, grid_copy_find(&g->g, sub)->campaign_id, sub);
     else

@@ -171,11 +171,12 @@ key_of() { cat "$TMP/key.$1"; }
 # ---- locusd ----
 
 # start_locusd PROJ: starts locusd (debug log appended to $LOCUSD_LOG) and
-# waits until it serves the master page.
+# waits until it serves the master page. LOCUSD_DEBUG overrides the debug
+# topics.
 start_locusd() {
     local proj=$1 i
     echo "==== locusd start at +$(elapsed)s ====" >>"$LOCUSD_LOG"
-    "$LOCUSD" "$proj" --debug rpc,sched,valid,http </dev/null >>"$LOCUSD_LOG" 2>&1 &
+    "$LOCUSD" "$proj" --debug "${LOCUSD_DEBUG:-rpc,sched,valid,http}" </dev/null >>"$LOCUSD_LOG" 2>&1 &
     LOCUSD_PID=$!
     for i in $(seq 150); do
         alive "$LOCUSD_PID" || fail "locusd exited at start"

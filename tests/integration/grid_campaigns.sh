@@ -1,0 +1,477 @@
+#!/usr/bin/env bash
+# grid_campaigns: campaigns end to end on two real Slurm clusters (alpha: 2
+# nodes of 8 cores, beta: 1 node of 8) and one real OAR cluster (gamma),
+# each with another user's jobs beside locus's, driven by locusd's grid
+# daemon and `locus cluster` / `locus campaign` (issue 6 acceptance):
+#  1. a test campaign runs one job per cluster before the default
+#     campaigns submitted with it;
+#  2. a default campaign of 500 jobs with params completes on all three;
+#  3. its waiting jobs, sampled every second in each queue, never exceed
+#     what the cycle allows (see "the flooding bound" below);
+#  4. a cluster where the exec_file fails is blacklisted by an event and
+#     the campaign completes elsewhere;
+#  5. best-effort jobs preempted by the other user's normal jobs are
+#     resubmitted and complete;
+#  6. a sink cluster (jobs that "succeed" at once) is detected and
+#     blacklisted, its jobs run again elsewhere;
+#  7. a checkpointing job killed at its walltime resumes from its checkpoint;
+#  8. kill -9 of locusd while a submission is under way, and a restart: no
+#     job submitted twice and none lost (each run and each scheduler-side
+#     job checked against locus's copies);
+#  9. bad input refused with nothing created; a dead slurmctld: its poll
+#     fails, the other clusters go on, nothing lost once it is back.
+# Checks after the setup do not stop the test: every failure is listed at
+# the end (one daemon bug must not hide the state of the others).
+set -euo pipefail
+. "$(dirname "$0")/lib/boinc.sh"
+chmod 755 "$TMP"             # the jobs' users walk through it
+. "$(dirname "$0")/lib/slurm.sh"     # teardowns chain before boinc.sh's
+. "$(dirname "$0")/lib/oar.sh"
+. "$(dirname "$0")/lib/clusters.sh"
+[ "$(id -u)" = 0 ] || fail "needs root (Slurm, OAR, jobs of two users)"
+
+WAITING_ALLOWED=4
+FAILS=()
+# bad MSG: records a failed check; the test goes on and fails at the end.
+bad() {
+    FAILS+=("$*")
+    say "CHECK FAILED: $*"
+}
+# wait_for SECONDS COMMAND...: polls COMMAND every half second; 1 on timeout.
+wait_for() {
+    local i n=$(($1 * 2))
+    shift
+    for ((i = 0; i < n; i++)); do
+        "$@" && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
+# ---- clusters, users, project ----
+
+make_test_users
+pa=$(free_ports 2)
+pb=$(free_ports 1)
+while [ "$pb" -le $((pa + 2)) ] && [ $((pb + 1)) -ge "$pa" ]; do pb=$(free_ports 1); done
+slurm_cluster_up alpha "$pa" 2 8 || fail "Slurm cluster alpha did not come up"
+SLURM_MIN_JOB_AGE=2 slurm_cluster_up beta "$pb" 1 8 || fail "Slurm cluster beta did not come up"
+oar_up 4 "$(free_ports 0)" || fail "OAR did not come up"
+say "clusters up: alpha (slurm, port $pa), beta (slurm, port $pb), gamma (OAR, $OAR_API)"
+T0=$(date +%s)
+
+sq() { local c=$1; shift; SLURM_CONF=${SLURM_CONF_OF[$c]} timeout 5 "$@"; }
+# Scheduler-side jobs of campaign C are named locus.C, or locus.C.TAG when
+# the driver tags each submission.
+of_campaign() { awk -v c="locus.$1" -v k="${2:-1}" '$k == c || index($k, c ".") == 1'; }
+oar_jobs_of() {
+    oarstat --sql "(job_name = 'locus.$1' OR job_name LIKE 'locus.$1.%') AND submission_time >= $T0" 2>/dev/null \
+        | awk '$1 ~ /^[0-9]+$/'
+}
+# the other user's jobs keep part of beta and gamma busy all along
+sq beta runuser -u locusb -- sbatch -Q -p normal -n 1 -o /dev/null -D /tmp --wrap "sleep 3000" \
+    || fail "locusb's background job on beta was refused"
+runuser -u locusb -- oarsub -n background -l /core=1,walltime=1:00:00 -d /tmp "sleep 3000" >/dev/null \
+    || fail "locusb's background job on gamma was refused"
+
+proj=$TMP/proj
+make_project "$proj" locusa locusb
+set_config "$proj" grid_cycle_period 1
+set_config "$proj" grid_predictor adapt_down_exp_up
+set_config "$proj" grid_waiting_allowed "$WAITING_ALLOWED"
+"$LOCUS" cluster add "$proj" alpha --driver slurm --conf "${SLURM_CONF_OF[alpha]}" --partition normal \
+    --besteffort-partition besteffort >/dev/null || fail "locus cluster add alpha failed"
+# beta's commands are cut at 2 s: its slurmctld dies in step 9
+"$LOCUS" cluster add "$proj" beta --driver slurm --conf "${SLURM_CONF_OF[beta]}" --partition normal \
+    --besteffort-partition besteffort --timeout-ms 2000 >/dev/null || fail "locus cluster add beta failed"
+"$LOCUS" cluster add "$proj" gamma --driver oar --api "$OAR_API" >/dev/null || fail "locus cluster add gamma failed"
+cid_of() { sql "$proj" "SELECT id FROM clusters WHERE name='$1'"; }
+declare -A CL=([alpha]=$(cid_of alpha) [beta]=$(cid_of beta) [gamma]=$(cid_of gamma))
+
+# ---- the jobs ----
+
+WORK=$TMP/work BIN=$TMP/bin
+mkdir -p "$WORK" "$BIN"
+chmod 777 "$WORK"
+# job.sh PARAM: records where it runs (its copy, cluster and the
+# scheduler's id for it) in runs.CAMPAIGN, sleeps 2 to 3 s (LOCUS_SLEEP
+# seconds if set), records its end and writes its param's output file.
+cat >"$BIN/job.sh" <<'SH'
+#!/bin/bash
+if [ -n "${SLURM_CLUSTER_NAME:-}" ]; then
+    c=$SLURM_CLUSTER_NAME s=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}}
+    s=${s:-$SLURM_JOB_ID}
+else
+    c=gamma s=${OAR_JOB_ID:-${OAR_JOBID:-unknown}}
+fi
+runs=$LOCUS_WORKDIR/runs.$LOCUS_CAMPAIGN_ID
+echo "start $1 $LOCUS_COPY_ID $c $s" >>"$runs"
+sleep "${LOCUS_SLEEP:-2.$((RANDOM % 10))}"
+mkdir -p "$LOCUS_WORKDIR/out.$LOCUS_CAMPAIGN_ID"
+echo "$1 $LOCUS_COPY_ID $c $s" >>"$LOCUS_WORKDIR/out.$LOCUS_CAMPAIGN_ID/$1"
+echo "end $1 $LOCUS_COPY_ID $c $s" >>"$runs"
+SH
+# the sink's jobs: at once on alpha, 12 s elsewhere. Slurm counts an
+# instant job as 1 s, and a success is near zero only below a tenth of the
+# campaign's mean elsewhere (docs/grid-policies.md, "The sink effect").
+printf '#!/bin/bash\nLOCUS_SLEEP=0 exec %s "$@"\n' "$BIN/job.sh" >"$BIN/instant.sh"
+printf '#!/bin/bash\nLOCUS_SLEEP=12 exec %s "$@"\n' "$BIN/job.sh" >"$BIN/slow.sh"
+# ckpt.sh NAME: counts steps until killed; the checkpointing signal saves
+# the step; resumed (LOCUS_RESUME=1), it goes on from the saved step.
+cat >"$BIN/ckpt.sh" <<'SH'
+#!/bin/bash
+f=$LOCUS_WORKDIR/ckpt.$1 log=$LOCUS_WORKDIR/ckpt.log
+step=0
+if [ "${LOCUS_RESUME:-0}" = 1 ] && [ -s "$f" ]; then
+    step=$(cat "$f")
+    echo "resumed $1 from step $step (copy $LOCUS_COPY_ID)" >>"$log"
+    for i in 1 2 3; do step=$((step + 1)); sleep 0.5; done
+    echo "done $1 at step $step" >>"$log"
+    exit 0
+fi
+echo "started $1 (copy $LOCUS_COPY_ID, resume ${LOCUS_RESUME:-unset})" >>"$log"
+trap 'echo "$step" >"$f"; echo "checkpointed $1 at step $step" >>"$log"' USR2
+while :; do step=$((step + 1)); sleep 0.5; done
+SH
+chmod 755 "$BIN"/*.sh
+
+# params_json PREFIX N: ["PREFIX000", ...] (N params).
+params_json() { echo "[$(seq -f "\"$1%03g\"" 0 $(($2 - 1)) | paste -sd,)]"; }
+# jdl NAME FILE JSON_BODY: a campaign file with the common defaults.
+jdl() {
+    cat >"$TMP/$1.json" <<JSON
+{"name": "$1", "exec_directory": "$WORK", "exec_file": "$BIN/job.sh", "walltime": 300, $2}
+JSON
+}
+jdl probe '"type": "test", "params": ["t0", "t1", "t2", "t3", "t4"],
+  "clusters": {"alpha": {}, "beta": {}, "gamma": {}}'
+jdl main "\"params\": $(params_json m 500), \"clusters\": {\"alpha\": {}, \"beta\": {}, \"gamma\": {}}"
+jdl ckpt "\"priority\": 100, \"params\": [\"ck\"], \"clusters\": {\"gamma\": {\"exec_file\": \"$BIN/ckpt.sh\",
+  \"type\": \"normal\", \"walltime\": 20, \"checkpointing_signal\": \"SIGUSR2\", \"checkpointing_period\": 12}}"
+jdl fail "\"priority\": 60, \"params\": $(params_json f 10),
+  \"clusters\": {\"beta\": {\"exec_file\": \"$BIN/missing.sh\"}, \"gamma\": {}}"
+jdl sink "\"priority\": 50, \"params\": $(params_json s 20),
+  \"clusters\": {\"alpha\": {\"exec_file\": \"$BIN/instant.sh\"}, \"beta\": {\"exec_file\": \"$BIN/slow.sh\"}}"
+
+export LOCUSD_DEBUG=grid
+start_locusd "$proj"
+
+# ---- 9a. bad input: clear errors, nothing created ----
+
+say "step 9a: bad input"
+nothing_created() {
+    [ "$(sql "$proj" "SELECT (SELECT count(*) FROM campaigns) + (SELECT count(*) FROM grid_campaigns)
+                      + (SELECT count(*) FROM grid_orders)")" = 0 ]
+}
+# refused WANT FILE: submitting FILE fails with WANT on stderr, nothing created.
+refused() {
+    local want=$1 file=$2
+    if "$LOCUS" campaign submit "$proj" "$file" --user locusa >"$TMP/out" 2>"$TMP/err"; then
+        bad "$(basename "$file") was accepted (campaign $(cat "$TMP/out"))"
+    else
+        grep -qF -- "$want" "$TMP/err" || bad "$(basename "$file"): error without '$want': $(cat "$TMP/err")"
+    fi
+    nothing_created || bad "$(basename "$file") left rows behind"
+}
+printf '{"name": "broken", "nb_jobs": 3, "clusters": {"alpha": {"exec_file": "%s"}' "$BIN/job.sh" >"$TMP/bad1.json"
+refused "JSON syntax" "$TMP/bad1.json"
+printf '{"name": "x", "nb_jobs": 3, "clusters": {"alpha": {"exec_file": "%s", "walltime": "1h"}}}' \
+    "$BIN/job.sh" >"$TMP/bad2.json"
+refused 'clusters.alpha.walltime: expected seconds or "HH:MM:SS"' "$TMP/bad2.json"
+printf '{"name": "x", "nb_jobs": 3, "clusters": {"delta": {"exec_file": "%s"}}}' "$BIN/job.sh" >"$TMP/bad3.json"
+refused "clusters.delta: unknown cluster" "$TMP/bad3.json"
+say "malformed JDL, wrong value and unknown cluster refused, nothing created"
+
+# ---- campaigns ----
+
+submit() {
+    "$LOCUS" campaign submit "$proj" "$TMP/$1.json" --user locusa 2>"$TMP/err" \
+        || fail "locus campaign submit $1 failed: $(cat "$TMP/err")"
+}
+PROBE=$(submit probe)
+MAIN=$(submit main)
+CKPT=$(submit ckpt)
+FAIL=$(submit fail)
+SINK=$(submit sink)
+say "campaigns submitted: probe $PROBE (test), main $MAIN, ckpt $CKPT, fail $FAIL, sink $SINK"
+
+# The sampler: every second, the main campaign's jobs waiting in each queue.
+sample_queues() {
+    local t n c
+    while [ ! -e "$TMP/sampler.stop" ]; do
+        t=$(date +%s)
+        for c in alpha beta; do
+            n=$(sq "$c" squeue -h -r -t PD -o %j 2>/dev/null | of_campaign "$MAIN" | wc -l) && echo "$t $c $n"
+        done
+        n=$(oar_jobs_of "$MAIN" | awk '$2 == "W" || $2 == "H"' | wc -l) && echo "$t gamma $n"
+        sleep 1
+    done >>"$TMP/queue.samples"
+}
+sample_queues &
+SAMPLER=$!
+_grid_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+# shellcheck disable=SC2064 # the previous handler is fixed now
+trap "_grid_rc=\$?; set +e; kill \$SAMPLER \${PREEMPTER:-} 2>/dev/null; (exit \$_grid_rc); ${_grid_prev_trap:-:}" EXIT
+
+state_of() { sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1"; }
+done_jobs() { sql "$proj" "SELECT count(*) FROM grid_jobs WHERE campaign_id=$1 AND state=4"; }
+running_on() { sq "$1" squeue -h -r -t R -o %j 2>/dev/null | of_campaign "$2" | wc -l; }
+
+# ---- 5. preemption: locusb's normal jobs take alpha from the best-effort ones ----
+
+# Until one of main's copies ends preempted (at most 6 tries): once main
+# has 4 jobs running on alpha, locusb fills its 16 cores for 5 s. Main's
+# jobs last 2 to 3 s, so a try may find them all ended; runs beside the rest.
+preempt_alpha() {
+    local try
+    for try in 1 2 3 4 5 6; do
+        wait_for 60 main_runs_on_alpha || return 1
+        sq alpha runuser -u locusb -- sbatch -Q -p normal -n 1 --array=0-15 -o /dev/null -D /tmp --wrap "sleep 5" \
+            || return 1
+        echo "try $try: $(running_on alpha "$MAIN") jobs of main were running on alpha"
+        sleep 7
+        [ "$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=4")" = 0 ] || return 0
+    done
+    return 1
+}
+main_runs_on_alpha() { [ "$(running_on alpha "$MAIN")" -ge 4 ]; }
+preempt_alpha >"$TMP/preempt.log" 2>&1 &
+PREEMPTER=$!
+
+# ---- 8. kill -9 of locusd while it submits, restart ----
+
+# kill_while_submitting CLUSTER: SIGKILL to locusd while a submission to
+# CLUSTER is under way (a row of grid_launches: marked before its driver
+# is called, removed once its outcome is recorded), then a restart.
+INFLIGHT=()
+kill_while_submitting() {
+    local c=$1 i sub=
+    for i in $(seq 6000); do
+        sub=$(sqlite3 -readonly "$proj/locus.db" \
+            "SELECT submission FROM grid_launches WHERE cluster_id=${CL[$c]}" 2>/dev/null) || continue
+        [ -n "$sub" ] && break
+    done
+    kill9_locusd
+    sub=$(sql "$proj" "SELECT submission FROM grid_launches WHERE cluster_id=${CL[$c]}")
+    [ -n "$sub" ] && INFLIGHT+=("$sub")
+    say "step 8: locusd killed with SIGKILL at $(done_jobs "$MAIN") jobs of main done; submission to $c under way: ${sub:-none (it ended first)}"
+    start_locusd "$proj"
+    if [ -n "$sub" ]; then
+        # the grid thread recovers after the HTTP front is up: wait for it
+        wait_for 60 grep -q "submission $sub to $c was under way" "$LOCUSD_LOG" ||
+            bad "the restart did not report submission $sub"
+    fi
+}
+main_at() { [ "$(done_jobs "$MAIN")" -ge "$1" ]; }
+wait_for 200 main_at 100 || bad "main did not reach 100 jobs done in 200 s ($(done_jobs "$MAIN"))"
+kill_while_submitting alpha      # Slurm: the driver can look for the submission's jobs by name
+wait_for 200 main_at 200 || bad "main did not reach 200 jobs done ($(done_jobs "$MAIN"))"
+kill_while_submitting gamma      # OAR
+
+# ---- 9b. a dead slurmctld ----
+
+wait_for 200 main_at 300 || bad "main did not reach 300 jobs done ($(done_jobs "$MAIN"))"
+successes_elsewhere() {
+    sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=1
+                 AND cluster_id IN (${CL[alpha]}, ${CL[gamma]})"
+}
+slurm_ctld_kill beta
+beta_failed() { [ "$(sql "$proj" "SELECT poll_failed FROM grid_clusters WHERE id=${CL[beta]}")" = 1 ]; }
+if wait_for 30 beta_failed; then
+    s1=$(successes_elsewhere)
+    sleep 10
+    s2=$(successes_elsewhere)
+    say "step 9b: beta's slurmctld dead, its poll fails; alpha and gamma: $s1 -> $s2 successes in 10 s"
+    [ "$s2" -gt "$s1" ] || bad "alpha and gamma made no progress while beta was down ($s1 -> $s2)"
+    grep -q "grid: .*beta" "$LOCUSD_LOG" || bad "no warning about beta in locusd's log"
+else
+    bad "beta's failed poll not recorded (grid_clusters.poll_failed) within 30 s"
+fi
+SLURM_CONF=${SLURM_CONF_OF[beta]} /usr/sbin/slurmctld || bad "beta's slurmctld did not restart"
+beta_back() { [ "$(sql "$proj" "SELECT poll_failed FROM grid_clusters WHERE id=${CL[beta]}")" = 0 ]; }
+wait_for 60 beta_back || bad "beta's poll still fails 60 s after its slurmctld restarted"
+say "beta's slurmctld restarted"
+
+# ---- the end of every campaign ----
+
+all_ended() {
+    local c
+    for c in $PROBE $MAIN $CKPT $FAIL $SINK; do [ "$(state_of "$c")" = 3 ] || return 1; done
+}
+wait_for 300 all_ended || bad "campaigns not all terminated: $(sql "$proj" "SELECT id, state, ndone, njobs
+    FROM grid_campaigns" | tr '\n' ' ')"
+touch "$TMP/sampler.stop"
+wait "$SAMPLER" || true
+wait "$PREEMPTER" || bad "no job of main was preempted on alpha in 6 tries: $(tr '\n' ';' <"$TMP/preempt.log")"
+say "campaigns ended: $("$LOCUS" campaign stat "$proj" | tail -n +2 | awk '{print $1":"$4}' | tr '\n' ' ')"
+stop_locusd
+
+# ---- 1. the test campaign first ----
+
+say "step 1: test campaign"
+copies_of() { sql "$proj" "SELECT cluster_id, kind, end_reason FROM grid_copies WHERE campaign_id=$1 ORDER BY cluster_id"; }
+[ "$(copies_of "$PROBE")" = "${CL[alpha]}|3|1
+${CL[beta]}|3|1
+${CL[gamma]}|3|1" ] || bad "test campaign: copies (cluster|kind|end) are $(copies_of "$PROBE" | tr '\n' ' '), expected one successful test job per cluster"
+for c in alpha beta gamma; do
+    order=$(sql "$proj" "SELECT t.submitted_at, t.started_at, min(d.submitted_at), min(nullif(d.started_at, 0))
+        FROM grid_copies t, grid_copies d JOIN grid_campaigns g ON g.id = d.campaign_id
+        WHERE t.campaign_id=$PROBE AND t.cluster_id=${CL[$c]} AND d.cluster_id=${CL[$c]} AND g.type=0")
+    IFS='|' read -r ts tstart ds dstart <<<"$order"
+    [ "$ts" -le "$ds" ] && [ "$tstart" -gt 0 ] && [ "$tstart" -le "$dstart" ] \
+        || bad "$c: the test job (submitted $ts, started $tstart) is not before the default jobs (first submitted $ds, first started $dstart)"
+done
+
+# ---- 2, 8. main: every param done once, no job submitted twice, none lost ----
+
+say "step 2: main campaign"
+[ "$(done_jobs "$MAIN")" = 500 ] || bad "main: $(done_jobs "$MAIN") of 500 jobs terminated"
+missing=0
+for p in $(seq -f "m%03g" 0 499); do [ -s "$WORK/out.$MAIN/$p" ] || missing=$((missing + 1)); done
+[ "$missing" = 0 ] || bad "main: $missing params have no output"
+# exactly one success per job, unless a finalize replica also finished
+nsucc=$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
+    WHERE j.campaign_id=$MAIN AND c.job_id=j.id AND c.end_reason=1")
+[ "$nsucc" = 500 ] || bad "main: $nsucc jobs point to a successful copy of their own, expected 500"
+extra=$(sql "$proj" "SELECT count(*) FROM (SELECT job_id FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=1
+    GROUP BY job_id HAVING count(*) > 1 AND sum(replica) = 0)")
+[ "$extra" = 0 ] || bad "main: $extra jobs have two successful copies and no replica"
+for c in alpha beta gamma; do
+    n=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND cluster_id=${CL[$c]} AND end_reason=1")
+    say "main: $n successful jobs on $c"
+    [ "$n" -gt 0 ] || bad "main: no job completed on $c"
+done
+
+say "step 8: no job submitted twice, none lost (submissions under way at the kills: ${INFLIGHT[*]:-none})"
+# every run: a copy of that param on that cluster, recorded with the
+# scheduler's id the run saw (a submission locusd lost track of shows up
+# as a run of a copy without that id)
+sql "$proj" "SELECT c.id, 'm' || substr('000' || j.param, -3), c.cluster_id, c.cluster_job_id FROM grid_copies c
+    JOIN grid_jobs j ON j.id=c.job_id WHERE c.campaign_id=$MAIN" | tr '|' ' ' >"$TMP/copies.main"
+awk -v a="${CL[alpha]}" -v b="${CL[beta]}" -v g="${CL[gamma]}" '
+    BEGIN { cl["alpha"] = a; cl["beta"] = b; cl["gamma"] = g }
+    FNR == NR { param[$1] = $2; cluster[$1] = $3; sched[$1] = $4; next }
+    $1 != "start" { next }
+    !($3 in param) { print "run of unknown copy " $3 " (" $2 " on " $4 ", scheduler job " $5 ")"; next }
+    param[$3] != $2 || cluster[$3] != cl[$4] || sched[$3] != $5 {
+        print "copy " $3 " (" param[$3] ", cluster " cluster[$3] ", scheduler job \"" sched[$3] "\") ran as " \
+              $2 " on " $4 " as scheduler job " $5 }
+    { seen[$3 " " $5] = 1 }
+' "$TMP/copies.main" "$WORK/runs.$MAIN" >"$TMP/unrecorded"
+[ -s "$TMP/unrecorded" ] && bad "runs not recorded by locus ($(wc -l <"$TMP/unrecorded")): $(head -n 3 "$TMP/unrecorded" | tr '\n' ';')"
+# every scheduler-side job of main (Slurm's jobcomp log, OAR's database) is a
+# recorded copy. Slurm logs the record of an array's tasks still pending
+# when cancelled as its bare JobId: it stands for tasks of that array.
+for c in alpha beta; do
+    awk -v name="Name=locus[.]$MAIN([.][0-9]+)?" '$0 ~ " " name " " {
+        id = ""; arr = ""; task = ""
+        for (i = 1; i <= NF; i++) {
+            if ($i ~ /^JobId=/) id = substr($i, 7)
+            if ($i ~ /^ArrayJobId=/) arr = substr($i, 12)
+            if ($i ~ /^ArrayTaskId=/) task = substr($i, 13)
+        }
+        print (arr != "" && arr != "0" && task ~ /^[0-9]+$/) ? arr "_" task : id }' \
+        "${SLURM_DIR[$c]}/log/jobcomp.txt" | sort -u >"$TMP/sched.$c"
+done
+oar_jobs_of "$MAIN" | awk '{print $1}' | sort -u >"$TMP/sched.gamma"
+for c in alpha beta gamma; do
+    awk -v id="${CL[$c]}" '$3 == id && $4 != "" {print $4}' "$TMP/copies.main" | sort -u >"$TMP/known.$c"
+    orphans=$(comm -23 "$TMP/sched.$c" "$TMP/known.$c" | while read -r o; do
+        grep -q "^${o}_" "$TMP/known.$c" || echo "$o"; done)
+    [ -z "$orphans" ] || bad "$c: scheduler jobs of main unknown to locus: $(echo "$orphans" | head -n 5 | tr '\n' ' ')"
+    say "$c: $(wc -l <"$TMP/sched.$c") scheduler jobs of main, $(wc -l <"$TMP/known.$c") copies submitted there"
+done
+runs=$(grep -c '^start' "$WORK/runs.$MAIN")
+maxruns=$(awk '$1 == "end" {n[$2]++} END {m = 0; for (p in n) if (n[p] > m) m = n[p]; print m}' "$WORK/runs.$MAIN")
+say "main: $runs runs for 500 params (at most $maxruns successful runs of one param)"
+
+# ---- 3. the flooding bound ----
+
+# A cycle submits at most the free cores it saw (minus those of its own
+# copies not yet seen by a poll): the metascheduler caps each offer by
+# free / resources per job, and finalize takes what is left. Nikita
+# cancels the waiting copies beyond <grid_waiting_allowed> at each cycle,
+# before the cycle submits. So between two cycles a campaign has at most
+# waiting_allowed + what the last cycle submitted waiting on a cluster,
+# and what one cycle submits is at most the cluster's cores.
+say "step 3: queue flooding"
+[ -s "$TMP/queue.samples" ] || bad "no queue samples"
+declare -A CORES=([alpha]=16 [beta]=8
+    [gamma]=$(curl -s --max-time 10 "$OAR_API/resources.json" | grep -c '"state" *: *"Alive"'))
+for c in alpha beta gamma; do
+    total=${CORES[$c]}
+    per_cycle=$(sql "$proj" "SELECT max(n) FROM (SELECT count(*) n FROM grid_copies WHERE campaign_id=$MAIN
+        AND cluster_id=${CL[$c]} GROUP BY submitted_at)")
+    maxw=$(awk -v c="$c" '$2 == c && $3 > m {m = $3} END {print m + 0}' "$TMP/queue.samples")
+    nsamples=$(awk -v c="$c" '$2 == c' "$TMP/queue.samples" | wc -l)
+    say "$c: $nsamples samples, at most $maxw waiting; at most $per_cycle submitted by one cycle ($total cores); bound $((WAITING_ALLOWED + per_cycle))"
+    [ "$per_cycle" -le "$total" ] || bad "$c: one cycle submitted $per_cycle jobs of main for $total cores"
+    [ "$maxw" -le $((WAITING_ALLOWED + per_cycle)) ] \
+        || bad "$c: $maxw jobs of main waiting at once, above $WAITING_ALLOWED allowed + $per_cycle of one cycle"
+done
+# nikita acts on the last poll: a copy seen waiting may have started by
+# the time it is cancelled (a figure for the report, not a check)
+say "nikita: $(sql "$proj" "SELECT count(*) || ' copies of main cancelled as excess waiting, ' ||
+    coalesce(sum(started_at > 0), 0) || ' of them already started' FROM grid_copies
+    WHERE campaign_id=$MAIN AND cancel_reason=1")"
+
+# ---- 4. a failing exec_file ----
+
+say "step 4: exec_file failing on beta"
+ev=$(sql "$proj" "SELECT id || ' ' || kind || ' ' || exit_code || ' ' || open FROM grid_events
+    WHERE campaign_id=$FAIL AND cluster_id=${CL[beta]}")
+[ "${ev#* }" = "0 127 1" ] || bad "fail: event on beta is '$ev', expected one open exit_error (kind 0) with exit code 127"
+[ "$(sql "$proj" "SELECT blacklist_event FROM grid_pairs WHERE campaign_id=$FAIL AND cluster_id=${CL[beta]}")" \
+    = "${ev%% *}" ] || bad "fail: beta not blacklisted by event ${ev%% *}"
+[ "$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
+     WHERE j.campaign_id=$FAIL AND j.state=4 AND c.cluster_id=${CL[gamma]}")" = 10 ] \
+    || bad "fail: not all 10 jobs completed on gamma"
+"$LOCUS" campaign events "$proj" "$FAIL" | grep -q "exit_error" || bad "fail: 'locus campaign events' does not show the exit_error event"
+
+# ---- 5. preempted jobs resubmitted ----
+
+say "step 5: preemption"
+pre=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=4")
+pre_done=$(sql "$proj" "SELECT count(DISTINCT c.job_id) FROM grid_copies c JOIN grid_jobs j ON j.id=c.job_id
+    WHERE c.campaign_id=$MAIN AND c.end_reason=4 AND j.state=4")
+pre_jobs=$(sql "$proj" "SELECT count(DISTINCT job_id) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=4")
+say "main: $pre copies preempted ($pre_jobs jobs, $pre_done of them completed later)"
+[ "$pre" -gt 0 ] || bad "main: no copy ended preempted"
+[ "$pre_done" = "$pre_jobs" ] || bad "main: preempted jobs not all completed"
+[ "$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND kind=1")" -gt 0 ] \
+    || bad "main: no resubmission (kind 1) recorded"
+
+# ---- 6. the sink ----
+
+say "step 6: sink on alpha"
+ev=$(sql "$proj" "SELECT id || ' ' || kind FROM grid_events WHERE campaign_id=$SINK AND cluster_id=${CL[alpha]}")
+[ "${ev#* }" = 2 ] || bad "sink: event on alpha is '$ev', expected a sink event (kind 2)"
+[ "$(sql "$proj" "SELECT blacklist_event FROM grid_pairs WHERE campaign_id=$SINK AND cluster_id=${CL[alpha]}")" \
+    = "${ev%% *}" ] || bad "sink: alpha not blacklisted by event ${ev%% *}"
+[ "$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
+     WHERE j.campaign_id=$SINK AND j.state=4 AND c.cluster_id=${CL[beta]}")" = 20 ] \
+    || bad "sink: not all 20 jobs completed on beta: $(sql "$proj" "SELECT j.param, c.cluster_id FROM grid_jobs j
+       LEFT JOIN grid_copies c ON c.id=j.success_copy WHERE j.campaign_id=$SINK" | tr '\n' ' ')"
+say "sink: $(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$SINK AND cluster_id=${CL[alpha]}") jobs sank on alpha"
+
+# ---- 7. checkpoint and resume ----
+
+say "step 7: checkpointing"
+ck=$(sql "$proj" "SELECT group_concat(kind || ':' || resume || ':' || end_reason, ' ') FROM
+    (SELECT * FROM grid_copies WHERE campaign_id=$CKPT ORDER BY id)")
+say "ckpt copies (kind:resume:end): $ck; log: $(tr '\n' ';' <"$WORK/ckpt.log" 2>/dev/null)"
+[[ "$ck" =~ ^0:0:3\ (.*\ )?2:1:1$ ]] || bad "ckpt: copies $ck, expected a walltime kill then a checkpoint resume that succeeded"
+grep -Eq '^checkpointed ck at step [1-9]' "$WORK/ckpt.log" 2>/dev/null || bad "ckpt: the checkpointing signal did not reach the job"
+grep -Eq '^resumed ck from step [1-9][0-9]* ' "$WORK/ckpt.log" 2>/dev/null || bad "ckpt: the job did not resume from its checkpoint"
+
+# ---- finalize, measured ----
+
+rep=$(sql "$proj" "SELECT count(*), coalesce(sum(end_reason=1), 0) FROM grid_copies WHERE campaign_id=$MAIN AND replica=1")
+say "finalize: main's replicas (made, succeeded): ${rep//|/, }"
+
+check_sanitizers
+if [ ${#FAILS[@]} -gt 0 ]; then
+    printf '  - %s\n' "${FAILS[@]}" >&2
+    fail "${#FAILS[@]} checks failed (listed above)"
+fi
+say "PASS"
