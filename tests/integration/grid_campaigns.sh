@@ -15,9 +15,10 @@
 #  6. a sink cluster (jobs that "succeed" at once) is detected and
 #     blacklisted, its jobs run again elsewhere;
 #  7. a checkpointing job killed at its walltime resumes from its checkpoint;
-#  8. kill -9 of locusd while a submission is under way, and a restart: no
-#     job submitted twice and none lost (each run and each scheduler-side
-#     job checked against locus's copies);
+#  8. kill -9 of locusd while a submission to Slurm is under way, and at
+#     another moment, each with a restart: no job submitted twice and none
+#     lost (each run and each scheduler-side job checked against locus's
+#     copies);
 #  9. bad input refused with nothing created; a dead slurmctld: its poll
 #     fails, the other clusters go on, nothing lost once it is back.
 # Checks after the setup do not stop the test: every failure is listed at
@@ -266,7 +267,15 @@ main_at() { [ "$(done_jobs "$MAIN")" -ge "$1" ]; }
 wait_for 200 main_at 100 || bad "main did not reach 100 jobs done in 200 s ($(done_jobs "$MAIN"))"
 kill_while_submitting alpha      # Slurm: the driver can look for the submission's jobs by name
 wait_for 200 main_at 200 || bad "main did not reach 200 jobs done ($(done_jobs "$MAIN"))"
-kill_while_submitting gamma      # OAR
+# Not during a submission to OAR (gamma): its API lists only jobs not yet
+# ended, so a lost submission whose short jobs ended before the restart
+# cannot be found and is run again (docs/campaigns.md, "After a crash").
+# Seen in CI with 2-3 s jobs; kill -9 elsewhere in the cycle instead.
+gamma_idle() { [ "$(sql "$proj" "SELECT count(*) FROM grid_launches WHERE cluster_id=${CL[gamma]}")" = 0 ]; }
+wait_for 30 gamma_idle || true
+kill9_locusd
+say "step 8: locusd killed with SIGKILL at $(done_jobs "$MAIN") jobs of main done (between submissions)"
+start_locusd "$proj"
 
 # ---- 9b. a dead slurmctld ----
 
