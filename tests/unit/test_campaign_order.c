@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "store_fixture.h"
+
 #include "core/fsutil.h"
 #include "store/campaign_order.h"
 #include "store/store_campaign_view.h"
@@ -26,15 +28,6 @@ struct fx {
     char err[1024];
 };
 
-static int64_t add_user(struct store *s, const char *name)
-{
-    struct user u = {.create_time = 1000};
-    snprintf(u.name, sizeof u.name, "%s", name);
-    snprintf(u.authenticator, sizeof u.authenticator, "key-%s", name);
-    assert_int_equal(store_user_insert(s, &u), 0);
-    return u.id;
-}
-
 static void add_cluster(struct fx *f, const char *name)
 {
     struct cluster_row c = {.cfg.kind = DRIVER_OAR, .waiting_allowed = -1};
@@ -46,15 +39,11 @@ static void add_cluster(struct fx *f, const char *name)
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-camporder-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
+    if (!(f->s = store_fixture_open(f->dir, sizeof f->dir, f->path, sizeof f->path, "camporder"))) return -1;
     snprintf(f->rules, sizeof f->rules, "%s/admission", f->dir);
     if (mkdir_p(f->rules, 0755)) return -1;
-    char err[256];
-    if (!(f->s = store_open(f->path, STORE_CREATE, err, sizeof err))) return -1;
-    f->alice = add_user(f->s, "alice");
-    f->bob = add_user(f->s, "bob");
+    f->alice = store_fixture_user(f->s, "alice");
+    f->bob = store_fixture_user(f->s, "bob");
     add_cluster(f, "alpha");
     add_cluster(f, "beta");
     *state = f;

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "store_fixture.h"
+
 #include "store/sequence_order.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,28 +23,15 @@ struct fx {
     int64_t alice, bob;
 };
 
-static int64_t add_user(struct store *s, const char *name)
-{
-    struct user u = {.create_time = 1000};
-    snprintf(u.name, sizeof u.name, "%s", name);
-    snprintf(u.authenticator, sizeof u.authenticator, "key-%s", name);
-    assert_int_equal(store_user_insert(s, &u), 0);
-    return u.id;
-}
-
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-seqorder-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
-    char err[256];
-    if (!(f->s = store_open(f->path, STORE_CREATE, err, sizeof err))) return -1;
+    if (!(f->s = store_fixture_open(f->dir, sizeof f->dir, f->path, sizeof f->path, "seqorder"))) return -1;
     struct app a = {0};
     snprintf(a.name, sizeof a.name, "worker");
     if (store_app_insert(f->s, &a)) return -1;
-    f->alice = add_user(f->s, "alice");
-    f->bob = add_user(f->s, "bob");
+    f->alice = store_fixture_user(f->s, "alice");
+    f->bob = store_fixture_user(f->s, "bob");
     *state = f;
     return 0;
 }
@@ -50,14 +39,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fx *f = *state;
-    store_close(f->s);
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[160];
-        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    rmdir(f->dir);
+    store_fixture_remove(f->s, f->dir, f->path);
     free(f);
     return 0;
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "store_fixture.h"
+
 #include "store/progress.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -29,15 +31,7 @@ struct fx {
 static int fx_setup(void **state)
 {
     struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-store-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
-    char err[256] = "";
-    f->s = store_open(f->path, STORE_CREATE, err, sizeof err);
-    if (!f->s) {
-        fprintf(stderr, "store_open: %s\n", err);
-        return -1;
-    }
+    if (!(f->s = store_fixture_open(f->dir, sizeof f->dir, f->path, sizeof f->path, "store"))) return -1;
     *state = f;
     return 0;
 }
@@ -45,14 +39,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
     struct fx *f = *state;
-    store_close(f->s);
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[160];
-        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    rmdir(f->dir);
+    store_fixture_remove(f->s, f->dir, f->path);
     free(f);
     return 0;
 }

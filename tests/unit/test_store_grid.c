@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "store_fixture.h"
+
 #include "store/store_grid.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,16 +29,8 @@ struct fx {
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/locus-test-storegrid-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
-    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
-    char err[256];
-    if (!(f->s = store_open(f->path, STORE_CREATE, err, sizeof err))) return -1;
-    struct user u = {.create_time = 1000};
-    snprintf(u.name, sizeof u.name, "alice");
-    snprintf(u.authenticator, sizeof u.authenticator, "key-alice");
-    if (store_user_insert(f->s, &u)) return -1;
-    f->alice = u.id;
+    if (!(f->s = store_fixture_open(f->dir, sizeof f->dir, f->path, sizeof f->path, "storegrid"))) return -1;
+    f->alice = store_fixture_user(f->s, "alice");
     *state = f;
     return 0;
 }
@@ -44,14 +38,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fx *f = *state;
-    store_close(f->s);
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        char p[160];
-        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-        unlink(p);
-    }
-    rmdir(f->dir);
+    store_fixture_remove(f->s, f->dir, f->path);
     free(f);
     return 0;
 }
