@@ -915,15 +915,22 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
     }
 }
 
-/* Nikita: waiting copies beyond the allowed number (newest first), copies
- * waiting too long, copies running past walltime + margin. */
+/* A copy the last planning cycle submitted was seen waiting at most once,
+ * possibly before the scheduler's first pass over it (Slurm starts a job a
+ * moment after sbatch returns): it is not excess yet. */
+static int settled(const struct grid_state *st, const struct grid_copy *cp)
+{
+    return cp->state == GC_WAITING && !cp->cancel && cp->submitted_at < st->last_cycle;
+}
+
+/* Nikita: settled waiting copies beyond the allowed number (newest
+ * first), copies waiting too long, copies running past walltime + margin. */
 static void nikita(struct grid_state *st, int64_t now)
 {
     int *excess = xcalloc((size_t)st->npairs + 1, sizeof *excess);
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
         const struct grid_copy *cp = &st->copies[i];
-        if (cp->state == GC_WAITING && !cp->cancel)
-            excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs]++;
+        if (settled(st, cp)) excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs]++;
     }
     for (int i = 0; i < st->npairs; i++)
         excess[i] -= waiting_allowed(st, &st->clusters[st->pairs[i].cluster_id - 1]);
@@ -931,7 +938,7 @@ static void nikita(struct grid_state *st, int64_t now)
         struct grid_copy *cp = &st->copies[i];
         if (!live(cp->state) || cp->cancel || cp->state == GC_LAUNCHING) continue;
         int *ex = &excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs];
-        if (cp->state == GC_WAITING && *ex > 0) {
+        if (settled(st, cp) && *ex > 0) {
             cp->cancel = GK_EXCESS_WAITING;
             (*ex)--;
         } else if (cp->state == GC_WAITING && now - cp->submitted_at > st->cfg.waiting_timeout) {

@@ -505,7 +505,9 @@ static void test_nikita_cancels_excess_and_old_waiting_and_overdue_running(void 
     cp->state = GCS_PAUSED;
     f->cores[0] = 1;
     fake_carry(f, 2);
-    fake_round(f, 3);   /* one runs, four wait: the two newest waiting are excess */
+    fake_round(f, 3);   /* one runs, four wait, seen once: not excess yet */
+    assert_int_equal(f->d.ncancels, 0);
+    fake_round(f, 4);   /* still waiting: the two newest are excess */
     assert_int_equal(f->d.ncancels, 2);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(f->d.cancels[i].reason, GK_EXCESS_WAITING);
