@@ -15,8 +15,9 @@
 # "besteffort" on the same nodes whose jobs are cancelled when a normal job
 # needs their cores (PreemptMode=CANCEL); finished jobs stay in slurmctld's
 # memory for SLURM_MIN_JOB_AGE seconds (default 600) and are written to a
-# jobcomp/filetxt log. munged is started if none runs, and stopped at the
-# end only if this test started it. Everything is stopped by PID.
+# jobcomp/filetxt log. munged is started if none runs and left running: it
+# is the machine's, shared by every Slurm test, and one test stopping it
+# would break another running beside it. The rest is stopped by PID.
 
 if [ -z "${TMP:-}" ]; then
     TMP=$(mktemp -d "/tmp/locus-$(basename "$0" .sh)-XXXXXX")
@@ -24,7 +25,6 @@ if [ -z "${TMP:-}" ]; then
 fi
 declare -A SLURM_DIR SLURM_CONF_OF
 _SLURM_CLUSTERS=()
-_SLURM_MUNGED_PID=
 
 # slurm_install: installs the Slurm packages if missing (scripts/deps.sh
 # has them too).
@@ -43,9 +43,10 @@ _slurm_munged() {
     local i
     [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null && return 0
     mkdir -p /run/munge && chown munge:munge /run/munge
-    runuser -u munge -- /usr/sbin/munged || return 1
+    # two tests starting at once: the loser's munged exits (socket in use)
+    runuser -u munge -- /usr/sbin/munged 2>/dev/null
     for i in $(seq 50); do
-        _SLURM_MUNGED_PID=$(cat /run/munge/munged.pid 2>/dev/null) && [ -n "$_SLURM_MUNGED_PID" ] && return 0
+        [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null && return 0
         sleep 0.1
     done
     return 1
@@ -152,10 +153,6 @@ slurm_teardown_all() {
     done
     [ ${#pids[@]} -gt 0 ] && _slurm_stop "${pids[@]}"
     _SLURM_CLUSTERS=()
-    if [ -n "$_SLURM_MUNGED_PID" ]; then
-        _slurm_stop "$_SLURM_MUNGED_PID"
-        _SLURM_MUNGED_PID=
-    fi
     if [ -n "${_SLURM_OWN_TMP:-}" ] && [ "${LOCUS_KEEP_TMP:-0}" != 1 ]; then rm -rf "$TMP"; fi
 }
 
