@@ -15,6 +15,7 @@
 #include "store/store_grid.h"
 #include <curl/curl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -356,30 +357,66 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
     free(ids);
 }
 
+/* One cluster's poll, in a thread of its own: a slow API or a dead
+ * scheduler delays the cycle by its own timeout, not every cluster's.
+ * The state is only read meanwhile; each writes its own entry of the
+ * shared clusters array and its own copies. */
+struct cluster_poll {
+    struct gridd *g;
+    int c;
+    struct poll p;
+};
+
+static void *poll_cluster(void *arg)
+{
+    struct cluster_poll *w = arg;
+    struct grid_cluster_obs *o = &w->p.clusters[w->c];
+    struct cluster_driver *d = w->g->drv[w->c];
+    struct drv_resources r;
+    char err[512];
+    o->cluster_id = w->c + 1;
+    if (!d) {
+        o->poll_failed = 1;
+        return NULL;
+    }
+    if (drv_resources(d, &r, err, sizeof err)) {
+        log_warn("grid: %s", err);
+        o->poll_failed = 1;
+        return NULL;
+    }
+    o->total = r.total_cores > INT32_MAX ? INT32_MAX : (int)r.total_cores;
+    o->free = r.free_cores < 0 ? 0 : r.free_cores > o->total ? o->total : (int)r.free_cores;
+    o->stress = r.stress;
+    poll_copies(w->g, w->c, &w->p);
+    if (o->poll_failed) o->free = o->total = 0, o->stress = 0;
+    return NULL;
+}
+
 static void poll_clusters(struct gridd *g, struct poll *p)
 {
-    struct grid_state *st = &g->g;
-    p->clusters = xcalloc((size_t)st->nclusters + 1, sizeof *p->clusters);
-    for (int c = 0; c < st->nclusters; c++) {
-        struct grid_cluster_obs *o = &p->clusters[c];
-        o->cluster_id = c + 1;
-        struct drv_resources r;
-        char err[512];
-        if (!g->drv[c]) {
-            o->poll_failed = 1;
-            continue;
-        }
-        if (drv_resources(g->drv[c], &r, err, sizeof err)) {
-            log_warn("grid: %s", err);
-            o->poll_failed = 1;
-            continue;
-        }
-        o->total = r.total_cores > INT32_MAX ? INT32_MAX : (int)r.total_cores;
-        o->free = r.free_cores < 0 ? 0 : r.free_cores > o->total ? o->total : (int)r.free_cores;
-        o->stress = r.stress;
-        poll_copies(g, c, p);
-        if (o->poll_failed) o->free = o->total = 0, o->stress = 0;
+    int n = g->g.nclusters;
+    p->clusters = xcalloc((size_t)n + 1, sizeof *p->clusters);
+    struct cluster_poll *w = xcalloc((size_t)n + 1, sizeof *w);
+    pthread_t *t = xcalloc((size_t)n + 1, sizeof *t);
+    char *threaded = xcalloc((size_t)n + 1, 1);
+    for (int c = 0; c < n; c++) {
+        w[c] = (struct cluster_poll){.g = g, .c = c, .p = {.clusters = p->clusters}};
+        threaded[c] = !pthread_create(&t[c], NULL, poll_cluster, &w[c]);
+        if (!threaded[c]) poll_cluster(&w[c]);   /* no thread to be had: in turn */
     }
+    for (int c = 0; c < n; c++) {
+        if (threaded[c]) pthread_join(t[c], NULL);
+        if (w[c].p.ncopies) {
+            p->copies = xrealloc(p->copies, (size_t)(p->ncopies + w[c].p.ncopies) * sizeof *p->copies);
+            memcpy(p->copies + p->ncopies, w[c].p.copies, (size_t)w[c].p.ncopies * sizeof *p->copies);
+            p->ncopies += w[c].p.ncopies;
+        }
+        free(w[c].p.copies);
+    }
+    p->capcopies = p->ncopies;
+    free(threaded);
+    free(t);
+    free(w);
 }
 
 /* ---- the runner and nikita ---- */
