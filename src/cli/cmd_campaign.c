@@ -1,5 +1,5 @@
-/* cmd_campaign.c - `locus campaign submit | stat | events | fix | pause |
- * resume | cancel | clusters | share` (docs/campaigns.md). A change is an
+/* cmd_campaign.c - `locus campaign submit | add-params | stat | events |
+ * fix | pause | resume | cancel | clusters | share` (docs/campaigns.md). A change is an
  * order checked by store/campaign_order.c, as the REST API checks it,
  * that locusd's grid daemon carries out: the command waits for it and
  * says what became of it. The views read the daemon's saved state
@@ -149,6 +149,60 @@ int cmd_campaign_submit(int argc, char **argv, char *err, size_t errlen)
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = submit(&cp, pos[1], user, wait_s, err, errlen);
     cli_close(&cp);
+    return rc;
+}
+
+/* ---- add-params ---- */
+
+/* Reads standard input (at most max bytes) into *text (owned); CLI_FAIL
+ * naming what went wrong. A pipe has no size to check first: read_file
+ * cannot serve. */
+static int read_stdin(size_t max, char **text, size_t *len, char *err, size_t errlen)
+{
+    struct strbuf b;
+    sb_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0 && b.len <= max) sb_append(&b, chunk, n);
+    if (ferror(stdin) || b.len > max) {
+        int big = b.len > max;
+        sb_free(&b);
+        return big ? cli_errf(err, errlen, CLI_FAIL, "standard input: larger than %zu MiB", max >> 20)
+                   : cli_errf(err, errlen, CLI_FAIL, "cannot read standard input: %s", strerror(errno));
+    }
+    *len = b.len;
+    *text = sb_detach(&b);
+    sb_free(&b);
+    return 0;
+}
+
+int cmd_campaign_add_params(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[3], *user = NULL;
+    int wait_s = WAIT_DEFAULT_S;
+    struct cli_opt opts[] = {
+        {"user", OPT_STR, &user, 0, 0},
+        {"wait", OPT_INT, &wait_s, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int64_t id, uid, order, njobs;
+    int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen);
+    if (rc || (rc = check_wait(wait_s, err, errlen)) || (rc = parse_id(pos[1], "ID", &id, err, errlen))) return rc;
+    char *text;
+    size_t len;
+    rc = strcmp(pos[2], "-") ? read_input(pos[2], "param file", CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen)
+                             : read_stdin(CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc) rc = user_id(cp.s, user, &uid, err, errlen);
+    if (!rc && campaign_order_add_params(cp.s, cp.p.dir, uid, id, text, len, (int64_t)time(NULL), &order, err,
+                                         errlen))
+        rc = CLI_FAIL;
+    free(text);
+    if (!rc) rc = wait_order(cp.s, order, wait_s, &njobs, err, errlen);
+    cli_close(&cp);
+    if (!rc) printf("campaign %lld: params added, %lld jobs in all\n", (long long)id, (long long)njobs);
     return rc;
 }
 

@@ -29,7 +29,7 @@ static const struct command commands[] = {
     {"sequence", "create", cmd_sequence_create,
      "DIR --app APP --name NAME --length N --max-result-time SECONDS [--count C] [--restart-every K] "
      "[--output-every M] [--open] [--delay-bound SECONDS] [--flops F] [--cmdline TEXT] [--initial-state FILE] "
-     "[--state-max-bytes B] [--output OPEN_NAME:MAX_BYTES]... [--no-output] [--priority P] [--user NAME]"},
+     "[--state-max-bytes B] [--output OPEN_NAME:MAX_BYTES]... [--no-output] [--priority P] [--user NAME] [--twins]"},
     {"sequence", "extend", cmd_sequence_extend, "DIR SEQUENCE N"},
     {"sequence", "end", cmd_sequence_end, "DIR SEQUENCE"},
     {"sequence", "list", cmd_sequence_list, "DIR"},
@@ -39,6 +39,7 @@ static const struct command commands[] = {
     {"cluster", "list", cmd_cluster_list, "DIR [--json]"},
     {"cluster", "set", cmd_cluster_set, "DIR NAME [--disabled 0|1] [--waiting-allowed N]"},
     {"campaign", "submit", cmd_campaign_submit, "DIR FILE.json --user NAME [--wait SECONDS]"},
+    {"campaign", "add-params", cmd_campaign_add_params, "DIR ID FILE|- [--user NAME] [--wait SECONDS]"},
     {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--json]"},
     {"campaign", "events", cmd_campaign_events, "DIR ID [--json]"},
     {"campaign", "fix", cmd_campaign_fix, "DIR EVENT [--resubmit] [--user NAME] [--wait SECONDS]"},

@@ -19,7 +19,9 @@ void project_config_defaults(struct project_config *c)
     c->sequence_high_water = 2;   /* upload result N while computing N+1 (seed 002) */
     c->deadline_check = 1;
     c->sequences_per_host = 1;
+    c->sequence_twin_lag = 2;
     c->grid_daemon = 1;
+    c->grid_finalize = 1;
     c->grid_cycle_period = 30;
     snprintf(c->grid_predictor, sizeof c->grid_predictor, "tap");
     c->grid_waiting_allowed = 5;
@@ -109,6 +111,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
     c->deadline_check = !xml_child_bool(cfg, "no_deadline_check");
     c->deadline_min_queue = xml_child_bool(cfg, "deadline_min_queue");
     c->grid_daemon = !xml_child_bool(cfg, "no_grid_daemon");
+    c->grid_finalize = !xml_child_bool(cfg, "grid_no_finalize");
     /* <end_of_batch_replication/>: one spare per late job; <...>N</...>: up to N */
     const char *spares = xml_child_text(cfg, "end_of_batch_replication");
     int bad_spares = 0;
@@ -130,6 +133,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
           || number_setting(cfg, "host_lost_after", &c->host_lost_after, 0, err, errlen)
           || number_setting(cfg, "sequence_high_water", &c->sequence_high_water, 1, err, errlen)
           || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen)
+          || number_setting(cfg, "sequence_twin_lag", &c->sequence_twin_lag, 1, err, errlen)
           || number_setting(cfg, "grid_cycle_period", &c->grid_cycle_period, 0.1, err, errlen)
           || number_setting(cfg, "grid_waiting_allowed", &c->grid_waiting_allowed, 0, err, errlen)
           || number_setting(cfg, "grid_waiting_timeout", &c->grid_waiting_timeout, 1, err, errlen)
@@ -198,7 +202,9 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
     if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
     if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);
+    if (c->sequence_twin_lag != 2) sb_printf(&sb, "  <sequence_twin_lag>%g</sequence_twin_lag>\n", c->sequence_twin_lag);
     if (!c->grid_daemon) sb_puts(&sb, "  <no_grid_daemon/>\n");
+    if (!c->grid_finalize) sb_puts(&sb, "  <grid_no_finalize/>\n");
     if (c->grid_cycle_period != 30) sb_printf(&sb, "  <grid_cycle_period>%g</grid_cycle_period>\n", c->grid_cycle_period);
     if (strcmp(c->grid_predictor, "tap")) sb_printf(&sb, "  <grid_predictor>%s</grid_predictor>\n", c->grid_predictor);
     if (c->grid_waiting_allowed != 5)

@@ -47,8 +47,11 @@ struct project_config {
                                     job-number order, as the seed says, instead of lanes */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */
     double sequences_per_host;   /* <sequences_per_host>: sequences a host may hold, at most its CPUs (1) */
+    double sequence_twin_lag;    /* <sequence_twin_lag>: restartable intervals a twin may fall behind its
+                                    twin before a faster host takes it over (2) */
     /* the grid daemon (campaigns on clusters, docs/campaigns.md) */
     int grid_daemon;             /* off with <no_grid_daemon/>: this locusd runs no campaign */
+    int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */
     double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */
     char grid_predictor[32];     /* <grid_predictor>: tap, slow_start, two_way_adaptive, adapt_down_exp_up */
     double grid_waiting_allowed; /* <grid_waiting_allowed>: waiting jobs of a campaign on a cluster (5) */

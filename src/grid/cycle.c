@@ -36,7 +36,10 @@ void grid_state_init(struct grid_state *st, const struct grid_config *cfg, int64
 
 void grid_state_free(struct grid_state *st)
 {
-    for (int i = 0; i < st->ncamps; i++) free(st->camps[i].clusters);
+    for (int i = 0; i < st->ncamps; i++) {
+        free(st->camps[i].clusters);
+        free(st->camps[i].ranges);
+    }
     free(st->clusters);
     free(st->camps);
     free(st->jobs);
@@ -64,6 +67,17 @@ struct grid_cluster *grid_cluster_by_name(struct grid_state *st, const char *nam
 struct grid_campaign *grid_campaign_find(struct grid_state *st, int64_t id)
 {
     return id >= 1 && id <= st->ncamps ? &st->camps[id - 1] : NULL;
+}
+
+struct grid_job *grid_camp_job(const struct grid_state *st, const struct grid_campaign *c, int64_t i)
+{
+    int lo = 0, hi = c->nranges - 1;   /* the last range starting at or before i */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (c->ranges[mid].first_index <= i) lo = mid;
+        else hi = mid - 1;
+    }
+    return &st->jobs[c->ranges[lo].first_job - 1 + (i - c->ranges[lo].first_index)];
 }
 
 struct grid_job *grid_job_find(struct grid_state *st, int64_t id)
@@ -134,6 +148,23 @@ static int res_per_job(const struct cluster_spec *cs)
     return (int)n;
 }
 
+/* Creates n jobs of c, of params c->njobs ..., after every job of the
+ * state: its last range grows when its last job is the state's last. */
+static void append_jobs(struct grid_state *st, struct grid_campaign *c, int64_t n)
+{
+    const struct grid_job_range *last = c->nranges ? &c->ranges[c->nranges - 1] : NULL;
+    if (!last || last->first_job + (c->njobs - last->first_index) != st->njobs + 1) {
+        c->ranges = xrealloc(c->ranges, (size_t)(c->nranges + 1) * sizeof *c->ranges);
+        c->ranges[c->nranges++] = (struct grid_job_range){.first_index = c->njobs, .first_job = st->njobs + 1};
+    }
+    for (int64_t i = 0; i < n; i++) {
+        GROW(st->jobs, st->njobs, st->capjobs);
+        st->jobs[st->njobs] = (struct grid_job){.id = st->njobs + 1, .campaign_id = c->id, .param = c->njobs + i};
+        st->njobs++;
+    }
+    c->njobs += n;
+}
+
 int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, const struct grid_campaign_opts *o,
                       int64_t *id, char *err, size_t errlen)
 {
@@ -147,8 +178,7 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
     GROW(st->camps, st->ncamps, st->capcamps);
     struct grid_campaign *c = &st->camps[st->ncamps++];
     *c = (struct grid_campaign){.id = st->ncamps, .user_id = o->user_id, .type = spec->type,
-                                .priority = spec->priority, .state = GCS_RUNNING, .first_job = st->njobs + 1,
-                                .njobs = (int64_t)campaign_nparams(spec), .first_pair = st->npairs,
+                                .priority = spec->priority, .state = GCS_RUNNING, .first_pair = st->npairs,
                                 .nclusters = spec->nclusters};
     if (o->nretry < 0) {
         c->retry_codes[0] = 66;   /* CiGri: resubmit at the front */
@@ -165,18 +195,34 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             .cluster_id = grid_cluster_by_name(st, cs->name)->id, .res_per_job = res_per_job(cs),
             .walltime = cs->walltime, .max_jobs = cs->max_jobs > 0 ? (int)cs->max_jobs : -1,
             .best_effort = cs->best_effort, .checkpoint_period = cs->checkpointing_period,
-            .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0, .shared = !!o->shared};
+            .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0, .shared = !!o->shared,
+            .prologue = cs->nprologue > 0, .epilogue = cs->nepilogue > 0, .prologue_walltime = cs->prologue_walltime,
+            .epilogue_walltime = cs->epilogue_walltime};
         GROW(st->pairs, st->npairs, st->cappairs);
         struct grid_pair *p = &st->pairs[st->npairs++];
-        *p = (struct grid_pair){.id = st->npairs, .campaign_id = c->id, .cluster_id = c->clusters[k].cluster_id};
+        *p = (struct grid_pair){.id = st->npairs, .campaign_id = c->id, .cluster_id = c->clusters[k].cluster_id,
+                                .prologue = cs->nprologue > 0 ? GSS_TODO : GSS_NONE,
+                                .epilogue = cs->nepilogue > 0 ? GSS_TODO : GSS_NONE};
         pred_state_init(&p->pred);
     }
-    for (int64_t i = 0; i < c->njobs; i++) {
-        GROW(st->jobs, st->njobs, st->capjobs);
-        st->jobs[st->njobs] = (struct grid_job){.id = st->njobs + 1, .campaign_id = c->id, .param = i};
-        st->njobs++;
-    }
+    append_jobs(st, c, (int64_t)campaign_nparams(spec));
     *id = c->id;
+    return 0;
+}
+
+int grid_campaign_add_params(struct grid_state *st, int64_t id, int64_t n, char *err, size_t errlen)
+{
+    struct grid_campaign *c = grid_campaign_find(st, id);
+    if (!c) return errf(err, errlen, "unknown campaign %lld", (long long)id), -1;
+    if (c->state == GCS_CANCELLED) return errf(err, errlen, "campaign %lld is cancelled", (long long)id), -1;
+    if (c->type == CAMPAIGN_TEST)   /* it runs one job per cluster and drops the rest */
+        return errf(err, errlen, "campaign %lld is a test campaign: submit a default campaign to run params",
+                    (long long)id), -1;
+    if (n < 1 || n > JDL_PARAMS_MAX - c->njobs)
+        return errf(err, errlen, "campaign %lld has %lld jobs: 1 to %lld more may be added, not %lld", (long long)id,
+                    (long long)c->njobs, (long long)(JDL_PARAMS_MAX - c->njobs), (long long)n), -1;
+    append_jobs(st, c, n);
+    if (c->state == GCS_TERMINATED) c->state = GCS_RUNNING, c->end_notified = 0;
     return 0;
 }
 
@@ -365,7 +411,8 @@ static void on_success(struct grid_state *st, struct grid_copy *cp, struct grid_
     int n = finalize_losers(fc, fin_copies_of(st, j, fc, GRID_COPIES_SCAN), cp->id, losers, GRID_COPIES_SCAN);
     for (int i = 0; i < n; i++) {
         struct grid_copy *l = &st->copies[losers[i] - 1];
-        if (!l->cancel) l->cancel = GK_FINALIZE_LOSER;
+        /* a grouped loser's cluster job runs other params too: it is left to end */
+        if (!l->cancel && !l->grouped) l->cancel = GK_FINALIZE_LOSER;
     }
     if (!p->blacklist_event && p->successes >= cfg->sink_min_jobs &&
         p->fast_successes >= cfg->sink_fraction * p->successes)
@@ -390,6 +437,13 @@ static void fatal(struct grid_state *st, struct grid_copy *cp, struct grid_job *
 
 static void on_walltime(struct grid_state *st, struct grid_copy *cp, struct grid_job *j, int64_t now)
 {
+    if (cp->grouped && cp->run_s < (double)cp->walltime) {
+        /* it started late in its group: the group's walltime ran out, not
+         * its own. Back in front, it starts its next group, where a kill
+         * counts */
+        requeue(st, j, cp, RQ_RESUBMIT, now);
+        return;
+    }
     const struct grid_camp_cluster *cc = camp_cluster(camp_of(st, j), cp->cluster_id);
     if (cc && cc->checkpoint_period > 0 && !cp->grouped) {
         if (++j->resumes > st->cfg.checkpoint_resumes_max) {
@@ -407,23 +461,62 @@ static void on_walltime(struct grid_state *st, struct grid_copy *cp, struct grid
     requeue(st, j, cp, RQ_RESUBMIT, now);
 }
 
+/* Resources a copy's cluster job holds: a prologue or an epilogue, one core. */
+static int copy_res(const struct grid_state *st, const struct grid_copy *cp)
+{
+    return cp->job_id ? camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id)->res_per_job : 1;
+}
+
 static void charge(struct grid_state *st, const struct grid_copy *cp, int64_t until)
 {
     int64_t from = cp->started_at > st->last_cycle ? cp->started_at : st->last_cycle;
     if (until <= from) return;
-    const struct grid_camp_cluster *cc = camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id);
-    fairshare_charge(&st->fs, st->camps[cp->campaign_id - 1].user_id, (double)(until - from) * cc->res_per_job,
+    fairshare_charge(&st->fs, st->camps[cp->campaign_id - 1].user_id, (double)(until - from) * copy_res(st, cp),
                      until > st->fs.last ? until : st->fs.last);
+}
+
+/* ---- prologues and epilogues ---- */
+
+static int *script_state(struct grid_state *st, const struct grid_copy *cp)
+{
+    struct grid_pair *p = grid_pair_find(st, cp->campaign_id, cp->cluster_id);
+    return cp->kind == GSK_PROLOGUE ? &p->prologue : &p->epilogue;
+}
+
+/* A prologue or an epilogue ended (refused: the scheduler refused it): done,
+ * or to run again. A failure of the script itself (an exit code, its
+ * walltime) or a refusal is fatal for the campaign there, as CiGri's
+ * PROLOG/EPILOG_EXIT_ERROR: it runs again once the event is fixed. One that
+ * never ran or was taken back (node failure, nikita, the admins) simply
+ * runs again, not being at fault. */
+static void script_ended(struct grid_state *st, struct grid_copy *cp, int refused, int64_t now)
+{
+    int *s = script_state(st, cp);
+    if (cp->end == GE_SUCCESS) {
+        *s = GSS_DONE;
+        return;
+    }
+    *s = GSS_TODO;
+    enum grid_event_kind kind = cp->kind == GSK_PROLOGUE ? GEV_PROLOGUE_ERROR : GEV_EPILOGUE_ERROR;
+    if (refused) kind = GEV_SUBMIT_REFUSED;
+    else if (cp->cancel == GK_OVER_WALLTIME) cp->end = GE_WALLTIME;
+    else if (cp->cancel || (cp->end != GE_EXIT && cp->end != GE_WALLTIME)) return;
+    event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now);
 }
 
 static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct grid_copy_obs *o, int64_t now)
 {
+    /* a grouped param's own start: its group's was all that was known */
+    if (o->started_at) cp->started_at = o->started_at;
     if (cp->state == GC_RUNNING) charge(st, cp, cp->started_at ? cp->started_at + (int64_t)o->run_s : now);
     cp->state = GC_ENDED;
     cp->end = o->end;
     cp->exit_code = o->exit_code;
     cp->run_s = o->run_s;
-    if (o->started_at) cp->started_at = o->started_at;
+    if (!cp->job_id) {
+        script_ended(st, cp, 0, now);
+        return;
+    }
     struct grid_job *j = &st->jobs[cp->job_id - 1];
     if (cp->end == GE_SUCCESS && j->state != GJ_CANCELLED) {
         if (j->state == GJ_TERMINATED) return;   /* a loser that finished too */
@@ -510,7 +603,7 @@ int grid_apply(struct grid_state *st, const struct grid_obs *obs, int64_t now, c
         }
         if (o->state == GO_RUNNING && cp->state != GC_RUNNING) cp->started_at = o->started_at ? o->started_at : now;
         cp->state = o->state == GO_RUNNING ? GC_RUNNING : GC_WAITING;
-        job_refresh(st, &st->jobs[cp->job_id - 1]);
+        if (cp->job_id) job_refresh(st, &st->jobs[cp->job_id - 1]);
     }
     return 0;
 }
@@ -528,11 +621,16 @@ int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_
                         GRID_CLUSTER_JOB_ID_MAX), -1;
         snprintf(cp->cluster_job_id, sizeof cp->cluster_job_id, "%s", cluster_job_id);
         cp->state = GC_SUBMITTED;
-        job_refresh(st, &st->jobs[cp->job_id - 1]);
+        grid_pair_find(st, cp->campaign_id, cp->cluster_id)->used = 1;
+        if (cp->job_id) job_refresh(st, &st->jobs[cp->job_id - 1]);
         return 0;
     }
     cp->state = GC_ENDED;
     cp->end = GE_NONE;
+    if (!cp->job_id) {
+        script_ended(st, cp, status == GS_REFUSED, now);
+        return 0;
+    }
     struct grid_job *j = &st->jobs[cp->job_id - 1];
     if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 0;
     if (terminal(j->state) || has_live_copy(st, j)) return 0;
@@ -553,9 +651,13 @@ int grid_event_fix(struct grid_state *st, int64_t event_id, int resubmit, char *
         if (e->kind == GEV_SINK) p->successes = p->fast_successes = 0, p->success_s = 0;   /* judge it afresh */
     }
     struct grid_campaign *c = grid_campaign_find(st, e->campaign_id);
+    /* a campaign that ended without its epilogue there, as the cluster was
+     * blacklisted (by a failed epilogue, say), runs again for it */
+    if (c->state == GCS_TERMINATED && p && p->used && p->epilogue == GSS_TODO && !p->blacklist_event)
+        c->state = GCS_RUNNING, c->end_notified = 0;
     if (!resubmit || !e->jobs || c->state == GCS_CANCELLED) return 0;
     for (int64_t i = 0; i < c->njobs; i++) {
-        struct grid_job *j = &st->jobs[c->first_job - 1 + i];
+        struct grid_job *j = grid_camp_job(st, c, i);
         if (j->state != GJ_ERROR || j->event_id != e->id) continue;
         j->attempts = j->walltime_kills = j->resumes = 0;
         j->event_id = 0;
@@ -588,12 +690,16 @@ int grid_campaign_cancel(struct grid_state *st, int64_t id, char *err, size_t er
                     c->state == GCS_CANCELLED ? "cancelled" : "terminated"), -1;
     c->state = GCS_CANCELLED;
     for (int64_t i = 0; i < c->njobs; i++) {
-        struct grid_job *j = &st->jobs[c->first_job - 1 + i];
+        struct grid_job *j = grid_camp_job(st, c, i);
         if (terminal(j->state)) continue;
         for (int64_t k = j->last_copy; k; k = st->copies[k - 1].prev_copy)
             if (live(st->copies[k - 1].state) && !st->copies[k - 1].cancel)
                 st->copies[k - 1].cancel = GK_CAMPAIGN_CANCELLED;
         job_set(st, j, GJ_CANCELLED);
+    }
+    for (int64_t i = st->live_from; i < st->ncopies; i++) {   /* its prologues and epilogues */
+        struct grid_copy *cp = &st->copies[i];
+        if (!cp->job_id && cp->campaign_id == id && live(cp->state) && !cp->cancel) cp->cancel = GK_CAMPAIGN_CANCELLED;
     }
     return 0;
 }
@@ -602,6 +708,19 @@ static int pair_usable(const struct grid_state *st, const struct grid_pair *p)
 {
     const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
     return !p->blacklist_event && !cl->disabled;
+}
+
+/* Jobs may go to the pair's cluster: usable, and its prologue done. */
+static int pair_ready(const struct grid_state *st, const struct grid_pair *p)
+{
+    return pair_usable(st, p) && (p->prologue == GSS_NONE || p->prologue == GSS_DONE);
+}
+
+/* The campaign waits for the pair's epilogue: the campaign reached the
+ * cluster, which may still run it. */
+static int epilogue_pending(const struct grid_state *st, const struct grid_pair *p)
+{
+    return p->epilogue != GSS_NONE && p->epilogue != GSS_DONE && p->used && pair_usable(st, p);
 }
 
 /* A test campaign is done once each usable cluster ran its test: the
@@ -613,7 +732,7 @@ static void test_campaign_done(struct grid_state *st, struct grid_campaign *c)
         if (p->test_state != 2 && pair_usable(st, p)) return;
     }
     for (int64_t i = 0; i < c->njobs; i++) {
-        struct grid_job *j = &st->jobs[c->first_job - 1 + i];
+        struct grid_job *j = grid_camp_job(st, c, i);
         if (j->state == GJ_TO_LAUNCH) job_set(st, j, GJ_CANCELLED);
     }
 }
@@ -624,7 +743,10 @@ static void campaigns_complete(struct grid_state *st)
         struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING) continue;
         if (c->type == CAMPAIGN_TEST) test_campaign_done(st, c);
-        if (c->ndone == c->njobs) c->state = GCS_TERMINATED;
+        if (c->ndone < c->njobs) continue;
+        int pending = 0;
+        for (int k = 0; k < c->nclusters; k++) pending |= epilogue_pending(st, &st->pairs[c->first_pair + k]);
+        if (!pending) c->state = GCS_TERMINATED;
     }
 }
 
@@ -632,7 +754,7 @@ static void campaigns_complete(struct grid_state *st)
 
 /* Per cluster during a cycle. */
 struct cl_work {
-    int free;                 /* free resources not claimed by copies the poll did not see yet */
+    int free;                 /* free resources not claimed by copies not yet seen running */
     int64_t *black;           /* campaigns blacklisted there (owned) */
     int nblack, capblack;
 };
@@ -647,24 +769,33 @@ static int waiting_allowed(const struct grid_state *st, const struct grid_cluste
     return cl->waiting_allowed >= 0 ? cl->waiting_allowed : st->cfg.waiting_allowed;
 }
 
-/* Counts live copies per pair, charges running ones to their users and
- * claims the resources of copies the last poll could not see. */
+/* The copy that stands for its cluster job: the first of a grouped
+ * submission, whose copies share one job (and end together). Jobs, not
+ * copies, are what a cluster runs and queues: what resources, charges,
+ * the predictor's counts and nikita's excess count. */
+static int stands_for_job(const struct grid_copy *cp) { return !cp->grouped || cp->id == cp->submission; }
+
+/* Counts live cluster jobs per pair, charges running ones to their users
+ * and claims the resources of those the last poll could not see or saw
+ * queued: a queued job of ours takes free cores when the scheduler next
+ * starts jobs (Slurm may not have yet when the poll came), so offering
+ * those cores again would queue a second job for each (nikita then cancels
+ * the excess, and the first queued, not the fair share, gets the cores). */
 static void count_live(struct grid_state *st, struct cl_work *w, int64_t now)
 {
     for (int i = 0; i < st->npairs; i++) st->pairs[i].running = st->pairs[i].waiting = 0;
     for (int i = 0; i < st->nclusters; i++) w[i].free = st->clusters[i].free;
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
         struct grid_copy *cp = &st->copies[i];
-        if (!live(cp->state)) continue;
+        if (!live(cp->state) || !stands_for_job(cp)) continue;
         struct grid_pair *p = grid_pair_find(st, cp->campaign_id, cp->cluster_id);
-        if (cp->state == GC_RUNNING) {
-            p->running++;
-            charge(st, cp, now);
-        } else {
-            p->waiting++;
+        if (cp->job_id) {   /* the campaign's jobs: not its prologue or epilogue */
+            if (cp->state == GC_RUNNING) p->running++;
+            else p->waiting++;
         }
-        if (cp->state == GC_LAUNCHING || cp->state == GC_SUBMITTED)
-            w[cp->cluster_id - 1].free -= camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id)->res_per_job;
+        if (cp->state == GC_RUNNING) charge(st, cp, now);
+        if (cp->state == GC_LAUNCHING || cp->state == GC_SUBMITTED || (cp->state == GC_WAITING && !cp->cancel))
+            w[cp->cluster_id - 1].free -= copy_res(st, cp);
     }
     for (int i = 0; i < st->nclusters; i++)
         if (w[i].free < 0) w[i].free = 0;
@@ -677,7 +808,7 @@ static void unpin_stale(struct grid_state *st)
         struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING || !c->nresub) continue;
         for (int64_t k = 0; k < c->next_new; k++) {
-            struct grid_job *j = &st->jobs[c->first_job - 1 + k];
+            struct grid_job *j = grid_camp_job(st, c, k);
             if (j->state != GJ_TO_LAUNCH || !j->pin_cluster) continue;
             struct grid_pair *p = grid_pair_find(st, c->id, j->pin_cluster);
             if (!pair_usable(st, p)) j->pin_cluster = 0;
@@ -738,13 +869,16 @@ static struct grid_job *next_job(struct grid_state *st, struct grid_campaign *c,
 {
     if (pinned || c->nresub) {
         for (; *from < c->next_new; (*from)++) {
-            struct grid_job *j = &st->jobs[c->first_job - 1 + *from];
+            struct grid_job *j = grid_camp_job(st, c, *from);
             if (j->state != GJ_TO_LAUNCH) continue;
-            if (pinned ? j->pin_cluster == cluster_id : !j->pin_cluster) return &st->jobs[c->first_job - 1 + (*from)++];
+            if (pinned ? j->pin_cluster == cluster_id : !j->pin_cluster) {
+                (*from)++;
+                return j;
+            }
         }
     }
     if (pinned || c->next_new >= c->njobs) return NULL;
-    return &st->jobs[c->first_job - 1 + c->next_new];
+    return grid_camp_job(st, c, c->next_new);
 }
 
 /* Params per temporally grouped job: about the target duration over the
@@ -811,6 +945,48 @@ static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int6
     }
 }
 
+/* One prologue or epilogue of campaign c on its k-th cluster: a copy of no
+ * job, a submission of its own. */
+static void script_copy(struct grid_state *st, const struct grid_campaign *c, int k, enum grid_submit_kind kind,
+                        int64_t now)
+{
+    const struct grid_camp_cluster *cc = &c->clusters[k];
+    struct grid_pair *p = &st->pairs[c->first_pair + k];
+    GROW(st->copies, st->ncopies, st->capcopies);
+    struct grid_copy *cp = &st->copies[st->ncopies++];
+    *cp = (struct grid_copy){.id = st->ncopies, .campaign_id = c->id, .cluster_id = cc->cluster_id,
+                             .submission = st->ncopies, .state = GC_LAUNCHING, .submitted_at = now, .kind = kind,
+                             .walltime = kind == GSK_PROLOGUE ? cc->prologue_walltime : cc->epilogue_walltime};
+    *(kind == GSK_PROLOGUE ? &p->prologue : &p->epilogue) = GSS_LIVE;
+}
+
+/* Prologues of running campaigns with jobs left to submit, on the
+ * clusters that may take them; epilogues of running campaigns whose jobs
+ * are all done, on each cluster they reached once none of their copies
+ * is left there (finalize losers being cancelled, a late prologue). */
+static void scripts(struct grid_state *st, struct cl_work *w, int64_t now)
+{
+    for (int i = 0; i < st->ncamps; i++) {
+        const struct grid_campaign *c = &st->camps[i];
+        if (c->state != GCS_RUNNING) continue;
+        int64_t left = c->njobs - c->next_new + c->nresub;
+        for (int k = 0; k < c->nclusters; k++) {
+            struct grid_pair *p = &st->pairs[c->first_pair + k];
+            const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
+            if (p->epilogue == GSS_DONE && c->ndone < c->njobs) p->epilogue = GSS_TODO;   /* params were added */
+            if (!pair_usable(st, p) || unavailable(st, cl)) continue;
+            if (p->prologue == GSS_TODO && left > 0)
+                script_copy(st, c, k, GSK_PROLOGUE, now);
+            else if (p->epilogue == GSS_TODO && epilogue_pending(st, p) && c->ndone == c->njobs && !p->running &&
+                     !p->waiting && p->prologue != GSS_LIVE)
+                script_copy(st, c, k, GSK_EPILOGUE, now);
+            else
+                continue;
+            if (w[cl->id - 1].free > 0) w[cl->id - 1].free--;
+        }
+    }
+}
+
 /* Builds the metascheduler's view and runs the offers. */
 static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
 {
@@ -825,7 +1001,7 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
         uses[i] = (struct ms_use){.cluster_id = p->cluster_id, .affinity = cc->affinity, .shared = cc->shared,
                                   .test_done = p->test_state != 0, .pred_jobs = p->pred_jobs,
                                   .res_per_job = cc->res_per_job};
-        if (p->blacklist_event) {
+        if (!pair_ready(st, p)) {   /* blacklisted there, or its prologue not done yet */
             struct cl_work *cw = &w[p->cluster_id - 1];
             GROW(cw->black, cw->nblack, cw->capblack);
             cw->black[cw->nblack++] = p->campaign_id;
@@ -856,8 +1032,7 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
         schedule_offer(st, o, now);
         /* resources the offer took; a grouped job holds one job's resources */
         int64_t subs = 0;
-        for (int64_t k = before; k < st->ncopies; k++) subs += st->copies[k].submission == st->copies[k].id ||
-                                                               !st->copies[k].grouped;
+        for (int64_t k = before; k < st->ncopies; k++) subs += stands_for_job(&st->copies[k]);
         w[o->cluster_id - 1].free -= (int)(subs * cc->res_per_job);
     }
     ms_plan_free(&mp);
@@ -878,7 +1053,7 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
         struct fin_copy *fc = NULL;
         int nfc = 0, capfc = 0;
         for (int64_t k = 0; k < c->njobs; k++) {
-            const struct grid_job *j = &st->jobs[c->first_job - 1 + k];
+            const struct grid_job *j = grid_camp_job(st, c, k);
             if (terminal(j->state)) continue;
             for (int64_t id = j->last_copy; id; id = st->copies[id - 1].prev_copy) {
                 const struct grid_copy *cp = &st->copies[id - 1];
@@ -899,7 +1074,7 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
             const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
             fcl[k] = (struct fin_cluster){.cluster_id = cl->id, .free = w[cl->id - 1].free,
                                           .res_per_job = c->clusters[k].res_per_job,
-                                          .usable = pair_usable(st, p) && !unavailable(st, cl)};
+                                          .usable = pair_ready(st, p) && !unavailable(st, cl)};
         }
         int max = nfc * (st->cfg.fin.max_extra > 0 ? st->cfg.fin.max_extra : 0);
         struct fin_replica *rep = xcalloc((size_t)max + 1, sizeof *rep);
@@ -923,14 +1098,28 @@ static int settled(const struct grid_state *st, const struct grid_copy *cp)
     return cp->state == GC_WAITING && !cp->cancel && cp->submitted_at < st->last_cycle;
 }
 
-/* Nikita: settled waiting copies beyond the allowed number (newest
- * first), copies waiting too long, copies running past walltime + margin. */
+/* Marks copy cp to be cancelled, with the live copies of its submission
+ * when it is grouped: cancelling its cluster job ends them all. */
+static void cancel_submission(struct grid_state *st, struct grid_copy *cp, enum grid_cancel_reason why)
+{
+    cp->cancel = why;
+    for (int64_t id = cp->submission; cp->grouped && id <= st->ncopies; id++) {
+        struct grid_copy *m = &st->copies[id - 1];
+        if (m->submission != cp->submission) break;
+        if (live(m->state) && !m->cancel) m->cancel = why;
+    }
+}
+
+/* Nikita: settled waiting jobs beyond the allowed number (newest first),
+ * copies waiting too long, copies running past walltime + margin.
+ * Prologues and epilogues are never excess. */
 static void nikita(struct grid_state *st, int64_t now)
 {
     int *excess = xcalloc((size_t)st->npairs + 1, sizeof *excess);
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
         const struct grid_copy *cp = &st->copies[i];
-        if (settled(st, cp)) excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs]++;
+        if (settled(st, cp) && cp->job_id && stands_for_job(cp))
+            excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs]++;
     }
     for (int i = 0; i < st->npairs; i++)
         excess[i] -= waiting_allowed(st, &st->clusters[st->pairs[i].cluster_id - 1]);
@@ -938,13 +1127,13 @@ static void nikita(struct grid_state *st, int64_t now)
         struct grid_copy *cp = &st->copies[i];
         if (!live(cp->state) || cp->cancel || cp->state == GC_LAUNCHING) continue;
         int *ex = &excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs];
-        if (settled(st, cp) && *ex > 0) {
-            cp->cancel = GK_EXCESS_WAITING;
+        if (settled(st, cp) && cp->job_id && stands_for_job(cp) && *ex > 0) {
+            cancel_submission(st, cp, GK_EXCESS_WAITING);
             (*ex)--;
         } else if (cp->state == GC_WAITING && now - cp->submitted_at > st->cfg.waiting_timeout) {
-            cp->cancel = GK_WAITED_TOO_LONG;
+            cancel_submission(st, cp, GK_WAITED_TOO_LONG);
         } else if (cp->state == GC_RUNNING && now - cp->started_at > cp->walltime + st->cfg.walltime_margin) {
-            cp->cancel = GK_OVER_WALLTIME;
+            cancel_submission(st, cp, GK_OVER_WALLTIME);
         }
     }
     free(excess);
@@ -1003,7 +1192,7 @@ static void emit_notifies(struct grid_state *st, struct grid_decisions *d)
         GROW(d->notifies, d->nnotifies, d->capnotifies);
         struct grid_notify *n = &d->notifies[d->nnotifies++];
         int64_t failed = 0;
-        for (int64_t k = 0; k < c->njobs; k++) failed += st->jobs[c->first_job - 1 + k].state == GJ_ERROR;
+        for (int64_t k = 0; k < c->njobs; k++) failed += grid_camp_job(st, c, k)->state == GJ_ERROR;
         *n = (struct grid_notify){.kind = GN_CAMPAIGN_END, .user_id = c->user_id, .campaign_id = c->id};
         snprintf(n->text, sizeof n->text, "campaign %lld terminated: %lld jobs, %lld given up", (long long)c->id,
                  (long long)c->njobs, (long long)failed);
@@ -1044,6 +1233,7 @@ int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
         unpin_stale(st);
         campaigns_complete(st);
         predict(st, w, now);
+        scripts(st, w, now);
         plan(st, w, now);
         finalize(st, w, now);
         nikita(st, now);
@@ -1076,12 +1266,13 @@ const char *grid_cancel_name(enum grid_cancel_reason r)
 
 const char *grid_event_name(enum grid_event_kind k)
 {
-    static const char *const n[] = {"exit_error", "submit_refused", "sink", "walltime", "too_many_attempts"};
+    static const char *const n[] = {"exit_error",        "submit_refused", "sink",          "walltime",
+                                    "too_many_attempts", "prologue_error", "epilogue_error"};
     return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
 }
 
 const char *grid_submit_kind_name(enum grid_submit_kind k)
 {
-    static const char *const n[] = {"new", "resubmit", "checkpoint", "test", "replica"};
+    static const char *const n[] = {"new", "resubmit", "checkpoint", "test", "replica", "prologue", "epilogue"};
     return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
 }

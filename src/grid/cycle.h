@@ -67,8 +67,17 @@ enum grid_job_state {
     GJ_CANCELLED,     /* by the user, or dropped by a test campaign */
 };
 
-/* Why a copy was submitted. */
-enum grid_submit_kind { GSK_NEW, GSK_RESUBMIT, GSK_CHECKPOINT, GSK_TEST, GSK_REPLICA };
+/* Why a copy was submitted. A prologue or an epilogue is a copy of no
+ * job (job_id 0): it runs the section's script lines, once per cluster. */
+enum grid_submit_kind { GSK_NEW, GSK_RESUBMIT, GSK_CHECKPOINT, GSK_TEST, GSK_REPLICA, GSK_PROLOGUE, GSK_EPILOGUE };
+
+/* Where a prologue or an epilogue stands on one (campaign, cluster). */
+enum grid_script_state {
+    GSS_NONE,         /* the section has none */
+    GSS_TODO,         /* to run (again: a failure's event was fixed, or its job never ran) */
+    GSS_LIVE,         /* its copy is on the cluster */
+    GSS_DONE,         /* it succeeded */
+};
 
 /* A copy: one submission of a job to one cluster. */
 enum grid_copy_state { GC_LAUNCHING, GC_SUBMITTED, GC_WAITING, GC_RUNNING, GC_ENDED };
@@ -100,6 +109,8 @@ enum grid_event_kind {
     GEV_SINK,              /* jobs "succeed" in near zero seconds there; blacklists */
     GEV_WALLTIME,          /* a job was killed at its walltime too often: given up */
     GEV_TOO_MANY_ATTEMPTS, /* a job was resubmitted max_attempts times: given up */
+    GEV_PROLOGUE_ERROR,    /* fatal: the prologue exited non-zero or hit its walltime; blacklists */
+    GEV_EPILOGUE_ERROR,    /* fatal: the same of the epilogue; blacklists, fixing it runs it again */
 };
 
 struct grid_cluster {
@@ -123,6 +134,16 @@ struct grid_camp_cluster {
     int64_t checkpoint_period;   /* > 0: checkpointing jobs, resumed on this cluster */
     int64_t grouping_duration;   /* > 0: temporal grouping to about this long */
     int affinity, shared;     /* metascheduler (ms_use) */
+    int prologue, epilogue;   /* the section has one */
+    int64_t prologue_walltime, epilogue_walltime;
+};
+
+/* A run of a campaign's jobs with consecutive ids: the campaign's job of
+ * index first_index + k (its param's index) is job first_job + k, up to
+ * the next range. add-params makes a new range when other campaigns'
+ * jobs were created since the campaign's last one. */
+struct grid_job_range {
+    int64_t first_index, first_job;
 };
 
 struct grid_campaign {
@@ -130,8 +151,9 @@ struct grid_campaign {
     enum campaign_type type;
     int priority;
     enum grid_camp_state state;
-    int64_t first_job;        /* its jobs are ids first_job .. first_job + njobs - 1, in param order */
-    int64_t njobs;
+    struct grid_job_range *ranges;   /* owned; ranges[0].first_index == 0, increasing: read with grid_camp_job */
+    int nranges;
+    int64_t njobs;            /* jobs of index 0 .. njobs - 1, in param order */
     int64_t next_new;         /* jobs below this index were submitted at least once */
     int64_t nresub;           /* jobs below next_new back in GJ_TO_LAUNCH */
     int64_t ndone;            /* jobs terminated, given up or cancelled */
@@ -157,7 +179,7 @@ struct grid_job {
 };
 
 struct grid_copy {
-    int64_t id, job_id, campaign_id, cluster_id;
+    int64_t id, job_id, campaign_id, cluster_id;   /* job_id 0: a prologue or an epilogue (kind) */
     int64_t submission;       /* the first copy id of its submission */
     int64_t prev_copy;        /* the job's copy before this one (0: none) */
     enum grid_copy_state state;
@@ -183,6 +205,8 @@ struct grid_pair {
     int running, waiting;     /* live copies, counted at each cycle */
     int64_t blacklist_event;  /* > 0: blacklisted for the campaign until that event is fixed */
     int test_state;           /* test campaigns: 0 to test, 1 in flight, 2 done */
+    int prologue, epilogue;   /* enum grid_script_state */
+    int used;                 /* a copy of the campaign reached the cluster: the epilogue runs there */
     int64_t successes, fast_successes, resubmitted;
     double success_s;         /* sum of the successes' run times */
 };
@@ -236,6 +260,17 @@ struct grid_campaign_opts {
 int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, const struct grid_campaign_opts *o,
                       int64_t *id, char *err, size_t errlen);
 struct grid_campaign *grid_campaign_find(struct grid_state *st, int64_t id);
+/* The job of index i (0 <= i < c->njobs) of campaign c (borrowed), found
+ * in O(log c->nranges); borrowed from st, valid until the next add. */
+struct grid_job *grid_camp_job(const struct grid_state *st, const struct grid_campaign *c, int64_t i);
+/* Appends n jobs to a running, paused or terminated campaign, of params
+ * c->njobs .. c->njobs + n - 1 (the caller has added those params to the
+ * campaign's spec): they are queued after the campaign's jobs not yet
+ * submitted. A terminated campaign runs again (as CiGri re-opens one it
+ * is given tasks); a paused one stays paused. -1 with err, and nothing
+ * changed, for an unknown, cancelled or test campaign, n < 1 or more than
+ * JDL_PARAMS_MAX jobs in all. */
+int grid_campaign_add_params(struct grid_state *st, int64_t id, int64_t n, char *err, size_t errlen);
 /* Pause, resume or cancel a campaign; cancelling cancels its live copies
  * (by nikita's decisions) and its jobs left. -1 with err for an unknown id
  * or a campaign already cancelled or terminated. */
@@ -295,7 +330,9 @@ int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_
                        const char *cluster_job_id, int64_t now, char *err, size_t errlen);
 
 /* Closes an open event; the blacklist it caused is lifted. With resubmit,
- * the jobs it gave up go back to the queue (attempt counters reset). */
+ * the jobs it gave up go back to the queue (attempt counters reset). A
+ * fixed prologue or epilogue error runs that script again (a campaign
+ * that ended meanwhile runs again for its epilogue). */
 int grid_event_fix(struct grid_state *st, int64_t event_id, int resubmit, char *err, size_t errlen);
 
 /* ---- decisions ---- */
@@ -339,11 +376,19 @@ void grid_decisions_init(struct grid_decisions *d);
 void grid_decisions_free(struct grid_decisions *d);
 
 /* One cycle at now: fair-share charging, campaign completion, predictor
- * per pair, metascheduler offers, campaign schedulers (test, workqueue,
- * finalize), nikita, then every pending decision into d (emptied first,
- * owned by the caller). A cycle at a clock not after the last planning
- * cycle plans nothing new and only repeats the pending decisions.
- * Returns the number of decisions. */
+ * per pair, prologues and epilogues, metascheduler offers, campaign
+ * schedulers (test, workqueue, finalize), nikita, then every pending
+ * decision into d (emptied first, owned by the caller). A cycle at a
+ * clock not after the last planning cycle plans nothing new and only
+ * repeats the pending decisions. Returns the number of decisions.
+ *
+ * Prologues and epilogues (CiGri's): a cluster's prologue runs once
+ * before any job of the campaign there (its jobs wait for it; its failure
+ * blacklists the cluster for the campaign until fixed); the epilogue runs
+ * once on each cluster the campaign reached, once all its jobs are done
+ * and none of its copies is left there; the campaign terminates after
+ * them (a cluster blacklisted or disabled meanwhile is not waited for).
+ * Both are normal (not best-effort) jobs of one core. */
 int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d);
 
 /* The caller delivered notification n (borrowed): it is not repeated. */

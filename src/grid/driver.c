@@ -103,15 +103,15 @@ int drv_cancel(struct cluster_driver *d, const char *const *ids, int n, char *er
     return -1;
 }
 
-int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max, char *err,
-             size_t errlen)
+int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
+             int max, char *err, size_t errlen)
 {
     char why[1024] = "";
     if (!d->ops->find) {
         named(d, err, errlen, "this driver cannot search the scheduler's jobs by name");
         return -1;
     }
-    int n = d->ops->find(d, campaign_id, tag, ids, max, why, sizeof why);
+    int n = d->ops->find(d, campaign_id, tag, since, ids, max, why, sizeof why);
     if (n < 0) named(d, err, errlen, why);
     return n;
 }

@@ -90,6 +90,10 @@ struct drv_job {
     int nscript;
     long walltime;               /* > 0: overrides the section's (prologue_walltime...) */
     const char *const *env;      /* more "NAME=VALUE" for the job (NULL-terminated; may be NULL) */
+    const struct drv_job *group; /* instead of exec_file and param (NULL: none): a temporally
+                                    grouped job running these ngroup jobs one after the other,
+                                    each with its own id, name, param and env (jobscript.h) */
+    int ngroup;
     int64_t tag;                 /* > 0: the submission it belongs to; the scheduler's job name
                                     carries it, so that drv_find can find a submission whose ids
                                     were never recorded (the first job's tag names an array) */
@@ -115,8 +119,8 @@ struct cluster_driver_ops {
     int (*tail)(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
                 struct strbuf *out, char *err, size_t errlen);
     /* NULL when the scheduler cannot be searched by job name. */
-    int (*find)(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
-                char *err, size_t errlen);
+    int (*find)(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
+                int max, char *err, size_t errlen);
     void (*close)(struct cluster_driver *d);
 };
 
@@ -154,11 +158,15 @@ int drv_tail(struct cluster_driver *d, const char *id, enum drv_stream which, si
              struct strbuf *out, char *err, size_t errlen);
 
 /* The scheduler's jobs (at most max) submitted with tag for campaign_id
- * that it still knows, their ids into ids in submission order (array
- * elements by index). Returns how many, or -1 (the scheduler could not be
- * asked, or this driver cannot search: err says which). */
-int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max, char *err,
-             size_t errlen);
+ * that it still knows, ended or not, their ids into ids in submission
+ * order (array elements by index). since is when the submission was made,
+ * by the caller's clock (0: unknown): a driver whose scheduler keeps ended
+ * jobs for long looks among those submitted or ended since then only (with
+ * a margin for the clocks' difference), so as not to read its history.
+ * Returns how many, or -1 (the scheduler could not be asked, or this
+ * driver cannot search: err says which). */
+int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
+             int max, char *err, size_t errlen);
 
 /* The walltime of job under spec, in seconds: its own, else the section's. */
 long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job);

@@ -1,8 +1,17 @@
 /* driver_fake.c - the in-memory scheduler of unit tests (driver_fake.h). */
 #include "grid/driver_fake.h"
+#include "grid/jobscript.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A param of a temporally grouped job. */
+struct fmember {
+    int64_t job_id;
+    long duration;
+    int exit_code;
+};
 
 struct fjob {
     long cores, duration, walltime;
@@ -12,6 +21,8 @@ struct fjob {
     enum drv_end end;
     char *out;                   /* what its stdout holds: its param; owned */
     int64_t campaign, tag;       /* its name */
+    struct fmember *members;     /* a grouped job's params, run one after the other; owned */
+    int nmembers;
 };
 
 struct fake {
@@ -185,8 +196,19 @@ static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec
         int code = 0;
         read_words(job->param, &duration, &code);
         for (int k = 0; k < job->nscript; k++) read_words(job->script[k], &duration, &code);
+        struct fmember *members = job->ngroup > 0 ? xcalloc((size_t)job->ngroup, sizeof *members) : NULL;
+        if (members) duration = 0;
+        for (int k = 0; k < job->ngroup; k++) {   /* the wrapper's loop: one after the other */
+            struct fmember *m = &members[k];
+            *m = (struct fmember){.job_id = job->group[k].job_id, .duration = FAKE_DEFAULT_SLEEP};
+            read_words(job->group[k].param, &m->duration, &m->exit_code);
+            duration += m->duration;
+            if (!code) code = m->exit_code;   /* the wrapper exits with the first failing status */
+        }
         struct fjob *j = add_job(f, cores, duration, drv_job_walltime(spec, job), spec->best_effort,
                                  xstrdup(job->param ? job->param : ""), ids[done]);
+        j->members = members;
+        j->nmembers = job->ngroup;
         j->exit_code = code;
         j->campaign = job->campaign_id;
         j->tag = jobs[0].tag;
@@ -195,9 +217,11 @@ static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec
     return done;
 }
 
-static int fake_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
-                     char *err, size_t errlen)
+/* Every job the fake ever had: no history to bound, so since is unused. */
+static int fake_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since,
+                     char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen)
 {
+    (void)since;
     struct fake *f = F(d);
     if (call(d, err, errlen)) return -1;
     int n = 0;
@@ -270,6 +294,26 @@ static int fake_resources(struct cluster_driver *d, struct drv_resources *out, c
     return 0;
 }
 
+/* A grouped job's stdout so far: the wrapper's markers (jobscript.h) of
+ * the params started and ended by the job's end, or now. A job killed
+ * (walltime, preemption, cancel, node failure) leaves the param it
+ * interrupted without an end marker and the later ones without any. */
+static void group_stdout(const struct fake *f, const struct fjob *j, struct strbuf *out)
+{
+    if (j->start < 0) return;
+    long until = j->stop >= 0 ? j->stop : f->now;
+    int killed = j->state == DRV_FINISHED && j->end != DRV_END_SUCCESS && j->end != DRV_END_EXIT;
+    long t = j->start;
+    for (int k = 0; k < j->nmembers; k++) {
+        const struct fmember *m = &j->members[k];
+        if (killed ? t >= until : t > until) break;
+        sb_printf(out, JOBSCRIPT_MARK " start %" PRId64 " %ld\n", m->job_id, t);
+        t += m->duration;
+        if (killed ? t >= until : t > until) break;
+        sb_printf(out, JOBSCRIPT_MARK " end %" PRId64 " %d %ld\n", m->job_id, m->exit_code, t);
+    }
+}
+
 static int fake_tail(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
                      struct strbuf *out, char *err, size_t errlen)
 {
@@ -279,17 +323,23 @@ static int fake_tail(struct cluster_driver *d, const char *id, enum drv_stream w
         errf(err, errlen, "job %s is not known to the scheduler", id);
         return -1;
     }
-    if (which == DRV_STDOUT) {
-        size_t len = strlen(j->out);
-        sb_puts(out, j->out + (len > max_bytes ? len - max_bytes : 0));
-    }
+    if (which != DRV_STDOUT) return 0;
+    struct strbuf text;
+    sb_init(&text);
+    if (j->members) group_stdout(F(d), j, &text);
+    else sb_puts(&text, j->out);
+    sb_puts(out, text.s + (text.len > max_bytes ? text.len - max_bytes : 0));
+    sb_free(&text);
     return 0;
 }
 
 static void fake_close(struct cluster_driver *d)
 {
     struct fake *f = F(d);
-    for (long i = 0; i < f->n; i++) free(f->jobs[i].out);
+    for (long i = 0; i < f->n; i++) {
+        free(f->jobs[i].out);
+        free(f->jobs[i].members);
+    }
     free(f->jobs);
     free(f);
 }

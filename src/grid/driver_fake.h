@@ -5,8 +5,12 @@
  * demand, and a virtual clock the test moves. Nothing runs: a job's
  * duration and exit status are read from its param, whose words
  * "sleep=SECONDS" and "exit=CODE" set them (default: FAKE_DEFAULT_SLEEP
- * seconds, status 0). Open one with drv_open and kind DRIVER_FAKE; the
- * controls below take such a driver. */
+ * seconds, status 0). A temporally grouped job (drv_job.group) runs its
+ * params one after the other, each as long as its own words say, exits
+ * with the first failing status, and its stdout holds the wrapper's
+ * markers (jobscript.h) of the params started and ended so far; other
+ * jobs' stdout is their param. Open one with drv_open and kind
+ * DRIVER_FAKE; the controls below take such a driver. */
 #ifndef LOCUS_DRIVER_FAKE_H
 #define LOCUS_DRIVER_FAKE_H
 #include "grid/driver.h"

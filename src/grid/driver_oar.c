@@ -1,7 +1,8 @@
 /* driver_oar.c - the OAR driver, over OAR 2.5's REST API as CiGri uses it
  * (../shared/docs/cigri.md section 5): POST jobs (an array through a
- * param_file), GET jobs/details (bulk status, array members), DELETE
- * jobs/ID, GET resources/full, stress_factor and media (output tails),
+ * param_file), GET jobs/details (bulk status, array members), GET
+ * jobs/table (a lost submission by name), DELETE jobs/ID, GET
+ * resources/full, stress_factor and media (output tails),
  * each call bounded by the cluster's timeout. The user is named by a
  * trusted header (X-REMOTE-IDENT by default: Apache drops headers with
  * underscores). Jobs are submitted as the job's user; status, cancel,
@@ -11,6 +12,7 @@
  * (oarapi.subscript.XXXXX, left there) and submits; OAR appends each array
  * element's param_file line, its index, to the command. Remote ids are
  * OAR's job ids. */
+#include "core/hashmap.h"
 #include "grid/driver.h"
 #include "grid/jobscript.h"
 #include <curl/curl.h>
@@ -24,6 +26,8 @@
 #define OAR_IDS_CHUNK 100            /* ids per bulk status query (CiGri's api_chunk_size) */
 #define OAR_BODY_MAX (16u << 20)     /* bytes of an answer */
 #define OAR_TAIL_LINES_MAX 100000
+#define OAR_FIND_PAGE 1000           /* jobs per answer when searching by name */
+#define OAR_CLOCK_MARGIN 120         /* seconds OAR's clock may lag behind the caller's */
 
 struct oar {
     char ident[DRV_FIELD_MAX + 4];   /* "HEADER: " prefix of the identity header */
@@ -442,40 +446,98 @@ static void oar_close(struct cluster_driver *d)
     curl_global_cleanup();
 }
 
-struct found { long key; json_int_t id; };
+/* ---- finding a submission by name ---- */
 
+struct found { json_int_t array, index, id; };
+
+/* Arrays (chunks of one submission) in submission order, each by member
+ * index; single jobs are their own array. */
 static int found_order(const void *a, const void *b)
 {
     const struct found *x = a, *y = b;
-    return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : (x->id > y->id) - (x->id < y->id);
+    if (x->array != y->array) return (x->array > y->array) - (x->array < y->array);
+    if (x->index != y->index) return (x->index > y->index) - (x->index < y->index);
+    return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The current jobs named by the tag: OAR's API lists jobs not yet ended,
- * so a lost submission whose jobs already ended is not found. */
-static int oar_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
-                    char *err, size_t errlen)
+struct finding {
+    const char *name;            /* locus.CAMPAIGN.TAG */
+    time_t after;                /* jobs submitted before are not looked at; 0: none */
+    struct found *f;
+    int n, cap;
+    struct imap seen;            /* ids in f */
+};
+
+/* Adds to s the jobs named s->name of one listing of OAR's job table
+ * (query: its filters), read page after page. /jobs/table gives the
+ * table's rows as they are (name, command, array, submission time),
+ * without the queries per job of /jobs/details. Pages may overlap when
+ * jobs change state meanwhile: ids are counted once. */
+static int find_in(struct cluster_driver *d, const char *query, struct finding *s, char *err, size_t errlen)
 {
     struct oar *o = d->impl;
-    json_t *jobs = api(d, "GET", "/jobs/details.json?limit=1000000", o->admin, NULL, err, errlen);
-    if (!jobs) return -1;
+    for (long offset = 0;; offset += OAR_FIND_PAGE) {
+        char path[512];
+        snprintf(path, sizeof path, "/jobs/table.json?%s&limit=%d&offset=%ld", query, OAR_FIND_PAGE, offset);
+        json_t *ans = api(d, "GET", path, o->admin, NULL, err, errlen);
+        if (!ans) return -1;
+        json_t *items = json_object_get(ans, "items"), *it;
+        size_t k;
+        json_array_foreach(items, k, it) {
+            const char *nm = json_string_value(json_object_get(it, "job_name"));
+            json_int_t id = json_integer_value(json_object_get(it, "id"));
+            json_t *at = json_object_get(it, "submission_time");   /* not a number: not filtered on */
+            if (!nm || strcmp(nm, s->name) || imap_get(&s->seen, id) ||
+                (s->after && json_is_integer(at) && json_integer_value(at) < s->after))
+                continue;
+            if (s->n == s->cap) {
+                s->cap = s->cap ? 2 * s->cap : 64;
+                s->f = xrealloc(s->f, (size_t)s->cap * sizeof *s->f);
+            }
+            json_int_t array = json_integer_value(json_object_get(it, "array_id"));
+            s->f[s->n++] = (struct found){array > 0 ? array : id, member_index(it), id};
+            imap_put(&s->seen, id, (void *)1);
+        }
+        size_t got = json_array_size(items);
+        json_decref(ans);
+        if (got < OAR_FIND_PAGE) return 0;
+    }
+}
+
+/* The jobs named by the tag, in two listings: the jobs not ended (OAR's
+ * queue, whatever their age), then the jobs ended (Terminated or Error)
+ * since the submission, so that a lost submission whose jobs already ended
+ * is found too. OAR keeps every ended job: the "from" filter, which keeps
+ * jobs that ended or were submitted since then, bounds what is read to
+ * the jobs ended on the cluster since the submission, not its history.
+ * The queue is read first: a job ending between the two listings is then
+ * in the second. */
+static int oar_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
+                    int max, char *err, size_t errlen)
+{
     char name[64];
     snprintf(name, sizeof name, "locus.%" PRId64 ".%" PRId64, campaign_id, tag);
-    json_t *items = json_object_get(jobs, "items");
-    struct found *f = xcalloc(json_array_size(items) + 1, sizeof *f);
-    int n = 0;
-    size_t k;
-    json_t *it;
-    json_array_foreach(items, k, it) {
-        const char *nm = json_string_value(json_object_get(it, "name"));
-        if (!nm || strcmp(nm, name)) continue;
-        json_int_t id = json_integer_value(json_object_get(it, "id"));
-        f[n++] = (struct found){member_index(it), id};
+    struct finding s = {.name = name, .after = since > 0 ? since - OAR_CLOCK_MARGIN : 0};
+    imap_init(&s.seen);
+    struct strbuf live, ended;
+    sb_init(&live);
+    sb_init(&ended);
+    const char *sep = "state=";
+    for (size_t i = 0; i < sizeof oar_states / sizeof *oar_states; i++) {
+        if (oar_states[i].state == DRV_FINISHED) continue;
+        sb_printf(&live, "%s%s", sep, oar_states[i].name);
+        sep = ",";
     }
-    qsort(f, (size_t)n, sizeof *f, found_order);   /* arrays by member index, single jobs by id */
+    sb_puts(&ended, "state=Terminated,Error");
+    if (s.after) sb_printf(&ended, "&from=%ld", (long)s.after);
+    int n = find_in(d, live.s, &s, err, errlen) || find_in(d, ended.s, &s, err, errlen) ? -1 : s.n;
+    if (n > 0) qsort(s.f, (size_t)n, sizeof *s.f, found_order);
     if (n > max) n = max;
-    for (int i = 0; i < n; i++) snprintf(ids[i], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, f[i].id);
-    free(f);
-    json_decref(jobs);
+    for (int i = 0; i < n; i++) snprintf(ids[i], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, s.f[i].id);
+    free(s.f);
+    imap_free(&s.seen);
+    sb_free(&live);
+    sb_free(&ended);
     return n;
 }
 

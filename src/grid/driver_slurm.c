@@ -4,9 +4,11 @@
  * "123_4" for element 4 of array 123. Finished jobs are read from squeue
  * while slurmctld keeps them (MinJobAge), then from the jobcomp/filetxt log
  * when the cluster writes one; sacct is not used, as accounting needs
- * slurmdbd. Outputs are written as locus.<id>.stdout and .stderr in the
- * job's working directory, which the tail reads: the driver runs on a
- * submit host that sees the cluster's file systems, as Slurm's commands do. */
+ * slurmdbd. An array element cancelled while pending has no record of its
+ * own anywhere: it is recognised by its array's (unlisted_elements).
+ * Outputs are written as locus.<id>.stdout and .stderr in the job's
+ * working directory, which the tail reads: the driver runs on a submit
+ * host that sees the cluster's file systems, as Slurm's commands do. */
 #include "core/fsutil.h"
 #include "core/hashmap.h"
 #include "core/run.h"
@@ -361,7 +363,17 @@ static int jc_field(const char *line, const char *key, char *out, size_t outlen)
     return 0;
 }
 
-/* Jobs of ids not in jobs, looked up in the jobcomp log and added. */
+/* The array of element id "A_i" into a ("A"); 0 when id is no element. */
+static int array_of(const char *id, char a[DRV_ID_MAX])
+{
+    const char *us = strchr(id, '_');
+    if (!us) return 0;
+    snprintf(a, DRV_ID_MAX, "%.*s", (int)(us - id), id);
+    return 1;
+}
+
+/* Jobs of ids not in jobs, looked up in the jobcomp log and added; an
+ * array's own line without an index is added under the array's id. */
 static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
                         size_t errlen)
 {
@@ -373,8 +385,13 @@ static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n,
     if (!text) return errno == ENOENT ? 0 : (errf(err, errlen, "cannot read %s: %s", path, strerror(errno)), -1);
     struct smap wanted;
     smap_init(&wanted);
-    for (int i = 0; i < n; i++)
-        if (!smap_get(jobs, ids[i])) smap_put(&wanted, ids[i], (void *)ids[i]);
+    char arr[DRV_ID_MAX];
+    for (int i = 0; i < n; i++) {
+        if (smap_get(jobs, ids[i])) continue;
+        smap_put(&wanted, ids[i], (void *)ids[i]);
+        /* and the line of its array's own record, if any (unlisted_elements) */
+        if (array_of(ids[i], arr)) smap_put(&wanted, arr, (void *)ids[i]);
+    }
     for (char *line = text; wanted.count && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
@@ -411,7 +428,66 @@ static void free_jobs(struct smap *jobs)
     smap_free(jobs);
 }
 
-/* squeue, then the jobcomp log for the ids squeue did not know. */
+/* A record of an element of array a in m, or NULL. */
+static const struct sq_job *element_of(const struct smap *m, const char *a)
+{
+    size_t al = strlen(a);
+    const char *k;
+    void *v;
+    for (size_t it = 0; smap_next(m, &it, &k, &v);)
+        if (!strncmp(k, a, al) && k[al] == '_') return v;
+    return NULL;
+}
+
+/* Array elements that neither squeue nor the jobcomp log names, added to
+ * jobs. slurmctld drops an element cancelled while pending from its
+ * array's record without giving it a record of its own: the array's record
+ * keeps the elements still pending, and once none is left it ends
+ * CANCELLED without an index (squeue -r then lists it as "A", the jobcomp
+ * log as JobId=A). Such an element ends as that record did, or, while the
+ * array still has elements, as cancelled. This is sure only with a jobcomp
+ * log, which has a line for every element that ran: the caller does not
+ * call this without one, as an element that ran and that slurmctld forgot
+ * (MinJobAge) would look the same. */
+static int unlisted_elements(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
+                             size_t errlen)
+{
+    struct strbuf list;
+    struct smap asked, arrays;
+    sb_init(&list);
+    smap_init(&asked);
+    smap_init(&arrays);
+    char a[DRV_ID_MAX];
+    for (int i = 0; i < n; i++)
+        if (!smap_get(jobs, ids[i]) && array_of(ids[i], a) && !smap_get(jobs, a) && !smap_get(&asked, a)) {
+            smap_put(&asked, a, (void *)1);
+            sb_printf(&list, "%s%s", list.len ? "," : "", a);
+        }
+    int rc = list.len ? squeue_jobs(d, list.s, &arrays, err, errlen) : 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        if (smap_get(jobs, ids[i]) || !array_of(ids[i], a)) continue;
+        const struct sq_job *own = smap_get(&arrays, ids[i]);   /* it started since */
+        const struct sq_job *whole = smap_get(jobs, a) ? smap_get(jobs, a) : smap_get(&arrays, a);
+        const struct sq_job *any = own ? own : whole ? whole : element_of(&arrays, a);
+        if (!any) continue;                                     /* its array is unknown too */
+        struct sq_job *j = xmalloc(sizeof *j);
+        *j = *any;   /* the workdir, for tails */
+        if (!own && whole && whole->st.state == DRV_FINISHED) {
+            j->st.start = 0;   /* the array's record "started" when it was cancelled */
+            j->st.run_seconds = 0;
+        } else if (!own) {
+            j->st = (struct drv_status){.state = DRV_FINISHED, .end = DRV_END_CANCELLED, .raw = "CANCELLED"};
+        }
+        smap_put(jobs, ids[i], j);
+    }
+    free_jobs(&arrays);
+    smap_free(&asked);
+    sb_free(&list);
+    return rc;
+}
+
+/* squeue, then the jobcomp log for the ids squeue did not know, then
+ * array elements cancelled while pending. */
 static int find_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
                      size_t errlen)
 {
@@ -421,6 +497,7 @@ static int find_jobs(struct cluster_driver *d, const char *const *ids, int n, st
     int rc = squeue_jobs(d, list.s, jobs, err, errlen);
     sb_free(&list);
     if (rc == 0 && jobs->count < (size_t)n) rc = jobcomp_jobs(d, ids, n, jobs, err, errlen);
+    if (rc == 0 && ((struct slurm *)d->impl)->jobcomp[0]) rc = unlisted_elements(d, ids, n, jobs, err, errlen);
     return rc;
 }
 
@@ -555,10 +632,12 @@ static int id_order(const void *a, const void *b)
 }
 
 /* squeue by job name; slurmctld forgets ended jobs after MinJobAge (300 s
- * by default), which bounds how late a lost submission can be found. */
-static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, char (*ids)[DRV_ID_MAX], int max,
-                      char *err, size_t errlen)
+ * by default), which bounds how late a lost submission can be found, and
+ * how much is read: since is not needed. */
+static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since,
+                      char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen)
 {
+    (void)since;
     char name[64];
     snprintf(name, sizeof name, "locus.%" PRId64 ".%" PRId64, campaign_id, tag);
     const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-o", "%i", NULL};

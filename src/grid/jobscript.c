@@ -62,34 +62,8 @@ static void hms(struct strbuf *out, long s)
     sb_printf(out, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
 }
 
-/* One element of the case on the index: what differs between jobs. */
-static int write_element(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j, int i,
-                         char *err, size_t errlen)
+static int check_env(const struct drv_job *j, char *err, size_t errlen)
 {
-    sb_printf(out, "%d)\n  LOCUS_JOB_ID=%" PRId64 "\n  LOCUS_JOB_NAME=", i, j->job_id);
-    sh_quote(out, j->name ? j->name : "");
-    long wall = drv_job_walltime(spec, j);
-    sb_puts(out, "\n  LOCUS_WALLTIME=");
-    hms(out, wall);
-    sb_printf(out, "\n  LOCUS_WALLTIME_SECONDS=%ld\n", wall);
-    if (j->script) {
-        struct strbuf lines;
-        sb_init(&lines);
-        for (int k = 0; k < j->nscript; k++) sb_printf(&lines, "%s\n", j->script[k]);
-        sb_puts(out, "  locus_run=");
-        sh_quote(out, lines.s);
-        sb_free(&lines);
-    } else {
-        sb_puts(out, "  locus_run=");
-        struct strbuf cmd;
-        sb_init(&cmd);
-        sb_puts(&cmd, "exec ");
-        sh_word(&cmd, spec->exec_file, j->campaign_id);
-        if (j->param && *j->param) sb_printf(&cmd, " %s", j->param);   /* shell words, as CiGri */
-        sh_quote(out, cmd.s);
-        sb_free(&cmd);
-    }
-    sb_puts(out, "\n");
     for (int k = 0; j->env && j->env[k]; k++) {
         if (!env_name_ok(j->env[k])) {
             char q[48];
@@ -97,6 +71,105 @@ static int write_element(struct strbuf *out, const struct cluster_spec *spec, co
                  snippet(j->env[k], q));
             return -1;
         }
+    }
+    return 0;
+}
+
+/* "exec <exec_file> <param>", as one shell word. */
+static void quoted_command(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j)
+{
+    struct strbuf cmd;
+    sb_init(&cmd);
+    sb_puts(&cmd, "exec ");
+    sh_word(&cmd, spec->exec_file, j->campaign_id);
+    if (j->param && *j->param) sb_printf(&cmd, " %s", j->param);   /* shell words, as CiGri */
+    sh_quote(out, cmd.s);
+    sb_free(&cmd);
+}
+
+/* The loop of a grouped job (jobscript.h), run in the wrapper's place of
+ * one job. SIGTERM (walltime, preemption, cancel) goes to the param
+ * running and stops the loop: that param gets no end marker, so the
+ * daemon gives it the scheduler's reason; one that ends at the very moment
+ * of the signal may lose its marker and run again. */
+static const char group_loop[] =
+    "locus_stop= locus_pid= locus_status=0\n"
+    "trap 'locus_stop=1; kill -TERM $locus_pid 2>/dev/null' TERM\n"
+    "locus_param() {\n"
+    "  [ -z \"$locus_stop\" ] || exit 143\n"
+    "  local id=$1 name=$2 cmd=$3\n"
+    "  shift 3\n"
+    "  printf '" JOBSCRIPT_MARK " start %s %(%s)T\\n' \"$id\" -1\n"
+    "  ( export LOCUS_JOB_ID=\"$id\" LOCUS_JOB_NAME=\"$name\" CIGRI_JOB_ID=\"$id\" CIGRI_JOBID=\"$id\"\n"
+    "    export CIGRI_JOB_NAME=\"$name\" CIGRI_JOBNAME=\"$name\"\n"
+    "    [ $# -eq 0 ] || export \"$@\"\n"
+    "    eval \"$cmd\" ) >\"locus.job$id.stdout\" 2>\"locus.job$id.stderr\" &\n"
+    "  locus_pid=$!\n"
+    "  wait $locus_pid\n"
+    "  while kill -0 $locus_pid 2>/dev/null; do wait $locus_pid; done\n"
+    "  wait $locus_pid\n"
+    "  local s=$?\n"
+    "  [ -z \"$locus_stop\" ] || exit 143\n"
+    "  printf '" JOBSCRIPT_MARK " end %s %d %(%s)T\\n' \"$id\" \"$s\" -1\n"
+    "  [ \"$s\" -eq 0 ] || [ \"$locus_status\" -ne 0 ] || locus_status=$s\n"
+    "}\n";
+
+static int write_group(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j, char *err,
+                       size_t errlen)
+{
+    struct strbuf g;
+    sb_init(&g);
+    sb_puts(&g, group_loop);
+    if (spec->checkpointing_period > 0)
+        sb_printf(&g, "trap 'kill -%d $locus_pid 2>/dev/null' %d\n", spec->checkpointing_signal,
+                  spec->checkpointing_signal);
+    for (int i = 0; i < j->ngroup; i++) {
+        const struct drv_job *m = &j->group[i];
+        if (check_env(m, err, errlen)) {
+            sb_free(&g);
+            return -1;
+        }
+        sb_printf(&g, "locus_param %" PRId64 " ", m->job_id);
+        sh_quote(&g, m->name ? m->name : "");
+        sb_puts(&g, " ");
+        quoted_command(&g, spec, m);
+        for (int k = 0; m->env && m->env[k]; k++) {
+            sb_puts(&g, " ");
+            sh_quote(&g, m->env[k]);
+        }
+        sb_puts(&g, "\n");
+    }
+    sb_puts(&g, "exit $locus_status\n");
+    sh_quote(out, g.s);
+    sb_free(&g);
+    return 0;
+}
+
+/* One element of the case on the index: what differs between jobs. */
+static int write_element(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j, int i,
+                         char *err, size_t errlen)
+{
+    if (check_env(j, err, errlen)) return -1;
+    sb_printf(out, "%d)\n  LOCUS_JOB_ID=%" PRId64 "\n  LOCUS_JOB_NAME=", i, j->job_id);
+    sh_quote(out, j->name ? j->name : "");
+    long wall = drv_job_walltime(spec, j);
+    sb_puts(out, "\n  LOCUS_WALLTIME=");
+    hms(out, wall);
+    sb_printf(out, "\n  LOCUS_WALLTIME_SECONDS=%ld\n", wall);
+    sb_puts(out, "  locus_run=");
+    if (j->group) {
+        if (write_group(out, spec, j, err, errlen)) return -1;
+    } else if (j->script) {
+        struct strbuf lines;
+        sb_init(&lines);
+        for (int k = 0; k < j->nscript; k++) sb_printf(&lines, "%s\n", j->script[k]);
+        sh_quote(out, lines.s);
+        sb_free(&lines);
+    } else {
+        quoted_command(out, spec, j);
+    }
+    sb_puts(out, "\n");
+    for (int k = 0; j->env && j->env[k]; k++) {
         sb_puts(out, "  export ");
         sh_quote(out, j->env[k]);
         sb_puts(out, "\n");
@@ -152,4 +225,30 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
                  "wait $locus_child\n"   /* bash keeps the status of a reaped child */
                  "exit $?\n");
     return 0;
+}
+
+void jobscript_group_marks(const char *text, const int64_t *ids, int n, struct jobscript_mark *out)
+{
+    memset(out, 0, (size_t)(n > 0 ? n : 0) * sizeof *out);
+    for (const char *line = text; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        const char *p = line + sizeof JOBSCRIPT_MARK;   /* after the mark and its space */
+        long long id, when;
+        int status, start = 0, end = 0;
+        if (!strncmp(line, JOBSCRIPT_MARK " ", sizeof JOBSCRIPT_MARK)) {
+            start = sscanf(p, "start %lld %lld", &id, &when) == 2;
+            end = !start && sscanf(p, "end %lld %d %lld", &id, &status, &when) == 3;
+        }
+        for (int i = 0; (start || end) && i < n; i++) {
+            if (ids[i] != id) continue;
+            out[i].started = 1;   /* an end whose start left the text still started */
+            if (start) out[i].start = (int64_t)when;
+            if (end) {
+                out[i].ended = 1;
+                out[i].status = status;
+                out[i].end = (int64_t)when;
+            }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
 }

@@ -3,8 +3,9 @@
  * the job environment (LOCUS_* and CiGri's CIGRI_* aliases), enters the
  * working directory or fails explicitly (Slurm would run the job in /tmp),
  * writes the node file, runs "<exec_file> <param>" (or the prologue or
- * epilogue lines) in the background and forwards the checkpointing signal
- * and SIGTERM to it, and exits with its status. The scheduler-specific
+ * epilogue lines, or the params of a temporally grouped job one after the
+ * other) in the background and forwards the checkpointing signal and
+ * SIGTERM to it, and exits with its status. The scheduler-specific
  * parts come from the driver, so this file knows no scheduler. */
 #ifndef LOCUS_JOBSCRIPT_H
 #define LOCUS_JOBSCRIPT_H
@@ -27,6 +28,36 @@ struct jobscript_sched {
  * entry that is not NAME=VALUE). */
 int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
                     const struct jobscript_sched *sched, char *err, size_t errlen);
+
+/* A temporally grouped job (drv_job.group): the wrapper runs its params
+ * one after the other in the working directory, each with its own
+ * LOCUS_JOB_ID, LOCUS_JOB_NAME (and CiGri's aliases) and env, its output
+ * in locus.job<LOCUS_JOB_ID>.stdout and .stderr there. The job's own
+ * stdout holds only one marker line at each param's start and end:
+ *
+ *   locus-group start <LOCUS_JOB_ID> <epoch seconds>
+ *   locus-group end <LOCUS_JOB_ID> <exit status> <epoch seconds>
+ *
+ * so that however much the params print, the markers of a group of n
+ * params are at most 2n lines of at most 64 bytes. SIGTERM (and the
+ * checkpointing signal) go to the param running; SIGTERM also stops the
+ * loop, and the param it interrupted gets no end marker. The wrapper
+ * exits 0 when every param did, else with the first failing status (143
+ * when stopped). */
+#define JOBSCRIPT_MARK "locus-group"
+#define JOBSCRIPT_MARK_LINE_MAX 64
+
+/* What the markers say of one param of a grouped job. */
+struct jobscript_mark {
+    int started, ended;          /* its start (end) marker was seen */
+    int status;                  /* ended: its exit status */
+    int64_t start, end;          /* the markers' times; 0: not seen */
+};
+
+/* Reads the markers of text (a grouped job's stdout, or its tail;
+ * borrowed) into out[i] for the param of job id ids[i], i < n (out is
+ * the caller's). Other lines and unknown ids are skipped. */
+void jobscript_group_marks(const char *text, const int64_t *ids, int n, struct jobscript_mark *out);
 
 /* Appends s to out as one single-quoted shell word. */
 void sh_quote(struct strbuf *out, const char *s);

@@ -27,7 +27,7 @@ enum croute {
     CR_NONE,                     /* not a grid path */
     CR_BAD,                      /* a grid path, but no route */
     CR_CAMPAIGNS, CR_CAMPAIGN, CR_EVENTS, CR_CLUSTERS,   /* GET */
-    CR_SUBMIT, CR_PAUSE, CR_RESUME, CR_CANCEL, CR_FIX,   /* POST */
+    CR_SUBMIT, CR_PAUSE, CR_RESUME, CR_CANCEL, CR_FIX, CR_PARAMS,   /* POST */
 };
 
 static const struct route {
@@ -43,11 +43,13 @@ static const struct route {
     {"campaigns/", 1, "/pause", CR_NONE, CR_PAUSE},
     {"campaigns/", 1, "/resume", CR_NONE, CR_RESUME},
     {"campaigns/", 1, "/cancel", CR_NONE, CR_CANCEL},
+    {"campaigns/", 1, "/params", CR_NONE, CR_PARAMS},
     {"events/", 1, "/fix", CR_NONE, CR_FIX},
 };
 
 #define ROUTES_HELP "GET /api/v1/campaigns, /campaigns/ID, /campaigns/ID/events, /clusters; POST /api/v1/campaigns, " \
-                    "/campaigns/ID/pause, /campaigns/ID/resume, /campaigns/ID/cancel, /events/ID/fix"
+                    "/campaigns/ID/pause, /campaigns/ID/resume, /campaigns/ID/cancel, /campaigns/ID/params, "   \
+                    "/events/ID/fix"
 
 /* A positive id of digits only (no sign, blank or exponent) at the start
  * of p: its value, and *end past it; 0 if there is none. */
@@ -247,7 +249,8 @@ struct api_wait {
     int64_t user_id, campaign_id, event_id;
     int resubmit;
     char user[sizeof ((struct user *)0)->name];   /* for the log */
-    char *jdl, *params;          /* GO_SUBMIT: owned; params NULL without param_file_text */
+    char *jdl, *params;          /* GO_SUBMIT: owned; params NULL without param_file_text;
+                                    GO_ADD_PARAMS: params, one per line */
     size_t jdl_len, params_len;
     void (*wake)(void *);
     void *arg;
@@ -285,6 +288,37 @@ static int take_jdl(struct api_wait *w, json_t *o, const char *body, size_t len,
     return 0;
 }
 
+/* The params of an add-params body o (borrowed), {"params": [...]}, as
+ * the lines of a param file into w->params. Each string must read back
+ * as itself from such a file: one line, not empty nor a comment. 0, or
+ * -1 with the error answered. */
+static int take_params(struct api_wait *w, json_t *o, struct strbuf *out, int *status)
+{
+    json_t *list = json_object_get(o, "params"), *x;
+    if (json_object_size(o) != 1 || !json_is_array(list) || !json_array_size(list))
+        return api_error(out, status, 400, "add-params takes {\"params\": [\"PARAM\", ...]}, a non-empty list"), -1;
+    struct strbuf text;
+    sb_init(&text);
+    size_t i;
+    json_array_foreach(list, i, x) {
+        const char *p = json_string_value(x);
+        size_t n = json_string_length(x), b = p ? strspn(p, " \t") : 0;
+        const char *why = !p ? "expected a string"
+                        : memchr(p, '\n', n) || memchr(p, '\r', n) ? "a param is one line"
+                        : b == n || p[b] == '#' ? "empty, or a comment in a param file (starts with '#')" : NULL;
+        if (why) {
+            sb_free(&text);
+            return api_errorf(out, status, 400, "params[%zu]: %s", i, why), -1;
+        }
+        sb_append(&text, p, n);
+        sb_puts(&text, "\n");
+    }
+    w->params_len = text.len;
+    w->params = sb_detach(&text);
+    sb_free(&text);
+    return 0;
+}
+
 static void wait_free(struct api_wait *w)
 {
     sb_free(&w->out);
@@ -293,9 +327,9 @@ static void wait_free(struct api_wait *w)
     free(w);
 }
 
-/* Reads what an order's body says into w: the JDL (submit), resubmit
- * (fix) or nothing (pause, resume, cancel). 0, or -1 with the error
- * answered. */
+/* Reads what an order's body says into w: the JDL (submit), the params
+ * (add-params), resubmit (fix) or nothing (pause, resume, cancel). 0, or
+ * -1 with the error answered. */
 static int read_body(struct api_wait *w, enum croute r, const char *body, size_t len, struct strbuf *out,
                      int *status)
 {
@@ -306,6 +340,8 @@ static int read_body(struct api_wait *w, enum croute r, const char *body, size_t
     json_t *resubmit = json_object_get(o, "resubmit");
     if (r == CR_SUBMIT)
         rc = take_jdl(w, o, body, len, out, status);
+    else if (r == CR_PARAMS)
+        rc = take_params(w, o, out, status);
     else if (r == CR_FIX && (json_object_size(o) != 1 || !json_is_boolean(resubmit)))
         api_error(out, status, 400, "fix takes {\"resubmit\": true} (resubmit the jobs the event gave up) or "
                   "{\"resubmit\": false}");
@@ -323,7 +359,7 @@ int api_campaigns_post(struct server *s, const char *path, const struct user *u,
 {
     static const enum grid_order_kind kinds[] = {
         [CR_SUBMIT] = GO_SUBMIT, [CR_PAUSE] = GO_PAUSE, [CR_RESUME] = GO_RESUME, [CR_CANCEL] = GO_CANCEL,
-        [CR_FIX] = GO_FIX,
+        [CR_FIX] = GO_FIX, [CR_PARAMS] = GO_ADD_PARAMS,
     };
     int64_t id = 0;
     int wrong_method = 0;
@@ -384,7 +420,7 @@ static void carry_out(struct api_wait *w)
 {
     static const char *const done[] = {[GO_SUBMIT] = "submitted campaign", [GO_PAUSE] = "paused campaign",
                                        [GO_RESUME] = "resumed campaign", [GO_CANCEL] = "cancelled campaign",
-                                       [GO_FIX] = "fixed event"};
+                                       [GO_FIX] = "fixed event", [GO_ADD_PARAMS] = "added params to campaign"};
     char err[512] = "";
     if (atomic_load(&w->s->api_stopping)) return api_error(&w->out, &w->status, 503, "locusd is stopping");
     struct store *st = store_open(w->s->db_path, 0, err, sizeof err);
@@ -394,6 +430,9 @@ static void carry_out(struct api_wait *w)
         w->kind == GO_SUBMIT
             ? campaign_order_submit(st, w->s->proj.dir, w->user_id, w->jdl, w->jdl_len, w->params, w->params_len,
                                     now, &order, err, sizeof err)
+        : w->kind == GO_ADD_PARAMS
+            ? campaign_order_add_params(st, w->s->proj.dir, w->user_id, w->campaign_id, w->params, w->params_len,
+                                        now, &order, err, sizeof err)
             : campaign_order_change(st, w->kind, w->user_id, w->campaign_id, w->event_id, w->resubmit, now,
                                     &order, err, sizeof err);
     if (!rc) rc = await_order(w, st, order, &result, err, sizeof err);

@@ -11,6 +11,7 @@
 #include "core/run.h"
 #include "core/strbuf.h"
 #include "grid/cycle.h"
+#include "grid/jobscript.h"
 #include "server/server.h"
 #include "store/store_grid.h"
 #include <curl/curl.h>
@@ -191,29 +192,12 @@ static struct campaign_spec *spec_of(struct gridd *g, int64_t campaign_id)
     return *sp;
 }
 
-/* What locusd cannot carry out yet, refused at submission rather than
- * ignored. */
-static int unsupported(const struct campaign_spec *spec, char *err, size_t errlen)
-{
-    for (int k = 0; k < spec->nclusters; k++) {
-        const struct cluster_spec *cs = &spec->clusters[k];
-        const char *what = cs->temporal_grouping ? "temporal_grouping"
-                         : cs->nprologue ? "prologue" : cs->nepilogue ? "epilogue" : NULL;
-        if (what) {
-            snprintf(err, errlen, "clusters.%s.%s: not carried out by locusd yet", cs->name, what);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static int submit_order(struct gridd *g, const struct grid_order *o, int64_t now, int64_t *id, char *err,
                         size_t errlen)
 {
     struct campaign_spec spec = {0};
     int rc = o->body ? jdl_parse(o->body, strlen(o->body), &spec, err, errlen) : -1;
     if (!o->body) snprintf(err, errlen, "submit order without a campaign");
-    if (!rc) rc = unsupported(&spec, err, errlen);
     struct grid_campaign_opts opts = {.user_id = o->user_id, .nretry = -1};
     if (!rc) rc = grid_campaign_add(&g->g, &spec, &opts, id, err, errlen);
     if (!rc && store_campaign_insert(g->st, *id, o->user_id, &spec, now)) rc = -2;
@@ -228,6 +212,31 @@ static int owner_ok(struct gridd *g, const struct grid_order *o, int64_t campaig
         snprintf(err, errlen, "no campaign %" PRId64 " of this user", campaign_id);
         return -1;
     }
+    return 0;
+}
+
+/* Appends the order's params to the campaign's spec, its jobs and its
+ * stored params. They are checked again, against the campaign as it is
+ * now: an add-params carried out since this one was written may have
+ * taken a name. *njobs: the campaign's jobs afterwards. */
+static int add_params_order(struct gridd *g, const struct grid_order *o, int64_t *njobs, char *err, size_t errlen)
+{
+    if (owner_ok(g, o, o->campaign_id, err, errlen)) return -1;
+    if (!o->body) return snprintf(err, errlen, "add-params order without params"), -1;
+    struct campaign_spec *spec = spec_of(g, o->campaign_id);
+    if (!spec) return -2;
+    size_t before = campaign_nparams(spec);
+    int rc = jdl_add_params_text(spec, o->body, strlen(o->body), err, errlen);
+    if (!rc) rc = grid_campaign_add_params(&g->g, o->campaign_id, (int64_t)(campaign_nparams(spec) - before), err,
+                                           errlen);
+    if (!rc && store_campaign_params_sync(g->st, o->campaign_id, spec)) rc = -2;
+    if (rc) {   /* the cached spec may hold params the store does not: read it again when needed */
+        campaign_spec_free(spec);
+        free(spec);
+        g->specs[o->campaign_id - 1] = NULL;
+        return rc;
+    }
+    *njobs = grid_campaign_find(&g->g, o->campaign_id)->njobs;
     return 0;
 }
 
@@ -252,6 +261,7 @@ static int carry_out(struct gridd *g, const struct grid_order *o, int64_t now, i
         if (owner_ok(g, o, e->campaign_id, err, errlen)) return -1;
         return grid_event_fix(&g->g, o->event_id, o->value != 0, err, errlen);
     }
+    case GO_ADD_PARAMS: return add_params_order(g, o, result, err, errlen);
     case GO_SHARE:
         if (grid_user_share(&g->g, o->user_id, o->value))
             return snprintf(err, errlen, "a share must be above 0 (%g)", o->value), -1;
@@ -280,6 +290,9 @@ static int order_cb(void *ctx, const struct grid_order *o)
     if (commit_state(g, c->err, c->errlen)) return c->failed = -1, 1;
     if (rc) log_info("grid: order %" PRId64 " refused: %s", o->id, why);
     else if (o->kind == GO_SUBMIT) log_info("grid: campaign %" PRId64 " submitted (order %" PRId64 ")", result, o->id);
+    else if (o->kind == GO_ADD_PARAMS)
+        log_info("grid: campaign %" PRId64 ": params added, %" PRId64 " jobs (order %" PRId64 ")", o->campaign_id,
+                 result, o->id);
     c->done++;
     return 0;
 }
@@ -315,7 +328,80 @@ static int live(const struct grid_copy *cp)
     return cp->cluster_job_id[0] && (cp->state == GC_SUBMITTED || cp->state == GC_WAITING || cp->state == GC_RUNNING);
 }
 
-/* The live copies of cluster c into p, from one bulk status query. */
+static struct grid_copy_obs *obs_add(struct poll *p, int64_t copy_id)
+{
+    if (p->ncopies == p->capcopies) {
+        p->capcopies = p->capcopies ? 2 * p->capcopies : 64;
+        p->copies = xrealloc(p->copies, (size_t)p->capcopies * sizeof *p->copies);
+    }
+    struct grid_copy_obs *o = &p->copies[p->ncopies++];
+    *o = (struct grid_copy_obs){.copy_id = copy_id};
+    return o;
+}
+
+/* Room for the markers of n params in a grouped job's stdout, which holds
+ * nothing else (jobscript.h), with some to spare. */
+#define GROUP_TAIL_BYTES(n) ((size_t)(n) * 2 * JOBSCRIPT_MARK_LINE_MAX + 4096)
+
+/* The n copies of a grouped submission, copies[first ..], whose cluster
+ * job ended as s says, from its markers: a param that ended has its exit
+ * status; one that started and did not end ended as the cluster job did
+ * (walltime, preemption...); one that never started never ran (GE_NONE),
+ * unless none did: then the job failed before its first param (its
+ * working directory...) and its end is theirs. The markers are read once
+ * the job ended, not while it runs: until then its copies are all seen as
+ * the job is, which is what the cycle plans with (a group holds one job's
+ * resources from its start to its end). When the stdout cannot be read,
+ * the job's end is every param's: the wrapper succeeds only if they all
+ * did. */
+static void group_ended(struct gridd *g, int c, int64_t first, int n, const struct drv_status *s, struct poll *p)
+{
+    const struct grid_state *st = &g->g;
+    int64_t *ids = xcalloc((size_t)n, sizeof *ids);
+    struct jobscript_mark *m = xcalloc((size_t)n, sizeof *m);
+    for (int i = 0; i < n; i++) ids[i] = st->copies[first + i].job_id;
+    struct strbuf text;
+    sb_init(&text);
+    char err[512];
+    int read = 0;
+    if (s->start) {   /* a job that never started has no stdout: its end is its params' */
+        read = !drv_tail(g->drv[c], st->copies[first].cluster_job_id, DRV_STDOUT, GROUP_TAIL_BYTES(n), &text, err,
+                         sizeof err);
+        if (read) jobscript_group_marks(text.s, ids, n, m);
+        else log_warn("grid: %s: each of its %d params is given the job's end", err, n);
+    }
+    int any = 0;
+    for (int i = 0; i < n; i++) any |= m[i].started;
+    enum grid_end job_end = end_of(s->end);
+    int64_t stop = s->stop ? (int64_t)s->stop : (int64_t)s->start + s->run_seconds;
+    for (int i = 0; i < n; i++) {
+        struct grid_copy_obs *o = obs_add(p, st->copies[first + i].id);
+        o->state = GO_ENDED;
+        o->started_at = m[i].start;
+        if (m[i].ended) {
+            o->end = m[i].status ? GE_EXIT : GE_SUCCESS;
+            o->exit_code = m[i].status;
+            o->run_s = (double)(m[i].end - m[i].start);
+        } else if (m[i].started) {   /* the wrapper ended with the job: it did not fail by itself */
+            o->end = job_end == GE_SUCCESS || job_end == GE_EXIT ? GE_NODE_FAILURE : job_end;
+            o->run_s = (double)(stop - m[i].start);
+        } else if (any) {
+            o->end = GE_NONE;
+        } else {
+            o->end = read && job_end == GE_SUCCESS ? GE_NODE_FAILURE : job_end;
+            o->exit_code = s->exit_code;
+            o->run_s = read ? 0 : (double)s->run_seconds / n;
+            o->started_at = read ? 0 : (int64_t)s->start;
+        }
+        if (o->run_s < 0) o->run_s = 0;
+    }
+    sb_free(&text);
+    free(m);
+    free(ids);
+}
+
+/* The live copies of cluster c into p, from one bulk status query. The
+ * copies of a grouped submission share one cluster job: asked once. */
 static void poll_copies(struct gridd *g, int c, struct poll *p)
 {
     struct grid_state *st = &g->g;
@@ -324,26 +410,36 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
         n += st->copies[i].cluster_id == c + 1 && live(&st->copies[i]);
     if (!n) return;
     const char **ids = xcalloc((size_t)n, sizeof *ids);
-    int64_t *which = xcalloc((size_t)n, sizeof *which);
+    int64_t *first = xcalloc((size_t)n, sizeof *first);   /* ids[k] is the job of copies[first[k] ..] */
+    int *count = xcalloc((size_t)n, sizeof *count);       /* ... count[k] of them */
     int k = 0;
-    for (int64_t i = st->live_from; i < st->ncopies; i++)
-        if (st->copies[i].cluster_id == c + 1 && live(&st->copies[i])) {
-            ids[k] = st->copies[i].cluster_job_id;
-            which[k++] = i;
+    for (int64_t i = st->live_from; i < st->ncopies; i++) {
+        const struct grid_copy *cp = &st->copies[i];
+        if (cp->cluster_id != c + 1 || !live(cp)) continue;
+        if (cp->grouped && k && first[k - 1] + count[k - 1] == i &&
+            st->copies[first[k - 1]].submission == cp->submission) {
+            count[k - 1]++;
+            continue;
         }
-    struct drv_status *out = xcalloc((size_t)n, sizeof *out);
+        ids[k] = cp->cluster_job_id;
+        first[k] = i;
+        count[k++] = 1;
+    }
+    struct drv_status *out = xcalloc((size_t)k, sizeof *out);
     char err[512];
     if (drv_status(g->drv[c], ids, k, out, err, sizeof err)) {
         log_warn("grid: %s", err);
         p->clusters[c].poll_failed = 1;
-    } else {
-        for (int i = 0; i < k; i++) {
-            if (p->ncopies == p->capcopies) {
-                p->capcopies = p->capcopies ? 2 * p->capcopies : 64;
-                p->copies = xrealloc(p->copies, (size_t)p->capcopies * sizeof *p->copies);
-            }
-            struct grid_copy_obs *o = &p->copies[p->ncopies++];
-            *o = (struct grid_copy_obs){.copy_id = st->copies[which[i]].id, .started_at = (int64_t)out[i].start};
+        k = 0;
+    }
+    for (int i = 0; i < k; i++) {
+        if (out[i].state == DRV_FINISHED && st->copies[first[i]].grouped) {
+            group_ended(g, c, first[i], count[i], &out[i], p);
+            continue;
+        }
+        for (int j = 0; j < count[i]; j++) {
+            struct grid_copy_obs *o = obs_add(p, st->copies[first[i] + j].id);
+            o->started_at = (int64_t)out[i].start;
             o->state = out[i].state == DRV_WAITING ? GO_WAITING : out[i].state == DRV_RUNNING ? GO_RUNNING : GO_ENDED;
             if (o->state == GO_ENDED) {
                 o->end = end_of(out[i].end);
@@ -353,7 +449,8 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
         }
     }
     free(out);
-    free(which);
+    free(count);
+    free(first);
     free(ids);
 }
 
@@ -427,9 +524,11 @@ static void cancel_all(struct gridd *g)
     for (int c = 0; c < g->g.nclusters; c++) {
         const char **ids = xcalloc((size_t)d->ncancels + 1, sizeof *ids);
         int n = 0;
-        for (int i = 0; i < d->ncancels; i++)
-            if (d->cancels[i].cluster_id == c + 1 && d->cancels[i].cluster_job_id[0])
-                ids[n++] = d->cancels[i].cluster_job_id;
+        for (int i = 0; i < d->ncancels; i++) {
+            const char *id = d->cancels[i].cluster_job_id;
+            /* the copies of a grouped submission, one after the other, share a job */
+            if (d->cancels[i].cluster_id == c + 1 && id[0] && (!n || strcmp(ids[n - 1], id))) ids[n++] = id;
+        }
         char err[512];
         if (n && g->drv[c] && drv_cancel(g->drv[c], ids, n, err, sizeof err)) log_warn("grid: %s", err);
         else if (n) log_debug(LT_GRID, "grid: %d jobs cancelled on %s", n, g->g.clusters[c].name);
@@ -454,7 +553,10 @@ static void job_name(char *out, size_t len, const char *param)
 #define ENV_PER_JOB 3
 
 /* Submits decision s through its driver; each of its copies gets its
- * outcome (grid_submit_result). */
+ * outcome (grid_submit_result). Its jobs are best-effort or not as the
+ * decision says (a test job is not); a prologue or an epilogue runs its
+ * section's lines as one core, as CiGri's; a grouped submission is one
+ * cluster job running its params one after the other (jobscript.h). */
 static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now)
 {
     const int64_t *copy_ids = &g->d.ids[s->first];
@@ -476,23 +578,38 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         const char *(*envp)[ENV_PER_JOB + 1] = xcalloc((size_t)s->n, sizeof *envp);
         struct user u;
         const char *who = user_name(g, grid_campaign_find(&g->g, s->campaign_id)->user_id, &u);
+        struct cluster_spec sec = *cs;   /* borrowed strings: only read while submitting */
+        sec.best_effort = s->best_effort;
+        int script = s->kind == GSK_PROLOGUE || s->kind == GSK_EPILOGUE;
+        if (script) sec.nlevels = 1, sec.levels[0] = (struct jdl_level){"core", 1};
         for (int i = 0; i < s->n; i++) {
             const struct grid_copy *cp = grid_copy_find(&g->g, copy_ids[i]);
-            const struct grid_job *j = grid_job_find(&g->g, cp->job_id);
-            const char *param = campaign_param(spec, (size_t)j->param);
-            job_name(names[i], sizeof names[i], param);
+            const struct grid_job *j = grid_job_find(&g->g, cp->job_id);   /* NULL: a prologue or an epilogue */
+            const char *param = j ? campaign_param(spec, (size_t)j->param) : "";
+            if (j) job_name(names[i], sizeof names[i], param);
+            else snprintf(names[i], sizeof names[i], "%s", grid_submit_kind_name(s->kind));
             snprintf(env[i][0], sizeof env[i][0], "LOCUS_COPY_ID=%" PRId64, cp->id);
-            snprintf(env[i][1], sizeof env[i][1], "LOCUS_ATTEMPT=%d", j->attempts + j->resumes);
+            snprintf(env[i][1], sizeof env[i][1], "LOCUS_ATTEMPT=%d", j ? j->attempts + j->resumes : 0);
             snprintf(env[i][2], sizeof env[i][2], "LOCUS_RESUME=%d", cp->resume);
             for (int k = 0; k < ENV_PER_JOB; k++) envp[i][k] = env[i][k];
-            jobs[i] = (struct drv_job){.job_id = j->id, .campaign_id = s->campaign_id, .name = names[i],
+            jobs[i] = (struct drv_job){.job_id = j ? j->id : 0, .campaign_id = s->campaign_id, .name = names[i],
                                        .user = who, .param = param, .walltime = s->walltime, .env = envp[i],
                                        .tag = copy_ids[0]};
+            if (script) {
+                jobs[i].script = (const char *const *)(s->kind == GSK_PROLOGUE ? cs->prologue : cs->epilogue);
+                jobs[i].nscript = s->kind == GSK_PROLOGUE ? cs->nprologue : cs->nepilogue;
+            }
         }
-        if (s->array) {
-            done = drv_submit_array(drv, cs, jobs, s->n, ids, err, sizeof err);
+        if (s->grouped) {
+            struct drv_job group = {.job_id = jobs[0].job_id, .campaign_id = s->campaign_id, .name = names[0],
+                                    .user = who, .walltime = s->walltime, .group = jobs, .ngroup = s->n,
+                                    .tag = copy_ids[0]};
+            if (!drv_submit(drv, &sec, &group, ids[0], err, sizeof err)) done = s->n;
+            for (int i = 1; i < done; i++) memcpy(ids[i], ids[0], sizeof ids[i]);
+        } else if (s->array) {
+            done = drv_submit_array(drv, &sec, jobs, s->n, ids, err, sizeof err);
         } else {
-            while (done < s->n && !drv_submit(drv, cs, &jobs[done], ids[done], err, sizeof err)) done++;
+            while (done < s->n && !drv_submit(drv, &sec, &jobs[done], ids[done], err, sizeof err)) done++;
         }
         /* a scheduler that answers its status but refuses the job: fatal for the campaign there */
         char e2[64];
@@ -642,20 +759,26 @@ static int launch_cb(void *ctx, int64_t submission, int64_t cluster_id)
     return 0;
 }
 
+/* A grouped submission is one cluster job for its n copies. */
 static void recover_submission(struct gridd *g, int64_t sub, int n, int64_t cluster_id)
 {
     struct grid_cluster *cl = grid_cluster_find(&g->g, cluster_id);
     struct cluster_driver *drv = cl ? g->drv[cl->id - 1] : NULL;
     char (*ids)[DRV_ID_MAX] = xcalloc((size_t)n, sizeof *ids);
     char err[512] = "no driver";
-    int found = drv ? drv_find(drv, grid_copy_find(&g->g, sub)->campaign_id, sub, ids, n, err, sizeof err) : -1;
+    const struct grid_copy *first = grid_copy_find(&g->g, sub);
+    int grouped = first->grouped, jobs = grouped ? 1 : n;
+    int found = drv ? drv_find(drv, first->campaign_id, sub, (time_t)first->submitted_at, ids, jobs, err, sizeof err)
+                    : -1;
+    for (int k = 1; grouped && k < n; k++) memcpy(ids[k], ids[0], sizeof ids[k]);
+    if (grouped && found > 0) found = n;
     if (found < 0)
         log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped and could not be looked "
                  "for (%s): its jobs are queued again; cancel jobs named locus.%" PRId64 ".%" PRId64 " there",
                  sub, cl ? cl->name : "?", err, grid_copy_find(&g->g, sub)->campaign_id, sub);
     else
         log_info("grid: submission %" PRId64 " to %s was under way when locusd stopped: %d of its %d jobs "
-                 "found there", sub, cl ? cl->name : "?", found, n);
+                 "found there%s", sub, cl ? cl->name : "?", found, n, grouped ? " (one grouped job)" : "");
     for (int k = 0; k < n; k++)
         grid_submit_result(&g->g, sub + k, k < found ? GS_OK : GS_TRANSIENT, k < found ? ids[k] : NULL,
                            g->g.last_cycle, err, sizeof err);
@@ -700,6 +823,7 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.waiting_allowed = (int)cfg->grid_waiting_allowed;
     gc.waiting_timeout = (int64_t)cfg->grid_waiting_timeout;
     gc.fairshare_half_life = cfg->grid_fairshare_half_life;
+    gc.finalize = cfg->grid_finalize;
     struct gridd *g = xcalloc(1, sizeof *g);
     g->cfg = *cfg;
     g->ops = drivers ? *drivers : (struct gridd_drivers){real_open, real_close, NULL};

@@ -218,6 +218,45 @@ enum camp_order_rc campaign_order_change(struct store *st, enum grid_order_kind 
     return rc;
 }
 
+enum camp_order_rc campaign_order_add_params(struct store *st, const char *project_dir, int64_t user_id,
+                                             int64_t campaign_id, const char *text, size_t len, int64_t now,
+                                             int64_t *order_id, char *err, size_t errlen)
+{
+    if (len > CAMP_PARAMS_MAX_BYTES)
+        return fail(CAMP_ORDER_INVALID, err, errlen, "the params are %zu bytes: at most %lu MiB", len,
+                    CAMP_PARAMS_MAX_BYTES >> 20);
+    enum camp_order_rc rc = check_campaign(st, user_id, campaign_id, err, errlen);
+    if (rc) return rc;
+    struct campaign_spec spec = {0};
+    int64_t owner;
+    struct user u;
+    int r = store_campaign_spec(st, campaign_id, &spec, &owner);
+    if (!r) r = store_user_get(st, owner, &u);
+    size_t before = campaign_nparams(&spec);
+    if (r) {
+        rc = r == 1 ? fail(CAMP_ORDER_UNKNOWN, err, errlen, "campaign %lld or its owner vanished",
+                           (long long)campaign_id)
+                    : store_failed(st, err, errlen);
+    } else if (jdl_add_params_text(&spec, text, len, err, errlen)) {
+        rc = CAMP_ORDER_INVALID;
+    } else if (campaign_nparams(&spec) == before) {
+        rc = fail(CAMP_ORDER_INVALID, err, errlen, "no param to add: every line is empty or a comment");
+    }
+    if (!rc) rc = run_rules(project_dir, u.name, &spec, err, errlen);
+    if (!rc) {
+        struct strbuf body;
+        sb_init(&body);
+        for (size_t i = before; i < campaign_nparams(&spec); i++) sb_printf(&body, "%s\n", campaign_param(&spec, i));
+        struct grid_order o = {.kind = GO_ADD_PARAMS, .user_id = user_id, .campaign_id = campaign_id,
+                               .body = body.s, .create_time = now};
+        rc = insert_order(st, &o, err, errlen);
+        *order_id = o.id;
+        sb_free(&body);
+    }
+    campaign_spec_free(&spec);
+    return rc;
+}
+
 enum camp_order_rc campaign_order_share(struct store *st, int64_t user_id, double weight, int64_t now,
                                         int64_t *order_id, char *err, size_t errlen)
 {

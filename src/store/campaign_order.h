@@ -1,7 +1,7 @@
 /* campaign_order.h - what users and the operator ask of the grid,
  * checked and written to the store as orders for locusd's grid daemon
- * (store_grid.h): submit a campaign, pause, resume or cancel it, fix an
- * event; add a cluster. One piece serves both `locus` and the REST API, so
+ * (store_grid.h): submit a campaign, pause, resume or cancel it, add
+ * params to it, fix an event; add a cluster. One piece serves both `locus` and the REST API, so
  * the two accept and refuse the same things. Checks that need the grid
  * state itself (a campaign already terminated...) are the daemon's: the
  * order then ends refused with its reason. */
@@ -48,6 +48,20 @@ enum camp_order_rc campaign_order_submit(struct store *st, const char *project_d
 enum camp_order_rc campaign_order_change(struct store *st, enum grid_order_kind kind, int64_t user_id,
                                          int64_t campaign_id, int64_t event_id, int resubmit, int64_t now,
                                          int64_t *order_id, char *err, size_t errlen);
+
+/* Adds params to campaign_id (GO_ADD_PARAMS): text (len bytes, borrowed)
+ * has one param per line, as a param_file (jdl_add_params_text). user_id
+ * > 0: only the campaign's owner may; 0: anyone. The params are checked
+ * against the campaign's own (first words unique in the whole campaign,
+ * at most JDL_PARAMS_MAX in all, text at most CAMP_PARAMS_MAX_BYTES),
+ * and the admission rules PROJECT/admission/ *.lua run as for its owner
+ * on the campaign with them: a rule may reject it (what a rule would
+ * change is not kept: the settings were fixed at submission). No param
+ * to add is CAMP_ORDER_INVALID. The order's body is the params, one per
+ * line. A cancelled or test campaign is refused by the daemon. */
+enum camp_order_rc campaign_order_add_params(struct store *st, const char *project_dir, int64_t user_id,
+                                             int64_t campaign_id, const char *text, size_t len, int64_t now,
+                                             int64_t *order_id, char *err, size_t errlen);
 
 /* Sets user_id's fair-share weight (GO_SHARE; > 0, at most
  * FAIRSHARE_WEIGHT_MAX): the operator's order. */

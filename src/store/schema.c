@@ -174,5 +174,29 @@ static const char v5[] =
     "CREATE TABLE grid_launches(submission INTEGER PRIMARY KEY, cluster_id INTEGER NOT NULL,"
     " started_at INTEGER NOT NULL);";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5};
-const int schema_nmigrations = 5;
+/* Version 6 (issue 6, add-params): a campaign's jobs are several ranges of
+ * job ids, as jobs of other campaigns may have been created before params
+ * were added to it. grid_camp_ranges holds them (written once each);
+ * grid_campaigns.nranges replaces first_job, which becomes its one range.
+ * Prologues and epilogues (issue 6, runner): a campaign's sections say
+ * whether they have one and its walltime; its pairs where each stands and
+ * whether the campaign reached the cluster. Campaigns saved before could
+ * not have any: 0 (none) is right for them. */
+static const char v6[] =
+    "CREATE TABLE grid_camp_ranges(campaign_id INTEGER, k INTEGER, first_index INTEGER, first_job INTEGER,"
+    " PRIMARY KEY(campaign_id, k)) WITHOUT ROWID;"
+    "INSERT INTO grid_camp_ranges(campaign_id, k, first_index, first_job)"
+    " SELECT id, 0, 0, first_job FROM grid_campaigns;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nranges INTEGER;"
+    "UPDATE grid_campaigns SET nranges = 1;"
+    "ALTER TABLE grid_campaigns DROP COLUMN first_job;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN prologue INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN epilogue INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN prologue_walltime INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN epilogue_walltime INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_pairs ADD COLUMN prologue INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_pairs ADD COLUMN epilogue INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_pairs ADD COLUMN used INTEGER NOT NULL DEFAULT 0;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6};
+const int schema_nmigrations = 6;

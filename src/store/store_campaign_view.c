@@ -115,12 +115,14 @@ static int success_row(void *ctx, sqlite3_stmt *st)
     return 0;
 }
 
-/* A success ends when it started (its submission when the start is not
- * known) plus the time it ran. */
+/* A job's success (not a prologue's or an epilogue's: job_id 0) ends when
+ * it started (its submission when the start is not known) plus the time it
+ * ran. */
 #define SUCCESS_SQL                                                                                       \
     "SELECT cluster_id, max(e), sum(e >= ?2) FROM (SELECT cluster_id,"                                    \
     " (CASE WHEN started_at > 0 THEN started_at ELSE submitted_at END) + CAST(run_s AS INTEGER) AS e"     \
-    " FROM grid_copies WHERE campaign_id = ?1 AND state = 4 AND end_reason = 1) GROUP BY cluster_id"
+    " FROM grid_copies WHERE campaign_id = ?1 AND job_id > 0 AND state = 4 AND end_reason = 1)"            \
+    " GROUP BY cluster_id"
 _Static_assert(GC_ENDED == 4 && GE_SUCCESS == 1, "SUCCESS_SQL names copy states by number");
 
 /* Counts, clusters and rates of a saved campaign. */

@@ -81,6 +81,24 @@ int store_each_cluster(struct store *s, int64_t after_id, int (*each)(void *ctx,
 
 /* ---- campaigns ---- */
 
+/* Writes spec's params from index `from` on as campaign id's. */
+static int insert_params(struct store *s, int64_t id, const struct campaign_spec *spec, size_t from)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO campaign_params(campaign_id, idx, param) VALUES(?,?,?)", -1,
+                           &st, NULL))
+        return store_fail(s, "campaign_params");
+    int rc = 0;
+    for (size_t i = from; !rc && i < campaign_nparams(spec); i++) {
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        sqlite3_bind_text(st, 3, campaign_param(spec, i), -1, SQLITE_STATIC);
+        rc = store_run(s, st, "campaign_params");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_campaign_insert(struct store *s, int64_t id, int64_t user_id, const struct campaign_spec *spec,
                           int64_t now)
 {
@@ -106,15 +124,31 @@ int store_campaign_insert(struct store *s, int64_t id, int64_t user_id, const st
     sqlite3_finalize(st);
     free(text);
     if (rc || spec->params.nb_jobs) return rc;
-    if (sqlite3_prepare_v2(store_db(s), "INSERT INTO campaign_params(campaign_id, idx, param) VALUES(?,?,?)", -1,
-                           &st, NULL))
-        return store_fail(s, "campaign_params");
-    for (size_t i = 0; !rc && i < campaign_nparams(spec); i++) {
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, (int64_t)i);
-        sqlite3_bind_text(st, 3, campaign_param(spec, i), -1, SQLITE_STATIC);
-        rc = store_run(s, st, "campaign_params");
-    }
+    return insert_params(s, id, spec, 0);
+}
+
+int store_campaign_params_sync(struct store *s, int64_t id, const struct campaign_spec *spec)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT nb_jobs, nparams FROM campaigns WHERE id = ?", -1, &st, NULL))
+        return store_fail(s, "campaigns");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    int64_t nb_jobs = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int64_t stored = rc == SQLITE_ROW ? sqlite3_column_int64(st, 1) : 0;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) return rc == SQLITE_DONE ? store_failf(s, "no campaign %lld", (long long)id)
+                                                   : store_fail(s, "campaigns");
+    if (spec->params.nb_jobs || stored > (int64_t)campaign_nparams(spec))
+        return store_failf(s, "campaign %lld: %lld params stored, not the first of the %zu given as a list",
+                           (long long)id, (long long)stored, campaign_nparams(spec));
+    if (insert_params(s, id, spec, nb_jobs ? 0 : (size_t)stored)) return -1;
+    if (sqlite3_prepare_v2(store_db(s), "UPDATE campaigns SET nb_jobs = ?, nparams = ? WHERE id = ?", -1, &st, NULL))
+        return store_fail(s, "campaigns");
+    sqlite3_bind_int64(st, 1, 0);
+    sqlite3_bind_int64(st, 2, (int64_t)campaign_nparams(spec));
+    sqlite3_bind_int64(st, 3, id);
+    rc = store_run(s, st, "campaigns");
     sqlite3_finalize(st);
     return rc;
 }
@@ -300,7 +334,7 @@ static const struct rm_field gcluster_fields[] = {
 };
 #define GCA struct grid_campaign
 static const struct rm_field gcamp_fields[] = {
-    RM(GCA, id), RM(GCA, user_id), RM(GCA, type), RM(GCA, priority), RM(GCA, state), RM(GCA, first_job),
+    RM(GCA, id), RM(GCA, user_id), RM(GCA, type), RM(GCA, priority), RM(GCA, state), RM(GCA, nranges),
     RM(GCA, njobs), RM(GCA, next_new), RM(GCA, nresub), RM(GCA, ndone), RM(GCA, first_pair),
     RM_COL(GCA, retry_codes[0], "retry0"), RM_COL(GCA, retry_codes[1], "retry1"),
     RM_COL(GCA, retry_codes[2], "retry2"), RM_COL(GCA, retry_codes[3], "retry3"),
@@ -316,7 +350,15 @@ static const struct rm_field ccluster_fields[] = {
     RM_COL(CCR, c.res_per_job, "res_per_job"), RM_COL(CCR, c.walltime, "walltime"),
     RM_COL(CCR, c.max_jobs, "max_jobs"), RM_COL(CCR, c.best_effort, "best_effort"),
     RM_COL(CCR, c.checkpoint_period, "checkpoint_period"), RM_COL(CCR, c.grouping_duration, "grouping_duration"),
-    RM_COL(CCR, c.affinity, "affinity"), RM_COL(CCR, c.shared, "shared"),
+    RM_COL(CCR, c.affinity, "affinity"), RM_COL(CCR, c.shared, "shared"), RM_COL(CCR, c.prologue, "prologue"),
+    RM_COL(CCR, c.epilogue, "epilogue"), RM_COL(CCR, c.prologue_walltime, "prologue_walltime"),
+    RM_COL(CCR, c.epilogue_walltime, "epilogue_walltime"),
+};
+/* A campaign's job ranges, keyed by campaign and position. */
+struct camp_range_row { int64_t campaign_id; int k; struct grid_job_range r; };
+#define CRR struct camp_range_row
+static const struct rm_field crange_fields[] = {
+    RM(CRR, campaign_id), RM(CRR, k), RM_COL(CRR, r.first_index, "first_index"), RM_COL(CRR, r.first_job, "first_job"),
 };
 #define GJ struct grid_job
 static const struct rm_field gjob_fields[] = {
@@ -339,7 +381,8 @@ static const struct rm_field gpair_fields[] = {
     RM_COL(GP, pred.cycles, "pred_cycles"), RM_COL(GP, pred.tap_rate, "tap_rate"),
     RM_COL(GP, pred.tap_open, "tap_open"), RM_COL(GP, pred.tap_closed_at, "tap_closed_at"), RM(GP, pred_jobs),
     RM(GP, last_submitted), RM(GP, running), RM(GP, waiting), RM(GP, blacklist_event), RM(GP, test_state),
-    RM(GP, successes), RM(GP, fast_successes), RM(GP, resubmitted), RM(GP, success_s),
+    RM(GP, successes), RM(GP, fast_successes), RM(GP, resubmitted), RM(GP, success_s), RM(GP, prologue),
+    RM(GP, epilogue), RM(GP, used),
 };
 #define GE struct grid_event
 static const struct rm_field gevent_fields[] = {
@@ -354,7 +397,7 @@ static const struct rm_field meta_fields[] = {
     RM(GM, id), RM(GM, last_cycle), RM(GM, live_from), RM(GM, cycles), RM(GM, fs_last),
 };
 
-enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_META, T_CCLUSTER, T_COUNT };
+enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_META, T_CCLUSTER, T_RANGE, T_COUNT };
 static const struct rm_table tables[T_COUNT] = {
     [T_CLUSTER] = {"grid_clusters", gcluster_fields, NF(gcluster_fields), sizeof(GC), 1},
     [T_CAMP] = {"grid_campaigns", gcamp_fields, NF(gcamp_fields), sizeof(GCA), 1},
@@ -365,6 +408,7 @@ static const struct rm_table tables[T_COUNT] = {
     [T_FS] = {"grid_fairshare", fs_fields, NF(fs_fields), sizeof(FU), 1},
     [T_META] = {"grid_meta", meta_fields, NF(meta_fields), sizeof(GM), 1},
     [T_CCLUSTER] = {"grid_camp_clusters", ccluster_fields, NF(ccluster_fields), sizeof(CCR), 2},
+    [T_RANGE] = {"grid_camp_ranges", crange_fields, NF(crange_fields), sizeof(CRR), 2},
 };
 
 int store_grid_check_tables(const char **bad)
@@ -439,6 +483,25 @@ static long save_camp_clusters(struct store *s, const struct grid_state *st, siz
     return written;
 }
 
+/* The job ranges the shadow has not seen: a range never changes once
+ * made (a campaign's last range grows through its njobs), so only new
+ * ones are written. */
+static long save_camp_ranges(struct store *s, const struct grid_state *st, const struct grid_shadow *sh)
+{
+    const struct grid_campaign *old = sh->rows[T_CAMP];
+    long written = 0;
+    for (size_t i = 0; i < (size_t)st->ncamps; i++) {
+        const struct grid_campaign *c = &st->camps[i];
+        int from = i < sh->n[T_CAMP] ? old[i].nranges : 0;
+        for (int k = from; k < c->nranges; k++) {
+            struct camp_range_row row = {c->id, k, c->ranges[k]};
+            if (rm_put(s, &tables[T_RANGE], &row, 1, NULL, NULL) < 0) return -1;
+            written++;
+        }
+    }
+    return written;
+}
+
 long store_grid_save(struct store *s, const struct grid_state *st, const struct grid_shadow *sh)
 {
     struct grid_meta meta;
@@ -451,8 +514,8 @@ long store_grid_save(struct store *s, const struct grid_state *st, const struct 
         written += n;
     }
     /* fair-share users are never removed; the other arrays only grow */
-    long n = save_camp_clusters(s, st, sh->n[T_CAMP]);
-    return n < 0 ? -1 : written + n;
+    long n = save_camp_clusters(s, st, sh->n[T_CAMP]), r = n < 0 ? -1 : save_camp_ranges(s, st, sh);
+    return n < 0 || r < 0 ? -1 : written + n + r;
 }
 
 void grid_shadow_take(struct grid_shadow *sh, const struct grid_state *st)
@@ -489,13 +552,14 @@ static int load_row(void *ctx, const void *row)
     struct grid_state *st = l->st;
     int64_t id;
     memcpy(&id, row, sizeof id);
-    if (l->t != T_FS && l->t != T_META && l->t != T_CCLUSTER && id != ++l->expect) return -2;
+    if (l->t != T_FS && l->t != T_META && l->t != T_CCLUSTER && l->t != T_RANGE && id != ++l->expect) return -2;
     switch (l->t) {
     case T_CLUSTER: APPEND(st->clusters, st->nclusters, st->capclusters, row); break;
     case T_CAMP: {
         APPEND(st->camps, st->ncamps, st->capcamps, row);
         struct grid_campaign *c = &st->camps[st->ncamps - 1];
         c->clusters = xcalloc((size_t)c->nclusters + 1, sizeof *c->clusters);
+        c->ranges = c->nranges > 0 ? xcalloc((size_t)c->nranges, sizeof *c->ranges) : NULL;
         break;
     }
     case T_JOB: APPEND(st->jobs, st->njobs, st->capjobs, row); break;
@@ -511,8 +575,34 @@ static int load_row(void *ctx, const void *row)
         c->clusters[r->k] = r->c;
         break;
     }
+    case T_RANGE: {
+        const struct camp_range_row *r = row;
+        struct grid_campaign *c = grid_campaign_find(st, r->campaign_id);
+        if (!c || r->k < 0 || r->k >= c->nranges) return -2;
+        c->ranges[r->k] = r->r;
+        break;
+    }
     }
     return 0;
+}
+
+/* Every campaign's ranges start at index 0, increase, and name jobs of
+ * that campaign: grid_camp_job trusts them. */
+static int ranges_ok(const struct grid_state *st)
+{
+    for (int i = 0; i < st->ncamps; i++) {
+        const struct grid_campaign *c = &st->camps[i];
+        if (c->nranges < 1 || c->ranges[0].first_index != 0) return 0;
+        for (int k = 0; k < c->nranges; k++) {
+            const struct grid_job_range *r = &c->ranges[k];
+            int64_t end = k + 1 < c->nranges ? c->ranges[k + 1].first_index : c->njobs;
+            if (end <= r->first_index || r->first_job < 1 || r->first_job - 1 + (end - r->first_index) > st->njobs)
+                return 0;
+            if (st->jobs[r->first_job - 1].campaign_id != c->id || st->jobs[r->first_job - 1].param != r->first_index)
+                return 0;
+        }
+    }
+    return 1;
 }
 
 int store_grid_load(struct store *s, struct grid_state *st, struct grid_shadow *sh)
@@ -525,6 +615,7 @@ int store_grid_load(struct store *s, struct grid_state *st, struct grid_shadow *
         if (rc == -2) return store_failf(s, "%s: rows are not numbered 1, 2, ... in the store", tables[t].name);
         if (rc) return -1;
     }
+    if (!ranges_ok(st)) return store_failf(s, "grid_camp_ranges: a campaign's job ranges are missing or damaged");
     if (l.meta.id) {
         st->last_cycle = l.meta.last_cycle;
         st->live_from = l.meta.live_from;

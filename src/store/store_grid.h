@@ -1,4 +1,4 @@
-/* store_grid.h - the grid's tables (schema v5): the clusters an operator
+/* store_grid.h - the grid's tables (schema v5, v6): the clusters an operator
  * declared, the campaigns users submitted (their JDL settings and
  * params), the orders users give the grid daemon, the users'
  * notification hooks, and the daemon's grid state (grid/cycle.h) as
@@ -42,6 +42,11 @@ int store_campaign_insert(struct store *s, int64_t id, int64_t user_id, const st
 /* Reads campaign id back into out (freed first with campaign_spec_free;
  * the caller frees it) and its owner into *user_id. */
 int store_campaign_spec(struct store *s, int64_t id, struct campaign_spec *out, int64_t *user_id);
+/* Brings campaign id's stored params up to spec's (borrowed), whose first
+ * params are the stored ones (add-params): the params after them are
+ * appended with increasing idx, and a campaign stored in count form
+ * ("nb_jobs") gets all its params written out, as spec is now a list. */
+int store_campaign_params_sync(struct store *s, int64_t id, const struct campaign_spec *spec);
 
 /* ---- orders ---- */
 
@@ -50,6 +55,8 @@ enum grid_order_kind {
     GO_PAUSE, GO_RESUME, GO_CANCEL,   /* campaign_id */
     GO_FIX,                      /* event_id; value 1: resubmit the jobs it gave up */
     GO_SHARE,                    /* user_id's fair-share weight: value */
+    GO_ADD_PARAMS,               /* campaign_id; body: the params to append, one per line, checked;
+                                    result: the campaign's jobs afterwards */
 };
 enum grid_order_state { GOS_PENDING, GOS_DONE, GOS_REFUSED };
 

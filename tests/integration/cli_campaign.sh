@@ -4,6 +4,8 @@
 # its param file (relative to the JDL, or under ~) through an admission
 # rule, the order's body checked, and the command waiting for a stand-in
 # daemon (sqlite3 marking the order done or refused) or timing out;
+# params added to a campaign from a file or standard input, checked
+# against its params, its owner and the admission rules (as the owner's);
 # refusals exit 1 with one line on stderr and write no order.
 set -euo pipefail
 
@@ -148,6 +150,51 @@ answer 1 0 ''
 "$locus" campaign share "$proj" bob 3 --wait 10 | grep -q "bob: fair-share weight 3" && ok || fail share ""
 wait "$daemon"; daemon=
 expect share_weight 1 "weight" "$locus" campaign share "$proj" bob 0
+
+# ---- add-params ----
+# campaign 43 of alice, 44 of bob, as the daemon stores them (the settings of the first submission)
+sql "INSERT INTO campaigns(id, user_id, name, settings, nb_jobs, nparams, create_time)
+       SELECT 43, 1, 'demo', json_remove(body, '\$.params'), 0, 2, 1 FROM grid_orders WHERE id = 1;
+     INSERT INTO campaigns(id, user_id, name, settings, nb_jobs, nparams, create_time)
+       SELECT 44, 2, 'bobs', json_remove(body, '\$.params'), 2, 2, 1 FROM grid_orders WHERE id = 1;
+     INSERT INTO campaign_params(campaign_id, idx, param) VALUES(43, 0, 'a 1'), (43, 1, 'b 2');"
+printf 'c 3\n# a comment\n\n  d 4  \n' >"$work/more.txt"
+answer 1 4 ''
+out=$("$locus" campaign add-params "$proj" 43 "$work/more.txt" --user alice --wait 10)
+wait "$daemon"; daemon=
+[ "$out" = "campaign 43: params added, 4 jobs in all" ] && ok || fail add_params "printed '$out'"
+[ "$(sql "SELECT kind, user_id, campaign_id, body FROM grid_orders ORDER BY id DESC LIMIT 1")" = "7|1|43|c 3
+d 4" ] && ok || fail add_params_order "$(sql "SELECT * FROM grid_orders ORDER BY id DESC LIMIT 1")"
+answer 1 5 ''
+out=$(printf 'e 5\n' | "$locus" campaign add-params "$proj" 43 - --wait 10)
+wait "$daemon"; daemon=
+[ "$out" = "campaign 43: params added, 5 jobs in all" ] && ok || fail add_params_stdin "printed '$out'"
+[ "$(sql "SELECT user_id, body FROM grid_orders ORDER BY id DESC LIMIT 1")" = "0|e 5" ] && ok ||
+  fail add_params_stdin_order ""
+printf 'f 6\na again\n' >"$work/dup.txt"
+: >"$work/empty.txt"
+truncate -s 257M "$work/big.txt"
+expect add_params_dup 1 'line 2 (params.3.): first word "a" is already the first word of params.0.' \
+  "$locus" campaign add-params "$proj" 43 "$work/dup.txt"
+expect add_params_empty 1 "no param to add" "$locus" campaign add-params "$proj" 43 "$work/empty.txt"
+expect add_params_big 1 "param file $work/big.txt: larger than 256 MiB" \
+  "$locus" campaign add-params "$proj" 43 "$work/big.txt"
+expect add_params_missing 1 "cannot read param file $work/none.txt" \
+  "$locus" campaign add-params "$proj" 43 "$work/none.txt"
+expect add_params_other 1 "campaign 43 belongs to another user" \
+  "$locus" campaign add-params "$proj" 43 "$work/more.txt" --user bob
+expect add_params_unknown 1 "no campaign 99" "$locus" campaign add-params "$proj" 99 "$work/more.txt"
+expect add_params_usage 2 "missing arguments" "$locus" campaign add-params "$proj" 43
+# the rules run as the campaign's owner, whoever adds
+expect add_params_rule 1 "rule '10_cap.lua' rejected: bob has used his quota" \
+  "$locus" campaign add-params "$proj" 44 "$work/more.txt"
+# the daemon may still refuse (a cancelled campaign)
+answer 2 0 'campaign 43 is cancelled'
+status=0
+"$locus" campaign add-params "$proj" 43 "$work/more.txt" --wait 10 >"$work/out" 2>"$work/err" || status=$?
+wait "$daemon"; daemon=
+[ "$status" = 1 ] && grep -q "^locus: campaign 43 is cancelled$" "$work/err" && ok ||
+  fail add_params_refused "exit $status: $(cat "$work/err")"
 
 # ---- views (the daemon has saved nothing yet) ----
 "$locus" campaign stat "$proj" | grep -q "^42 *demo *alice *starting" && ok || fail stat "$("$locus" campaign stat "$proj")"

@@ -2,7 +2,8 @@
 # driver_oar: the OAR cluster driver against a real OAR 2.5 server and its
 # REST API on loopback (4 resources, two users); runs
 # tests/unit/test_driver_oar.c with their settings in its environment: a
-# job's environment and outputs, an array of params, failures, best-effort
+# job's environment and outputs, an array of params, lost submissions
+# found by name once ended (OAR's ended jobs since a time), failures, best-effort
 # preemption by the other user's normal job, cancel, resources, a walltime
 # kill after the checkpointing signal, a silent and a stopped API (see that
 # file).

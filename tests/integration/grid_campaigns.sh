@@ -15,10 +15,11 @@
 #  6. a sink cluster (jobs that "succeed" at once) is detected and
 #     blacklisted, its jobs run again elsewhere;
 #  7. a checkpointing job killed at its walltime resumes from its checkpoint;
-#  8. kill -9 of locusd while a submission to Slurm is under way, and at
-#     another moment, each with a restart: no job submitted twice and none
-#     lost (each run and each scheduler-side job checked against locus's
-#     copies);
+#  8. kill -9 of locusd while a submission to Slurm is under way, then
+#     while one to OAR is, each with a restart: no job submitted twice and
+#     none lost (each run and each scheduler-side job checked against
+#     locus's copies), also when the lost submission's jobs ended before
+#     the restart;
 #  9. bad input refused with nothing created; a dead slurmctld: its poll
 #     fails, the other clusters go on, nothing lost once it is back.
 # Checks after the setup do not stop the test: every failure is listed at
@@ -241,12 +242,15 @@ PREEMPTER=$!
 
 # ---- 8. kill -9 of locusd while it submits, restart ----
 
-# kill_while_submitting CLUSTER: SIGKILL to locusd while a submission to
-# CLUSTER is under way (a row of grid_launches: marked before its driver
-# is called, removed once its outcome is recorded), then a restart.
+# kill_while_submitting CLUSTER [HOOK]: SIGKILL to locusd while a
+# submission to CLUSTER is under way (a row of grid_launches: marked before
+# its driver is called, removed once its outcome is recorded), then
+# `HOOK SUBMISSION` if given, then a restart. 1 when the submission ended
+# before the kill; sub is set to the submission caught.
 INFLIGHT=()
 kill_while_submitting() {
-    local c=$1 i sub=
+    local c=$1 hook=${2:-} i
+    sub=
     for i in $(seq 6000); do
         sub=$(sqlite3 -readonly "$proj/locus.db" \
             "SELECT submission FROM grid_launches WHERE cluster_id=${CL[$c]}" 2>/dev/null) || continue
@@ -256,26 +260,45 @@ kill_while_submitting() {
     sub=$(sql "$proj" "SELECT submission FROM grid_launches WHERE cluster_id=${CL[$c]}")
     [ -n "$sub" ] && INFLIGHT+=("$sub")
     say "step 8: locusd killed with SIGKILL at $(done_jobs "$MAIN") jobs of main done; submission to $c under way: ${sub:-none (it ended first)}"
+    [ -n "$sub" ] && [ -n "$hook" ] && "$hook" "$sub"
     start_locusd "$proj"
     if [ -n "$sub" ]; then
         # the grid thread recovers after the HTTP front is up: wait for it
-        wait_for 60 grep -q "submission $sub to $c was under way" "$LOCUSD_LOG" ||
+        if wait_for 60 grep -q "submission $sub to $c was under way" "$LOCUSD_LOG"; then
+            say "restart: $(grep -o "submission $sub to $c was under way.*" "$LOCUSD_LOG" | tail -n 1)"
+        else
             bad "the restart did not report submission $sub"
+        fi
     fi
+    [ -n "$sub" ]
 }
 main_at() { [ "$(done_jobs "$MAIN")" -ge "$1" ]; }
 wait_for 200 main_at 100 || bad "main did not reach 100 jobs done in 200 s ($(done_jobs "$MAIN"))"
-kill_while_submitting alpha      # Slurm: the driver can look for the submission's jobs by name
+kill_while_submitting alpha || true   # Slurm: squeue by name, while slurmctld keeps the jobs
 wait_for 200 main_at 200 || bad "main did not reach 200 jobs done ($(done_jobs "$MAIN"))"
-# Not during a submission to OAR (gamma): its API lists only jobs not yet
-# ended, so a lost submission whose short jobs ended before the restart
-# cannot be found and is run again (docs/campaigns.md, "After a crash").
-# Seen in CI with 2-3 s jobs; kill -9 elsewhere in the cycle instead.
-gamma_idle() { [ "$(sql "$proj" "SELECT count(*) FROM grid_launches WHERE cluster_id=${CL[gamma]}")" = 0 ]; }
-wait_for 30 gamma_idle || true
-kill9_locusd
-say "step 8: locusd killed with SIGKILL at $(done_jobs "$MAIN") jobs of main done (between submissions)"
-start_locusd "$proj"
+# OAR (gamma): the driver also lists the jobs ended since the submission,
+# so a lost submission is found even when its jobs ended before the
+# restart, which waits for that. Until a submission is caught under way
+# after it reached OAR.
+# oar_sub_states SUB: the state letters of the OAR jobs of main's submission SUB.
+oar_sub_states() {
+    oarstat --sql "job_name = 'locus.$MAIN.$1' AND submission_time >= $T0" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $2}'
+}
+oar_sub_ended() { ! oar_sub_states "$1" | grep -qv '^[TE]$'; }
+let_oar_jobs_end() {
+    sleep 3    # the API completes a submission whose client died
+    wait_for 60 oar_sub_ended "$1" || bad "jobs of submission $1 on gamma not ended after 60 s"
+    say "step 8: submission $1: $(oar_sub_states "$1" | wc -l) jobs on gamma, all ended before the restart"
+}
+caught=
+for _ in 1 2 3; do
+    kill_while_submitting gamma let_oar_jobs_end || continue
+    n=$(oar_sub_states "$sub" | wc -l)
+    grep -q "submission $sub to gamma was under way when locusd stopped: $n of its" "$LOCUSD_LOG" ||
+        bad "gamma: the restart did not find the $n ended jobs of submission $sub"
+    [ "$n" -gt 0 ] && { caught=1; break; }
+done
+[ -n "$caught" ] || bad "no submission to gamma was caught under way with jobs on OAR in 3 kills"
 
 # ---- 9b. a dead slurmctld ----
 

@@ -175,13 +175,13 @@ static void fx_check_env(struct cluster_driver *d, const char *id, const char *u
 }
 
 /* The array test: 5 params "pI I*10" of job ids 500+I (campaign 5, tag
- * FX_ARRAY_TAG), each element writing arr.pI; checks every element's own
- * id, name and args. */
-#define FX_ARRAY_TAG 77
+ * tag), each element writing arr.pI; checks every element's own id, name
+ * and args. */
 static const char fx_arr[] = "#!/bin/bash\n"
                              "echo \"id=$LOCUS_JOB_ID name=$LOCUS_JOB_NAME args=$*\" >\"$LOCUS_WORKDIR/arr.$1\"\n";
 
-static void fx_array(struct cluster_driver *d, const char *cluster, const char *user, char (*ids)[DRV_ID_MAX])
+static void fx_array(struct cluster_driver *d, const char *cluster, const char *user, int64_t tag,
+                     char (*ids)[DRV_ID_MAX])
 {
     fx_script("arr.sh", fx_arr);
     struct campaign_spec spec;
@@ -192,7 +192,7 @@ static void fx_array(struct cluster_driver *d, const char *cluster, const char *
         snprintf(names[i], sizeof names[i], "p%d", i);
         snprintf(params[i], sizeof params[i], "p%d %d", i, i * 10);
         jobs[i] = (struct drv_job){.job_id = 500 + i, .campaign_id = 5, .name = names[i], .user = user,
-                                   .param = params[i], .tag = FX_ARRAY_TAG};
+                                   .param = params[i], .tag = tag};
     }
     int n = drv_submit_array(d, &spec.clusters[0], jobs, 5, ids, err, sizeof err);
     campaign_spec_free(&spec);
@@ -239,6 +239,9 @@ static void fx_failures(struct cluster_driver *d, const char *cluster, const cha
     sb_free(&out);
 }
 
+/* A program that runs for 5 minutes unless killed. */
+static const char fx_long[] = "#!/bin/bash\nfor i in $(seq 600); do sleep 0.5; done\n";
+
 /* Best-effort preemption, cancel and resources on an idle cluster of total
  * cores: total best-effort jobs of user fill it; another user's normal job
  * of need cores preempts exactly need of them; then a waiting job of all
@@ -254,7 +257,7 @@ static void fx_preemption(struct cluster_driver *d, const char *cluster, const c
     assert_int_equal(r.total_cores, total);
     assert_true(r.stress >= 0 && r.stress <= 1);
 
-    fx_script("long.sh", "#!/bin/bash\nfor i in $(seq 600); do sleep 0.5; done\n");
+    fx_script("long.sh", fx_long);
     struct campaign_spec be, normal, wide;
     fx_spec(&be, cluster, "\"exec_file\": \"./long.sh\", \"walltime\": 600, \"type\": \"best-effort\"");
     snprintf(sec, sizeof sec, "\"exec_file\": \"./long.sh\", \"walltime\": 600, \"type\": \"normal\", "

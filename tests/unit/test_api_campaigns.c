@@ -12,7 +12,9 @@
  * changes only their own campaigns; submissions with params, nb_jobs and
  * param_file_text become campaigns of the caller with the right params;
  * pause, resume and cancel are carried out and answered with the new
- * state; an event the daemon opens (a job's fatal exit status) is listed,
+ * state; params are added to a campaign by its owner only, bad lists and
+ * taken names refused with nothing written, a cancelled campaign refused
+ * by the daemon; an event the daemon opens (a job's fatal exit status) is listed,
  * shown in the cluster's blacklists to its owner only, and fixed through
  * the API. Without a grid daemon, an order is answered 503 with its id
  * after the wait, at most 64 are awaited at once while other requests are
@@ -440,6 +442,57 @@ static void test_campaigns_of_their_owner(void **state)
     json_decref(j);
 }
 
+/* POST campaigns/ID/params: the owner adds params ({"params": [...]}),
+ * answered with the campaign after the change; bad lists, names already
+ * taken, another user's or an unknown campaign are refused and write no
+ * order; a cancelled campaign is refused by the daemon. */
+static void test_add_params(void **state)
+{
+    struct fx *f = *state;
+    make_project(f, 0);
+    start(f);
+    json_t *j = expect(f, 201, "POST", "campaigns", f->key_a, JDL("grows", "\"params\": [\"a 1\", \"b 2\"], "));
+    int64_t c = int_of(j, "id");
+    json_decref(j);
+    json_decref(stat_when(f, c, "running"));
+    char path[64], cancel[64];
+    snprintf(path, sizeof path, "campaigns/%lld/params", (long long)c);
+    snprintf(cancel, sizeof cancel, "campaigns/%lld/cancel", (long long)c);
+    int64_t n = orders(f);
+    refused(f, 403, "belongs to another user", "POST", path, f->key_b, "{\"params\": [\"c\"]}");
+    refused(f, 404, "no campaign 999", "POST", "campaigns/999/params", f->key_a, "{\"params\": [\"c\"]}");
+    refused(f, 405, "this path takes POST", "GET", path, f->key_a, NULL);
+    refused(f, 400, "add-params takes", "POST", path, f->key_a, "");
+    refused(f, 400, "add-params takes", "POST", path, f->key_a, "{\"params\": []}");
+    refused(f, 400, "add-params takes", "POST", path, f->key_a, "{\"params\": \"c\"}");
+    refused(f, 400, "add-params takes", "POST", path, f->key_a, "{\"params\": [\"c\"], \"wait\": 1}");
+    refused(f, 400, "params[1]: expected a string", "POST", path, f->key_a, "{\"params\": [\"c\", 3]}");
+    refused(f, 400, "params[0]: a param is one line", "POST", path, f->key_a, "{\"params\": [\"c\\nd\"]}");
+    refused(f, 400, "params[1]: empty, or a comment", "POST", path, f->key_a, "{\"params\": [\"c\", \"# d\"]}");
+    refused(f, 400, "params[0]: empty, or a comment", "POST", path, f->key_a, "{\"params\": [\"  \"]}");
+    refused(f, 400, "line 2: contains a control character", "POST", path, f->key_a,
+            "{\"params\": [\"c\", \"d\\u0001\"]}");
+    refused(f, 400, "line 2 (params[3]): first word \"a\" is already the first word of params[0]", "POST", path,
+            f->key_a, "{\"params\": [\"c\", \"a again\"]}");
+    assert_int_equal(orders(f), n);
+
+    j = expect(f, 200, "POST", path, f->key_a, "{\"params\": [\"c 3\", \"d 4\"]}");
+    assert_int_equal(int_of(j, "id"), c);
+    assert_int_equal(int_of(j, "jobs"), 4);
+    json_decref(j);
+    struct store *st = open_store(f, STORE_READONLY);
+    struct campaign_spec spec = {0};
+    int64_t owner;
+    assert_int_equal(store_campaign_spec(st, c, &spec, &owner), 0);
+    assert_int_equal(campaign_nparams(&spec), 4);
+    assert_string_equal(campaign_param(&spec, 3), "d 4");
+    campaign_spec_free(&spec);
+    store_close(st);
+
+    json_decref(expect(f, 200, "POST", cancel, f->key_a, ""));
+    refused(f, 409, "is cancelled", "POST", path, f->key_a, "{\"params\": [\"e\"]}");   /* refused by the daemon */
+}
+
 /* ---- with the test's own grid daemon ---- */
 
 static struct cluster_driver *keep_open(void *ctx, const struct cluster_config *cfg, char *err, size_t errlen)
@@ -626,6 +679,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bad_requests_are_refused_and_write_nothing, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_campaigns_of_their_owner, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_add_params, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_events_listed_and_fixed, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_orders_without_a_daemon, fx_setup, fx_teardown),
     };

@@ -3,6 +3,8 @@
  * owner, clusters and admission rules checked, each refusal with its code
  * and a message naming what is wrong, and nothing written when refused;
  * pause, resume, cancel and fix checked against the campaign's owner;
+ * params added to a campaign checked against its owner, its params, the
+ * size limit and the admission rules, and written as one order;
  * waiting for the daemon's answer; clusters declared and changed; the
  * views of store/store_campaign_view.c over a campaign the daemon saved. */
 #include <setjmp.h>
@@ -348,6 +350,81 @@ static void test_wait_for_the_daemon(void **state)
     assert_int_equal(campaign_order_wait(f->s, c + 1, 0, &result, f->err, sizeof f->err), CAMP_ORDER_UNKNOWN);
 }
 
+/* ---- add-params ---- */
+
+static enum camp_order_rc add_params(struct fx *f, int64_t user, int64_t campaign, const char *text, size_t len,
+                                     int64_t *order)
+{
+    f->err[0] = 0;
+    return campaign_order_add_params(f->s, f->dir, user, campaign, text, len, 400, order, f->err, sizeof f->err);
+}
+
+/* Params that must be refused with rc and a message containing want,
+ * writing no order. */
+static void params_refused(struct fx *f, int64_t user, int64_t campaign, const char *text, enum camp_order_rc rc,
+                           const char *want)
+{
+    int before = norders(f);
+    int64_t order = -1;
+    assert_int_equal(add_params(f, user, campaign, text, strlen(text), &order), rc);
+    if (!strstr(f->err, want)) fail_msg("message '%s' lacks '%s'", f->err, want);
+    assert_int_equal(norders(f), before);
+}
+
+static void test_add_params_checked_and_written(void **state)
+{
+    struct fx *f = *state;
+    daemon_made(f, 1, f->alice);   /* params "0" and "1" (count form) */
+    daemon_made(f, 2, f->bob);
+    params_refused(f, f->bob, 1, "a\n", CAMP_ORDER_FORBIDDEN, "campaign 1 belongs to another user");
+    params_refused(f, f->alice, 9, "a\n", CAMP_ORDER_UNKNOWN, "no campaign 9");
+    params_refused(f, f->alice, 1, "", CAMP_ORDER_INVALID, "no param to add");
+    params_refused(f, f->alice, 1, "# only a comment\n\n   \n", CAMP_ORDER_INVALID, "no param to add");
+    params_refused(f, f->alice, 1, "a\n1 again\n", CAMP_ORDER_INVALID,
+                   "line 2 (params[3]): first word \"1\" is already the first word of params[1]");
+    params_refused(f, f->alice, 1, "x 1\n\nx 2\n", CAMP_ORDER_INVALID, "line 3 (params[3])");
+    params_refused(f, f->alice, 1, "ok\nbad\x01\n", CAMP_ORDER_INVALID, "control character");
+    /* the size is checked before the text is read */
+    int64_t order = -1;
+    char one[1] = {'a'};
+    assert_int_equal(add_params(f, f->alice, 1, one, CAMP_PARAMS_MAX_BYTES + 1, &order), CAMP_ORDER_INVALID);
+    assert_non_null(strstr(f->err, "at most 256 MiB"));
+    assert_int_equal(norders(f), 0);
+
+    /* accepted: the params as a param file gives them, one per line */
+    assert_int_equal(add_params(f, f->alice, 1, "  c 1  \n# comment\n\nd\r\n", 22, &order), CAMP_ORDER_OK);
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_int_equal(o.kind, GO_ADD_PARAMS);
+    assert_int_equal(o.campaign_id, 1);
+    assert_int_equal(o.user_id, f->alice);
+    assert_int_equal(o.create_time, 400);
+    assert_string_equal(o.body, "c 1\nd\n");
+    grid_order_clear(&o);
+    /* the operator may add to anyone's */
+    assert_int_equal(add_params(f, 0, 2, "z\n", 2, &order), CAMP_ORDER_OK);
+    assert_int_equal(norders(f), 2);
+}
+
+/* The admission rules see the campaign with its new params, as its
+ * owner's: a rule that looks at them may reject the addition. */
+static void test_add_params_runs_the_rules(void **state)
+{
+    struct fx *f = *state;
+    daemon_made(f, 1, f->alice);
+    daemon_made(f, 2, f->bob);
+    write_rule(f, "10_count.lua",
+               "if campaign.nb_params > 4 then reject('at most 4 params, got ' .. campaign.nb_params) end\n");
+    write_rule(f, "20_last.lua", "if param(campaign.nb_params) == 'bad' then reject('no param named bad') end\n");
+    write_rule(f, "30_bob.lua", "if user == 'bob' and campaign.nb_params > 2 then reject('bob: no more') end\n");
+    params_refused(f, f->alice, 1, "a\nb\nc\n", CAMP_ORDER_FORBIDDEN, "at most 4 params, got 5");
+    params_refused(f, f->alice, 1, "a\nbad\n", CAMP_ORDER_FORBIDDEN, "no param named bad");
+    params_refused(f, 0, 2, "a\n", CAMP_ORDER_FORBIDDEN, "bob: no more");   /* the owner's name, not the caller's */
+    int64_t order;
+    assert_int_equal(add_params(f, f->alice, 1, "a\nb\n", 4, &order), CAMP_ORDER_OK);
+    assert_int_equal(norders(f), 1);
+}
+
 /* ---- clusters ---- */
 
 static enum camp_order_rc add(struct fx *f, struct cluster_row *c)
@@ -514,6 +591,8 @@ int main(void)
         T(test_changes_check_the_owner),
         T(test_share_checks_user_and_weight),
         T(test_wait_for_the_daemon),
+        T(test_add_params_checked_and_written),
+        T(test_add_params_runs_the_rules),
         T(test_cluster_add_checks),
         T(test_cluster_set),
         T(test_views_of_the_saved_state),

@@ -7,7 +7,12 @@
  * until the event is fixed; the sink effect; checkpoint resumes on the same
  * cluster before new jobs; nikita (excess waiting, waiting too long, past
  * walltime, finalize losers); finalize replicas; completion and
- * notifications; restart idempotence; bad observations refused. */
+ * notifications; restart idempotence; bad observations refused;
+ * prologues before a cluster's jobs and epilogues after the campaign's,
+ * their failures, restarts and the end after them; grouped submissions'
+ * outcomes and cancels; params
+ * added to a campaign (job ranges, queued after its jobs, a terminated
+ * campaign re-opened, a cancelled one refused). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -195,7 +200,7 @@ static int count_state(struct grid_state *st, int64_t camp, enum grid_job_state 
 {
     struct grid_campaign *c = grid_campaign_find(st, camp);
     int n = 0;
-    for (int64_t i = 0; i < c->njobs; i++) n += st->jobs[c->first_job - 1 + i].state == s;
+    for (int64_t i = 0; i < c->njobs; i++) n += grid_camp_job(st, c, i)->state == s;
     return n;
 }
 
@@ -329,7 +334,7 @@ static void test_walltime_kills_capped_then_given_up(void **st)
     int64_t t = 10;
     for (; t < 400 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
     assert_int_equal(f->submissions, 3);   /* first run + 2 retries */
-    struct grid_job *j = grid_job_find(&f->st, grid_campaign_find(&f->st, c)->first_job);
+    struct grid_job *j = grid_camp_job(&f->st, grid_campaign_find(&f->st, c), 0);
     assert_int_equal(j->state, GJ_ERROR);
     struct grid_event *e = grid_event_find(&f->st, j->event_id);
     assert_int_equal(e->kind, GEV_WALLTIME);
@@ -442,7 +447,7 @@ static void test_sink_detected_blacklisted_jobs_redone(void **st)
     /* every job's success came from the real cluster */
     assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 40);
     for (int64_t k = 0; k < 40; k++) {
-        const struct grid_job *j = grid_job_find(&f->st, grid_campaign_find(&f->st, c)->first_job + k);
+        const struct grid_job *j = grid_camp_job(&f->st, grid_campaign_find(&f->st, c), k);
         assert_int_equal(grid_copy_find(&f->st, j->success_copy)->cluster_id, f->cl[1]);
     }
     fake_free(f);
@@ -731,6 +736,441 @@ static void test_fake_driver_loop_two_users(void **st)
     fake_free(f);
 }
 
+/* ---- add-params ---- */
+
+/* Every job of campaign c, by index, is its own (param == index), and
+ * the mapping gives each job id once across all campaigns. */
+static void check_ranges(struct grid_state *st)
+{
+    char *seen = calloc((size_t)st->njobs + 1, 1);
+    int64_t total = 0;
+    for (int i = 0; i < st->ncamps; i++) {
+        const struct grid_campaign *c = &st->camps[i];
+        for (int64_t k = 0; k < c->njobs; k++) {
+            const struct grid_job *j = grid_camp_job(st, c, k);
+            assert_int_equal(j->campaign_id, c->id);
+            assert_int_equal(j->param, k);
+            assert_false(seen[j->id]);
+            seen[j->id] = 1;
+        }
+        total += c->njobs;
+    }
+    assert_int_equal(total, st->njobs);
+    free(seen);
+}
+
+static void test_add_params_ranges_map_index_to_job(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){4});
+    int64_t a = add_campaign(f, "{'name': 'a', 'nb_jobs': 3, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    int64_t b = add_campaign(f, "{'name': 'b', 'nb_jobs': 2, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    assert_int_equal(grid_campaign_add_params(&f->st, a, 2, f->err, sizeof f->err), 0);
+    const struct grid_campaign *ca = grid_campaign_find(&f->st, a), *cb = grid_campaign_find(&f->st, b);
+    assert_int_equal(ca->njobs, 5);
+    assert_int_equal(ca->nranges, 2);   /* b's jobs 4 and 5 came between */
+    assert_int_equal(ca->ranges[1].first_index, 3);
+    assert_int_equal(ca->ranges[1].first_job, 6);
+    assert_int_equal(grid_camp_job(&f->st, ca, 2)->id, 3);
+    assert_int_equal(grid_camp_job(&f->st, ca, 3)->id, 6);
+    assert_int_equal(grid_camp_job(&f->st, ca, 4)->id, 7);
+    /* b's last job is not the last one any more: a new range; then it is, and the range grows */
+    assert_int_equal(grid_campaign_add_params(&f->st, b, 1, f->err, sizeof f->err), 0);
+    assert_int_equal(cb->nranges, 2);
+    assert_int_equal(grid_campaign_add_params(&f->st, b, 4, f->err, sizeof f->err), 0);
+    assert_int_equal(cb->nranges, 2);
+    assert_int_equal(cb->njobs, 7);
+    assert_int_equal(grid_camp_job(&f->st, cb, 6)->id, 12);
+    check_ranges(&f->st);
+    /* many ranges: alternating additions of uneven sizes */
+    for (int i = 0; i < 60; i++)
+        assert_int_equal(grid_campaign_add_params(&f->st, i % 2 ? a : b, 1 + i % 3, f->err, sizeof f->err), 0);
+    ca = grid_campaign_find(&f->st, a);
+    assert_true(ca->nranges > 30);
+    check_ranges(&f->st);
+    fake_free(f);
+}
+
+/* Jobs added while a campaign runs (with another campaign's jobs created
+ * in between) are submitted after its jobs not yet submitted, in param
+ * order, and every job of it ends. */
+static void test_add_params_new_jobs_run_after_existing(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.algo = PRED_SLOW_START;
+    cfg.finalize = 0;
+    struct fake *f = fake_new(&cfg, 1, (int[]){2});
+    f->b[0].dur = 20;
+    int64_t a = add_campaign(f, "{'name': 'a', 'nb_jobs': 6, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    fake_round(f, 10);   /* params 0 and 1 */
+    int64_t b = add_campaign(f, "{'name': 'b', 'nb_jobs': 2, 'exec_file': 'x', 'clusters': {'c0': {}}}", 2);
+    assert_int_equal(grid_campaign_add_params(&f->st, a, 3, f->err, sizeof f->err), 0);
+    int64_t t = 20;
+    for (; t < 5000 && (grid_campaign_find(&f->st, a)->state == GCS_RUNNING ||
+                        grid_campaign_find(&f->st, b)->state == GCS_RUNNING); t += 10)
+        fake_round(f, t);
+    assert_int_equal(grid_campaign_find(&f->st, a)->state, GCS_TERMINATED);
+    assert_int_equal(count_state(&f->st, a, GJ_TERMINATED), 9);
+    assert_int_equal(count_state(&f->st, b, GJ_TERMINATED), 2);
+    int64_t last = -1, n = 0;
+    for (int64_t k = 0; k < f->st.ncopies; k++) {   /* copies in the order they were made */
+        const struct grid_copy *cp = &f->st.copies[k];
+        if (cp->campaign_id != a) continue;
+        int64_t param = grid_job_find(&f->st, cp->job_id)->param;
+        assert_int_equal(param, last + 1);   /* each once, 0 to 8 in order */
+        last = param;
+        n++;
+    }
+    assert_int_equal(n, 9);
+    fake_free(f);
+}
+
+static int end_notices(const struct fake *f, int64_t c)
+{
+    int n = 0;
+    for (int i = 0; i < f->d.nnotifies; i++)
+        n += f->d.notifies[i].kind == GN_CAMPAIGN_END && f->d.notifies[i].campaign_id == c;
+    return n;
+}
+
+/* A terminated campaign given params runs again and ends again (notified
+ * twice in all); a paused one stays paused; a cancelled, test or unknown
+ * campaign, or no job to add, is refused and nothing changes. */
+static void test_add_params_reopens_terminated_refuses_cancelled(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){4});
+    f->b[0].dur = 20;
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 3, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    int ends = 0;
+    int64_t t = 10;
+    for (; t < 2000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) {
+        fake_round(f, t);
+        ends += end_notices(f, c);
+    }
+    fake_round(f, t += 10);
+    ends += end_notices(f, c);
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_TERMINATED);
+    assert_int_equal(ends, 1);
+    assert_int_equal(grid_campaign_add_params(&f->st, c, 2, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_RUNNING);
+    assert_false(grid_campaign_find(&f->st, c)->end_notified);
+    for (t += 10; t < 4000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) {
+        fake_round(f, t);
+        ends += end_notices(f, c);
+    }
+    fake_round(f, t += 10);
+    ends += end_notices(f, c);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 5);
+    assert_int_equal(ends, 2);
+
+    /* paused: the new jobs wait for resume */
+    int64_t p = add_campaign(f, "{'name': 'p', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    assert_int_equal(grid_campaign_pause(&f->st, p, 1, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_campaign_add_params(&f->st, p, 2, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_campaign_find(&f->st, p)->state, GCS_PAUSED);
+    fake_round(f, t += 10);
+    assert_int_equal(count_state(&f->st, p, GJ_TO_LAUNCH), 3);
+
+    /* refused: nothing created */
+    int64_t k = add_campaign(f, "{'name': 'k', 'nb_jobs': 2, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    int64_t test = add_campaign(f, "{'name': 't', 'type': 'test', 'nb_jobs': 2, 'exec_file': 'x', "
+                                   "'clusters': {'c0': {}}}", 1);
+    assert_int_equal(grid_campaign_cancel(&f->st, k, f->err, sizeof f->err), 0);
+    int64_t njobs = f->st.njobs;
+    assert_int_equal(grid_campaign_add_params(&f->st, k, 2, f->err, sizeof f->err), -1);
+    assert_non_null(strstr(f->err, "cancelled"));
+    assert_int_equal(grid_campaign_add_params(&f->st, test, 2, f->err, sizeof f->err), -1);
+    assert_non_null(strstr(f->err, "test campaign"));
+    assert_int_equal(grid_campaign_add_params(&f->st, 99, 2, f->err, sizeof f->err), -1);
+    assert_non_null(strstr(f->err, "unknown campaign 99"));
+    assert_int_equal(grid_campaign_add_params(&f->st, p, 0, f->err, sizeof f->err), -1);
+    assert_int_equal(grid_campaign_add_params(&f->st, p, JDL_PARAMS_MAX, f->err, sizeof f->err), -1);
+    assert_non_null(strstr(f->err, "more may be added"));
+    assert_int_equal(f->st.njobs, njobs);
+    assert_int_equal(grid_campaign_find(&f->st, k)->njobs, 2);
+    assert_int_equal(grid_campaign_find(&f->st, p)->njobs, 3);
+    check_ranges(&f->st);
+    fake_free(f);
+}
+
+/* ---- prologues, epilogues and grouped submissions ---- */
+
+/* The fake jobs of not yet started prologues or epilogues (kind) on a
+ * cluster (0: any) get this behaviour. */
+static void script_behaviour(struct fake *f, enum grid_submit_kind kind, int64_t cluster, double dur,
+                             enum grid_end end, int exit_code)
+{
+    for (int i = 0; i < f->n; i++) {
+        struct fjob *j = &f->j[i];
+        const struct grid_copy *cp = grid_copy_find(&f->st, j->copy);
+        if (cp->kind != kind || j->state != 0 || (cluster && cp->cluster_id != cluster)) continue;
+        j->dur = dur;
+        j->end = end;
+        j->exit_code = exit_code;
+    }
+}
+
+/* Copies of a kind on a cluster (0: any). */
+static int count_kind(struct fake *f, int64_t cluster, enum grid_submit_kind kind)
+{
+    int n = 0;
+    for (int64_t i = 0; i < f->st.ncopies; i++)
+        n += f->st.copies[i].kind == kind && (!cluster || f->st.copies[i].cluster_id == cluster);
+    return n;
+}
+
+static int live_job_copies(struct fake *f, int64_t camp, int64_t cluster)
+{
+    int n = 0;
+    for (int64_t i = 0; i < f->st.ncopies; i++) {
+        const struct grid_copy *cp = &f->st.copies[i];
+        n += cp->job_id && cp->campaign_id == camp && cp->cluster_id == cluster && cp->state != GC_ENDED;
+    }
+    return n;
+}
+
+static void test_prologue_before_jobs_epilogue_after_then_end(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 2, (int[]){4, 4});
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 12, 'exec_file': 'x', 'prologue': ['mkdir r'],"
+                                " 'epilogue': ['tar r'], 'prologue_walltime': 300, 'epilogue_walltime': 200, " TWO "}",
+                             1);
+    grid_cycle(&f->st, 10, &f->d);
+    assert_int_equal(f->d.nsubmits, 2);   /* the prologues alone, one per cluster, normal jobs */
+    for (int i = 0; i < 2; i++) {
+        const struct grid_submit *s = &f->d.submits[i];
+        assert_int_equal(s->kind, GSK_PROLOGUE);
+        assert_int_equal(s->n, 1);
+        assert_false(s->best_effort || s->grouped || s->array);
+        assert_int_equal(s->walltime, 300);
+        assert_int_equal(grid_copy_find(&f->st, f->d.ids[s->first])->job_id, 0);
+    }
+    assert_int_not_equal(f->d.submits[0].cluster_id, f->d.submits[1].cluster_id);
+    assert_int_equal(count_state(&f->st, c, GJ_TO_LAUNCH), 12);
+    fake_carry(f, 10);
+    script_behaviour(f, GSK_PROLOGUE, 0, 30, GE_SUCCESS, 0);
+    fake_round(f, 20);   /* they start, and end at 50: the jobs wait for them */
+    assert_int_equal(f->d.nsubmits, 0);
+    fake_round(f, 40);
+    assert_int_equal(f->d.nsubmits, 0);
+    assert_int_equal(grid_pair_find(&f->st, c, f->cl[0])->prologue, GSS_LIVE);
+    fake_round(f, 60);
+    assert_true(f->d.nsubmits > 0);
+    for (int i = 0; i < f->d.nsubmits; i++) assert_int_equal(f->d.submits[i].kind, GSK_NEW);
+    for (int i = 0; i < 2; i++) assert_int_equal(grid_pair_find(&f->st, c, f->cl[i])->prologue, GSS_DONE);
+    /* an epilogue starts only once every job is done and none of the
+     * campaign's copies is left on its cluster; the campaign ends after both */
+    for (int64_t t = 70; t < 5000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) {
+        int64_t seen = f->st.ncopies;
+        fake_round(f, t);
+        for (int64_t i = seen; i < f->st.ncopies; i++) {
+            const struct grid_copy *cp = &f->st.copies[i];
+            if (cp->kind != GSK_EPILOGUE) continue;
+            assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 12);
+            assert_int_equal(live_job_copies(f, c, cp->cluster_id), 0);
+            assert_int_equal(cp->walltime, 200);
+        }
+        if (grid_campaign_find(&f->st, c)->state != GCS_RUNNING) break;
+        int done = 0;
+        for (int i = 0; i < 2; i++) done += grid_pair_find(&f->st, c, f->cl[i])->epilogue == GSS_DONE;
+        assert_true(done < 2);
+    }
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_TERMINATED);
+    assert_true(grid_campaign_find(&f->st, c)->end_notified);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(count_kind(f, f->cl[i], GSK_PROLOGUE), 1);
+        assert_int_equal(count_kind(f, f->cl[i], GSK_EPILOGUE), 1);
+        assert_int_equal(grid_pair_find(&f->st, c, f->cl[i])->epilogue, GSS_DONE);
+    }
+    for (int64_t i = 0; i < f->st.ncopies; i++)   /* the end came after the epilogues' */
+        if (f->st.copies[i].kind == GSK_EPILOGUE) assert_int_equal(f->st.copies[i].end, GE_SUCCESS);
+    fake_free(f);
+}
+
+static void test_failing_prologue_blacklists_until_fixed(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 2, (int[]){4, 4});
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 40, 'exec_file': 'x', 'prologue': ['setup'], " TWO "}", 1);
+    fake_round(f, 10);
+    script_behaviour(f, GSK_PROLOGUE, f->cl[0], 5, GE_SUCCESS, 0);
+    script_behaviour(f, GSK_PROLOGUE, f->cl[1], 5, GE_EXIT, 3);
+    int64_t t = 20;
+    for (; t < 200 && !f->st.nevents; t += 10) fake_round(f, t);
+    assert_int_equal(f->st.nevents, 1);
+    const struct grid_event *e = &f->st.events[0];
+    assert_int_equal(e->kind, GEV_PROLOGUE_ERROR);
+    assert_int_equal(e->cluster_id, f->cl[1]);
+    assert_int_equal(e->exit_code, 3);
+    assert_true(e->open && e->blacklists);
+    assert_int_equal(grid_pair_find(&f->st, c, f->cl[1])->blacklist_event, e->id);
+    for (int k = 0; k < 20; k++, t += 10) fake_round(f, t);
+    assert_true(f->st.events[0].notified);
+    assert_int_equal(count_kind(f, f->cl[1], GSK_PROLOGUE), 1);   /* not run again before the fix */
+    assert_int_equal(live_job_copies(f, c, f->cl[1]), 0);
+    for (int64_t i = 0; i < f->st.ncopies; i++)
+        assert_false(f->st.copies[i].job_id && f->st.copies[i].cluster_id == f->cl[1]);
+    assert_true(count_state(&f->st, c, GJ_TERMINATED) > 0);   /* the jobs run on c0 */
+    /* fixed: the prologue runs again there, and then jobs go there too */
+    assert_int_equal(grid_event_fix(&f->st, e->id, 0, f->err, sizeof f->err), 0);
+    fake_round(f, t);
+    assert_int_equal(count_kind(f, f->cl[1], GSK_PROLOGUE), 2);
+    script_behaviour(f, GSK_PROLOGUE, f->cl[1], 5, GE_SUCCESS, 0);
+    int on_c1 = 0;
+    for (t += 10; t < 10000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) {
+        fake_round(f, t);
+        for (int64_t i = 0; i < f->st.ncopies; i++) {
+            const struct grid_copy *cp = &f->st.copies[i];
+            if (!cp->job_id || cp->cluster_id != f->cl[1]) continue;
+            on_c1++;
+            assert_int_equal(grid_pair_find(&f->st, c, f->cl[1])->prologue, GSS_DONE);
+        }
+    }
+    assert_true(on_c1 > 0);
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_TERMINATED);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 40);
+    assert_int_equal(f->st.nevents, 1);
+    fake_free(f);
+}
+
+static void test_failing_epilogue_is_fatal_and_fixing_runs_it_again(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){4});
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 4, 'exec_file': 'x', 'epilogue': ['collect'],"
+                                " 'clusters': {'c0': {}}}", 1);
+    int64_t t = 10;
+    for (; t < 2000 && !count_kind(f, 0, GSK_EPILOGUE); t += 10) fake_round(f, t);
+    assert_int_equal(count_kind(f, 0, GSK_EPILOGUE), 1);
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_RUNNING);   /* it waits for its epilogue */
+    script_behaviour(f, GSK_EPILOGUE, 0, 5, GE_EXIT, 2);
+    for (; t < 2000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    /* the failure is the user's to see: an event, and the campaign ends */
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_TERMINATED);
+    assert_int_equal(f->st.nevents, 1);
+    assert_int_equal(f->st.events[0].kind, GEV_EPILOGUE_ERROR);
+    assert_string_equal(grid_event_name(f->st.events[0].kind), "epilogue_error");
+    fake_round(f, t += 10);
+    assert_true(grid_campaign_find(&f->st, c)->end_notified);
+    /* fixed: the campaign runs again for its epilogue, then ends again */
+    assert_int_equal(grid_event_fix(&f->st, 1, 0, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_RUNNING);
+    fake_round(f, t += 10);
+    assert_int_equal(count_kind(f, 0, GSK_EPILOGUE), 2);
+    script_behaviour(f, GSK_EPILOGUE, 0, 5, GE_SUCCESS, 0);
+    for (t += 10; t < 3000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(grid_campaign_find(&f->st, c)->state, GCS_TERMINATED);
+    assert_int_equal(count_kind(f, 0, GSK_EPILOGUE), 2);
+    assert_int_equal(grid_pair_find(&f->st, c, f->cl[0])->epilogue, GSS_DONE);
+    fake_free(f);
+}
+
+/* A crash between planning and submitting repeats the prologue decision,
+ * never a second prologue; a prologue the scheduler could not be reached
+ * for is simply tried again; a campaign without jobs left there needs none. */
+static void test_restart_mid_prologue(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 2, (int[]){4, 4});
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 6, 'exec_file': 'x', 'prologue': ['p'], " TWO "}", 1);
+    fake_poll(f, 10);
+    grid_cycle(&f->st, 10, &f->d);
+    assert_int_equal(f->d.nsubmits, 2);
+    int64_t ids[2] = {f->d.ids[0], f->d.ids[1]};
+    grid_cycle(&f->st, 10, &f->d);   /* the same cycle again */
+    assert_int_equal(f->d.nsubmits, 2);
+    assert_int_equal(f->st.ncopies, 2);
+    grid_cycle(&f->st, 20, &f->d);   /* a later one before the results: the same pending decisions */
+    assert_int_equal(f->d.nsubmits, 2);
+    assert_int_equal(f->st.ncopies, 2);
+    assert_int_equal(f->d.ids[0], ids[0]);
+    assert_int_equal(f->d.ids[1], ids[1]);
+    assert_int_equal(grid_submit_result(&f->st, ids[0], GS_OK, "p0", 20, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_submit_result(&f->st, ids[1], GS_TRANSIENT, NULL, 20, f->err, sizeof f->err), 0);
+    grid_cycle(&f->st, 30, &f->d);
+    assert_int_equal(f->d.nsubmits, 1);   /* only the one that did not reach its cluster */
+    assert_int_equal(f->d.submits[0].kind, GSK_PROLOGUE);
+    assert_int_equal(f->d.submits[0].cluster_id, grid_copy_find(&f->st, ids[1])->cluster_id);
+    assert_int_equal(f->st.nevents, 0);
+    assert_true(grid_pair_find(&f->st, c, grid_copy_find(&f->st, ids[0])->cluster_id)->used);
+    assert_false(grid_pair_find(&f->st, c, grid_copy_find(&f->st, ids[1])->cluster_id)->used);
+    fake_free(f);
+}
+
+/* Grouped submissions: their copies end as the daemon reads the markers.
+ * A param killed by its group's walltime after running less than its own
+ * walltime is not blamed (one that ran it all is); those that never
+ * started go back quietly. Nikita cancels a group as a whole, and a
+ * grouped finalize loser is left to end. */
+static void test_grouped_outcomes_and_cancels(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.algo = PRED_SLOW_START;
+    struct fake *f = fake_new(&cfg, 1, (int[]){4});
+    f->b[0].dur = 100;
+    add_campaign(f, "{'name': 'd', 'nb_jobs': 200, 'exec_file': 'x', 'temporal_grouping': true, "
+                    "'temporal_grouping_duration': 500, 'walltime': 1000, 'clusters': {'c0': {}}}", 1);
+    fake_round(f, 10);
+    fake_round(f, 20);
+    fake_step(f, 130);
+    fake_poll(f, 130);   /* the first four done in 100 s: groups of 5 */
+    grid_cycle(&f->st, 130, &f->d);
+    assert_true(f->d.nsubmits >= 3);
+    int64_t g[3];
+    for (int i = 0; i < 3; i++) {
+        const struct grid_submit *s = &f->d.submits[i];
+        assert_true(s->grouped);
+        assert_int_equal(s->n, 5);
+        g[i] = f->d.ids[s->first];
+        for (int k = 0; k < 5; k++) {
+            assert_int_equal(f->d.ids[s->first + k], g[i] + k);   /* a group's copies are consecutive */
+            char id[8];
+            snprintf(id, sizeof id, "g%d", i);
+            assert_int_equal(grid_submit_result(&f->st, g[i] + k, GS_OK, id, 130, f->err, sizeof f->err), 0);
+        }
+    }
+    struct grid_copy_obs o[15];
+    for (int k = 0; k < 15; k++)
+        o[k] = (struct grid_copy_obs){.copy_id = g[k / 5] + k % 5, .state = k < 5 ? GO_WAITING : GO_RUNNING,
+                                      .started_at = 140};
+    struct grid_obs obs = {.copies = o, .ncopies = 15};
+    assert_int_equal(grid_apply(&f->st, &obs, 140, f->err, sizeof f->err), 0);
+    /* group 0 waited too long: all its copies are cancelled, as one cluster job */
+    grid_cycle(&f->st, 1100, &f->d);
+    int cancelled = 0;
+    for (int i = 0; i < f->d.ncancels; i++) {
+        const struct grid_cancel *k = &f->d.cancels[i];
+        if (k->copy_id < g[0] || k->copy_id >= g[0] + 5) continue;
+        cancelled++;
+        assert_int_equal(k->reason, GK_WAITED_TOO_LONG);
+        assert_string_equal(k->cluster_job_id, "g0");
+    }
+    assert_int_equal(cancelled, 5);
+    /* group 1 hit its walltime in its first param, which ran it all; group
+     * 2 ran two params, then its third ran 600 s of its own 1000 */
+    for (int k = 0; k < 15; k++) o[k] = (struct grid_copy_obs){.copy_id = g[k / 5] + k % 5, .state = GO_ENDED};
+    for (int k = 0; k < 5; k++) o[k].end = GE_ADMIN_CANCEL;
+    o[5] = (struct grid_copy_obs){.copy_id = g[1], .state = GO_ENDED, .end = GE_WALLTIME, .run_s = 1000,
+                                  .started_at = 140};
+    o[10] = (struct grid_copy_obs){.copy_id = g[2], .state = GO_ENDED, .end = GE_SUCCESS, .run_s = 200,
+                                   .started_at = 140};
+    o[11] = (struct grid_copy_obs){.copy_id = g[2] + 1, .state = GO_ENDED, .end = GE_SUCCESS, .run_s = 200,
+                                   .started_at = 340};
+    o[12] = (struct grid_copy_obs){.copy_id = g[2] + 2, .state = GO_ENDED, .end = GE_WALLTIME, .run_s = 600,
+                                   .started_at = 540};
+    assert_int_equal(grid_apply(&f->st, &obs, 1200, f->err, sizeof f->err), 0);
+    for (int k = 0; k < 15; k++) {
+        const struct grid_job *j = job_of_copy(f, o[k].copy_id);
+        int succeeded = k == 10 || k == 11;
+        assert_int_equal(j->state, succeeded ? GJ_TERMINATED : GJ_TO_LAUNCH);
+        assert_int_equal(j->walltime_kills, k == 5);   /* only the param that ran the whole walltime */
+        assert_int_equal(j->attempts, 0);              /* none was to blame otherwise */
+    }
+    fake_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -754,6 +1194,14 @@ int main(void)
         cmocka_unit_test(test_unknown_cluster_creates_nothing),
         cmocka_unit_test(test_cancel_campaign_cancels_live_copies),
         cmocka_unit_test(test_fake_driver_loop_two_users),
+        cmocka_unit_test(test_prologue_before_jobs_epilogue_after_then_end),
+        cmocka_unit_test(test_failing_prologue_blacklists_until_fixed),
+        cmocka_unit_test(test_failing_epilogue_is_fatal_and_fixing_runs_it_again),
+        cmocka_unit_test(test_restart_mid_prologue),
+        cmocka_unit_test(test_grouped_outcomes_and_cancels),
+        cmocka_unit_test(test_add_params_ranges_map_index_to_job),
+        cmocka_unit_test(test_add_params_new_jobs_run_after_existing),
+        cmocka_unit_test(test_add_params_reopens_terminated_refuses_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
  * recently started first, and only as many as needed), cancel, node
  * failure, unknown ids, bulk status and arrays as one call each, failing
  * calls with errors that name the cluster, partial submissions, jobs
- * larger than the cluster, output tails, names, and drv_open's checks. */
+ * larger than the cluster, output tails, names, drv_open's checks, and
+ * grouped jobs running their params in turn with the wrapper's markers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <cmocka.h>
 
 #include "grid/driver_fake.h"
+#include "grid/jobscript.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -296,6 +298,61 @@ static void test_open_checks_the_config(void **state)
     assert_non_null(strstr(err, "/nonexistent/slurm.conf"));
 }
 
+/* The markers of a grouped job read back, for params 21, 22, 23. */
+static void group_marks(struct fx *x, const char *id, struct jobscript_mark *m)
+{
+    struct strbuf out;
+    sb_init(&out);
+    char err[256];
+    assert_int_equal(drv_tail(x->d, id, DRV_STDOUT, 4096, &out, err, sizeof err), 0);
+    const int64_t ids[3] = {21, 22, 23};
+    jobscript_group_marks(out.s, ids, 3, m);
+    sb_free(&out);
+}
+
+static void submit_group(struct fx *x, const char *const *params, char id[DRV_ID_MAX])
+{
+    struct drv_job m[3];
+    for (int i = 0; i < 3; i++)
+        m[i] = (struct drv_job){.job_id = 21 + i, .campaign_id = 7, .name = "p", .user = "alice", .param = params[i]};
+    struct drv_job g = {.job_id = 21, .campaign_id = 7, .name = "p", .user = "alice", .group = m, .ngroup = 3};
+    char err[256];
+    assert_int_equal(drv_submit(x->d, sec(x), &g, id, err, sizeof err), 0);
+}
+
+static void test_grouped_job_runs_its_params_in_turn(void **state)
+{
+    struct fx x;
+    open_fx(&x, "\"walltime\": 100");
+    char id[DRV_ID_MAX], cut[DRV_ID_MAX];
+    submit_group(&x, (const char *const[]){"a sleep=10", "b sleep=20 exit=4", "c sleep=30"}, id);
+    struct jobscript_mark m[3];
+    drv_fake_advance(x.d, 15);   /* the second is running */
+    group_marks(&x, id, m);
+    assert_true(m[0].started && m[0].ended && m[1].started && !m[1].ended && !m[2].started);
+    assert_int_equal(m[0].end - m[0].start, 10);
+    assert_int_equal(m[1].start, m[0].end);
+    drv_fake_advance(x.d, 50);   /* all ran: 60 s in all, the status of the failing one */
+    struct drv_status st = status_of(&x, id);
+    assert_int_equal(st.state, DRV_FINISHED);
+    assert_int_equal(st.end, DRV_END_EXIT);
+    assert_int_equal(st.exit_code, 4);
+    assert_int_equal(st.run_seconds, 60);
+    group_marks(&x, id, m);
+    for (int i = 0; i < 3; i++) assert_true(m[i].started && m[i].ended);
+    assert_int_equal(m[1].status, 4);
+    assert_int_equal(m[2].end - m[2].start, 30);
+    /* killed at its walltime in its second param: no end marker for it,
+     * none at all for the third */
+    submit_group(&x, (const char *const[]){"a sleep=60", "b sleep=60", "c sleep=60"}, cut);
+    drv_fake_advance(x.d, 200);
+    st = status_of(&x, cut);
+    assert_int_equal(st.end, DRV_END_WALLTIME);
+    group_marks(&x, cut, m);
+    assert_true(m[0].ended && m[1].started && !m[1].ended && !m[2].started);
+    close_fx(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_separate_jobs_stop_at_the_failing_one),
         cmocka_unit_test(test_tail_and_names),
         cmocka_unit_test(test_open_checks_the_config),
+        cmocka_unit_test(test_grouped_job_runs_its_params_in_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

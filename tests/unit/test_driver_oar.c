@@ -6,7 +6,9 @@
  *
  * Checks, as for Slurm (driver_fixtures.h): a job's environment, node
  * file, arguments, user and output tails through the media API; an array
- * of 5 params mapped back to its members; exit 3 and a missing program;
+ * of 5 params mapped back to its members; lost submissions found again
+ * by name (an array whose jobs all ended, a job running then deleted),
+ * and not among jobs ended before the time given; exit 3 and a missing program;
  * best-effort jobs preempted by another user's normal job, cancel and
  * resources; a walltime kill after the checkpointing signal; then an API
  * that accepts connections but never answers and a stopped API, both
@@ -83,13 +85,51 @@ static void test_environment_of_a_job(void **state)
     fx_check_env(T.d, id, T.user);
 }
 
+/* drv_find of tag in campaign 5, submitted since since: how many, their
+ * ids into found (8 at most). */
+static int find_tag(int64_t tag, time_t since, char (*found)[DRV_ID_MAX])
+{
+    char err[512];
+    int n = drv_find(T.d, 5, tag, since, found, 8, err, sizeof err);
+    if (n < 0) fail_msg("%s", err);
+    return n;
+}
+
 static void test_array_of_params(void **state)
 {
     NEED_OAR();
-    char ids[5][DRV_ID_MAX];
-    fx_array(T.d, "grenoble", T.user, ids);
+    char ids[5][DRV_ID_MAX], found[8][DRV_ID_MAX];
+    time_t since = time(NULL);
+    int64_t tag = (int64_t)since;   /* OAR keeps the jobs of earlier runs: a tag of this run */
+    fx_array(T.d, "grenoble", T.user, tag, ids);
     for (int i = 0; i < 5; i++)
         for (int k = 0; k < i; k++) assert_string_not_equal(ids[i], ids[k]);
+    /* all ended (fx_array waited): found again by the tag, in index order,
+     * as a submission lost in a crash is */
+    assert_int_equal(find_tag(tag, since, found), 5);
+    for (int i = 0; i < 5; i++) assert_string_equal(found[i], ids[i]);
+    assert_int_equal(find_tag(tag + 1, since, found), 0);
+    /* jobs that ended (and were submitted) before since are not read */
+    assert_int_equal(find_tag(tag, since + 3600, found), 0);
+
+    /* a job found while it runs, then once deleted (Error) */
+    fx_script("long.sh", fx_long);
+    struct campaign_spec spec;
+    fx_spec(&spec, "grenoble", "\"exec_file\": \"./long.sh\", \"walltime\": 300");
+    struct drv_job job = {.job_id = 1, .campaign_id = 5, .name = "l", .user = T.user, .param = "l", .tag = tag + 2};
+    char one[1][DRV_ID_MAX], err[512];
+    int rc = drv_submit(T.d, &spec.clusters[0], &job, one[0], err, sizeof err);
+    campaign_spec_free(&spec);
+    if (rc) fail_msg("%s", err);
+    struct fx_count running = {T.d, one, 1, DRV_RUNNING, DRV_END_NONE, 1};
+    fx_wait_until(fx_count_is, &running, 60, "the long job running");
+    assert_int_equal(find_tag(tag + 2, since, found), 1);
+    assert_string_equal(found[0], one[0]);
+    const char *v[] = {one[0]};
+    if (drv_cancel(T.d, v, 1, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(fx_wait_end(T.d, one[0], 60).end, DRV_END_CANCELLED);
+    assert_int_equal(find_tag(tag + 2, since, found), 1);
+    assert_string_equal(found[0], one[0]);
 }
 
 static void test_failures(void **state)

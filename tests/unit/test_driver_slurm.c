@@ -5,7 +5,10 @@
  * beta 4 cores on one node and forgets finished jobs after 2 s (then only
  * its jobcomp log knows them).
  *
- * Checks: a job's environment (LOCUS_*, the CIGRI_* aliases, extra
+ * Checks: arrays cancelled while pending on a full cluster (one element
+ * alone, the others after, as locus cancels; a whole array, as an admin
+ * does), every element ending cancelled, before and after slurmctld forgot
+ * them; a job's environment (LOCUS_*, the CIGRI_* aliases, extra
  * variables, its node file, its arguments, the user it runs as) and its
  * stdout tail; an array of 5 params, each element with its own id, param
  * and job id; failures (exit 3, a missing exec_file, a missing working
@@ -74,6 +77,124 @@ static int group_teardown(void **state)
 #define NEED_SLURM() \
     do { if (!T.on) skip(); } while (0)
 
+/* Runs a Slurm command on beta; its exit status, its stdout into out
+ * (may be NULL). */
+static int beta_cmd(const char *const *argv, char *out, size_t outlen)
+{
+    char env_conf[600], err[256];
+    snprintf(env_conf, sizeof env_conf, "SLURM_CONF=%s", getenv("LOCUS_SLURM_CONF_B"));
+    const char *env[] = {env_conf, NULL};
+    struct run_output res;
+    assert_int_equal(run_capture(argv, env, TIMEOUT_MS, &res, err, sizeof err), 0);
+    if (out) snprintf(out, outlen, "%s", res.out);
+    int status = res.status;
+    run_output_free(&res);
+    return status;
+}
+
+/* Waits until beta's slurmctld forgot job id (MinJobAge). */
+static void beta_forgets(const char *id)
+{
+    const char *argv[] = {"squeue", "-h", "-t", "all", "-j", id, "-o", "%i", NULL};
+    double t0 = fx_now();
+    char out[4096];
+    while (beta_cmd(argv, out, sizeof out) == 0 && out[0]) {
+        if (fx_now() - t0 > 80) fail_msg("squeue still knows job %s", id);
+        usleep(500000);
+    }
+}
+
+/* Submits an array of n elements (campaign 6) on beta into ids. */
+static void beta_array(int n, char (*ids)[DRV_ID_MAX])
+{
+    struct campaign_spec spec;
+    fx_spec(&spec, "beta", "\"exec_file\": \"./arr.sh\", \"walltime\": 300");
+    struct drv_job jobs[8];
+    char err[512];
+    for (int i = 0; i < n; i++)
+        jobs[i] = (struct drv_job){.job_id = 600 + i, .campaign_id = 6, .name = "c", .user = T.user, .param = "c"};
+    int k = drv_submit_array(T.b, &spec.clusters[0], jobs, n, ids, err, sizeof err);
+    campaign_spec_free(&spec);
+    if (k != n) fail_msg("%d submitted: %s", k, err);
+}
+
+/* n elements of ids ended cancelled (the cycle's admin cancel, not a
+ * node failure), and none started. */
+static void all_cancelled(char (*ids)[DRV_ID_MAX], int n)
+{
+    const char *v[8];
+    struct drv_status st[8];
+    char err[512];
+    for (int i = 0; i < n; i++) v[i] = ids[i];
+    if (drv_status(T.b, v, n, st, err, sizeof err)) fail_msg("%s", err);
+    for (int i = 0; i < n; i++) {
+        if (st[i].state != DRV_FINISHED || st[i].end != DRV_END_CANCELLED)
+            fail_msg("%s is %s/%s (%s), not cancelled", ids[i], drv_state_name(st[i].state),
+                     drv_end_name(st[i].end), st[i].raw);
+        assert_int_equal(st[i].run_seconds, 0);
+    }
+}
+
+static void test_arrays_cancelled_while_pending(void **state)
+{
+    NEED_SLURM();
+    /* beta full: the walltime job has one core, the blocker the 3 others */
+    struct fx_free three = {T.b, 3};
+    fx_wait_until(fx_free_is, &three, 30, "beta running the walltime job only");
+    fx_script("long.sh", fx_long);
+    fx_script("arr.sh", fx_arr);
+    struct campaign_spec spec;
+    fx_spec(&spec, "beta", "\"exec_file\": \"./long.sh\", \"walltime\": 300, \"resources\": \"/core=3\"");
+    struct drv_job job = {.job_id = 1, .campaign_id = 6, .name = "b", .user = T.user, .param = "b"};
+    char blocker[1][DRV_ID_MAX], err[512];
+    int rc = drv_submit(T.b, &spec.clusters[0], &job, blocker[0], err, sizeof err);
+    campaign_spec_free(&spec);
+    if (rc) fail_msg("%s", err);
+    struct fx_count brun = {T.b, blocker, 1, DRV_RUNNING, DRV_END_NONE, 1};
+    fx_wait_until(fx_count_is, &brun, 30, "the blocker running");
+
+    char x[4][DRV_ID_MAX], y[3][DRV_ID_MAX];
+    beta_array(4, x);
+    beta_array(3, y);
+    struct fx_count xwait = {T.b, x, 4, DRV_WAITING, DRV_END_NONE, 4};
+    struct fx_count ywait = {T.b, y, 3, DRV_WAITING, DRV_END_NONE, 3};
+    assert_int_equal(fx_count_is(&xwait), 1);
+    assert_int_equal(fx_count_is(&ywait), 1);
+
+    /* one element cancelled alone: slurmctld drops it from the array */
+    const char *one[] = {x[1]};
+    if (drv_cancel(T.b, one, 1, err, sizeof err)) fail_msg("%s", err);
+    all_cancelled(&x[1], 1);
+    xwait.want = 3;   /* the others still wait */
+    assert_int_equal(fx_count_is(&xwait), 1);
+    /* the others, by their ids: the array's record ends without an index */
+    const char *rest[] = {x[0], x[2], x[3]};
+    if (drv_cancel(T.b, rest, 3, err, sizeof err)) fail_msg("%s", err);
+    all_cancelled(x, 4);
+    /* the whole array y by an admin */
+    char yid[DRV_ID_MAX];
+    snprintf(yid, sizeof yid, "%.*s", (int)strcspn(y[0], "_"), y[0]);
+    const char *scancel[] = {"scancel", yid, NULL};
+    assert_int_equal(beta_cmd(scancel, NULL, 0), 0);
+    struct fx_count ygone = {T.b, y, 3, DRV_FINISHED, DRV_END_CANCELLED, 3};
+    fx_wait_until(fx_count_is, &ygone, 10, "the elements of the cancelled array cancelled");
+    all_cancelled(y, 3);
+
+    /* forgotten by slurmctld: the jobcomp log has one line per array */
+    char xid[DRV_ID_MAX];
+    snprintf(xid, sizeof xid, "%.*s", (int)strcspn(x[0], "_"), x[0]);
+    beta_forgets(xid);
+    beta_forgets(yid);
+    all_cancelled(x, 4);
+    all_cancelled(y, 3);
+    /* an element of an array Slurm never had stays unknown */
+    assert_int_equal(fx_status(T.b, "999999_0").end, DRV_END_UNKNOWN);
+
+    const char *b[] = {blocker[0]};
+    if (drv_cancel(T.b, b, 1, err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(fx_wait_end(T.b, blocker[0], 30).end, DRV_END_CANCELLED);
+}
+
 static void test_environment_of_a_job(void **state)
 {
     NEED_SLURM();
@@ -95,7 +216,8 @@ static void test_array_of_params(void **state)
 {
     NEED_SLURM();
     char ids[5][DRV_ID_MAX];
-    fx_array(T.a, "alpha", T.user, ids);
+    time_t since = time(NULL);
+    fx_array(T.a, "alpha", T.user, 77, ids);
     /* one Slurm array: ids "A_0".."A_4" of the same A */
     const char *us = strchr(ids[0], '_');
     assert_non_null(us);
@@ -106,11 +228,11 @@ static void test_array_of_params(void **state)
     }
     /* found again by its tag, as after a crash before its ids were recorded */
     char found[8][DRV_ID_MAX], err[512];
-    int n = drv_find(T.a, 5, FX_ARRAY_TAG, found, 8, err, sizeof err);
+    int n = drv_find(T.a, 5, 77, since, found, 8, err, sizeof err);
     if (n < 0) fail_msg("%s", err);
     assert_int_equal(n, 5);
     for (int i = 0; i < 5; i++) assert_string_equal(found[i], ids[i]);
-    assert_int_equal(drv_find(T.a, 5, FX_ARRAY_TAG + 1, found, 8, err, sizeof err), 0);
+    assert_int_equal(drv_find(T.a, 5, 78, since, found, 8, err, sizeof err), 0);
 }
 
 static void test_failures(void **state)
@@ -141,22 +263,7 @@ static void test_besteffort_preempted_cancel_and_resources(void **state)
 static void test_forgotten_job_found_in_jobcomp(void **state)
 {
     NEED_SLURM();
-    /* beta forgets finished jobs after MinJobAge; wait until squeue does */
-    char env_conf[600];
-    snprintf(env_conf, sizeof env_conf, "SLURM_CONF=%s", getenv("LOCUS_SLURM_CONF_B"));
-    const char *env[] = {env_conf, NULL};
-    const char *argv[] = {"squeue", "-h", "-t", "all", "-j", T.single_id, "-o", "%i", NULL};
-    double t0 = fx_now();
-    for (;;) {
-        struct run_output res;
-        char err[256];
-        assert_int_equal(run_capture(argv, env, TIMEOUT_MS, &res, err, sizeof err), 0);
-        int known = res.status == 0 && res.out_len > 0;
-        run_output_free(&res);
-        if (!known) break;
-        if (fx_now() - t0 > 80) fail_msg("squeue still knows job %s", T.single_id);
-        usleep(500000);
-    }
+    beta_forgets(T.single_id);
     struct drv_status st = fx_status(T.b, T.single_id);
     assert_int_equal(st.state, DRV_FINISHED);
     assert_int_equal(st.end, DRV_END_SUCCESS);
@@ -210,6 +317,7 @@ static void test_dead_cluster_fails_fast(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arrays_cancelled_while_pending),
         cmocka_unit_test(test_environment_of_a_job),
         cmocka_unit_test(test_array_of_params),
         cmocka_unit_test(test_failures),

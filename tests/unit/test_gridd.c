@@ -3,7 +3,12 @@
  * refused with a reason; a campaign run to its end on two clusters; a
  * restart in the middle that neither loses nor repeats a job; an
  * interrupted launch found at start; a dead cluster while another works;
- * cancelling a campaign cancels its jobs on the cluster. */
+ * cancelling a campaign cancels its jobs on the cluster; params added to
+ * a running and to a terminated campaign carried out once, also across a
+ * restart and a failed save, and their jobs run on the clusters; a
+ * temporally grouped campaign to its end with each param's outcome (a
+ * failing param, a walltime kill mid-group); prologues and epilogues in
+ * order; a crash while groups run and one mid-launch of a group. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +18,7 @@
 #include "grid/driver_fake.h"
 #include "server/grid.h"
 #include "store/store_grid.h"
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +164,8 @@ static void assert_each_job_once(struct fx *f, int64_t campaign)
 {
     const struct grid_state *st = gridd_state(f->g);
     const struct grid_campaign *c = &st->camps[campaign - 1];
-    for (int64_t j = c->first_job; j < c->first_job + c->njobs; j++) {
+    for (int64_t i = 0; i < c->njobs; i++) {
+        int64_t j = grid_camp_job(st, c, i)->id;
         assert_int_equal(st->jobs[j - 1].state, GJ_TERMINATED);
         int primaries = 0;
         for (int64_t k = 0; k < st->ncopies; k++)
@@ -304,11 +311,6 @@ static void test_orders_refused_with_a_reason(void **state)
                "{\"name\":\"x\",\"exec_file\":\"r\",\"params\":[\"a\"],\"clusters\":{\"gamma\":{}}}");
     assert_int_equal(run_order(f, id, NULL, why, sizeof why), GOS_REFUSED);
     assert_non_null(strstr(why, "gamma"));
-    id = order(f, GO_SUBMIT, 0, 0, 0,
-               "{\"name\":\"x\",\"exec_file\":\"r\",\"params\":[\"a\"],\"clusters\":{\"alpha\":"
-               "{\"prologue\":[\"echo\"]}}}");
-    assert_int_equal(run_order(f, id, NULL, why, sizeof why), GOS_REFUSED);
-    assert_non_null(strstr(why, "prologue"));
     assert_int_equal(gridd_state(f->g)->ncamps, 0);
     /* another user's campaign */
     int64_t c = submit(f, 2, 30);
@@ -356,6 +358,342 @@ static void test_cancel_cancels_jobs_on_the_cluster(void **state)
     }
 }
 
+/* ---- add-params ---- */
+
+static void raw_sql(struct fx *f, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+}
+
+/* The params the store holds for campaign id. */
+static size_t stored_params(struct fx *f, int64_t id)
+{
+    struct campaign_spec spec = {0};
+    int64_t owner;
+    assert_int_equal(store_campaign_spec(f->s, id, &spec, &owner), 0);
+    size_t n = campaign_nparams(&spec);
+    campaign_spec_free(&spec);
+    return n;
+}
+
+/* Params added to a running campaign after another campaign's jobs were
+ * created: carried out once (a restart between the order and the next
+ * cycle repeats nothing), the new jobs run on the clusters with the old;
+ * then to the terminated campaign, which runs again. A name taken, or a
+ * cancelled campaign, is refused and changes nothing. */
+static void test_add_params_carried_out_once(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    int64_t a = submit(f, 6, 30), b = submit(f, 3, 30);
+    cycle(f, 10);
+    int64_t id, njobs;
+    char why[256];
+    id = order(f, GO_ADD_PARAMS, a, 0, 0, "n1 sleep=30\nn2 sleep=20\nn3\n");
+    assert_int_equal(run_order(f, id, &njobs, why, sizeof why), GOS_DONE);
+    assert_int_equal(njobs, 9);
+    assert_int_equal(gridd_state(f->g)->camps[a - 1].nranges, 2);
+    assert_int_equal(stored_params(f, a), 9);
+    gridd_close(f->g);   /* a restart between the order and the cycle */
+    start(f);
+    char err[256];
+    assert_int_equal(gridd_orders(f->g, f->now, err, sizeof err), 0);
+    assert_int_equal(gridd_state(f->g)->camps[a - 1].njobs, 9);
+    assert_int_equal(gridd_state(f->g)->njobs, 12);
+    run_to_end(f, a);
+    run_to_end(f, b);
+    assert_each_job_once(f, a);
+    assert_each_job_once(f, b);
+
+    /* the name "n2" is taken: refused, nothing added */
+    id = order(f, GO_ADD_PARAMS, a, 0, 0, "m1\nn2 again\n");
+    assert_int_equal(run_order(f, id, NULL, why, sizeof why), GOS_REFUSED);
+    assert_non_null(strstr(why, "first word \"n2\" is already the first word of params[7]"));
+    assert_int_equal(gridd_state(f->g)->camps[a - 1].njobs, 9);
+    assert_int_equal(stored_params(f, a), 9);
+    /* a terminated campaign runs again */
+    id = order(f, GO_ADD_PARAMS, a, 0, 0, "m1\nm2\n");
+    assert_int_equal(run_order(f, id, &njobs, why, sizeof why), GOS_DONE);
+    assert_int_equal(njobs, 11);
+    assert_int_equal(camp_state(f, a), GCS_RUNNING);
+    run_to_end(f, a);
+    assert_each_job_once(f, a);
+    assert_int_equal(stored_params(f, a), 11);
+    /* cancelled: refused */
+    id = order(f, GO_CANCEL, b, 0, 0, NULL);
+    assert_int_equal(run_order(f, id, NULL, NULL, 0), GOS_REFUSED);   /* b terminated: nothing to cancel */
+    int64_t c = submit(f, 2, 1000);
+    id = order(f, GO_CANCEL, c, 0, 0, NULL);
+    assert_int_equal(run_order(f, id, NULL, NULL, 0), GOS_DONE);
+    id = order(f, GO_ADD_PARAMS, c, 0, 0, "x\n");
+    assert_int_equal(run_order(f, id, NULL, why, sizeof why), GOS_REFUSED);
+    assert_non_null(strstr(why, "cancelled"));
+    assert_int_equal(gridd_state(f->g)->camps[c - 1].njobs, 2);
+    assert_int_equal(stored_params(f, c), 2);
+    /* another user's campaign */
+    id = order_as(f, f->user + 1000, GO_ADD_PARAMS, a, 0, 0, "y\n");
+    assert_int_equal(run_order(f, id, NULL, why, sizeof why), GOS_REFUSED);
+    assert_non_null(strstr(why, "no campaign"));
+}
+
+/* The order, the new jobs and the new params are one transaction: when
+ * saving them fails, none is kept (the order stays pending, memory is
+ * back to the store); once the store works, the order is carried out
+ * exactly once. */
+static void test_add_params_order_and_effect_are_one_transaction(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    int64_t a = submit(f, 4, 30);
+    cycle(f, 10);
+    raw_sql(f, "CREATE TRIGGER no_new_jobs BEFORE INSERT ON grid_jobs WHEN NEW.param >= 4"
+               " BEGIN SELECT RAISE(ABORT, 'disk full'); END;");
+    int64_t id = order(f, GO_ADD_PARAMS, a, 0, 0, "n1\nn2\n");
+    char err[256] = "";
+    assert_int_equal(gridd_orders(f->g, f->now, err, sizeof err), -1);
+    assert_non_null(strstr(err, "disk full"));
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, id, &o), 0);
+    assert_int_equal(o.state, GOS_PENDING);
+    grid_order_clear(&o);
+    assert_int_equal(gridd_state(f->g)->camps[a - 1].njobs, 4);
+    assert_int_equal(gridd_state(f->g)->njobs, 4);
+    assert_int_equal(stored_params(f, a), 4);
+    cycle(f, 10);   /* the daemon goes on */
+    raw_sql(f, "DROP TRIGGER no_new_jobs;");
+    int64_t njobs;
+    assert_int_equal(run_order(f, id, &njobs, NULL, 0), GOS_DONE);
+    assert_int_equal(njobs, 6);
+    assert_int_equal(stored_params(f, a), 6);
+    assert_int_equal(gridd_orders(f->g, f->now, err, sizeof err), 0);
+    assert_int_equal(gridd_state(f->g)->camps[a - 1].njobs, 6);
+    run_to_end(f, a);
+    assert_each_job_once(f, a);
+}
+
+static const struct grid_pair *pair_of(const struct grid_state *st, const struct grid_campaign *c, int64_t cluster)
+{
+    for (int k = 0; k < c->nclusters; k++)
+        if (st->pairs[c->first_pair + k].cluster_id == cluster) return &st->pairs[c->first_pair + k];
+    fail();
+    return NULL;
+}
+
+static int64_t submit_jdl(struct fx *f, const char *jdl)
+{
+    char why[256];
+    int64_t campaign;
+    int64_t id = order(f, GO_SUBMIT, 0, 0, 0, jdl);
+    if (run_order(f, id, &campaign, why, sizeof why) != GOS_DONE) fail_msg("refused: %s", why);
+    return campaign;
+}
+
+/* A grouped campaign of n params: params of 10 s in groups of 50 s under
+ * a walltime of 60 s; j25 always exits 66 (a retry code: given up after
+ * its attempts); j40 and j41 run 45 s, so that wherever they fall in
+ * groups of 5, one of those is killed at its walltime in a param before
+ * its last. */
+static int64_t submit_grouped(struct fx *f, int n)
+{
+    char *jdl = malloc(64 * (size_t)n + 256), *p = jdl;
+    p += sprintf(p, "{\"name\":\"g\",\"exec_file\":\"run\",\"type\":\"normal\",\"walltime\":60,"
+                    "\"temporal_grouping\":true,\"temporal_grouping_duration\":50,\"params\":[");
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s\"j%d sleep=%d%s\"", i ? "," : "", i, i == 40 || i == 41 ? 45 : 10,
+                     i == 25 ? " exit=66" : "");
+    sprintf(p, "],\"clusters\":{\"alpha\":{},\"beta\":{}}}");
+    int64_t c = submit_jdl(f, jdl);
+    free(jdl);
+    return c;
+}
+
+/* No param succeeded twice but through a finalize replica. */
+static void assert_no_param_twice(struct fx *f, int64_t campaign)
+{
+    const struct grid_state *st = gridd_state(f->g);
+    for (int64_t k = 0; k < st->ncopies; k++) {
+        const struct grid_copy *a = &st->copies[k];
+        if (a->campaign_id != campaign || a->end != GE_SUCCESS || a->replica) continue;
+        for (int64_t m = k + 1; m < st->ncopies; m++) {
+            const struct grid_copy *b = &st->copies[m];
+            if (b->job_id == a->job_id && b->end == GE_SUCCESS && !b->replica)
+                fail_msg("job %lld succeeded in copies %lld and %lld", (long long)a->job_id, (long long)a->id,
+                         (long long)b->id);
+        }
+    }
+}
+
+static void test_grouped_campaign_per_param_outcomes(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    int64_t c = submit_grouped(f, 60);
+    run_to_end(f, c);
+    const struct grid_state *st = gridd_state(f->g);
+    const struct grid_campaign *camp = &st->camps[c - 1];
+    int groups = 0, failed_in_group = 0, killed_mid_group = 0, never_ran = 0;
+    for (int64_t k = 0; k < st->ncopies; k++) {
+        const struct grid_copy *cp = &st->copies[k];
+        if (!cp->grouped || cp->submission != cp->id) continue;
+        groups++;
+        int64_t last = k;   /* the group: copies[k .. last], one cluster job */
+        while (last + 1 < st->ncopies && st->copies[last + 1].submission == cp->submission) last++;
+        int64_t walltime_at = -1;
+        for (int64_t i = k; i <= last; i++) {
+            const struct grid_copy *m = &st->copies[i];
+            assert_string_equal(m->cluster_job_id, cp->cluster_job_id);
+            const struct grid_job *j = &st->jobs[m->job_id - 1];
+            if (j->param == 25 && m->end == GE_EXIT) {
+                assert_int_equal(m->exit_code, 66);
+                failed_in_group++;
+            }
+            if (m->end == GE_WALLTIME && walltime_at < 0) walltime_at = i;
+            if (walltime_at >= 0 && i > walltime_at) {   /* after the param killed: never started */
+                assert_int_equal(m->end, GE_NONE);
+                never_ran++;
+            }
+        }
+        if (walltime_at < 0) continue;
+        killed_mid_group++;
+        for (int64_t i = k; i < walltime_at; i++)   /* before it: each as its own marker said */
+            assert_true(st->copies[i].end == GE_SUCCESS || st->copies[i].end == GE_EXIT);
+    }
+    assert_true(groups > 5);
+    assert_true(failed_in_group > 0);
+    assert_true(killed_mid_group > 0);
+    assert_true(never_ran > 0);
+    /* j25 given up after its attempts; every other job succeeded once */
+    for (int64_t i = 0; i < camp->njobs; i++) {
+        const struct grid_job *j = grid_camp_job(st, camp, i);
+        assert_int_equal(j->state, j->param == 25 ? GJ_ERROR : GJ_TERMINATED);
+        if (j->param != 40 && j->param != 41) continue;
+        assert_int_equal(j->walltime_kills, 0);   /* killed only where the group's walltime ran out */
+    }
+    assert_no_param_twice(f, c);
+}
+
+/* Prologues before a cluster's first job, epilogues after the campaign's
+ * last one there, the end after both. */
+static void test_prologue_and_epilogue_order(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    char *jdl = malloc(4096), *p = jdl;
+    p += sprintf(p, "{\"name\":\"pe\",\"exec_file\":\"run\",\"type\":\"normal\",\"prologue\":[\"setup sleep=25\"],"
+                    "\"epilogue\":[\"collect sleep=25\"],\"prologue_walltime\":100,\"params\":[");
+    for (int i = 0; i < 40; i++) p += sprintf(p, "%s\"j%d sleep=30\"", i ? "," : "", i);
+    sprintf(p, "],\"clusters\":{\"alpha\":{},\"beta\":{}}}");
+    int64_t c = submit_jdl(f, jdl);
+    free(jdl);
+    int ended_before = 0;
+    for (int i = 0; i < 500 && camp_state(f, c) != GCS_TERMINATED; i++) {
+        cycle(f, 10);
+        const struct grid_state *st = gridd_state(f->g);
+        const struct grid_campaign *camp = &st->camps[c - 1];
+        int done = 0;
+        for (int64_t k = 0; k < camp->njobs; k++) done += grid_camp_job(st, camp, k)->state == GJ_TERMINATED;
+        for (int64_t k = 0; k < st->ncopies; k++) {
+            const struct grid_copy *cp = &st->copies[k];
+            if (cp->job_id) {   /* a job went there after its prologue */
+                assert_int_equal(pair_of(st, camp, cp->cluster_id)->prologue, GSS_DONE);
+                continue;
+            }
+            if (cp->kind != GSK_EPILOGUE) continue;
+            assert_int_equal(done, 40);
+            for (int64_t m = 0; m < st->ncopies; m++)   /* none of the campaign's jobs is left there */
+                assert_false(st->copies[m].job_id && st->copies[m].cluster_id == cp->cluster_id &&
+                             st->copies[m].state != GC_ENDED);
+        }
+        if (camp->state == GCS_TERMINATED) break;
+        ended_before += done == 40;
+    }
+    assert_int_equal(camp_state(f, c), GCS_TERMINATED);
+    assert_true(ended_before > 0);   /* the jobs were done some cycles before: the epilogues ran in between */
+    const struct grid_state *st = gridd_state(f->g);
+    int pro = 0, epi = 0;
+    for (int64_t k = 0; k < st->ncopies; k++) {
+        const struct grid_copy *cp = &st->copies[k];
+        pro += cp->kind == GSK_PROLOGUE;
+        epi += cp->kind == GSK_EPILOGUE;
+        if (!cp->job_id) {
+            assert_int_equal(cp->end, GE_SUCCESS);
+            assert_false(cp->best_effort);
+        }
+    }
+    assert_int_equal(pro, 2);
+    assert_int_equal(epi, 2);
+    assert_each_job_once(f, c);
+}
+
+static int first_launch(void *ctx, int64_t submission, int64_t cluster_id)
+{
+    (void)cluster_id;
+    *(int64_t *)ctx = submission;
+    return 1;
+}
+
+/* kill -9 while groups run; then one just after a grouped submission
+ * reached its cluster, before it was recorded (a trigger makes the store
+ * fail there): at restart its one cluster job is found for all its copies,
+ * and no param runs twice. */
+static void test_crash_mid_group(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    int64_t c = submit_grouped(f, 300);
+    const struct grid_state *st = gridd_state(f->g);
+    int running_groups = 0;
+    for (int i = 0; i < 200 && !running_groups; i++) {
+        cycle(f, 10);
+        st = gridd_state(f->g);
+        for (int64_t k = 0; k < st->ncopies; k++)
+            running_groups += st->copies[k].grouped && st->copies[k].state == GC_RUNNING;
+    }
+    assert_true(running_groups > 0);
+    int64_t ncopies = st->ncopies;
+    gridd_close(f->g);   /* every step was committed: as a kill -9 between steps */
+    start(f);
+    assert_int_equal(gridd_state(f->g)->ncopies, ncopies);
+    raw_sql(f, "CREATE TRIGGER crash BEFORE DELETE ON grid_launches BEGIN SELECT RAISE(ABORT, 'crash'); END;");
+    char err[256];
+    int crashed = 0;
+    for (int i = 0; i < 100 && !crashed; i++) {
+        for (int k = 0; k < NCL; k++) drv_fake_advance(f->drv[k], 10);
+        f->now += 10;
+        crashed = gridd_cycle(f->g, f->now, err, sizeof err) < 0;
+    }
+    assert_true(crashed);
+    gridd_close(f->g);
+    f->g = NULL;
+    raw_sql(f, "DROP TRIGGER crash;");
+    int64_t sub = 0;
+    assert_int_equal(store_grid_launches(f->s, first_launch, &sub), 0);
+    assert_true(sub > 0);
+    start(f);
+    st = gridd_state(f->g);
+    const struct grid_copy *head = &st->copies[sub - 1];
+    assert_true(head->grouped);
+    int n = 0;
+    for (int64_t k = sub - 1; k < st->ncopies && st->copies[k].submission == sub; k++, n++) {
+        assert_int_equal(st->copies[k].state, GC_SUBMITTED);   /* found on its cluster, not queued again */
+        assert_string_not_equal(st->copies[k].cluster_job_id, "");
+        assert_string_equal(st->copies[k].cluster_job_id, head->cluster_job_id);
+    }
+    assert_true(n > 1);
+    run_to_end(f, c);
+    assert_no_param_twice(f, c);
+    st = gridd_state(f->g);
+    const struct grid_campaign *camp = &st->camps[c - 1];
+    for (int64_t i = 0; i < camp->njobs; i++)
+        assert_int_equal(grid_camp_job(st, camp, i)->state,
+                         grid_camp_job(st, camp, i)->param == 25 ? GJ_ERROR : GJ_TERMINATED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +703,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_orders_refused_with_a_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_cluster_while_the_other_works, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_cancels_jobs_on_the_cluster, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grouped_campaign_per_param_outcomes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prologue_and_epilogue_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crash_mid_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_add_params_carried_out_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_add_params_order_and_effect_are_one_transaction, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

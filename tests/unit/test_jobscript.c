@@ -4,7 +4,10 @@
  * macros of exec_file and exec_directory, the node file, a missing working
  * directory (125 and a message), an index without a job, the job's exit
  * status, prologue lines, the checkpointing signal forwarded to the job
- * (whose status after the signal is the wrapper's), and a bad env entry. */
+ * (whose status after the signal is the wrapper's), and a bad env entry;
+ * a temporally grouped job: its params one after the other with their own
+ * environment and output files, its markers alone on its stdout, the
+ * first failing status, SIGTERM stopping the loop; reading markers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +189,162 @@ static void test_checkpoint_signal_forwarded(void **state)
     campaign_spec_free(&spec);
 }
 
+/* The params of a group as the daemon gives them: their own ids, names
+ * and params. */
+static void group_of(struct drv_job *m)
+{
+    static const char *const names[] = {"a", "b", "c"}, *const params[] = {"a 1", "b 'two words'", "c slow"};
+    for (int i = 0; i < 3; i++)
+        m[i] = (struct drv_job){.job_id = 21 + i, .campaign_id = 7, .name = names[i], .user = "alice",
+                                .param = params[i]};
+}
+
+static char *slurp(const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "r");
+    if (!fp) fail_msg("no %s", path);
+    static char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = 0;
+    fclose(fp);
+    return buf;
+}
+
+static void test_grouped_params_one_after_the_other(void **state)
+{
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/prog.sh\", \"walltime\": 600");
+    const char *const env[3][3] = {{"FOO=x21", NULL}, {"FOO=x22", NULL}, {"STATUS=5", "FOO=x23", NULL}};
+    struct drv_job m[3];
+    group_of(m);
+    for (int i = 0; i < 3; i++) m[i].env = env[i];
+    struct drv_job job = {.job_id = 21, .campaign_id = 7, .name = "a", .user = "alice", .group = m, .ngroup = 3};
+    struct run_output r;
+    run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
+    assert_int_equal(r.status, 5);   /* the first failing param's status */
+    /* the job's stdout: the markers alone, in order */
+    const char *want[] = {"locus-group start 21 ", "locus-group end 21 0 ", "locus-group start 22 ",
+                          "locus-group end 22 0 ", "locus-group start 23 ", "locus-group end 23 5 "};
+    const char *p = r.out;
+    for (size_t i = 0; i < 6; i++) {
+        if (strncmp(p, want[i], strlen(want[i]))) fail_msg("line %zu: \"%s\" expected in:\n%s", i, want[i], r.out);
+        p = strchr(p, '\n') + 1;
+    }
+    assert_string_equal(p, "");
+    int64_t ids[3] = {21, 22, 23};
+    struct jobscript_mark mk[3];
+    jobscript_group_marks(r.out, ids, 3, mk);
+    for (int i = 0; i < 3; i++) {
+        assert_true(mk[i].started && mk[i].ended);
+        assert_true(mk[i].start > 1000000000 && mk[i].end >= mk[i].start);
+        assert_int_equal(mk[i].status, i == 2 ? 5 : 0);
+    }
+    /* each param's own output and environment, in the working directory */
+    const char *out22 = slurp("locus.job22.stdout");
+    has(out22, "LOCUS_JOB_ID=22\n");
+    has(out22, "CIGRI_JOB_ID=22\n");
+    has(out22, "LOCUS_JOB_NAME=b\n");
+    has(out22, "CIGRI_JOBNAME=b\n");
+    has(out22, "LOCUS_CAMPAIGN_ID=7\n");
+    has(out22, "LOCUS_WALLTIME_SECONDS=600\n");
+    has(out22, "FOO=x22\n");
+    has(out22, "arg=two words\n");
+    const char *out23 = slurp("locus.job23.stdout");
+    has(out23, "LOCUS_JOB_ID=23\n");
+    has(out23, "FOO=x23\n");
+    has(out23, "arg=slow\n");
+    assert_null(strstr(slurp("locus.job21.stdout"), "FOO=x22"));
+    run_output_free(&r);
+    /* a bad env entry of a param is refused, naming its job */
+    m[2].env = (const char *const[]){"=x", NULL};
+    struct strbuf sb;
+    sb_init(&sb);
+    struct jobscript_sched sched = {"0", ":"};
+    char err[256];
+    assert_int_equal(jobscript_write(&sb, &spec.clusters[0], &job, 1, &sched, err, sizeof err), -1);
+    has(err, "job 23: environment entry \"=x\" is not NAME=VALUE");
+    sb_free(&sb);
+    campaign_spec_free(&spec);
+}
+
+/* SIGTERM to the wrapper (a walltime, a preemption) stops the group: the
+ * param running gets it and no end marker, the next ones never start. */
+static void test_grouped_stop_on_sigterm(void **state)
+{
+    const char *prog = "#!/bin/bash\n"
+                       "[ \"$1\" = slow ] && exec sleep 30\n"
+                       "exit 0\n";
+    char path[128];
+    snprintf(path, sizeof path, "%s/slow.sh", dir);
+    assert_int_equal(write_file_atomic(path, prog, strlen(prog)), 0);
+    assert_int_equal(chmod(path, 0755), 0);
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/slow.sh\"");
+    struct drv_job m[3];
+    group_of(m);
+    m[0].param = "a";
+    m[1].param = "slow";
+    m[2].param = "c";
+    struct drv_job job = {.job_id = 21, .campaign_id = 7, .name = "a", .user = "alice", .group = m, .ngroup = 3};
+    struct strbuf sb;
+    sb_init(&sb);
+    struct jobscript_sched sched = {"0", ":"};
+    char err[256], home[128];
+    assert_int_equal(jobscript_write(&sb, &spec.clusters[0], &job, 1, &sched, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/group.sh", dir);
+    assert_int_equal(write_file_atomic(path, sb.s, sb.len), 0);
+    sb_free(&sb);
+    /* the wrapper in the background; TERM once the slow param started */
+    const char *driver = "bash \"$HOME/group.sh\" >\"$HOME/group.out\" & w=$!\n"
+                         "until grep -q 'start 22' \"$HOME/group.out\" 2>/dev/null; do sleep 0.05; done\n"
+                         "sleep 0.2; kill -TERM $w; wait $w; echo \"status=$?\"\n";
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    const char *env[] = {home, NULL};
+    const char *argv[] = {"bash", "-c", driver, NULL};
+    struct run_output r;
+    assert_int_equal(run_capture(argv, env, 20000, &r, err, sizeof err), 0);
+    assert_true(r.elapsed_ms < 15000);   /* the sleep was killed, not waited for */
+    has(r.out, "status=143\n");
+    run_output_free(&r);
+    const char *out = slurp("group.out");
+    int64_t ids[3] = {21, 22, 23};
+    struct jobscript_mark mk[3];
+    jobscript_group_marks(out, ids, 3, mk);
+    assert_true(mk[0].started && mk[0].ended);
+    assert_int_equal(mk[0].status, 0);
+    assert_true(mk[1].started);
+    assert_false(mk[1].ended);
+    assert_false(mk[2].started);
+    campaign_spec_free(&spec);
+}
+
+static void test_group_marks_parsing(void **state)
+{
+    /* a tail cut in the middle of the first marker; noise; an unknown id */
+    const char *text = "oup start 5 100\n"
+                       "locus-group end 5 0 160\n"
+                       "some noise\n"
+                       "locus-group start 6 160\n"
+                       "locus-group end 6 3 170\n"
+                       "locus-group start 99 170\n"
+                       "locus-group start 7 170\n"
+                       "locus-group end 7";   /* cut: not an end */
+    int64_t ids[4] = {5, 6, 7, 8};
+    struct jobscript_mark m[4];
+    jobscript_group_marks(text, ids, 4, m);
+    assert_true(m[0].started && m[0].ended);   /* its start left the tail */
+    assert_int_equal(m[0].start, 0);
+    assert_int_equal(m[0].end, 160);
+    assert_true(m[1].started && m[1].ended);
+    assert_int_equal(m[1].status, 3);
+    assert_int_equal(m[1].end - m[1].start, 10);
+    assert_true(m[2].started && !m[2].ended);
+    assert_int_equal(m[2].start, 170);
+    assert_false(m[3].started || m[3].ended);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +352,9 @@ int main(void)
         cmocka_unit_test(test_failures_and_status),
         cmocka_unit_test(test_script_lines),
         cmocka_unit_test(test_checkpoint_signal_forwarded),
+        cmocka_unit_test(test_grouped_params_one_after_the_other),
+        cmocka_unit_test(test_grouped_stop_on_sigterm),
+        cmocka_unit_test(test_group_marks_parsing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

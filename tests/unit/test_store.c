@@ -287,7 +287,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 5);
+    assert_int_equal(STORE_SCHEMA_VERSION, 6);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);

@@ -5,7 +5,10 @@
  * state compares equal field by field, and a save rewrites only the rows
  * that changed; orders inserted, read, listed while pending and marked
  * done or refused; campaigns written and read back in list, count and
- * param-file forms. */
+ * param-file forms; params added to a campaign (list and count forms);
+ * campaigns of several job ranges (add-params) saved and loaded, damaged
+ * ranges refused; a version-5 store migrated to version 6 with one range
+ * per campaign. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +17,9 @@
 
 #include "store_fixture.h"
 
+#include "store/schema.h"
 #include "store/store_grid.h"
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,9 +140,13 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
     for (int i = 0; i < a->ncamps; i++) {
         const struct grid_campaign *x = &a->camps[i], *y = &b->camps[i];
         EQ(*x, *y, id); EQ(*x, *y, user_id); EQ(*x, *y, type); EQ(*x, *y, priority); EQ(*x, *y, state);
-        EQ(*x, *y, first_job); EQ(*x, *y, njobs); EQ(*x, *y, next_new); EQ(*x, *y, nresub); EQ(*x, *y, ndone);
+        EQ(*x, *y, nranges); EQ(*x, *y, njobs); EQ(*x, *y, next_new); EQ(*x, *y, nresub); EQ(*x, *y, ndone);
         EQ(*x, *y, first_pair); EQ(*x, *y, nretry); EQ(*x, *y, end_notified); EQ(*x, *y, nclusters);
         for (int k = 0; k < GRID_RETRY_CODES_MAX; k++) EQ(*x, *y, retry_codes[k]);
+        for (int k = 0; k < x->nranges; k++) {
+            EQ(x->ranges[k], y->ranges[k], first_index);
+            EQ(x->ranges[k], y->ranges[k], first_job);
+        }
         for (int k = 0; k < x->nclusters; k++) {
             const struct grid_camp_cluster *p = &x->clusters[k], *q = &y->clusters[k];
             EQ(*p, *q, cluster_id); EQ(*p, *q, res_per_job); EQ(*p, *q, walltime); EQ(*p, *q, max_jobs);
@@ -210,9 +219,10 @@ static void test_state_saved_and_loaded_equal(void **state)
     assert_true(st.pairs[0].successes == 1);
     struct grid_shadow *sh = grid_shadow_new();
     long first = save(f->s, &st, sh);
-    /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, meta, campaign clusters */
+    /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, meta, campaign clusters
+     * and job ranges */
     long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nusers + 1 +
-                st.camps[0].nclusters;
+                st.camps[0].nclusters + st.camps[0].nranges;
     assert_int_equal(first, rows);
 
     struct grid_state back;
@@ -375,6 +385,189 @@ static void test_campaign_round_trip_list_count_and_file(void **state)
     assert_int_equal(store_campaign_spec(f->s, 4, &none, &owner), 1);
 }
 
+/* ---- add-params: job ranges and params ---- */
+
+static void raw_sql(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+}
+
+static int64_t raw_int(const char *path, const char *sql, int64_t arg)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int64(st, 1, arg);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* The state saved in s loads equal to st. */
+static void load_equal(struct store *s, const struct grid_state *st)
+{
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh = grid_shadow_new();
+    if (store_grid_load(s, &back, sh)) fail_msg("%s", store_error(s));
+    same_state(st, &back);
+    grid_shadow_free(sh);
+    grid_state_free(&back);
+}
+
+static void test_job_ranges_saved_and_loaded(void **state)
+{
+    struct fx *f = *state;
+    struct grid_state st;
+    build_state(&st, f->alice);
+    struct grid_shadow *sh = grid_shadow_new();
+    save(f->s, &st, sh);
+    struct campaign_spec spec = {0};
+    parse_spec("{'name': 'b', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
+    struct grid_campaign_opts o = {.user_id = f->alice, .nretry = -1};
+    int64_t b;
+    char err[256];
+    assert_int_equal(grid_campaign_add(&st, &spec, &o, &b, err, sizeof err), 0);
+    campaign_spec_free(&spec);
+    assert_int_equal(grid_campaign_add_params(&st, 1, 3, err, sizeof err), 0);
+    assert_int_equal(st.camps[0].nranges, 2);
+    /* two campaign rows, 4 + 3 jobs, b's pair and cluster settings, b's range and campaign 1's new one */
+    assert_int_equal(save(f->s, &st, sh), 2 + 7 + 1 + 1 + 2);
+    load_equal(f->s, &st);
+    /* campaign 1's last job is the last job: its range grows, no range row is written */
+    assert_int_equal(grid_campaign_add_params(&st, 1, 2, err, sizeof err), 0);
+    assert_int_equal(st.camps[0].nranges, 2);
+    assert_int_equal(save(f->s, &st, sh), 1 + 2);
+    assert_int_equal(grid_camp_job(&st, &st.camps[0], 24)->id, st.njobs);
+    load_equal(f->s, &st);
+    /* a store that lost a range is refused, not misread */
+    raw_sql(f->path, "DELETE FROM grid_camp_ranges WHERE campaign_id = 1 AND k = 1");
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh2 = grid_shadow_new();
+    assert_int_equal(store_grid_load(f->s, &back, sh2), -1);
+    assert_non_null(strstr(store_error(f->s), "job ranges"));
+    grid_shadow_free(sh2);
+    grid_state_free(&back);
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+}
+
+/* Params added to a campaign stored as a list, then to one stored in count
+ * form (written out in full): read back with the new ones last. */
+static void test_campaign_params_appended(void **state)
+{
+    struct fx *f = *state;
+    struct campaign_spec spec = {0}, back = {0};
+    char err[256];
+    int64_t owner;
+    parse_spec("{'name': 'list', 'params': ['a 1', 'b'], 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
+    assert_int_equal(store_campaign_insert(f->s, 1, f->alice, &spec, 500), 0);
+    parse_spec("{'name': 'count', 'nb_jobs': 3, 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
+    assert_int_equal(store_campaign_insert(f->s, 2, f->alice, &spec, 500), 0);
+    campaign_spec_free(&spec);
+
+    assert_int_equal(store_campaign_spec(f->s, 1, &spec, &owner), 0);
+    assert_int_equal(jdl_add_params_text(&spec, "c\nd 4\n", 6, err, sizeof err), 0);
+    assert_int_equal(store_campaign_params_sync(f->s, 1, &spec), 0);
+    assert_int_equal(store_campaign_spec(f->s, 1, &back, &owner), 0);
+    assert_int_equal(campaign_nparams(&back), 4);
+    assert_string_equal(campaign_param(&back, 1), "b");
+    assert_string_equal(campaign_param(&back, 3), "d 4");
+    assert_int_equal(raw_int(f->path, "SELECT nparams FROM campaigns WHERE id = ?", 1), 4);
+    /* a spec that does not extend the stored params is refused */
+    assert_int_equal(store_campaign_spec(f->s, 2, &spec, &owner), 0);
+    assert_int_equal(spec.params.nb_jobs, 3);
+    assert_int_equal(store_campaign_params_sync(f->s, 2, &spec), -1);   /* still in count form */
+    parse_spec("{'name': 'list', 'params': ['a 1', 'b'], 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
+    assert_int_equal(store_campaign_params_sync(f->s, 1, &spec), -1);   /* 4 stored, only 2 given */
+
+    assert_int_equal(store_campaign_spec(f->s, 2, &spec, &owner), 0);
+    assert_int_equal(jdl_add_params_text(&spec, "x\n", 2, err, sizeof err), 0);
+    assert_int_equal(store_campaign_params_sync(f->s, 2, &spec), 0);
+    assert_int_equal(store_campaign_spec(f->s, 2, &back, &owner), 0);
+    assert_int_equal(back.params.nb_jobs, 0);
+    assert_int_equal(campaign_nparams(&back), 4);
+    assert_string_equal(campaign_param(&back, 0), "0");
+    assert_string_equal(campaign_param(&back, 2), "2");
+    assert_string_equal(campaign_param(&back, 3), "x");
+    assert_int_equal(raw_int(f->path, "SELECT nb_jobs FROM campaigns WHERE id = ?", 2), 0);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM campaign_params WHERE campaign_id = ?", 2), 4);
+    campaign_spec_free(&spec);
+    campaign_spec_free(&back);
+}
+
+/* A version-5 store (made with its own SQL) holding two campaigns of
+ * contiguous jobs opens migrated: each campaign one range from its
+ * first_job; the state runs, takes params and saves as any other. */
+static void test_version_5_store_migrates_to_6(void **state)
+{
+    struct fx *f = *state;
+    char path[200], err[256];
+    snprintf(path, sizeof path, "%s/v5.db", f->dir);
+    struct strbuf sql;
+    sb_init(&sql);
+    for (int v = 0; v < 5; v++) sb_puts(&sql, schema_migrations[v]);
+    sb_puts(&sql, "PRAGMA user_version=5;"
+                  "INSERT INTO grid_clusters(id,name,free,total,stress,poll_failed,array_ok,disabled,waiting_allowed)"
+                  " VALUES(1,'alpha',4,4,0,0,1,0,-1);"
+                  "INSERT INTO grid_campaigns(id,user_id,type,priority,state,first_job,njobs,next_new,nresub,ndone,"
+                  "first_pair,retry0,retry1,nretry,end_notified,nclusters)"
+                  " VALUES(1,1,0,0,0,1,3,0,0,0,0,66,67,2,0,1),(2,1,0,0,0,4,2,0,0,0,1,66,67,2,0,1);"
+                  "INSERT INTO grid_camp_clusters(campaign_id,k,cluster_id,res_per_job,walltime,max_jobs,best_effort,"
+                  "checkpoint_period,grouping_duration,affinity,shared)"
+                  " VALUES(1,0,1,1,600,-1,1,0,0,0,0),(2,0,1,1,600,-1,1,0,0,0,0);"
+                  "INSERT INTO grid_pairs(id,campaign_id,cluster_id) VALUES(1,1,1),(2,2,1);"
+                  "INSERT INTO grid_jobs(id,campaign_id,param,state,last_copy)"
+                  " VALUES(1,1,0,0,0),(2,1,1,0,0),(3,1,2,0,0),(4,2,0,0,0),(5,2,1,0,0);");
+    raw_sql(path, sql.s);
+    sb_free(&sql);
+    struct store *s = store_open(path, 0, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    assert_int_equal(store_schema_version(s), 6);
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    struct grid_state st;
+    grid_state_init(&st, &cfg, 0);
+    struct grid_shadow *sh = grid_shadow_new();
+    if (store_grid_load(s, &st, sh)) fail_msg("%s", store_error(s));
+    assert_int_equal(st.ncamps, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(st.camps[i].nranges, 1);
+        assert_int_equal(st.camps[i].ranges[0].first_index, 0);
+    }
+    assert_int_equal(st.camps[1].ranges[0].first_job, 4);
+    assert_int_equal(grid_camp_job(&st, &st.camps[1], 1)->id, 5);
+    assert_int_equal(grid_campaign_add_params(&st, 1, 2, err, sizeof err), 0);
+    assert_int_equal(grid_camp_job(&st, &st.camps[0], 3)->id, 6);
+    struct grid_decisions d;
+    grid_decisions_init(&d);
+    assert_true(grid_cycle(&st, 100, &d) > 0);
+    grid_decisions_free(&d);
+    save(s, &st, sh);
+    load_equal(s, &st);
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+    store_close(s);
+    const char *suffix[] = {"", "-wal", "-shm"};
+    for (int i = 0; i < 3; i++) {
+        char p[220];
+        snprintf(p, sizeof p, "%s%s", path, suffix[i]);
+        unlink(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +576,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_save_writes_only_changed_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_orders_insert_get_pending_done, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_round_trip_list_count_and_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_ranges_saved_and_loaded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_campaign_params_appended, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version_5_store_migrates_to_6, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

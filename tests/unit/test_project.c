@@ -1,0 +1,112 @@
+/* test_project.c - config.xml's grid daemon settings: defaults, what an
+ * element sets, and the settings written back by project_save_config as
+ * they were read. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "core/project.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fx {
+    char dir[64];
+    char path[128];
+};
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    if (!f) return -1;
+    snprintf(f->dir, sizeof f->dir, "/tmp/locus-project-XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    snprintf(f->path, sizeof f->path, "%s/config.xml", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    unlink(f->path);
+    int rc = rmdir(f->dir);
+    free(f);
+    return rc;
+}
+
+/* Writes a config.xml with the given settings after the two required ones. */
+static void put_config(const struct fx *f, const char *settings)
+{
+    char doc[1024];
+    int n = snprintf(doc, sizeof doc,
+                     "<locus>\n<config>\n  <project_name>p</project_name>\n"
+                     "  <master_url>http://127.0.0.1:8123/p/</master_url>\n%s</config>\n</locus>\n",
+                     settings);
+    assert_true(n > 0 && (size_t)n < sizeof doc);
+    assert_int_equal(write_file_atomic(f->path, doc, (size_t)n), 0);
+}
+
+static void load_ok(const struct fx *f, struct project *p)
+{
+    char err[256] = "";
+    if (project_load(p, f->dir, err, sizeof err)) fail_msg("project_load: %s", err);
+}
+
+static void test_grid_defaults(void **state)
+{
+    struct fx *f = *state;
+    struct project p;
+    put_config(f, "");
+    load_ok(f, &p);
+    assert_int_equal(p.cfg.grid_daemon, 1);
+    assert_int_equal(p.cfg.grid_finalize, 1);
+    assert_true(p.cfg.grid_cycle_period == 30 && p.cfg.grid_waiting_allowed == 5);
+    assert_string_equal(p.cfg.grid_predictor, "tap");
+}
+
+/* <grid_no_finalize/> turns finalize off and nothing else; saved and read
+ * again, every grid setting is as it was, and the element is written only
+ * when finalize is off. */
+static void test_grid_no_finalize(void **state)
+{
+    struct fx *f = *state;
+    struct project p, q;
+    put_config(f, "  <grid_no_finalize/>\n  <grid_cycle_period>1</grid_cycle_period>\n"
+                  "  <grid_predictor>slow_start</grid_predictor>\n  <grid_waiting_allowed>3</grid_waiting_allowed>\n");
+    load_ok(f, &p);
+    assert_int_equal(p.cfg.grid_finalize, 0);
+    assert_int_equal(p.cfg.grid_daemon, 1);
+    char err[256] = "";
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    char *text = read_file(f->path, 1 << 16, NULL);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "<grid_no_finalize/>"));
+    free(text);
+    load_ok(f, &q);
+    assert_int_equal(q.cfg.grid_finalize, 0);
+    assert_true(q.cfg.grid_cycle_period == 1 && q.cfg.grid_waiting_allowed == 3);
+    assert_string_equal(q.cfg.grid_predictor, "slow_start");
+
+    q.cfg.grid_finalize = 1;
+    assert_int_equal(project_save_config(&q, err, sizeof err), 0);
+    text = read_file(f->path, 1 << 16, NULL);
+    assert_non_null(text);
+    assert_null(strstr(text, "grid_no_finalize"));
+    free(text);
+    load_ok(f, &p);
+    assert_int_equal(p.cfg.grid_finalize, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_grid_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grid_no_finalize, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
