@@ -1,8 +1,8 @@
 /* cmd_sequence.c - `locus sequence create | extend | end | list`: work
  * sequences (docs/sequences.md), through store/sequence_order.c as the REST
- * API does. Creating one writes its batch, its record and the jobs of every
- * position in one transaction; extending and ending change the record,
- * which locusd picks up by its revision. */
+ * API does. Creating one writes its batch, its record (and its twin's) and
+ * the jobs of every position in one transaction; extending and ending
+ * change the records, which locusd picks up by their revision. */
 #include "cli/cli.h"
 #include "store/sequence_order.h"
 #include <stdio.h>
@@ -47,6 +47,7 @@ int cmd_sequence_create(int argc, char **argv, char *err, size_t errlen)
         {"no-output", OPT_FLAG, &c.o.no_output, 0, 0},
         {"priority", OPT_INT, &c.o.priority, 0, 0},
         {"user", OPT_STR, &c.o.user, 0, 0},
+        {"twins", OPT_FLAG, &c.o.twins, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
     int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
@@ -59,8 +60,8 @@ int cmd_sequence_create(int argc, char **argv, char *err, size_t errlen)
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = cli_transaction(&cp, create_sequences, &c, err, errlen);
     if (!rc)
-        printf("created batch %s (id %lld): %d sequence%s of %d positions\n", c.b.name, (long long)c.b.id, c.o.count,
-               c.o.count == 1 ? "" : "s", length);
+        printf("created batch %s (id %lld): %d sequence%s of %d positions%s\n", c.b.name, (long long)c.b.id,
+               c.o.count, c.o.count == 1 ? "" : "s", length, c.o.twins ? ", each with its twin" : "");
     cli_close(&cp);
     return rc;
 }
@@ -106,12 +107,20 @@ int cmd_sequence_end(int argc, char **argv, char *err, size_t errlen) { return r
 
 /* ---- list ---- */
 
+static const char *const state_names[] = {[SEQ_ACTIVE] = "active", [SEQ_ENDED] = "ended", [SEQ_FAILED] = "failed"};
+
+struct list_ctx { struct store *st; int failed; };
+
 static int list_row(void *ctx, const struct sequence_rec *q)
 {
-    (void)ctx;
-    printf("%-32s %-6s %8lld %8lld %8lld %6d %8lld %6d\n", q->name, q->state == SEQ_ENDED ? "ended" : "active",
-           (long long)q->length, (long long)(q->first_unvalidated_pos - 1), (long long)q->host_id, q->branch,
-           (long long)q->restart_pos, q->relocations);
+    struct list_ctx *c = ctx;
+    struct sequence_rec t;
+    int rc = q->twin_id ? store_sequence_get(c->st, q->twin_id, &t) : 1;
+    if (rc < 0) return c->failed = 1;
+    printf("%-32s %-6s %8lld %8lld %8lld %6d %8lld %6d %-32s\n", q->name,
+           state_names[q->state >= SEQ_ACTIVE && q->state <= SEQ_FAILED ? q->state : SEQ_ENDED], (long long)q->length,
+           (long long)(q->first_unvalidated_pos - 1), (long long)q->host_id, q->branch, (long long)q->restart_pos,
+           q->relocations, rc == 0 ? t.name : "-");
     return 0;
 }
 
@@ -124,9 +133,11 @@ int cmd_sequence_list(int argc, char **argv, char *err, size_t errlen)
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
     if (rc) return rc;
-    printf("%-32s %-6s %8s %8s %8s %6s %8s %6s\n", "name", "state", "length", "valid", "host", "branch", "restart",
-           "moves");
-    if (store_each_sequence_all(cp.s, list_row, NULL)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    printf("%-32s %-6s %8s %8s %8s %6s %8s %6s %-32s\n", "name", "state", "length", "valid", "host", "branch",
+           "restart", "moves", "twin");
+    struct list_ctx c = {cp.s, 0};
+    if (store_each_sequence_all(cp.s, list_row, &c) || c.failed)
+        rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
     cli_close(&cp);
     return rc;
 }

@@ -186,7 +186,8 @@ struct batch_host {
     int64_t joined;
 };
 
-enum seq_state { SEQ_ACTIVE = 0, SEQ_ENDED = 1 };
+/* SEQ_FAILED: a twin pair that disagreed three times in a row (never retried). */
+enum seq_state { SEQ_ACTIVE = 0, SEQ_ENDED = 1, SEQ_FAILED = 2 };
 
 /* A work sequence (seed 002): jobs at positions 1..length computed one
  * after the other on one host, each reading the state the previous one left
@@ -203,6 +204,7 @@ struct sequence_rec {
     int64_t state_max_nbytes;
     int state;                      /* seq_state */
     int64_t create_time, end_time;
+    int64_t twin_id;                /* the other sequence of a twin pair (docs/sequences.md); 0: none */
 
     int64_t host_id;                /* 0: unassigned */
     int64_t assigned_time;
@@ -210,10 +212,16 @@ struct sequence_rec {
     int64_t next_pos;               /* next position to send to the host */
     int64_t made_pos;               /* positions of the branch up to here have jobs */
     int64_t first_unvalidated_pos;
-    int64_t restart_pos;            /* last validated restartable position; 0: none */
+    int64_t restart_pos;            /* last validated restartable position (for twins: the last one
+                                       where both agreed); 0: none */
     char restart_file[201];         /* its uploaded state file */
     char host_state[201];           /* the state file next_pos reads on the host; "" none */
     int relocations;
+    int64_t branch_user_id;         /* the user whose host computes (or computed) the branch; 0: none yet */
+    double host_turnaround;         /* that host's estimated time for one result (s) */
+    int disagreements;              /* twins: in a row at restart points; the third fails the pair */
+    int64_t shunned_users[2];       /* twins: the users whose hosts disagreed last, passed over until the
+                                       pair agrees again; 0: none */
 };
 
 /* Wire names: an instance is "<batch>_<job id>_<seq>" so that its job is

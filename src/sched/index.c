@@ -444,7 +444,7 @@ int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct chan
         j->validating = 1;
         events |= EV_VALIDATE;
     }
-    if (j->st.state == JOB_VALIDATED && !j->assimilating) {
+    if (j->st.state == JOB_VALIDATED && !j->assimilating && !sequence_held(j)) {   /* twins: until agreed */
         j->assimilating = 1;
         events |= EV_ASSIMILATE;
     }

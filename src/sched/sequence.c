@@ -1,7 +1,8 @@
 /* sequence.c - work sequences: assignment to a fast enough host, sending up
  * to the high-water mark in position order, the state files a host may
- * drop, validation bookkeeping (restart point, end), and relocation of a
- * broken chain as a new branch (docs/sequences.md). */
+ * drop, validation bookkeeping (restart point, end), relocation of a
+ * broken chain as a new branch, and twins: users kept apart, agreement at
+ * restart points, moving a slow twin (docs/sequences.md). */
 #include "sched/sequence.h"
 #include "core/strbuf.h"
 #include "sched/index_impl.h"
@@ -17,6 +18,7 @@ void seq_set_init(struct seq_set *s)
     imap_init(&s->state_jobs);
     s->high_water = SEQ_HIGH_WATER;
     s->per_host = SEQ_PER_HOST;
+    s->twin_lag = SEQ_TWIN_LAG;
 }
 
 void seq_set_free(struct seq_set *s)
@@ -57,6 +59,45 @@ void sequence_state_name(char *out, size_t len, const struct sseq *s, const stru
 }
 
 static void mark(struct sseq *s) { s->dirty = 1; }
+
+/* Logs s's record now (CH_SEQUENCE). */
+static void persist(struct sseq *s, struct change_log *log)
+{
+    change_add(log, CH_SEQUENCE)->u.seq = s->r;
+    s->dirty = 0;
+}
+
+/* A twin's validated position past its agreed restart point: it waits for
+ * an agreement to cover it. */
+static int held_by(const struct sseq *s, const struct sjob *j)
+{
+    return s->r.twin_id && j->st.state == JOB_VALIDATED && j->sq->pos > s->r.restart_pos;
+}
+
+int sequence_held(const struct sjob *j)
+{
+    if (!j->sq) return 0;
+    const struct sseq *s = j->sq->s;
+    return j->sq->branch == s->r.branch && s->r.state == SEQ_ACTIVE && held_by(s, j);
+}
+
+/* Where the positions that are not settled begin: a twin's validated ones
+ * are not settled before an agreement covers them. */
+static int64_t first_unsettled(const struct sseq *s)
+{
+    return s->r.twin_id ? s->r.restart_pos + 1 : s->r.first_unvalidated_pos;
+}
+
+/* 1 if a host of this user may compute s: twins never share a user, nor go
+ * to the users whose hosts disagreed last. */
+static int twin_allows(const struct sseq *s, int64_t user_id)
+{
+    if (!s->r.twin_id) return 1;
+    if (s->twin && s->twin->r.branch_user_id == user_id) return 0;
+    for (int i = 0; i < 2; i++)
+        if (s->r.shunned_users[i] && s->r.shunned_users[i] == user_id) return 0;
+    return 1;
+}
 
 /* ---- hosts ---- */
 
@@ -101,6 +142,11 @@ struct sseq *sequence_add(struct sched_index *x, const struct sequence_rec *r, c
     /* a prefix validated before a restart stays validated */
     for (int64_t p = 1; p < r->first_unvalidated_pos; p++) bitidx_set(&s->valid, (size_t)(p - 1));
     imap_put(&x->seq.by_id, r->id, s);
+    if (r->twin_id) {
+        x->seq.twins++;
+        s->twin = sequence_find(x, r->twin_id);
+        if (s->twin) s->twin->twin = s;
+    }
     if (s->r.host_id && s->r.state == SEQ_ACTIVE) host_link(&x->seq, s);
     else s->r.host_id = 0;
     /* the file the host holds is declared as its writer (the last position
@@ -131,6 +177,7 @@ int sequence_add_job(struct sched_index *x, struct sjob *j, int64_t sequence_id,
 {
     struct sseq *s = sequence_find(x, sequence_id);
     if (!s || pos < 1) return -1;
+    s->flops = j->flops_est;
     struct seqjob *q = xcalloc(1, sizeof *q);
     q->restartable = sequence_restartable(&s->r, pos);   /* until it is sent */
     q->s = s;
@@ -142,8 +189,10 @@ int sequence_add_job(struct sched_index *x, struct sjob *j, int64_t sequence_id,
     free(imap_get(&x->seq.state_jobs, j->id));
     imap_put(&x->seq.state_jobs, j->id, place);
     if (branch != s->r.branch || s->r.state != SEQ_ACTIVE) {
-        /* a dead branch (or an ended sequence): computing it helps no one */
-        if (j->st.state == JOB_ACTIVE) index_end_job(x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, now, log);
+        /* a dead branch (or an ended sequence): computing it helps no one,
+         * and a twin's position no agreement covered is worth nothing */
+        if (j->st.state == JOB_ACTIVE || held_by(s, j))
+            index_end_job(x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, now, log);
         return 0;
     }
     pos_put(s, pos, j);
@@ -156,7 +205,8 @@ static void position_valid(struct sseq *s, struct sjob *j)
 {
     int64_t p = j->sq->pos;
     bitidx_set(&s->valid, (size_t)(p - 1));
-    if (sequence_restartable(&s->r, p) && p > s->r.restart_pos && j->st.canonical_id) {
+    /* a twin's restart point waits for its twin to agree (sequence_twins_compared) */
+    if (!s->r.twin_id && sequence_restartable(&s->r, p) && p > s->r.restart_pos && j->st.canonical_id) {
         const struct instance *in = job_instance(j, j->st.canonical_id);
         if (in) {
             s->r.restart_pos = p;
@@ -253,6 +303,13 @@ static int fast_enough(const struct sseq *s, const struct host_view *h)
     return j && j->needed > 0 && est_turnaround(h, j->flops_est) <= s->r.max_result_time;
 }
 
+/* 1 if the host is passed over for s: its chain broke there lately, or
+ * it belongs to a user a twin may not have. */
+static int passed_over(const struct sseq *s, const struct dispatch_request *req)
+{
+    return (s->avoid_host == req->host.host_id && req->now < s->avoid_until) || !twin_allows(s, req->host.user_id);
+}
+
 /* The oldest unassigned sequence with work the host is fast enough for. */
 static struct sseq *pick_unassigned(struct sched_index *x, const struct dispatch_request *req)
 {
@@ -263,11 +320,50 @@ static struct sseq *pick_unassigned(struct sched_index *x, const struct dispatch
     while (imap_next(&x->seq.by_id, &it, NULL, &v) && scans < DISPATCH_SCAN_LIMIT) {
         struct sseq *s = v;
         if (s->r.host_id || s->broken || s->r.state != SEQ_ACTIVE || s->r.next_pos > s->r.length ||
-            (s->avoid_host == req->host.host_id && req->now < s->avoid_until))
+            passed_over(s, req))
             continue;
         scans++;
         if ((!best || s->r.id < best->r.id) && best_version(s->app, req->platforms, req->nplatforms) &&
             fast_enough(s, &req->host))
+            best = s;
+    }
+    return best;
+}
+
+static void assign(struct seq_set *set, struct sseq *s, const struct dispatch_request *req)
+{
+    s->r.host_id = req->host.host_id;
+    s->r.assigned_time = req->now;
+    s->r.branch_user_id = req->host.user_id;   /* a new branch: no one else computed it */
+    s->r.host_turnaround = est_turnaround(&req->host, s->flops);
+    host_link(set, s);
+    set->assignments++;
+    mark(s);
+}
+
+/* How many restartable intervals s's validated prefix is behind its twin's. */
+static double lag(const struct sseq *s)
+{
+    int64_t interval = s->r.restart_every > 0 ? s->r.restart_every : s->r.length;
+    return (double)(s->twin->r.first_unvalidated_pos - s->r.first_unvalidated_pos) / (double)interval;
+}
+
+/* The twin furthest behind its twin, by more than twin_lag intervals, on
+ * another host slower than this one, that this host may take. */
+static struct sseq *pick_slow_twin(struct sched_index *x, const struct dispatch_request *req)
+{
+    struct sseq *best = NULL;
+    size_t it = 0;
+    void *v;
+    while (imap_next(&x->seq.by_id, &it, NULL, &v)) {
+        struct sseq *s = v;
+        if (!s->twin || s->r.state != SEQ_ACTIVE || s->twin->r.state != SEQ_ACTIVE || !s->r.host_id ||
+            s->r.host_id == req->host.host_id || s->broken || lag(s) <= x->seq.twin_lag ||
+            (best && lag(s) <= lag(best)) || passed_over(s, req))
+            continue;
+        double t = est_turnaround(&req->host, s->flops);
+        if (t < s->r.host_turnaround && t <= s->r.max_result_time &&
+            best_version(s->app, req->platforms, req->nplatforms))
             best = s;
     }
     return best;
@@ -295,6 +391,8 @@ static void state_deletes(struct sched_index *x, const struct dispatch_request *
     }
 }
 
+static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct change_log *log);
+
 int sequence_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
                   struct dispatch_result *res, struct change_log *log)
 {
@@ -303,17 +401,26 @@ int sequence_fill(struct sched_index *x, const struct dispatch_request *req, str
     int n0 = res->nsent, held = 0;
     for (struct sseq *s = imap_get(&set->by_host, req->host.host_id); s; s = s->next_on_host) {
         held++;
+        if (s->flops > 0) s->r.host_turnaround = est_turnaround(&req->host, s->flops);   /* not logged for this */
         if (!s->broken) fill_sequence(x, s, req, budget, res, log);
     }
     int limit = set->per_host < req->host.ncpus ? set->per_host : req->host.ncpus;
     while (held < limit && dispatch_room(budget, res)) {
-        struct sseq *s = pick_unassigned(x, req);
+        /* a twin far behind holds up its pair's agreement: a faster host
+         * takes it first, from the last agreed point (little of its work is
+         * lost: its validated restart points were compared already) */
+        struct sseq *s = set->twins ? pick_slow_twin(x, req) : NULL;
+        if (s) {
+            relocate(x, s, req->now, log);
+            assign(set, s, req);
+            set->twin_moves++;
+            persist(s, log);   /* with the cancellations it made: a restart must not see half a move */
+            held++;
+            continue;   /* the new branch's jobs come from the next periodic pass */
+        }
+        s = pick_unassigned(x, req);
         if (!s) break;
-        s->r.host_id = req->host.host_id;
-        s->r.assigned_time = req->now;
-        host_link(set, s);
-        set->assignments++;
-        mark(s);
+        assign(set, s, req);
         fill_sequence(x, s, req, budget, res, log);
         held++;
     }
@@ -324,22 +431,25 @@ int sequence_fill(struct sched_index *x, const struct dispatch_request *req, str
 /* ---- the project's changes, relocation, the periodic pass ---- */
 
 /* Ends the live ACTIVE jobs of positions from `from` on (their hosts are
- * told to abort them) and forgets the branch's jobs there. */
+ * told to abort them), and a twin's held ones, and forgets the branch's
+ * jobs there. */
 static void drop_positions(struct sched_index *x, struct sseq *s, int64_t from, int64_t now, struct change_log *log)
 {
     for (int64_t p = from; p <= s->npos; p++) {
         struct sjob *j = s->pos[p - 1];
         if (!j) continue;
         s->pos[p - 1] = NULL;
-        if (j->st.state == JOB_ACTIVE) index_end_job(x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, now, log);
+        if (j->st.state == JOB_ACTIVE || held_by(s, j))
+            index_end_job(x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, now, log);
     }
 }
 
-static void end_sequence(struct sched_index *x, struct sseq *s, int64_t now, struct change_log *log)
+/* Ends s as SEQ_ENDED or SEQ_FAILED: what is not settled is cancelled. */
+static void end_sequence(struct sched_index *x, struct sseq *s, int state, int64_t now, struct change_log *log)
 {
-    drop_positions(x, s, s->r.first_unvalidated_pos, now, log);
+    drop_positions(x, s, first_unsettled(s), now, log);
     host_unlink(&x->seq, s);
-    s->r.state = SEQ_ENDED;
+    s->r.state = state;
     if (!s->r.end_time) s->r.end_time = now;
     s->broken = 0;
     mark(s);
@@ -348,14 +458,14 @@ static void end_sequence(struct sched_index *x, struct sseq *s, int64_t now, str
 void sequence_update(struct sched_index *x, const struct sequence_rec *r, int64_t now, struct change_log *log)
 {
     struct sseq *s = sequence_find(x, r->id);
-    if (!s || s->r.state == SEQ_ENDED) return;
+    if (!s || s->r.state != SEQ_ACTIVE) return;
     if (r->length > s->r.length) {
         s->r.length = r->length;
         mark(s);
     }
     if (r->state == SEQ_ENDED) {
         s->r.end_time = r->end_time;
-        end_sequence(x, s, now, log);
+        end_sequence(x, s, SEQ_ENDED, now, log);
     }
 }
 
@@ -372,6 +482,8 @@ static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct 
     for (int64_t p = s->r.restart_pos + 1; p <= s->r.length; p++) bitidx_clear(&s->valid, (size_t)(p - 1));
     s->r.next_pos = s->r.first_unvalidated_pos = s->r.restart_pos + 1;
     s->r.made_pos = s->r.restart_pos;   /* nothing of the new branch is made yet */
+    s->r.branch_user_id = 0;
+    s->r.host_turnaround = 0;
     s->broken = 0;
     mark(s);
 }
@@ -387,10 +499,12 @@ static void make_jobs(struct sseq *s, struct change_log *log)
     mark(s);
 }
 
-/* With every position validated, a sequence of known length is over. */
+/* With every position validated (and for twins agreed), a sequence of
+ * known length is over. */
 static int complete(const struct sseq *s)
 {
-    return !s->r.open_ended && s->r.first_unvalidated_pos > s->r.length;
+    return !s->r.open_ended && s->r.first_unvalidated_pos > s->r.length &&
+           (!s->r.twin_id || s->r.restart_pos >= s->r.length);
 }
 
 int sequence_maintain(struct sched_index *x, int64_t now, struct change_log *log)
@@ -403,7 +517,7 @@ int sequence_maintain(struct sched_index *x, int64_t now, struct change_log *log
         if (s->r.state != SEQ_ACTIVE) {
             if (!s->dirty) continue;
         } else if (complete(s)) {
-            end_sequence(x, s, now, log);
+            end_sequence(x, s, SEQ_ENDED, now, log);
         } else {
             if (s->broken) {
                 relocate(x, s, now, log);
@@ -411,10 +525,119 @@ int sequence_maintain(struct sched_index *x, int64_t now, struct change_log *log
             }
             if (s->r.made_pos < s->r.length) make_jobs(s, log);
         }
-        if (s->dirty) {
-            change_add(log, CH_SEQUENCE)->u.seq = s->r;
-            s->dirty = 0;
-        }
+        if (s->dirty) persist(s, log);
     }
     return n;
+}
+
+/* ---- twins: agreement at restart points ---- */
+
+/* The uploaded state file of s's validated position p; -1 if unknown. */
+static int state_of(struct sseq *s, int64_t p, char *out, size_t len)
+{
+    struct sjob *j = pos_get(s, p);
+    const struct instance *in = j && j->st.canonical_id ? job_instance(j, j->st.canonical_id) : NULL;
+    if (!in) return -1;
+    sequence_state_name(out, len, s, j, in->seq);
+    return 0;
+}
+
+/* The first position past the pair's agreed point that both uploaded
+ * their state at, within both validated prefixes; 0: none yet. Whether a
+ * position uploads was decided when it was sent, as the length may grow. */
+static int64_t comparable_pos(const struct sseq *a, const struct sseq *b)
+{
+    int64_t from = (a->r.restart_pos > b->r.restart_pos ? a->r.restart_pos : b->r.restart_pos) + 1;
+    int64_t end = a->r.first_unvalidated_pos < b->r.first_unvalidated_pos ? a->r.first_unvalidated_pos
+                                                                          : b->r.first_unvalidated_pos;
+    for (int64_t p = from; p < end; p++) {
+        const struct sjob *ja = pos_get(a, p), *jb = pos_get(b, p);
+        if (ja && jb && ja->sq->restartable && jb->sq->restartable) return p;
+    }
+    return 0;
+}
+
+int sequence_twins_due(struct sched_index *x, struct seq_compare *out, int max)
+{
+    int n = 0;
+    size_t it = 0;
+    void *v;
+    while (n < max && imap_next(&x->seq.by_id, &it, NULL, &v)) {
+        struct sseq *a = v, *b = a->twin;
+        if (!b || a->r.id > b->r.id || a->r.state != SEQ_ACTIVE || b->r.state != SEQ_ACTIVE) continue;
+        int64_t p = comparable_pos(a, b);
+        struct seq_compare *c = &out[n];
+        if (!p || state_of(a, p, c->state[0], sizeof c->state[0]) || state_of(b, p, c->state[1], sizeof c->state[1]))
+            continue;
+        c->seq[0] = a->r.id;
+        c->seq[1] = b->r.id;
+        c->branch[0] = a->r.branch;
+        c->branch[1] = b->r.branch;
+        c->pos = p;
+        n++;
+    }
+    return n;
+}
+
+/* Agreement at pos: s restarts from its state there, and the positions it
+ * covers are settled: assimilated (first twin) or done (second). */
+static void cover(struct sched_index *x, struct sseq *s, int64_t pos, const char *state, int first, int64_t now,
+                  struct change_log *log, void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
+{
+    int64_t from = s->r.restart_pos + 1;
+    s->r.restart_pos = pos;
+    snprintf(s->r.restart_file, sizeof s->r.restart_file, "%s", state);
+    s->r.disagreements = 0;
+    s->r.shunned_users[0] = s->r.shunned_users[1] = 0;
+    mark(s);
+    for (int64_t p = from; p <= pos; p++) {
+        struct sjob *j = pos_get(s, p);
+        if (!j || j->st.state != JOB_VALIDATED) continue;
+        if (!first) {
+            index_end_job(x, j, JOB_DONE, 0, now, log);   /* a check only: one copy of the results is kept */
+            continue;
+        }
+        int ev = index_settle(x, j, now, log);   /* no longer held: assimilation */
+        if (ev && on_event) on_event(ctx, j, ev);
+    }
+}
+
+/* Disagreement: both start again from their last agreed point on hosts of
+ * other users, or the pair fails after too many in a row. */
+static void disagree(struct sched_index *x, struct sseq *a, struct sseq *b, int64_t now, struct change_log *log)
+{
+    int64_t users[2] = {a->r.branch_user_id, b->r.branch_user_id};
+    int tries = (a->r.disagreements > b->r.disagreements ? a->r.disagreements : b->r.disagreements) + 1;
+    x->seq.disagreements++;
+    if (tries >= SEQ_TWIN_TRIES) x->seq.failed_pairs++;
+    struct sseq *pair[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        struct sseq *s = pair[i];
+        s->r.disagreements = tries;
+        s->r.shunned_users[0] = users[0];
+        s->r.shunned_users[1] = users[1];
+        if (tries >= SEQ_TWIN_TRIES) end_sequence(x, s, SEQ_FAILED, now, log);
+        else relocate(x, s, now, log);
+    }
+}
+
+int sequence_twins_compared(struct sched_index *x, const struct seq_compare *c, int agree, int64_t now,
+                            struct change_log *log, void (*on_event)(void *ctx, struct sjob *j, int events),
+                            void *ctx)
+{
+    struct sseq *a = sequence_find(x, c->seq[0]), *b = sequence_find(x, c->seq[1]);
+    if (!a || !b || a->twin != b || a->r.state != SEQ_ACTIVE || b->r.state != SEQ_ACTIVE ||
+        a->r.branch != c->branch[0] || b->r.branch != c->branch[1] || c->pos <= a->r.restart_pos ||
+        c->pos <= b->r.restart_pos || c->pos >= a->r.first_unvalidated_pos || c->pos >= b->r.first_unvalidated_pos)
+        return -1;
+    if (agree) {
+        x->seq.agreements++;
+        cover(x, a, c->pos, c->state[0], 1, now, log, on_event, ctx);
+        cover(x, b, c->pos, c->state[1], 0, now, log, on_event, ctx);
+    } else {
+        disagree(x, a, b, now, log);
+    }
+    persist(a, log);
+    persist(b, log);
+    return 0;
 }

@@ -5,8 +5,12 @@
  * there, tells the host which state files it may drop, and when a sent
  * result will not come back right (missed deadline, error, invalid) starts
  * a new branch from the last validated restartable state, to be sent to
- * another host. Pure like the rest of src/sched: jobs a branch needs are
- * asked for with CH_SEQ_JOBS records that the driver makes real. */
+ * another host. Twins (redundancy) run one computation twice on hosts of
+ * different users; their restart point moves only where their states
+ * agree, a slow twin moves to a faster host. Pure like the rest of
+ * src/sched: jobs a branch needs are asked for with CH_SEQ_JOBS records
+ * that the driver makes real, and the driver compares the twins' state
+ * files (sequence_twins_due, sequence_twins_compared). */
 #ifndef LOCUS_SEQUENCE_H
 #define LOCUS_SEQUENCE_H
 #include "core/bitidx.h"
@@ -32,6 +36,8 @@ struct sseq {
     int64_t avoid_host;         /* the host whose chain broke: passed over ... */
     int64_t avoid_until;        /* ... until then (one result time), so another host takes the branch */
     int dirty;                  /* r changed since the last change record */
+    struct sseq *twin;          /* the other of a twin pair once both are loaded (borrowed); NULL: none */
+    double flops;               /* a position's flops estimate (every position copies position 1) */
 };
 
 struct seq_set {
@@ -40,7 +46,10 @@ struct seq_set {
     struct imap state_jobs;     /* job id -> struct seqplace* (owned): jobs whose state files hosts may hold */
     int high_water;             /* results of one sequence out on its host at once */
     int per_host;               /* sequences a host may hold (bounded by its CPUs) */
+    double twin_lag;            /* restartable intervals a twin may fall behind its twin before it moves */
+    int64_t twins;              /* sequences loaded that have a twin */
     int64_t assignments, relocations;
+    int64_t agreements, disagreements, twin_moves, failed_pairs;
 };
 
 /* Where a job was in its sequence, kept after the job ends for the state
@@ -71,6 +80,8 @@ int sequence_io(const struct sjob *j, struct seq_io *io);
 
 #define SEQ_HIGH_WATER 2
 #define SEQ_PER_HOST 1
+#define SEQ_TWIN_LAG 2
+#define SEQ_TWIN_TRIES 3        /* disagreements in a row that fail a twin pair */
 
 void seq_set_init(struct seq_set *s);
 void seq_set_free(struct seq_set *s);
@@ -103,4 +114,35 @@ int sequence_restartable(const struct sequence_rec *r, int64_t pos);
 int sequence_reports(const struct sequence_rec *r, int64_t pos);
 /* Name of the state file an instance of a sequence job writes. */
 void sequence_state_name(char *out, size_t len, const struct sseq *s, const struct sjob *j, int inst_seq);
+
+/* ---- twins ---- */
+
+/* A restartable position of a twin pair to compare. */
+struct seq_compare {
+    int64_t seq[2];             /* the first twin (the lower id), then the second */
+    int branch[2];              /* their branches when listed: a change since makes the verdict stale */
+    int64_t pos;
+    char state[2][201];         /* each one's uploaded state file of pos */
+};
+
+/* Fills out[0..max) with the pairs ready for comparison: the first
+ * position past their agreed restart point at which both uploaded their
+ * state, once both validated every position up to it. Returns how many. */
+int sequence_twins_due(struct sched_index *x, struct seq_compare *out, int max);
+
+/* The driver's verdict on c (agree: 1 or 0). Agreement makes c->pos both
+ * twins' restart point and settles the positions it covers: the first
+ * twin's go to assimilation (on_event gets their job events), the second's
+ * end as done. Disagreement relocates both from their last agreed point to
+ * hosts of other users than the two that disagreed, who are passed over
+ * until the pair agrees again; the SEQ_TWIN_TRIES-th in a row fails the
+ * pair instead (SEQ_FAILED). Both records are logged (CH_SEQUENCE).
+ * Returns 0, or -1 if c is stale (a twin changed branch or ended). */
+int sequence_twins_compared(struct sched_index *x, const struct seq_compare *c, int agree, int64_t now,
+                            struct change_log *log, void (*on_event)(void *ctx, struct sjob *j, int events),
+                            void *ctx);
+
+/* 1 if j is a twin's validated position that no agreement covers yet: it
+ * waits (not assimilated) until one does, or is cancelled. */
+int sequence_held(const struct sjob *j);
 #endif

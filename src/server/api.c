@@ -126,22 +126,33 @@ static json_t *cursors_json(struct server *s)
     return o;
 }
 
-static const char *const seq_states[] = {"active", "ended"};
+static const char *const seq_states[] = {[SEQ_ACTIVE] = "active", [SEQ_ENDED] = "ended", [SEQ_FAILED] = "failed"};
 
-static json_t *sequence_json(const struct sequence_rec *q)
+/* A sequence as the API shows it; its twin (named, null if none) is read
+ * from st. NULL if the store fails. */
+static json_t *sequence_json(struct store *st, const struct sequence_rec *q)
 {
-    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:I, s:b, s:f, s:i, s:i, s:I, s:i, s:I, s:i}", "id", (json_int_t)q->id,
-                     "name", q->name, "batch_id", (json_int_t)q->batch_id,
-                     "state", seq_states[q->state == SEQ_ENDED], "length", (json_int_t)q->length,
-                     "validated", (json_int_t)(q->first_unvalidated_pos - 1), "open", q->open_ended,
-                     "max_result_time", q->max_result_time, "restart_every", q->restart_every,
+    struct sequence_rec t;
+    int rc = q->twin_id ? store_sequence_get(st, q->twin_id, &t) : 1;
+    if (rc < 0) return NULL;
+    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:I, s:b, s:f, s:i, s:i, s:I, s:i, s:I, s:i, s:o, s:i}",
+                     "id", (json_int_t)q->id, "name", q->name, "batch_id", (json_int_t)q->batch_id,
+                     "state", seq_states[q->state >= SEQ_ACTIVE && q->state <= SEQ_FAILED ? q->state : SEQ_ENDED],
+                     "length", (json_int_t)q->length, "validated", (json_int_t)(q->first_unvalidated_pos - 1),
+                     "open", q->open_ended, "max_result_time", q->max_result_time, "restart_every", q->restart_every,
                      "output_every", q->output_every, "host_id", (json_int_t)q->host_id, "branch", q->branch,
-                     "restart_pos", (json_int_t)q->restart_pos, "relocations", q->relocations);
+                     "restart_pos", (json_int_t)q->restart_pos, "relocations", q->relocations,
+                     "twin", rc == 0 ? json_string(t.name) : json_null(), "disagreements", q->disagreements);
 }
 
-static int add_sequence(void *arr, const struct sequence_rec *q)
+struct seq_list { struct store *st; json_t *arr; int failed; };
+
+static int add_sequence(void *ctx, const struct sequence_rec *q)
 {
-    json_array_append_new(arr, sequence_json(q));
+    struct seq_list *l = ctx;
+    json_t *o = sequence_json(l->st, q);
+    if (!o) return l->failed = 1;
+    json_array_append_new(l->arr, o);
     return 0;
 }
 
@@ -169,17 +180,18 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
         result = batch_json(st, &b, now);
         if (!result) return api_error(out, status, 500, store_error(st));
     } else if (!strcmp(path, "sequences")) {
-        json_t *arr = json_array();
-        if (store_each_sequence_all(st, add_sequence, arr)) {
-            json_decref(arr);
+        struct seq_list l = {st, json_array(), 0};
+        if (store_each_sequence_all(st, add_sequence, &l) || l.failed) {
+            json_decref(l.arr);
             return api_error(out, status, 500, store_error(st));
         }
-        result = json_pack("{s:o}", "sequences", arr);
+        result = json_pack("{s:o}", "sequences", l.arr);
     } else if (!strncmp(path, "sequences/", 10)) {
         struct sequence_rec q;
         int rc = store_sequence_by_name(st, path + 10, &q);
         if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such sequence" : store_error(st));
-        result = sequence_json(&q);
+        result = sequence_json(st, &q);
+        if (!result) return api_error(out, status, 500, store_error(st));
     } else if (!strcmp(path, "locality")) {
         result = locality_json(s);
     } else if (!strcmp(path, "cursors")) {
@@ -240,6 +252,7 @@ static const struct order_field {
     {"state_max_bytes", F_DBL, offsetof(struct sequence_order, state_max_bytes)},
     {"no_output", F_BOOL, offsetof(struct sequence_order, no_output)},
     {"priority", F_INT, offsetof(struct sequence_order, priority)},
+    {"twins", F_BOOL, offsetof(struct sequence_order, twins)},
 };
 
 /* Reads a sequence order from o (strings borrowed from o); outs[MAX_OUTPUTS]
@@ -272,7 +285,7 @@ static int read_order(json_t *o, struct sequence_order *ord, const char **outs, 
             char quoted[48];
             snprintf(err, errlen, "unknown field '%s' (known: name, app, length, count, restart_every, output_every, "
                      "open, max_result_time, delay_bound, flops, cmdline, initial_state, state_max_bytes, outputs, "
-                     "no_output, priority)", snippet(key, quoted));
+                     "no_output, priority, twins)", snippet(key, quoted));
             return -1;
         }
         char *dst = (char *)ord + f->off;
@@ -331,7 +344,7 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
         struct batch b;
         enum seq_order_rc rc = sequence_order_create(st, &ord, o->now, &b, err, errlen);
         if (!rc) o->result = json_pack("{s:I, s:s, s:i}", "batch_id", (json_int_t)b.id, "batch", b.name,
-                                       "sequences", ord.count);
+                                       "sequences", ord.twins ? 2 * ord.count : ord.count);
         return rc;
     }
     json_int_t more = 0;
@@ -349,7 +362,10 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
     struct sequence_rec q;
     enum seq_order_rc rc = sequence_order_change(st, o->seq_name, o->u->id, o->extend ? SEQ_EXTEND_BY : SEQ_END, more,
                                                  o->now, &q, err, errlen);
-    if (!rc) o->result = sequence_json(&q);
+    if (!rc && !(o->result = sequence_json(st, &q))) {
+        snprintf(err, errlen, "%s", store_error(st));
+        rc = SEQ_ORDER_STORE;
+    }
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* daemons.c - the maintenance thread: instance timeouts (the transitioner's
  * clock-driven half; the rest happens as reports arrive), batch completion,
- * picking up new batches and cancellations, deleting the uploads of ended
- * jobs, and rebuilding memory from the store if a commit ever failed. */
+ * picking up new batches and cancellations, comparing twin sequences
+ * (twins.c), deleting the uploads of ended jobs, and rebuilding memory from
+ * the store if a commit ever failed. */
 #include "core/log.h"
 #include "store/store.h"
 #include <dirent.h>
@@ -11,14 +12,6 @@
 #include "server/server.h"
 #include <time.h>
 #include <unistd.h>
-
-struct event_ctx { struct server *s; int64_t now; struct change_log *log; };
-
-static void on_job_event(void *ctx, struct sjob *j, int events)
-{
-    struct event_ctx *e = ctx;
-    server_job_events(e->s, j, events, e->now, e->log);
-}
 
 /* Deletes the uploaded files of jobs that ended, once their end is
  * committed: before that, a crash would bring the job back needing them. */
@@ -126,10 +119,10 @@ void *maintenance_main(void *arg)
         change_log_init(&log);
         pthread_mutex_lock(&s->lock);
         int64_t now = s->clock();
-        struct event_ctx ec = {s, now, &log};
-        int n = index_timeouts(&s->idx, now, &log, on_job_event, &ec);
+        struct job_event_ctx ec = {s, now, &log};
+        int n = index_timeouts(&s->idx, now, &log, server_on_job_event, &ec);
         if (s->proj.cfg.host_lost_after > 0)
-            n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, on_job_event, &ec);
+            n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, server_on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         cursor_maintain(&s->idx, now, &log);
         int moved = sequence_maintain(&s->idx, now, &log);
@@ -138,6 +131,7 @@ void *maintenance_main(void *arg)
         change_log_free(&log);
         if (n) log_debug(LT_TRANS, "%d instances timed out", n);
         if (moved) log_info("%d work sequences relocated from their last restartable state", moved);
+        twins_compare(s);
         delete_outputs(s);
         if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
         if (s->idx.loc.mode != LOC_OFF) workgen_sync(s->workgen);

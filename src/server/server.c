@@ -99,6 +99,12 @@ void server_job_events(struct server *s, struct sjob *j, int events, int64_t now
     }
 }
 
+void server_on_job_event(void *ctx, struct sjob *j, int events)
+{
+    struct job_event_ctx *e = ctx;
+    server_job_events(e->s, j, events, e->now, e->log);
+}
+
 /* ---- loading ---- */
 
 struct load_ctx {
@@ -333,6 +339,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.seq.high_water = (int)cfg->sequence_high_water;
     s->idx.cur.in_order = cfg->cursor_in_order;
     s->idx.seq.per_host = (int)cfg->sequences_per_host;
+    s->idx.seq.twin_lag = cfg->sequence_twin_lag;
     if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)cfg->host_lost_after;
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
     if (max_inst < 0 || max_host < 0) {

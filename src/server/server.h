@@ -3,6 +3,7 @@
  * writer; the work queues of the validator and assimilator. */
 #ifndef LOCUS_SERVER_H
 #define LOCUS_SERVER_H
+#include "core/digest.h"
 #include "core/hashmap.h"
 #include "core/project.h"
 #include "model/model.h"
@@ -69,12 +70,26 @@ struct store *server_reader(struct server *s);
  * assimilation that need no file work are done at once, into log; the rest
  * goes to the validator's and assimilator's queues. */
 void server_job_events(struct server *s, struct sjob *j, int events, int64_t now, struct change_log *log);
+/* server_job_events as the on_event callback of the index's passes. */
+struct job_event_ctx { struct server *s; int64_t now; struct change_log *log; };
+void server_on_job_event(void *ctx, struct sjob *j, int events);   /* ctx: a struct job_event_ctx */
 /* Credit for a valid instance, to its user and host. */
 void server_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now);
 
 /* HTTP front (http.c). */
 int http_start(struct server *s, char *err, size_t errlen);
 void http_stop(struct server *s);
+
+/* The validator's comparison of two results of nout files each (paths a,
+ * b; their SHA-256 digests da, db): the project's validator_cmd on the
+ * files of a then b when it has one (exit 0: they agree), else equal
+ * digests. 1 if they agree, else 0 (validator.c). */
+int results_agree(const char *cmd, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
+                  char (*db)[SHA256_HEX_LEN], int nout);
+/* Compares the state files of twin sequences at the restart points the
+ * policy lists, with results_agree, and hands it the verdicts (twins.c;
+ * the maintenance thread, lock not held). */
+void twins_compare(struct server *s);
 
 /* Daemon threads (daemons.c, validator.c, assimilator.c). */
 void *maintenance_main(void *arg);

@@ -58,16 +58,20 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
     return v->n;
 }
 
-/* Runs the project's comparison command on two results' files: exit 0 = agree. */
-static int command_agrees(const char *cmd, const struct candidate *a, const struct candidate *b, int nout)
+int results_agree(const char *cmd, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
+                  char (*db)[SHA256_HEX_LEN], int nout)
 {
-    const char *args[2 * MAX_OUTPUTS + 1];
-    int n = 0;
-    for (int k = 0; k < nout; k++) args[n++] = a->path[k];
-    for (int k = 0; k < nout; k++) args[n++] = b->path[k];
-    args[n] = NULL;
-    int rc = run_command(cmd, "locus-validator", args, NULL, NULL);
-    return rc < 0 ? -1 : rc == 0;
+    if (cmd[0]) {   /* the project's comparison command: exit 0 = agree */
+        const char *args[2 * MAX_OUTPUTS + 1];
+        int n = 0;
+        for (int k = 0; k < nout; k++) args[n++] = a[k];
+        for (int k = 0; k < nout; k++) args[n++] = b[k];
+        args[n] = NULL;
+        return run_command(cmd, "locus-validator", args, NULL, NULL) == 0;
+    }
+    for (int k = 0; k < nout; k++)
+        if (strcmp(da[k], db[k])) return 0;
+    return 1;
 }
 
 static void compare(struct server *s, struct vjob *v, struct validate_input *in)
@@ -83,14 +87,12 @@ static void compare(struct server *s, struct vjob *v, struct validate_input *in)
             if (sha256_hex_file(c->path[k], c->digest[k])) in->usable[i] = 0;
         if (c->canonical) in->canonical = i;
     }
-    const char *cmd = s->proj.cfg.validator_cmd;
     for (int i = 0; i < v->n; i++) {
         in->eq[i][i] = in->usable[i];
         for (int j = i + 1; j < v->n; j++) {
-            int same = in->usable[i] && in->usable[j];
-            if (same && cmd[0]) same = command_agrees(cmd, &v->c[i], &v->c[j], v->noutputs) == 1;
-            else
-                for (int k = 0; same && k < v->noutputs; k++) same = !strcmp(v->c[i].digest[k], v->c[j].digest[k]);
+            struct candidate *a = &v->c[i], *b = &v->c[j];
+            int same = in->usable[i] && in->usable[j] &&
+                       results_agree(s->proj.cfg.validator_cmd, a->path, a->digest, b->path, b->digest, v->noutputs);
             in->eq[i][j] = in->eq[j][i] = same;
         }
     }

@@ -196,7 +196,16 @@ static const char v6[] =
     "ALTER TABLE grid_camp_clusters ADD COLUMN epilogue_walltime INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_pairs ADD COLUMN prologue INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_pairs ADD COLUMN epilogue INTEGER NOT NULL DEFAULT 0;"
-    "ALTER TABLE grid_pairs ADD COLUMN used INTEGER NOT NULL DEFAULT 0;";
+    "ALTER TABLE grid_pairs ADD COLUMN used INTEGER NOT NULL DEFAULT 0;"
+    /* Twin work sequences (issue 5, docs/sequences.md): the pair (the
+     * project's) and what the server needs across a restart: who computed
+     * the branch and how fast, and the disagreements so far. */
+    "ALTER TABLE sequences ADD COLUMN twin_id INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sequences ADD COLUMN branch_user_id INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sequences ADD COLUMN host_turnaround REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE sequences ADD COLUMN disagreements INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sequences ADD COLUMN shunned_user1 INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sequences ADD COLUMN shunned_user2 INTEGER NOT NULL DEFAULT 0;";
 
 const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6};
 const int schema_nmigrations = 6;

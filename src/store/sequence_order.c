@@ -121,6 +121,28 @@ static enum seq_order_rc resolve(struct store *st, const struct sequence_order *
     return SEQ_ORDER_OK;
 }
 
+/* One sequence named name (q's other fields as given) with its position 1
+ * made from first and the other positions from it; q->id is set. */
+static enum seq_order_rc add_sequence(struct store *st, const struct batch *b, struct sequence_rec *q,
+                                      const struct job_spec *first, const char *name, char *err, size_t errlen)
+{
+    struct sequence_rec same;
+    int rc = store_sequence_by_name(st, name, &same);
+    if (rc == 0) return fail(SEQ_ORDER_CONFLICT, err, errlen, "a sequence named %s exists: choose another name", name);
+    if (rc < 0) return store_failed(st, err, errlen);
+    snprintf(q->name, sizeof q->name, "%s", name);
+    struct job_spec j = *first;
+    j.batch_id = b->id;
+    j.job_num = 1;
+    snprintf(j.name, sizeof j.name, "%s_1", q->name);
+    if (store_sequence_insert(st, q)) return store_failed(st, err, errlen);
+    j.sequence_id = q->id;
+    if (store_job_insert(st, &j, &b->red) ||
+        (q->length > 1 && store_sequence_make_jobs(st, q, 2, q->length, 0, b->id, b->create_time)))
+        return store_failed(st, err, errlen);
+    return SEQ_ORDER_OK;
+}
+
 enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_order *o, int64_t now,
                                         struct batch *b, char *err, size_t errlen)
 {
@@ -130,22 +152,20 @@ enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_
     if (!rc) rc = resolve(st, o, b, &first, err, errlen);
     if (rc) return rc;
     if (store_batch_insert(st, b)) return store_failed(st, err, errlen);
-    for (int i = 1; i <= o->count; i++) {
-        struct sequence_rec q = shared;
-        q.batch_id = b->id;
-        if (o->count == 1) snprintf(q.name, sizeof q.name, "%s", b->name);
-        else snprintf(q.name, sizeof q.name, "%.100s-%d", b->name, i);
-        struct job_spec j = first;
-        j.batch_id = b->id;
-        j.job_num = 1;
-        snprintf(j.name, sizeof j.name, "%s_1", q.name);
-        if (store_sequence_insert(st, &q)) return store_failed(st, err, errlen);
-        j.sequence_id = q.id;
-        if (store_job_insert(st, &j, &b->red) ||
-            (q.length > 1 && store_sequence_make_jobs(st, &q, 2, q.length, 0, b->id, b->create_time)))
-            return store_failed(st, err, errlen);
+    shared.batch_id = b->id;
+    for (int i = 1; i <= o->count && !rc; i++) {
+        char name[128], twin_name[sizeof name + sizeof ".twin"];
+        if (o->count == 1) snprintf(name, sizeof name, "%s", b->name);
+        else snprintf(name, sizeof name, "%.100s-%d", b->name, i);
+        struct sequence_rec q = shared, t = shared;
+        rc = add_sequence(st, b, &q, &first, name, err, errlen);
+        if (rc || !o->twins) continue;
+        snprintf(twin_name, sizeof twin_name, "%s.twin", name);
+        t.twin_id = q.id;
+        rc = add_sequence(st, b, &t, &first, twin_name, err, errlen);
+        if (!rc && store_sequence_set_twin(st, q.id, t.id)) rc = store_failed(st, err, errlen);
     }
-    return SEQ_ORDER_OK;
+    return rc;
 }
 
 enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, enum seq_change how,
@@ -160,9 +180,15 @@ enum seq_order_rc sequence_order_change(struct store *st, const char *name, int6
         if (b.user_id != user_id)
             return fail(SEQ_ORDER_FORBIDDEN, err, errlen, "sequence %s belongs to another user", name);
     }
-    if (q->state == SEQ_ENDED) return fail(SEQ_ORDER_CONFLICT, err, errlen, "sequence %s has ended", name);
+    if (q->state != SEQ_ACTIVE)
+        return fail(SEQ_ORDER_CONFLICT, err, errlen, "sequence %s has %s", name,
+                    q->state == SEQ_FAILED ? "failed (its twins disagreed)" : "ended");
+    /* twins stay alike: the same length, the same end (both in this transaction) */
+    int64_t ids[2] = {q->id, q->twin_id};
+    int nids = q->twin_id ? 2 : 1;
     if (how == SEQ_END) {
-        if (store_sequence_end(st, q->id, now)) return store_failed(st, err, errlen);
+        for (int i = 0; i < nids; i++)
+            if (store_sequence_end(st, ids[i], now)) return store_failed(st, err, errlen);
         q->state = SEQ_ENDED;
         q->end_time = now;
         return SEQ_ORDER_OK;
@@ -171,7 +197,8 @@ enum seq_order_rc sequence_order_change(struct store *st, const char *name, int6
     if (n < 1 || length > SEQ_LENGTH_MAX)
         return fail(SEQ_ORDER_INVALID, err, errlen, "a sequence has at most %d positions", SEQ_LENGTH_MAX);
     if (length <= q->length) return SEQ_ORDER_OK;
-    if (store_sequence_extend(st, q->id, length)) return store_failed(st, err, errlen);
+    for (int i = 0; i < nids; i++)
+        if (store_sequence_extend(st, ids[i], length)) return store_failed(st, err, errlen);
     q->length = length;
     return SEQ_ORDER_OK;
 }

@@ -42,13 +42,15 @@ struct sequence_order {
     int noutputs;
     int no_output;
     int priority;
+    int twins;                  /* each sequence NAME runs twice: NAME and NAME.twin (docs/sequences.md) */
 };
 
 void sequence_order_defaults(struct sequence_order *o);
 
 /* Creates the batch (returned in *b), its sequences and the jobs of every
  * position. The name of sequence i is the batch name, or NAME-i when
- * count > 1. Returns SEQ_ORDER_OK or why not, with a one-line message. */
+ * count > 1; with twins, each has a twin named after it with ".twin".
+ * Returns SEQ_ORDER_OK or why not, with a one-line message. */
 enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_order *o, int64_t now,
                                         struct batch *b, char *err, size_t errlen);
 
@@ -56,9 +58,9 @@ enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_
  * result hook's "extend", harmless when repeated after a crash); end it. */
 enum seq_change { SEQ_EXTEND_BY, SEQ_EXTEND_TO, SEQ_END };
 
-/* Changes the sequence called name. user_id > 0: only the owner of its
- * batch may; 0: anyone (the project's command line, its hooks). *q is the
- * sequence after the change. */
+/* Changes the sequence called name, and its twin with it. user_id > 0:
+ * only the owner of its batch may; 0: anyone (the project's command line,
+ * its hooks). *q is the named sequence after the change. */
 enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, enum seq_change how,
                                         long long n, int64_t now, struct sequence_rec *q, char *err, size_t errlen);
 #endif

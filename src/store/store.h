@@ -127,7 +127,10 @@ int store_sequence_update(struct store *s, const struct sequence_rec *q);
 /* The project's changes: a longer length, or the end; bumps the revision. */
 int store_sequence_extend(struct store *s, int64_t id, int64_t length);
 int store_sequence_end(struct store *s, int64_t id, int64_t now);
-int store_sequence_by_name(struct store *s, const char *name, struct sequence_rec *q);
+int store_sequence_by_name(struct store *s, const char *name, struct sequence_rec *q);   /* 1: none */
+int store_sequence_get(struct store *s, int64_t id, struct sequence_rec *q);              /* 1: none */
+/* Makes id's twin twin_id (both records are set so, one call each). */
+int store_sequence_set_twin(struct store *s, int64_t id, int64_t twin_id);
 int store_each_sequence(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct sequence_rec *), void *ctx);
 /* Sequences whose revision is above *revision, which becomes the highest seen. */
 int store_each_sequence_changed(struct store *s, int64_t *revision, int (*cb)(void *ctx, const struct sequence_rec *),

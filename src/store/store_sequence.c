@@ -1,5 +1,6 @@
-/* store_sequence.c - work sequences (table sequences, schema v4) and the
- * making of their jobs, shared by `locus sequence` and locusd's writer. */
+/* store_sequence.c - work sequences (table sequences, schema v4; twins v6)
+ * and the making of their jobs, shared by `locus sequence` and locusd's
+ * writer. */
 #include "store/store_internal.h"
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +8,9 @@
 #define SEQ_COLS \
     "id,batch_id,name,length,restart_every,output_every,open_ended,max_result_time,state_max_nbytes,state," \
     "create_time,end_time,host_id,assigned_time,branch,next_pos,made_pos,first_unvalidated_pos,restart_pos," \
-    "restart_file,host_state,relocations"
+    "restart_file,host_state,relocations,twin_id,branch_user_id,host_turnaround,disagreements,shunned_user1," \
+    "shunned_user2"
+#define SEQ_NCOLS 28
 
 static void col_copy(sqlite3_stmt *st, int i, char *out, size_t len)
 {
@@ -40,14 +43,20 @@ static void seq_from_row(sqlite3_stmt *st, struct sequence_rec *q)
     col_copy(st, 19, q->restart_file, sizeof q->restart_file);
     col_copy(st, 20, q->host_state, sizeof q->host_state);
     q->relocations = sqlite3_column_int(st, 21);
+    q->twin_id = sqlite3_column_int64(st, 22);
+    q->branch_user_id = sqlite3_column_int64(st, 23);
+    q->host_turnaround = sqlite3_column_double(st, 24);
+    q->disagreements = sqlite3_column_int(st, 25);
+    q->shunned_users[0] = sqlite3_column_int64(st, 26);
+    q->shunned_users[1] = sqlite3_column_int64(st, 27);
 }
 
 int store_sequence_insert(struct store *s, struct sequence_rec *q)
 {
     sqlite3_stmt *st = store_stmt(s, Q_SEQ_INS,
         "INSERT INTO sequences(batch_id,name,length,restart_every,output_every,open_ended,max_result_time,"
-        "state_max_nbytes,create_time,made_pos,revision)"
-        " VALUES(?,?,?,?,?,?,?,?,?,?,(SELECT coalesce(max(revision),0)+1 FROM sequences))");
+        "state_max_nbytes,create_time,made_pos,twin_id,revision)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,(SELECT coalesce(max(revision),0)+1 FROM sequences))");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, q->batch_id);
     sqlite3_bind_text(st, 2, q->name, -1, SQLITE_STATIC);
@@ -59,6 +68,7 @@ int store_sequence_insert(struct store *s, struct sequence_rec *q)
     sqlite3_bind_int64(st, 8, q->state_max_nbytes);
     sqlite3_bind_int64(st, 9, q->create_time);
     sqlite3_bind_int64(st, 10, q->made_pos);
+    sqlite3_bind_int64(st, 11, q->twin_id);
     if (store_run(s, st, "insert sequence")) return -1;
     q->id = sqlite3_last_insert_rowid(store_db(s));
     return 0;
@@ -69,7 +79,8 @@ int store_sequence_update(struct store *s, const struct sequence_rec *q)
     sqlite3_stmt *st = store_stmt(s, Q_SEQ_UPD,
         "UPDATE sequences SET host_id=?,assigned_time=?,branch=?,next_pos=?,made_pos=?,first_unvalidated_pos=?,"
         "restart_pos=?,restart_file=?,host_state=?,relocations=?,state=max(state,?),"
-        "end_time=CASE WHEN end_time=0 THEN ? ELSE end_time END WHERE id=?");
+        "end_time=CASE WHEN end_time=0 THEN ? ELSE end_time END,branch_user_id=?,host_turnaround=?,"
+        "disagreements=?,shunned_user1=?,shunned_user2=? WHERE id=?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, q->host_id);
     sqlite3_bind_int64(st, 2, q->assigned_time);
@@ -83,7 +94,12 @@ int store_sequence_update(struct store *s, const struct sequence_rec *q)
     sqlite3_bind_int(st, 10, q->relocations);
     sqlite3_bind_int(st, 11, q->state);
     sqlite3_bind_int64(st, 12, q->end_time);
-    sqlite3_bind_int64(st, 13, q->id);
+    sqlite3_bind_int64(st, 13, q->branch_user_id);
+    sqlite3_bind_double(st, 14, q->host_turnaround);
+    sqlite3_bind_int(st, 15, q->disagreements);
+    sqlite3_bind_int64(st, 16, q->shunned_users[0]);
+    sqlite3_bind_int64(st, 17, q->shunned_users[1]);
+    sqlite3_bind_int64(st, 18, q->id);
     return store_run(s, st, "update sequence");
 }
 
@@ -101,7 +117,7 @@ int store_sequence_extend(struct store *s, int64_t id, int64_t length)
 int store_sequence_end(struct store *s, int64_t id, int64_t now)
 {
     sqlite3_stmt *st = store_stmt(s, Q_SEQ_END,
-        "UPDATE sequences SET state=1, end_time=CASE WHEN end_time=0 THEN ?1 ELSE end_time END,"
+        "UPDATE sequences SET state=max(state,1), end_time=CASE WHEN end_time=0 THEN ?1 ELSE end_time END,"
         " revision=(SELECT max(revision)+1 FROM sequences) WHERE id=?2");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, now);
@@ -120,7 +136,22 @@ int store_sequence_by_name(struct store *s, const char *name, struct sequence_re
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
+int store_sequence_set_twin(struct store *s, int64_t id, int64_t twin_id)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_SEQ_TWIN, "UPDATE sequences SET twin_id=?1 WHERE id=?2");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, twin_id);
+    sqlite3_bind_int64(st, 2, id);
+    return store_run(s, st, "pair twin sequences");
+}
+
 struct each_seq { int (*cb)(void *, const struct sequence_rec *); void *ctx; int64_t *revision; };
+
+static int copy_seq(void *ctx, const struct sequence_rec *q)
+{
+    *(struct sequence_rec *)ctx = *q;
+    return 1;
+}
 
 static int seq_row(struct store *s, sqlite3_stmt *st, void *p)
 {
@@ -129,7 +160,7 @@ static int seq_row(struct store *s, sqlite3_stmt *st, void *p)
     struct sequence_rec q;
     seq_from_row(st, &q);
     if (e->revision) {
-        int64_t rev = sqlite3_column_int64(st, 22);
+        int64_t rev = sqlite3_column_int64(st, SEQ_NCOLS);
         if (rev > *e->revision) *e->revision = rev;
     }
     return e->cb(e->ctx, &q);
@@ -147,6 +178,14 @@ int store_each_sequence_changed(struct store *s, int64_t *revision, int (*cb)(vo
     struct each_seq e = {cb, ctx, revision};
     return store_each_row(s, "SELECT " SEQ_COLS ",revision FROM sequences WHERE revision>?1 ORDER BY revision",
                           *revision, seq_row, &e);
+}
+
+int store_sequence_get(struct store *s, int64_t id, struct sequence_rec *q)
+{
+    q->id = 0;
+    struct each_seq e = {copy_seq, q, NULL};
+    if (store_each_row(s, "SELECT " SEQ_COLS " FROM sequences WHERE id=?1", id, seq_row, &e)) return -1;
+    return q->id == id && id ? 0 : 1;
 }
 
 int store_each_sequence_all(struct store *s, int (*cb)(void *, const struct sequence_rec *), void *ctx)

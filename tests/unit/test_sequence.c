@@ -7,8 +7,12 @@
  * sequence ends; output classes; extension, completion and ending through
  * sequence_update and sequence_maintain; relocation of a chain broken by a
  * missed deadline, an error, an invalid result or a lost task, from the
- * last validated restart point or, with none, from the beginning; and the
- * loading of unsound or dead-branch records. */
+ * last validated restart point or, with none, from the beginning; the
+ * loading of unsound or dead-branch records; and twins: never on hosts of
+ * one user, the restart point moved by agreement only (provisional
+ * positions held from assimilation), both relocated on a disagreement with
+ * the users that disagreed passed over, the pair failed at the third in a
+ * row, a slow twin moved to a faster host, and a reloaded pair. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,16 +66,21 @@ static struct sequence_rec seq_rec(int64_t id, int64_t length, int restart_every
     return r;
 }
 
-/* Sequence ID (batch ID named seqID) of LENGTH positions whose job ids are
- * 100 * ID + position, as `locus sequence create` makes it. */
+/* Sequence r.id (batch r.id named seqID) of r.length positions whose job
+ * ids are 100 * ID + position, as `locus sequence create` makes it. */
+static struct sseq *add_seq_rec(struct fx *f, const struct sequence_rec *r)
+{
+    struct sbatch *b = add_batch(f, r->id, r->name, 100 * r->id + 1, 100 * r->id + r->length, 0);
+    struct sseq *s = sequence_add(&f->x, r, &b->b);
+    assert_non_null(s);
+    for (int64_t p = 1; p <= r->length; p++) add_pos(f, b, 100 * r->id + p, r->id, p, 0);
+    return s;
+}
+
 static struct sseq *add_seq(struct fx *f, int64_t id, int64_t length, int restart_every, int output_every)
 {
     struct sequence_rec r = seq_rec(id, length, restart_every, output_every);
-    struct sbatch *b = add_batch(f, id, r.name, 100 * id + 1, 100 * id + length, 0);
-    struct sseq *s = sequence_add(&f->x, &r, &b->b);
-    assert_non_null(s);
-    for (int64_t p = 1; p <= length; p++) add_pos(f, b, 100 * id + p, id, p, 0);
-    return s;
+    return add_seq_rec(f, &r);
 }
 
 static const char *const linux_only[] = {LINUX};
@@ -793,6 +802,446 @@ static void test_a_loaded_assigned_sequence_goes_on_with_its_host(void **state)
     assert_int_equal(s->r.state, SEQ_ENDED);
 }
 
+/* ---- twins ---- */
+
+/* Twin sequences 1 and 2 of LENGTH positions, state every RESTART_EVERY-th. */
+static void add_twins(struct fx *f, int64_t length, int restart_every, struct sseq **a, struct sseq **b)
+{
+    struct sequence_rec ra = seq_rec(1, length, restart_every, 1), rb = seq_rec(2, length, restart_every, 1);
+    ra.twin_id = 2;
+    rb.twin_id = 1;
+    *a = add_seq_rec(f, &ra);
+    *b = add_seq_rec(f, &rb);
+    assert_ptr_equal((*a)->twin, *b);
+    assert_ptr_equal((*b)->twin, *a);
+}
+
+/* Host HOST of user USER, 4 CPUs of FLOPS each, asks for work at NOW. */
+static struct dispatch_request host_of(int64_t host, int64_t user, double flops, int64_t now)
+{
+    struct dispatch_request rq = request(host, 4, flops, 10, now, NULL, 0);
+    rq.host.user_id = user;
+    return rq;
+}
+
+static int ask_as(struct fx *f, int64_t host, int64_t user, double flops, int64_t now)
+{
+    struct dispatch_request rq = host_of(host, user, flops, now);
+    return dispatch(f, &rq);
+}
+
+/* The host of RQ computes S until S has validated position UPTO: it asks
+ * for work when the next position is not out, and each result comes back
+ * valid. */
+static void run_to(struct fx *f, struct sseq *s, const struct dispatch_request *rq, int64_t upto)
+{
+    for (int guard = 0; s->r.first_unvalidated_pos <= upto; guard++) {
+        assert_true(guard < 100);
+        struct sjob *j = s->pos[s->r.first_unvalidated_pos - 1];
+        assert_non_null(j);
+        if (j->ninst) finish(f, j->id, rq->host.host_id, rq->now);
+        else dispatch(f, rq);
+    }
+}
+
+/* The driver makes S's new branch: positions restart_pos + 1 .. length,
+ * job ids 1000 * (10 * branch + id) + position, in a batch of their own. */
+static void add_branch(struct fx *f, struct sseq *s)
+{
+    int64_t id = 10 * s->r.branch + s->r.id, base = 1000 * id;
+    char name[64];
+    snprintf(name, sizeof name, "seq%lld_b%d", (long long)s->r.id, s->r.branch);
+    struct sbatch *b = add_batch(f, id, name, base + s->r.restart_pos + 1, base + s->r.length, 0);
+    for (int64_t p = s->r.restart_pos + 1; p <= s->r.length; p++) add_pos(f, b, base + p, s->r.id, p, s->r.branch);
+}
+
+/* The one comparison due; asserts there is exactly one, at POS. */
+static struct seq_compare due_at(struct fx *f, int64_t pos)
+{
+    struct seq_compare c[4];
+    assert_int_equal(sequence_twins_due(&f->x, c, 4), 1);
+    assert_int_equal(c[0].pos, pos);
+    return c[0];
+}
+
+struct events { int n; int64_t job[16]; int ev[16]; };
+
+static void record_event(void *ctx, struct sjob *j, int events)
+{
+    struct events *e = ctx;
+    assert_true(e->n < 16);
+    e->job[e->n] = j->id;
+    e->ev[e->n++] = events;
+}
+
+static void test_twins_never_go_to_hosts_of_one_user(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *a, *b;
+    add_twins(f, 4, 2, &a, &b);
+    f->x.seq.per_host = 4;
+    /* a host may hold several sequences, but not both twins */
+    assert_int_equal(ask(f, 1, 10, T0), 2);
+    assert_positions(f, 1, POS(1, 2));
+    assert_int_equal(f->res.nsent, 2);
+    assert_int_equal(a->r.host_id, 1);
+    assert_int_equal(a->r.branch_user_id, 1);
+    assert_float_equal(a->r.host_turnaround, JF / FAST, 1e-9);
+    assert_int_equal(b->r.host_id, 0);
+    /* nor does another host of that user */
+    assert_int_equal(ask_as(f, 3, 1, FAST, T0), 0);
+    assert_int_equal(b->r.host_id, 0);
+    /* another user's host takes the twin */
+    assert_int_equal(ask_as(f, 2, 2, FAST, T0), 2);
+    assert_positions(f, 2, POS(1, 2));
+    assert_int_equal(b->r.host_id, 2);
+    assert_int_equal(b->r.branch_user_id, 2);
+}
+
+static void test_twins_agreement_moves_the_restart_point_and_settles_what_it_covers(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *a, *b;
+    add_twins(f, 4, 2, &a, &b);
+    struct dispatch_request h1 = host_of(1, 1, FAST, T0), h2 = host_of(2, 2, FAST, T0);
+    run_to(f, a, &h1, 2);
+    run_to(f, b, &h2, 1);
+    /* validated for its own chain, but provisional: no restart point, not assimilated */
+    assert_int_equal(slot(f, 102)->st.state, JOB_VALIDATED);
+    assert_true(sequence_held(slot(f, 102)));
+    assert_int_equal(slot(f, 102)->assimilating, 0);
+    assert_int_equal(a->r.restart_pos, 0);
+    struct seq_compare none[4];
+    assert_int_equal(sequence_twins_due(&f->x, none, 4), 0);   /* the twin has not validated position 2 */
+    run_to(f, b, &h2, 2);
+    struct seq_compare c = due_at(f, 2);
+    char sa[300], sb[300];
+    state_name(f, 102, 1, sa, sizeof sa);
+    state_name(f, 202, 2, sb, sizeof sb);
+    assert_int_equal(c.seq[0], 1);
+    assert_int_equal(c.seq[1], 2);
+    assert_int_equal(c.branch[0], 0);
+    assert_int_equal(c.branch[1], 0);
+    assert_string_equal(c.state[0], sa);
+    assert_string_equal(c.state[1], sb);
+
+    clear_log(f);
+    struct events ev = {0};
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, T0 + 30, &f->log, record_event, &ev), 0);
+    assert_int_equal(a->r.restart_pos, 2);
+    assert_int_equal(b->r.restart_pos, 2);
+    assert_string_equal(a->r.restart_file, sa);
+    assert_string_equal(b->r.restart_file, sb);
+    assert_int_equal(f->x.seq.agreements, 1);
+    /* the first twin's positions go to assimilation, the second's are done */
+    assert_int_equal(ev.n, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ev.job[i], 101 + i);
+        assert_true(ev.ev[i] & EV_ASSIMILATE);
+    }
+    assert_false(sequence_held(slot(f, 101)));
+    assert_int_equal(slot(f, 201)->st.state, JOB_DONE);
+    assert_int_equal(slot(f, 202)->st.state, JOB_DONE);
+    assert_int_equal(count_kind(f, CH_SEQUENCE), 2);
+    /* a verdict given twice is stale; nothing more is due */
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, T0 + 31, &f->log, record_event, &ev), -1);
+    assert_int_equal(sequence_twins_due(&f->x, none, 4), 0);
+
+    /* both ran to the end: the pair ends only once they agree there too */
+    run_to(f, a, &h1, 4);
+    run_to(f, b, &h2, 4);
+    sequence_maintain(&f->x, T0 + 40, &f->log);
+    assert_int_equal(a->r.state, SEQ_ACTIVE);
+    c = due_at(f, 4);
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, T0 + 41, &f->log, NULL, NULL), 0);
+    sequence_maintain(&f->x, T0 + 42, &f->log);
+    assert_int_equal(a->r.state, SEQ_ENDED);
+    assert_int_equal(b->r.state, SEQ_ENDED);
+    assert_int_equal(a->r.restart_pos, 4);
+}
+
+static void test_twins_disagreement_relocates_both_from_the_last_agreed_point(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *a, *b;
+    add_twins(f, 6, 2, &a, &b);
+    struct dispatch_request h1 = host_of(1, 1, FAST, T0), h2 = host_of(2, 2, FAST, T0);
+    run_to(f, a, &h1, 2);
+    run_to(f, b, &h2, 2);
+    struct seq_compare c = due_at(f, 2);
+    char sa[300], sb[300];
+    state_name(f, 102, 1, sa, sizeof sa);
+    state_name(f, 202, 2, sb, sizeof sb);
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, T0 + 10, &f->log, NULL, NULL), 0);
+    run_to(f, a, &h1, 4);
+    run_to(f, b, &h2, 4);
+    c = due_at(f, 4);
+    clear_log(f);
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 0, T0 + 20, &f->log, NULL, NULL), 0);
+    assert_int_equal(f->x.seq.disagreements, 1);
+    struct sseq *pair[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        struct sseq *s = pair[i];
+        assert_int_equal(s->r.state, SEQ_ACTIVE);
+        assert_int_equal(s->r.branch, 1);
+        assert_int_equal(s->r.relocations, 1);
+        assert_int_equal(s->r.restart_pos, 2);
+        assert_int_equal(s->r.next_pos, 3);
+        assert_int_equal(s->r.first_unvalidated_pos, 3);
+        assert_int_equal(s->r.host_id, 0);
+        assert_int_equal(s->r.disagreements, 1);
+        assert_int_equal(s->r.shunned_users[0], 1);
+        assert_int_equal(s->r.shunned_users[1], 2);
+        /* the positions after the agreed point, held or out, are cancelled */
+        for (int64_t p = 3; p <= 6; p++) assert_int_equal(slot(f, 100 * s->r.id + p)->st.state, JOB_CANCELLED);
+    }
+    assert_string_equal(a->r.restart_file, sa);
+    assert_string_equal(b->r.restart_file, sb);
+    assert_int_equal(count_kind(f, CH_SEQUENCE), 2);
+    /* the new branches start from each one's agreed state */
+    clear_log(f);
+    sequence_maintain(&f->x, T0 + 21, &f->log);
+    assert_int_equal(count_kind(f, CH_SEQ_JOBS), 2);
+    for (int i = 0; i < f->log.n; i++) {
+        const struct change *j = &f->log.v[i];
+        if (j->kind != CH_SEQ_JOBS) continue;
+        assert_int_equal(j->u.seq_jobs.from, 3);
+        assert_string_equal(j->u.seq_jobs.seq.restart_file, j->u.seq_jobs.seq.id == 1 ? sa : sb);
+    }
+    add_branch(f, a);
+    add_branch(f, b);
+    /* the users whose hosts disagreed are passed over, even once those hosts' own wait is over */
+    int64_t t = T0 + 22 + (int64_t)MRT;
+    assert_int_equal(ask_as(f, 1, 1, FAST, t), 0);
+    assert_int_equal(ask_as(f, 5, 2, FAST, t), 0);
+    assert_int_equal(ask_as(f, 3, 3, FAST, t), 2);
+    assert_positions(f, 1, POS(3, 4));
+    assert_int_equal(f->res.sent[0].job->id, 11003);
+    assert_int_equal(ask_as(f, 4, 4, FAST, t), 2);
+    assert_positions(f, 2, POS(3, 4));
+    /* the next agreement forgives them */
+    struct dispatch_request h3 = host_of(3, 3, FAST, t), h4 = host_of(4, 4, FAST, t);
+    run_to(f, a, &h3, 4);
+    run_to(f, b, &h4, 4);
+    c = due_at(f, 4);
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, t + 1, &f->log, NULL, NULL), 0);
+    assert_int_equal(a->r.disagreements, 0);
+    assert_int_equal(a->r.shunned_users[0], 0);
+    assert_int_equal(b->r.shunned_users[1], 0);
+    assert_int_equal(b->r.restart_pos, 4);
+}
+
+static void test_twins_third_disagreement_in_a_row_fails_the_pair(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *a, *b;
+    add_twins(f, 4, 2, &a, &b);
+    int64_t t = T0;
+    for (int round = 0; round < SEQ_TWIN_TRIES; round++, t += 10) {
+        /* fresh hosts of fresh users each time */
+        struct dispatch_request ha = host_of(2 * round + 1, 2 * round + 1, FAST, t);
+        struct dispatch_request hb = host_of(2 * round + 2, 2 * round + 2, FAST, t);
+        run_to(f, a, &ha, 2);
+        run_to(f, b, &hb, 2);
+        struct seq_compare c = due_at(f, 2);
+        clear_log(f);
+        assert_int_equal(sequence_twins_compared(&f->x, &c, 0, t + 1, &f->log, NULL, NULL), 0);
+        if (round == SEQ_TWIN_TRIES - 1) break;
+        assert_int_equal(a->r.state, SEQ_ACTIVE);
+        assert_int_equal(a->r.disagreements, round + 1);
+        assert_int_equal(a->r.restart_pos, 0);   /* never agreed: from the beginning */
+        sequence_maintain(&f->x, t + 2, &f->log);
+        add_branch(f, a);
+        add_branch(f, b);
+    }
+    assert_int_equal(f->x.seq.failed_pairs, 1);
+    assert_int_equal(f->x.seq.disagreements, SEQ_TWIN_TRIES);
+    struct sseq *pair[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        struct sseq *s = pair[i];
+        assert_int_equal(s->r.state, SEQ_FAILED);
+        assert_int_equal(s->r.disagreements, SEQ_TWIN_TRIES);
+        assert_int_equal(s->r.host_id, 0);
+        assert_int_equal(s->r.end_time, t + 1);
+        assert_int_equal(s->r.branch, SEQ_TWIN_TRIES - 1);
+        /* nothing of the last branch counts: validated or not, it is cancelled */
+        int64_t base = 1000 * (10 * s->r.branch + s->r.id);
+        for (int64_t p = 1; p <= 4; p++) assert_int_equal(slot(f, base + p)->st.state, JOB_CANCELLED);
+    }
+    const struct change *c = last_kind(f, CH_SEQUENCE);
+    assert_non_null(c);
+    assert_int_equal(c->u.seq.state, SEQ_FAILED);
+    /* not retried: no relocation, no jobs, nothing sent */
+    clear_log(f);
+    assert_int_equal(sequence_maintain(&f->x, t + 2, &f->log), 0);
+    assert_int_equal(count_kind(f, CH_SEQ_JOBS), 0);
+    assert_int_equal(ask_as(f, 9, 9, FAST, t + 3), 0);
+    struct seq_compare none[4];
+    assert_int_equal(sequence_twins_due(&f->x, none, 4), 0);
+}
+
+static void test_a_slow_twin_moves_to_a_faster_host(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *a, *b;
+    add_twins(f, 12, 2, &a, &b);
+    const double slow = FAST / 5;   /* 500 s a result, within MRT */
+    struct dispatch_request h1 = host_of(1, 1, FAST, T0), h2 = host_of(2, 2, slow, T0);
+    run_to(f, a, &h1, 2);
+    run_to(f, b, &h2, 2);
+    char st2[300];
+    state_name(f, 202, 2, st2, sizeof st2);
+    struct seq_compare c = due_at(f, 2);
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, T0 + 1, &f->log, NULL, NULL), 0);
+    assert_float_equal(b->r.host_turnaround, JF / slow, 1e-9);
+    /* two intervals behind is not more than the allowed two */
+    run_to(f, a, &h1, 6);
+    int64_t t = T0 + 10;
+    assert_int_equal(ask_as(f, 3, 3, FAST, t), 0);
+    assert_int_equal(b->r.host_id, 2);
+    /* three: a faster host of another user takes it, but no slower one, nor one of its twin's user */
+    run_to(f, a, &h1, 8);
+    assert_int_equal(dispatch(f, &h2), 2);   /* the slow host holds positions 3 and 4 */
+    char i3[256];
+    inst_name(f, 203, 2, i3, sizeof i3);
+    assert_int_equal(ask_as(f, 4, 4, slow, t), 0);
+    assert_int_equal(ask_as(f, 5, 1, FAST, t), 0);
+    assert_int_equal(b->r.host_id, 2);
+    clear_log(f);
+    assert_int_equal(ask_as(f, 3, 3, FAST, t), 0);   /* the new branch's jobs are made by the next pass */
+    assert_int_equal(b->r.host_id, 3);
+    assert_int_equal(b->r.branch_user_id, 3);
+    assert_float_equal(b->r.host_turnaround, JF / FAST, 1e-9);
+    assert_int_equal(b->r.branch, 1);
+    assert_int_equal(b->r.restart_pos, 2);
+    assert_int_equal(b->r.next_pos, 3);
+    assert_int_equal(b->r.relocations, 1);
+    assert_int_equal(f->x.seq.twin_moves, 1);
+    assert_int_equal(sequences_of(f, 2), 0);
+    assert_int_equal(sequences_of(f, 3), 1);
+    const struct change *ch = last_kind(f, CH_SEQUENCE);   /* logged with the move */
+    assert_non_null(ch);
+    assert_int_equal(ch->u.seq.host_id, 3);
+    assert_int_equal(ch->u.seq.branch, 1);
+    assert_int_equal(a->r.host_id, 1);   /* the twin ahead goes on */
+    assert_int_equal(a->r.branch, 0);
+    /* the old host aborts its tasks and drops the state files */
+    assert_int_equal(slot(f, 203)->st.state, JOB_CANCELLED);
+    assert_int_equal(index_take_abort(&f->x, i3, 2), 1);
+    const char *held[] = {st2};
+    ask_files(f, 2, t, held, 1);
+    assert_names(f->res.deletes, f->res.ndeletes, held, 1);
+    /* the new host gets the branch from the agreed state */
+    clear_log(f);
+    sequence_maintain(&f->x, t + 1, &f->log);
+    const struct change *j = last_kind(f, CH_SEQ_JOBS);
+    assert_non_null(j);
+    assert_int_equal(j->u.seq_jobs.from, 3);
+    add_branch(f, b);
+    assert_int_equal(ask_as(f, 3, 3, FAST, t + 2), 2);
+    assert_positions(f, 2, POS(3, 4));
+    assert_int_equal(f->res.sent[0].job->id, 11003 + 1000);
+}
+
+/* A job of a sequence loaded from the store: STATE, with an instance on
+ * HOST (in progress, or over, valid and canonical) unless host is 0. */
+static struct sjob *load_pos(struct fx *f, struct sbatch *b, int64_t id, int64_t seq_id, int64_t pos, int branch,
+                             int state, int64_t host, int *events)
+{
+    struct job_status st = {.id = id, .state = state, .target_nresults = 1};
+    if (state == JOB_VALIDATED) st.canonical_id = id;   /* instance ids follow job ids here */
+    struct sjob *j = index_add_job(&f->x, b, &st, JF);
+    assert_non_null(j);
+    assert_int_equal(sequence_add_job(&f->x, j, seq_id, pos, branch, T0, &f->log), 0);
+    if (host && j->st.state == state) {
+        struct instance in = {.id = id, .job_id = id, .seq = 0, .host_id = host, .user_id = host,
+                              .app_version_id = 12, .sent_time = T0 - 100, .deadline = T0 + (int64_t)DELAY};
+        in.state = state == JOB_VALIDATED ? INST_OVER : INST_IN_PROGRESS;
+        in.outcome = state == JOB_VALIDATED ? OUTCOME_SUCCESS : 0;
+        in.validate_state = state == JOB_VALIDATED ? VALIDATE_VALID : 0;
+        index_add_instance(&f->x, j, &in);
+    }
+    *events = index_settle(&f->x, j, T0, &f->log);
+    return j;
+}
+
+/* After a restart the pair goes on as it was: linked, its agreed point,
+ * its disagreement count and shunned users, its held positions kept from
+ * assimilation, a dead branch's provisional position cancelled. */
+static void test_a_reloaded_twin_pair_keeps_its_state(void **state)
+{
+    struct fx *f = *state;
+    struct sequence_rec ra = seq_rec(1, 6, 2, 1), rb = seq_rec(2, 6, 2, 1);
+    ra.twin_id = 2;
+    rb.twin_id = 1;
+    struct sequence_rec *both[2] = {&ra, &rb};
+    for (int i = 0; i < 2; i++) {   /* agreed at 2, then disagreed once at 4 (hosts of users 1 and 2) */
+        struct sequence_rec *r = both[i];
+        r->branch = 1;
+        r->relocations = 1;
+        r->restart_pos = 2;
+        snprintf(r->restart_file, sizeof r->restart_file, "seq%lld_%d_0_1", (long long)r->id, 100 * i + 102);
+        r->disagreements = 1;
+        r->shunned_users[0] = 1;
+        r->shunned_users[1] = 2;
+        r->next_pos = r->first_unvalidated_pos = 3;
+    }
+    /* twin 1 went on, on host 5 (user 5): position 3 validated, 4 out */
+    ra.host_id = 5;
+    ra.branch_user_id = 5;
+    ra.host_turnaround = JF / FAST;
+    ra.next_pos = 5;
+    ra.first_unvalidated_pos = 4;
+    struct sbatch *a0 = add_batch(f, 1, "seq1", 102, 103, 0);
+    struct sbatch *b0 = add_batch(f, 2, "seq2", 203, 203, 0);
+    struct sbatch *a1 = add_batch(f, 11, "seq1_b1", 11003, 11006, 0);
+    struct sbatch *b1 = add_batch(f, 12, "seq2_b1", 12003, 12006, 0);
+    /* the twin first: linking works in either order */
+    struct sseq *b = sequence_add(&f->x, &rb, &b0->b), *a = sequence_add(&f->x, &ra, &a0->b);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_ptr_equal(a->twin, b);
+    assert_ptr_equal(b->twin, a);
+    assert_int_equal(f->x.seq.twins, 2);
+    int ev;
+    /* the dead branch: its position 2 was agreed (assimilation pending), its 3 was not */
+    load_pos(f, a0, 102, 1, 2, 0, JOB_VALIDATED, 1, &ev);
+    assert_true(ev & EV_ASSIMILATE);
+    struct sjob *dead = load_pos(f, a0, 103, 1, 3, 0, JOB_VALIDATED, 1, &ev);
+    assert_int_equal(dead->st.state, JOB_CANCELLED);
+    load_pos(f, b0, 203, 2, 3, 0, JOB_VALIDATED, 2, &ev);
+    assert_int_equal(slot(f, 203)->st.state, JOB_CANCELLED);
+    struct sjob *held = load_pos(f, a1, 11003, 1, 3, 1, JOB_VALIDATED, 5, &ev);
+    assert_false(ev & EV_ASSIMILATE);
+    assert_true(sequence_held(held));
+    load_pos(f, a1, 11004, 1, 4, 1, JOB_ACTIVE, 5, &ev);
+    for (int64_t p = 5; p <= 6; p++) load_pos(f, a1, 11000 + p, 1, p, 1, JOB_ACTIVE, 0, &ev);
+    for (int64_t p = 3; p <= 6; p++) load_pos(f, b1, 12000 + p, 2, p, 1, JOB_ACTIVE, 0, &ev);
+
+    /* the shunned users and the twin's user are passed over */
+    assert_int_equal(ask_as(f, 1, 1, FAST, T0), 0);
+    assert_int_equal(ask_as(f, 2, 2, FAST, T0), 0);
+    assert_int_equal(ask_as(f, 6, 5, FAST, T0), 0);
+    assert_int_equal(b->r.host_id, 0);
+    assert_int_equal(ask_as(f, 7, 7, FAST, T0), 2);
+    assert_positions(f, 2, POS(3, 4));
+    /* they agree at 4: the held positions are settled, the count starts again */
+    struct dispatch_request h5 = host_of(5, 5, FAST, T0 + 1), h7 = host_of(7, 7, FAST, T0 + 1);
+    run_to(f, a, &h5, 4);
+    run_to(f, b, &h7, 4);
+    struct seq_compare c = due_at(f, 4);
+    char s4[300];
+    state_name(f, 11004, 5, s4, sizeof s4);
+    assert_string_equal(c.state[0], s4);
+    struct events evs = {0};
+    assert_int_equal(sequence_twins_compared(&f->x, &c, 1, T0 + 2, &f->log, record_event, &evs), 0);
+    assert_int_equal(evs.n, 2);
+    assert_int_equal(evs.job[0], 11003);
+    assert_int_equal(evs.job[1], 11004);
+    assert_int_equal(a->r.disagreements, 0);
+    assert_int_equal(b->r.shunned_users[0], 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -815,6 +1264,12 @@ int main(void)
         T(test_relocation_with_no_validated_restart_point_restarts_from_the_beginning),
         T(test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branches),
         T(test_a_loaded_assigned_sequence_goes_on_with_its_host),
+        T(test_twins_never_go_to_hosts_of_one_user),
+        T(test_twins_agreement_moves_the_restart_point_and_settles_what_it_covers),
+        T(test_twins_disagreement_relocates_both_from_the_last_agreed_point),
+        T(test_twins_third_disagreement_in_a_row_fails_the_pair),
+        T(test_a_slow_twin_moves_to_a_faster_host),
+        T(test_a_reloaded_twin_pair_keeps_its_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

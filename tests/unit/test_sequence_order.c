@@ -2,7 +2,8 @@
  * API give them (store/sequence_order.c): each value checked with a
  * message naming its field, lookups of app, owner and initial state, the
  * batch and every position written, and extension and ending with the
- * owner's right and an ended sequence's refusal. */
+ * owner's right and an ended sequence's refusal; twins made as a pair and
+ * changed together, the server's twin fields kept, a failed pair left so. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,12 +169,101 @@ static void test_only_the_owner_extends_or_ends_and_an_ended_sequence_stays_ende
     assert_int_equal(q.end_time, 1002);
 }
 
+static void test_twins_are_created_as_a_pair_and_changed_together(void **state)
+{
+    struct fx *f = *state;
+    struct sequence_order o = order("climate");
+    o.count = 2;
+    o.twins = 1;
+    o.user_id = f->alice;
+    struct batch b;
+    char err[256] = "";
+    assert_int_equal(sequence_order_create(f->s, &o, 1000, &b, err, sizeof err), SEQ_ORDER_OK);
+    int n = 0;
+    assert_int_equal(store_each_sequence_all(f->s, count_rows, &n), 0);
+    assert_int_equal(n, 4);
+    struct batch_stats bs;
+    assert_int_equal(store_batch_stats(f->s, b.id, &bs), 0);
+    assert_int_equal(bs.njobs, 16);   /* every position of every sequence */
+    struct sequence_rec q, t, back;
+    assert_int_equal(store_sequence_by_name(f->s, "climate-2", &q), 0);
+    assert_int_equal(store_sequence_by_name(f->s, "climate-2.twin", &t), 0);
+    assert_int_equal(q.twin_id, t.id);
+    assert_int_equal(t.twin_id, q.id);
+    assert_true(q.id < t.id);   /* the first twin has the lower id */
+    assert_int_equal(t.length, 4);
+    assert_int_equal(store_sequence_get(f->s, t.id, &back), 0);
+    assert_string_equal(back.name, "climate-2.twin");
+    assert_int_equal(store_sequence_get(f->s, 999, &back), 1);
+    /* the twin's name is taken: a sequence named so cannot be made */
+    struct sequence_order clash = order("climate-2.twin");
+    expect_refused(f, clash, SEQ_ORDER_CONFLICT, "a sequence named climate-2.twin exists");
+
+    /* extending or ending either changes both */
+    assert_int_equal(sequence_order_change(f->s, "climate-2.twin", f->alice, SEQ_EXTEND_BY, 3, 1001, &q, err,
+                                           sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(store_sequence_by_name(f->s, "climate-2", &q), 0);
+    assert_int_equal(q.length, 7);
+    assert_int_equal(sequence_order_change(f->s, "climate-2", 0, SEQ_END, 0, 1002, &q, err, sizeof err), SEQ_ORDER_OK);
+    assert_int_equal(store_sequence_by_name(f->s, "climate-2.twin", &t), 0);
+    assert_int_equal(t.state, SEQ_ENDED);
+    assert_int_equal(t.length, 7);
+    assert_int_equal(t.end_time, 1002);
+    /* the other pair is untouched */
+    assert_int_equal(store_sequence_by_name(f->s, "climate-1.twin", &t), 0);
+    assert_int_equal(t.state, SEQ_ACTIVE);
+    assert_int_equal(t.length, 4);
+}
+
+static void test_the_servers_twin_fields_persist_and_a_failed_pair_stays_failed(void **state)
+{
+    struct fx *f = *state;
+    struct sequence_order o = order("pair");
+    o.twins = 1;
+    struct batch b;
+    char err[256] = "";
+    assert_int_equal(sequence_order_create(f->s, &o, 1000, &b, err, sizeof err), SEQ_ORDER_OK);
+    struct sequence_rec q, back;
+    assert_int_equal(store_sequence_by_name(f->s, "pair", &q), 0);
+    q.branch = 2;
+    q.restart_pos = 2;
+    q.branch_user_id = 17;
+    q.host_turnaround = 123.5;
+    q.disagreements = 2;
+    q.shunned_users[0] = 5;
+    q.shunned_users[1] = 6;
+    assert_int_equal(store_sequence_update(f->s, &q), 0);
+    assert_int_equal(store_sequence_get(f->s, q.id, &back), 0);
+    assert_int_equal(back.branch, 2);
+    assert_int_equal(back.restart_pos, 2);
+    assert_int_equal(back.branch_user_id, 17);
+    assert_float_equal(back.host_turnaround, 123.5, 0);
+    assert_int_equal(back.disagreements, 2);
+    assert_int_equal(back.shunned_users[0], 5);
+    assert_int_equal(back.shunned_users[1], 6);
+    assert_int_equal(back.twin_id, q.twin_id);
+    /* the server fails the pair: no order changes it, and ending it does not make it "ended" */
+    q.state = SEQ_FAILED;
+    q.end_time = 1500;
+    assert_int_equal(store_sequence_update(f->s, &q), 0);
+    assert_int_equal(sequence_order_change(f->s, "pair", 0, SEQ_EXTEND_BY, 1, 1600, &back, err, sizeof err),
+                     SEQ_ORDER_CONFLICT);
+    assert_non_null(strstr(err, "has failed"));
+    assert_int_equal(store_sequence_end(f->s, q.id, 1700), 0);
+    assert_int_equal(store_sequence_get(f->s, q.id, &back), 0);
+    assert_int_equal(back.state, SEQ_FAILED);
+    assert_int_equal(back.end_time, 1500);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_bad_value_is_refused_naming_its_field, setup, teardown),
         cmocka_unit_test_setup_teardown(test_create_writes_the_batch_its_sequences_and_every_position, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_the_owner_extends_or_ends_and_an_ended_sequence_stays_ended, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_twins_are_created_as_a_pair_and_changed_together, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_servers_twin_fields_persist_and_a_failed_pair_stays_failed, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
