@@ -14,6 +14,31 @@
 
 #define RUN_MAX_ARGS 64
 
+extern char **environ;
+
+/* The environment a child gets: ours with the "NAME=VALUE" strings of add
+ * (borrowed) put over it. Built before fork: a child of a threaded process
+ * may only make async-signal-safe calls until it execs, and putenv may
+ * allocate, which deadlocks when another thread held the allocator's lock
+ * at the fork (seen as a grid daemon hung in a poll thread's sbatch). The
+ * array is owned by the caller (free it alone); its strings are borrowed. */
+static char **env_with(const char *const *add)
+{
+    size_t n = 0, k = 0, nadd = 0;
+    while (environ && environ[n]) n++;
+    while (add && add[nadd]) nadd++;
+    char **envp = xcalloc(n + nadd + 1, sizeof *envp);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(environ[i], '=');
+        size_t len = eq ? (size_t)(eq - environ[i]) + 1 : strlen(environ[i]);
+        int replaced = 0;
+        for (size_t j = 0; j < nadd && !replaced; j++) replaced = !strncmp(add[j], environ[i], len);
+        if (!replaced) envp[k++] = environ[i];
+    }
+    for (size_t j = 0; j < nadd; j++) envp[k++] = (char *)add[j];
+    return envp;
+}
+
 int run_command(const char *cmd, const char *name, const char *const *args, const char *cwd,
                 const char *const *env)
 {
@@ -25,14 +50,15 @@ int run_command(const char *cmd, const char *name, const char *const *args, cons
     argv[n++] = name;
     for (int i = 0; args && args[i] && i < RUN_MAX_ARGS; i++) argv[n++] = args[i];
     argv[n] = NULL;
+    char **envp = env_with(env);
     pid_t pid = fork();
-    if (pid < 0) return -1;
     if (pid == 0) {
-        for (int i = 0; env && env[i]; i++) putenv((char *)env[i]);   /* the child's own copy */
         if (cwd && chdir(cwd)) _exit(126);
-        execv("/bin/sh", (char *const *)argv);
+        execve("/bin/sh", (char *const *)argv, envp);
         _exit(127);
     }
+    free(envp);
+    if (pid < 0) return -1;
     int status;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno == EINTR) continue;
@@ -83,21 +109,22 @@ int run_capture(const char *const *argv, const char *const *env, int timeout_ms,
     if (pipe2(po, O_CLOEXEC)) goto no_pipe;
     if (pipe2(pe, O_CLOEXEC)) { close(po[0]); close(po[1]); goto no_pipe; }
     if (pipe2(px, O_CLOEXEC)) { close(po[0]); close(po[1]); close(pe[0]); close(pe[1]); goto no_pipe; }
+    char **envp = env_with(env);
     pid_t pid = fork();
-    if (pid < 0) {
-        errf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
-        for (int i = 0; i < 2; i++) { close(po[i]); close(pe[i]); close(px[i]); }
-        return -1;
-    }
     if (pid == 0) {
         setpgid(0, 0);           /* so that a timeout kills whatever it started too */
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || dup2(null, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0) _exit(127);
-        for (int i = 0; env && env[i]; i++) putenv((char *)env[i]);   /* the child's own copy */
-        execvp(argv[0], (char *const *)argv);
+        execvpe(argv[0], (char *const *)argv, envp);
         int e = errno;
         if (write(px[1], &e, sizeof e) < 0) _exit(127);
         _exit(127);
+    }
+    free(envp);
+    if (pid < 0) {
+        errf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
+        for (int i = 0; i < 2; i++) { close(po[i]); close(pe[i]); close(px[i]); }
+        return -1;
     }
     close(po[1]);
     close(pe[1]);

@@ -25,16 +25,18 @@ static double now_s(void)
 
 static void test_captures_both_streams_and_the_status(void **state)
 {
-    const char *argv[] = {"sh", "-c", "echo out; echo err >&2; echo \"$FOO\"; exit 3", NULL};
-    const char *env[] = {"FOO=bar baz", NULL};
+    const char *argv[] = {"sh", "-c", "echo out; echo err >&2; echo \"$FOO $LOCUS_RUN_T\"; exit 3", NULL};
+    const char *env[] = {"FOO=bar baz", "LOCUS_RUN_T=new", NULL};
+    setenv("LOCUS_RUN_T", "old", 1);   /* the command's env is put over ours */
     struct run_output r;
     char err[256];
     assert_int_equal(run_capture(argv, env, 5000, &r, err, sizeof err), 0);
     assert_int_equal(r.status, 3);
-    assert_string_equal(r.out, "out\nbar baz\n");
+    assert_string_equal(r.out, "out\nbar baz new\n");
     assert_string_equal(r.err, "err\n");
-    assert_int_equal(r.out_len, 12);
+    assert_int_equal(r.out_len, 16);
     run_output_free(&r);
+    unsetenv("LOCUS_RUN_T");
 }
 
 static void test_missing_program_and_signal(void **state)
