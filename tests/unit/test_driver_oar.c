@@ -53,7 +53,11 @@ static int group_setup(void **state)
     T.httpd_conf = getenv("LOCUS_OAR_HTTPD_CONF");
     if (!api || !fx_work || !T.user || !T.other || !T.httpd_conf) return 0;   /* every test skips */
     T.d = open_oar(api);
-    fx_walltime_submit(T.d, "grenoble", T.user, 20, 12, T.wall_id);
+    /* OAR sends the checkpoint signal, and kills at walltime, from its
+     * periodic pass: the signal's window (the last 30 s) must hold one
+     * pass even on a loaded machine, or the pass at the walltime kills the
+     * job unsignalled */
+    fx_walltime_submit(T.d, "grenoble", T.user, 40, 30, T.wall_id);
     T.on = 1;
     return 0;
 }
@@ -147,7 +151,7 @@ static void test_besteffort_preempted_cancel_and_resources(void **state)
 static void test_walltime_after_checkpoint_signal(void **state)
 {
     NEED_OAR();
-    fx_walltime_check(T.d, T.wall_id, 20, 120);
+    fx_walltime_check(T.d, T.wall_id, 40, 150);
 }
 
 static void test_dead_api_fails_fast(void **state)
