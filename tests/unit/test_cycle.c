@@ -534,6 +534,40 @@ static void test_nikita_cancels_excess_and_old_waiting_and_overdue_running(void 
     fake_free(f);
 }
 
+/* Jobs the poll saw queued keep their cores: Slurm starts a job a moment
+ * after its submission, so a poll may see it waiting beside free cores.
+ * Offering those cores again (here to another user's campaign) would queue
+ * two jobs for each; once nikita cancels a waiting copy, its cores are
+ * offered again. */
+static void test_waiting_copies_keep_their_cores(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.algo = PRED_SLOW_START;
+    struct fake *f = fake_new(&cfg, 1, (int[]){4});
+    add_campaign(f, "{'name': 'a', 'nb_jobs': 8, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    grid_cycle(&f->st, 10, &f->d);
+    assert_int_equal(f->d.nsubmits, 1);
+    assert_int_equal(f->d.submits[0].n, 4);
+    fake_carry(f, 10);
+    add_campaign(f, "{'name': 'b', 'nb_jobs': 8, 'exec_file': 'x', 'clusters': {'c0': {}}}", 2);
+    /* the poll: the 4 jobs still queued, the 4 cores still free */
+    struct grid_copy_obs o[4];
+    for (int k = 0; k < 4; k++) o[k] = (struct grid_copy_obs){.copy_id = f->j[k].copy, .state = GO_WAITING};
+    struct grid_cluster_obs co = {.cluster_id = f->cl[0], .free = 4, .total = 4};
+    struct grid_obs obs = {.clusters = &co, .nclusters = 1, .copies = o, .ncopies = 4};
+    assert_int_equal(grid_apply(&f->st, &obs, 11, f->err, sizeof f->err), 0);
+    grid_cycle(&f->st, 11, &f->d);
+    assert_int_equal(f->d.nsubmits, 0);
+    /* one of them cancelled (as by nikita): its core is offered again */
+    grid_copy_find(&f->st, f->j[3].copy)->cancel = GK_EXCESS_WAITING;
+    assert_int_equal(grid_apply(&f->st, &obs, 12, f->err, sizeof f->err), 0);
+    grid_cycle(&f->st, 12, &f->d);
+    int offered = 0;
+    for (int s = 0; s < f->d.nsubmits; s++) offered += f->d.submits[s].n;
+    assert_int_equal(offered, 1);
+    fake_free(f);
+}
+
 static void test_finalize_replicates_and_cancels_the_loser(void **st)
 {
     struct grid_config cfg = cfg_default();
@@ -1202,6 +1236,7 @@ int main(void)
         cmocka_unit_test(test_add_params_ranges_map_index_to_job),
         cmocka_unit_test(test_add_params_new_jobs_run_after_existing),
         cmocka_unit_test(test_add_params_reopens_terminated_refuses_cancelled),
+        cmocka_unit_test(test_waiting_copies_keep_their_cores),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
