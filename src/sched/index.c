@@ -261,6 +261,8 @@ void index_host_seen(struct sched_index *x, int64_t host_id, int64_t now)
 {
     struct host_held *h = imap_get(&x->held, host_id);
     if (h && now > h->last_seen) h->last_seen = now;
+    /* its sequences too: one with nothing out has no deadline to tell that it is gone */
+    for (struct sseq *s = imap_get(&x->seq.by_host, host_id); s; s = s->next_on_host) s->host_seen = now;
 }
 
 void index_all_hosts_seen(struct sched_index *x, int64_t now)

@@ -336,6 +336,7 @@ static void assign(struct seq_set *set, struct sseq *s, const struct dispatch_re
     s->r.assigned_time = req->now;
     s->r.branch_user_id = req->host.user_id;   /* a new branch: no one else computed it */
     s->r.host_turnaround = est_turnaround(&req->host, s->flops);
+    s->host_seen = req->now;
     host_link(set, s);
     set->assignments++;
     mark(s);
@@ -507,6 +508,19 @@ static int complete(const struct sseq *s)
            (!s->r.twin_id || s->r.restart_pos >= s->r.length);
 }
 
+/* 1 if s's host holds it with no result out though one could be sent,
+ * and has not contacted the server for as long as a sent result would
+ * have had to come back: it is gone, and with nothing out no deadline
+ * would say so (an open sequence waiting at its end for the back end,
+ * say). After a load the host gets that long from the first pass. */
+static int host_gone(struct sseq *s, int64_t now)
+{
+    if (!s->r.host_id) return 0;
+    if (!s->host_seen) s->host_seen = now;
+    const struct sjob *j = pos_get(s, s->r.next_pos);
+    return j && j->needed > 0 && now - s->host_seen > (int64_t)j->batch->b.delay_bound && !results_out(s);
+}
+
 int sequence_maintain(struct sched_index *x, int64_t now, struct change_log *log)
 {
     int n = 0;
@@ -519,7 +533,7 @@ int sequence_maintain(struct sched_index *x, int64_t now, struct change_log *log
         } else if (complete(s)) {
             end_sequence(x, s, SEQ_ENDED, now, log);
         } else {
-            if (s->broken) {
+            if (s->broken || host_gone(s, now)) {
                 relocate(x, s, now, log);
                 n++;
             }

@@ -38,6 +38,7 @@ struct sseq {
     int dirty;                  /* r changed since the last change record */
     struct sseq *twin;          /* the other of a twin pair once both are loaded (borrowed); NULL: none */
     double flops;               /* a position's flops estimate (every position copies position 1) */
+    int64_t host_seen;          /* when its host took it or last made an RPC (index_host_seen); 0: not since load */
 };
 
 struct seq_set {

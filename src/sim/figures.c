@@ -1,6 +1,7 @@
 /* figures.c - the figures of merit of a run, as text or as one JSON line
  * (snake_case keys, the last line of the output so scripts can `tail -1`);
- * each batch's completion time follows the scalars (an array in JSON). */
+ * those of work sequences follow when the workload has some, then each
+ * batch's completion time (an array in JSON). */
 #include "sim/server_sim.h"
 
 #define FIGS(X)                                                                                          \
@@ -19,10 +20,32 @@
     X(cursor_joins, "%.0f", (double)f->cursor_joins) X(cursor_moves, "%.0f", (double)f->cursor_moves) \
     X(cursor_lanes, "%.0f", (double)f->cursor_lanes)
 
+/* Work sequences (docs/sim.md, "Work sequences"). */
+#define SEQ_FIGS(X)                                                                                      \
+    X(sequences, "%.0f", (double)f->seq.sequences) X(sequences_ended, "%.0f", (double)f->seq.sequences_ended) \
+    X(sequence_makespan_s, "%.1f", f->seq.makespan_s) X(sequence_ideal_s, "%.1f", f->seq.ideal_s)      \
+    X(sequence_time_p50_s, "%.1f", f->seq.time_p50_s) X(sequence_time_max_s, "%.1f", f->seq.time_max_s) \
+    X(state_bytes_uploaded, "%.0f", f->seq.state_bytes_uploaded)                                        \
+    X(state_bytes_every_result, "%.0f", f->seq.state_bytes_every_result)                                \
+    X(state_bytes_ratio, "%.4f", f->seq.state_bytes_ratio)                                              \
+    X(state_bytes_downloaded, "%.0f", f->seq.state_bytes_downloaded)                                    \
+    X(state_uploads, "%.0f", (double)f->seq.state_uploads) X(state_downloads, "%.0f", (double)f->seq.state_downloads) \
+    X(state_deletes, "%.0f", (double)f->seq.state_deletes)                                              \
+    X(state_files_held_max, "%.0f", (double)f->seq.state_files_held_max)                                \
+    X(assignments, "%.0f", (double)f->seq.assignments) X(relocations, "%.0f", (double)f->seq.relocations) \
+    X(results_lost_per_relocation, "%.4f", f->seq.results_lost_per_relocation)                          \
+    X(results_lost, "%.0f", (double)f->seq.results_lost) X(results_lost_max, "%.0f", (double)f->seq.results_lost_max) \
+    X(extensions, "%.0f", (double)f->seq.extensions) X(results_computed, "%.0f", (double)f->seq.results_computed) \
+    X(positions_final, "%.0f", (double)f->seq.positions_final)                                          \
+    X(work_lost_flops, "%.6g", f->seq.work_lost_flops) X(work_lost_fraction, "%.6f", f->seq.work_lost_fraction)
+
 void sim_figures_print(FILE *out, const struct sim_figures *f)
 {
 #define TEXT(name, fmt, val) fprintf(out, "%-22s " fmt "\n", #name, val);
     FIGS(TEXT)
+    if (f->seq.sequences) {
+        SEQ_FIGS(TEXT)
+    }
 #undef TEXT
     /* one line per batch, numbered from 1 as the workload's batches are */
     for (int b = 0; b < f->nbatches; b++) {
@@ -39,6 +62,9 @@ void sim_figures_json(FILE *out, const struct sim_figures *f)
     fprintf(out, "%s\"" #name "\": " fmt, sep, val); \
     sep = ", ";
     FIGS(JSON)
+    if (f->seq.sequences) {
+        SEQ_FIGS(JSON)
+    }
 #undef JSON
     fprintf(out, ", \"batch_makespans_s\": [");
     for (int b = 0; b < f->nbatches; b++) fprintf(out, "%s%.1f", b ? ", " : "", f->batch_makespan_s[b]);

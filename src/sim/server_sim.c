@@ -1,8 +1,10 @@
 /* server_sim.c - the server-mode simulation driver. The scheduling index is
- * the one locusd uses; this file plays the hosts (availability, churn,
- * downloads, computing), the network and the daemons (timeouts every
- * minute, validation by an equivalence matrix, assimilation). Time is the
- * event queue's virtual clock; the change log the index writes is dropped. */
+ * the one locusd uses; this file plays the hosts (availability, absences,
+ * churn, downloads, computing, state uploads), the network and the daemons
+ * (timeouts every transition_period, validation by an equivalence matrix,
+ * assimilation); seq_sim.c plays what locusd does around work sequences.
+ * Time is the event queue's virtual clock; the change log the index writes
+ * is dropped once read. */
 #include "sim/server_sim.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
@@ -10,19 +12,24 @@
 #include "sched/validate.h"
 #include "sim/events.h"
 #include "sim/rng.h"
+#include "sim/stats.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PLATFORM "x86_64-pc-linux-gnu"
-#define TIMEOUT_PERIOD 60.0      /* seconds between index_timeouts calls, as locusd's transitioner */
 #define MAX_BACKOFF 3600.0       /* an RPC that got nothing doubles the wait, up to this */
 #define HORIZON 1e9              /* virtual seconds: a workload that never ends stops here */
 #define MAX_PER_RPC 64
 
-enum sim_event { SE_ARRIVE, SE_LEAVE, SE_TOGGLE, SE_WAKE, SE_RPC, SE_TICK };
+enum sim_event { SE_ARRIVE, SE_LEAVE, SE_TOGGLE, SE_AWAY, SE_WAKE, SE_RPC, SE_TICK };
 
-enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_DONE };
+/* A task waits for its inputs, computes, uploads its state (sequences'
+ * restartable positions) and waits to be reported. */
+enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_UPLOADING, T_DONE };
+
+#define DL_NONE (-1)             /* the download link is free */
+#define DL_STATE (-2)            /* it fetches a sequence's restart state for task dl_inst */
 
 struct task {
     int64_t job_id, inst_id;
@@ -31,23 +38,31 @@ struct task {
     int state;
     int error, wrong;           /* fails with CLIENT_ERROR / returns a wrong result */
     double flops_left;
+    struct seq_task sq;         /* a work sequence's task: its state files; is_seq 0 otherwise */
 };
 
 struct shost {
     double speed;               /* flops per second per CPU */
     int ncpus, present, on;
+    int away;                   /* vanished for a while, with its work; computes only when on and not away */
     double last_update;         /* progress is accounted up to here */
     int64_t epoch;              /* a wake event of an older epoch is stale */
     struct task *t;
     int nt, capt;
-    int dl_file;                /* file being downloaded, -1 none */
+    int dl_file;                /* file being downloaded, DL_NONE, or DL_STATE */
+    int64_t dl_inst;            /* DL_STATE: the instance of the task it is for */
     double dl_left;             /* bytes */
+    int64_t ul_inst;            /* the task whose state is uploading (one at a time); 0 none */
+    double ul_left;             /* bytes */
+    char **states;              /* sequence state files held (owned names), as the client keeps them */
+    int nstates, capstates;
     unsigned char *has;         /* sticky files held (by file index), NULL: none */
     int *held;                  /* the same, as a list */
     int nheld, capheld;
     double held_bytes;
     double last_rpc, backoff;
     int rpc_pending;
+    double rpc_at;              /* when the pending RPC is due (an earlier one supersedes it) */
 };
 
 /* A batch: a share of the jobs over its own sequence of files. */
@@ -83,6 +98,7 @@ struct sim {
     int64_t njt, nended;
     double capacity, cap_integral, cap_time;   /* available flops/s of hosts present and on */
     double last_end;
+    struct seq_sim seq;         /* work sequences: their jobs, back end and figures */
     struct sim_figures *fig;
 };
 
@@ -95,7 +111,10 @@ static void trace(struct sim *s, const char *kind, int host, int64_t job, int fi
         fprintf(s->o.trace, "%.3f,%s,%d,%lld,%d\n", now(s), kind, host, (long long)job, file);
 }
 
-static int job_file(const struct sim *s, int64_t job_id) { return s->job_first[job_id - 1]; }
+/* 1 for a job of the workload's batches; the jobs of work sequences follow them. */
+static int is_plain(const struct sim *s, int64_t job_id) { return job_id <= s->w.jobs; }
+
+static int job_file(const struct sim *s, int64_t job_id) { return is_plain(s, job_id) ? s->job_first[job_id - 1] : -1; }
 
 /* 1 if task t reads file f. */
 static int task_reads(const struct task *t, int f) { return f >= t->file && f < t->file + t->nfiles; }
@@ -163,15 +182,17 @@ static void job_events(struct sim *s, struct sjob *j, int ev)
         int next = 0;
         if (ev & EV_VALIDATE) validate_job(s, j, &next);
         if (ev & EV_ASSIMILATE) {
-            /* count the valid results now: ending the job frees its instances */
-            for (int i = 0; i < j->ninst; i++)
+            /* count the valid results now: ending the job frees its instances (a
+             * sequence's useful work is its final chain, counted at the end) */
+            for (int i = 0; i < j->ninst && is_plain(s, j->id); i++)
                 if (j->inst[i].validate_state == VALIDATE_VALID) s->fig->flops_useful += j->flops_est;
+            seq_sim_validated(&s->seq, j);   /* the back end's result hook */
             index_end_job(&s->idx, j, JOB_DONE, 0, inow(s), &s->log);
         }
         ev = next;
     }
     int64_t k = j->id - 1;
-    if (s->ended[k] || (j->st.state != JOB_DONE && j->st.state != JOB_FAILED)) return;
+    if (!is_plain(s, j->id) || s->ended[k] || (j->st.state != JOB_DONE && j->st.state != JOB_FAILED)) return;
     s->ended[k] = 1;
     s->nended++;
     s->last_end = now(s);
@@ -189,14 +210,16 @@ static void job_events(struct sim *s, struct sjob *j, int ev)
 
 static void on_timeout_event(void *ctx, struct sjob *j, int ev) { job_events(ctx, j, ev); }
 
-/* ---- hosts: progress of downloads and computation ---- */
+/* ---- hosts: progress of downloads, computation and uploads ---- */
+
+static int host_up(const struct shost *h) { return h->present && h->on && !h->away; }
 
 /* Accounts the progress since last_update. */
 static void host_advance(struct sim *s, struct shost *h)
 {
     double dt = now(s) - h->last_update;
     h->last_update = now(s);
-    if (!h->on || !h->present || dt <= 0) return;
+    if (!host_up(h) || dt <= 0) return;
     for (int i = 0; i < h->nt; i++) {
         struct task *t = &h->t[i];
         if (t->state != T_RUNNING) continue;
@@ -204,11 +227,47 @@ static void host_advance(struct sim *s, struct shost *h)
         if (done > t->flops_left) done = t->flops_left;
         t->flops_left -= done;
         s->fig->flops_computed += done;
+        if (t->sq.is_seq) s->fig->seq.flops_computed += done;
     }
-    if (h->dl_file >= 0) h->dl_left -= s->w.download_bandwidth * dt;
+    if (h->dl_file != DL_NONE) h->dl_left -= s->w.download_bandwidth * dt;
+    if (h->ul_inst) h->ul_left -= s->w.upload_bandwidth * dt;
 }
 
 static int host_has(const struct shost *h, int f) { return f < 0 || (h->has && h->has[f]); }
+
+static struct task *task_of_instance(struct shost *h, int64_t inst_id)
+{
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].inst_id == inst_id) return &h->t[i];
+    return NULL;
+}
+
+/* ---- hosts: sequence state files, kept until the server says otherwise ---- */
+
+static int host_state_index(const struct shost *h, const char *name)
+{
+    for (int i = 0; i < h->nstates; i++)
+        if (!strcmp(h->states[i], name)) return i;
+    return -1;
+}
+
+static void host_state_add(struct sim *s, struct shost *h, const char *name)
+{
+    if (h->nstates == h->capstates) {
+        h->capstates = h->capstates ? h->capstates * 2 : 4;
+        h->states = xrealloc(h->states, (size_t)h->capstates * sizeof *h->states);
+    }
+    h->states[h->nstates++] = xstrdup(name);
+    if (h->nstates > s->fig->seq.state_files_held_max) s->fig->seq.state_files_held_max = h->nstates;
+}
+
+static void host_states_free(struct shost *h)
+{
+    for (int i = 0; i < h->nstates; i++) free(h->states[i]);
+    free(h->states);
+    h->states = NULL;
+    h->nstates = h->capstates = 0;
+}
 
 static void host_forget_file(struct sim *s, struct shost *h, int f)
 {
@@ -223,11 +282,20 @@ static void host_forget_file(struct sim *s, struct shost *h, int f)
 }
 
 /* The server told the host to delete a sticky file: the client clears its
- * sticky flag; tasks that have it keep using it. */
+ * sticky flag; tasks that have it keep using it. A sequence's state file
+ * goes at once: no task reads it any more (the server waits for that). */
 static void host_delete_file(struct sim *s, struct shost *h, int hi, const char *name)
 {
+    int k = host_state_index(h, name);
+    if (k >= 0) {
+        free(h->states[k]);
+        h->states[k] = h->states[--h->nstates];
+        s->fig->seq.state_deletes++;
+        trace(s, "file_delete", hi, -1, -1);
+        return;
+    }
     int f = atoi(name + 1);
-    if (f < 0 || f >= s->w.files || !h->has || !h->has[f]) return;
+    if (name[0] != 'f' || f < 0 || f >= s->w.files || !h->has || !h->has[f]) return;
     host_forget_file(s, h, f);
     s->fig->file_deletes++;
     trace(s, "file_delete", hi, -1, f);
@@ -253,49 +321,100 @@ static void host_fit_disk(struct sim *s, struct shost *h, int hi)
 /* A waiting task's files, in order: one the host holds is the task's from
  * then on (a client keeps a task's inputs while the task needs them, even
  * once the server has it delete the sticky copy); the first missing one is
- * downloaded when the link is free. The task is ready once it has them all. */
+ * downloaded when the link is free. Then a sequence task fetches the
+ * restart state it starts from, or waits for the state file the task
+ * before it on the host writes. The task is ready once it has them all. */
 static void task_get_files(struct sim *s, struct shost *h, int hi, struct task *t)
 {
     while (t->got < t->nfiles && host_has(h, t->file + t->got)) t->got++;
-    if (t->got == t->nfiles) {
+    if (t->got < t->nfiles) {
+        if (h->dl_file == DL_NONE) {
+            h->dl_file = t->file + t->got;
+            h->dl_left = s->file_size[h->dl_file];
+            trace(s, "download_start", hi, t->job_id, h->dl_file);
+        }
+    } else if (t->sq.dl_bytes > 0) {
+        if (h->dl_file == DL_NONE) {
+            h->dl_file = DL_STATE;
+            h->dl_inst = t->inst_id;
+            h->dl_left = t->sq.dl_bytes;
+            trace(s, "download_start", hi, t->job_id, -1);
+        }
+    } else if (!t->sq.state_in[0] || host_state_index(h, t->sq.state_in) >= 0) {
         t->state = T_READY;
-    } else if (h->dl_file < 0) {
-        h->dl_file = t->file + t->got;
-        h->dl_left = s->file_size[h->dl_file];
-        trace(s, "download_start", hi, t->job_id, h->dl_file);
     }
+}
+
+/* The download in progress is complete. */
+static void download_done(struct sim *s, struct shost *h, int hi)
+{
+    if (h->dl_file == DL_STATE) {
+        struct task *t = task_of_instance(h, h->dl_inst);
+        if (t) {   /* always: aborting a task frees the link */
+            s->fig->seq.state_bytes_downloaded += t->sq.dl_bytes;
+            s->fig->seq.state_downloads++;
+            t->sq.dl_bytes = 0;
+            trace(s, "download_done", hi, t->job_id, -1);
+        }
+        h->dl_file = DL_NONE;
+        return;
+    }
+    int f = h->dl_file;
+    if (!h->has) h->has = xcalloc((size_t)s->w.files, 1);
+    h->has[f] = 1;
+    if (h->nheld == h->capheld) {
+        h->capheld = h->capheld ? h->capheld * 2 : 4;
+        h->held = xrealloc(h->held, (size_t)h->capheld * sizeof *h->held);
+    }
+    h->held[h->nheld++] = f;
+    h->held_bytes += s->file_size[f];
+    s->fig->bytes_downloaded += s->file_size[f];
+    s->transfers_per_file[f]++;
+    s->fig->transfers++;
+    h->dl_file = DL_NONE;
+    trace(s, "download_done", hi, -1, f);
+    host_fit_disk(s, h, hi);
+}
+
+/* Task t finished computing: a sequence task leaves its state file on the
+ * host (even a failed one: the app ran to its end) and uploads it if it is
+ * restartable before it can be reported. */
+static void computed(struct sim *s, struct shost *h, int hi, struct task *t)
+{
+    trace(s, "compute_done", hi, t->job_id, t->file);
+    t->state = T_DONE;
+    if (!t->sq.is_seq) return;
+    s->fig->seq.results_computed++;
+    host_state_add(s, h, t->sq.state_out);
+    if (t->sq.ul_bytes > 0) t->state = T_UPLOADING;
 }
 
 /* Finishes what is finished, starts what can start, and schedules the next
  * wake-up; done tasks wait for the next RPC to be reported. */
 static void host_plan(struct sim *s, struct shost *h, int hi)
 {
-    if (h->dl_file >= 0 && h->dl_left <= 1e-6 * s->w.download_bandwidth) {   /* within a microsecond: rounding */
-        int f = h->dl_file;
-        if (!h->has) h->has = xcalloc((size_t)s->w.files, 1);
-        h->has[f] = 1;
-        if (h->nheld == h->capheld) {
-            h->capheld = h->capheld ? h->capheld * 2 : 4;
-            h->held = xrealloc(h->held, (size_t)h->capheld * sizeof *h->held);
+    if (h->dl_file != DL_NONE && h->dl_left <= 1e-6 * s->w.download_bandwidth)   /* within a microsecond: rounding */
+        download_done(s, h, hi);
+    if (h->ul_inst && h->ul_left <= 1e-6 * s->w.upload_bandwidth) {
+        struct task *t = task_of_instance(h, h->ul_inst);
+        if (t) {   /* always: aborting a task frees the link */
+            t->state = T_DONE;
+            s->fig->seq.state_bytes_uploaded += t->sq.ul_bytes;
+            s->fig->seq.state_uploads++;
+            trace(s, "upload_done", hi, t->job_id, -1);
         }
-        h->held[h->nheld++] = f;
-        h->held_bytes += s->file_size[f];
-        s->fig->bytes_downloaded += s->file_size[f];
-        s->transfers_per_file[f]++;
-        s->fig->transfers++;
-        h->dl_file = -1;
-        trace(s, "download_done", hi, -1, f);
-        host_fit_disk(s, h, hi);
+        h->ul_inst = 0;
     }
     int running = 0;
     for (int i = 0; i < h->nt; i++) {
         struct task *t = &h->t[i];
-        if (t->state == T_RUNNING && t->flops_left <= 1e-6 * h->speed) {
-            t->state = T_DONE;
-            trace(s, "compute_done", hi, t->job_id, t->file);
-        }
+        if (t->state == T_RUNNING && t->flops_left <= 1e-6 * h->speed) computed(s, h, hi, t);
         if (t->state == T_NEED_FILE) task_get_files(s, h, hi, t);
         running += t->state == T_RUNNING;
+        if (t->state == T_UPLOADING && !h->ul_inst) {
+            h->ul_inst = t->inst_id;
+            h->ul_left = t->sq.ul_bytes;
+        }
     }
     for (int i = 0; i < h->nt && running < h->ncpus; i++)
         if (h->t[i].state == T_READY) {
@@ -303,11 +422,12 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
             running++;
         }
     h->epoch++;
-    if (!h->on || !h->present) return;
+    if (!host_up(h)) return;
     double next = INFINITY;
     for (int i = 0; i < h->nt; i++)
         if (h->t[i].state == T_RUNNING && h->t[i].flops_left / h->speed < next) next = h->t[i].flops_left / h->speed;
-    if (h->dl_file >= 0 && h->dl_left / s->w.download_bandwidth < next) next = h->dl_left / s->w.download_bandwidth;
+    if (h->dl_file != DL_NONE) next = fmin(next, h->dl_left / s->w.download_bandwidth);
+    if (h->ul_inst) next = fmin(next, h->ul_left / s->w.upload_bandwidth);
     if (next < INFINITY) evq_push(&s->q, now(s) + next, SE_WAKE, hi, h->epoch);
 }
 
@@ -320,27 +440,39 @@ static double host_queued_secs(const struct shost *h)
     return secs;
 }
 
+/* Tasks that hold or wait for a CPU (not those uploading or done). */
 static int host_unfinished(const struct shost *h)
 {
     int n = 0;
-    for (int i = 0; i < h->nt; i++) n += h->t[i].state != T_DONE;
+    for (int i = 0; i < h->nt; i++) n += h->t[i].state < T_UPLOADING;
     return n;
 }
 
 static int host_wants_rpc(const struct sim *s, const struct shost *h)
 {
-    if (!h->present || !h->on) return 0;
+    if (!host_up(h)) return 0;
     for (int i = 0; i < h->nt; i++)
         if (h->t[i].state == T_DONE) return 1;
     return host_unfinished(h) < h->ncpus || host_queued_secs(h) < s->w.rpc_buffer * h->ncpus;
 }
 
+/* 1 if a finished sequence task waits: locusd has those reported at once,
+ * so the client does not hold them back for its work-fetch backoff. */
+static int host_reports_now(const struct shost *h)
+{
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state == T_DONE && h->t[i].sq.is_seq) return 1;
+    return 0;
+}
+
 static void maybe_rpc(struct sim *s, struct shost *h, int hi)
 {
-    if (h->rpc_pending || !host_wants_rpc(s, h)) return;
-    double at = h->last_rpc + h->backoff;
+    if (!host_wants_rpc(s, h)) return;
+    double at = h->last_rpc + (host_reports_now(h) ? s->w.request_delay : h->backoff);
     if (at < now(s)) at = now(s);
+    if (h->rpc_pending && h->rpc_at <= at) return;
     h->rpc_pending = 1;
+    h->rpc_at = at;
     evq_push(&s->q, at, SE_RPC, hi, 0);
 }
 
@@ -358,15 +490,18 @@ static int abort_asked(struct sim *s, const struct sjob *j, const struct task *t
     return index_take_abort(&s->idx, name, hid);
 }
 
-/* The host drops task i; so does its download if no other task reads the file. */
+/* The host drops task i; so does its download if no other task reads the
+ * file, and its upload. */
 static void task_abort(struct shost *h, int i)
 {
     struct task *t = &h->t[i];
     if (h->dl_file >= 0 && task_reads(t, h->dl_file)) {
         int other = 0;
         for (int k = 0; k < h->nt; k++) other += k != i && task_reads(&h->t[k], h->dl_file);
-        if (!other) h->dl_file = -1;
+        if (!other) h->dl_file = DL_NONE;
     }
+    if (h->dl_file == DL_STATE && h->dl_inst == t->inst_id) h->dl_file = DL_NONE;
+    if (h->ul_inst == t->inst_id) h->ul_inst = 0;
     task_remove(h, i);
 }
 
@@ -378,14 +513,23 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         h->t = xrealloc(h->t, (size_t)h->capt * sizeof *h->t);
     }
     double u = rng_uniform(&s->rng);
+    int64_t id = d->job->id;
     struct task *t = &h->t[h->nt++];
     *t = (struct task){
-        .job_id = d->job->id, .inst_id = d->inst.id, .seq = d->inst.seq,
-        .file = job_file(s, d->job->id), .nfiles = s->job_nfiles[d->job->id - 1], .state = T_NEED_FILE,
+        .job_id = id, .inst_id = d->inst.id, .seq = d->inst.seq,
+        .file = job_file(s, id), .nfiles = is_plain(s, id) ? s->job_nfiles[id - 1] : 0, .state = T_NEED_FILE,
         .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
         .flops_left = d->job->flops_est,
     };
+    seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
     trace(s, "dispatch", hi, t->job_id, t->file);
+}
+
+/* The long-run fraction of time a host computes: on, and not away. */
+static double availability(const struct workload *w)
+{
+    double away = w->away_interval_mean > 0 ? w->away_mean / (w->away_interval_mean + w->away_mean) : 0;
+    return w->on_fraction * (1 - away);
 }
 
 /* One scheduler RPC: report finished tasks, obey aborts, ask for work. */
@@ -420,19 +564,20 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     int idle = h->ncpus - host_unfinished(h);
     struct host_view v = {
         .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
-        .on_frac = s->w.on_fraction, .active_frac = 1, .dcf = 1,
+        .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
         .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
         .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
     };
     static const char *const platforms[] = {PLATFORM};
-    /* every sticky file held, as the BOINC client lists them */
-    const char **files = xmalloc((size_t)(h->nheld ? h->nheld : 1) * sizeof *files);
+    /* every sticky file held, as the BOINC client lists them, state files too */
+    const char **files = xmalloc((size_t)(h->nheld + h->nstates + 1) * sizeof *files);
     struct dispatch_request req = {
         .host = v, .platforms = platforms, .nplatforms = 1,
         .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
         .now = inow(s), .files = files, .seed = rng_next(&s->rng),
     };
     for (int i = 0; i < h->nheld; i++) files[req.nfiles++] = s->file_name[h->held[i]];
+    for (int i = 0; i < h->nstates; i++) files[req.nfiles++] = h->states[i];
     struct dispatched sent[MAX_PER_RPC];
     struct dispatch_result res = {.sent = sent, .max = MAX_PER_RPC};
     int n = 0;
@@ -455,6 +600,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
 
 static double off_mean(const struct workload *w) { return w->on_period_mean * (1 - w->on_fraction) / w->on_fraction; }
 
+
 static void host_new(struct sim *s)
 {
     if (s->nh == s->caph) {
@@ -468,13 +614,15 @@ static void host_new(struct sim *s)
     *h = (struct shost){
         .speed = rng_lognormal(&s->rng, s->w.host_speed_median, sigma), .ncpus = s->w.host_ncpus,
         .present = 1, .on = s->w.on_fraction >= 1 || rng_uniform(&s->rng) < s->w.on_fraction,
-        .last_update = now(s), .dl_file = -1, .last_rpc = -INFINITY, .backoff = s->w.request_delay,
+        .last_update = now(s), .dl_file = DL_NONE, .last_rpc = -INFINITY, .backoff = s->w.request_delay,
     };
     if (h->on) capacity_change(s, h->speed * h->ncpus);
     if (s->w.on_fraction < 1)
         evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
     if (s->w.host_lifetime_mean > 0)
         evq_push(&s->q, now(s) + rng_exp(&s->rng, s->w.host_lifetime_mean), SE_LEAVE, hi, 0);
+    if (s->w.away_interval_mean > 0)
+        evq_push(&s->q, now(s) + rng_exp(&s->rng, s->w.away_interval_mean), SE_AWAY, hi, 0);
     trace(s, "host_arrive", hi, -1, -1);
     maybe_rpc(s, h, hi);
 }
@@ -482,7 +630,7 @@ static void host_new(struct sim *s)
 static void host_leave(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
-    if (h->on) capacity_change(s, -h->speed * h->ncpus);
+    if (host_up(h)) capacity_change(s, -h->speed * h->ncpus);
     h->present = 0;
     h->epoch++;
     /* its instances stay out on the server until their deadlines pass */
@@ -494,6 +642,9 @@ static void host_leave(struct sim *s, struct shost *h, int hi)
     free(h->held);
     h->held = NULL;
     h->nheld = h->capheld = 0;
+    host_states_free(h);
+    h->dl_file = DL_NONE;
+    h->ul_inst = 0;
     trace(s, "host_leave", hi, -1, -1);
 }
 
@@ -501,9 +652,23 @@ static void host_toggle(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
     h->on = !h->on;
-    capacity_change(s, (h->on ? 1 : -1) * h->speed * h->ncpus);
+    if (!h->away) capacity_change(s, (h->on ? 1 : -1) * h->speed * h->ncpus);
     trace(s, h->on ? "host_on" : "host_off", hi, -1, -1);
     evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
+    host_plan(s, h, hi);
+    maybe_rpc(s, h, hi);
+}
+
+/* The host vanishes (its owner away, the machine unplugged) with its work
+ * and files, or comes back: the server learns nothing either way and
+ * finds out at deadlines or when it hears from the host again. */
+static void host_away(struct sim *s, struct shost *h, int hi)
+{
+    host_advance(s, h);
+    h->away = !h->away;
+    if (h->on) capacity_change(s, (h->away ? -1 : 1) * h->speed * h->ncpus);
+    trace(s, h->away ? "host_away" : "host_back", hi, -1, -1);
+    evq_push(&s->q, now(s) + rng_exp(&s->rng, h->away ? s->w.away_mean : s->w.away_interval_mean), SE_AWAY, hi, 0);
     host_plan(s, h, hi);
     maybe_rpc(s, h, hi);
 }
@@ -557,7 +722,7 @@ static void make_batches(struct sim *s)
     }
     s->job_first = xmalloc((size_t)w->jobs * sizeof *s->job_first);
     s->job_nfiles = xcalloc((size_t)w->jobs, sizeof *s->job_nfiles);
-    s->nbatches = w->batches;
+    s->nbatches = w->jobs ? w->batches : 0;   /* a workload of sequences only has no batches of jobs */
     s->batches = xcalloc((size_t)s->nbatches, sizeof *s->batches);
     /* spans come from a stream of their own: the hosts' draws stay those of the seed */
     struct rng spans;
@@ -670,12 +835,13 @@ static void setup(struct sim *s)
     make_batches(s);
     int64_t next_cursor = 1;
     for (int b = 0; b < s->nbatches; b++) add_batch_jobs(s, &s->batches[b], &next_cursor);
+    seq_sim_init(&s->seq, &s->w, &s->idx, w->jobs + 1, s->nbatches + 1, &s->fig->seq, &s->log);
     s->ended = xcalloc((size_t)w->jobs, 1);
     s->turnaround = xcalloc((size_t)w->jobs, sizeof *s->turnaround);
     count_files_used(s);
     for (int i = 0; i < w->hosts; i++) host_new(s);
     if (w->churn_arrival_rate > 0) evq_push(&s->q, rng_exp(&s->rng, 1 / w->churn_arrival_rate), SE_ARRIVE, 0, 0);
-    evq_push(&s->q, TIMEOUT_PERIOD, SE_TICK, 0, 0);
+    evq_push(&s->q, w->transition_period, SE_TICK, 0, 0);
 }
 
 static void teardown(struct sim *s)
@@ -684,7 +850,9 @@ static void teardown(struct sim *s)
         free(s->h[i].t);
         free(s->h[i].has);
         free(s->h[i].held);
+        host_states_free(&s->h[i]);
     }
+    seq_sim_free(&s->seq);
     for (int f = 0; f < s->w.files; f++) free(s->file_name[f]);
     free(s->file_name);
     free(s->h);
@@ -701,26 +869,13 @@ static void teardown(struct sim *s)
     evq_free(&s->q);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of a sorted array. */
-static double percentile(const double *v, int64_t n, double p)
-{
-    if (!n) return 0;
-    int64_t k = (int64_t)ceil(p / 100 * (double)n);
-    if (k < 1) k = 1;
-    return v[k - 1];
-}
-
 static void figures(struct sim *s)
 {
     struct sim_figures *f = s->fig;
     const struct workload *w = &s->w;
-    f->makespan_s = s->last_end;
+    seq_sim_figures(&s->seq, &s->idx);
+    f->makespan_s = fmax(s->last_end, f->seq.makespan_s);
+    f->flops_useful += f->seq.flops_useful;
     capacity_change(s, 0);
     double mean_capacity = f->makespan_s > 0 ? s->cap_integral / s->cap_time : 0;
     double total = (double)w->jobs * w->flops_per_job * w->target_nresults;
@@ -730,22 +885,22 @@ static void figures(struct sim *s)
     f->transfers_per_file = s->nfiles_used ? (double)f->transfers / s->nfiles_used : 0;
     f->jobs_per_transfer = f->transfers ? (double)f->jobs_done / (double)f->transfers : 0;
     f->wasted_flops_fraction = f->flops_computed > 0 ? 1 - f->flops_useful / f->flops_computed : 0;
-    qsort(s->turnaround, (size_t)s->njt, sizeof *s->turnaround, cmp_double);
-    f->turnaround_p50_s = percentile(s->turnaround, s->njt, 50);
-    f->turnaround_p99_s = percentile(s->turnaround, s->njt, 99);
+    stats_sort(s->turnaround, s->njt);
+    f->turnaround_p50_s = stats_percentile(s->turnaround, s->njt, 50);
+    f->turnaround_p99_s = stats_percentile(s->turnaround, s->njt, 99);
     f->sim_jobs_per_s = f->makespan_s > 0 ? (double)f->jobs_done / f->makespan_s : 0;
     f->nbatches = s->nbatches;
     for (int b = 0; b < s->nbatches; b++) f->batch_makespan_s[b] = s->batches[b].last_end;
     f->cursor_joins = s->idx.cur.joins;
     f->cursor_moves = s->idx.cur.moves;
     f->cursor_lanes = s->idx.cur.lanes;
-    f->complete = s->nended == w->jobs;
+    f->complete = s->nended == w->jobs && seq_sim_over(&s->seq);
 }
 
 static void run(struct sim *s)
 {
     struct event e;
-    while (s->nended < s->w.jobs && evq_pop(&s->q, &e)) {
+    while ((s->nended < s->w.jobs || !seq_sim_over(&s->seq)) && evq_pop(&s->q, &e)) {
         if (e.time > HORIZON) break;
         s->fig->events++;
         struct shost *h = e.kind == SE_ARRIVE || e.kind == SE_TICK ? NULL : &s->h[e.a];
@@ -758,6 +913,7 @@ static void run(struct sim *s)
             break;
         case SE_LEAVE: host_leave(s, h, hi); break;
         case SE_TOGGLE: host_toggle(s, h, hi); break;
+        case SE_AWAY: host_away(s, h, hi); break;
         case SE_WAKE:
             if (e.b != h->epoch) break;
             host_advance(s, h);
@@ -765,6 +921,7 @@ static void run(struct sim *s)
             maybe_rpc(s, h, hi);
             break;
         case SE_RPC:
+            if (!h->rpc_pending || e.time != h->rpc_at) break;   /* superseded by an earlier one */
             h->rpc_pending = 0;
             if (host_wants_rpc(s, h)) host_rpc(s, h, hi);
             maybe_rpc(s, h, hi);
@@ -778,10 +935,14 @@ static void run(struct sim *s)
             index_reap_batches(&s->idx, inow(s), &s->log);
             cursor_maintain(&s->idx, inow(s), &s->log);
             locality_maintain(&s->idx.loc, inow(s));
+            int moved = seq_sim_tick(&s->seq, &s->idx, inow(s), &s->log);
+            if (moved) trace(s, "relocations", -1, moved, -1);
+            int nended;
+            free(index_take_ended(&s->idx, &nended));   /* their outputs: the simulator keeps none */
             drop_log(s);
             s->fig->timeouts += n;
             if (n) trace(s, "timeouts", -1, n, -1);
-            evq_push(&s->q, now(s) + TIMEOUT_PERIOD, SE_TICK, 0, 0);
+            evq_push(&s->q, now(s) + s->w.transition_period, SE_TICK, 0, 0);
             break;
         }
         }
@@ -828,7 +989,8 @@ int sim_server_run(const struct workload *w, const struct sim_options *o, struct
     teardown(s);
     free(s);
     if (!fig->complete) {
-        snprintf(err, errlen, "the simulation stopped with jobs unfinished (no hosts left, or past %g s)", HORIZON);
+        snprintf(err, errlen, "the simulation stopped with jobs or sequences unfinished (no hosts left, or past %g s)",
+                 HORIZON);
         return -1;
     }
     return 0;

@@ -5,6 +5,7 @@
 #ifndef LOCUS_SIM_SERVER_SIM_H
 #define LOCUS_SIM_SERVER_SIM_H
 #include "sched/index.h"
+#include "sim/seq_sim.h"
 #include "sim/workload.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ struct sim_options {
 };
 
 struct sim_figures {
-    int complete;               /* every job ended before the time horizon */
+    int complete;               /* every job and sequence ended before the time horizon */
     int64_t jobs_done, jobs_failed, rpcs, events, timeouts, transfers;
     double makespan_s, ideal_s, makespan_ratio;
     double bytes_downloaded, bytes_lower_bound, bytes_ratio;
@@ -46,6 +47,7 @@ struct sim_figures {
     double batch_makespan_s[SIM_MAX_BATCHES];   /* by batch: when its last job ended (DONE or FAILED) */
     int64_t cursor_joins, cursor_moves;         /* hosts that joined a team, and team changes (cursor policy) */
     int64_t cursor_lanes;                       /* lanes started in cursors (cursor policy) */
+    struct seq_figures seq;                     /* work sequences, when the workload has some */
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };
 

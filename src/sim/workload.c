@@ -3,6 +3,7 @@
  * so that a typo fails loudly instead of silently simulating the default. */
 #include "sim/workload.h"
 #include "model/model.h"
+#include "sched/sequence.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -19,6 +20,9 @@ void workload_defaults(struct workload *w)
         .min_quorum = 1, .target_nresults = 1, .error_rate = 0, .files = 0, .file_size_min = 0,
         .file_size_max = 0, .jobs_per_file = 1, .rpc_buffer = 3600, .request_delay = 60, .seed = 1, .hosts_per_user = 1,
         .batches = 1, .cursors = 0, .job_files_min = 1, .job_files_max = 1, .density_variation = 0,
+        .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
+        .max_result_time = 86400, .sequences_per_host = SEQ_PER_HOST, .sequence_high_water = SEQ_HIGH_WATER,
+        .extend_chunk = 10, .transition_period = 60,
     };
 }
 
@@ -44,7 +48,7 @@ static const struct key keys[] = {
     F(churn_arrival_rate, K_REAL, 0, 1e6),
     F(host_lifetime_mean, K_REAL, 0, 1e12),
     F(download_bandwidth, K_REAL, 1, 1e15),
-    F(jobs, K_INT, 1, 1e8),
+    F(jobs, K_INT, 0, 1e8),
     F(batches, K_INT, 1, SIM_MAX_BATCHES),
     F(cursors, K_INT, 0, 100000),
     F(flops_per_job, K_REAL, 1, 1e20),
@@ -63,6 +67,24 @@ static const struct key keys[] = {
     F(request_delay, K_REAL, 0, 1e6),
     F(host_lost_after, K_REAL, 0, 1e9),
     F(replicate, K_INT, 0, 8),
+    F(transition_period, K_REAL, 1, 1e6),
+    F(upload_bandwidth, K_REAL, 1, 1e15),
+    F(away_interval_mean, K_REAL, 0, 1e12),
+    F(away_mean, K_REAL, 0, 1e12),
+    F(sequences, K_INT, 0, 1e6),
+    F(sequence_length, K_INT, 1, 1e6),
+    F(restart_every, K_INT, 0, 1e6),
+    F(state_size, K_REAL, 0, 1e13),
+    F(max_result_time, K_REAL, 1, 1e9),
+    F(sequence_delay_bound, K_REAL, 0, 1e9),
+    F(sequences_per_host, K_INT, 1, 1024),
+    F(sequence_high_water, K_INT, 1, 64),
+    F(sequence_open, K_INT, 0, 1),
+    F(true_length_min, K_INT, 0, 1e6),
+    F(true_length_max, K_INT, 0, 1e6),
+    F(extend_chunk, K_INT, 1, 1e6),
+    F(extend_margin, K_INT, 0, 1e6),
+    F(abandon_probability, K_REAL, 0, 1),
     F(seed, K_SEED, 0, 0),
 };
 #undef F
@@ -98,7 +120,13 @@ static int check(const struct workload *w, char *err, size_t errlen)
     else if (w->file_size_max < w->file_size_min) bad = "file_size_max: must be at least file_size_min";
     else if (w->hosts == 0 && w->churn_arrival_rate == 0) bad = "hosts: no hosts and no churn_arrival_rate";
     else if (w->job_files_max < w->job_files_min) bad = "job_files_max: must be at least job_files_min";
-    else if (w->jobs < w->batches) bad = "batches: more batches than jobs";
+    else if (w->jobs == 0 && w->sequences == 0) bad = "jobs: no jobs and no sequences";
+    else if (w->jobs && w->jobs < w->batches) bad = "batches: more batches than jobs";
+    else if (w->away_interval_mean > 0 && w->away_mean == 0) bad = "away_mean: needed with away_interval_mean";
+    else if (w->sequence_open && w->true_length_min < 1) bad = "true_length_min: open sequences need 1 or more";
+    else if (w->true_length_max < w->true_length_min) bad = "true_length_max: must be at least true_length_min";
+    else if (w->sequences && w->jobs + (double)w->sequences * w->sequence_length > 1e8)
+        bad = "sequences: more than 1e8 jobs in all";
     else if (w->files && w->files < w->batches) bad = "batches: more batches than files (each has its own sequence)";
     if (bad) snprintf(err, errlen, "%s", bad);
     return bad ? -1 : 0;

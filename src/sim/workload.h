@@ -36,7 +36,24 @@ struct workload {
     double rpc_buffer;          /* seconds of work a host keeps queued */
     double request_delay;       /* minimum seconds between two RPCs of a host */
     double host_lost_after;     /* server: silence after which a host's work is given up; 0: never */
+    double transition_period;   /* server: seconds between maintenance passes (timeouts, sequences) */
     int replicate;              /* server: end-of-batch replication, spares per late job; 0: off */
+    double upload_bandwidth;    /* bytes per second per host */
+    double away_interval_mean;  /* seconds present between two absences (exponential); 0: never away */
+    double away_mean;           /* seconds of an absence: the host vanishes with its work and comes back */
+    /* work sequences (docs/sequences.md): created at time 0 besides the jobs */
+    int sequences;
+    int sequence_length;        /* positions each has when created */
+    int restart_every;          /* every k-th position (and the last) uploads its state */
+    double state_size;          /* bytes of a state file */
+    double max_result_time;     /* seconds: a host must finish one result within this */
+    double sequence_delay_bound;   /* seconds from sending to deadline; 0: 2 x max_result_time */
+    int sequences_per_host, sequence_high_water;   /* server settings */
+    int sequence_open;          /* 1: the back end extends or ends them (folding-like) */
+    int true_length_min, true_length_max;   /* open: where the back end ends each (uniform) */
+    int extend_chunk;           /* open: positions the back end adds at a time */
+    int extend_margin;          /* open: it extends once a validated position is this close to the last */
+    double abandon_probability; /* open: at each extension it ends the sequence instead */
     uint64_t seed;
 };
 
