@@ -33,7 +33,6 @@ N=40
 make_test_users
 pa=$(free_ports 1)
 pb=$(free_ports 1)
-while [ "$pb" -le $((pa + 1)) ] && [ $((pb + 1)) -ge "$pa" ]; do pb=$(free_ports 1); done
 slurm_cluster_up alpha "$pa" 1 8 || fail "Slurm cluster alpha did not come up"
 slurm_cluster_up beta "$pb" 1 2 || fail "Slurm cluster beta did not come up"
 BIN=$TMP/bin

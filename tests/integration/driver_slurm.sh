@@ -37,8 +37,6 @@ make_test_users
 slurm_install
 pa=$(free_ports 2)
 pb=$(free_ports 1)
-# beta's ports pb..pb+1 must not meet alpha's pa..pa+2
-while [ "$pb" -le $((pa + 2)) ] && [ $((pb + 1)) -ge "$pa" ]; do pb=$(free_ports 1); done
 slurm_cluster_up alpha "$pa" 2 4
 SLURM_MIN_JOB_AGE=2 slurm_cluster_up beta "$pb" 1 4
 say "clusters up: alpha on port $pa, beta on port $pb"

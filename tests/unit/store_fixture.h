@@ -1,16 +1,18 @@
 /* store_fixture.h - for unit tests over a real store: one in a fresh
- * temporary directory, removed with its WAL files, and users in it
- * (include after cmocka.h). */
+ * temporary directory, removed with its WAL files, users in it, and SQL
+ * run on its file through a connection of the test's own (include after
+ * cmocka.h). */
 #ifndef LOCUS_TEST_STORE_FIXTURE_H
 #define LOCUS_TEST_STORE_FIXTURE_H
 #include "store/store.h"
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 /* Creates dir (/tmp/locus-test-TAG-XXXXXX) and the store path/store.db
  * in it; NULL (with the reason on stderr) on failure. */
-static struct store *store_fixture_open(char *dir, size_t dirlen, char *path, size_t pathlen, const char *tag)
+__attribute__((unused)) static struct store *store_fixture_open(char *dir, size_t dirlen, char *path, size_t pathlen, const char *tag)
 {
     snprintf(dir, dirlen, "/tmp/locus-test-%s-XXXXXX", tag);
     if (!mkdtemp(dir)) return NULL;
@@ -42,5 +44,29 @@ __attribute__((unused)) static int64_t store_fixture_user(struct store *s, const
     snprintf(u.authenticator, sizeof u.authenticator, "key-%s", name);
     assert_int_equal(store_user_insert(s, &u), 0);
     return u.id;
+}
+/* Runs sql on the store file at path through a separate connection. */
+__attribute__((unused)) static void store_fixture_sql(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    sqlite3_close(db);
+}
+
+/* The first column of the first row of sql (?1 bound to arg), or -1. */
+__attribute__((unused)) static int64_t store_fixture_int(const char *path, const char *sql, int64_t arg)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (sqlite3_bind_parameter_count(st) > 0) sqlite3_bind_int64(st, 1, arg);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
 }
 #endif

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "store_fixture.h"
+
 #include "grid/driver_fake.h"
 #include "server/grid.h"
 #include "store/store_grid.h"
@@ -360,16 +362,6 @@ static void test_cancel_cancels_jobs_on_the_cluster(void **state)
 
 /* ---- add-params ---- */
 
-static void raw_sql(struct fx *f, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(f->db, &db), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
-}
-
 /* The params the store holds for campaign id. */
 static size_t stored_params(struct fx *f, int64_t id)
 {
@@ -451,7 +443,7 @@ static void test_add_params_order_and_effect_are_one_transaction(void **state)
     start(f);
     int64_t a = submit(f, 4, 30);
     cycle(f, 10);
-    raw_sql(f, "CREATE TRIGGER no_new_jobs BEFORE INSERT ON grid_jobs WHEN NEW.param >= 4"
+    store_fixture_sql(f->db, "CREATE TRIGGER no_new_jobs BEFORE INSERT ON grid_jobs WHEN NEW.param >= 4"
                " BEGIN SELECT RAISE(ABORT, 'disk full'); END;");
     int64_t id = order(f, GO_ADD_PARAMS, a, 0, 0, "n1\nn2\n");
     char err[256] = "";
@@ -465,7 +457,7 @@ static void test_add_params_order_and_effect_are_one_transaction(void **state)
     assert_int_equal(gridd_state(f->g)->njobs, 4);
     assert_int_equal(stored_params(f, a), 4);
     cycle(f, 10);   /* the daemon goes on */
-    raw_sql(f, "DROP TRIGGER no_new_jobs;");
+    store_fixture_sql(f->db, "DROP TRIGGER no_new_jobs;");
     int64_t njobs;
     assert_int_equal(run_order(f, id, &njobs, NULL, 0), GOS_DONE);
     assert_int_equal(njobs, 6);
@@ -659,7 +651,7 @@ static void test_crash_mid_group(void **state)
     gridd_close(f->g);   /* every step was committed: as a kill -9 between steps */
     start(f);
     assert_int_equal(gridd_state(f->g)->ncopies, ncopies);
-    raw_sql(f, "CREATE TRIGGER crash BEFORE DELETE ON grid_launches BEGIN SELECT RAISE(ABORT, 'crash'); END;");
+    store_fixture_sql(f->db, "CREATE TRIGGER crash BEFORE DELETE ON grid_launches BEGIN SELECT RAISE(ABORT, 'crash'); END;");
     char err[256];
     int crashed = 0;
     for (int i = 0; i < 100 && !crashed; i++) {
@@ -670,7 +662,7 @@ static void test_crash_mid_group(void **state)
     assert_true(crashed);
     gridd_close(f->g);
     f->g = NULL;
-    raw_sql(f, "DROP TRIGGER crash;");
+    store_fixture_sql(f->db, "DROP TRIGGER crash;");
     int64_t sub = 0;
     assert_int_equal(store_grid_launches(f->s, first_launch, &sub), 0);
     assert_true(sub > 0);

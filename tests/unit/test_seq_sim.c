@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "workload_fixture.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,13 +27,6 @@
 #include "sched/index.h"
 #include "sim/server_sim.h"
 #include "sim/workload.h"
-
-static void load(struct workload *w, const char *text)
-{
-    workload_defaults(w);
-    char err[300] = "";
-    if (workload_parse(w, text, err, sizeof err)) fail_msg("workload: %s", err);
-}
 
 static void run(const struct workload *w, const struct sim_options *o, struct sim_figures *f)
 {
@@ -52,7 +47,7 @@ static void test_one_sequence_by_hand(void **state)
 {
     (void)state;
     struct workload w;
-    load(&w, "hosts 1\nhost_speed_median 1e10\njobs 0\nsequences 1\nsequence_length 6\nrestart_every 3\n"
+    workload_from_text(&w, "hosts 1\nhost_speed_median 1e10\njobs 0\nsequences 1\nsequence_length 6\nrestart_every 3\n"
              "flops_per_job 1e13\nstate_size 1e8\nupload_bandwidth 1e6\nmax_result_time 2000\nrpc_buffer 1e6\n"
              "request_delay 0\n");
     struct sim_options o = {0};
@@ -88,7 +83,7 @@ static void test_same_seed_same_figures(void **state)
 {
     (void)state;
     struct workload w;
-    load(&w, vanishing);
+    workload_from_text(&w, vanishing);
     struct sim_options o = {0};
     struct sim_figures a, b;
     run(&w, &o, &a);
@@ -134,7 +129,7 @@ static void test_vanishing_hosts_relocate_from_the_last_restart_state(void **sta
 {
     (void)state;
     struct workload w;
-    load(&w, vanishing);
+    workload_from_text(&w, vanishing);
     struct branches b = {.k = w.restart_every};
     struct sim_options o = {.on_dispatch = on_dispatch, .ctx = &b};
     int64_t relocations = 0, downloads = 0;
@@ -179,7 +174,7 @@ static void test_the_back_end_extends_an_open_sequence_to_its_end(void **state)
 {
     (void)state;
     struct workload w;
-    load(&w, open_one);
+    workload_from_text(&w, open_one);
     struct longest l = {0};
     struct sim_options o = {.on_dispatch = note_longest, .ctx = &l};
     struct sim_figures f;
@@ -190,7 +185,7 @@ static void test_the_back_end_extends_an_open_sequence_to_its_end(void **state)
     assert_true(l.pos >= 10 && l.pos <= 11);
     assert_true(f.seq.results_computed >= 10);
     /* a back end that always abandons ends it at its first chance */
-    load(&w, open_one);
+    workload_from_text(&w, open_one);
     w.abandon_probability = 1;
     l.pos = 0;
     run(&w, &o, &f);
@@ -208,7 +203,7 @@ static void test_a_sequence_waiting_on_a_vanished_host_is_relocated(void **state
 {
     (void)state;
     struct workload w;
-    load(&w, "hosts 4\nchurn_arrival_rate 2e-4\nhost_lifetime_mean 10000\njobs 0\nsequences 3\nsequence_length 2\n"
+    workload_from_text(&w, "hosts 4\nchurn_arrival_rate 2e-4\nhost_lifetime_mean 10000\njobs 0\nsequences 3\nsequence_length 2\n"
              "sequence_open 1\ntrue_length_min 8\ntrue_length_max 8\nextend_chunk 2\nextend_margin 0\n"
              "restart_every 2\nflops_per_job 1e13\nmax_result_time 3000\nstate_size 1e6\nrpc_buffer 600\n"
              "transition_period 1000\n");
@@ -234,7 +229,7 @@ static void test_uploading_every_kth_state_uploads_a_kth_of_the_bytes(void **sta
     const int uploads[] = {60, 10, 9, 1};   /* per sequence: 60/k, plus 60 unless k divides it */
     for (int i = 0; i < 4; i++) {
         struct workload w;
-        load(&w, "hosts 6\njobs 0\nsequences 4\nsequence_length 60\nflops_per_job 1e12\nmax_result_time 1000\n"
+        workload_from_text(&w, "hosts 6\njobs 0\nsequences 4\nsequence_length 60\nflops_per_job 1e12\nmax_result_time 1000\n"
                  "state_size 1e6\n");
         w.restart_every = ks[i];
         struct sim_options o = {0};
@@ -251,7 +246,7 @@ static void test_mixed_plain_and_sequence_work_both_complete(void **state)
 {
     (void)state;
     struct workload w;
-    load(&w, "hosts 8\nhost_ncpus 2\njobs 300\nflops_per_job 1e12\nsequences 3\nsequence_length 20\n"
+    workload_from_text(&w, "hosts 8\nhost_ncpus 2\njobs 300\nflops_per_job 1e12\nsequences 3\nsequence_length 20\n"
              "sequences_per_host 2\nmax_result_time 1000\nstate_size 1e6\n");
     struct sim_options o = {0};
     struct sim_figures f;
@@ -262,20 +257,11 @@ static void test_mixed_plain_and_sequence_work_both_complete(void **state)
     assert_true(f.flops_useful == (300 + 60) * 1e12);
 }
 
-static void expect_error(const char *text, const char *msg)
-{
-    struct workload w;
-    workload_defaults(&w);
-    char err[300] = "";
-    assert_int_equal(workload_parse(&w, text, err, sizeof err), -1);
-    if (!strstr(err, msg)) fail_msg("error '%s' does not say '%s'", err, msg);
-}
-
 static void test_workload_keys(void **state)
 {
     (void)state;
     struct workload w;
-    load(&w, "jobs 0\nsequences 5\nsequence_length 7\nrestart_every 3\nstate_size 2e6\nmax_result_time 500\n"
+    workload_from_text(&w, "jobs 0\nsequences 5\nsequence_length 7\nrestart_every 3\nstate_size 2e6\nmax_result_time 500\n"
              "sequence_delay_bound 900\nsequences_per_host 2\nsequence_high_water 3\nsequence_open 1\n"
              "true_length_min 4\ntrue_length_max 9\nextend_chunk 2\nextend_margin 1\nabandon_probability 0.5\n"
              "upload_bandwidth 5e5\naway_interval_mean 100\naway_mean 10\ntransition_period 30\n");
@@ -288,13 +274,13 @@ static void test_workload_keys(void **state)
     assert_true(w.abandon_probability == 0.5);
     assert_true(w.away_mean == 10);
     assert_true(w.transition_period == 30);
-    expect_error("jobs 0\n", "jobs: no jobs and no sequences");
-    expect_error("sequences 1\nsequence_open 1\n", "true_length_min");
-    expect_error("true_length_min 5\ntrue_length_max 4\n", "true_length_max: must be at least true_length_min");
-    expect_error("away_interval_mean 10\n", "away_mean");
-    expect_error("sequence_length 0\n", "line 1: sequence_length");
-    expect_error("sequence_high_water 0\n", "line 1: sequence_high_water");
-    expect_error("sequence_open 2\n", "line 1: sequence_open");
+    workload_expect_error("jobs 0\n", "jobs: no jobs and no sequences");
+    workload_expect_error("sequences 1\nsequence_open 1\n", "true_length_min");
+    workload_expect_error("true_length_min 5\ntrue_length_max 4\n", "true_length_max: must be at least true_length_min");
+    workload_expect_error("away_interval_mean 10\n", "away_mean");
+    workload_expect_error("sequence_length 0\n", "line 1: sequence_length");
+    workload_expect_error("sequence_high_water 0\n", "line 1: sequence_high_water");
+    workload_expect_error("sequence_open 2\n", "line 1: sequence_open");
 }
 
 int main(void)

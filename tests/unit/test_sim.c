@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "workload_fixture.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,33 +100,24 @@ static void test_workload_good(void **state)
     assert_true(w.error_rate == 0.1);
 }
 
-static void expect_error(const char *text, const char *msg)
-{
-    struct workload w;
-    workload_defaults(&w);
-    char err[300] = "";
-    assert_int_equal(workload_parse(&w, text, err, sizeof err), -1);
-    if (!strstr(err, msg)) fail_msg("error '%s' does not say '%s'", err, msg);
-}
-
 static void test_workload_bad(void **state)
 {
-    expect_error("hosts 1\nhostz 3\n", "line 2: hostz: unknown key");
-    expect_error("jobs ten\n", "line 1: jobs: expected a number");
-    expect_error("jobs 1.5\n", "line 1: jobs: expected an integer");
-    expect_error("\n\nhosts\n", "line 3: hosts: missing value");
-    expect_error("hosts 1 2\n", "line 1: hosts: more than one value");
-    expect_error("error_rate 2\n", "line 1: error_rate: 2 is outside");
-    expect_error("seed -1\n", "line 1: seed: expected a non-negative integer");
-    expect_error("min_quorum 3\ntarget_nresults 2\n", "target_nresults: must be at least min_quorum");
-    expect_error("file_size_min 10\nfile_size_max 5\n", "file_size_max");
-    expect_error("host_speed_median nan\n", "expected a number");
-    expect_error("job_files_min 3\njob_files_max 2\n", "job_files_max: must be at least job_files_min");
-    expect_error("job_files_max 17\n", "line 1: job_files_max: 17 is outside");
-    expect_error("jobs 2\nbatches 3\n", "batches: more batches than jobs");
-    expect_error("files 2\nbatches 3\n", "batches: more batches than files");
-    expect_error("density_variation 1.5\n", "line 1: density_variation");
-    expect_error("batches 65\n", "line 1: batches");
+    workload_expect_error("hosts 1\nhostz 3\n", "line 2: hostz: unknown key");
+    workload_expect_error("jobs ten\n", "line 1: jobs: expected a number");
+    workload_expect_error("jobs 1.5\n", "line 1: jobs: expected an integer");
+    workload_expect_error("\n\nhosts\n", "line 3: hosts: missing value");
+    workload_expect_error("hosts 1 2\n", "line 1: hosts: more than one value");
+    workload_expect_error("error_rate 2\n", "line 1: error_rate: 2 is outside");
+    workload_expect_error("seed -1\n", "line 1: seed: expected a non-negative integer");
+    workload_expect_error("min_quorum 3\ntarget_nresults 2\n", "target_nresults: must be at least min_quorum");
+    workload_expect_error("file_size_min 10\nfile_size_max 5\n", "file_size_max");
+    workload_expect_error("host_speed_median nan\n", "expected a number");
+    workload_expect_error("job_files_min 3\njob_files_max 2\n", "job_files_max: must be at least job_files_min");
+    workload_expect_error("job_files_max 17\n", "line 1: job_files_max: 17 is outside");
+    workload_expect_error("jobs 2\nbatches 3\n", "batches: more batches than jobs");
+    workload_expect_error("files 2\nbatches 3\n", "batches: more batches than files");
+    workload_expect_error("density_variation 1.5\n", "line 1: density_variation");
+    workload_expect_error("batches 65\n", "line 1: batches");
 }
 
 static void test_workload_sequence_keys(void **state)

@@ -44,29 +44,6 @@ static int fx_teardown(void **state)
     return 0;
 }
 
-/* Runs SQL on the store's file through a separate SQLite connection. */
-static void raw_sql(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
-}
-
-static int64_t raw_int(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 /* ---- builders ---- */
 
 static int64_t add_user(struct store *s, const char *name, const char *auth)
@@ -207,7 +184,7 @@ static void test_create_sets_schema_version(void **state)
 {
     struct fx *f = *state;
     assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    assert_int_equal(store_fixture_int(f->path, "PRAGMA user_version", 0), STORE_SCHEMA_VERSION);
 }
 
 static void test_open_missing_without_create_fails(void **state)
@@ -259,7 +236,7 @@ static void test_readonly_open_of_unmigrated_store_refused(void **state)
     struct fx *f = *state;
     char path[200], err[256] = "";
     snprintf(path, sizeof path, "%s/empty.db", f->dir);
-    raw_sql(path, "CREATE TABLE t(x)");
+    store_fixture_sql(path, "CREATE TABLE t(x)");
     assert_null(store_open(path, STORE_READONLY, err, sizeof err));
     char want[64];
     snprintf(want, sizeof want, "schema version 0, expected %d", STORE_SCHEMA_VERSION);
@@ -277,13 +254,13 @@ static void test_version_1_store_migrates(void **state)
     char path[200], err[256] = "", sql[16384];
     snprintf(path, sizeof path, "%s/v1.db", f->dir);
     snprintf(sql, sizeof sql, "%s PRAGMA user_version=1;", schema_migrations[0]);
-    raw_sql(path, sql);
-    raw_sql(path, "INSERT INTO apps VALUES(1,'a','a',0);"
+    store_fixture_sql(path, sql);
+    store_fixture_sql(path, "INSERT INTO apps VALUES(1,'a','a',0);"
                   "INSERT INTO batches(id,name,app_id,create_time,min_quorum,target_nresults,max_error_instances,"
                   "max_total_instances,max_success_instances,delay_bound,outputs) VALUES(1,'b',1,0,1,1,1,1,1,60,'');"
                   "INSERT INTO jobs(id,batch_id,name,flops_est,flops_bound,mem_bound,disk_bound,target_nresults)"
                   " VALUES(7,1,'j',1,1,1,1,1);");
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 2);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')", 0), 2);
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
@@ -293,11 +270,11 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(first, 7);
     assert_int_equal(last, 7);
     store_close(s);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')"), 1);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND cursor_id IS NULL AND job_num IS NULL"), 1);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM cursors") + raw_int(path, "SELECT count(*) FROM batch_hosts"), 0);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND sequence_id IS NULL AND branch=0"), 1);
-    assert_int_equal(raw_int(path, "SELECT count(*) FROM sequences"), 0);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')", 0), 1);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND cursor_id IS NULL AND job_num IS NULL", 0), 1);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM cursors", 0) + store_fixture_int(path, "SELECT count(*) FROM batch_hosts", 0), 0);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND sequence_id IS NULL AND branch=0", 0), 1);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM sequences", 0), 0);
     unlink(path);
 }
 
@@ -325,7 +302,7 @@ static void test_newer_store_refused_with_clear_message(void **state)
     assert_non_null(strstr(err, "newer than this locus"));
     assert_null(strstr(err, "migrate"));   /* migrating cannot help */
     /* refused, not migrated or downgraded */
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 99);
+    assert_int_equal(store_fixture_int(f->path, "PRAGMA user_version", 0), 99);
 }
 
 /* ---- users ---- */
@@ -364,7 +341,7 @@ static void test_user_duplicates_rejected(void **state)
     snprintf(u.name, sizeof u.name, "alice2");
     snprintf(u.authenticator, sizeof u.authenticator, "auth-a");
     assert_int_equal(store_user_insert(f->s, &u), -1);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM users"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM users", 0), 1);
 }
 
 static void test_user_credit_accumulates(void **state)
@@ -570,7 +547,7 @@ static void test_app_version_creates_platform_and_keeps_files(void **state)
     int64_t app = add_app(f->s, "sim");
     int64_t exe = add_file(f->s, "sim_1", 1, "sig");
     int64_t lib = add_file(f->s, "lib.so", 0, NULL);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM platforms"), 0);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM platforms", 0), 0);
     struct app_version v = {.app_id = app, .version_num = 100, .avg_ncpus = 2, .nfiles = 2};
     snprintf(v.platform, sizeof v.platform, "x86_64-pc-linux-gnu");
     snprintf(v.api_version, sizeof v.api_version, "7.5");
@@ -578,11 +555,11 @@ static void test_app_version_creates_platform_and_keeps_files(void **state)
     v.files[1] = (struct app_version_file){.file_id = lib, .open_name = "libsim.so"};
     assert_int_equal(store_app_version_insert(f->s, &v), 0);
     assert_true(v.id > 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM platforms"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM platforms", 0), 1);
     add_version(f->s, app, "x86_64-pc-linux-gnu", 101, exe);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM platforms"), 1);   /* reused */
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM platforms", 0), 1);   /* reused */
     add_version(f->s, app, "windows_x86_64", 100, exe);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM platforms"), 2);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM platforms", 0), 2);
 
     struct app_version g;
     assert_int_equal(store_app_version_max(f->s, app, "x86_64-pc-linux-gnu", &g), 0);
@@ -700,7 +677,7 @@ static void test_batch_round_trip(void **state)
     assert_int_equal(g.outputs[0].max_nbytes, 1000000);
     assert_string_equal(g.outputs[1].open_name, "log");
     assert_int_equal(g.outputs[1].max_nbytes, 4096);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM batches WHERE outputs='out.txt:1000000,log:4096'"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM batches WHERE outputs='out.txt:1000000,log:4096'", 0), 1);
 
     assert_int_equal(store_batch_set_state(f->s, b.id, BATCH_DONE, 9000), 0);
     assert_int_equal(store_batch_get(f->s, b.id, &g), 0);
@@ -717,7 +694,7 @@ static void test_batch_without_user_and_outputs(void **state)
     struct batch b = make_batch(app, 0, "anon");
     b.noutputs = 0;
     assert_int_equal(store_batch_insert(f->s, &b), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM batches WHERE user_id IS NULL AND outputs=''"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM batches WHERE user_id IS NULL AND outputs=''", 0), 1);
     struct batch g;
     assert_int_equal(store_batch_get(f->s, b.id, &g), 0);
     assert_int_equal(g.user_id, 0);
@@ -882,7 +859,7 @@ static void test_ten_thousand_jobs_in_one_transaction(void **state)
         last = j.id;
     }
     assert_int_equal(store_commit(f->s), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM jobs"), 10000);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM jobs", 0), 10000);
     struct batch_stats st;
     assert_int_equal(store_batch_stats(f->s, b, &st), 0);
     assert_int_equal(st.njobs, 10000);
@@ -964,10 +941,10 @@ static void test_instance_stderr(void **state)
     struct inst_world w = inst_world(f->s);
     struct instance a = make_inst(10, w.job, 0, w.host, w.user);
     assert_int_equal(store_instance_insert(f->s, &a), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM instances WHERE stderr IS NULL"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM instances WHERE stderr IS NULL", 0), 1);
     assert_int_equal(store_instance_set_stderr(f->s, 10, "<stderr_txt>\nboom\n</stderr_txt>"), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM instances WHERE id=10 AND "
-                                      "stderr='<stderr_txt>\nboom\n</stderr_txt>'"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM instances WHERE id=10 AND "
+                                                "stderr='<stderr_txt>\nboom\n</stderr_txt>'", 0), 1);
 }
 
 /* ---- iteration ---- */
@@ -1246,13 +1223,13 @@ static void test_rollback_leaves_nothing(void **state)
     store_rollback(f->s);
     struct user u;
     assert_int_equal(store_user_by_name(f->s, "alice", &u), 1);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM jobs"), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM users"), 0);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM jobs", 0), 0);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM users", 0), 0);
     /* the store is usable afterwards, and a commit keeps its rows */
     assert_int_equal(store_begin(f->s), 0);
     add_user(f->s, "bob", "auth-b");
     assert_int_equal(store_commit(f->s), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM users"), 1);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM users", 0), 1);
 }
 
 static void test_nested_begin_fails(void **state)
@@ -1395,7 +1372,7 @@ static void test_check_reports_broken_invariant(void **state)
     struct fx *f = *state;
     const struct break_case *c = ((void **)state)[1];
     build_consistent(f->s);
-    raw_sql(f->path, c->sql);
+    store_fixture_sql(f->path, c->sql);
     struct reports r = {0};
     int n = store_check(f->s, collect_report, &r);
     if (n != 1) fail_msg("%s: %d violations (want 1), first: %s", c->sql, n, r.n ? r.msg[0] : "-");

@@ -387,29 +387,6 @@ static void test_campaign_round_trip_list_count_and_file(void **state)
 
 /* ---- add-params: job ranges and params ---- */
 
-static void raw_sql(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
-    sqlite3_close(db);
-}
-
-static int64_t raw_int(const char *path, const char *sql, int64_t arg)
-{
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    sqlite3_bind_int64(st, 1, arg);
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-}
-
 /* The state saved in s loads equal to st. */
 static void load_equal(struct store *s, const struct grid_state *st)
 {
@@ -450,7 +427,7 @@ static void test_job_ranges_saved_and_loaded(void **state)
     assert_int_equal(grid_camp_job(&st, &st.camps[0], 24)->id, st.njobs);
     load_equal(f->s, &st);
     /* a store that lost a range is refused, not misread */
-    raw_sql(f->path, "DELETE FROM grid_camp_ranges WHERE campaign_id = 1 AND k = 1");
+    store_fixture_sql(f->path, "DELETE FROM grid_camp_ranges WHERE campaign_id = 1 AND k = 1");
     struct grid_state back;
     struct grid_config cfg;
     grid_config_default(&cfg);
@@ -485,7 +462,7 @@ static void test_campaign_params_appended(void **state)
     assert_int_equal(campaign_nparams(&back), 4);
     assert_string_equal(campaign_param(&back, 1), "b");
     assert_string_equal(campaign_param(&back, 3), "d 4");
-    assert_int_equal(raw_int(f->path, "SELECT nparams FROM campaigns WHERE id = ?", 1), 4);
+    assert_int_equal(store_fixture_int(f->path, "SELECT nparams FROM campaigns WHERE id = ?", 1), 4);
     /* a spec that does not extend the stored params is refused */
     assert_int_equal(store_campaign_spec(f->s, 2, &spec, &owner), 0);
     assert_int_equal(spec.params.nb_jobs, 3);
@@ -502,8 +479,8 @@ static void test_campaign_params_appended(void **state)
     assert_string_equal(campaign_param(&back, 0), "0");
     assert_string_equal(campaign_param(&back, 2), "2");
     assert_string_equal(campaign_param(&back, 3), "x");
-    assert_int_equal(raw_int(f->path, "SELECT nb_jobs FROM campaigns WHERE id = ?", 2), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM campaign_params WHERE campaign_id = ?", 2), 4);
+    assert_int_equal(store_fixture_int(f->path, "SELECT nb_jobs FROM campaigns WHERE id = ?", 2), 0);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM campaign_params WHERE campaign_id = ?", 2), 4);
     campaign_spec_free(&spec);
     campaign_spec_free(&back);
 }
@@ -531,7 +508,7 @@ static void test_version_5_store_migrates_to_6(void **state)
                   "INSERT INTO grid_pairs(id,campaign_id,cluster_id) VALUES(1,1,1),(2,2,1);"
                   "INSERT INTO grid_jobs(id,campaign_id,param,state,last_copy)"
                   " VALUES(1,1,0,0,0),(2,1,1,0,0),(3,1,2,0,0),(4,2,0,0,0),(5,2,1,0,0);");
-    raw_sql(path, sql.s);
+    store_fixture_sql(path, sql.s);
     sb_free(&sql);
     struct store *s = store_open(path, 0, err, sizeof err);
     if (!s) fail_msg("%s", err);
