@@ -101,9 +101,10 @@ static int http(struct cluster_driver *d, const char *method, const char *path, 
 }
 
 /* An API call whose answer is JSON: the parsed answer (a new reference),
- * or NULL with the reason (the API's message on an HTTP error). */
-static json_t *api(struct cluster_driver *d, const char *method, const char *path, const char *user,
-                   const json_t *body, char *err, size_t errlen)
+ * or NULL with the reason (the API's message on an HTTP error); the HTTP
+ * status into *status when status is not NULL (0 if there was none). */
+static json_t *api_status(struct cluster_driver *d, const char *method, const char *path, const char *user,
+                          const json_t *body, long *status_out, char *err, size_t errlen)
 {
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     struct strbuf out;
@@ -124,7 +125,14 @@ static json_t *api(struct cluster_driver *d, const char *method, const char *pat
     }
     free(text);
     sb_free(&out);
+    if (status_out) *status_out = status;
     return j;
+}
+
+static json_t *api(struct cluster_driver *d, const char *method, const char *path, const char *user,
+                   const json_t *body, char *err, size_t errlen)
+{
+    return api_status(d, method, path, user, body, NULL, err, errlen);
 }
 
 /* ---- submission ---- */
@@ -177,8 +185,12 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
     snprintf(home, sizeof home, "~%s", user);
     drv_expand_dir(&s, spec->exec_directory, home, jobs[0].campaign_id);
     json_object_set_new(req, "workdir", json_string(s.s));
-    json_object_set_new(req, "stdout", json_string("locus.%jobid%.stdout"));
-    json_object_set_new(req, "stderr", json_string("locus.%jobid%.stderr"));
+    sb_reset(&s);   /* clusters may share a working directory: the name tells them apart */
+    sb_printf(&s, "locus.%s.%%jobid%%.stdout", d->cfg.name);
+    json_object_set_new(req, "stdout", json_string(s.s));
+    sb_reset(&s);
+    sb_printf(&s, "locus.%s.%%jobid%%.stderr", d->cfg.name);
+    json_object_set_new(req, "stderr", json_string(s.s));
     if (spec->properties[0]) json_object_set_new(req, "property", json_string(spec->properties));
     if (spec->project[0]) json_object_set_new(req, "project", json_string(spec->project));
     if (spec->best_effort) json_object_set_new(req, "type", json_string("besteffort"));
@@ -322,6 +334,19 @@ static int oar_status(struct cluster_driver *d, const char *const *ids, int n, s
                 if (atol(ids[i]) == id) normalise(it, &out[i]);
         }
         json_decref(ans);
+    }
+    /* The list leaves out a job between its scheduling and its resources'
+     * assignment (it joins on them): asked alone, such a job is found;
+     * only a job OAR does not know (404) is reported unknown. */
+    for (int i = 0; i < n; i++) {
+        if (strcmp(out[i].raw, "UNKNOWN")) continue;
+        char path[96];
+        long status;
+        snprintf(path, sizeof path, "/jobs/%ld.json", atol(ids[i]));
+        json_t *job = api_status(d, "GET", path, o->admin, NULL, &status, err, errlen);
+        if (job) normalise(job, &out[i]);
+        json_decref(job);
+        if (!job && status != 404) return -1;
     }
     return 0;
 }
