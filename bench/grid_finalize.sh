@@ -80,7 +80,7 @@ run_once() {
     [ "$i" -lt 600 ] || fail "campaign $id ($mode) did not end in 300 s"
     stop_locusd
     for i in $(seq 60); do idle && break; sleep 0.5; done
-    read -r makespan tail_s ended <<<"$(tail_figures "$t0" "$N" "$TMP/work-$mode"/*/"runs.$id")"
+    read -r makespan tail_s ended <<<"$(tail_figures "$t0" "$N" "$TMP/work-$mode/runs.$id")"
     [ "$ended" = "$N" ] || fail "campaign $id ($mode): $ended of $N jobs ended"
     RESULT="$makespan $tail_s $(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$id AND replica=1")"
 }

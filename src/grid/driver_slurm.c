@@ -6,8 +6,9 @@
  * when the cluster writes one; sacct is not used, as accounting needs
  * slurmdbd. An array element cancelled while pending has no record of its
  * own anywhere: it is recognised by its array's (unlisted_elements).
- * Outputs are written as locus.<id>.stdout and .stderr in the job's
- * working directory, which the tail reads: the driver runs on a submit
+ * Outputs are written as locus.<cluster>.<id>.stdout and .stderr in the
+ * job's working directory (clusters may share it: an NFS home), which the
+ * tail reads: the driver runs on a submit
  * host that sees the cluster's file systems, as Slurm's commands do. */
 #include "core/fsutil.h"
 #include "core/hashmap.h"
@@ -143,8 +144,9 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
     argv[argc++] = j->tag > 0 ? strpool_printf(&pool, "--job-name=locus.%" PRId64 ".%" PRId64, j->campaign_id, j->tag)
                               : strpool_printf(&pool, "--job-name=locus.%" PRId64, j->campaign_id);
     argv[argc++] = strpool_printf(&pool, "--chdir=%s", dir.s);
-    argv[argc++] = array ? "--output=locus.%A_%a.stdout" : "--output=locus.%j.stdout";
-    argv[argc++] = array ? "--error=locus.%A_%a.stderr" : "--error=locus.%j.stderr";
+    const char *num = array ? "%A_%a" : "%j";   /* cluster names hold no '%' (jdl_cluster_name_ok) */
+    argv[argc++] = strpool_printf(&pool, "--output=locus.%s.%s.stdout", d->cfg.name, num);
+    argv[argc++] = strpool_printf(&pool, "--error=locus.%s.%s.stderr", d->cfg.name, num);
     argv[argc++] = strpool_printf(&pool, "--time=%ld", (drv_job_walltime(spec, j) + 59) / 60);
     const char *part = spec->best_effort && d->cfg.besteffort_partition[0] ? d->cfg.besteffort_partition
                                                                             : d->cfg.partition;
@@ -596,8 +598,9 @@ static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream 
         rc = -1;
     }
     if (!rc) {
-        char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/locus.%s.%s", j->workdir, id, which == DRV_STDOUT ? "stdout" : "stderr");
+        char path[PATH_MAX + JDL_CLUSTER_NAME_MAX + DRV_ID_MAX + 16];
+        snprintf(path, sizeof path, "%s/locus.%s.%s.%s", j->workdir, d->cfg.name, id,
+                 which == DRV_STDOUT ? "stdout" : "stderr");
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         struct stat stt;
         if (fd < 0 || fstat(fd, &stt)) {

@@ -556,8 +556,7 @@ static int cluster_resolve(struct cluster_spec *c, const char *prefix, char *err
     return 0;
 }
 
-/* Cluster names appear in field paths and scheduler commands: a safe set. */
-static int cluster_name_ok(const char *s)
+int jdl_cluster_name_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n == 0 || n > JDL_CLUSTER_NAME_MAX) return 0;
@@ -609,7 +608,7 @@ static int parse_clusters(json_t *root, json_t *v, struct campaign_spec *s, char
     json_t *section;
     json_object_foreach(v, name, section) {
         char ns[48];
-        if (!cluster_name_ok(name))
+        if (!jdl_cluster_name_ok(name))
             return failf(&w, "\"%s\" is not a cluster name (1 to %d characters of A-Z a-z 0-9 _ -)",
                          snippet(name, ns), JDL_CLUSTER_NAME_MAX);
         /* counted first, so that campaign_spec_free frees a half-parsed one */

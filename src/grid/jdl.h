@@ -166,5 +166,8 @@ long jdl_parse_hms(const char *text);
  * "SIGUSR2" (a static string), or NULL for a number without a name in
  * locus's table. */
 int jdl_parse_signal(const char *text);
+/* 1 if s is a cluster name: 1 to JDL_CLUSTER_NAME_MAX of A-Z a-z 0-9 _ -,
+ * safe in field paths, scheduler commands and file names. */
+int jdl_cluster_name_ok(const char *s);
 const char *jdl_signal_name(int sig);
 #endif

@@ -103,7 +103,7 @@ static const char group_loop[] =
     "  ( export LOCUS_JOB_ID=\"$id\" LOCUS_JOB_NAME=\"$name\" CIGRI_JOB_ID=\"$id\" CIGRI_JOBID=\"$id\"\n"
     "    export CIGRI_JOB_NAME=\"$name\" CIGRI_JOBNAME=\"$name\"\n"
     "    [ $# -eq 0 ] || export \"$@\"\n"
-    "    eval \"$cmd\" ) >\"locus.job$id.stdout\" 2>\"locus.job$id.stderr\" &\n"
+    "    eval \"$cmd\" ) >\"$locus_out.job$id.stdout\" 2>\"$locus_out.job$id.stderr\" &\n"
     "  locus_pid=$!\n"
     "  wait $locus_pid\n"
     "  while kill -0 $locus_pid 2>/dev/null; do wait $locus_pid; done\n"
@@ -119,6 +119,9 @@ static int write_group(struct strbuf *out, const struct cluster_spec *spec, cons
 {
     struct strbuf g;
     sb_init(&g);
+    sb_puts(&g, "locus_out=locus.");   /* clusters may share the directory: outputs carry the cluster */
+    sh_quote(&g, spec->name);
+    sb_puts(&g, "\n");
     sb_puts(&g, group_loop);
     if (spec->checkpointing_period > 0)
         sb_printf(&g, "trap 'kill -%d $locus_pid 2>/dev/null' %d\n", spec->checkpointing_signal,

@@ -32,7 +32,7 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
 /* A temporally grouped job (drv_job.group): the wrapper runs its params
  * one after the other in the working directory, each with its own
  * LOCUS_JOB_ID, LOCUS_JOB_NAME (and CiGri's aliases) and env, its output
- * in locus.job<LOCUS_JOB_ID>.stdout and .stderr there. The job's own
+ * in locus.<cluster>.job<LOCUS_JOB_ID>.stdout and .stderr there. The job's own
  * stdout holds only one marker line at each param's start and end:
  *
  *   locus-group start <LOCUS_JOB_ID> <epoch seconds>

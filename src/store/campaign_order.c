@@ -299,13 +299,6 @@ enum camp_order_rc campaign_order_wait(struct store *st, int64_t order_id, int t
 
 /* ---- clusters ---- */
 
-static int cluster_name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    if (n < 1 || n > JDL_CLUSTER_NAME_MAX) return 0;
-    return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == n;
-}
-
 static enum camp_order_rc check_waiting(int waiting_allowed, char *err, size_t errlen)
 {
     if (waiting_allowed > CLUSTER_WAITING_ALLOWED_MAX)
@@ -317,7 +310,7 @@ static enum camp_order_rc check_waiting(int waiting_allowed, char *err, size_t e
 enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, int64_t now, char *err,
                                      size_t errlen)
 {
-    if (!memchr(c->cfg.name, 0, sizeof c->cfg.name) || !cluster_name_ok(c->cfg.name))
+    if (!memchr(c->cfg.name, 0, sizeof c->cfg.name) || !jdl_cluster_name_ok(c->cfg.name))
         return fail(CAMP_ORDER_INVALID, err, errlen, "name: 1 to %d characters of A-Z a-z 0-9 _ -",
                     JDL_CLUSTER_NAME_MAX);
     if (c->cfg.timeout_ms < 0 || c->cfg.timeout_ms > CLUSTER_TIMEOUT_MS_MAX)

@@ -95,13 +95,13 @@ grouped=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$C AND
 [ "$groups" -gt 0 ] && [ "$grouped" -gt "$groups" ] || fail "no grouped Slurm job ($grouped copies in $groups jobs)"
 # a group's Slurm stdout: its markers alone; each param's output in its own file
 gid=$(sql "$proj" "SELECT cluster_job_id FROM grid_copies WHERE campaign_id=$C AND grouped=1 AND end_reason=1 LIMIT 1")
-[ -s "$WORK/locus.$gid.stdout" ] || fail "no stdout for the grouped Slurm job $gid"
-grep -qv '^locus-group \(start\|end\) ' "$WORK/locus.$gid.stdout" && fail "not only markers in locus.$gid.stdout"
+[ -s "$WORK/locus.alpha.$gid.stdout" ] || fail "no stdout for the grouped Slurm job $gid"
+grep -qv '^locus-group \(start\|end\) ' "$WORK/locus.alpha.$gid.stdout" && fail "not only markers in locus.alpha.$gid.stdout"
 n=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE cluster_job_id='$gid'")
-[ "$(grep -c '^locus-group end [0-9]* 0 ' "$WORK/locus.$gid.stdout")" = "$n" ] ||
-    fail "locus.$gid.stdout does not end each of its $n params"
+[ "$(grep -c '^locus-group end [0-9]* 0 ' "$WORK/locus.alpha.$gid.stdout")" = "$n" ] ||
+    fail "locus.alpha.$gid.stdout does not end each of its $n params"
 for j in $(sql "$proj" "SELECT job_id FROM grid_copies WHERE cluster_job_id='$gid'"); do
-    [ "$(stat -c %s "$WORK/locus.job$j.stdout")" -ge 300000 ] || fail "no output of job $j in locus.job$j.stdout"
+    [ "$(stat -c %s "$WORK/locus.alpha.job$j.stdout")" -ge 300000 ] || fail "no output of job $j in locus.alpha.job$j.stdout"
 done
 # the outcomes came from the markers, read back through the driver's tail
 grep -q "params is given the job's end" "$LOCUSD_LOG" && fail "a group's markers could not be read"

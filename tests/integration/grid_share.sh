@@ -82,7 +82,7 @@ wait_for 10 listening || fail "the hook listener did not start"
 
 WORK=$TMP/work BIN=$TMP/bin
 mkdir -p "$BIN"
-tail_dirs "$WORK"          # one working directory per cluster (see lib/slow_tail.sh)
+tail_dirs "$WORK"          # one working directory for both clusters (see lib/slow_tail.sh)
 tail_scripts "$BIN"
 
 export LOCUSD_DEBUG=grid
@@ -115,14 +115,13 @@ terminated() {
 # completes.
 SHARE_A=24 SHARE_B=48
 cat >"$TMP/fa.json" <<JSON
-{"name": "share a", "exec_directory": "$WORK/alpha", "exec_file": "$BIN/job.sh", "walltime": 300,
+{"name": "share a", "exec_directory": "$WORK", "exec_file": "$BIN/job.sh", "walltime": 300,
  "nb_jobs": $SHARE_A, "clusters": {"alpha": {}}}
 JSON
 sed -e "s/share a/share b/" -e "s/\"nb_jobs\": $SHARE_A/\"nb_jobs\": $SHARE_B/" "$TMP/fa.json" >"$TMP/fb.json"
 cat >"$TMP/broken.json" <<JSON
-{"name": "broken on beta", "exec_file": "$BIN/job.sh", "walltime": 300, "nb_jobs": 4,
- "clusters": {"alpha": {"exec_directory": "$WORK/alpha", "max_jobs": 1},
-              "beta": {"exec_directory": "$WORK/beta", "exec_file": "$BIN/missing.sh"}}}
+{"name": "broken on beta", "exec_directory": "$WORK", "exec_file": "$BIN/job.sh", "walltime": 300, "nb_jobs": 4,
+ "clusters": {"alpha": {"max_jobs": 1}, "beta": {"exec_file": "$BIN/missing.sh"}}}
 JSON
 # all at once: the four orders are carried out within one cycle or two
 SUBMITTERS=()
@@ -184,7 +183,7 @@ wait_for 120 terminated "$TAIL" || bad "slow-tail campaign not terminated: $(sql
     "SELECT state, ndone, njobs FROM grid_campaigns WHERE id=$TAIL")"
 # the jobs the poll sees ended are cancelled a cycle later: let Slurm log them
 sleep 2
-cat "$WORK"/*/"runs.$TAIL" >"$TMP/runs.tail"
+cp "$WORK/runs.$TAIL" "$TMP/runs.tail"
 read -r makespan tail_s ended <<<"$(tail_figures "$t0" "$TAIL_N" "$TMP/runs.tail")"
 say "slow tail: makespan $makespan s, tail $tail_s s, $ended jobs ended (a figure, not a check)"
 

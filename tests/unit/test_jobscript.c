@@ -242,7 +242,7 @@ static void test_grouped_params_one_after_the_other(void **state)
         assert_int_equal(mk[i].status, i == 2 ? 5 : 0);
     }
     /* each param's own output and environment, in the working directory */
-    const char *out22 = slurp("locus.job22.stdout");
+    const char *out22 = slurp("locus.c.job22.stdout");
     has(out22, "LOCUS_JOB_ID=22\n");
     has(out22, "CIGRI_JOB_ID=22\n");
     has(out22, "LOCUS_JOB_NAME=b\n");
@@ -251,11 +251,11 @@ static void test_grouped_params_one_after_the_other(void **state)
     has(out22, "LOCUS_WALLTIME_SECONDS=600\n");
     has(out22, "FOO=x22\n");
     has(out22, "arg=two words\n");
-    const char *out23 = slurp("locus.job23.stdout");
+    const char *out23 = slurp("locus.c.job23.stdout");
     has(out23, "LOCUS_JOB_ID=23\n");
     has(out23, "FOO=x23\n");
     has(out23, "arg=slow\n");
-    assert_null(strstr(slurp("locus.job21.stdout"), "FOO=x22"));
+    assert_null(strstr(slurp("locus.c.job21.stdout"), "FOO=x22"));
     run_output_free(&r);
     /* a bad env entry of a param is refused, naming its job */
     m[2].env = (const char *const[]){"=x", NULL};

@@ -5,15 +5,15 @@
 # lib/boinc.sh (it uses $TMP).
 #
 #   tail_scripts BIN            writes BIN/job.sh, BIN/fast.sh, BIN/slow.sh
-#   tail_dirs WORK              makes WORK/alpha and WORK/beta, writable by all
+#   tail_dirs WORK              makes WORK, writable by all
 #   tail_jdl FILE WORK BIN N    a campaign of N jobs: fast on alpha, slow on beta
 #   tail_figures T0 N RUNS...   prints "MAKESPAN_S TAIL_S ENDED" of that campaign
 #
-# Each cluster gets its own working directory: the Slurm driver names a
-# job's outputs locus.<Slurm job id>.stdout there, and two clusters number
-# their jobs alike, so in one directory a job of beta would find the
-# output file of alpha's job of the same number (another user's: the job
-# dies, "Permission denied").
+# Both clusters share the working directory, as clusters sharing an NFS
+# home do: they number their jobs alike, and the drivers' output files
+# (locus.<cluster>.<job id>.stdout) must not collide (with one name, a job
+# of beta would find alpha's file of the same number, another user's, and
+# die "Permission denied").
 #
 # The campaign: alpha (8 cores in the callers) runs its jobs in TAIL_FAST_S
 # seconds, beta (2 cores) in TAIL_SLOW_S. Beta takes two jobs at the start
@@ -46,16 +46,15 @@ SH
 }
 
 tail_dirs() {
-    mkdir -p "$1/alpha" "$1/beta"
-    chmod 777 "$1/alpha" "$1/beta"
+    mkdir -p "$1"
+    chmod 777 "$1"
 }
 
 tail_jdl() {
     local file=$1 work=$2 bin=$3 n=$4
     cat >"$file" <<JSON
-{"name": "slow tail", "walltime": 300, "nb_jobs": $n, "type": "normal",
- "clusters": {"alpha": {"exec_directory": "$work/alpha", "exec_file": "$bin/fast.sh"},
-              "beta": {"exec_directory": "$work/beta", "exec_file": "$bin/slow.sh"}}}
+{"name": "slow tail", "walltime": 300, "nb_jobs": $n, "type": "normal", "exec_directory": "$work",
+ "clusters": {"alpha": {"exec_file": "$bin/fast.sh"}, "beta": {"exec_file": "$bin/slow.sh"}}}
 JSON
 }
 
