@@ -47,8 +47,8 @@ for mode in on off; do
     URL_OF[$mode]=$URL
     set_config "$proj" grid_cycle_period 1
     set_config "$proj" grid_predictor adapt_down_exp_up
-    # jobs just submitted are seen waiting for a cycle or two (Slurm starts
-    # them 1-2 s later): as tests/integration/grid_share.sh, allow alpha's cores
+    # as many waiting jobs allowed as alpha's cores, the setting the
+    # figures of docs/benchmarks.md were measured with
     set_config "$proj" grid_waiting_allowed 8
     [ "$mode" = off ] && set_config "$proj" grid_no_finalize /
     for c in alpha beta; do

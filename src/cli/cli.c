@@ -231,12 +231,16 @@ int cli_app_user(struct store *s, const char *app, const char *user, int64_t *ap
     if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown app '%s': register it with locus app add", app);
     if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
     *app_id = a.id;
-    if (!user) return 0;
+    return user ? cli_user_id(s, user, user_id, err, errlen) : 0;
+}
+
+int cli_user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen)
+{
     struct user u;
-    rc = store_user_by_name(s, user, &u);
+    int rc = store_user_by_name(s, user, &u);
     if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s': create it with locus user create", user);
     if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
-    *user_id = u.id;
+    *id = u.id;
     return 0;
 }
 

@@ -102,6 +102,8 @@ int cli_batch_outputs(struct batch *b, const struct cli_list *outs, int none, ch
  * CLI_FAIL naming the unknown one. */
 int cli_app_user(struct store *s, const char *app, const char *user, int64_t *app_id, int64_t *user_id, char *err,
                  size_t errlen);
+/* The id of the user called user into *id; CLI_FAIL naming it if unknown. */
+int cli_user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen);
 /* A batch given as a name or, failing that, as a numeric id: 0, 1 absent, -1 error. */
 int cli_find_batch(struct store *s, const char *key, struct batch *b);
 
@@ -117,7 +119,7 @@ void cli_print_json(json_t *root);
 typedef int cli_command(int argc, char **argv, char *err, size_t errlen);
 cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_user_hook, cmd_batch_create, cmd_batch_cancel,
     cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,
-    cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_campaign_submit, cmd_campaign_stat,
+    cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_cluster_affinity, cmd_campaign_submit, cmd_campaign_stat,
     cmd_campaign_events, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
     cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params;
 #endif

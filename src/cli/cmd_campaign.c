@@ -32,16 +32,11 @@ static int parse_id(const char *text, const char *what, int64_t *id, char *err, 
 }
 
 /* user (NULL: none, *id 0) by name. */
+/* The id of user, or 0 when no user is named (the project's operator). */
 static int user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen)
 {
     *id = 0;
-    if (!user) return 0;
-    struct user u;
-    int rc = store_user_by_name(s, user, &u);
-    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "unknown user '%s': create it with locus user create", user);
-    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
-    *id = u.id;
-    return 0;
+    return user ? cli_user_id(s, user, id, err, errlen) : 0;
 }
 
 static int check_wait(int wait_s, char *err, size_t errlen)

@@ -1,5 +1,6 @@
-/* cmd_cluster.c - `locus cluster add | list | set`: the batch-scheduled
- * clusters campaigns run on (docs/campaigns.md, docs/clusters.md), checked
+/* cmd_cluster.c - `locus cluster add | list | set | affinity`: the
+ * batch-scheduled clusters campaigns run on and the users' affinities for
+ * them (docs/campaigns.md, docs/clusters.md), checked
  * by store/campaign_order.c as the REST API does. Clusters are never
  * deleted, only disabled: the grid daemon addresses them by position. */
 #include "cli/cli.h"
@@ -130,4 +131,62 @@ int cmd_cluster_set(int argc, char **argv, char *err, size_t errlen)
     if (c.waiting_allowed < 0) printf("the project's <grid_waiting_allowed>\n");
     else printf("%d\n", c.waiting_allowed);
     return 0;
+}
+
+/* ---- affinity ---- */
+
+struct names { char (*v)[JDL_CLUSTER_NAME_MAX + 1]; int n; };
+
+static int name_row(void *ctx, const struct cluster_row *c)
+{
+    struct names *nm = ctx;
+    nm->v = xrealloc(nm->v, (size_t)(nm->n + 1) * sizeof *nm->v);
+    snprintf(nm->v[nm->n++], sizeof *nm->v, "%s", c->cfg.name);
+    return 0;
+}
+
+/* Prints every affinity set, with the user's and the cluster's names. */
+static int list_affinities(struct store *s, char *err, size_t errlen)
+{
+    struct names nm = {0};
+    struct grid_affinity *a = NULL;
+    int n = 0, rc = 0;
+    if (store_each_cluster(s, 0, name_row, &nm) || store_affinities(s, &a, &n))
+        rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
+    if (!rc) printf("%-20s %-20s %8s %s\n", "CLUSTER", "USER", "AFFINITY", "SHARED");
+    for (int i = 0; !rc && i < n; i++) {
+        struct user u;
+        if (store_user_get(s, a[i].user_id, &u)) snprintf(u.name, sizeof u.name, "#%lld", (long long)a[i].user_id);
+        printf("%-20s %-20s %8d %s\n", a[i].cluster_id >= 1 && a[i].cluster_id <= nm.n ? nm.v[a[i].cluster_id - 1] : "?",
+               u.name, a[i].affinity, a[i].shared ? "yes" : "no");
+    }
+    free(a);
+    free(nm.v);
+    return rc;
+}
+
+int cmd_cluster_affinity(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[4];
+    int shared = 0;
+    struct cli_opt opts[] = {{"shared", OPT_FLAG, &shared, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 1, 4, err, errlen);
+    if (rc) return rc;
+    if (pos[1] && !pos[3])
+        return cli_errf(err, errlen, CLI_USAGE, "give DIR alone (to list), or DIR NAME USER AFFINITY");
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], pos[1] ? 0 : STORE_READONLY, err, errlen);
+    if (!rc && !pos[1]) rc = list_affinities(cp.s, err, errlen);
+    if (!rc && pos[1]) {
+        char *end;
+        long level = strtol(pos[3], &end, 10);
+        int64_t uid;
+        if (end == pos[3] || *end || level < INT_MIN || level > INT_MAX)
+            rc = cli_errf(err, errlen, CLI_USAGE, "AFFINITY: expected an integer, got '%s'", pos[3]);
+        if (!rc) rc = cli_user_id(cp.s, pos[2], &uid, err, errlen);
+        if (!rc && cluster_order_affinity(cp.s, pos[1], uid, (int)level, shared, err, errlen)) rc = CLI_FAIL;
+        if (!rc) printf("cluster %s, user %s: affinity %ld%s\n", pos[1], pos[2], level, shared ? ", shared" : "");
+    }
+    cli_close(&cp);
+    return rc;
 }

@@ -38,6 +38,7 @@ static const struct command commands[] = {
      "[--ident-header H] [--api-user U] [--timeout-ms N]"},
     {"cluster", "list", cmd_cluster_list, "DIR [--json]"},
     {"cluster", "set", cmd_cluster_set, "DIR NAME [--disabled 0|1] [--waiting-allowed N]"},
+    {"cluster", "affinity", cmd_cluster_affinity, "DIR [NAME USER AFFINITY [--shared]]"},
     {"campaign", "submit", cmd_campaign_submit, "DIR FILE.json --user NAME [--wait SECONDS]"},
     {"campaign", "add-params", cmd_campaign_add_params, "DIR ID FILE|- [--user NAME] [--wait SECONDS]"},
     {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--json]"},

@@ -26,6 +26,7 @@ void project_config_defaults(struct project_config *c)
     snprintf(c->grid_predictor, sizeof c->grid_predictor, "tap");
     c->grid_waiting_allowed = 5;
     c->grid_waiting_timeout = 900;
+    c->grid_settle_seconds = 10;
     c->grid_fairshare_half_life = 86400;
 }
 
@@ -137,6 +138,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
           || number_setting(cfg, "grid_cycle_period", &c->grid_cycle_period, 0.1, err, errlen)
           || number_setting(cfg, "grid_waiting_allowed", &c->grid_waiting_allowed, 0, err, errlen)
           || number_setting(cfg, "grid_waiting_timeout", &c->grid_waiting_timeout, 1, err, errlen)
+          || number_setting(cfg, "grid_settle_seconds", &c->grid_settle_seconds, 0, err, errlen)
           || number_setting(cfg, "grid_fairshare_half_life", &c->grid_fairshare_half_life, 0, err, errlen);
     text_setting(cfg, "grid_predictor", c->grid_predictor, sizeof c->grid_predictor);
     char listen[128] = "";
@@ -211,6 +213,8 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
         sb_printf(&sb, "  <grid_waiting_allowed>%g</grid_waiting_allowed>\n", c->grid_waiting_allowed);
     if (c->grid_waiting_timeout != 900)
         sb_printf(&sb, "  <grid_waiting_timeout>%g</grid_waiting_timeout>\n", c->grid_waiting_timeout);
+    if (c->grid_settle_seconds != 10)
+        sb_printf(&sb, "  <grid_settle_seconds>%g</grid_settle_seconds>\n", c->grid_settle_seconds);
     if (c->grid_fairshare_half_life != 86400)
         sb_printf(&sb, "  <grid_fairshare_half_life>%g</grid_fairshare_half_life>\n", c->grid_fairshare_half_life);
     if (c->locality_generator[0]) {

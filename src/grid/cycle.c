@@ -20,7 +20,7 @@ void grid_config_default(struct grid_config *cfg)
 {
     *cfg = (struct grid_config){
         .algo = PRED_TAP, .waiting_allowed = 5, .max_attempts = 5, .walltime_retries = 2,
-        .checkpoint_resumes_max = 50, .waiting_timeout = 900, .walltime_margin = 1800, .stress_max = 0.8,
+        .checkpoint_resumes_max = 50, .waiting_timeout = 900, .settle_seconds = 10, .walltime_margin = 1800, .stress_max = 0.8,
         .sink_seconds = 2, .sink_ratio = 0.1, .sink_min_jobs = 5, .sink_fraction = 0.8, .finalize = 1,
         .group_max = 50, .fairshare_half_life = 86400,
     };
@@ -47,6 +47,7 @@ void grid_state_free(struct grid_state *st)
     free(st->pairs);
     free(st->events);
     fairshare_free(&st->fs);
+    free(st->affinities);
     memset(st, 0, sizeof *st);
 }
 
@@ -195,7 +196,7 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             .cluster_id = grid_cluster_by_name(st, cs->name)->id, .res_per_job = res_per_job(cs),
             .walltime = cs->walltime, .max_jobs = cs->max_jobs > 0 ? (int)cs->max_jobs : -1,
             .best_effort = cs->best_effort, .checkpoint_period = cs->checkpointing_period,
-            .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0, .shared = !!o->shared,
+            .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0,
             .prologue = cs->nprologue > 0, .epilogue = cs->nepilogue > 0, .prologue_walltime = cs->prologue_walltime,
             .epilogue_walltime = cs->epilogue_walltime};
         GROW(st->pairs, st->npairs, st->cappairs);
@@ -229,6 +230,30 @@ int grid_campaign_add_params(struct grid_state *st, int64_t id, int64_t n, char 
 int grid_user_share(struct grid_state *st, int64_t user_id, double share)
 {
     return fairshare_set_share(&st->fs, user_id, share);
+}
+
+static int affinity_cmp(const void *pa, const void *pb)
+{
+    const struct grid_affinity *a = pa, *b = pb;
+    if (a->user_id != b->user_id) return a->user_id < b->user_id ? -1 : 1;
+    return a->cluster_id < b->cluster_id ? -1 : a->cluster_id > b->cluster_id;
+}
+
+void grid_set_affinities(struct grid_state *st, const struct grid_affinity *a, int n)
+{
+    free(st->affinities);
+    st->affinities = n > 0 ? xmalloc((size_t)n * sizeof *a) : NULL;
+    if (n > 0) memcpy(st->affinities, a, (size_t)n * sizeof *a);
+    st->naffinities = n > 0 ? n : 0;
+    qsort(st->affinities, (size_t)st->naffinities, sizeof *a, affinity_cmp);
+}
+
+static struct grid_affinity affinity_of(const struct grid_state *st, int64_t user_id, int64_t cluster_id)
+{
+    struct grid_affinity key = {.user_id = user_id, .cluster_id = cluster_id};
+    const struct grid_affinity *a =
+        st->naffinities ? bsearch(&key, st->affinities, (size_t)st->naffinities, sizeof key, affinity_cmp) : NULL;
+    return a ? *a : key;
 }
 
 /* ---- job state bookkeeping ---- */
@@ -775,6 +800,16 @@ static int waiting_allowed(const struct grid_state *st, const struct grid_cluste
  * the predictor's counts and nikita's excess count. */
 static int stands_for_job(const struct grid_copy *cp) { return !cp->grouped || cp->id == cp->submission; }
 
+/* A copy waiting since the last planning cycle, if that was less than
+ * settle_seconds ago, may not have had the scheduler's first pass yet
+ * (Slurm starts a job a moment after sbatch returns): with short cycles
+ * it is not excess yet; with long ones (CiGri's 30 s) it is. */
+static int settled(const struct grid_state *st, const struct grid_copy *cp, int64_t now)
+{
+    return cp->state == GC_WAITING && !cp->cancel &&
+           (cp->submitted_at < st->last_cycle || now - cp->submitted_at >= st->cfg.settle_seconds);
+}
+
 /* Counts live cluster jobs per pair, charges running ones to their users
  * and claims the resources of those the last poll could not see or saw
  * queued: a queued job of ours takes free cores when the scheduler next
@@ -783,7 +818,7 @@ static int stands_for_job(const struct grid_copy *cp) { return !cp->grouped || c
  * the excess, and the first queued, not the fair share, gets the cores). */
 static void count_live(struct grid_state *st, struct cl_work *w, int64_t now)
 {
-    for (int i = 0; i < st->npairs; i++) st->pairs[i].running = st->pairs[i].waiting = 0;
+    for (int i = 0; i < st->npairs; i++) st->pairs[i].running = st->pairs[i].waiting = st->pairs[i].waiting_new = 0;
     for (int i = 0; i < st->nclusters; i++) w[i].free = st->clusters[i].free;
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
         struct grid_copy *cp = &st->copies[i];
@@ -791,7 +826,10 @@ static void count_live(struct grid_state *st, struct cl_work *w, int64_t now)
         struct grid_pair *p = grid_pair_find(st, cp->campaign_id, cp->cluster_id);
         if (cp->job_id) {   /* the campaign's jobs: not its prologue or epilogue */
             if (cp->state == GC_RUNNING) p->running++;
-            else p->waiting++;
+            else {
+                p->waiting++;
+                p->waiting_new += !settled(st, cp, now);
+            }
         }
         if (cp->state == GC_RUNNING) charge(st, cp, now);
         if (cp->state == GC_LAUNCHING || cp->state == GC_SUBMITTED || (cp->state == GC_WAITING && !cp->cancel))
@@ -828,6 +866,7 @@ static void predict(struct grid_state *st, const struct cl_work *w, int64_t now)
                 continue;
             }
             struct cluster_obs o = {.now = now, .running = p->running, .waiting = p->waiting,
+                                    .waiting_new = p->waiting_new,
                                     .submitted = p->last_submitted, .free = w[cl->id - 1].free, .total = cl->total,
                                     .res_per_job = c->clusters[k].res_per_job,
                                     .waiting_allowed = waiting_allowed(st, cl), .max_jobs = c->clusters[k].max_jobs,
@@ -998,7 +1037,8 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
         const struct grid_campaign *c = &st->camps[p->campaign_id - 1];
         const struct grid_camp_cluster *cc = camp_cluster(c, p->cluster_id);
         p->last_submitted = 0;
-        uses[i] = (struct ms_use){.cluster_id = p->cluster_id, .affinity = cc->affinity, .shared = cc->shared,
+        struct grid_affinity a = affinity_of(st, c->user_id, p->cluster_id);
+        uses[i] = (struct ms_use){.cluster_id = p->cluster_id, .affinity = a.affinity, .shared = a.shared,
                                   .test_done = p->test_state != 0, .pred_jobs = p->pred_jobs,
                                   .res_per_job = cc->res_per_job};
         if (!pair_ready(st, p)) {   /* blacklisted there, or its prologue not done yet */
@@ -1090,14 +1130,6 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
     }
 }
 
-/* A copy the last planning cycle submitted was seen waiting at most once,
- * possibly before the scheduler's first pass over it (Slurm starts a job a
- * moment after sbatch returns): it is not excess yet. */
-static int settled(const struct grid_state *st, const struct grid_copy *cp)
-{
-    return cp->state == GC_WAITING && !cp->cancel && cp->submitted_at < st->last_cycle;
-}
-
 /* Marks copy cp to be cancelled, with the live copies of its submission
  * when it is grouped: cancelling its cluster job ends them all. */
 static void cancel_submission(struct grid_state *st, struct grid_copy *cp, enum grid_cancel_reason why)
@@ -1118,7 +1150,7 @@ static void nikita(struct grid_state *st, int64_t now)
     int *excess = xcalloc((size_t)st->npairs + 1, sizeof *excess);
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
         const struct grid_copy *cp = &st->copies[i];
-        if (settled(st, cp) && cp->job_id && stands_for_job(cp))
+        if (settled(st, cp, now) && cp->job_id && stands_for_job(cp))
             excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs]++;
     }
     for (int i = 0; i < st->npairs; i++)
@@ -1127,7 +1159,7 @@ static void nikita(struct grid_state *st, int64_t now)
         struct grid_copy *cp = &st->copies[i];
         if (!live(cp->state) || cp->cancel || cp->state == GC_LAUNCHING) continue;
         int *ex = &excess[grid_pair_find(st, cp->campaign_id, cp->cluster_id) - st->pairs];
-        if (settled(st, cp) && cp->job_id && stands_for_job(cp) && *ex > 0) {
+        if (settled(st, cp, now) && cp->job_id && stands_for_job(cp) && *ex > 0) {
             cancel_submission(st, cp, GK_EXCESS_WAITING);
             (*ex)--;
         } else if (cp->state == GC_WAITING && now - cp->submitted_at > st->cfg.waiting_timeout) {

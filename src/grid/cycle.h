@@ -37,6 +37,7 @@ struct grid_config {
     int walltime_retries;         /* resubmissions after walltime kills (2) */
     int checkpoint_resumes_max;   /* resumes from a checkpoint of one job (50) */
     int64_t waiting_timeout;      /* nikita cancels a copy waiting longer (900 s, CiGri) */
+    int64_t settle_seconds;       /* a copy the last cycle submitted is not excess while younger (10 s) */
     int64_t walltime_margin;      /* ... and one running past walltime + this (1800 s, CiGri) */
     double stress_max;            /* a cluster this stressed gets no new jobs (0.8, CiGri) */
     double sink_seconds;          /* a success shorter than this is "near zero" (2 s) */
@@ -133,7 +134,6 @@ struct grid_camp_cluster {
     int best_effort;
     int64_t checkpoint_period;   /* > 0: checkpointing jobs, resumed on this cluster */
     int64_t grouping_duration;   /* > 0: temporal grouping to about this long */
-    int affinity, shared;     /* metascheduler (ms_use) */
     int prologue, epilogue;   /* the section has one */
     int64_t prologue_walltime, epilogue_walltime;
 };
@@ -203,6 +203,7 @@ struct grid_pair {
     int pred_jobs;            /* the predictor's last answer */
     int last_submitted;       /* copies submitted by the last planning cycle */
     int running, waiting;     /* live copies, counted at each cycle */
+    int waiting_new;          /* of the waiting, those not settled (cycle.c) */
     int64_t blacklist_event;  /* > 0: blacklisted for the campaign until that event is fixed */
     int test_state;           /* test campaigns: 0 to test, 1 in flight, 2 done */
     int prologue, epilogue;   /* enum grid_script_state */
@@ -220,6 +221,16 @@ struct grid_event {
     int64_t opened_at;
 };
 
+/* The operator's affinity of a user for a cluster (CiGri's users_priority,
+ * the seed's user/cluster affinity): on that cluster the user's campaigns
+ * come before others of the same priority (higher first), and campaigns
+ * of shared affinities with equal priority and affinity split the cluster
+ * by fair-share weights instead of taking it in turn (metasched.h). */
+struct grid_affinity {
+    int64_t user_id, cluster_id;
+    int affinity, shared;
+};
+
 struct grid_state {
     struct grid_config cfg;
     struct grid_cluster *clusters; int nclusters, capclusters;
@@ -229,6 +240,7 @@ struct grid_state {
     struct grid_pair *pairs; int npairs, cappairs;
     struct grid_event *events; int64_t nevents, capevents; /* events[i].id == i + 1 */
     struct fairshare fs;
+    struct grid_affinity *affinities; int naffinities;   /* by user, then cluster */
     int64_t last_cycle;       /* the clock of the last planning cycle */
     int64_t live_from;        /* copies[0 .. live_from - 1] are all ended: a cache, 0 is always right */
     int64_t cycles;
@@ -251,7 +263,6 @@ struct grid_campaign_opts {
     int64_t user_id;
     int retry_codes[GRID_RETRY_CODES_MAX];   /* default {66, 67}, CiGri's */
     int nretry;               /* < 0: the default */
-    int shared;               /* share every cluster with other shared campaigns (metascheduler) */
 };
 
 /* Adds a campaign from spec (borrowed; the state keeps what it needs),
@@ -278,6 +289,9 @@ int grid_campaign_pause(struct grid_state *st, int64_t id, int pause, char *err,
 int grid_campaign_cancel(struct grid_state *st, int64_t id, char *err, size_t errlen);
 /* A user's fair-share weight (> 0). */
 int grid_user_share(struct grid_state *st, int64_t user_id, double share);
+/* Replaces the operator's (user, cluster) affinities with a[0..n-1]
+ * (borrowed, copied); a pair not listed has affinity 0, not shared. */
+void grid_set_affinities(struct grid_state *st, const struct grid_affinity *a, int n);
 
 /* The (campaign, cluster) pair, or NULL (borrowed, valid until the next add). */
 struct grid_pair *grid_pair_find(struct grid_state *st, int64_t campaign_id, int64_t cluster_id);

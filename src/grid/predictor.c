@@ -6,9 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-/* The observation with negative counts read as 0. */
+/* The observation with negative counts read as 0; settled: the waiting
+ * jobs the scheduler has had time to start (not waiting_new). */
 struct view {
-    int running, waiting, submitted, free, total, allowed;
+    int running, waiting, settled, submitted, free, total, allowed;
     double rpj;
 };
 
@@ -16,15 +17,17 @@ static int nonneg(int v) { return v < 0 ? 0 : v; }
 
 static struct view view_of(const struct cluster_obs *o)
 {
+    int waiting = nonneg(o->waiting), fresh = nonneg(o->waiting_new);
     return (struct view){
-        .running = nonneg(o->running), .waiting = nonneg(o->waiting), .submitted = nonneg(o->submitted),
+        .running = nonneg(o->running), .waiting = waiting, .settled = fresh < waiting ? waiting - fresh : 0,
+        .submitted = nonneg(o->submitted),
         .free = nonneg(o->free), .total = nonneg(o->total), .allowed = nonneg(o->waiting_allowed),
         .rpj = isfinite(o->res_per_job) && o->res_per_job > 0 ? o->res_per_job : 0,
     };
 }
 
 /* Seed: "if (number of jobs waiting > allowed)"; EXCESS is how many more. */
-static int excess_of(const struct view *v) { return v->waiting > v->allowed ? v->waiting - v->allowed : 0; }
+static int excess_of(const struct view *v) { return v->settled > v->allowed ? v->settled - v->allowed : 0; }
 
 void pred_state_init(struct pred_state *s)
 {
@@ -103,8 +106,8 @@ static int jobs_for_ratio(double jr, int free)
 
 /* After a submitting cycle an open tap grows x1.5 (to 100) if its rate
  * is < 1.5 x submitted + 1; a tap closed for the grace period shrinks /1.5
- * (not under the initial rate) and reopens; any waiting job or a failed
- * poll closes it. Closed: nothing this cycle. */
+ * (not under the initial rate) and reopens; any settled waiting job or a
+ * failed poll closes it. Closed: nothing this cycle. */
 static int tap_update(struct pred_state *s, const struct view *v, const struct cluster_obs *o)
 {
     if (s->cycles > 0 && s->tap_open && v->submitted > 0 &&
@@ -117,7 +120,7 @@ static int tap_update(struct pred_state *s, const struct view *v, const struct c
         s->tap_rate = r < PRED_TAP_INITIAL_RATE ? PRED_TAP_INITIAL_RATE : r;
         s->tap_open = 1;
     }
-    if (s->tap_open && (v->waiting > 0 || o->poll_failed)) {
+    if (s->tap_open && (v->settled > 0 || o->poll_failed)) {
         s->tap_open = 0;
         s->tap_closed_at = o->now;
     }

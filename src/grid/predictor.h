@@ -35,11 +35,15 @@ struct cluster_obs {
     int64_t now;          /* the cycle's clock, seconds (only the tap reads it) */
     int running;          /* this campaign's jobs running there */
     int waiting;          /* this campaign's jobs waiting in the cluster queue */
+    int waiting_new;      /* of those, submitted by the last cycle: the scheduler may not have
+                             started them yet (Slurm starts a job a moment after sbatch), so
+                             they are no sign of excess; they count against max_jobs */
     int submitted;        /* jobs it submitted there last cycle (seed: NB_JOBS_SUBMITTED) */
     int free;             /* free resources of the cluster */
     int total;            /* all resources of the cluster (seed: MAX_RESOURCES) */
     double res_per_job;   /* resources one job holds (JDL request or measured); <= 0: unknown */
-    int waiting_allowed;  /* waiting jobs tolerated: more is "excessive" (seed), EXCESS = waiting - this */
+    int waiting_allowed;  /* waiting jobs tolerated: more is "excessive" (seed),
+                             EXCESS = waiting - waiting_new - this */
     int max_jobs;         /* JDL max_jobs: cap on running + waiting + new; < 0: none */
     int poll_failed;      /* the updator could not poll the jobs: the tap closes (CiGri) */
 };

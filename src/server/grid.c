@@ -144,7 +144,12 @@ static int cluster_row_cb(void *ctx, const struct cluster_row *c)
 
 int gridd_refresh(struct gridd *g, char *err, size_t errlen)
 {
-    if (store_each_cluster(g->st, 0, cluster_row_cb, g)) return fail_store(g, err, errlen);
+    struct grid_affinity *aff;
+    int naff;
+    if (store_each_cluster(g->st, 0, cluster_row_cb, g) || store_affinities(g->st, &aff, &naff))
+        return fail_store(g, err, errlen);
+    grid_set_affinities(&g->g, aff, naff);   /* the operator's, not state: never saved from here */
+    free(aff);
     int added = 0;
     for (int i = 0; i < g->nrows; i++) {
         struct grid_cluster *c = grid_cluster_find(&g->g, i + 1);
@@ -822,6 +827,7 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.algo = (enum pred_algo)algo;
     gc.waiting_allowed = (int)cfg->grid_waiting_allowed;
     gc.waiting_timeout = (int64_t)cfg->grid_waiting_timeout;
+    gc.settle_seconds = (int64_t)cfg->grid_settle_seconds;
     gc.fairshare_half_life = cfg->grid_fairshare_half_life;
     gc.finalize = cfg->grid_finalize;
     struct gridd *g = xcalloc(1, sizeof *g);

@@ -27,7 +27,8 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
                          char *err, size_t errlen);
 void gridd_close(struct gridd *g);
 
-/* Reads clusters declared or changed since the last call. */
+/* Reads clusters declared or changed since the last call, and the
+ * operator's affinities. */
 int gridd_refresh(struct gridd *g, char *err, size_t errlen);
 /* Carries out the pending orders, each in its own transaction with the
  * state it changes. Returns how many were done or refused, or -1. */

@@ -340,7 +340,7 @@ static int campaign_start(struct gsim *s, int wi, char *err, size_t errlen)
     struct campaign_spec spec = {0};
     int rc = jdl_parse_json(root, &spec, err, errlen);
     json_decref(root);
-    struct grid_campaign_opts opts = {.user_id = g->user, .nretry = -1, .shared = 1};
+    struct grid_campaign_opts opts = {.user_id = g->user, .nretry = -1};
     int64_t id = 0;
     if (!rc) rc = grid_campaign_add(&s->st, &spec, &opts, &id, err, errlen);
     campaign_spec_free(&spec);
@@ -593,6 +593,14 @@ int grid_sim_run(const struct grid_workload *w, const struct grid_sim_options *o
         rc = grid_cluster_add(&s.st, wc->name, s.cl[c].total, wc->arrays, &s.cl[c].id, err, errlen);
         if (wc->bg_rate > 0) evq_push(&s.q, rng_exp(&s.rng, 1 / wc->bg_rate), EV_BG, c, 0);
     }
+    /* every user's campaigns share every cluster with those of their rank,
+     * by fair-share weights (the operator's shared affinities) */
+    struct grid_affinity *aff = xcalloc((size_t)GW_MAX_USERS * (size_t)w->nclusters + 1, sizeof *aff);
+    int naff = 0;
+    for (int u = 1; u <= GW_MAX_USERS; u++)
+        for (int c = 0; c < w->nclusters; c++) aff[naff++] = (struct grid_affinity){u, s.cl[c].id, 0, 1};
+    grid_set_affinities(&s.st, aff, naff);
+    free(aff);
     for (int i = 0; i < w->ncampaigns; i++) evq_push(&s.q, w->campaigns[i].start, EV_START, i, 0);
     evq_push(&s.q, w->poll_period, EV_POLL, 0, 0);
     struct event e;

@@ -332,6 +332,27 @@ enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, in
     return rc;
 }
 
+enum camp_order_rc cluster_order_affinity(struct store *st, const char *name, int64_t user_id, int affinity,
+                                          int shared, char *err, size_t errlen)
+{
+    if (affinity < -AFFINITY_MAX || affinity > AFFINITY_MAX)
+        return fail(CAMP_ORDER_INVALID, err, errlen, "affinity: from %d to %d, got %d", -AFFINITY_MAX, AFFINITY_MAX,
+                    affinity);
+    if (shared != 0 && shared != 1) return fail(CAMP_ORDER_INVALID, err, errlen, "shared: 0 or 1, got %d", shared);
+    if (store_begin(st)) return store_failed(st, err, errlen);
+    struct cluster_row c;
+    enum camp_order_rc rc = CAMP_ORDER_OK;
+    int r = store_cluster_by_name(st, name, &c);
+    if (r == 1) {
+        rc = fail(CAMP_ORDER_UNKNOWN, err, errlen, "no cluster named '%s' (see locus cluster list)", name);
+    } else {
+        struct grid_affinity a = {user_id, r ? 0 : c.id, affinity, shared};
+        if (r || store_affinity_set(st, &a) || store_commit(st)) rc = store_failed(st, err, errlen);
+    }
+    if (rc) store_rollback(st);
+    return rc;
+}
+
 enum camp_order_rc cluster_order_set(struct store *st, const char *name, const int *disabled,
                                      const int *waiting_allowed, struct cluster_row *out, char *err,
                                      size_t errlen)

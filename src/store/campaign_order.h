@@ -81,6 +81,14 @@ enum camp_order_rc campaign_order_wait(struct store *st, int64_t order_id, int t
 enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, int64_t now, char *err,
                                      size_t errlen);
 
+/* Sets user_id's affinity for cluster name (-AFFINITY_MAX to
+ * AFFINITY_MAX; 0: none) and whether the user's campaigns share it with
+ * the other shared ones of their rank (0/1), in its own transaction; the
+ * daemon reads it at its next cycle (docs/grid-policies.md). */
+#define AFFINITY_MAX 1000
+enum camp_order_rc cluster_order_affinity(struct store *st, const char *name, int64_t user_id, int affinity,
+                                          int shared, char *err, size_t errlen);
+
 /* Changes cluster name's disabled flag (0/1) and waiting_allowed (< 0:
  * the project's), each only when its pointer is not NULL (borrowed); *out
  * (may be NULL) is the cluster after the change. Clusters are never

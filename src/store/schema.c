@@ -207,5 +207,14 @@ static const char v6[] =
     "ALTER TABLE sequences ADD COLUMN shunned_user1 INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE sequences ADD COLUMN shunned_user2 INTEGER NOT NULL DEFAULT 0;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6};
-const int schema_nmigrations = 6;
+/* Version 7 (issue 6): affinities are the operator's, per (user,
+ * cluster), read by the daemon at each cycle, not settings a campaign
+ * copied at its submission (where nothing could set them). */
+static const char v7[] =
+    "CREATE TABLE grid_affinity(user_id INTEGER REFERENCES users(id), cluster_id INTEGER REFERENCES clusters(id),"
+    " affinity INTEGER NOT NULL, shared INTEGER NOT NULL, PRIMARY KEY(user_id, cluster_id)) WITHOUT ROWID;"
+    "ALTER TABLE grid_camp_clusters DROP COLUMN affinity;"
+    "ALTER TABLE grid_camp_clusters DROP COLUMN shared;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7};
+const int schema_nmigrations = 7;

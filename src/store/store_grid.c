@@ -79,6 +79,53 @@ int store_each_cluster(struct store *s, int64_t after_id, int (*each)(void *ctx,
     return rm_load(s, &cluster_table, "id > ?1", after_id, cluster_cb, &e) < 0 ? -1 : 0;
 }
 
+/* ---- the operator's affinities ---- */
+
+#define GAF struct grid_affinity
+static const struct rm_field affinity_fields[] = {RM(GAF, user_id), RM(GAF, cluster_id), RM(GAF, affinity),
+                                                  RM(GAF, shared)};
+static const struct rm_table affinity_table = {"grid_affinity", affinity_fields, NF(affinity_fields), sizeof(GAF),
+                                               2};
+
+int store_affinity_set(struct store *s, const struct grid_affinity *a)
+{
+    if (a->affinity || a->shared) return rm_put(s, &affinity_table, a, 1, NULL, NULL) == 1 ? 0 : -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "DELETE FROM grid_affinity WHERE user_id = ? AND cluster_id = ?", -1, &st,
+                           NULL))
+        return store_fail(s, "grid_affinity");
+    sqlite3_bind_int64(st, 1, a->user_id);
+    sqlite3_bind_int64(st, 2, a->cluster_id);
+    int rc = store_run(s, st, "grid_affinity");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+struct affinities { struct grid_affinity *v; int n, cap; };
+
+static int affinity_cb(void *ctx, const void *row)
+{
+    struct affinities *a = ctx;
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 16;
+        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
+    }
+    memcpy(&a->v[a->n++], row, sizeof *a->v);
+    return 0;
+}
+
+int store_affinities(struct store *s, struct grid_affinity **out, int *n)
+{
+    struct affinities a = {0};
+    if (rm_load(s, &affinity_table, NULL, 0, affinity_cb, &a) < 0) {
+        free(a.v);
+        return -1;
+    }
+    *out = a.v;
+    *n = a.n;
+    return 0;
+}
+
 /* ---- campaigns ---- */
 
 /* Writes spec's params from index `from` on as campaign id's. */
@@ -350,7 +397,7 @@ static const struct rm_field ccluster_fields[] = {
     RM_COL(CCR, c.res_per_job, "res_per_job"), RM_COL(CCR, c.walltime, "walltime"),
     RM_COL(CCR, c.max_jobs, "max_jobs"), RM_COL(CCR, c.best_effort, "best_effort"),
     RM_COL(CCR, c.checkpoint_period, "checkpoint_period"), RM_COL(CCR, c.grouping_duration, "grouping_duration"),
-    RM_COL(CCR, c.affinity, "affinity"), RM_COL(CCR, c.shared, "shared"), RM_COL(CCR, c.prologue, "prologue"),
+    RM_COL(CCR, c.prologue, "prologue"),
     RM_COL(CCR, c.epilogue, "epilogue"), RM_COL(CCR, c.prologue_walltime, "prologue_walltime"),
     RM_COL(CCR, c.epilogue_walltime, "epilogue_walltime"),
 };
@@ -413,7 +460,7 @@ static const struct rm_table tables[T_COUNT] = {
 
 int store_grid_check_tables(const char **bad)
 {
-    if (rm_check(&cluster_table, bad)) return -1;
+    if (rm_check(&cluster_table, bad) || rm_check(&affinity_table, bad)) return -1;
     for (int t = 0; t < T_COUNT; t++)
         if (rm_check(&tables[t], bad)) return -1;
     return 0;

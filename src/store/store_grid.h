@@ -29,6 +29,12 @@ struct cluster_row {
 int store_cluster_insert(struct store *s, struct cluster_row *c);   /* sets c->id; a taken name is an error */
 int store_cluster_by_name(struct store *s, const char *name, struct cluster_row *c);
 int store_cluster_update(struct store *s, const struct cluster_row *c);   /* disabled, waiting_allowed, cfg */
+/* Sets the operator's affinity a (borrowed) of a user for a cluster, in
+ * the caller's transaction; affinity 0 and not shared removes it. */
+int store_affinity_set(struct store *s, const struct grid_affinity *a);
+/* Every affinity set, by user then cluster, into *out (the caller frees
+ * it) and *n. */
+int store_affinities(struct store *s, struct grid_affinity **out, int *n);
 /* Calls each(ctx, row) for the clusters of id > after_id in id order. */
 int store_each_cluster(struct store *s, int64_t after_id, int (*each)(void *ctx, const struct cluster_row *c),
                        void *ctx);

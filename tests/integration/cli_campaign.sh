@@ -85,6 +85,20 @@ expect cluster_set_nothing 2 "give --disabled" "$locus" cluster set "$proj" beta
   fail cluster_set ""
 [ "$(sql "SELECT disabled, waiting_allowed FROM clusters WHERE name = 'beta'")" = "1|4" ] && ok ||
   fail cluster_set_store ""
+# affinities: set, replaced, listed, removed; bad input changes nothing
+"$locus" cluster affinity "$proj" alpha bob 3 --shared | grep -q "alpha, user bob: affinity 3, shared" && ok ||
+  fail cluster_affinity ""
+"$locus" cluster affinity "$proj" beta alice -2 >/dev/null && "$locus" cluster affinity "$proj" alpha bob 4 >/dev/null &&
+  ok || fail cluster_affinity_more ""
+expect affinity_cluster 1 "no cluster named 'omega'" "$locus" cluster affinity "$proj" omega bob 1
+expect affinity_user 1 "unknown user 'carol'" "$locus" cluster affinity "$proj" alpha carol 1
+expect affinity_value 2 "AFFINITY: expected an integer" "$locus" cluster affinity "$proj" alpha bob high
+expect affinity_range 1 "affinity: from -1000 to 1000" "$locus" cluster affinity "$proj" alpha bob 5000
+expect affinity_args 2 "give DIR alone" "$locus" cluster affinity "$proj" alpha bob
+"$locus" cluster affinity "$proj" | awk 'NR > 1 {print $1, $2, $3, $4}' | tr '\n' ';' | grep -qx "beta alice -2 no;alpha bob 4 no;" &&
+  ok || fail affinity_list "$("$locus" cluster affinity "$proj")"
+"$locus" cluster affinity "$proj" beta alice 0 >/dev/null && [ "$(sql "SELECT count(*) FROM grid_affinity")" = 1 ] && ok ||
+  fail affinity_remove ""
 
 # ---- submit ----
 mkdir -p "$proj/admission" "$work/jdl" "$work/home"

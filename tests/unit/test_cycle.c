@@ -482,13 +482,12 @@ static void test_checkpoint_resumed_on_same_cluster_before_new_jobs(void **st)
     fake_free(f);
 }
 
-static void test_nikita_cancels_excess_and_old_waiting_and_overdue_running(void **st)
+/* A campaign paused (only nikita acts) after a cycle at 2 submitted 5 jobs
+ * on a cluster that then has only 1 core, with 2 waiting jobs allowed. */
+static struct fake *five_on_one_core(struct grid_config *cfg)
 {
-    struct grid_config cfg = cfg_default();
-    cfg.waiting_allowed = 2;
-    cfg.waiting_timeout = 100;
-    cfg.walltime_margin = 50;
-    struct fake *f = fake_new(&cfg, 1, (int[]){1});
+    cfg->waiting_allowed = 2;
+    struct fake *f = fake_new(cfg, 1, (int[]){1});
     int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 10, 'exec_file': 'x', 'walltime': 100, "
                                 "'clusters': {'c0': {}}}", 1);
     /* hand-made submissions: 5 copies, 1 running past walltime, 4 waiting */
@@ -510,7 +509,16 @@ static void test_nikita_cancels_excess_and_old_waiting_and_overdue_running(void 
     cp->state = GCS_PAUSED;
     f->cores[0] = 1;
     fake_carry(f, 2);
-    fake_round(f, 3);   /* one runs, four wait, seen once: not excess yet */
+    return f;
+}
+
+static void test_nikita_cancels_excess_and_old_waiting_and_overdue_running(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.waiting_timeout = 100;
+    cfg.walltime_margin = 50;
+    struct fake *f = five_on_one_core(&cfg);
+    fake_round(f, 3);   /* one runs, four wait, seen once a second after: not excess yet */
     assert_int_equal(f->d.ncancels, 0);
     fake_round(f, 4);   /* still waiting: the two newest are excess */
     assert_int_equal(f->d.ncancels, 2);
@@ -531,6 +539,52 @@ static void test_nikita_cancels_excess_and_old_waiting_and_overdue_running(void 
     /* nikita's other cancels put the jobs back without counting an attempt */
     assert_int_equal(grid_job_find(&f->st, grid_copy_find(&f->st, 5)->job_id)->attempts, 0);
     assert_int_equal(grid_job_find(&f->st, grid_copy_find(&f->st, 5)->job_id)->state, GJ_TO_LAUNCH);
+    fake_free(f);
+}
+
+/* Jobs of campaign c submitted on cluster cl by the last cycle. */
+static int submitted_of(const struct fake *f, int64_t c, int64_t cl)
+{
+    int n = 0;
+    for (int i = 0; i < f->d.nsubmits; i++)
+        if (f->d.submits[i].campaign_id == c && f->d.submits[i].cluster_id == cl) n += f->d.submits[i].n;
+    return n;
+}
+
+/* The operator's affinities: with none, the older campaign takes the free
+ * cores (FIFO); the user with an affinity for the cluster comes first;
+ * two users with shared affinities split it by their fair-share weights. */
+static void test_affinities_order_and_share_a_cluster(void **st)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        struct grid_config cfg = cfg_default();
+        cfg.algo = PRED_SLOW_START;
+        struct fake *f = fake_new(&cfg, 1, (int[]){6});
+        int64_t a = add_campaign(f, "{'name': 'a', 'nb_jobs': 20, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+        int64_t b = add_campaign(f, "{'name': 'b', 'nb_jobs': 20, 'exec_file': 'x', 'clusters': {'c0': {}}}", 2);
+        assert_int_equal(grid_user_share(&f->st, 2, 2), 0);
+        if (mode == 1) grid_set_affinities(&f->st, (struct grid_affinity[]){{2, f->cl[0], 1, 0}}, 1);
+        if (mode == 2)
+            grid_set_affinities(&f->st, (struct grid_affinity[]){{2, f->cl[0], 0, 1}, {1, f->cl[0], 0, 1}}, 2);
+        grid_cycle(&f->st, 10, &f->d);
+        int want_a[] = {6, 0, 2}, want_b[] = {0, 6, 4};
+        assert_int_equal(submitted_of(f, a, f->cl[0]), want_a[mode]);
+        assert_int_equal(submitted_of(f, b, f->cl[0]), want_b[mode]);
+        fake_free(f);
+    }
+}
+
+/* With cycles longer than settle_seconds (CiGri's 30 s), the jobs the last
+ * cycle submitted that still wait are excess at once: the scheduler has
+ * had time to start them. */
+static void test_nikita_with_long_cycles_cancels_last_cycles_excess(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.settle_seconds = 10;
+    struct fake *f = five_on_one_core(&cfg);
+    fake_round(f, 12);   /* 10 s after the submission, seen waiting once */
+    assert_int_equal(f->d.ncancels, 2);
+    for (int i = 0; i < 2; i++) assert_int_equal(f->d.cancels[i].reason, GK_EXCESS_WAITING);
     fake_free(f);
 }
 
@@ -1221,6 +1275,8 @@ int main(void)
         cmocka_unit_test(test_sink_detected_blacklisted_jobs_redone),
         cmocka_unit_test(test_checkpoint_resumed_on_same_cluster_before_new_jobs),
         cmocka_unit_test(test_nikita_cancels_excess_and_old_waiting_and_overdue_running),
+        cmocka_unit_test(test_nikita_with_long_cycles_cancels_last_cycles_excess),
+        cmocka_unit_test(test_affinities_order_and_share_a_cluster),
         cmocka_unit_test(test_finalize_replicates_and_cancels_the_loser),
         cmocka_unit_test(test_restart_same_cycle_twice_does_not_submit_twice),
         cmocka_unit_test(test_repeated_end_observation_is_a_no_op),

@@ -267,6 +267,43 @@ static void test_tap_closes_when_poll_failed(void **st)
     assert_false(s.tap_open);
 }
 
+/* Jobs the last cycle submitted and the scheduler has not started yet are
+ * no sign of excess: they neither close the tap nor make a ratio fall, but
+ * they count against max_jobs. Once settled, the same jobs do. */
+static void test_jobs_just_submitted_are_not_excess_but_count_against_max_jobs(void **st)
+{
+    for (int a = PRED_TAP; a <= PRED_ADAPT_DOWN_EXP_UP; a++) {
+        struct pred_state s;
+        pred_state_init(&s);
+        s.cycles = 1;
+        struct cluster_obs o = ob(40, 100, 10, 6, 6);
+        o.waiting_new = 6;
+        o.now = 100;
+        int n = predictor_update(&s, (enum pred_algo)a, &o);
+        assert_true(n >= 3);   /* the tap stays open at its rate, the ratios do not fall */
+        if (a == PRED_TAP) assert_true(s.tap_open);
+        o.max_jobs = 18;       /* 10 running + 6 waiting: room for 2 */
+        assert_int_equal(predictor_update(&s, (enum pred_algo)a, &o), 2);
+        /* the same 6 settled: 4 beyond the 2 allowed */
+        o.max_jobs = -1;
+        o.waiting_new = 0;
+        o.now = 101;
+        double jr = s.jr;
+        n = predictor_update(&s, (enum pred_algo)a, &o);
+        if (a == PRED_TAP) {
+            assert_int_equal(n, 0);
+            assert_false(s.tap_open);
+        } else {
+            assert_true(s.jr < jr / 2);   /* slow start: 1/100; adaptive: (6 - 4) / 6 of it */
+        }
+        /* more new than waiting (a count raced): read as none settled */
+        pred_state_init(&s);
+        o.waiting = 2;
+        o.waiting_new = 5;
+        assert_true(predictor_update(&s, (enum pred_algo)a, &o) > 0);
+    }
+}
+
 static void test_algo_names_round_trip(void **st)
 {
     for (int a = PRED_TAP; a <= PRED_ADAPT_DOWN_EXP_UP; a++)
@@ -296,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_tap_closes_on_waiting_job_and_stays_shut_for_grace_period),
         cmocka_unit_test(test_tap_shrinks_once_per_grace_period_while_jobs_wait_not_under_initial),
         cmocka_unit_test(test_tap_closes_when_poll_failed),
+        cmocka_unit_test(test_jobs_just_submitted_are_not_excess_but_count_against_max_jobs),
         cmocka_unit_test(test_algo_names_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

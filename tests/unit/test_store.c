@@ -264,13 +264,17 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 6);
+    assert_int_equal(STORE_SCHEMA_VERSION, 7);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);
     assert_int_equal(last, 7);
     store_close(s);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')", 0), 1);
+    /* v7: affinities are the operator's table, no longer campaign settings */
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM grid_affinity", 0), 0);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('grid_camp_clusters')"
+                                             " WHERE name IN ('affinity', 'shared')", 0), 0);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND cursor_id IS NULL AND job_num IS NULL", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM cursors", 0) + store_fixture_int(path, "SELECT count(*) FROM batch_hosts", 0), 0);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND sequence_id IS NULL AND branch=0", 0), 1);

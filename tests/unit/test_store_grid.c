@@ -17,6 +17,7 @@
 
 #include "store_fixture.h"
 
+#include "store/campaign_order.h"
 #include "store/schema.h"
 #include "store/store_grid.h"
 #include <sqlite3.h>
@@ -151,7 +152,8 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
             const struct grid_camp_cluster *p = &x->clusters[k], *q = &y->clusters[k];
             EQ(*p, *q, cluster_id); EQ(*p, *q, res_per_job); EQ(*p, *q, walltime); EQ(*p, *q, max_jobs);
             EQ(*p, *q, best_effort); EQ(*p, *q, checkpoint_period); EQ(*p, *q, grouping_duration);
-            EQ(*p, *q, affinity); EQ(*p, *q, shared);
+            EQ(*p, *q, prologue); EQ(*p, *q, epilogue); EQ(*p, *q, prologue_walltime);
+            EQ(*p, *q, epilogue_walltime);
         }
     }
     assert_int_equal(a->njobs, b->njobs);
@@ -485,10 +487,47 @@ static void test_campaign_params_appended(void **state)
     campaign_spec_free(&back);
 }
 
+/* The operator's affinities: set, replaced, listed by user then cluster,
+ * and removed by affinity 0 unshared; an unknown cluster or a bad value
+ * is refused and changes nothing. */
+static void test_affinities_set_listed_and_removed(void **state)
+{
+    struct fx *f = *state;
+    char err[256];
+    int64_t bob = store_fixture_user(f->s, "bob");
+    for (const char *const *n = (const char *const[]){"alpha", "beta", NULL}; *n; n++) {
+        struct cluster_row c = {.cfg.kind = DRIVER_FAKE, .waiting_allowed = -1};
+        snprintf(c.cfg.name, sizeof c.cfg.name, "%s", *n);
+        assert_int_equal(store_begin(f->s), 0);
+        assert_int_equal(store_cluster_insert(f->s, &c), 0);
+        assert_int_equal(store_commit(f->s), 0);
+    }
+    assert_int_equal(cluster_order_affinity(f->s, "beta", bob, 2, 1, err, sizeof err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_affinity(f->s, "alpha", bob, 5, 0, err, sizeof err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_affinity(f->s, "beta", f->alice, -1, 0, err, sizeof err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_affinity(f->s, "alpha", bob, 7, 1, err, sizeof err), CAMP_ORDER_OK);   /* replaces */
+    assert_int_equal(cluster_order_affinity(f->s, "gamma", bob, 1, 0, err, sizeof err), CAMP_ORDER_UNKNOWN);
+    assert_non_null(strstr(err, "gamma"));
+    assert_int_equal(cluster_order_affinity(f->s, "alpha", bob, AFFINITY_MAX + 1, 0, err, sizeof err),
+                     CAMP_ORDER_INVALID);
+    assert_int_equal(cluster_order_affinity(f->s, "alpha", bob, 1, 2, err, sizeof err), CAMP_ORDER_INVALID);
+    struct grid_affinity *a;
+    int n;
+    assert_int_equal(store_affinities(f->s, &a, &n), 0);
+    assert_int_equal(n, 3);
+    struct grid_affinity want[] = {{f->alice, 2, -1, 0}, {bob, 1, 7, 1}, {bob, 2, 2, 1}};
+    for (int i = 0; i < 3; i++) assert_memory_equal(&a[i], &want[i], sizeof want[i]);
+    free(a);
+    assert_int_equal(cluster_order_affinity(f->s, "beta", bob, 0, 0, err, sizeof err), CAMP_ORDER_OK);
+    assert_int_equal(store_affinities(f->s, &a, &n), 0);
+    assert_int_equal(n, 2);
+    free(a);
+}
+
 /* A version-5 store (made with its own SQL) holding two campaigns of
  * contiguous jobs opens migrated: each campaign one range from its
  * first_job; the state runs, takes params and saves as any other. */
-static void test_version_5_store_migrates_to_6(void **state)
+static void test_version_5_store_migrates(void **state)
 {
     struct fx *f = *state;
     char path[200], err[256];
@@ -512,7 +551,7 @@ static void test_version_5_store_migrates_to_6(void **state)
     sb_free(&sql);
     struct store *s = store_open(path, 0, err, sizeof err);
     if (!s) fail_msg("%s", err);
-    assert_int_equal(store_schema_version(s), 6);
+    assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
     struct grid_config cfg;
     grid_config_default(&cfg);
     struct grid_state st;
@@ -555,7 +594,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_campaign_round_trip_list_count_and_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_ranges_saved_and_loaded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_params_appended, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_version_5_store_migrates_to_6, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_affinities_set_listed_and_removed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version_5_store_migrates, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
