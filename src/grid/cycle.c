@@ -242,10 +242,13 @@ static int affinity_cmp(const void *pa, const void *pb)
 void grid_set_affinities(struct grid_state *st, const struct grid_affinity *a, int n)
 {
     free(st->affinities);
-    st->affinities = n > 0 ? xmalloc((size_t)n * sizeof *a) : NULL;
-    if (n > 0) memcpy(st->affinities, a, (size_t)n * sizeof *a);
-    st->naffinities = n > 0 ? n : 0;
-    qsort(st->affinities, (size_t)st->naffinities, sizeof *a, affinity_cmp);
+    st->affinities = NULL;
+    st->naffinities = 0;
+    if (n <= 0) return;
+    st->affinities = xmalloc((size_t)n * sizeof *a);
+    memcpy(st->affinities, a, (size_t)n * sizeof *a);
+    st->naffinities = n;
+    qsort(st->affinities, (size_t)n, sizeof *a, affinity_cmp);
 }
 
 static struct grid_affinity affinity_of(const struct grid_state *st, int64_t user_id, int64_t cluster_id)
