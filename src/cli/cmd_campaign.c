@@ -180,7 +180,7 @@ int cmd_campaign_add_params(int argc, char **argv, char *err, size_t errlen)
         {"wait", OPT_INT, &wait_s, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
-    int64_t id, uid, order, njobs;
+    int64_t id = 0, uid, order, njobs;   /* id: set by the parse; gcc -O3 cannot tell */
     int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen);
     if (rc || (rc = check_wait(wait_s, err, errlen)) || (rc = parse_id(pos[1], "ID", &id, err, errlen))) return rc;
     char *text;
@@ -223,7 +223,7 @@ static int change(int argc, char **argv, enum grid_order_kind kind, char *err, s
         {kind == GO_FIX ? "resubmit" : NULL, OPT_FLAG, &resubmit, 0, 0},   /* NULL: the end */
         {NULL, 0, NULL, 0, 0},
     };
-    int64_t id, uid, order, result;
+    int64_t id = 0, uid, order, result;
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
     if (rc || (rc = check_wait(wait_s, err, errlen)) ||
         (rc = parse_id(pos[1], kind == GO_FIX ? "EVENT" : "ID", &id, err, errlen)))
@@ -428,7 +428,7 @@ int cmd_campaign_events(int argc, char **argv, char *err, size_t errlen)
     const char *pos[2];
     int as_json = 0;
     struct cli_opt opts[] = {{"json", OPT_FLAG, &as_json, 0, 0}, {NULL, 0, NULL, 0, 0}};
-    int64_t id, owner;
+    int64_t id = 0, owner;
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
     if (rc || (rc = parse_id(pos[1], "ID", &id, err, errlen))) return rc;
     struct cli_project cp;

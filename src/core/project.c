@@ -135,6 +135,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
           || number_setting(cfg, "sequence_high_water", &c->sequence_high_water, 1, err, errlen)
           || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen)
           || number_setting(cfg, "sequence_twin_lag", &c->sequence_twin_lag, 1, err, errlen)
+          || number_setting(cfg, "cursor_move_ratio", &c->cursor_move_ratio, 0, err, errlen)
           || number_setting(cfg, "grid_cycle_period", &c->grid_cycle_period, 0.1, err, errlen)
           || number_setting(cfg, "grid_waiting_allowed", &c->grid_waiting_allowed, 0, err, errlen)
           || number_setting(cfg, "grid_waiting_timeout", &c->grid_waiting_timeout, 1, err, errlen)
@@ -199,6 +200,7 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
     if (c->replicate == 1) sb_puts(&sb, "  <end_of_batch_replication/>\n");
     if (c->replicate > 1) sb_printf(&sb, "  <end_of_batch_replication>%d</end_of_batch_replication>\n", c->replicate);
     if (c->cursor_in_order) sb_puts(&sb, "  <cursor_in_order/>\n");
+    if (c->cursor_move_ratio > 0) sb_printf(&sb, "  <cursor_move_ratio>%g</cursor_move_ratio>\n", c->cursor_move_ratio);
     if (!c->deadline_check) sb_puts(&sb, "  <no_deadline_check/>\n");
     if (c->deadline_min_queue) sb_puts(&sb, "  <deadline_min_queue/>\n");
     if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);

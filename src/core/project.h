@@ -45,6 +45,8 @@ struct project_config {
                                     min_queue" (off: it refuses all work of short-deadline projects) */
     int cursor_in_order;         /* <cursor_in_order/>: a team takes its cursor's jobs in one increasing
                                     job-number order, as the seed says, instead of lanes */
+    double cursor_move_ratio;    /* <cursor_move_ratio>: the seed's speed rule, a host moves to a team
+                                    when est_time_left(own) < this x est_time_left(that); 0: off (0) */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */
     double sequences_per_host;   /* <sequences_per_host>: sequences a host may hold, at most its CPUs (1) */
     double sequence_twin_lag;    /* <sequence_twin_lag>: restartable intervals a twin may fall behind its

@@ -741,7 +741,7 @@ static int read_params_list(struct campaign_params *p, const json_t *v, const st
 
 static int read_nb_jobs(struct campaign_params *p, const json_t *v, const struct where *w)
 {
-    long n;
+    long n = 0;   /* set by read_int; gcc -O3 cannot tell */
     if (read_int(w, v, 1, JDL_PARAMS_MAX, &n)) return -1;
     for (long i = 0; i < n; i++) {
         char num[24];
@@ -862,7 +862,7 @@ static int read_global(struct campaign_spec *s, const char *key, json_t *v, cons
     if (!strcmp(key, "type") && settings && is_job_type(v)) return settings_default(w);
     if (!strcmp(key, "type")) return read_campaign_type(w, v, &s->type);
     if (!strcmp(key, "priority")) {
-        long prio;
+        long prio = 0;
         if (read_int(w, v, -JDL_PRIORITY_MAX, JDL_PRIORITY_MAX, &prio)) return -1;
         s->priority = (int)prio;
         return 0;

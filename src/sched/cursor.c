@@ -17,6 +17,7 @@ void cursor_set_init(struct cursor_set *s)
     smap_init(&s->retired);
     s->host_ttl = 86400;
     s->min_stay = 3600;
+    s->move_ratio = 0;   /* the seed's speed rule is off unless config.xml sets it (docs/cursors.md) */
 }
 
 static void cursor_free(struct cursor *c)
@@ -330,13 +331,18 @@ static struct chost *team_move(struct chost *h, struct cursor *d, const struct d
  * `top` that have unfinished jobs (batches of equal priority share the
  * hosts, so a host's rate counts in the one team it computes for). A host
  * in no team, or in a lower priority batch's, joins the best cursor there.
- * The seed's rule moves a host in C to the cursor D furthest behind when
- * est_time_left(C) < 0.5 est_time_left(D). Hysteresis: only after min_stay
+ * A host whose cursor has nothing left to send moves at once to the best
+ * cursor that has, rather than idle: that alone keeps the teams' ends
+ * together, since hosts leave cursors that are done for those behind.
+ * The seed's speed rule, when move_ratio > 0, also moves a host in C to the
+ * cursor D furthest behind when est_time_left(C) < move_ratio x
+ * est_time_left(D). Off by default: each such move costs the host a new
+ * set of files, and in the simulator it moved hosts 6,000 times for no
+ * shorter makespan (docs/benchmarks.md). Hysteresis: only after min_stay
  * in C, only to a team that suits it (tier 0), and only if C without it
  * still ends no later than D with it, so that it never has reason to move
- * straight back. A host whose cursor has nothing left to send moves at once
- * to the best cursor that has, rather than idle. Returns the host's place
- * in its team's batch (home, if it stays; NULL if in no team). */
+ * straight back. Returns the host's place in its team's batch (home, if it
+ * stays; NULL if in no team). */
 static struct chost *place_host(struct cursor_set *s, const struct dispatch_request *req, struct chost *home, int top,
                                 double rate, struct change_log *log)
 {
@@ -351,9 +357,9 @@ static struct chost *place_host(struct cursor_set *s, const struct dispatch_requ
         if (!(d = best_cursor(s, req, top, h, c, 1))) return home;
         s->moves++;
     } else {
-        if (now - h->joined < s->min_stay) return home;
+        if (s->move_ratio <= 0 || now - h->joined < s->min_stay) return home;
         d = best_cursor(s, req, top, h, c, 0);
-        if (!d || tier(d, h) != 0 || !(cursor_est_time_left(c) < 0.5 * cursor_est_time_left(d)) ||
+        if (!d || tier(d, h) != 0 || !(cursor_est_time_left(c) < s->move_ratio * cursor_est_time_left(d)) ||
             est_with(c, -h->rate) > est_with(d, h->rate))
             return home;
         s->moves++;

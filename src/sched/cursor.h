@@ -74,6 +74,8 @@ struct cursor_set {
     struct smap retired;        /* names of the files of ended cursor batches */
     int64_t host_ttl;           /* a host unseen this long leaves its team */
     int64_t min_stay;           /* a host stays this long in a team before it may move */
+    double move_ratio;          /* the seed's speed rule: a host in C moves to D when est_time_left(C) <
+                                 * move_ratio x est_time_left(D); 0: off (config <cursor_move_ratio>) */
     int in_order;               /* 1: the seed's order, no lanes (config <cursor_in_order/>) */
     int64_t joins, moves, lanes;   /* counters for the API and the simulator (lanes started) */
 };

@@ -338,6 +338,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
     s->idx.seq.high_water = (int)cfg->sequence_high_water;
     s->idx.cur.in_order = cfg->cursor_in_order;
+    s->idx.cur.move_ratio = cfg->cursor_move_ratio;
     s->idx.seq.per_host = (int)cfg->sequences_per_host;
     s->idx.seq.twin_lag = cfg->sequence_twin_lag;
     if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)cfg->host_lost_after;

@@ -5,9 +5,10 @@
  * fastest-host team rules, the latter only once a team has a quorum; none
  * for a host that cannot run the app); one team at a time (batches of
  * equal priority share the hosts, a higher priority one takes them, a host
- * loaded into two teams keeps one); moves (twice as late after min_stay,
- * not before, not at under twice, hysteresis, an idle host at once, and
- * one with no job it may take, never straight back); lanes (a second host
+ * loaded into two teams keeps one); moves (the speed rule off by
+ * default; with <cursor_move_ratio>0.5: twice as late after min_stay, not
+ * before, not at under twice, hysteresis, never straight back; an idle
+ * host at once, and one with no job it may take); lanes (a second host
  * follows the first for the other results, a third starts a lane halfway
  * along the longest run never sent, hosts share a run too short to split,
  * a lane stops at another's ground, a leader stops a day ahead of its
@@ -386,9 +387,11 @@ static void test_host_faster_than_rest_of_a_team_prefers_a_team_where_it_is_not(
 /* ---- moves ---- */
 
 /* Batch 1: cursor 11 (jobs 1..4) with hosts 1 and 2 at rate r, cursor 12
- * (jobs 5..20) with host 3 at D_FLOPS; all joined at T0 and seen at T0. */
+ * (jobs 5..20) with host 3 at D_FLOPS; all joined at T0 and seen at T0;
+ * the seed's speed rule on at its 0.5 (<cursor_move_ratio>0.5</...>). */
 static void move_setup(struct fx *f, double d_flops)
 {
+    f->x.cur.move_ratio = 0.5;
     cursor_batch(f, 1, 1, &red1, SIZES(4, 16), 0);
     const int64_t cur[] = {11, 11, 12};
     for (int h = 1; h <= 3; h++)
@@ -418,6 +421,30 @@ static void test_host_moves_to_team_twice_as_late_after_min_stay(void **state)
     assert_int_equal(d->nteam, 2);
     assert_float_equal(c->r.expavg_credit, R1, 1e-6);
     assert_float_equal(d->r.expavg_credit, 2 * R1, 1e-6);
+}
+
+static void test_host_stays_in_its_team_with_the_speed_rule_off_by_default(void **state)
+{
+    struct fx *f = *state;
+    move_setup(f, 1e10);
+    f->x.cur.move_ratio = 0;   /* as cursor_set_init leaves it */
+    struct cursor *c = cursor_find(&f->x, 11), *d = cursor_find(&f->x, 12);
+    assert_true(cursor_est_time_left(c) < 0.5 * cursor_est_time_left(d));
+    for (int k = 1; k <= 3; k++) {   /* well past min_stay, and its cursor has work for it */
+        assert_int_equal(ask(f, 1, 1, 1, T0 + k * f->x.cur.min_stay, 1e10), 1);
+        assert_int_equal(team_of(f, 1, 1), 11);
+    }
+    assert_int_equal(f->x.cur.moves, 0);
+    assert_int_equal(count_kind(f, CH_BATCH_HOST), 0);
+}
+
+static void test_speed_rule_is_off_in_a_new_cursor_set(void **state)
+{
+    (void)state;
+    struct cursor_set s;
+    cursor_set_init(&s);
+    assert_true(s.move_ratio == 0);
+    cursor_set_free(&s);
 }
 
 static void test_host_does_not_move_before_min_stay(void **state)
@@ -461,6 +488,7 @@ static void test_host_moves_only_once_its_cursor_is_under_half_as_late(void **st
 {
     struct fx *f = *state;
     /* cursor 11: 7 jobs, hosts 1 (r) and 2 (9r); cursor 12: 10 jobs, host 3 (10r) */
+    f->x.cur.move_ratio = 0.5;
     cursor_batch(f, 1, 1, &red1, SIZES(7, 10), 0);
     const int64_t cur[] = {11, 11, 12};
     const double flops[] = {1e10, 9e10, 1e11};
@@ -1194,6 +1222,8 @@ int main(void)
         T(test_host_without_the_app_joins_no_team),
         T(test_host_faster_than_rest_of_a_team_prefers_a_team_where_it_is_not),
         T(test_host_moves_to_team_twice_as_late_after_min_stay),
+        T(test_host_stays_in_its_team_with_the_speed_rule_off_by_default),
+        cmocka_unit_test(test_speed_rule_is_off_in_a_new_cursor_set),
         T(test_host_does_not_move_before_min_stay),
         T(test_host_does_not_move_when_its_cursor_would_end_later_than_the_other),
         T(test_host_does_not_move_back_after_a_move),
