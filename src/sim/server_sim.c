@@ -825,6 +825,7 @@ static void setup(struct sim *s)
     index_init(&s->idx);
     s->idx.loc.mode = s->o.policy->locality;
     s->idx.replicate = w->replicate;
+    s->idx.cur.move_ratio = w->cursor_move_ratio;
     if (w->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);
     imap_init(&s->wrong);

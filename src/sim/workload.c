@@ -67,6 +67,7 @@ static const struct key keys[] = {
     F(request_delay, K_REAL, 0, 1e6),
     F(host_lost_after, K_REAL, 0, 1e9),
     F(replicate, K_INT, 0, 8),
+    F(cursor_move_ratio, K_REAL, 0, 1),
     F(transition_period, K_REAL, 1, 1e6),
     F(upload_bandwidth, K_REAL, 1, 1e15),
     F(away_interval_mean, K_REAL, 0, 1e12),
