@@ -682,6 +682,29 @@ static void test_relocation_after_an_error(void **state) { relocation_case(*stat
 static void test_relocation_after_an_invalid_result(void **state) { relocation_case(*state, BY_INVALID); }
 static void test_relocation_after_a_lost_task_not_resent(void **state) { relocation_case(*state, BY_LOSS); }
 
+/* A host that holds its sequence with nothing out (here it returned its
+ * results and never asked again) has no deadline to miss: once it has
+ * been silent longer than a result's delay bound, the sequence moves. Any
+ * RPC of the host, even one asking for nothing, says it is still there. */
+static void test_relocation_of_a_silent_host_with_nothing_out(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *s = add_seq(f, 1, 6, 2, 1);
+    assert_int_equal(ask(f, 1, 10, T0), 2);
+    finish(f, 101, 1, T0 + 10);
+    finish(f, 102, 1, T0 + 10);
+    index_host_seen(&f->x, 1, T0 + 10);   /* the RPC that reported them */
+    assert_int_equal(sequence_maintain(&f->x, T0 + 10 + (int64_t)DELAY, &f->log), 0);   /* not yet */
+    index_host_seen(&f->x, 1, T0 + 20 + (int64_t)DELAY);    /* an RPC asking for nothing */
+    assert_int_equal(sequence_maintain(&f->x, T0 + 15 + 2 * (int64_t)DELAY, &f->log), 0);
+    assert_int_equal(s->r.host_id, 1);
+    assert_int_equal(sequence_maintain(&f->x, T0 + 21 + 2 * (int64_t)DELAY, &f->log), 1);
+    assert_int_equal(s->r.host_id, 0);
+    assert_int_equal(s->r.branch, 1);
+    assert_int_equal(s->r.restart_pos, 2);
+    assert_int_equal(s->r.next_pos, 3);
+}
+
 static void test_relocation_with_no_validated_restart_point_restarts_from_the_beginning(void **state)
 {
     struct fx *f = *state;
@@ -1261,6 +1284,7 @@ int main(void)
         T(test_relocation_after_an_error),
         T(test_relocation_after_an_invalid_result),
         T(test_relocation_after_a_lost_task_not_resent),
+        T(test_relocation_of_a_silent_host_with_nothing_out),
         T(test_relocation_with_no_validated_restart_point_restarts_from_the_beginning),
         T(test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branches),
         T(test_a_loaded_assigned_sequence_goes_on_with_its_host),
