@@ -36,6 +36,7 @@ void seq_set_free(struct seq_set *s)
     it = 0;
     while (imap_next(&s->state_jobs, &it, NULL, &v)) free(v);
     imap_free(&s->state_jobs);
+    free(s->superseded);
     memset(s, 0, sizeof *s);
 }
 
@@ -201,7 +202,37 @@ int sequence_add_job(struct sched_index *x, struct sjob *j, int64_t sequence_id,
 
 /* ---- validation bookkeeping (from job_queue) ---- */
 
-static void position_valid(struct sseq *s, struct sjob *j)
+/* s's restart point is about to move on: its state file so far is no
+ * longer anyone's restart state. */
+static void supersede(struct seq_set *set, const struct sseq *s)
+{
+    if (!s->r.restart_file[0]) return;
+    if (set->nsuperseded == set->capsuperseded) {
+        set->capsuperseded = set->capsuperseded ? 2 * set->capsuperseded : 16;
+        set->superseded = xrealloc(set->superseded, (size_t)set->capsuperseded * sizeof *set->superseded);
+    }
+    struct superseded_state *d = &set->superseded[set->nsuperseded++];
+    const struct sjob *j = pos_get(s, s->r.restart_pos);
+    d->job_id = j ? j->id : 0;
+    snprintf(d->name, sizeof d->name, "%s", s->r.restart_file);
+}
+
+struct superseded_state *sequence_take_superseded(struct sched_index *x, int *n)
+{
+    struct seq_set *set = &x->seq;
+    struct superseded_state *out = xmalloc((size_t)set->nsuperseded * sizeof *out + 1);
+    int kept = 0;
+    *n = 0;
+    for (int i = 0; i < set->nsuperseded; i++) {
+        const struct superseded_state *d = &set->superseded[i];
+        if (d->job_id && index_job(x, d->job_id)) set->superseded[kept++] = *d;
+        else out[(*n)++] = *d;
+    }
+    set->nsuperseded = kept;
+    return out;
+}
+
+static void position_valid(struct seq_set *set, struct sseq *s, struct sjob *j)
 {
     int64_t p = j->sq->pos;
     bitidx_set(&s->valid, (size_t)(p - 1));
@@ -209,6 +240,7 @@ static void position_valid(struct sseq *s, struct sjob *j)
     if (!s->r.twin_id && sequence_restartable(&s->r, p) && p > s->r.restart_pos && j->st.canonical_id) {
         const struct instance *in = job_instance(j, j->st.canonical_id);
         if (in) {
+            supersede(set, s);
             s->r.restart_pos = p;
             sequence_state_name(s->r.restart_file, sizeof s->r.restart_file, s, j, in->seq);
         }
@@ -221,12 +253,11 @@ static void position_valid(struct sseq *s, struct sjob *j)
 
 void sequence_job_changed(struct sched_index *x, struct sjob *j)
 {
-    (void)x;
     struct sseq *s = j->sq->s;
     if (j->sq->branch != s->r.branch || pos_get(s, j->sq->pos) != j) return;
     int64_t p = j->sq->pos;
     if (j->st.state == JOB_VALIDATED || j->st.state == JOB_DONE) {
-        if (!bitidx_test(&s->valid, (size_t)(p - 1))) position_valid(s, j);
+        if (!bitidx_test(&s->valid, (size_t)(p - 1))) position_valid(&x->seq, s, j);
     } else if (j->st.state == JOB_FAILED || (j->st.state == JOB_ACTIVE && j->needed > 0 && p < s->r.next_pos)) {
         /* a sent result failed, timed out or was invalid: the host's chain is broken */
         if (!s->broken) mark(s);
@@ -599,6 +630,7 @@ static void cover(struct sched_index *x, struct sseq *s, int64_t pos, const char
                   struct change_log *log, void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
 {
     int64_t from = s->r.restart_pos + 1;
+    supersede(&x->seq, s);
     s->r.restart_pos = pos;
     snprintf(s->r.restart_file, sizeof s->r.restart_file, "%s", state);
     s->r.disagreements = 0;

@@ -41,6 +41,14 @@ struct sseq {
     int64_t host_seen;          /* when its host took it or last made an RPC (index_host_seen); 0: not since load */
 };
 
+/* A restart state a newer restart point superseded: its upload may be
+ * deleted once the job that wrote it has ended (its assimilation may read
+ * it). A copy published for a relocation stays: a job's input. */
+struct superseded_state {
+    int64_t job_id;             /* 0: the job had ended already */
+    char name[201];
+};
+
 struct seq_set {
     struct imap by_id;          /* id -> struct sseq* (owned) */
     struct imap by_host;        /* host id -> first struct sseq* assigned to it */
@@ -51,6 +59,8 @@ struct seq_set {
     int64_t twins;              /* sequences loaded that have a twin */
     int64_t assignments, relocations;
     int64_t agreements, disagreements, twin_moves, failed_pairs;
+    struct superseded_state *superseded;   /* since the driver last took them */
+    int nsuperseded, capsuperseded;
 };
 
 /* Where a job was in its sequence, kept after the job ends for the state
@@ -108,6 +118,9 @@ void sequence_update(struct sched_index *x, const struct sequence_rec *r, int64_
  * the jobs a branch lacks (CH_SEQ_JOBS) and logs changed counters
  * (CH_SEQUENCE). Returns the number of relocations. */
 int sequence_maintain(struct sched_index *x, int64_t now, struct change_log *log);
+/* The superseded restart states whose jobs have ended, taken from x (the
+ * caller frees the array); *n of them. Those of live jobs stay. */
+struct superseded_state *sequence_take_superseded(struct sched_index *x, int *n);
 
 /* Position p's outputs: 1 if it uploads its state (every restart_every-th,
  * and the last), and whether it uploads the batch's outputs. */

@@ -13,23 +13,38 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Deletes the uploaded files of jobs that ended, once their end is
- * committed: before that, a crash would bring the job back needing them. */
+/* Deletes the uploaded files of jobs that ended, and the restart states
+ * of work sequences newer ones superseded once their jobs ended, after
+ * those ends are committed: before that, a crash would bring the jobs
+ * back needing them. */
 static void delete_outputs(struct server *s)
 {
-    int n;
+    int n, nstates;
     pthread_mutex_lock(&s->lock);
     struct ended_job *e = index_take_ended(&s->idx, &n);
+    struct superseded_state *states = sequence_take_superseded(&s->idx, &nstates);
     pthread_mutex_unlock(&s->lock);
-    if (!n) return;
+    if (!n && !nstates) {
+        free(e);
+        free(states);
+        return;
+    }
     struct change_log none;
     change_log_init(&none);
     if (writer_wait(s->writer, writer_submit(s->writer, &none))) {
-        log_warn("file deleter: a commit failed; keeping the outputs of %d ended jobs", n);
+        log_warn("file deleter: a commit failed; keeping the outputs of %d ended jobs and %d superseded states", n,
+                 nstates);
         free(e);
+        free(states);
         return;
     }
     int deleted = 0;
+    for (int i = 0; i < nstates; i++) {
+        char path[PROJECT_PATH_MAX + 310];
+        project_file_path(&s->proj, path, sizeof path, "upload", states[i].name);
+        deleted += unlink(path) == 0;
+    }
+    free(states);
     for (int i = 0; i < n; i++) {
         for (int seq = 0; seq < e[i].nseq; seq++) {
             char inst[256];
@@ -44,7 +59,8 @@ static void delete_outputs(struct server *s)
             }
         }
     }
-    log_debug(LT_VALID, "file deleter: %d uploaded files of %d ended jobs deleted", deleted, n);
+    log_debug(LT_VALID, "file deleter: %d uploaded files of %d ended jobs and %d superseded states deleted", deleted,
+              n, nstates);
     free(e);
 }
 
@@ -56,7 +72,8 @@ static void sleep_seconds(double s)
 
 /* 1 if NAME (an upload, maybe partial) belongs to an instance of a job
  * that is no longer live; files that are no upload of ours are kept, and
- * so are the state files of work sequences (restart points, final states). */
+ * so is the state file that is its work sequence's restart point (or
+ * final state); the others of ended jobs were superseded. */
 static int orphan_upload(struct server *s, const char *name)
 {
     char base[256], inst[256];
@@ -73,11 +90,11 @@ static int orphan_upload(struct server *s, const char *name)
     if (live) return 0;
     struct job_spec spec;
     struct batch b;
+    struct sequence_rec q;
     struct store *st = server_reader(s);
-    if (st && !store_job_spec(st, job_id, &spec) && spec.sequence_id && !store_batch_get(st, spec.batch_id, &b) &&
-        k == b.noutputs)
-        return 0;
-    return 1;
+    if (!st || store_job_spec(st, job_id, &spec)) return 1;
+    if (!spec.sequence_id || store_batch_get(st, spec.batch_id, &b) || k != b.noutputs) return 1;
+    return store_sequence_get(st, spec.sequence_id, &q) || strcmp(base, q.restart_file) != 0;
 }
 
 /* At start: a crash between a job's end and the deleter's pass leaves its

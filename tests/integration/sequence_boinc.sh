@@ -19,7 +19,9 @@
 #    run one after the other on one machine produce: nothing was lost or
 #    computed from a wrong state;
 #  - exactly the restartable steps uploaded a state file, the heartbeats no
-#    output; `locus db check` is happy and locusd stops cleanly.
+#    output, and the states superseded by a later restart point are deleted
+#    (the final state stays); `locus db check` is happy and locusd stops
+#    cleanly.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 
@@ -98,8 +100,10 @@ gets=$(grep -c "GET download/$restart" "$LOCUSD_LOG" || true)
 other=$(grep 'GET download/' "$LOCUSD_LOG" | grep -v "$restart" | grep -vc 'worker' || true)
 [ "$other" -eq 0 ] || fail "$other other downloads: state should pass between steps on the host"
 
-# uploads: the state of restartable steps only; outputs of every 2nd step and the last
-ups=$(find "$proj/upload" -type f -name '*_1' | sed 's|.*_\([0-9]*\)_[0-9]*_1$|\1|' | tr '\n' ',')
+# uploads (as locusd logged them): the state of restartable steps only;
+# outputs of every 2nd step and the last
+ups=$(grep -o 'upload [^ ]*_1 complete' "$LOCUSD_LOG" | sed 's|.*_\([0-9]*\)_[0-9]*_1 complete$|\1|' | sort -u |
+      tr '\n' ',')
 ups_pos=$(sql "$proj" "SELECT group_concat(branch||':'||job_num) FROM (SELECT branch, job_num FROM jobs
                        WHERE id IN (${ups%,}) ORDER BY branch, job_num)")
 case $ups_pos in "0:3,1:6,1:9,1:10" | "0:3,0:6,1:6,1:9,1:10" | "0:3,0:6,1:9,1:10" | "0:3,0:6,0:9,1:9,1:10") ;;
@@ -108,6 +112,13 @@ nout=$(find "$proj/upload" -type f -name '*_0' | wc -l)
 [ "$nout" -eq 0 ] || fail "$nout outputs left in the upload folder after assimilation" 
 final=$(upload_path "$proj" "$(seqcol restart_file)")
 [ -n "$final" ] || fail "the final state $(seqcol restart_file) is not in the upload folder"
+# the states the next restart point superseded are deleted once their jobs ended
+for i in $(seq 20); do
+    [ "$(find "$proj/upload" -type f -name '*_1' | wc -l)" -eq 1 ] && break
+    sleep 0.5
+done
+states=$(find "$proj/upload" -type f -name '*_1')
+[ "$states" = "$final" ] || fail "state files left in the upload folder: $states (only the final $final should be)"
 
 # the same 10 steps one after the other, here
 work=$TMP/local

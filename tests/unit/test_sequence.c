@@ -682,6 +682,38 @@ static void test_relocation_after_an_error(void **state) { relocation_case(*stat
 static void test_relocation_after_an_invalid_result(void **state) { relocation_case(*state, BY_INVALID); }
 static void test_relocation_after_a_lost_task_not_resent(void **state) { relocation_case(*state, BY_LOSS); }
 
+/* A newer restart point supersedes the old restart state: it is handed to
+ * the driver for deletion once the job that wrote it has ended (its
+ * assimilation may read it), and only then; the current one never is. */
+static void test_superseded_restart_states_are_taken_once_their_jobs_ended(void **state)
+{
+    struct fx *f = *state;
+    struct sseq *s = add_seq(f, 1, 6, 2, 1);
+    f->x.seq.high_water = 4;
+    assert_int_equal(ask(f, 1, 10, T0), 4);
+    char st2[300], st4[300];
+    state_name(f, 102, 1, st2, sizeof st2);
+    state_name(f, 104, 1, st4, sizeof st4);
+    for (int64_t id = 101; id <= 104; id++) finish(f, id, 1, T0 + 10);
+    assert_string_equal(s->r.restart_file, st4);
+    int n;
+    struct superseded_state *d = sequence_take_superseded(&f->x, &n);
+    assert_int_equal(n, 0);   /* 102 is validated, not yet assimilated */
+    free(d);
+    index_end_job(&f->x, slot(f, 102), JOB_DONE, 0, T0 + 11, &f->log);
+    d = sequence_take_superseded(&f->x, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(d[0].name, st2);
+    free(d);
+    d = sequence_take_superseded(&f->x, &n);   /* taken once */
+    assert_int_equal(n, 0);
+    free(d);
+    index_end_job(&f->x, slot(f, 104), JOB_DONE, 0, T0 + 12, &f->log);
+    d = sequence_take_superseded(&f->x, &n);   /* the restart point stays */
+    assert_int_equal(n, 0);
+    free(d);
+}
+
 /* A host that holds its sequence with nothing out (here it returned its
  * results and never asked again) has no deadline to miss: once it has
  * been silent longer than a result's delay bound, the sequence moves. Any
@@ -1285,6 +1317,7 @@ int main(void)
         T(test_relocation_after_an_invalid_result),
         T(test_relocation_after_a_lost_task_not_resent),
         T(test_relocation_of_a_silent_host_with_nothing_out),
+        T(test_superseded_restart_states_are_taken_once_their_jobs_ended),
         T(test_relocation_with_no_validated_restart_point_restarts_from_the_beginning),
         T(test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branches),
         T(test_a_loaded_assigned_sequence_goes_on_with_its_host),
