@@ -462,7 +462,11 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
 /* One cluster's poll, in a thread of its own: a slow API or a dead
  * scheduler delays the cycle by its own timeout, not every cluster's.
  * The state is only read meanwhile; each writes its own entry of the
- * shared clusters array and its own copies. */
+ * shared clusters array and its own copies. Jobs first, then resources:
+ * a job that starts in between is seen waiting (its cores claimed) and
+ * then busy, so its cores are counted out twice for a cycle; the other
+ * order saw it running beside its cores still free, and offered them
+ * again (two jobs queued for two cores on a cluster of two). */
 struct cluster_poll {
     struct gridd *g;
     int c;
@@ -481,6 +485,8 @@ static void *poll_cluster(void *arg)
         o->poll_failed = 1;
         return NULL;
     }
+    poll_copies(w->g, w->c, &w->p);
+    if (o->poll_failed) return NULL;
     if (drv_resources(d, &r, err, sizeof err)) {
         log_warn("grid: %s", err);
         o->poll_failed = 1;
@@ -489,8 +495,6 @@ static void *poll_cluster(void *arg)
     o->total = r.total_cores > INT32_MAX ? INT32_MAX : (int)r.total_cores;
     o->free = r.free_cores < 0 ? 0 : r.free_cores > o->total ? o->total : (int)r.free_cores;
     o->stress = r.stress;
-    poll_copies(w->g, w->c, &w->p);
-    if (o->poll_failed) o->free = o->total = 0, o->stress = 0;
     return NULL;
 }
 
