@@ -263,11 +263,14 @@ wait_for 200 main_at 200 || bad "main did not reach 200 jobs done ($(done_jobs "
 # so a lost submission is found even when its jobs ended before the
 # restart, which waits for that. Until a submission is caught under way
 # after it reached OAR.
-# oar_sub_states SUB: the state letters of the OAR jobs of main's submission SUB.
+# oar_sub_states SUB: the states of the OAR jobs of main's submission SUB,
+# from OAR's database itself: oarstat's listing joins on assigned
+# resources and misses a job that has none (yet, or ever).
 oar_sub_states() {
-    oarstat --sql "job_name = 'locus.$MAIN.$1' AND submission_time >= $T0" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $2}'
+    PGPASSWORD=oarropw psql -h 127.0.0.1 -U oar_ro -d oar -Atc \
+        "SELECT state FROM jobs WHERE job_name = 'locus.$MAIN.$1' AND submission_time >= $T0" 2>/dev/null
 }
-oar_sub_ended() { ! oar_sub_states "$1" | grep -qv '^[TE]$'; }
+oar_sub_ended() { ! oar_sub_states "$1" | grep -qv '^\(Terminated\|Error\)$'; }
 let_oar_jobs_end() {
     sleep 3    # the API completes a submission whose client died
     wait_for 60 oar_sub_ended "$1" || bad "jobs of submission $1 on gamma not ended after 60 s"
