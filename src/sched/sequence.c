@@ -15,6 +15,7 @@ void seq_set_init(struct seq_set *s)
     memset(s, 0, sizeof *s);
     imap_init(&s->by_id);
     imap_init(&s->by_host);
+    bitidx_init(&s->unassigned);
     imap_init(&s->state_jobs);
     s->high_water = SEQ_HIGH_WATER;
     s->per_host = SEQ_PER_HOST;
@@ -33,6 +34,7 @@ void seq_set_free(struct seq_set *s)
     }
     imap_free(&s->by_id);
     imap_free(&s->by_host);
+    bitidx_free(&s->unassigned);
     it = 0;
     while (imap_next(&s->state_jobs, &it, NULL, &v)) free(v);
     imap_free(&s->state_jobs);
@@ -60,6 +62,19 @@ void sequence_state_name(char *out, size_t len, const struct sseq *s, const stru
 }
 
 static void mark(struct sseq *s) { s->dirty = 1; }
+
+/* s may now be waiting for a host: the picker looks at it and drops it
+ * from the set if it is not (so callers need not know all the rules). */
+static void offer(struct seq_set *set, const struct sseq *s)
+{
+    if (s->r.id > 0) bitidx_set(&set->unassigned, (size_t)s->r.id);
+}
+
+/* 1 if s waits for a host: active, unassigned, with a result to send. */
+static int waits_for_host(const struct sseq *s)
+{
+    return !s->r.host_id && !s->broken && s->r.state == SEQ_ACTIVE && s->r.next_pos <= s->r.length;
+}
 
 /* Logs s's record now (CH_SEQUENCE). */
 static void persist(struct sseq *s, struct change_log *log)
@@ -127,6 +142,7 @@ static void host_unlink(struct seq_set *set, struct sseq *s)
     s->r.host_state[0] = 0;
     s->host_state_up = 0;
     mark(s);
+    offer(set, s);
 }
 
 /* ---- loading ---- */
@@ -150,6 +166,7 @@ struct sseq *sequence_add(struct sched_index *x, const struct sequence_rec *r, c
     }
     if (s->r.host_id && s->r.state == SEQ_ACTIVE) host_link(&x->seq, s);
     else s->r.host_id = 0;
+    offer(&x->seq, s);
     /* the file the host holds is declared as its writer (the last position
      * sent) declared it, or the client would drop its upload URL */
     s->host_state_up = s->r.host_id && s->r.host_state[0] && sequence_restartable(&s->r, s->r.next_pos - 1);
@@ -342,23 +359,24 @@ static int passed_over(const struct sseq *s, const struct dispatch_request *req)
 }
 
 /* The oldest unassigned sequence with work the host is fast enough for. */
+/* The unassigned sequence of lowest id this host may take: it is fast
+ * enough and has a version for it. Only sequences offered are looked at. */
 static struct sseq *pick_unassigned(struct sched_index *x, const struct dispatch_request *req)
 {
-    struct sseq *best = NULL;
+    struct seq_set *set = &x->seq;
     int scans = 0;
-    size_t it = 0;
-    void *v;
-    while (imap_next(&x->seq.by_id, &it, NULL, &v) && scans < DISPATCH_SCAN_LIMIT) {
-        struct sseq *s = v;
-        if (s->r.host_id || s->broken || s->r.state != SEQ_ACTIVE || s->r.next_pos > s->r.length ||
-            passed_over(s, req))
+    for (size_t id = bitidx_next(&set->unassigned, 0); id != SIZE_MAX && scans < DISPATCH_SCAN_LIMIT;
+         id = bitidx_next(&set->unassigned, id + 1)) {
+        struct sseq *s = imap_get(&set->by_id, (int64_t)id);
+        if (!s || !waits_for_host(s)) {
+            bitidx_clear(&set->unassigned, id);
             continue;
+        }
         scans++;
-        if ((!best || s->r.id < best->r.id) && best_version(s->app, req->platforms, req->nplatforms) &&
-            fast_enough(s, &req->host))
-            best = s;
+        if (!passed_over(s, req) && best_version(s->app, req->platforms, req->nplatforms) && fast_enough(s, &req->host))
+            return s;
     }
-    return best;
+    return NULL;
 }
 
 static void assign(struct seq_set *set, struct sseq *s, const struct dispatch_request *req)
@@ -494,6 +512,7 @@ void sequence_update(struct sched_index *x, const struct sequence_rec *r, int64_
     if (r->length > s->r.length) {
         s->r.length = r->length;
         mark(s);
+        offer(&x->seq, s);
     }
     if (r->state == SEQ_ENDED) {
         s->r.end_time = r->end_time;
@@ -518,6 +537,7 @@ static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct 
     s->r.host_turnaround = 0;
     s->broken = 0;
     mark(s);
+    offer(&x->seq, s);
 }
 
 /* Asks the driver for the jobs of positions made_pos+1..length. */

@@ -52,6 +52,7 @@ struct superseded_state {
 struct seq_set {
     struct imap by_id;          /* id -> struct sseq* (owned) */
     struct imap by_host;        /* host id -> first struct sseq* assigned to it */
+    struct bitidx unassigned;   /* ids of sequences that may be unassigned (rechecked when picked) */
     struct imap state_jobs;     /* job id -> struct seqplace* (owned): jobs whose state files hosts may hold */
     int high_water;             /* results of one sequence out on its host at once */
     int per_host;               /* sequences a host may hold (bounded by its CPUs) */
