@@ -150,6 +150,10 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "config.xml: <end_of_batch_replication> must be empty or a number of spares from 0 to 8");
         return -1;
     }
+    if (c->cursor_move_ratio >= 1) {   /* a host would leave a team that ends after the one it joins */
+        snprintf(err, errlen, "config.xml: <cursor_move_ratio> must be from 0 (off) to below 1");
+        return -1;
+    }
     c->threads = (int)threads;
     c->max_jobs_per_rpc = (int)maxjobs;
     c->max_jobs_in_progress = (int)inprog;

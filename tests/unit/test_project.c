@@ -1,6 +1,6 @@
-/* test_project.c - config.xml's grid daemon settings: defaults, what an
- * element sets, and the settings written back by project_save_config as
- * they were read. */
+/* test_project.c - config.xml's grid daemon settings and the cursor speed
+ * rule: defaults, what an element sets, values refused, and the settings
+ * written back by project_save_config as they were read. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,11 +102,39 @@ static void test_grid_no_finalize(void **state)
     assert_int_equal(p.cfg.grid_finalize, 1);
 }
 
+/* The cursor speed rule: off unless set, read and written back as it was,
+ * and refused outside [0, 1) with a message that names the element. */
+static void test_cursor_move_ratio(void **state)
+{
+    struct fx *f = *state;
+    struct project p, q;
+    put_config(f, "");
+    load_ok(f, &p);
+    assert_true(p.cfg.cursor_move_ratio == 0);
+    put_config(f, "  <cursor_move_ratio>0.5</cursor_move_ratio>\n");
+    load_ok(f, &p);
+    assert_true(p.cfg.cursor_move_ratio == 0.5);
+    char err[256] = "";
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    load_ok(f, &q);
+    assert_true(q.cfg.cursor_move_ratio == 0.5);
+    static const char *const bad[] = {"-0.1", "1", "2", "half"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "  <cursor_move_ratio>%s</cursor_move_ratio>\n", bad[i]);
+        put_config(f, line);
+        err[0] = 0;
+        assert_int_equal(project_load(&p, f->dir, err, sizeof err), -1);
+        assert_non_null(strstr(err, "<cursor_move_ratio>"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_grid_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_grid_no_finalize, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cursor_move_ratio, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
