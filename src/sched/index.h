@@ -32,6 +32,7 @@ struct sjob {
     uint8_t assimilating;
     uint8_t nlref;              /* locality files it reads */
     int lneeded;                /* `needed` as its files last counted it */
+    int lout;                   /* instances out, as locality last counted them */
     struct lref lref;           /* the first file ... */
     struct lref *lmore;         /* ... and the others (owned), lite mode only */
     struct cjob *cj;            /* owned; its cursor and number, for jobs of a cursor batch */

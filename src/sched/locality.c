@@ -14,12 +14,20 @@
 /* A host with nothing to do joins a file that has its hosts only if the
  * file's unsent work is this many times what the host asks for. */
 #define JOIN_WORK_FACTOR 4.0
-/* A file's holders are too slow when they would need this many times the
- * project's remaining time for its unsent work: then a helper may start on
- * it. 1 brings helpers as soon as a file would end last, at the cost of
- * transfers for a few jobs each near the end; a large factor never brings
- * them. 2 is the best balance of the sweep in docs/benchmarks.md. */
+/* A file's holders are too slow when they would need more than this many
+ * times the project's remaining time, plus a margin (HELP_QUEUE_SHARE), for
+ * its unsent work: then a helper may start on it. 1 brings helpers as soon as a
+ * file would end last; a large factor never brings them. 2 is the best
+ * balance of the sweep in docs/benchmarks.md. */
 #define HELP_ETA_FACTOR 2.0
+/* The project's remaining time counts only unsent work, so near the end it
+ * shrinks to nothing while every host still has its queue to run: without
+ * a margin every file with a few jobs left looks slow, and helpers fetch
+ * a whole file for a handful of jobs each. The margin is this share of the
+ * time the hosts' queues take (work sent and not yet returned, on all
+ * active hosts): a transfer pays only when the file would end well after
+ * the queues run dry (sweep in docs/benchmarks.md). */
+#define HELP_QUEUE_SHARE 0.75
 
 void locality_init(struct locality *l)
 {
@@ -124,6 +132,13 @@ static double project_eta(const struct locality *l)
     return l->total_speed > 0 ? l->flops_needed / l->total_speed : 0;
 }
 
+/* Seconds by which a file's holders may end after the project before it
+ * brings helpers: a share of the time the hosts' queues take. */
+static double help_margin(const struct locality *l)
+{
+    return l->total_speed > 0 ? HELP_QUEUE_SHARE * l->flops_out / l->total_speed : 0;
+}
+
 /* Re-derives where a file stands after its jobs or holders changed. A file
  * is open to a host that does not hold it while some job needs more hosts
  * than hold the file, or while its holders would finish its unsent work
@@ -140,7 +155,7 @@ static void lfile_update(struct locality *l, struct lfile *f)
         bitidx_clear(&l->withwork, f->seq);
     }
     int open = has && (max_need(f) > f->holders ||
-                       f->flops_needed > HELP_ETA_FACTOR * project_eta(l) * f->holders_speed);
+                       f->flops_needed > (HELP_ETA_FACTOR * project_eta(l) + help_margin(l)) * f->holders_speed);
     if (!open && f->ws_pos) ws_remove(l, f);
     if (open && !f->ws_pos) bitidx_set(&l->candidates, f->seq);
     else bitidx_clear(&l->candidates, f->seq);
@@ -219,11 +234,22 @@ void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_
 
 static int need_level(int needed) { return needed < LF_NEED_LEVELS ? needed : LF_NEED_LEVELS - 1; }
 
+/* Instances of j sent and not yet returned. */
+static int instances_out(const struct sjob *j)
+{
+    int n = 0;
+    for (int i = 0; i < j->ninst; i++) n += j->inst[i].state == INST_IN_PROGRESS;
+    return n;
+}
+
 void locality_job_changed(struct sched_index *x, struct sjob *j)
 {
     int now = j->needed > 0 ? j->needed : 0;
+    int out = instances_out(j);
+    x->loc.flops_out += (out - j->lout) * j->flops_est;
+    j->lout = out;
     if (now == j->lneeded) return;
-    double dflops = (now - j->lneeded) * j->flops_est;
+    x->loc.flops_needed += (now - j->lneeded) * j->flops_est;
     for (int k = 0; k < j->nlref; k++) {
         struct lref *r = job_lref(j, k);
         if (j->lneeded > 0) r->f->need[need_level(j->lneeded)]--;
@@ -233,8 +259,7 @@ void locality_job_changed(struct sched_index *x, struct sjob *j)
         } else {
             bitidx_clear(&r->f->sendable, r->pos);
         }
-        r->f->flops_needed += dflops;
-        x->loc.flops_needed += dflops;
+        r->f->flops_needed += (now - j->lneeded) * j->flops_est;
     }
     j->lneeded = now;
     for (int k = 0; k < j->nlref; k++) lfile_update(&x->loc, job_lref(j, k)->f);
@@ -260,7 +285,8 @@ static void lfile_compact(struct lfile *f)
 
 void locality_job_ended(struct sched_index *x, struct sjob *j)
 {
-    (void)x;
+    x->loc.flops_out -= j->lout * j->flops_est;   /* what is still out no longer counts */
+    j->lout = 0;
     for (int k = 0; k < j->nlref; k++) {
         struct lref *r = job_lref(j, k);
         r->f->jobs[r->pos].job = NULL;
@@ -584,9 +610,12 @@ static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
     if (walk_files(c, h, &l->candidates, 0)) return;
     /* Every file with work has its hosts. Rather than idle, the host joins
      * one whose unsent work is large next to what it asks for: with a few
-     * big files, their holders alone would leave most hosts idle; near the
-     * end of a batch, when files have little left, a transfer would not
-     * pay (end-of-batch replication deals with the stragglers). */
+     * big files, or jobs spread thin over many, their holders alone would
+     * leave most hosts idle. Not once the project's unsent work is less
+     * than the helpers' margin: every file then has a few jobs left, its
+     * holders will run them, and a transfer would not pay (end-of-batch
+     * replication deals with the stragglers). */
+    if (project_eta(l) < help_margin(l)) return;
     walk_files(c, h, &l->withwork, JOIN_WORK_FACTOR * c->budget.secs_left * host_flops_of(&c->req->host));
 }
 

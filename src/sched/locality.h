@@ -80,7 +80,8 @@ struct locality {
     struct lhost *oldest, *newest;
     int nactive;                /* hosts in the activity list */
     double total_speed;         /* of the active hosts */
-    double flops_needed;        /* of all files */
+    double flops_needed;        /* of all files' jobs, each job once */
+    double flops_out;           /* of their instances sent and not yet returned */
     int target;                 /* the largest target_nresults seen: M of N/M */
     uint32_t mark;
     int64_t sent_from_held, sent_new_file, sent_fallback;   /* counters for the API and the simulator */

@@ -5,8 +5,9 @@
  * files; deletes (nothing left for the host, unknown names); need_work,
  * retry and no_more_work; the working set (about N/M oldest open files, a
  * new host starts on one, a file leaves it at M holders and returns when
- * a holder deletes it or expires); assigned files not yet reported; one
- * result per user falling back to an open file outside the set; no app
+ * a holder deletes it or expires); helpers for slow holders only well
+ * after the hosts' queues, joining a busy file until the queues hold the
+ * rest; assigned files not yet reported; one result per user falling back to an open file outside the set; no app
  * version for the platform; lite mode (most bytes on the host first, the
  * ready queue for the rest); deadline feasibility; the scan cost bound on
  * a 100,000-job file; and a seeded randomized run that checks the files',
@@ -422,6 +423,68 @@ static void test_file_leaves_working_set_at_m_holders_and_returns_when_one_goes(
     assert_ws(f, NAMES("F0"));
 }
 
+/* A file with its M holders opens to a helper when they would need
+ * HELP_ETA_FACTOR times the project's remaining time for its unsent work,
+ * plus a share of the time the hosts' queues take: near the end the unsent
+ * work is small next to the queues, a transfer for a few jobs would not
+ * pay, and a host with no file then joins none either. */
+static void test_slow_holders_bring_a_helper_only_well_after_the_queues(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 1, 80, &red2);
+    b->b.delay_bound = 1e7;
+    add_file_jobs(f, b, 1, 20, "F0");   /* 1e12 flops per instance */
+    for (int64_t id = 1; id <= 2; id++) {   /* holders at 8e9 flops/s each take 18 jobs */
+        struct dispatch_request rq = request(id, id, 18, T0, NAMES("F0"));
+        rq.host.flops = 2e9;
+        assert_int_equal(ask_req(f, &rq), 18);
+    }
+    ask(f, 3, 3, 0, T0, NULL);   /* 4e10 flops/s */
+    locality_maintain(&f->x.loc, T0);
+    assert_int_equal(file(f, "F0")->holders, 2);
+    /* 4e12 unsent: the holders need 250 s, the project 71 s, but the
+     * queues (3.6e13 out) 643 s: not slow enough, and too little to join */
+    assert_ws(f, none);
+    assert_int_equal(ask(f, 3, 3, 4, T0, NULL), 0);
+
+    /* 60 jobs more: 7,750 s against 2 x 2,214 + 0.75 x 643 */
+    add_file_jobs(f, b, 21, 80, "F0");
+    locality_maintain(&f->x.loc, T0);
+    assert_ws(f, NAMES("F0"));
+    assert_int_equal(ask(f, 3, 3, 4, T0, NULL), 4);
+    assert_int_equal(file(f, "F0")->holders, 3);
+}
+
+/* A host with no file joins a file that has its hosts and much unsent
+ * work, but not once the unsent work is small next to the hosts' queues:
+ * its holders will run the last jobs, a transfer would not pay. */
+static void test_host_joins_a_busy_file_until_the_queues_hold_the_rest(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 1, 800, &red2);
+    b->b.delay_bound = 1e7;
+    add_file_jobs(f, b, 1, 800, "F0");   /* 1.6e15 flops to send */
+    for (int64_t id = 1; id <= 3; id++) ask(f, id, id, 0, T0, id < 3 ? NAMES("F0") : NULL);
+    locality_maintain(&f->x.loc, T0);
+    assert_ws(f, none);   /* 4e10 flops/s each: the holders are not slow */
+    /* nothing is out yet: host 3 joins */
+    struct dispatch_request rq = request(3, 3, 4, T0, NULL);
+    rq.host.req_secs = 1000;
+    assert_int_equal(ask_req(f, &rq), 4);
+    assert_int_equal(file(f, "F0")->holders, 3);
+
+    /* the holders take 1,248 instances: 348 left to send, under 0.75 x 1,252 out */
+    for (int k = 0; k < 13; k++) ask(f, 1, 1, 64, T0, NAMES("F0"));
+    for (int k = 0; k < 7; k++) ask(f, 2, 2, 64, T0, NAMES("F0"));
+    assert_true(f->x.loc.flops_needed == 348e12);
+    assert_true(f->x.loc.flops_out == 1252e12);
+    ask(f, 4, 4, 0, T0, NULL);
+    rq = request(4, 4, 4, T0, NULL);
+    rq.host.req_secs = 1;
+    assert_int_equal(ask_req(f, &rq), 0);
+    assert_int_equal(file(f, "F0")->holders, 3);
+}
+
 /* locus-sim's clock starts at 0: an assignment then is one like any other */
 static void test_file_assigned_at_time_zero_still_held(void **state)
 {
@@ -734,10 +797,18 @@ static void check_invariants(struct rrun *r)
     for (size_t i = 0; i < l->nws; i++) assert_int_equal(l->ws[i]->ws_pos, i + 1);
     for (size_t s = 0; s < l->nfiles; s++)
         if (l->files[s]) check_file(l, l->files[s], s);
+    double needed = 0, out = 0;   /* each job once, however many files it reads */
     for (int64_t id = 1; id <= R_JOBS; id++) {
         struct sjob *j = index_job(&r->f->x, id);
-        if (j && j->nlref) assert_int_equal(j->lneeded, j->needed > 0 ? j->needed : 0);
+        if (!j || !j->nlref) continue;
+        assert_int_equal(j->lneeded, j->needed > 0 ? j->needed : 0);
+        int nout = 0;
+        for (int i = 0; i < j->ninst; i++) nout += j->inst[i].state == INST_IN_PROGRESS;
+        assert_int_equal(j->lout, nout);
+        needed += j->lneeded * j->flops_est;
+        out += nout * j->flops_est;
     }
+    assert_true(fabs(l->flops_needed - needed) < 1 && fabs(l->flops_out - out) < 1);
 }
 
 static void run_random(struct fx *f, uint64_t seed, int mode, int sorted, int wait_period, int per_user)
@@ -804,7 +875,7 @@ static void run_random(struct fx *f, uint64_t seed, int mode, int sorted, int wa
     check_invariants(r);
     for (size_t s = 0; s < l->nfiles; s++) assert_null(l->files[s]);
     assert_int_equal(l->hosts.count + l->nws + l->withwork.count + l->candidates.count, 0);
-    assert_true(fabs(l->flops_needed) < 1 && fabs(l->total_speed) < 1e3);
+    assert_true(fabs(l->flops_needed) < 1 && fabs(l->flops_out) < 1 && fabs(l->total_speed) < 1e3);
     assert_true(l->sent_from_held + l->sent_new_file + l->sent_fallback > 0);
     free(r);
 }
@@ -830,6 +901,8 @@ int main(void)
         T(test_working_set_holds_about_n_over_m_oldest_open_files),
         T(test_host_without_files_starts_on_a_working_set_file),
         T(test_file_leaves_working_set_at_m_holders_and_returns_when_one_goes),
+        T(test_slow_holders_bring_a_helper_only_well_after_the_queues),
+        T(test_host_joins_a_busy_file_until_the_queues_hold_the_rest),
         T(test_assigned_file_held_until_reported_or_ttl),
         T(test_file_assigned_at_time_zero_still_held),
         T(test_one_result_per_user_falls_back_to_an_open_file_outside_the_set),
