@@ -83,11 +83,13 @@ boinc_client_stop() {
 }
 
 # free_port [USED_FILE]: a loopback TCP port that nothing listens on; with
-# USED_FILE, also one not handed out before (recorded there).
+# USED_FILE, also one not handed out before (recorded there). Below Linux's
+# ephemeral range (32768 on): a port there may be the local end of some
+# outgoing connection, which no probe sees and which makes bind() fail.
 free_port() {
     local used=${1:-} p i
     for i in $(seq 200); do
-        p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+        p=$(( 20000 + RANDOM % 12000 ))
         [ -n "$used" ] && grep -qx "$p" "$used" 2>/dev/null && continue
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             [ -z "$used" ] || echo "$p" >> "$used"
