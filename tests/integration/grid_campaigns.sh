@@ -277,12 +277,20 @@ let_oar_jobs_end() {
     wait_for 60 oar_sub_ended "$1" || bad "jobs of submission $1 on gamma not ended after 60 s"
     say "step 8: submission $1: $(oar_sub_states "$1" | wc -l) jobs on gamma, all ended before the restart"
 }
+# found_by_restart SUB: how many jobs of SUB locusd's restart found on gamma.
+found_by_restart() {
+    grep -o "submission $1 to gamma was under way when locusd stopped: [0-9]*" "$LOCUSD_LOG" | tail -n 1 | grep -o '[0-9]*$'
+}
+# OAR may commit a submission whose client died after the hook counted
+# its jobs: the count is the database's once it agrees, or after 10 s
+same_count() { [ "$(oar_sub_states "$sub" | wc -l)" = "$(found_by_restart "$sub")" ]; }
 caught=
 for _ in 1 2 3; do
     kill_while_submitting gamma let_oar_jobs_end || continue
+    wait_for 10 same_count || bad "gamma: the restart found $(found_by_restart "$sub") jobs of submission $sub; OAR's \
+database has (id:state:submitted): $(PGPASSWORD=oarropw psql -h 127.0.0.1 -U oar_ro -d oar -Atc "SELECT job_id || ':' || \
+state || ':' || submission_time FROM jobs WHERE job_name = 'locus.$MAIN.$sub'" 2>&1 | tr '\n' ' ')"
     n=$(oar_sub_states "$sub" | wc -l)
-    grep -q "submission $sub to gamma was under way when locusd stopped: $n of its" "$LOCUSD_LOG" ||
-        bad "gamma: the restart did not find the $n ended jobs of submission $sub"
     [ "$n" -gt 0 ] && { caught=1; break; }
 done
 [ -n "$caught" ] || bad "no submission to gamma was caught under way with jobs on OAR in 3 kills"
