@@ -31,7 +31,6 @@ static int parse_id(const char *text, const char *what, int64_t *id, char *err, 
     return 0;
 }
 
-/* user (NULL: none, *id 0) by name. */
 /* The id of user, or 0 when no user is named (the project's operator). */
 static int user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen)
 {

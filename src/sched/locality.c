@@ -249,7 +249,8 @@ void locality_job_changed(struct sched_index *x, struct sjob *j)
     x->loc.flops_out += (out - j->lout) * j->flops_est;
     j->lout = out;
     if (now == j->lneeded) return;
-    x->loc.flops_needed += (now - j->lneeded) * j->flops_est;
+    double dflops = (now - j->lneeded) * j->flops_est;
+    x->loc.flops_needed += dflops;   /* once per job, however many files it reads */
     for (int k = 0; k < j->nlref; k++) {
         struct lref *r = job_lref(j, k);
         if (j->lneeded > 0) r->f->need[need_level(j->lneeded)]--;
@@ -259,7 +260,7 @@ void locality_job_changed(struct sched_index *x, struct sjob *j)
         } else {
             bitidx_clear(&r->f->sendable, r->pos);
         }
-        r->f->flops_needed += (now - j->lneeded) * j->flops_est;
+        r->f->flops_needed += dflops;
     }
     j->lneeded = now;
     for (int k = 0; k < j->nlref; k++) lfile_update(&x->loc, job_lref(j, k)->f);

@@ -358,7 +358,6 @@ static int passed_over(const struct sseq *s, const struct dispatch_request *req)
     return (s->avoid_host == req->host.host_id && req->now < s->avoid_until) || !twin_allows(s, req->host.user_id);
 }
 
-/* The oldest unassigned sequence with work the host is fast enough for. */
 /* The unassigned sequence of lowest id this host may take: it is fast
  * enough and has a version for it. Only sequences offered are looked at. */
 static struct sseq *pick_unassigned(struct sched_index *x, const struct dispatch_request *req)
