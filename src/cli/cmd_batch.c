@@ -1,8 +1,11 @@
-/* cmd_batch.c - `locus batch create | cancel | list`. A batch and all its
- * jobs are created in one store transaction, so a bad line anywhere leaves
- * nothing behind. Jobs come from a JSONL file read line by line, or from a
- * template expanded N times; both feed the same insertion loop, which does
- * no per-job allocation in template mode (a million jobs in seconds). */
+/* cmd_batch.c - `locus batch create | add-jobs | cancel | list`. A batch
+ * and all its jobs are created in one store transaction, so a bad line
+ * anywhere leaves nothing behind. Jobs come from a JSONL file read line by
+ * line, or from a template expanded N times; both feed the same insertion
+ * loop, which does no per-job allocation in template mode (a million jobs
+ * in seconds). A cursor batch may instead be planned with no jobs, which
+ * the project's generator makes on demand with add-jobs, a chunk (a child
+ * batch) at a time. */
 #include "cli/cli.h"
 #include "cli/jobdesc.h"
 #include "core/fsutil.h"
@@ -31,7 +34,8 @@ struct job_source {
     json_t *tmpl;            /* template mode: the parsed template, owner of desc's strings */
     struct job_desc desc;
     long count;              /* template mode: jobs to make */
-    long n;                  /* jobs made so far; the next job's number */
+    long n;                  /* jobs made so far */
+    long base;               /* the number of the first: {n} and default names count from it */
     struct job_env env;
 };
 
@@ -76,7 +80,7 @@ static int jsonl_next(struct job_source *src, struct job_spec *j, char *msg, siz
         return -1;
     }
     int rc = job_desc_read(obj, &src->desc, msg, msglen) ||
-             job_desc_resolve(&src->desc, &src->env, src->n, j, msg, msglen);
+             job_desc_resolve(&src->desc, &src->env, src->base + src->n, j, msg, msglen);
     json_decref(obj);
     return rc ? -1 : 1;
 }
@@ -85,7 +89,7 @@ static int source_next(struct job_source *src, struct job_spec *j, char *msg, si
 {
     if (src->jsonl) return jsonl_next(src, j, msg, msglen);
     if (src->n == src->count) return 0;
-    return job_desc_resolve(&src->desc, &src->env, src->n, j, msg, msglen) ? -1 : 1;
+    return job_desc_resolve(&src->desc, &src->env, src->base + src->n, j, msg, msglen) ? -1 : 1;
 }
 
 /* Opens the job source before the store, so a missing file fails early;
@@ -133,6 +137,10 @@ struct batch_create {
     struct smap files;
     struct imap sticky;          /* ids of sticky files */
     int cursors;                 /* --cursors: -1 none, 0 from the active hosts, else that many */
+    int generate;                /* --generate: jobs the generator makes later; 0: all given now */
+    double flops;                /* --flops */
+    long max_jobs;               /* add-jobs: the most the source may hold (what the cursor has left) */
+    int64_t first_job_id;        /* the first job inserted */
     char default_name[sizeof ((struct batch *)0)->name];
 };
 
@@ -162,6 +170,14 @@ static int insert_failed(struct cli_project *cp, const struct batch_create *bc, 
     return source_err(&bc->src, msg, err, errlen);
 }
 
+/* 1 if the job reads a sticky file (every job of a cursor batch does). */
+static int reads_sticky(const struct batch_create *bc, const struct job_spec *j)
+{
+    for (int i = 0; i < j->ninputs; i++)
+        if (imap_get(&bc->sticky, j->inputs[i].file_id)) return 1;
+    return 0;
+}
+
 static int insert_jobs(struct cli_project *cp, struct batch_create *bc, char *err, size_t errlen)
 {
     struct job_spec *j = xcalloc(1, sizeof *j);
@@ -170,7 +186,19 @@ static int insert_jobs(struct cli_project *cp, struct batch_create *bc, char *er
     j->batch_id = bc->b.id;
     j->app_id = bc->b.app_id;
     while ((got = source_next(&bc->src, j, msg, sizeof msg)) == 1) {
+        if (bc->max_jobs && bc->src.n == bc->max_jobs) {
+            snprintf(msg, sizeof msg, "more jobs than the cursor has left to make (%ld)", bc->max_jobs);
+            got = -1;
+            break;
+        }
+        if (bc->cursors >= 0 && !reads_sticky(bc, j)) {
+            snprintf(msg, sizeof msg, "job %s reads no sticky file: the jobs of a cursor batch read a range of a "
+                     "sequence of sticky files (locus file add --sticky)", j->name);
+            got = -1;
+            break;
+        }
         if (store_job_insert(cp->s, j, &bc->b.red)) break;
+        if (!bc->src.n) bc->first_job_id = j->id;
         bc->src.n++;
     }
     if (got < 0) rc = source_err(&bc->src, msg, err, errlen);
@@ -183,56 +211,40 @@ static int insert_jobs(struct cli_project *cp, struct batch_create *bc, char *er
 
 /* ---- cursors ---- */
 
-struct job_credits {
-    struct batch_create *bc;
-    double *credit;
-    int64_t n, cap, first_id;
-    const char *no_sticky;       /* the first job that reads no sticky file */
-    char name[JOB_NAME_MAX + 1];
-};
+struct job_credits { double *credit; int64_t n, cap; };
 
 static int job_credit_row(void *ctx, const struct live_job *lj)
 {
     struct job_credits *c = ctx;
-    if (!c->n) c->first_id = lj->st.id;
     if (c->n == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 1024;
         c->credit = xrealloc(c->credit, (size_t)c->cap * sizeof *c->credit);
     }
     c->credit[c->n++] = credit_for_job(lj->flops_est);
-    int sticky = 0;
-    for (int i = 0; i < lj->ninputs; i++) sticky |= imap_get(&c->bc->sticky, lj->input_ids[i]) != NULL;
-    if (!sticky && !c->no_sticky) {
-        snprintf(c->name, sizeof c->name, "%s", lj->name);
-        c->no_sticky = c->name;
-    }
     return 0;
 }
 
 /* Cuts the jobs just inserted, in their order, into cursors of about equal
- * work: as many as asked, or one per CURSOR_TEAM_SIZE hosts seen this week. */
+ * work, or the jobs to generate into cursors of equal counts: as many as
+ * asked, or one per CURSOR_TEAM_SIZE hosts seen this week. */
 static int make_cursors(struct cli_project *cp, struct batch_create *bc, char *err, size_t errlen)
 {
-    struct job_credits c = {.bc = bc};
-    int rc = 0;
-    if (store_each_live_job(cp->s, bc->b.id, job_credit_row, &c)) {
-        rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-        goto out;
-    }
-    if (c.no_sticky) {
-        rc = cli_errf(err, errlen, CLI_FAIL, "job %s reads no sticky file: the jobs of a cursor batch read a range of "
-                      "a sequence of sticky files (locus file add --sticky)", c.no_sticky);
-        goto out;
+    struct job_credits c = {.credit = NULL};
+    int rc = 0, n;
+    if (!bc->generate && store_each_live_job(cp->s, bc->b.id, job_credit_row, &c)) {
+        free(c.credit);
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     }
     int64_t hosts = store_count_hosts_since(cp->s, bc->b.create_time - 7 * 86400);
-    int n;
-    struct cursor_rec *recs = cursor_plan(bc->b.id, c.credit, c.n, bc->cursors, hosts > 0 ? hosts : 0, &n);
+    double planned = credit_for_job(bc->flops) * (bc->b.red.target_nresults > 1 ? bc->b.red.target_nresults : 1);
+    struct cursor_rec *recs = cursor_plan(bc->b.id, c.credit, planned, bc->generate ? bc->generate : c.n,
+                                          bc->cursors, hosts > 0 ? hosts : 0, &n);
     for (int i = 0; i < n && !rc; i++)
-        if (store_cursor_insert(cp->s, &recs[i]) || store_cursor_take_jobs(cp->s, &recs[i], c.first_id))
+        if (store_cursor_insert(cp->s, &recs[i]) ||
+            (!bc->generate && store_cursor_take_jobs(cp->s, &recs[i], bc->first_job_id)))
             rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     bc->cursors = n;
     free(recs);
-out:
     free(c.credit);
     return rc;
 }
@@ -246,18 +258,24 @@ static int create_batch(struct cli_project *cp, struct cli_copies *copies, void 
         return cli_errf(err, errlen, CLI_FAIL, "a batch named %s exists: choose another --name", bc->b.name);
     if (store_each_file(cp->s, 0, put_file, bc) || store_batch_insert(cp->s, &bc->b))
         return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    int rc = insert_jobs(cp, bc, err, errlen);
+    int rc = bc->generate ? 0 : insert_jobs(cp, bc, err, errlen);
     return rc || bc->cursors < 0 ? rc : make_cursors(cp, bc, err, errlen);
 }
 
-/* Which of --jobs and --count/--input-template, exactly. */
-static int check_mode(const struct cli_opt *opts, char *err, size_t errlen)
+/* Which of --jobs, --count/--input-template and --generate, exactly. */
+static int check_mode(const struct cli_opt *opts, const struct batch_create *bc, char *err, size_t errlen)
 {
     int jobs = cli_seen(opts, "jobs"), count = cli_seen(opts, "count"), tmpl = cli_seen(opts, "input-template");
-    if (jobs && (count || tmpl))
-        return cli_errf(err, errlen, CLI_USAGE, "give either --jobs or --count with --input-template, not both");
-    if (!jobs && !(count && tmpl))
-        return cli_errf(err, errlen, CLI_USAGE, "give --jobs FILE.jsonl, or --count N with --input-template FILE.json");
+    int gen = cli_seen(opts, "generate");
+    if (jobs + (count || tmpl) + gen > 1)
+        return cli_errf(err, errlen, CLI_USAGE, "give one of --jobs, --count with --input-template, or --generate");
+    if (!jobs && !gen && !(count && tmpl))
+        return cli_errf(err, errlen, CLI_USAGE, "give --jobs FILE.jsonl, --count N with --input-template FILE.json, "
+                        "or --generate N with --cursors");
+    if (gen && (bc->generate < 1 || bc->generate > JOB_COUNT_MAX))
+        return cli_errf(err, errlen, CLI_USAGE, "--generate must be from 1 to %d", JOB_COUNT_MAX);
+    if (gen && bc->cursors < 0)
+        return cli_errf(err, errlen, CLI_USAGE, "--generate is for cursor batches: give --cursors N or auto too");
     return 0;
 }
 
@@ -312,7 +330,7 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
     struct batch *b = &bc->b;
     const char *jobs = NULL, *tmpl = NULL, *cursors = NULL, *pos[1];
     int count = 0, no_output = 0;
-    double flops = JOB_DEFAULT_FLOPS;
+    bc->flops = JOB_DEFAULT_FLOPS;
     struct cli_list outs = {.n = 0};
     b->red = (struct redundancy){RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
     b->delay_bound = 7 * 86400;
@@ -331,24 +349,31 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
         {"priority", OPT_INT, &b->priority, 0, 0},
         {"output", OPT_LIST, &outs, 0, 0},
         {"no-output", OPT_FLAG, &no_output, 0, 0},
-        {"flops", OPT_DOUBLE, &flops, 0, 0},
+        {"flops", OPT_DOUBLE, &bc->flops, 0, 0},
         {"one-result-per-user", OPT_FLAG, &b->one_result_per_user, 0, 0},
         {"user", OPT_STR, &bc->user, 0, 0},
         {"cursors", OPT_STR, &cursors, 0, 0},
+        {"generate", OPT_INT, &bc->generate, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
     struct cli_project cp = {.s = NULL};
     smap_init(&bc->files);
     imap_init(&bc->sticky);
     int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
-    if (!rc) rc = check_mode(opts, err, errlen);
     if (!rc) rc = check_cursors(cursors, &bc->cursors, err, errlen);
-    if (!rc) rc = check_batch(bc, flops, &outs, no_output, err, errlen);
-    if (!rc) rc = source_open(&bc->src, jobs, tmpl, count, err, errlen);
+    if (!rc) rc = check_mode(opts, bc, err, errlen);
+    if (!rc) rc = check_batch(bc, bc->flops, &outs, no_output, err, errlen);
+    if (!rc && !bc->generate) rc = source_open(&bc->src, jobs, tmpl, count, err, errlen);
     if (!rc) rc = cli_open(&cp, pos[0], 0, err, errlen);
+    if (!rc && bc->generate && !cp.p.cfg.cursor_generator[0])
+        rc = cli_errf(err, errlen, CLI_FAIL, "--generate needs <cursor_work_generator> in %s/config.xml: the command "
+                      "that makes the jobs (docs/cursors.md)", pos[0]);
     bc->src.env.files = &bc->files;
     if (!rc) rc = cli_transaction(&cp, create_batch, bc, err, errlen);
-    if (!rc && bc->cursors > 0)
+    if (!rc && bc->generate)
+        printf("created batch %s (id %lld): %d jobs to generate in %d cursors\n", b->name, (long long)b->id,
+               bc->generate, bc->cursors);
+    else if (!rc && bc->cursors > 0)
         printf("created batch %s (id %lld): %ld jobs in %d cursors\n", b->name, (long long)b->id, bc->src.n, bc->cursors);
     else if (!rc)
         printf("created batch %s (id %lld): %ld jobs\n", b->name, (long long)b->id, bc->src.n);
@@ -357,6 +382,105 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
     smap_free(&bc->files);
     imap_free(&bc->sticky);
     free(bc);
+    return rc;
+}
+
+/* ---- batch add-jobs ---- */
+
+struct add_jobs {
+    struct batch_create bc;      /* the chunk: a child batch of the cursor batch */
+    const char *key;
+    int64_t first;               /* --first: the job number of the file's first line */
+    struct batch parent;
+    struct cursor_rec cur;       /* the cursor whose range holds first */
+    int found;
+};
+
+static int cursor_holding(void *ctx, const struct cursor_rec *c)
+{
+    struct add_jobs *a = ctx;
+    if (c->first_job_num > a->first || a->first > c->last_job_num) return 0;
+    a->cur = *c;
+    a->found = 1;
+    return 1;
+}
+
+static int add_jobs(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen)
+{
+    (void)copies;
+    struct add_jobs *a = ctx;
+    struct batch *p = &a->parent, *b = &a->bc.b;
+    int rc = cli_find_batch(cp->s, a->key, p);
+    if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", a->key);
+    if (rc || store_each_cursor(cp->s, p->id, cursor_holding, a) < 0)
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    if (p->state != BATCH_ACTIVE)
+        return cli_errf(err, errlen, CLI_FAIL, "batch %s is %s: no more jobs", p->name, batch_state_name(p->state));
+    if (!a->found)
+        return cli_errf(err, errlen, CLI_FAIL, "batch %s has no cursor with job %lld (see GET /api/v1/cursors)", p->name,
+                        (long long)a->first);
+    const struct cursor_rec *c = &a->cur;
+    if (c->first_ungenerated_job_num > c->last_job_num)
+        return cli_errf(err, errlen, CLI_FAIL, "cursor %lld (jobs %lld-%lld) has all its jobs", (long long)c->id,
+                        (long long)c->first_job_num, (long long)c->last_job_num);
+    if (a->first != c->first_ungenerated_job_num)   /* a cursor's jobs are made in order, each once */
+        return cli_errf(err, errlen, CLI_FAIL, "cursor %lld (jobs %lld-%lld) makes job %lld next, not %lld",
+                        (long long)c->id, (long long)c->first_job_num, (long long)c->last_job_num,
+                        (long long)c->first_ungenerated_job_num, (long long)a->first);
+    *b = *p;
+    b->parent_id = p->id;
+    b->create_time = (int64_t)time(NULL);
+    b->done_time = 0;
+    if ((size_t)snprintf(b->name, sizeof b->name, "%s.%lld", p->name, (long long)a->first) >= sizeof b->name)
+        return cli_errf(err, errlen, CLI_FAIL, "batch name %s is too long to name its chunks", p->name);
+    a->bc.max_jobs = c->last_job_num - a->first + 1;
+    /* jobs that give no flops: the batch's estimate, which planned their credit */
+    int n = p->red.target_nresults > 1 ? p->red.target_nresults : 1;
+    a->bc.src.env.flops = c->planned_job_credit > 0 ? c->planned_job_credit / n / CREDIT_PER_FLOP : JOB_DEFAULT_FLOPS;
+    if (store_each_file(cp->s, 0, put_file, &a->bc) || store_batch_insert(cp->s, b))
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    if ((rc = insert_jobs(cp, &a->bc, err, errlen))) return rc;
+    /* numbered from first: job_num = id - (first_job_id - first + 1) + 1 */
+    struct cursor_rec chunk = {.id = c->id, .batch_id = b->id, .first_job_num = a->first,
+                               .last_job_num = a->first + a->bc.src.n - 1};
+    if (store_cursor_take_jobs(cp->s, &chunk, a->bc.first_job_id - a->first + 1) ||
+        store_cursor_made(cp->s, c->id, chunk.last_job_num + 1))
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    return 0;
+}
+
+int cmd_batch_add_jobs(int argc, char **argv, char *err, size_t errlen)
+{
+    struct add_jobs *a = xcalloc(1, sizeof *a);
+    const char *jobs = NULL, *pos[2];
+    int first = 0;
+    struct cli_opt opts[] = {
+        {"first", OPT_INT, &first, 1, 0},
+        {"jobs", OPT_STR, &jobs, 1, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    struct cli_project cp = {.s = NULL};
+    smap_init(&a->bc.files);
+    imap_init(&a->bc.sticky);
+    a->bc.cursors = 0;   /* a cursor batch's: every job reads a sticky file */
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (!rc && first < 1) rc = cli_errf(err, errlen, CLI_USAGE, "--first is a job number, from 1");
+    if (!rc) rc = source_open(&a->bc.src, jobs, NULL, 0, err, errlen);
+    if (!rc) rc = cli_open(&cp, pos[0], 0, err, errlen);
+    a->key = pos[1];
+    a->first = first;
+    a->bc.src.base = first;   /* default job names: BATCH_<job number> */
+    a->bc.src.env.files = &a->bc.files;
+    a->bc.src.env.batch = a->parent.name;
+    if (!rc) rc = cli_transaction(&cp, add_jobs, a, err, errlen);
+    if (!rc)
+        printf("batch %s: made jobs %lld-%lld of cursor %lld (chunk %s)\n", a->parent.name, (long long)first,
+               (long long)(first + a->bc.src.n - 1), (long long)a->cur.id, a->bc.b.name);
+    cli_close(&cp);
+    source_close(&a->bc.src);
+    smap_free(&a->bc.files);
+    imap_free(&a->bc.sticky);
+    free(a);
     return rc;
 }
 
@@ -372,7 +496,7 @@ static int cancel(struct cli_project *cp, struct cli_copies *copies, void *ctx, 
     struct batch_cancel *bc = ctx;
     int rc = cli_find_batch(cp->s, bc->key, &bc->b);
     if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", bc->key);
-    if (rc == 0 && bc->b.state == BATCH_ACTIVE) rc = store_batch_set_state(cp->s, bc->b.id, BATCH_CANCELLING, 0);
+    if (rc == 0 && bc->b.state == BATCH_ACTIVE) rc = store_batch_cancel(cp->s, bc->b.id);
     return rc ? cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s)) : 0;
 }
 

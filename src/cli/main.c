@@ -20,10 +20,11 @@ static const struct command commands[] = {
     {"user", "create", cmd_user_create, "DIR NAME"},
     {"user", "hook", cmd_user_hook, "DIR NAME [--command CMD] [--url URL]"},
     {"batch", "create", cmd_batch_create,
-     "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json) [--name NAME] [--quorum Q] "
+     "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json | --generate N) [--name NAME] [--quorum Q] "
      "[--target-nresults T] [--max-error-instances E] [--max-total-instances M] [--max-success-instances S] "
      "[--delay-bound SECONDS] [--priority P] [--output OPEN_NAME:MAX_BYTES]... [--no-output] [--flops F] "
      "[--one-result-per-user] [--user NAME] [--cursors N|auto]"},
+    {"batch", "add-jobs", cmd_batch_add_jobs, "DIR BATCH --first JOB_NUM --jobs FILE.jsonl"},
     {"batch", "cancel", cmd_batch_cancel, "DIR BATCH"},
     {"batch", "list", cmd_batch_list, "DIR"},
     {"sequence", "create", cmd_sequence_create,

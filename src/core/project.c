@@ -20,6 +20,7 @@ void project_config_defaults(struct project_config *c)
     c->deadline_check = 1;
     c->sequences_per_host = 1;
     c->sequence_twin_lag = 2;
+    c->cursor_cushion = 100;
     c->grid_daemon = 1;
     c->grid_finalize = 1;
     c->grid_cycle_period = 30;
@@ -123,6 +124,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
         if (!bad_spares) c->replicate = (int)v;
     }
     text_setting(cfg, "locality_work_generator", c->locality_generator, sizeof c->locality_generator);
+    text_setting(cfg, "cursor_work_generator", c->cursor_generator, sizeof c->cursor_generator);
     int rc = number_setting(cfg, "http_threads", &threads, 1, err, errlen)
           || number_setting(cfg, "request_delay", &c->request_delay, 0, err, errlen)
           || number_setting(cfg, "next_rpc_delay", &c->next_rpc_delay, 0, err, errlen)
@@ -136,6 +138,7 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
           || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen)
           || number_setting(cfg, "sequence_twin_lag", &c->sequence_twin_lag, 1, err, errlen)
           || number_setting(cfg, "cursor_move_ratio", &c->cursor_move_ratio, 0, err, errlen)
+          || number_setting(cfg, "cursor_cushion", &c->cursor_cushion, 1, err, errlen)
           || number_setting(cfg, "grid_cycle_period", &c->grid_cycle_period, 0.1, err, errlen)
           || number_setting(cfg, "grid_waiting_allowed", &c->grid_waiting_allowed, 0, err, errlen)
           || number_setting(cfg, "grid_waiting_timeout", &c->grid_waiting_timeout, 1, err, errlen)
@@ -176,6 +179,15 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
         c->listen_port = atoi(colon + 1);
     }
     return 0;
+}
+
+/* A text setting, when set. */
+static void text_out(struct strbuf *sb, const char *name, const char *value)
+{
+    if (!value[0]) return;
+    sb_printf(sb, "  <%s>", name);
+    sb_xml_escape(sb, value);
+    sb_printf(sb, "</%s>\n", name);
 }
 
 int project_save_config(const struct project *p, char *err, size_t errlen)
@@ -223,26 +235,12 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
         sb_printf(&sb, "  <grid_settle_seconds>%g</grid_settle_seconds>\n", c->grid_settle_seconds);
     if (c->grid_fairshare_half_life != 86400)
         sb_printf(&sb, "  <grid_fairshare_half_life>%g</grid_fairshare_half_life>\n", c->grid_fairshare_half_life);
-    if (c->locality_generator[0]) {
-        sb_puts(&sb, "  <locality_work_generator>");
-        sb_xml_escape(&sb, c->locality_generator);
-        sb_puts(&sb, "</locality_work_generator>\n");
-    }
-    if (c->validator_cmd[0]) {
-        sb_puts(&sb, "  <validator_cmd>");
-        sb_xml_escape(&sb, c->validator_cmd);
-        sb_puts(&sb, "</validator_cmd>\n");
-    }
-    if (c->assimilator_cmd[0]) {
-        sb_puts(&sb, "  <assimilator_cmd>");
-        sb_xml_escape(&sb, c->assimilator_cmd);
-        sb_puts(&sb, "</assimilator_cmd>\n");
-    }
-    if (c->sequence_result_cmd[0]) {
-        sb_puts(&sb, "  <sequence_result_cmd>");
-        sb_xml_escape(&sb, c->sequence_result_cmd);
-        sb_puts(&sb, "</sequence_result_cmd>\n");
-    }
+    if (c->cursor_cushion != 100) sb_printf(&sb, "  <cursor_cushion>%g</cursor_cushion>\n", c->cursor_cushion);
+    text_out(&sb, "locality_work_generator", c->locality_generator);
+    text_out(&sb, "cursor_work_generator", c->cursor_generator);
+    text_out(&sb, "validator_cmd", c->validator_cmd);
+    text_out(&sb, "assimilator_cmd", c->assimilator_cmd);
+    text_out(&sb, "sequence_result_cmd", c->sequence_result_cmd);
     sb_puts(&sb, "</config>\n</locus>\n");
     char path[PROJECT_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/config.xml", p->dir);

@@ -47,6 +47,8 @@ struct project_config {
                                     job-number order, as the seed says, instead of lanes */
     double cursor_move_ratio;    /* <cursor_move_ratio>: the seed's speed rule, a host moves to a team
                                     when est_time_left(own) < this x est_time_left(that); 0: off (0) */
+    char cursor_generator[1024]; /* <cursor_work_generator>: run with a cursor batch and job numbers to make */
+    double cursor_cushion;       /* <cursor_cushion>: jobs never sent the generator keeps per cursor (100) */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */
     double sequences_per_host;   /* <sequences_per_host>: sequences a host may hold, at most its CPUs (1) */
     double sequence_twin_lag;    /* <sequence_twin_lag>: restartable intervals a twin may fall behind its

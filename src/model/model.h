@@ -127,6 +127,7 @@ struct batch {
     int noutputs;
     struct output_spec outputs[MAX_OUTPUTS];
     int one_result_per_user;     /* never two instances of one job to one user */
+    int64_t parent_id;           /* a chunk of jobs the generator made for this cursor batch; 0: none */
 };
 
 struct job_input {
@@ -178,6 +179,8 @@ struct cursor_rec {
     double remaining_credit;            /* credit of the jobs not finished; 0: all are */
     int64_t first_unfinished_job_num;   /* every job before it has finished */
     int64_t first_ungenerated_job_num;  /* every job before it exists */
+    double planned_job_credit;          /* credit of each job not made yet (all its results), counted in
+                                         * remaining_credit until the generator makes it */
 };
 
 /* A host's place in a cursor batch: the cursor whose team it is in. */

@@ -7,6 +7,7 @@
 #include "sched/credit.h"
 #include "sched/index_impl.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,12 @@ static struct cbatch *cbatch_get(struct cursor_set *s, const struct sbatch *sb)
     return cb;
 }
 
+/* Jobs of the cursor the generator has not made yet. */
+static int64_t ungenerated(const struct cursor *c)
+{
+    return c->r.last_job_num - c->r.first_ungenerated_job_num + 1;
+}
+
 struct cursor *cursor_add(struct sched_index *x, const struct cursor_rec *r)
 {
     struct cursor_set *s = &x->cur;
@@ -110,10 +117,11 @@ struct cursor *cursor_add(struct sched_index *x, const struct cursor_rec *r)
     }
     struct cursor *c = xcalloc(1, sizeof *c);
     c->r = *r;
-    c->r.remaining_credit = 0;   /* summed again from the jobs as they load */
-    c->r.expavg_credit = 0;      /* and from the team */
+    c->r.expavg_credit = 0;      /* summed again from the team */
     if (c->r.first_unfinished_job_num < r->first_job_num) c->r.first_unfinished_job_num = r->first_job_num;
     if (c->r.first_ungenerated_job_num < r->first_job_num) c->r.first_ungenerated_job_num = r->first_job_num;
+    /* and from the jobs as they load, after those not made yet */
+    c->r.remaining_credit = (double)ungenerated(c) * fmax(0, r->planned_job_credit);
     c->batch = cb;
     c->njobs = (size_t)(r->last_job_num - r->first_job_num + 1);
     c->jobs = xcalloc(c->njobs, sizeof *c->jobs);
@@ -182,7 +190,13 @@ int cursor_add_job(struct sched_index *x, struct sjob *j, int64_t cursor_id, int
         bitidx_set(&c->fresh, k);
     }
     c->r.remaining_credit += job_credit(j);
-    if (job_num >= c->r.first_ungenerated_job_num) c->r.first_ungenerated_job_num = job_num + 1;
+    if (job_num >= c->r.first_ungenerated_job_num) {   /* newly made: it replaces its planned credit */
+        int64_t made = job_num + 1 - c->r.first_ungenerated_job_num;
+        c->r.remaining_credit = fmax(0, c->r.remaining_credit - (double)made * c->r.planned_job_credit);
+        c->r.first_ungenerated_job_num = job_num + 1;
+        c->dirty = 1;
+    }
+    c->nloaded++;
     if (job_num < c->r.first_unfinished_job_num) c->r.first_unfinished_job_num = job_num;
     j->cj = cj;
     return 0;
@@ -714,6 +728,7 @@ static void job_finished(struct cursor *c, struct sjob *j)
     size_t k = (size_t)(j->cj->job_num - c->r.first_job_num);
     if (c->jobs[k] != j) return;
     c->jobs[k] = NULL;
+    c->nloaded--;
     bitidx_clear(&c->sendable, k);
     bitidx_clear(&c->fresh, k);
     bitidx_set(&c->started, k);
@@ -724,6 +739,7 @@ static void job_finished(struct cursor *c, struct sjob *j)
            !c->jobs[c->r.first_unfinished_job_num - c->r.first_job_num])
         c->r.first_unfinished_job_num++;
     if (c->r.first_unfinished_job_num > c->r.last_job_num) c->r.remaining_credit = 0;   /* no rounding left over */
+    else if (!c->nloaded) c->r.remaining_credit = (double)ungenerated(c) * c->r.planned_job_credit;
     c->dirty = 1;
 }
 
@@ -776,6 +792,65 @@ void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_l
         s->nbatches--;
         return;
     }
+}
+
+/* ---- on-demand generation ---- */
+
+static const struct cbatch *cbatch_of(const struct cursor_set *s, int64_t batch_id)
+{
+    for (int i = 0; i < s->nbatches; i++)
+        if (s->batches[i]->batch_id == batch_id) return s->batches[i];
+    return NULL;
+}
+
+int cursor_batch_open(const struct sched_index *x, const struct sbatch *b)
+{
+    const struct cbatch *cb = cbatch_of(&x->cur, b->b.id);
+    for (int i = 0; cb && i < cb->ncursors; i++) {
+        const struct cursor *c = cb->cursors[i];
+        if (c->nloaded > 0 || (b->b.state == BATCH_ACTIVE && ungenerated(c) > 0)) return 1;
+    }
+    return 0;
+}
+
+/* 1 with *g filled if the cursor of batch sb is short of jobs never sent
+ * and has jobs left to make. */
+static int want_of(const struct sbatch *sb, const struct cursor *c, int cushion, struct cursor_gen *g)
+{
+    int64_t left = ungenerated(c), fresh = (int64_t)c->fresh.count;
+    if (cushion < 1) cushion = 1;
+    if (sb->b.state != BATCH_ACTIVE || left <= 0 || fresh > cushion / 2) return 0;
+    int64_t count = cushion - fresh < left ? cushion - fresh : left;
+    *g = (struct cursor_gen){c->r.id, sb->b.id, c->r.first_ungenerated_job_num,
+                             c->r.first_ungenerated_job_num + count - 1, ""};
+    snprintf(g->batch, sizeof g->batch, "%s", sb->b.name);
+    return 1;
+}
+
+int cursor_want(struct sched_index *x, int64_t cursor_id, int cushion, struct cursor_gen *g)
+{
+    const struct cursor *c = cursor_find(x, cursor_id);
+    const struct sbatch *sb = c ? index_batch(x, c->batch->batch_id) : NULL;
+    return sb && want_of(sb, c, cushion, g);
+}
+
+struct cursor_gen *cursor_wants(const struct sched_index *x, int cushion, int *n)
+{
+    struct cursor_gen *v = NULL;
+    int cap = 0;
+    *n = 0;
+    for (int i = 0; i < x->nbatches; i++) {
+        const struct sbatch *sb = x->batches[i];
+        const struct cbatch *cb = cbatch_of(&x->cur, sb->b.id);
+        for (int k = 0; cb && k < cb->ncursors; k++) {
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 8;
+                v = xrealloc(v, (size_t)cap * sizeof *v);
+            }
+            *n += want_of(sb, cb->cursors[k], cushion, &v[*n]);
+        }
+    }
+    return v;
 }
 
 /* ---- the periodic pass ---- */
@@ -855,13 +930,15 @@ void cursor_split(const double *credit, int64_t njobs, int n, int64_t *first)
     }
 }
 
-struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, int64_t njobs, int want, int64_t nhosts,
-                               int *n)
+struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, double planned, int64_t njobs, int want,
+                               int64_t nhosts, int *n)
 {
     int k = want > 0 ? want : cursor_count(njobs, nhosts);
     if (k > njobs) k = (int)njobs;
     int64_t *first = xmalloc((size_t)k * sizeof *first);
-    cursor_split(credit, njobs, k, first);
+    if (credit) cursor_split(credit, njobs, k, first);
+    else
+        for (int i = 0; i < k; i++) first[i] = 1 + (int64_t)((double)i * (double)njobs / k);
     struct cursor_rec *recs = xcalloc((size_t)k, sizeof *recs);
     for (int i = 0; i < k; i++) {
         struct cursor_rec *r = &recs[i];
@@ -869,6 +946,12 @@ struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, int64_t n
             .batch_id = batch_id, .first_job_num = first[i], .last_job_num = i + 1 < k ? first[i + 1] - 1 : njobs,
             .first_unfinished_job_num = first[i],
         };
+        if (!credit) {   /* the generator makes them */
+            r->first_ungenerated_job_num = r->first_job_num;
+            r->planned_job_credit = planned;
+            r->remaining_credit = planned * (double)(r->last_job_num - r->first_job_num + 1);
+            continue;
+        }
         r->first_ungenerated_job_num = r->last_job_num + 1;   /* every job is created with the batch */
         for (int64_t j = r->first_job_num; j <= r->last_job_num; j++) r->remaining_credit += credit[j - 1];
     }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct sjob;
+struct sbatch;
 struct sapp;
 struct cbatch;
 
@@ -49,6 +50,7 @@ struct cursor {
     size_t nfcount;
     struct chost **team;        /* borrowed from the batch's hosts */
     int nteam, capteam;
+    int64_t nloaded;            /* jobs in `jobs` (unfinished and made) */
     int dirty;                  /* r changed since the last change record */
 };
 
@@ -116,6 +118,26 @@ struct cursor *cursor_find(const struct sched_index *x, int64_t cursor_id);
  * jobs are left and the team is empty, 0 when none are left. */
 double cursor_est_time_left(const struct cursor *c);
 
+/* 1 while the cursor batch b (any batch: 0 if it has no cursors) must stay
+ * open though it may hold no job of its own: its cursors have unfinished
+ * jobs in the chunks the generator made, or, while it is active, jobs left
+ * to make. */
+int cursor_batch_open(const struct sched_index *x, const struct sbatch *b);
+
+/* Jobs the project's generator should make for a cursor: numbers first to
+ * last, in the batch named batch (the cursor batch). */
+struct cursor_gen {
+    int64_t cursor_id, batch_id, first, last;
+    char batch[128];
+};
+/* The seed's work generator: the cursors of active batches with jobs left
+ * to make whose jobs never sent have fallen to half the cushion or fewer,
+ * each with the next jobs that bring them back to `cushion`. Returns a new
+ * array the caller frees (NULL if none), its length in *n. */
+struct cursor_gen *cursor_wants(const struct sched_index *x, int cushion, int *n);
+/* The same for one cursor, now: 1 with *g filled if it wants jobs. */
+int cursor_want(struct sched_index *x, int64_t cursor_id, int cushion, struct cursor_gen *g);
+
 /* Now and then: hosts unseen for host_ttl leave their teams, each team's
  * expavg_credit is summed again, and cursors that changed are logged. */
 void cursor_maintain(struct sched_index *x, int64_t now, struct change_log *log);
@@ -128,12 +150,14 @@ int cursor_count(int64_t njobs, int64_t nhosts);
  * ranges of about equal credit: first[i] is the first job number of cursor i. */
 void cursor_split(const double *credit, int64_t njobs, int n, int64_t *first);
 /* The cursors of a new batch, as locus batch create makes them and the
- * simulator loads them: jobs 1..njobs (credit[k] for job k+1, borrowed;
- * njobs >= 1) cut by cursor_split into `want` cursors (0: cursor_count of
- * njobs and nhosts; at most njobs), each a record with nothing finished,
- * every job generated and remaining_credit the sum of its jobs' credit;
- * ids are 0, for the store or the caller to number. Returns a new array
- * the caller frees, with its length in *n. */
-struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, int64_t njobs, int want, int64_t nhosts,
-                               int *n);
+ * simulator loads them: jobs 1..njobs (njobs >= 1) cut by cursor_split
+ * into `want` cursors (0: cursor_count of njobs and nhosts; at most njobs),
+ * each a record with nothing finished and remaining_credit the sum of its
+ * jobs' credit. credit[k] is job k+1's (borrowed), every job made; or
+ * credit is NULL for a batch whose generator makes the jobs later, each
+ * of credit `planned` (cut into equal counts, nothing made). Ids are 0,
+ * for the store or the caller to number. Returns a new array the caller
+ * frees, with its length in *n. */
+struct cursor_rec *cursor_plan(int64_t batch_id, const double *credit, double planned, int64_t njobs, int want,
+                               int64_t nhosts, int *n);
 #endif

@@ -776,7 +776,7 @@ void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *l
     int k = 0;
     for (int i = 0; i < x->nbatches; i++) {
         struct sbatch *b = x->batches[i];
-        if (b->nlive > 0) {
+        if (b->nlive > 0 || cursor_batch_open(x, b)) {   /* a cursor batch's generated jobs are in its chunks */
             x->batches[k++] = b;
             continue;
         }

@@ -142,10 +142,13 @@ void *maintenance_main(void *arg)
             n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, server_on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         cursor_maintain(&s->idx, now, &log);
-        int moved = sequence_maintain(&s->idx, now, &log);
+        int nwants, moved = sequence_maintain(&s->idx, now, &log);
+        struct cursor_gen *wants = cursor_wants(&s->idx, (int)s->proj.cfg.cursor_cushion, &nwants);
         if (log.n) writer_submit(s->writer, &log);
         pthread_mutex_unlock(&s->lock);
         change_log_free(&log);
+        workgen_cursors(s->workgen, wants, nwants);
+        free(wants);
         if (n) log_debug(LT_TRANS, "%d instances timed out", n);
         if (moved) log_info("%d work sequences relocated from their last restartable state", moved);
         twins_compare(s);

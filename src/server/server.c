@@ -265,10 +265,10 @@ static int load_batch_jobs(struct load_ctx *c, const struct batch *b)
         return 0;
     }
     c->batch = sb;
-    if (first > 0 && (store_each_cursor(c->st, b->id, load_cursor, c) ||
-                      store_each_live_job(c->st, b->id, load_job, c) ||
-                      store_each_live_instance(c->st, b->id, load_instance, c) ||
-                      store_each_batch_host(c->st, b->id, load_team_member, c)))
+    /* a cursor batch whose jobs are generated has cursors and a team before it has jobs */
+    if (store_each_cursor(c->st, b->id, load_cursor, c) || store_each_batch_host(c->st, b->id, load_team_member, c) ||
+        (first > 0 && (store_each_live_job(c->st, b->id, load_job, c) ||
+                       store_each_live_instance(c->st, b->id, load_instance, c))))
         return -1;
     for (size_t i = 0; i < sb->nslots; i++)
         if (sb->jobs[i].present)

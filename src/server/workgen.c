@@ -1,5 +1,9 @@
-/* workgen.c - locality scheduling's side of locusd: on-demand work
- * generation and the project's locality_scheduling/ folder.
+/* workgen.c - on-demand work generation in locusd. For a cursor batch whose
+ * jobs are generated, the maintenance pass asks for the next jobs of each
+ * cursor short of its cushion, and the generator thread runs
+ * <cursor_work_generator> BATCH FIRST LAST, which makes them with `locus
+ * batch add-jobs`. For locality scheduling, the project's
+ * locality_scheduling/ folder:
  *   need_work/X          touched when a host holding X found no work for it;
  *                        the project's generator removes it once it made work
  *   no_work_available/X  the project says no more work can be made for X
@@ -10,6 +14,7 @@
  * generator thread runs <locality_work_generator> FILE for each trigger. */
 #include "server/workgen.h"
 #include "core/fsutil.h"
+#include "sched/cursor.h"
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
@@ -41,6 +46,10 @@ struct workgen {
     struct smap queued;         /* file names waiting for the generator (values unused) */
     char **queue;
     int nqueue;
+    struct cursor_gen *cq;      /* cursors waiting for the generator */
+    int ncq, capcq;
+    struct imap cqueued;        /* ids of cursors queued or being generated for (values unused) */
+    int warned;                 /* that cursors want jobs and no generator is configured */
     pthread_t waiter_thread, generator_thread;
 };
 
@@ -175,46 +184,120 @@ void workgen_need_work(struct workgen *g, char *const *files, int n)
     }
 }
 
+void workgen_cursors(struct workgen *g, const struct cursor_gen *wants, int n)
+{
+    if (!n) return;
+    if (!g->s->proj.cfg.cursor_generator[0]) {
+        if (!g->warned) log_warn("cursor batch %s has jobs to generate but config.xml has no <cursor_work_generator>",
+                                 wants[0].batch);
+        g->warned = 1;
+        return;
+    }
+    pthread_mutex_lock(&g->mu);
+    for (int i = 0; i < n; i++) {
+        if (imap_get(&g->cqueued, wants[i].cursor_id)) continue;
+        imap_put(&g->cqueued, wants[i].cursor_id, g);
+        if (g->ncq == g->capcq) {
+            g->capcq = g->capcq ? g->capcq * 2 : 16;
+            g->cq = xrealloc(g->cq, (size_t)g->capcq * sizeof *g->cq);
+        }
+        g->cq[g->ncq++] = wants[i];
+    }
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Loads what a generator made now, not at the next maintenance pass, and
+ * wakes the requests waiting for it. */
+static void load_made(struct workgen *g)
+{
+    char err[512];
+    if (server_refresh(g->s, err, sizeof err)) log_error("refresh: %s", err);
+    workgen_poke(g);
+}
+
+/* <locality_work_generator> FILE, for a need_work trigger. */
+static void generate_for_file(struct workgen *g, const char *name)
+{
+    struct server *s = g->s;
+    char v_dir[PROJECT_PATH_MAX + 32], v_file[300];
+    snprintf(v_dir, sizeof v_dir, "LOCUS_PROJECT_DIR=%s", s->proj.dir);
+    snprintf(v_file, sizeof v_file, "LOCUS_FILE=%s", name);
+    const char *env[] = {v_dir, v_file, NULL};
+    const char *args[] = {name, NULL};
+    int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env);
+    if (rc) {
+        log_warn("work generator for %s failed (exit %d); it is asked again by the next host", name, rc);
+        return;
+    }
+    char path[PROJECT_PATH_MAX + 300];
+    dir_path(s, path, sizeof path, "need_work", name);
+    unlink(path);
+    /* it may have said it can make no more: waiting requests need not wait */
+    dir_path(s, path, sizeof path, "no_work_available", name);
+    int none = access(path, F_OK) == 0;
+    if (none) {
+        pthread_mutex_lock(&s->lock);
+        locality_set_no_more_work(&s->idx.loc, name, 1);
+        pthread_mutex_unlock(&s->lock);
+    }
+    log_debug(LT_SCHED, "work generator for %s: done%s", name, none ? " (no more work)" : "");
+    load_made(g);
+}
+
+/* <cursor_work_generator> BATCH FIRST LAST, for a cursor short of jobs:
+ * its wants of now, as a run just before may have made some. */
+static void generate_for_cursor(struct workgen *g, int64_t cursor_id)
+{
+    struct server *s = g->s;
+    struct cursor_gen want, *t = &want;
+    pthread_mutex_lock(&s->lock);
+    int wanted = cursor_want(&s->idx, cursor_id, (int)s->proj.cfg.cursor_cushion, &want);
+    pthread_mutex_unlock(&s->lock);
+    if (!wanted) return;
+    char v_dir[PROJECT_PATH_MAX + 32], v_batch[160], v_cur[48], v_first[48], v_last[48], first[24], last[24];
+    snprintf(v_dir, sizeof v_dir, "LOCUS_PROJECT_DIR=%s", s->proj.dir);
+    snprintf(v_batch, sizeof v_batch, "LOCUS_BATCH=%s", t->batch);
+    snprintf(v_cur, sizeof v_cur, "LOCUS_CURSOR=%lld", (long long)t->cursor_id);
+    snprintf(first, sizeof first, "%lld", (long long)t->first);
+    snprintf(last, sizeof last, "%lld", (long long)t->last);
+    snprintf(v_first, sizeof v_first, "LOCUS_FIRST=%s", first);
+    snprintf(v_last, sizeof v_last, "LOCUS_LAST=%s", last);
+    const char *env[] = {v_dir, v_batch, v_cur, v_first, v_last, NULL};
+    const char *args[] = {t->batch, first, last, NULL};
+    int rc = run_command(s->proj.cfg.cursor_generator, "locus-cursor-generator", args, s->proj.dir, env);
+    if (rc) {
+        log_warn("cursor generator for batch %s, jobs %s-%s, failed (exit %d); asked again at the next pass", t->batch,
+                 first, last, rc);
+        return;
+    }
+    log_debug(LT_SCHED, "cursor generator for batch %s, jobs %s-%s: done", t->batch, first, last);
+    load_made(g);
+}
+
 static void *generator_main(void *arg)
 {
     struct workgen *g = arg;
-    struct server *s = g->s;
     pthread_mutex_lock(&g->mu);
     for (;;) {
-        while (!g->nqueue && !g->stopping) pthread_cond_wait(&g->cv, &g->mu);
+        while (!g->nqueue && !g->ncq && !g->stopping) pthread_cond_wait(&g->cv, &g->mu);
         if (g->stopping) break;
-        char *name = g->queue[0];
-        memmove(g->queue, g->queue + 1, (size_t)--g->nqueue * sizeof *g->queue);
-        pthread_mutex_unlock(&g->mu);
-
-        char v_dir[PROJECT_PATH_MAX + 32], v_file[300];
-        snprintf(v_dir, sizeof v_dir, "LOCUS_PROJECT_DIR=%s", s->proj.dir);
-        snprintf(v_file, sizeof v_file, "LOCUS_FILE=%s", name);
-        const char *env[] = {v_dir, v_file, NULL};
-        const char *args[] = {name, NULL};
-        int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env);
-        if (rc) {
-            log_warn("work generator for %s failed (exit %d); it is asked again by the next host", name, rc);
+        if (g->nqueue) {   /* a host may be waiting on a file's trigger: those first */
+            char *name = g->queue[0];
+            memmove(g->queue, g->queue + 1, (size_t)--g->nqueue * sizeof *g->queue);
+            pthread_mutex_unlock(&g->mu);
+            generate_for_file(g, name);
+            pthread_mutex_lock(&g->mu);
+            smap_del(&g->queued, name);
+            free(name);
         } else {
-            char path[PROJECT_PATH_MAX + 300], err[512];
-            dir_path(s, path, sizeof path, "need_work", name);
-            unlink(path);
-            /* it may have said it can make no more: waiting requests need not wait */
-            dir_path(s, path, sizeof path, "no_work_available", name);
-            int none = access(path, F_OK) == 0;
-            if (none) {
-                pthread_mutex_lock(&s->lock);
-                locality_set_no_more_work(&s->idx.loc, name, 1);
-                pthread_mutex_unlock(&s->lock);
-            }
-            log_debug(LT_SCHED, "work generator for %s: done%s", name, none ? " (no more work)" : "");
-            /* load what it made now, not at the next maintenance pass */
-            if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
-            workgen_poke(g);
+            struct cursor_gen t = g->cq[0];
+            memmove(g->cq, g->cq + 1, (size_t)--g->ncq * sizeof *g->cq);
+            pthread_mutex_unlock(&g->mu);
+            generate_for_cursor(g, t.cursor_id);
+            pthread_mutex_lock(&g->mu);
+            imap_del(&g->cqueued, t.cursor_id);
         }
-        pthread_mutex_lock(&g->mu);
-        smap_del(&g->queued, name);
-        free(name);
     }
     pthread_mutex_unlock(&g->mu);
     return NULL;
@@ -319,6 +402,7 @@ struct workgen *workgen_start(struct server *s, char *err, size_t errlen)
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
     smap_init(&g->queued);
+    imap_init(&g->cqueued);
     if (pthread_create(&g->waiter_thread, NULL, waiter_main, g)) {
         snprintf(err, errlen, "cannot start the work generation threads");
         free(g);
@@ -363,6 +447,8 @@ void workgen_free(struct workgen *g)
     workgen_shutdown(g);
     strlist_free(g->queue, g->nqueue);
     smap_free(&g->queued);
+    free(g->cq);
+    imap_free(&g->cqueued);
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     free(g);

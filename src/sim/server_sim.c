@@ -756,7 +756,7 @@ static struct cursor_rec *add_cursors(struct sim *s, const struct sim_batch *sb,
 {
     double *credit = xmalloc((size_t)sb->njobs * sizeof *credit);
     for (int64_t k = 0; k < sb->njobs; k++) credit[k] = credit_for_job(s->w.flops_per_job);
-    struct cursor_rec *recs = cursor_plan(sb->b.id, credit, sb->njobs, s->w.cursors, s->w.hosts, n);
+    struct cursor_rec *recs = cursor_plan(sb->b.id, credit, 0, sb->njobs, s->w.cursors, s->w.hosts, n);
     free(credit);
     for (int i = 0; i < *n; i++) {
         recs[i].id = (*next_id)++;

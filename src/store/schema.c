@@ -216,5 +216,17 @@ static const char v7[] =
     "ALTER TABLE grid_camp_clusters DROP COLUMN affinity;"
     "ALTER TABLE grid_camp_clusters DROP COLUMN shared;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7};
-const int schema_nmigrations = 7;
+/* Version 8 (issue 5): cursor batches whose jobs the project's generator
+ * makes on demand. The scheduling index keeps a batch's jobs in one id
+ * range, so each chunk it makes is a batch of its own, a child of the
+ * cursor batch (parent_id); a cursor counts the credit of the jobs not made
+ * yet at planned_job_credit each. The unique index keeps a job number from
+ * being made twice and finds a cursor's next one. */
+static const char v8[] =
+    "ALTER TABLE batches ADD COLUMN parent_id INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX batches_parent ON batches(parent_id) WHERE parent_id <> 0;"
+    "ALTER TABLE cursors ADD COLUMN planned_job_credit REAL NOT NULL DEFAULT 0;"
+    "CREATE UNIQUE INDEX jobs_cursor ON jobs(cursor_id, job_num) WHERE cursor_id IS NOT NULL;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8};
+const int schema_nmigrations = 8;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 struct store;
 
@@ -64,6 +64,8 @@ int store_batch_insert(struct store *s, struct batch *b);
 int store_batch_by_name(struct store *s, const char *name, struct batch *b);
 int store_batch_get(struct store *s, int64_t id, struct batch *b);
 int store_batch_set_state(struct store *s, int64_t id, int state, int64_t done_time);
+/* An active batch, and the chunks made for it (its children), to cancelling. */
+int store_batch_cancel(struct store *s, int64_t id);
 int store_job_insert(struct store *s, struct job_spec *j, const struct redundancy *red);
 int store_job_spec(struct store *s, int64_t id, struct job_spec *j);
 int store_job_by_name(struct store *s, const char *name, struct job_spec *j);
@@ -111,6 +113,8 @@ int store_each_live_instance(struct store *s, int64_t batch_id,
 /* Cursors (store_cursor.c). */
 int store_cursor_insert(struct store *s, struct cursor_rec *c);           /* sets c->id */
 int store_cursor_update(struct store *s, const struct cursor_rec *c);     /* its counters */
+/* Jobs before number `next` of the cursor exist now (it never goes back). */
+int store_cursor_made(struct store *s, int64_t cursor_id, int64_t next);
 /* Numbers the batch's jobs of the cursor's range: job_num = id - first_job_id + 1. */
 int store_cursor_take_jobs(struct store *s, const struct cursor_rec *c, int64_t first_job_id);
 int store_each_cursor(struct store *s, int64_t batch_id, int (*cb)(void *ctx, const struct cursor_rec *), void *ctx);

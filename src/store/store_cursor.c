@@ -4,11 +4,11 @@
 
 #define CURSOR_COLS \
     "id,batch_id,first_job_num,last_job_num,expavg_credit,remaining_credit,first_unfinished_job_num," \
-    "first_ungenerated_job_num"
+    "first_ungenerated_job_num,planned_job_credit"
 
 int store_cursor_insert(struct store *s, struct cursor_rec *c)
 {
-    sqlite3_stmt *st = store_stmt(s, Q_CURSOR_INS, "INSERT INTO cursors(" CURSOR_COLS ") VALUES(NULL,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = store_stmt(s, Q_CURSOR_INS, "INSERT INTO cursors(" CURSOR_COLS ") VALUES(NULL,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, c->batch_id);
     sqlite3_bind_int64(st, 2, c->first_job_num);
@@ -17,16 +17,19 @@ int store_cursor_insert(struct store *s, struct cursor_rec *c)
     sqlite3_bind_double(st, 5, c->remaining_credit);
     sqlite3_bind_int64(st, 6, c->first_unfinished_job_num);
     sqlite3_bind_int64(st, 7, c->first_ungenerated_job_num);
+    sqlite3_bind_double(st, 8, c->planned_job_credit);
     if (store_run(s, st, "insert cursor")) return -1;
     c->id = sqlite3_last_insert_rowid(store_db(s));
     return 0;
 }
 
+/* first_ungenerated_job_num only grows: `locus batch add-jobs` may have
+ * made jobs that locusd has not loaded yet when it writes its counters. */
 int store_cursor_update(struct store *s, const struct cursor_rec *c)
 {
     sqlite3_stmt *st = store_stmt(s, Q_CURSOR_UPD,
         "UPDATE cursors SET expavg_credit=?,remaining_credit=?,first_unfinished_job_num=?,"
-        "first_ungenerated_job_num=? WHERE id=?");
+        "first_ungenerated_job_num=max(first_ungenerated_job_num,?) WHERE id=?");
     if (!st) return -1;
     sqlite3_bind_double(st, 1, c->expavg_credit);
     sqlite3_bind_double(st, 2, c->remaining_credit);
@@ -61,6 +64,7 @@ static int cursor_row(struct store *s, sqlite3_stmt *st, void *p)
         .expavg_credit = sqlite3_column_double(st, 4), .remaining_credit = sqlite3_column_double(st, 5),
         .first_unfinished_job_num = sqlite3_column_int64(st, 6),
         .first_ungenerated_job_num = sqlite3_column_int64(st, 7),
+        .planned_job_credit = sqlite3_column_double(st, 8),
     };
     return ((int (*)(void *, const struct cursor_rec *))e->cb)(e->ctx, &c);
 }
@@ -70,6 +74,16 @@ int store_each_cursor(struct store *s, int64_t batch_id, int (*cb)(void *, const
     struct each_cb e = {(void *)cb, ctx};
     return store_each_row(s, "SELECT " CURSOR_COLS " FROM cursors WHERE batch_id=?1 ORDER BY first_job_num",
                           batch_id, cursor_row, &e);
+}
+
+int store_cursor_made(struct store *s, int64_t cursor_id, int64_t next)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_CURSOR_MADE,
+        "UPDATE cursors SET first_ungenerated_job_num=max(first_ungenerated_job_num,?) WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, next);
+    sqlite3_bind_int64(st, 2, cursor_id);
+    return store_run(s, st, "update cursor");
 }
 
 int store_batch_host_put(struct store *s, const struct batch_host *bh)

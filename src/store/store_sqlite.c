@@ -559,7 +559,8 @@ int store_app_version_max(struct store *s, int64_t app_id, const char *platform,
 /* ---- batches ---- */
 
 #define BATCH_COLS "id,app_id,user_id,name,create_time,done_time,state,min_quorum,target_nresults," \
-    "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,one_result_per_user"
+    "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,one_result_per_user," \
+    "parent_id"
 
 static void batch_from_row(sqlite3_stmt *st, struct batch *b)
 {
@@ -582,6 +583,7 @@ static void batch_from_row(sqlite3_stmt *st, struct batch *b)
     b->noutputs = outputs_parse(o ? (const char *)o : "", b->outputs, MAX_OUTPUTS);
     if (b->noutputs < 0) b->noutputs = 0;
     b->one_result_per_user = sqlite3_column_int(st, 15);
+    b->parent_id = sqlite3_column_int64(st, 16);
 }
 
 int store_batch_insert(struct store *s, struct batch *b)
@@ -591,7 +593,7 @@ int store_batch_insert(struct store *s, struct batch *b)
     sqlite3_stmt *st = stmt(s, Q_BATCH_INS,
         "INSERT INTO batches(app_id,user_id,name,create_time,state,min_quorum,target_nresults,"
         "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,"
-        "one_result_per_user) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "one_result_per_user,parent_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, b->app_id);
     if (b->user_id) sqlite3_bind_int64(st, 2, b->user_id);
@@ -607,6 +609,7 @@ int store_batch_insert(struct store *s, struct batch *b)
     sqlite3_bind_int(st, 12, b->priority);
     sqlite3_bind_text(st, 13, outputs, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 14, b->one_result_per_user);
+    sqlite3_bind_int64(st, 15, b->parent_id);
     if (run(s, st, "insert batch")) return -1;
     b->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -644,6 +647,16 @@ int store_batch_set_state(struct store *s, int64_t id, int state, int64_t done_t
     sqlite3_bind_int64(st, 2, done_time);
     sqlite3_bind_int64(st, 3, id);
     return run(s, st, "update batch");
+}
+
+int store_batch_cancel(struct store *s, int64_t id)
+{
+    sqlite3_stmt *st = stmt(s, Q_BATCH_CANCEL, "UPDATE batches SET state=?1 WHERE (id=?2 OR parent_id=?2) AND state=?3");
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, BATCH_CANCELLING);
+    sqlite3_bind_int64(st, 2, id);
+    sqlite3_bind_int(st, 3, BATCH_ACTIVE);
+    return run(s, st, "cancel batch");
 }
 
 /* ---- jobs ---- */

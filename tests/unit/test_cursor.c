@@ -1008,7 +1008,7 @@ static void test_cursor_plan_cuts_the_batch_into_new_cursors(void **state)
     double credit[100];
     for (int k = 0; k < 100; k++) credit[k] = 2;
     int n;
-    struct cursor_rec *r = cursor_plan(7, credit, 100, 0, 40, &n);   /* auto: 40 hosts, teams of ten */
+    struct cursor_rec *r = cursor_plan(7, credit, 0, 100, 0, 40, &n);   /* auto: 40 hosts, teams of ten */
     assert_int_equal(n, 4);
     for (int i = 0; i < n; i++) {
         assert_int_equal(r[i].id, 0);
@@ -1021,11 +1021,11 @@ static void test_cursor_plan_cuts_the_batch_into_new_cursors(void **state)
         assert_float_equal(r[i].expavg_credit, 0, 0);
     }
     free(r);
-    r = cursor_plan(7, credit, 100, 7, 40, &n);   /* as asked */
+    r = cursor_plan(7, credit, 0, 100, 7, 40, &n);   /* as asked */
     assert_int_equal(n, 7);
     assert_int_equal(r[6].last_job_num, 100);
     free(r);
-    r = cursor_plan(7, credit, 3, 5, 0, &n);      /* never more than jobs */
+    r = cursor_plan(7, credit, 0, 3, 5, 0, &n);      /* never more than jobs */
     assert_int_equal(n, 3);
     assert_int_equal(r[2].first_job_num, 3);
     free(r);
