@@ -254,8 +254,14 @@ static int create_batch(struct cli_project *cp, struct cli_copies *copies, void 
     struct batch_create *bc = ctx;
     if (cli_app_user(cp->s, bc->app, bc->user, &bc->b.app_id, &bc->b.user_id, err, errlen)) return CLI_FAIL;
     struct batch same;
+    char other[sizeof same.name];
     if (store_batch_by_name(cp->s, bc->b.name, &same) == 0)
         return cli_errf(err, errlen, CLI_FAIL, "a batch named %s exists: choose another --name", bc->b.name);
+    int clash = store_batch_chunk_clash(cp->s, bc->b.name, bc->generate > 0, other, sizeof other);
+    if (clash < 0) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    if (clash)   /* chunks of a generated batch P are named P.K */
+        return cli_errf(err, errlen, CLI_FAIL, "the name %s would clash with the chunks of generated batch %s: choose "
+                        "another --name", bc->b.name, bc->generate ? bc->b.name : other);
     if (store_each_file(cp->s, 0, put_file, bc) || store_batch_insert(cp->s, &bc->b))
         return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     int rc = bc->generate ? 0 : insert_jobs(cp, bc, err, errlen);
@@ -276,6 +282,11 @@ static int check_mode(const struct cli_opt *opts, const struct batch_create *bc,
         return cli_errf(err, errlen, CLI_USAGE, "--generate must be from 1 to %d", JOB_COUNT_MAX);
     if (gen && bc->cursors < 0)
         return cli_errf(err, errlen, CLI_USAGE, "--generate is for cursor batches: give --cursors N or auto too");
+    char chunk[32];
+    if (gen && bc->name && strlen(bc->name) + (size_t)snprintf(chunk, sizeof chunk, ".%d", bc->generate) >=
+                               sizeof bc->b.name)   /* its chunks are named NAME.K */
+        return cli_errf(err, errlen, CLI_USAGE, "batch name %s leaves no room to name its chunks %s.K: at most %zu "
+                        "characters", bc->name, bc->name, sizeof bc->b.name - 1 - strlen(chunk));
     return 0;
 }
 
@@ -433,6 +444,10 @@ static int add_jobs(struct cli_project *cp, struct cli_copies *copies, void *ctx
     b->done_time = 0;
     if ((size_t)snprintf(b->name, sizeof b->name, "%s.%lld", p->name, (long long)a->first) >= sizeof b->name)
         return cli_errf(err, errlen, CLI_FAIL, "batch name %s is too long to name its chunks", p->name);
+    struct batch same;
+    if (store_batch_by_name(cp->s, b->name, &same) == 0)   /* made before the rule of batch create against it */
+        return cli_errf(err, errlen, CLI_FAIL, "a batch named %s exists: the chunk of batch %s from job %lld cannot "
+                        "take its name", b->name, p->name, (long long)a->first);
     a->bc.max_jobs = c->last_job_num - a->first + 1;
     /* jobs that give no flops: the batch's estimate, which planned their credit */
     int n = p->red.target_nresults > 1 ? p->red.target_nresults : 1;

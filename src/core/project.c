@@ -235,7 +235,7 @@ int project_save_config(const struct project *p, char *err, size_t errlen)
         sb_printf(&sb, "  <grid_settle_seconds>%g</grid_settle_seconds>\n", c->grid_settle_seconds);
     if (c->grid_fairshare_half_life != 86400)
         sb_printf(&sb, "  <grid_fairshare_half_life>%g</grid_fairshare_half_life>\n", c->grid_fairshare_half_life);
-    if (c->cursor_cushion != 100) sb_printf(&sb, "  <cursor_cushion>%g</cursor_cushion>\n", c->cursor_cushion);
+    if (c->cursor_cushion != 100) sb_printf(&sb, "  <cursor_cushion>%.17g</cursor_cushion>\n", c->cursor_cushion);
     text_out(&sb, "locality_work_generator", c->locality_generator);
     text_out(&sb, "cursor_work_generator", c->cursor_generator);
     text_out(&sb, "validator_cmd", c->validator_cmd);

@@ -728,7 +728,6 @@ static void job_finished(struct cursor *c, struct sjob *j)
     size_t k = (size_t)(j->cj->job_num - c->r.first_job_num);
     if (c->jobs[k] != j) return;
     c->jobs[k] = NULL;
-    c->nloaded--;
     bitidx_clear(&c->sendable, k);
     bitidx_clear(&c->fresh, k);
     bitidx_set(&c->started, k);
@@ -739,7 +738,8 @@ static void job_finished(struct cursor *c, struct sjob *j)
            !c->jobs[c->r.first_unfinished_job_num - c->r.first_job_num])
         c->r.first_unfinished_job_num++;
     if (c->r.first_unfinished_job_num > c->r.last_job_num) c->r.remaining_credit = 0;   /* no rounding left over */
-    else if (!c->nloaded) c->r.remaining_credit = (double)ungenerated(c) * c->r.planned_job_credit;
+    else if (c->r.first_unfinished_job_num == c->r.first_ungenerated_job_num)   /* all made are finished */
+        c->r.remaining_credit = (double)ungenerated(c) * c->r.planned_job_credit;
     c->dirty = 1;
 }
 
@@ -763,6 +763,7 @@ void cursor_job_ended(struct sched_index *x, struct sjob *j)
     (void)x;
     if (!j->cj) return;
     job_finished(j->cj->cur, j);
+    j->cj->cur->nloaded--;
     free(j->cj);
     j->cj = NULL;
 }
@@ -849,6 +850,10 @@ struct cursor_gen *cursor_wants(const struct sched_index *x, int cushion, int *n
             }
             *n += want_of(sb, cb->cursors[k], cushion, &v[*n]);
         }
+    }
+    if (!*n) {
+        free(v);
+        return NULL;
     }
     return v;
 }

@@ -50,7 +50,7 @@ struct cursor {
     size_t nfcount;
     struct chost **team;        /* borrowed from the batch's hosts */
     int nteam, capteam;
-    int64_t nloaded;            /* jobs in `jobs` (unfinished and made) */
+    int64_t nloaded;            /* jobs placed in it and still in the index (until assimilated) */
     int dirty;                  /* r changed since the last change record */
 };
 

@@ -64,6 +64,11 @@ int store_batch_insert(struct store *s, struct batch *b);
 int store_batch_by_name(struct store *s, const char *name, struct batch *b);
 int store_batch_get(struct store *s, int64_t id, struct batch *b);
 int store_batch_set_state(struct store *s, int64_t id, int state, int64_t done_time);
+/* 1 with the other's name in `other` if a new batch `name` would clash with
+ * the names of chunks (a generated cursor batch P has chunks P.K): name is
+ * P.K of a generated batch P, or, if it is to be a generated batch
+ * (`generated`), batches name.K exist. 0 if not, -1 on error. */
+int store_batch_chunk_clash(struct store *s, const char *name, int generated, char *other, size_t len);
 /* An active batch, and the chunks made for it (its children), to cancelling. */
 int store_batch_cancel(struct store *s, int64_t id);
 int store_job_insert(struct store *s, struct job_spec *j, const struct redundancy *red);

@@ -649,6 +649,45 @@ int store_batch_set_state(struct store *s, int64_t id, int state, int64_t done_t
     return run(s, st, "update batch");
 }
 
+/* The length of name's ".K" chunk suffix (K decimal digits), 0 if none. */
+static size_t chunk_suffix(const char *name)
+{
+    size_t n = strlen(name), k = n;
+    while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
+    return k > 1 && k < n && name[k - 1] == '.' ? n - k + 1 : 0;
+}
+
+int store_batch_chunk_clash(struct store *s, const char *name, int generated, char *other, size_t len)
+{
+    /* a generated batch NAME against batches NAME.K (safe names hold no GLOB wildcard) */
+    sqlite3_stmt *st = stmt(s, Q_BATCH_CLASH, "SELECT name FROM batches WHERE name GLOB ?1 || '.[0-9]*'");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc;
+    while (generated && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(st, 0);
+        if (n && chunk_suffix(n) == strlen(n) - strlen(name)) {
+            snprintf(other, len, "%s", n);
+            sqlite3_reset(st);
+            return 1;
+        }
+    }
+    sqlite3_reset(st);
+    if (generated && rc != SQLITE_DONE) return fail(s, "find batch");
+    /* a batch P.K against a generated batch P */
+    size_t suffix = chunk_suffix(name);
+    if (!suffix) return 0;
+    st = stmt(s, Q_BATCH_GENERATED, "SELECT name FROM batches b WHERE name=substr(?1, 1, ?2) AND EXISTS"
+                                    " (SELECT 1 FROM cursors c WHERE c.batch_id=b.id AND c.planned_job_credit>0)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)(strlen(name) - suffix));
+    if ((rc = row(s, st, "find batch"))) return rc < 0 ? -1 : 0;
+    col_text(st, 0, other, len);
+    sqlite3_reset(st);
+    return 1;
+}
+
 int store_batch_cancel(struct store *s, int64_t id)
 {
     sqlite3_stmt *st = stmt(s, Q_BATCH_CANCEL, "UPDATE batches SET state=?1 WHERE (id=?2 OR parent_id=?2) AND state=?3");

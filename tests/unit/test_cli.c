@@ -3,7 +3,9 @@
  * option parsing as functions; then the real commands end to end in a
  * temporary project (init, user, file, app with signatures checked the way
  * the client checks them, batches from JSONL and from a template, cancel,
- * stat, db check), including failures that must leave nothing behind. */
+ * stat, db check), cursor batches whose jobs a generator makes chunk by
+ * chunk (create --generate, add-jobs, cancel), including failures that
+ * must leave nothing behind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,9 @@
 #include "core/fsutil.h"
 #include "core/sign.h"
 #include "core/strbuf.h"
+#include "sched/credit.h"
+#include "store_fixture.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -711,6 +716,420 @@ static void test_cancel_stat_check(void **state)
     assert_non_null(strstr(err, "locus init"));
 }
 
+/* ---- cursor batches with generated jobs ---- */
+
+/* config.xml's <cursor_work_generator>, through the project's own load and save. */
+static void set_cursor_generator(struct proj_fx *f, const char *cmd)
+{
+    char err[CLI_ERR_MAX] = "";
+    struct project p;
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
+    snprintf(p.cfg.cursor_generator, sizeof p.cfg.cursor_generator, "%s", cmd);
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+}
+
+/* make_project's project with a generator and the sticky file s1.dat,
+ * which the jobs of a cursor batch must read. */
+static void make_gen_project(struct proj_fx *f)
+{
+    char err[CLI_ERR_MAX], in[400];
+    make_project(f);
+    snprintf(in, sizeof in, "%s", in_root(f, "s1.dat"));
+    put(in, "sticky part 1\n");
+    assert_int_equal(run(cmd_file_add, err, f->dir, in, "--sticky", NULL), 0);
+    set_cursor_generator(f, "make_jobs.sh");
+}
+
+/* The first column of sql (?1 bound to arg) on the project's store. */
+static int64_t sql_int(struct proj_fx *f, const char *sql, int64_t arg)
+{
+    char db[400];
+    snprintf(db, sizeof db, "%s/locus.db", f->dir);
+    return store_fixture_int(db, sql, arg);
+}
+
+/* What a refused command must leave as it was: the rows, and how far each
+ * cursor's jobs are made. */
+struct store_counts { int64_t batches, jobs, cursors, made; };
+
+static struct store_counts counts_now(struct proj_fx *f)
+{
+    return (struct store_counts){
+        sql_int(f, "SELECT count(*) FROM batches", 0), sql_int(f, "SELECT count(*) FROM jobs", 0),
+        sql_int(f, "SELECT count(*) FROM cursors", 0),
+        sql_int(f, "SELECT coalesce(sum(first_ungenerated_job_num), 0) FROM cursors", 0),
+    };
+}
+
+static void expect_counts(struct proj_fx *f, struct store_counts want)
+{
+    struct store_counts got = counts_now(f);
+    assert_int_equal(got.batches, want.batches);
+    assert_int_equal(got.jobs, want.jobs);
+    assert_int_equal(got.cursors, want.cursors);
+    assert_int_equal(got.made, want.made);
+}
+
+struct cursor_list { struct cursor_rec r[4]; int n; };
+
+static int put_cursor(void *ctx, const struct cursor_rec *c)
+{
+    struct cursor_list *l = ctx;
+    assert_true(l->n < 4);
+    l->r[l->n++] = *c;
+    return 0;
+}
+
+/* The cursors of batch `name` as the store has them now, by first job number. */
+static void load_cursors(struct proj_fx *f, const char *name, struct cursor_list *l)
+{
+    struct store *s = open_store(f);
+    struct batch b;
+    assert_int_equal(store_batch_by_name(s, name, &b), 0);
+    l->n = 0;
+    assert_int_equal(store_each_cursor(s, b.id, put_cursor, l), 0);
+    store_close(s);
+}
+
+/* A JSONL file `name` in the fixture's root of n jobs reading s1.dat; its path in out. */
+static void put_sticky_jobs(struct proj_fx *f, const char *name, int n, char *out, size_t outlen)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    for (int i = 0; i < n; i++) sb_printf(&sb, "{\"cmdline\": \"-i %d\", \"inputs\": [\"s1.dat\"]}\n", i);
+    snprintf(out, outlen, "%s", in_root(f, name));
+    put(out, sb.s);
+    sb_free(&sb);
+}
+
+/* locus batch add-jobs DIR BATCH --first K --jobs JOBS: its exit code. */
+static int add_chunk(struct proj_fx *f, char *err, const char *batch, int first, const char *jobs)
+{
+    char k[24];
+    snprintf(k, sizeof k, "%d", first);
+    return run(cmd_batch_add_jobs, err, f->dir, batch, "--first", k, "--jobs", jobs, NULL);
+}
+
+/* Job `name` is in batch batch_id, numbered job_num in cursor cursor_id. */
+static void expect_cursor_job(struct store *s, const char *name, int64_t batch_id, int64_t cursor_id, int64_t job_num)
+{
+    struct job_spec j;
+    if (store_job_by_name(s, name, &j)) fail_msg("no job %s", name);
+    assert_int_equal(j.batch_id, batch_id);
+    assert_int_equal(j.cursor_id, cursor_id);
+    assert_int_equal(j.job_num, job_num);
+}
+
+/* --generate plans the cursors and makes no job: equal counts of 1..M,
+ * nothing made in any, each job not made counted at the credit of the
+ * batch's flops times the results it needs. */
+static void test_generate_plans_cursors_and_makes_no_job(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX];
+    make_gen_project(f);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb", "--generate", "12",
+                         "--cursors", "3", "--flops", "4e12", "--quorum", "2", "--target-nresults", "3", NULL), 0);
+    struct store *s = open_store(f);
+    struct batch b;
+    assert_int_equal(store_batch_by_name(s, "gb", &b), 0);
+    assert_int_equal(b.state, BATCH_ACTIVE);
+    assert_int_equal(b.parent_id, 0);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM jobs", 0), 0);
+    struct cursor_list l;
+    load_cursors(f, "gb", &l);
+    assert_int_equal(l.n, 3);
+    double planned = credit_for_job(4e12) * 3;
+    for (int i = 0; i < l.n; i++) {
+        const struct cursor_rec *c = &l.r[i];
+        assert_int_equal(c->batch_id, b.id);
+        assert_int_equal(c->first_job_num, 1 + 4 * i);
+        assert_int_equal(c->last_job_num, 4 + 4 * i);
+        assert_int_equal(c->first_ungenerated_job_num, c->first_job_num);   /* none made */
+        assert_int_equal(c->first_unfinished_job_num, c->first_job_num);
+        assert_true(c->planned_job_credit == planned);
+        assert_true(c->remaining_credit == planned * 4);
+    }
+
+    /* a count the cursors do not divide: 1..M with no gap or overlap, counts at most one apart */
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb10", "--generate", "10",
+                         "--cursors", "3", NULL), 0);
+    load_cursors(f, "gb10", &l);
+    assert_int_equal(l.n, 3);
+    int64_t next = 1, least = 10, most = 0;
+    for (int i = 0; i < l.n; i++) {
+        int64_t count = l.r[i].last_job_num - l.r[i].first_job_num + 1;
+        assert_int_equal(l.r[i].first_job_num, next);
+        assert_int_equal(l.r[i].first_ungenerated_job_num, next);
+        assert_true(l.r[i].remaining_credit == l.r[i].planned_job_credit * (double)count);
+        least = count < least ? count : least;
+        most = count > most ? count : most;
+        next = l.r[i].last_job_num + 1;
+    }
+    assert_int_equal(next, 11);
+    assert_true(most - least <= 1);
+
+    /* auto with no host seen: one cursor; default flops and one result per job */
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gba", "--generate", "5",
+                         "--cursors", "auto", NULL), 0);
+    load_cursors(f, "gba", &l);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.r[0].first_job_num, 1);
+    assert_int_equal(l.r[0].last_job_num, 5);
+    assert_true(l.r[0].planned_job_credit == credit_for_job(JOB_DEFAULT_FLOPS));
+    assert_true(l.r[0].remaining_credit == credit_for_job(JOB_DEFAULT_FLOPS) * 5);
+
+    /* the largest count costs nothing: no job is made */
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gbmax", "--generate",
+                         "100000000", "--cursors", "2", NULL), 0);
+    load_cursors(f, "gbmax", &l);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.r[1].last_job_num, 100000000);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM jobs", 0), 0);
+    store_close(s);
+}
+
+/* --generate is refused with jobs given now, without cursors, outside
+ * 1..100000000, and in a project with no generator to make the jobs; each
+ * refusal leaves no batch and no cursor. */
+static void test_generate_refusals_leave_no_batch_and_no_cursor(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], jobs[400], tmpl[400];
+    make_project(f);
+    put_sticky_jobs(f, "jobs.jsonl", 2, jobs, sizeof jobs);
+    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
+    put(tmpl, "{\"cmdline\": \"{n}\"}");
+    struct store_counts none = counts_now(f);
+    assert_int_equal(none.batches + none.cursors, 0);
+
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "g", "--generate", "5",
+                         "--cursors", "2", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "<cursor_work_generator>"));
+    expect_counts(f, none);
+
+    set_cursor_generator(f, "make_jobs.sh");
+    struct { const char *args[8]; int rc; const char *want; } cases[] = {
+        {{"--generate", "5", "--cursors", "2", "--jobs", jobs}, CLI_USAGE, "give one of --jobs"},
+        {{"--generate", "5", "--cursors", "2", "--count", "5", "--input-template", tmpl}, CLI_USAGE, "give one of"},
+        {{"--generate", "5", "--cursors", "2", "--count", "5"}, CLI_USAGE, "give one of"},
+        {{"--generate", "5", "--cursors", "2", "--input-template", tmpl}, CLI_USAGE, "give one of"},
+        {{"--generate", "5"}, CLI_USAGE, "--generate is for cursor batches"},
+        {{"--generate", "0", "--cursors", "2"}, CLI_USAGE, "--generate must be from 1 to 100000000"},
+        {{"--generate", "-3", "--cursors", "2"}, CLI_USAGE, "--generate must be from 1 to 100000000"},
+        {{"--generate", "100000001", "--cursors", "2"}, CLI_USAGE, "--generate must be from 1 to 100000000"},
+        {{"--generate", "many", "--cursors", "2"}, CLI_USAGE, "--generate: expected an integer"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *const *a = cases[i].args;   /* the arguments end at the first NULL */
+        int rc = run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "g", a[0], a[1], a[2], a[3], a[4],
+                     a[5], a[6], a[7], NULL);
+        if (rc != cases[i].rc || !strstr(err, cases[i].want))
+            fail_msg("case %zu: exit %d '%s', want %d '%s'", i, rc, err, cases[i].rc, cases[i].want);
+        expect_counts(f, none);
+    }
+}
+
+/* add-jobs files each chunk as a child batch of the cursor batch, with its
+ * settings, its jobs numbered from --first in the cursor holding it, and
+ * moves the cursor's next job number past them. */
+static void test_add_jobs_files_chunks_in_cursor_order(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], path[400];
+    make_gen_project(f);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb", "--generate", "12",
+                         "--cursors", "2", "--flops", "2e12", "--quorum", "2", "--priority", "7", "--output",
+                         "res:1000", "--delay-bound", "3600", "--user", "alice", "--one-result-per-user", NULL), 0);
+    struct cursor_list l;
+    load_cursors(f, "gb", &l);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.r[1].first_job_num, 7);
+    int64_t cur1 = l.r[0].id, cur2 = l.r[1].id;
+
+    /* a named job with its own flops, a blank line, default names from the job number */
+    snprintf(path, sizeof path, "%s", in_root(f, "chunk1.jsonl"));
+    put(path, "{\"name\": \"first\", \"cmdline\": \"-k 1\", \"inputs\": [\"s1.dat\"], \"flops\": 5e12}\n"
+              "\n"
+              "{\"cmdline\": \"-k 2\", \"inputs\": [\"s1.dat=in\"]}\n"
+              "{\"inputs\": [\"input.dat\", \"s1.dat\"]}\n");
+    assert_int_equal(add_chunk(f, err, "gb", 1, path), 0);
+    struct store *s = open_store(f);
+    struct batch p, c;
+    assert_int_equal(store_batch_by_name(s, "gb", &p), 0);
+    assert_int_equal(store_batch_by_name(s, "gb.1", &c), 0);
+    assert_int_equal(c.parent_id, p.id);
+    assert_int_equal(c.state, BATCH_ACTIVE);
+    assert_int_equal(c.app_id, p.app_id);
+    assert_true(c.user_id > 0 && c.user_id == p.user_id);
+    assert_memory_equal(&c.red, &p.red, sizeof c.red);
+    assert_int_equal(c.red.target_nresults, 2);
+    assert_true(c.delay_bound == 3600);
+    assert_int_equal(c.priority, 7);
+    assert_int_equal(c.noutputs, 1);
+    assert_string_equal(c.outputs[0].open_name, "res");
+    assert_int_equal(c.outputs[0].max_nbytes, 1000);
+    assert_int_equal(c.one_result_per_user, 1);
+    struct batch_stats st;
+    assert_int_equal(store_batch_stats(s, c.id, &st), 0);
+    assert_int_equal(st.njobs, 3);
+    assert_int_equal(store_batch_stats(s, p.id, &st), 0);
+    assert_int_equal(st.njobs, 0);   /* the cursor batch itself never holds jobs */
+    /* the jobs need the batch's results */
+    assert_int_equal(sql_int(f, "SELECT min(target_nresults) FROM jobs WHERE batch_id=?1", c.id), 2);
+    assert_int_equal(sql_int(f, "SELECT max(target_nresults) FROM jobs WHERE batch_id=?1", c.id), 2);
+
+    expect_cursor_job(s, "first", c.id, cur1, 1);
+    expect_cursor_job(s, "gb_2", c.id, cur1, 2);
+    expect_cursor_job(s, "gb_3", c.id, cur1, 3);
+    struct job_spec j;
+    assert_int_equal(store_job_by_name(s, "first", &j), 0);
+    assert_true(j.flops_est == 5e12);
+    assert_int_equal(store_job_by_name(s, "gb_2", &j), 0);
+    assert_string_equal(j.cmdline, "-k 2");
+    assert_string_equal(j.inputs[0].open_name, "in");
+    /* no flops given: the batch's --flops, from which its cursors planned their credit */
+    assert_true(fabs(j.flops_est - 2e12) <= 1e-9 * 2e12);
+    assert_true(fabs(j.flops_bound - 2e13) <= 1e-9 * 2e13);
+    load_cursors(f, "gb", &l);
+    assert_int_equal(l.r[0].first_ungenerated_job_num, 4);
+    assert_int_equal(l.r[1].first_ungenerated_job_num, 7);   /* the other cursor is untouched */
+
+    /* the next chunk of that cursor, the batch named by its id */
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)p.id);
+    put_sticky_jobs(f, "chunk2.jsonl", 2, path, sizeof path);
+    assert_int_equal(add_chunk(f, err, id, 4, path), 0);
+    assert_int_equal(store_batch_by_name(s, "gb.4", &c), 0);
+    assert_int_equal(c.parent_id, p.id);
+    expect_cursor_job(s, "gb_4", c.id, cur1, 4);
+    expect_cursor_job(s, "gb_5", c.id, cur1, 5);
+    load_cursors(f, "gb", &l);
+    assert_int_equal(l.r[0].first_ungenerated_job_num, 6);
+    assert_int_equal(l.r[1].first_ungenerated_job_num, 7);
+
+    /* the second cursor's first chunk starts at its first job number */
+    put_sticky_jobs(f, "chunk3.jsonl", 1, path, sizeof path);
+    assert_int_equal(add_chunk(f, err, "gb", 7, path), 0);
+    assert_int_equal(store_batch_by_name(s, "gb.7", &c), 0);
+    assert_int_equal(c.parent_id, p.id);
+    expect_cursor_job(s, "gb_7", c.id, cur2, 7);
+    load_cursors(f, "gb", &l);
+    assert_int_equal(l.r[0].first_ungenerated_job_num, 6);
+    assert_int_equal(l.r[1].first_ungenerated_job_num, 8);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM jobs", 0), 6);
+    store_close(s);
+    assert_int_equal(run(cmd_db_check, err, f->dir, NULL), 0);
+}
+
+/* add-jobs refused with the reason, in err, and nothing changed. */
+static void expect_add_refused(struct proj_fx *f, const char *batch, int first, const char *jobs, const char *want)
+{
+    char err[CLI_ERR_MAX];
+    struct store_counts before = counts_now(f);
+    int rc = add_chunk(f, err, batch, first, jobs);
+    if (rc != CLI_FAIL || !strstr(err, want))
+        fail_msg("add-jobs %s --first %d: exit %d '%s', want '%s'", batch, first, rc, err, want);
+    expect_counts(f, before);
+}
+
+/* Each job number of a cursor is made once and in order, by a chunk of a
+ * batch that is active, within the cursor, every job reading a sticky
+ * file: anything else is refused and leaves the store as it was. */
+static void test_add_jobs_refusals_leave_the_store_unchanged(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], one[400], two[400], three[400], nosticky[400], bad[400], empty[400], tmpl[400];
+    make_gen_project(f);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb", "--generate", "6",
+                         "--cursors", "2", NULL), 0);   /* jobs 1-3 and 4-6 */
+    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
+    put(tmpl, "{\"cmdline\": \"{n}\", \"inputs\": [\"s1.dat\"]}");
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "plain", "--count", "2",
+                         "--input-template", tmpl, NULL), 0);
+    put_sticky_jobs(f, "one.jsonl", 1, one, sizeof one);
+    put_sticky_jobs(f, "two.jsonl", 2, two, sizeof two);
+    put_sticky_jobs(f, "three.jsonl", 3, three, sizeof three);
+    snprintf(nosticky, sizeof nosticky, "%s", in_root(f, "nosticky.jsonl"));
+    put(nosticky, "{\"inputs\": [\"s1.dat\"]}\n{\"name\": \"loose\", \"inputs\": [\"input.dat\"]}\n");
+    snprintf(bad, sizeof bad, "%s", in_root(f, "bad.jsonl"));
+    put(bad, "{\"inputs\": [\"s1.dat\"]}\n{\"inputs\": [\"s1.dat\"\n");
+    snprintf(empty, sizeof empty, "%s", in_root(f, "empty.jsonl"));
+    put(empty, "\n");
+    assert_int_equal(add_chunk(f, err, "gb", 1, one), 0);   /* job 2 is next */
+
+    expect_add_refused(f, "nope", 2, one, "no batch named or numbered 'nope'");
+    expect_add_refused(f, "plain", 1, one, "batch plain has no cursor with job 1");
+    expect_add_refused(f, "gb.1", 2, one, "batch gb.1 has no cursor with job 2");   /* a chunk is no cursor batch */
+    expect_add_refused(f, "gb", 1, one, "makes job 2 next, not 1");                 /* made already */
+    expect_add_refused(f, "gb", 3, one, "makes job 2 next, not 3");                 /* would leave a hole */
+    expect_add_refused(f, "gb", 7, one, "batch gb has no cursor with job 7");
+    expect_add_refused(f, "gb", 2, three, "more jobs than the cursor has left to make (2)");
+    expect_add_refused(f, "gb", 2, nosticky, "job loose reads no sticky file");
+    expect_add_refused(f, "gb", 2, bad, "malformed JSON");
+    expect_add_refused(f, "gb", 2, empty, "has no jobs");   /* no chunk without jobs */
+    /* refused before the store is opened */
+    struct store_counts before = counts_now(f);
+    assert_int_equal(run(cmd_batch_add_jobs, err, f->dir, "gb", "--first", "0", "--jobs", one, NULL), CLI_USAGE);
+    assert_int_equal(run(cmd_batch_add_jobs, err, f->dir, "gb", "--jobs", one, NULL), CLI_USAGE);
+    assert_int_equal(run(cmd_batch_add_jobs, err, f->dir, "gb", "--first", "2", "--jobs", in_root(f, "none.jsonl"),
+                         NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "cannot open"));
+    expect_counts(f, before);
+
+    /* exactly what is left fills the cursor; then it has nothing more to make */
+    assert_int_equal(add_chunk(f, err, "gb", 2, two), 0);
+    struct cursor_list l;
+    load_cursors(f, "gb", &l);
+    assert_int_equal(l.r[0].first_ungenerated_job_num, 4);
+    expect_add_refused(f, "gb", 3, one, "(jobs 1-3) has all its jobs");
+    /* a cancelled batch gets no more jobs, though its second cursor has all to make */
+    assert_int_equal(run(cmd_batch_cancel, err, f->dir, "gb", NULL), 0);
+    expect_add_refused(f, "gb", 4, one, "batch gb is cancelling: no more jobs");
+}
+
+/* Cancelling a cursor batch cancels the chunks made for it, which hold its
+ * jobs, and no other batch; a chunk that is done stays done. */
+static void test_cancel_generated_batch_cancels_its_chunks_only(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], one[400], tmpl[400];
+    make_gen_project(f);
+    put_sticky_jobs(f, "one.jsonl", 1, one, sizeof one);
+    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
+    put(tmpl, "{\"cmdline\": \"{n}\"}");
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb", "--generate", "6",
+                         "--cursors", "3", NULL), 0);   /* jobs 1-2, 3-4, 5-6 */
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb2", "--generate", "4",
+                         "--cursors", "1", NULL), 0);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "other", "--count", "2",
+                         "--input-template", tmpl, NULL), 0);
+    assert_int_equal(add_chunk(f, err, "gb", 1, one), 0);
+    assert_int_equal(add_chunk(f, err, "gb", 3, one), 0);
+    assert_int_equal(add_chunk(f, err, "gb", 5, one), 0);
+    assert_int_equal(add_chunk(f, err, "gb2", 1, one), 0);
+    struct store *s = open_store(f);
+    struct batch b;
+    assert_int_equal(store_batch_by_name(s, "gb.5", &b), 0);
+    assert_int_equal(store_batch_set_state(s, b.id, BATCH_DONE, 1000), 0);   /* as locusd ends a finished chunk */
+    store_close(s);
+
+    assert_int_equal(run(cmd_batch_cancel, err, f->dir, "gb", NULL), 0);
+    s = open_store(f);
+    const struct { const char *name; int state; } want[] = {
+        {"gb", BATCH_CANCELLING}, {"gb.1", BATCH_CANCELLING}, {"gb.3", BATCH_CANCELLING}, {"gb.5", BATCH_DONE},
+        {"gb2", BATCH_ACTIVE}, {"gb2.1", BATCH_ACTIVE}, {"other", BATCH_ACTIVE},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(store_batch_by_name(s, want[i].name, &b), 0);
+        if (b.state != want[i].state) fail_msg("%s is %s", want[i].name, batch_state_name(b.state));
+    }
+    store_close(s);
+    /* again: already cancelling, a success that changes nothing */
+    assert_int_equal(run(cmd_batch_cancel, err, f->dir, "gb", NULL), 0);
+    assert_int_equal(sql_int(f, "SELECT count(*) FROM batches WHERE state=?1", BATCH_CANCELLING), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -731,6 +1150,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_batch_jsonl, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_batch_template, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_cancel_stat_check, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_generate_plans_cursors_and_makes_no_job, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_generate_refusals_leave_no_batch_and_no_cursor, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_add_jobs_files_chunks_in_cursor_order, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_add_jobs_refusals_leave_the_store_unchanged, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_cancel_generated_batch_cancels_its_chunks_only, proj_setup, proj_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,8 +16,11 @@
  * behind and go first); the sticky files to delete; the last counters of
  * an ended batch's cursors; the transitioner's counters; cursor_maintain
  * (expiry, change records, loaded members); cursor_count, cursor_split and
- * cursor_plan; and a seeded run of interleaved RPCs of a team that checks
- * the walk's invariants after every step. */
+ * cursor_plan (of jobs made or to generate); jobs made on demand (planned
+ * credit until a job is made, the generator's cushion, a cursor batch kept
+ * open for its chunks' jobs and jobs to make, lanes over the jobs made so
+ * far); and a seeded run of interleaved RPCs of a team that checks the
+ * walk's invariants after every step. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,13 +59,22 @@ static struct sbatch *add_batch(struct fx *f, int64_t id, int64_t first, int64_t
     return add_batch_prio(f, id, first, last, red, 0);
 }
 
-static struct cursor *add_cursor(struct fx *f, int64_t id, int64_t batch_id, int64_t first, int64_t last)
+/* Cursor ID of batch BATCH_ID over jobs FIRST..LAST whose record says the
+ * jobs before UNGEN are made and each one not made yet earns PLANNED. */
+static struct cursor *add_cursor_made(struct fx *f, int64_t id, int64_t batch_id, int64_t first, int64_t last,
+                                      int64_t ungen, double planned)
 {
     struct cursor *c = cursor_add(&f->x, &(struct cursor_rec){.id = id, .batch_id = batch_id, .first_job_num = first,
                                                               .last_job_num = last, .first_unfinished_job_num = first,
-                                                              .first_ungenerated_job_num = first});
+                                                              .first_ungenerated_job_num = ungen,
+                                                              .planned_job_credit = planned});
     assert_non_null(c);
     return c;
+}
+
+static struct cursor *add_cursor(struct fx *f, int64_t id, int64_t batch_id, int64_t first, int64_t last)
+{
+    return add_cursor_made(f, id, batch_id, first, last, first, 0);
 }
 
 static void file_name(char *out, size_t len, int64_t batch_id, int64_t k)
@@ -97,7 +109,8 @@ static struct sbatch *cursor_batch_prio(struct fx *f, int64_t id, int64_t first_
     struct sbatch *b = add_batch_prio(f, id, first_id, first_id + njobs - 1, red, priority);
     int64_t k = 1;
     for (int i = 0; i < n; i++) {
-        add_cursor(f, 10 * id + i + 1, id, k, k + sizes[i] - 1);
+        /* as locus batch create stores it: every job made with the batch */
+        add_cursor_made(f, 10 * id + i + 1, id, k, k + sizes[i] - 1, k + sizes[i], 0);
         for (int m = 0; m < sizes[i]; m++, k++)
             add_cjob(f, b, reverse ? first_id + njobs - k : first_id + k - 1, 10 * id + i + 1, k, JF);
     }
@@ -1031,6 +1044,53 @@ static void test_cursor_plan_cuts_the_batch_into_new_cursors(void **state)
     free(r);
 }
 
+/* A batch whose generator makes its jobs later has no credits to split:
+ * equal counts, nothing made, each job counted at the planned credit. */
+static void test_cursor_plan_without_credits_cuts_equal_counts_of_jobs_to_generate(void **state)
+{
+    (void)state;
+    const double planned = 3.7;
+    int n;
+    struct cursor_rec *r = cursor_plan(7, NULL, planned, 100, 4, 0, &n);
+    assert_int_equal(n, 4);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(r[i].id, 0);
+        assert_int_equal(r[i].batch_id, 7);
+        assert_int_equal(r[i].first_job_num, 1 + 25 * i);
+        assert_int_equal(r[i].last_job_num, 25 + 25 * i);
+        assert_int_equal(r[i].first_unfinished_job_num, r[i].first_job_num);
+        assert_int_equal(r[i].first_ungenerated_job_num, r[i].first_job_num);
+        assert_float_equal(r[i].planned_job_credit, planned, 0);
+        assert_float_equal(r[i].remaining_credit, 25 * planned, 1e-9);
+        assert_float_equal(r[i].expavg_credit, 0, 0);
+    }
+    free(r);
+    /* 10 jobs in 3: first[i] = 1 + i*10/3, so counts 3, 3, 4 */
+    r = cursor_plan(7, NULL, planned, 10, 3, 0, &n);
+    assert_int_equal(n, 3);
+    const int64_t first[] = {1, 4, 7}, last[] = {3, 6, 10};
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(r[i].first_job_num, first[i]);
+        assert_int_equal(r[i].last_job_num, last[i]);
+        assert_int_equal(r[i].first_ungenerated_job_num, first[i]);
+        assert_float_equal(r[i].remaining_credit, (double)(last[i] - first[i] + 1) * planned, 1e-9);
+    }
+    free(r);
+    r = cursor_plan(7, NULL, planned, 3, 5, 0, &n);   /* never more cursors than jobs: one each */
+    assert_int_equal(n, 3);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(r[i].first_job_num, i + 1);
+        assert_int_equal(r[i].last_job_num, i + 1);
+        assert_float_equal(r[i].remaining_credit, planned, 1e-12);
+    }
+    free(r);
+    r = cursor_plan(7, NULL, planned, 1000, 0, 100, &n);   /* auto: 100 hosts, teams of ten */
+    assert_int_equal(n, 10);
+    assert_int_equal(r[9].first_job_num, 901);
+    assert_int_equal(r[9].last_job_num, 1000);
+    free(r);
+}
+
 static void assert_first(const int64_t *first, const int64_t *want, int n)
 {
     for (int i = 0; i < n; i++) assert_int_equal(first[i], want[i]);
@@ -1117,6 +1177,363 @@ static void test_cursor_split_ranges_increase_within_jobs_and_balance_credit(voi
             assert_true(fabs(sum - total / n) <= maxc * (1 + 1e-9));
         }
     }
+}
+
+/* ---- jobs made on demand ---- */
+
+/* The generator's chunk ID of PARENT: a child batch whose jobs FIRST_ID on
+ * are jobs FIRST..LAST of the parent's cursor CURSOR_ID. */
+static struct sbatch *add_chunk(struct fx *f, const struct sbatch *parent, int64_t id, int64_t first_id,
+                                int64_t cursor_id, int64_t first, int64_t last)
+{
+    struct sbatch *b = add_batch_prio(f, id, first_id, first_id + last - first, &parent->b.red, parent->b.priority);
+    b->b.parent_id = parent->b.id;
+    for (int64_t k = first; k <= last; k++) add_cjob(f, b, first_id + k - first, cursor_id, k, JF);
+    return b;
+}
+
+/* A cursor batch with no job of its own (the store's live range of a
+ * batch with none is 0..0): its cursors' jobs come in chunks. */
+static struct sbatch *jobless_batch(struct fx *f, int64_t id, const struct redundancy *red)
+{
+    return add_batch(f, id, 0, 0, red);
+}
+
+/* The last CH_CURSOR record of the log for cursor ID; NULL: none. */
+static const struct cursor_rec *cursor_logged(const struct fx *f, int64_t id)
+{
+    const struct cursor_rec *r = NULL;
+    for (int i = 0; i < f->log.n; i++)
+        if (f->log.v[i].kind == CH_CURSOR && f->log.v[i].u.cursor.id == id) r = &f->log.v[i].u.cursor;
+    return r;
+}
+
+/* The state a CH_BATCH_STATE record of the log ends batch ID in; -1: none. */
+static int batch_end_logged(const struct fx *f, int64_t id)
+{
+    int st = -1;
+    for (int i = 0; i < f->log.n; i++)
+        if (f->log.v[i].kind == CH_BATCH_STATE && f->log.v[i].u.batch.id == id) st = f->log.v[i].u.batch.state;
+    return st;
+}
+
+static void test_planned_credit_counts_until_generated_jobs_replace_it(void **state)
+{
+    struct fx *f = *state;
+    const double planned = 3 * cred(JF, 2), real = cred(JF, 2);   /* the batch's estimate was three times too high */
+    struct sbatch *p = jobless_batch(f, 1, &red2);
+    struct cursor *c = add_cursor_made(f, 11, 1, 1, 10, 1, planned);
+    assert_float_equal(c->r.remaining_credit, 10 * planned, 1e-9);
+    assert_true(isinf(cursor_est_time_left(c)));
+    /* nothing to send yet, but work to come: a host joins its team */
+    assert_int_equal(ask(f, 1, 1, 5, T0, 1e10), 0);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_float_equal(cursor_est_time_left(c), 10 * planned / R1, 1e-12);
+    cursor_maintain(&f->x, T0, &f->log);
+    clear_log(f);
+
+    add_chunk(f, p, 2, 100, 11, 1, 3);
+    assert_int_equal(c->r.first_ungenerated_job_num, 4);
+    assert_int_equal(c->nloaded, 3);
+    assert_float_equal(c->r.remaining_credit, 7 * planned + 3 * real, 1e-9);
+    assert_float_equal(cursor_est_time_left(c), (7 * planned + 3 * real) / R1, 1e-12);
+    /* the store learns where the generator is and the credit left */
+    assert_true(c->dirty);
+    cursor_maintain(&f->x, T0 + 1, &f->log);
+    const struct cursor_rec *r = cursor_logged(f, 11);
+    assert_non_null(r);
+    assert_int_equal(r->first_ungenerated_job_num, 4);
+    assert_float_equal(r->remaining_credit, 7 * planned + 3 * real, 1e-9);
+
+    /* a chunk loaded out of number order: 6 makes 4..6, then 4 and 5
+     * load below first_ungenerated and add their own credit only */
+    struct sbatch *q = add_batch(f, 3, 200, 202, &red2);
+    add_cjob(f, q, 202, 11, 6, JF);
+    assert_int_equal(c->r.first_ungenerated_job_num, 7);
+    assert_float_equal(c->r.remaining_credit, 4 * planned + 4 * real, 1e-9);
+    add_cjob(f, q, 200, 11, 4, JF);
+    add_cjob(f, q, 201, 11, 5, JF);
+    assert_int_equal(c->r.first_ungenerated_job_num, 7);
+    assert_float_equal(c->r.remaining_credit, 4 * planned + 6 * real, 1e-9);
+    assert_int_equal(c->fresh.count, 6);
+}
+
+/* After a restart the cursor's record says jobs 1..3 are made: their
+ * chunk's jobs load below first_ungenerated, and are no new jobs. */
+static void test_job_reloaded_below_first_ungenerated_keeps_the_planned_credit_of_the_rest(void **state)
+{
+    struct fx *f = *state;
+    const double planned = 2.5 * cred(JF, 1);
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    struct cursor *c = add_cursor_made(f, 11, 1, 1, 10, 4, planned);
+    assert_float_equal(c->r.remaining_credit, 7 * planned, 1e-9);
+    add_chunk(f, p, 2, 101, 11, 2, 3);   /* job 1 finished before the restart */
+    assert_int_equal(c->r.first_ungenerated_job_num, 4);
+    assert_int_equal(c->nloaded, 2);
+    assert_float_equal(c->r.remaining_credit, 7 * planned + 2 * cred(JF, 1), 1e-9);
+    assert_false(c->dirty);
+    cursor_maintain(&f->x, T0, &f->log);
+    assert_int_equal(count_kind(f, CH_CURSOR), 0);   /* as stored */
+}
+
+static void test_last_loaded_job_finishing_leaves_the_planned_credit_of_jobs_not_made(void **state)
+{
+    struct fx *f = *state;
+    const double planned = 2.9 * cred(JF, 1);
+    jobless_batch(f, 1, &red1);
+    struct cursor *c = add_cursor_made(f, 11, 1, 1, 10, 1, planned);
+    struct sbatch *q = add_batch(f, 2, 100, 102, &red1);
+    double fl[3];
+    for (int k = 0; k < 3; k++) {   /* credits whose sums round: taken off again, they leave 2e-14 */
+        fl[k] = JF * (1 + 0.3 * (k + 1)) + 12345.678;
+        add_cjob(f, q, 100 + k, 11, k + 1, fl[k]);
+    }
+    index_end_job(&f->x, job_at(c, 2), JOB_DONE, 0, T0, &f->log);
+    index_end_job(&f->x, job_at(c, 1), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(c->r.first_unfinished_job_num, 3);
+    assert_float_equal(c->r.remaining_credit, 7 * planned + cred(fl[2], 1), 1e-9);
+    index_end_job(&f->x, job_at(c, 3), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(c->nloaded, 0);
+    assert_int_equal(c->r.first_unfinished_job_num, 4);
+    /* exactly the jobs not made, no rounding of the real ones left over */
+    assert_true(c->r.remaining_credit == 7 * planned);
+    assert_true(cursor_est_time_left(c) > 0);
+}
+
+/* The cursor_gen of cursor ID in V[0..n-1]; NULL: none. */
+static const struct cursor_gen *gen_of(const struct cursor_gen *v, int n, int64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i].cursor_id == id) return &v[i];
+    return NULL;
+}
+
+static void assert_gen(const struct cursor_gen *g, int64_t cursor_id, int64_t batch_id, int64_t first, int64_t last,
+                       const char *batch)
+{
+    assert_non_null(g);
+    assert_int_equal(g->cursor_id, cursor_id);
+    assert_int_equal(g->batch_id, batch_id);
+    assert_int_equal(g->first, first);
+    assert_int_equal(g->last, last);
+    assert_string_equal(g->batch, batch);
+}
+
+/* cursor_want of one cursor is what cursor_wants says of it. */
+static void assert_want_agrees(struct fx *f, const struct cursor_gen *v, int n, int64_t cursor_id, int cushion)
+{
+    struct cursor_gen g;
+    const struct cursor_gen *w = gen_of(v, n, cursor_id);
+    assert_int_equal(cursor_want(&f->x, cursor_id, cushion, &g), w != NULL);
+    if (w) assert_memory_equal(&g, w, sizeof g);
+}
+
+#define CUSHION 8
+
+static void test_cursor_wants_refill_to_the_cushion_cursors_at_or_below_half_of_it(void **state)
+{
+    struct fx *f = *state;
+    const double planned = cred(JF, 1);
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    add_cursor_made(f, 11, 1, 1, 20, 1, planned);
+    add_cursor_made(f, 12, 1, 21, 30, 21, planned);
+    add_cursor_made(f, 13, 1, 31, 33, 31, planned);
+    add_cursor_made(f, 14, 1, 34, 35, 34, planned);
+    add_chunk(f, p, 2, 100, 11, 1, 5);     /* 5 never sent: above half the cushion */
+    add_chunk(f, p, 3, 200, 12, 21, 24);   /* 4: half of it */
+    add_chunk(f, p, 4, 300, 14, 34, 35);   /* all made */
+    jobless_batch(f, 5, &red1);
+    add_cursor_made(f, 51, 5, 1, 100, 1, planned);
+    int n;
+    struct cursor_gen *v = cursor_wants(&f->x, CUSHION, &n);
+    assert_int_equal(n, 3);
+    assert_null(gen_of(v, n, 11));
+    assert_gen(gen_of(v, n, 12), 12, 1, 25, 28, "batch1");   /* back to 8 never sent */
+    assert_gen(gen_of(v, n, 13), 13, 1, 31, 33, "batch1");   /* 8 wanted, 3 left to make */
+    assert_null(gen_of(v, n, 14));
+    assert_gen(gen_of(v, n, 51), 51, 5, 1, 8, "batch5");
+    for (int64_t id = 11; id <= 14; id++) assert_want_agrees(f, v, n, id, CUSHION);
+    assert_want_agrees(f, v, n, 51, CUSHION);
+    free(v);
+    struct cursor_gen g;
+    assert_int_equal(cursor_want(&f->x, 99, CUSHION, &g), 0);   /* unknown cursor */
+
+    /* jobs sent are no cushion: cursor 11 is down to 3 never sent */
+    assert_int_equal(cursor_add_host(&f->x, &(struct batch_host){1, 1, 11, T0}, T0), 0);
+    assert_int_equal(ask(f, 1, 1, 2, T0, 1e10), 2);
+    assert_nums(f, NUMS(1, 2));
+    assert_int_equal(cursor_want(&f->x, 11, CUSHION, &g), 1);
+    assert_gen(&g, 11, 1, 6, 10, "batch1");
+}
+
+static void test_cursor_wants_nothing_of_a_batch_not_active(void **state)
+{
+    struct fx *f = *state;
+    const double planned = cred(JF, 1);
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    add_cursor_made(f, 11, 1, 1, 20, 1, planned);
+    jobless_batch(f, 5, &red1);
+    add_cursor_made(f, 51, 5, 1, 20, 1, planned);
+    index_cancel_batch(&f->x, p, T0, &f->log);
+    int n;
+    struct cursor_gen *v = cursor_wants(&f->x, CUSHION, &n);
+    assert_int_equal(n, 1);
+    assert_gen(&v[0], 51, 5, 1, 8, "batch5");
+    free(v);
+    struct cursor_gen g;
+    assert_int_equal(cursor_want(&f->x, 11, CUSHION, &g), 0);
+}
+
+static void test_jobless_cursor_batch_stays_open_until_its_chunks_jobs_finish_and_all_are_made(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    add_cursor_made(f, 11, 1, 1, 4, 1, cred(JF, 1));
+    /* active, with jobs to make: open though it has no job */
+    assert_int_equal(cursor_batch_open(&f->x, p), 1);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_ptr_equal(index_batch(&f->x, 1), p);
+    assert_int_equal(batch_end_logged(f, 1), -1);
+
+    struct sbatch *q = add_chunk(f, p, 2, 100, 11, 1, 2);
+    assert_int_equal(cursor_batch_open(&f->x, q), 0);   /* a chunk has no cursor of its own */
+    index_end_job(&f->x, index_job(&f->x, 100), JOB_DONE, 0, T0, &f->log);
+    index_end_job(&f->x, index_job(&f->x, 101), JOB_DONE, 0, T0, &f->log);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_int_equal(batch_end_logged(f, 2), BATCH_DONE);   /* the chunk ends */
+    assert_null(index_batch(&f->x, 2));
+    assert_int_equal(batch_end_logged(f, 1), -1);           /* its parent has jobs to make */
+    assert_non_null(cursor_find(&f->x, 11));
+
+    add_chunk(f, p, 3, 200, 11, 3, 4);   /* the last ones: all made */
+    index_end_job(&f->x, index_job(&f->x, 200), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(cursor_batch_open(&f->x, p), 1);   /* job 4 runs on in the chunk */
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_ptr_equal(index_batch(&f->x, 1), p);
+    index_end_job(&f->x, index_job(&f->x, 201), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(cursor_batch_open(&f->x, p), 0);
+    clear_log(f);
+    index_reap_batches(&f->x, T0 + 1, &f->log);
+    assert_int_equal(batch_end_logged(f, 1), BATCH_DONE);
+    assert_int_equal(batch_end_logged(f, 3), BATCH_DONE);
+    assert_null(index_batch(&f->x, 1));
+    assert_null(cursor_find(&f->x, 11));   /* cursor_batch_ended freed its cursors */
+    assert_int_equal(f->x.cur.nbatches, 0);
+}
+
+/* A validated job stays in its chunk until assimilated: its cursor (and
+ * so the parent batch) must outlive it, or the assimilator's end of the
+ * job would reach a freed cursor. */
+static void test_cursor_batch_stays_open_while_a_chunk_job_awaits_assimilation(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    struct cursor *c = add_cursor_made(f, 11, 1, 1, 2, 1, cred(JF, 1));
+    add_chunk(f, p, 2, 100, 11, 1, 2);   /* every job made */
+    index_end_job(&f->x, job_at(c, 2), JOB_DONE, 0, T0, &f->log);
+    assert_int_equal(ask(f, 1, 1, 1, T0, 1e10), 1);
+    struct sjob *j = index_job(&f->x, 100);
+    assert_int_equal(index_report(&f->x, j, inst_on(j, 1), 1, OUTCOME_SUCCESS, 0, 1, 1, T0 + 1, &f->log), EV_VALIDATE);
+    int64_t ids[1] = {j->inst[0].id};
+    int states[1] = {VALIDATE_VALID};
+    assert_int_equal(index_validated(&f->x, j, ids, states, 1, ids[0], 0, 1, T0 + 2, &f->log), EV_ASSIMILATE);
+    index_reap_batches(&f->x, T0 + 3, &f->log);
+    assert_non_null(index_batch(&f->x, 2));
+    assert_non_null(index_batch(&f->x, 1));
+    index_end_job(&f->x, j, JOB_DONE, 0, T0 + 4, &f->log);
+    index_reap_batches(&f->x, T0 + 5, &f->log);
+    assert_null(index_batch(&f->x, 1));   /* now it ends */
+}
+
+static void test_cancelling_cursor_batch_with_jobs_to_make_but_none_loaded_is_reaped(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    add_cursor_made(f, 11, 1, 1, 10, 1, cred(JF, 1));
+    struct sbatch *q = add_chunk(f, p, 2, 100, 11, 1, 2);
+    struct sbatch *e = jobless_batch(f, 5, &red1);   /* nothing made ever */
+    add_cursor_made(f, 51, 5, 1, 10, 1, cred(JF, 1));
+    index_cancel_batch(&f->x, p, T0, &f->log);
+    index_cancel_batch(&f->x, e, T0, &f->log);
+    assert_int_equal(cursor_batch_open(&f->x, p), 1);   /* its chunk's jobs are in its cursor */
+    assert_int_equal(cursor_batch_open(&f->x, e), 0);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_int_equal(batch_end_logged(f, 5), BATCH_CANCELLED);
+    assert_null(cursor_find(&f->x, 51));
+    assert_ptr_equal(index_batch(&f->x, 1), p);
+    index_cancel_batch(&f->x, q, T0, &f->log);   /* the store cancels a batch's chunks with it */
+    assert_int_equal(cursor_batch_open(&f->x, p), 0);
+    index_reap_batches(&f->x, T0 + 1, &f->log);
+    assert_int_equal(batch_end_logged(f, 1), BATCH_CANCELLED);
+    assert_int_equal(batch_end_logged(f, 2), BATCH_CANCELLED);
+    assert_null(cursor_find(&f->x, 11));
+    assert_int_equal(f->x.nbatches, 0);
+}
+
+static void test_plain_batch_is_reaped_once_it_has_no_live_job(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 2, &red1);
+    for (int64_t id = 1; id <= 2; id++) {
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
+        index_settle(&f->x, index_add_job(&f->x, b, &st, JF), T0, &f->log);
+    }
+    add_batch(f, 2, 0, 0, &red1);   /* no job at all */
+    assert_int_equal(cursor_batch_open(&f->x, b), 0);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_int_equal(batch_end_logged(f, 2), BATCH_DONE);
+    assert_ptr_equal(index_batch(&f->x, 1), b);
+    index_end_job(&f->x, index_job(&f->x, 1), JOB_DONE, 0, T0, &f->log);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_int_equal(batch_end_logged(f, 1), -1);
+    index_end_job(&f->x, index_job(&f->x, 2), JOB_DONE, 0, T0, &f->log);
+    index_reap_batches(&f->x, T0, &f->log);
+    assert_int_equal(batch_end_logged(f, 1), BATCH_DONE);
+    assert_int_equal(f->x.nbatches, 0);
+}
+
+static void test_hosts_walk_lanes_over_the_made_jobs_of_a_partly_generated_cursor(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    add_cursor_made(f, 11, 1, 1, 200, 1, cred(JF, 1));
+    add_chunk(f, p, 2, 1000, 11, 1, 100);
+    ask(f, 1, 1, 3, T0, SLOW);
+    assert_nums(f, NUMS(1, 2, 3));
+    /* the longest run never sent is 4..100, what is made, not 4..200 */
+    ask(f, 2, 2, 3, T0 + 1, SLOW);
+    assert_nums(f, NUMS(52, 53, 54));
+    assert_int_equal(f->x.cur.lanes, 2);
+    /* the next chunk: host 2's lane grows on into it */
+    add_chunk(f, p, 3, 2000, 11, 101, 120);
+    assert_int_equal(ask(f, 2, 2, 64, T0 + 2, SLOW), 64);
+    for (int i = 0; i < 64; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 55 + i);
+    ask(f, 1, 1, 3, T0 + 3, SLOW);
+    assert_nums(f, NUMS(4, 5, 6));
+}
+
+static void test_jobs_made_while_hosts_are_in_a_team_are_sent_at_their_next_requests(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *p = jobless_batch(f, 1, &red1);
+    add_cursor_made(f, 11, 1, 1, 50, 1, cred(JF, 1));
+    /* nothing made: the hosts join the team and get nothing */
+    assert_int_equal(ask(f, 1, 1, 3, T0, 1e10), 0);
+    assert_int_equal(ask(f, 2, 2, 3, T0, 1e10), 0);
+    assert_int_equal(team_of(f, 1, 1), 11);
+    assert_int_equal(team_of(f, 1, 2), 11);
+    add_chunk(f, p, 2, 100, 11, 1, 4);
+    ask(f, 1, 1, 3, T0 + 1, 1e10);
+    assert_nums(f, NUMS(1, 2, 3));
+    ask(f, 2, 2, 3, T0 + 2, 1e10);
+    assert_nums(f, NUMS(4));
+    assert_int_equal(ask(f, 1, 1, 3, T0 + 3, 1e10), 0);   /* all sent: waiting for the generator */
+    add_chunk(f, p, 3, 200, 11, 5, 8);
+    ask(f, 1, 1, 3, T0 + 4, 1e10);
+    assert_nums(f, NUMS(5, 6, 7));
+    ask(f, 2, 2, 3, T0 + 5, 1e10);
+    assert_nums(f, NUMS(8));
+    assert_int_equal(f->x.cur.moves, 0);
 }
 
 /* ---- interleaved RPCs ---- */
@@ -1255,10 +1672,22 @@ int main(void)
         T(test_cursor_add_host_loads_a_team_member),
         cmocka_unit_test(test_cursor_count_teams_of_ten_two_jobs_per_member),
         cmocka_unit_test(test_cursor_plan_cuts_the_batch_into_new_cursors),
+        cmocka_unit_test(test_cursor_plan_without_credits_cuts_equal_counts_of_jobs_to_generate),
         cmocka_unit_test(test_cursor_split_equal_credits_give_equal_ranges),
         cmocka_unit_test(test_cursor_split_skewed_credits_give_ranges_of_equal_credit),
         cmocka_unit_test(test_cursor_split_n_equal_to_njobs_gives_one_job_each),
         cmocka_unit_test(test_cursor_split_ranges_increase_within_jobs_and_balance_credit),
+        T(test_planned_credit_counts_until_generated_jobs_replace_it),
+        T(test_job_reloaded_below_first_ungenerated_keeps_the_planned_credit_of_the_rest),
+        T(test_last_loaded_job_finishing_leaves_the_planned_credit_of_jobs_not_made),
+        T(test_cursor_wants_refill_to_the_cushion_cursors_at_or_below_half_of_it),
+        T(test_cursor_wants_nothing_of_a_batch_not_active),
+        T(test_jobless_cursor_batch_stays_open_until_its_chunks_jobs_finish_and_all_are_made),
+        T(test_cancelling_cursor_batch_with_jobs_to_make_but_none_loaded_is_reaped),
+        T(test_cursor_batch_stays_open_while_a_chunk_job_awaits_assimilation),
+        T(test_plain_batch_is_reaped_once_it_has_no_live_job),
+        T(test_hosts_walk_lanes_over_the_made_jobs_of_a_partly_generated_cursor),
+        T(test_jobs_made_while_hosts_are_in_a_team_are_sent_at_their_next_requests),
         T(test_interleaved_rpcs_of_a_team_keep_the_walk_sound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

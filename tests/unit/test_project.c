@@ -1,6 +1,7 @@
-/* test_project.c - config.xml's grid daemon settings and the cursor speed
- * rule: defaults, what an element sets, values refused, and the settings
- * written back by project_save_config as they were read. */
+/* test_project.c - config.xml's grid daemon settings, the cursor speed
+ * rule and the cursor generator: defaults, what an element sets, values
+ * refused, and the settings written back by project_save_config as they
+ * were read. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,12 +130,57 @@ static void test_cursor_move_ratio(void **state)
     }
 }
 
+/* The cursor generator and its cushion: none and 100 unless set, nothing
+ * written at those defaults, read and written back as they were (the
+ * command XML-escaped), and a cushion below one job refused with the
+ * element's name. */
+static void test_cursor_generator_and_cushion(void **state)
+{
+    struct fx *f = *state;
+    struct project p, q;
+    char err[256] = "";
+    put_config(f, "");
+    load_ok(f, &p);
+    assert_string_equal(p.cfg.cursor_generator, "");
+    assert_true(p.cfg.cursor_cushion == 100);
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    char *text = read_file(f->path, 1 << 16, NULL);
+    assert_non_null(text);
+    assert_null(strstr(text, "cursor_work_generator"));
+    assert_null(strstr(text, "cursor_cushion"));
+    free(text);
+
+    put_config(f, "  <cursor_work_generator>gen.sh --from &quot;$2&quot; &amp;&lt;x&gt;</cursor_work_generator>\n"
+                  "  <cursor_cushion>250</cursor_cushion>\n");
+    load_ok(f, &p);
+    assert_string_equal(p.cfg.cursor_generator, "gen.sh --from \"$2\" &<x>");
+    assert_true(p.cfg.cursor_cushion == 250);
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    load_ok(f, &q);
+    assert_string_equal(q.cfg.cursor_generator, p.cfg.cursor_generator);
+    assert_true(q.cfg.cursor_cushion == 250);
+
+    put_config(f, "  <cursor_cushion>1</cursor_cushion>\n");   /* the least */
+    load_ok(f, &p);
+    assert_true(p.cfg.cursor_cushion == 1);
+    static const char *const bad[] = {"0", "-5", "0.5", "many"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "  <cursor_cushion>%s</cursor_cushion>\n", bad[i]);
+        put_config(f, line);
+        err[0] = 0;
+        assert_int_equal(project_load(&p, f->dir, err, sizeof err), -1);
+        if (!strstr(err, "<cursor_cushion>")) fail_msg("%s: got '%s'", bad[i], err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_grid_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_grid_no_finalize, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_move_ratio, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cursor_generator_and_cushion, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -247,7 +247,7 @@ static void test_readonly_open_of_unmigrated_store_refused(void **state)
 /* A version-1 store (made with version 1's own SQL) opens migrated to the
  * last version: rows kept, jobs_batch keyed by batch only (v2), the cursor
  * tables there and the old job in no cursor (v3), in no sequence and in
- * branch 0 (v4). */
+ * branch 0 (v4); no batch is a chunk and cursors plan no credit (v8). */
 static void test_version_1_store_migrates(void **state)
 {
     struct fx *f = *state;
@@ -264,7 +264,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 7);
+    assert_int_equal(STORE_SCHEMA_VERSION, 8);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);
@@ -279,6 +279,12 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM cursors", 0) + store_fixture_int(path, "SELECT count(*) FROM batch_hosts", 0), 0);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM jobs WHERE id=7 AND sequence_id IS NULL AND branch=0", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM sequences", 0), 0);
+    /* v8: a batch made before is no chunk; generated cursor batches came later */
+    assert_int_equal(store_fixture_int(path, "SELECT parent_id FROM batches WHERE id=1", -1), 0);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('cursors')"
+                                             " WHERE name='planned_job_credit'", 0), 1);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_list('jobs')"
+                                             " WHERE name='jobs_cursor' AND \"unique\"", 0), 1);
     unlink(path);
 }
 
