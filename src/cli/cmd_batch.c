@@ -547,6 +547,7 @@ static int list_row(void *ctx, const struct batch *b)
     struct list_ctx *l = ctx;
     if (b->id <= l->last_id) return 0;   /* cancelling batches may come twice */
     l->last_id = b->id;
+    if (b->parent_id) return 0;          /* a chunk: counted in its generated batch */
     struct app app = {.name = "?"};
     struct batch_stats st;
     if (store_app_get(l->s, b->app_id, &app) < 0 || store_batch_stats(l->s, b->id, &st)) {

@@ -64,6 +64,7 @@ struct stat_ctx {
     json_t *json;          /* the "batches" array with --json, else NULL */
     int64_t last_id, now;
     int rc;
+    int all;               /* listing every batch, not one asked for */
 };
 
 static int stat_batch(void *ctx, const struct batch *b)
@@ -71,6 +72,7 @@ static int stat_batch(void *ctx, const struct batch *b)
     struct stat_ctx *c = ctx;
     if (b->id <= c->last_id) return 0;   /* cancelling batches may come twice */
     c->last_id = b->id;
+    if (b->parent_id && c->all) return 0;   /* a chunk: counted in its generated batch */
     struct stat_row r = {.b = b};
     struct app app = {.name = "?"};
     if (store_app_get(c->s, b->app_id, &app) < 0 || store_batch_stats(c->s, b->id, &r.st)) {
@@ -87,6 +89,7 @@ static int stat_batch(void *ctx, const struct batch *b)
 static int show(struct stat_ctx *c, const char *key, char *err, size_t errlen)
 {
     if (!key) {
+        c->all = 1;
         if (!c->json) print_header();
         if (store_each_batch(c->s, 0, stat_batch, c) || c->rc)
             return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(c->s));
@@ -116,7 +119,7 @@ int cmd_stat(int argc, char **argv, char *err, size_t errlen)
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
     if (!rc) {
-        struct stat_ctx c = {cp.s, as_json ? json_array() : NULL, 0, (int64_t)time(NULL), 0};
+        struct stat_ctx c = {cp.s, as_json ? json_array() : NULL, 0, (int64_t)time(NULL), 0, 0};
         rc = show(&c, pos[1], err, errlen);
         if (!rc && c.json) {
             json_t *root = json_pack("{s:o}", "batches", c.json);

@@ -38,6 +38,7 @@ struct list_ctx { struct store *st; json_t *arr; int64_t now; int failed; };
 static int add_batch(void *p, const struct batch *b)
 {
     struct list_ctx *c = p;
+    if (b->parent_id) return 0;   /* a chunk: counted in its generated batch */
     json_t *o = batch_json(c->st, b, c->now);
     if (!o) return c->failed = 1;
     json_array_append_new(c->arr, o);

@@ -153,7 +153,8 @@ int store_each_sequence_all(struct store *s, int (*cb)(void *ctx, const struct s
 int store_sequence_make_jobs(struct store *s, const struct sequence_rec *q, int64_t from, int64_t to,
                              int64_t restart_file_id, int64_t batch_id, int64_t now);
 
-/* Per-batch counts for `locus stat` and the API. */
+/* Per-batch counts for `locus stat` and the API: a batch's jobs and those
+ * of its chunks (the jobs made so far of a generated cursor batch). */
 struct batch_stats {
     int64_t njobs, nactive, nvalidated, ndone, nfailed, ncancelled;
     int64_t ninstances_in_progress, ninstances_success, ninstances_error;

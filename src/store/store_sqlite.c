@@ -1113,12 +1113,16 @@ int store_each_live_instance(struct store *s, int64_t batch_id, int (*cb)(void *
 
 /* ---- stats ---- */
 
+/* A batch's id ?1 and its chunks' (a generated cursor batch's jobs are in
+ * them); "parent_id<>0" lets the partial index batches_parent serve. */
+#define BATCH_AND_CHUNKS "SELECT ?1 UNION ALL SELECT id FROM batches WHERE parent_id=?1 AND parent_id<>0"
+
 int store_batch_stats(struct store *s, int64_t batch_id, struct batch_stats *bs)
 {
     memset(bs, 0, sizeof *bs);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "SELECT state, count(*), min(done_time), max(done_time) FROM jobs"
-                           " WHERE batch_id=? GROUP BY state", -1, &st, NULL))
+                           " WHERE batch_id IN (" BATCH_AND_CHUNKS ") GROUP BY state", -1, &st, NULL))
         return fail(s, "prepare");
     sqlite3_bind_int64(st, 1, batch_id);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -1138,7 +1142,7 @@ int store_batch_stats(struct store *s, int64_t batch_id, struct batch_stats *bs)
     }
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(s->db, "SELECT i.state, i.outcome, count(*) FROM jobs j JOIN instances i ON i.job_id=j.id"
-                           " WHERE j.batch_id=? GROUP BY i.state, i.outcome", -1, &st, NULL))
+                           " WHERE j.batch_id IN (" BATCH_AND_CHUNKS ") GROUP BY i.state, i.outcome", -1, &st, NULL))
         return fail(s, "prepare");
     sqlite3_bind_int64(st, 1, batch_id);
     while (sqlite3_step(st) == SQLITE_ROW) {

@@ -11,7 +11,11 @@
 #  - every job number 1-24 was made exactly once, in its cursor, in chunks
 #    (child batches gb.K, K their first job) of at most the cushion, the
 #    first of each cursor a full cushion; the generator never failed;
+#  - a restart of locusd halfway loses and repeats nothing: generation goes
+#    on from the store's cursors;
 #  - each cursor's jobs went out in increasing job number;
+#  - `locus stat`, `locus batch list` and GET /api/v1/batches show gb with
+#    its chunks' jobs, and list no chunk;
 #  - the batch, its chunks and its cursors end finished (every job made,
 #    first_unfinished_job_num past the range, remaining_credit 0), each job
 #    ran once, no sequence file is left on a client, `locus db check` is
@@ -54,6 +58,18 @@ start_client C2 "$(key_of bob)" 1
 wait_first_rpc C1 C2
 say "clients attached: C1 host $(client_hostid C1), C2 host $(client_hostid C2)"
 
+# a restart halfway: the cursors, their teams and the chunks made so far load
+# again, and generation goes on from where the store says
+for i in $(seq 120); do
+    [ "$(sql "$proj" "SELECT count(*) FROM batches WHERE parent_id<>0")" -lt 4 ] || break
+    sleep 0.5
+done
+made=$(sql "$proj" "SELECT count(*) FROM jobs")
+[ "$made" -lt "$NJOBS" ] || fail "every job was made before the restart: raise NJOBS or lower the cushion"
+stop_locusd
+start_locusd "$proj"
+say "locusd restarted with $made of $NJOBS jobs made"
+
 wait_batch_done "$proj" gb 300
 wait_clients_idle 60
 
@@ -83,6 +99,15 @@ other=$(sql "$proj" "SELECT count(*) FROM batches WHERE name<>'gb' AND parent_id
 notdone=$(sql "$proj" "SELECT name||'='||state FROM batches WHERE state<>1")
 [ -z "$notdone" ] || fail "batches not done: $notdone"
 ! grep -q 'cursor generator .* failed' "$LOCUSD_LOG" || fail "the generator failed: $(grep 'cursor generator' "$LOCUSD_LOG" | head -5)"
+
+# users see one batch: its chunks' jobs count in it, and no chunk is listed
+st=$("$LOCUS" stat "$proj" gb --json) || fail "locus stat gb failed"
+grep -q "\"jobs\": *$NJOBS,.*\"done\": *$NJOBS," <<<"$st" || fail "locus stat gb does not count the chunks' jobs: $st"
+list=$("$LOCUS" batch list "$proj") || fail "locus batch list failed"
+! grep -q ' gb\.[0-9]' <<<"$list" || fail "locus batch list shows chunks: $list"
+api=$(curl -sf --max-time 5 "http://127.0.0.1:$PORT/api/v1/batches") || fail "GET /api/v1/batches failed"
+! grep -q '"gb\.[0-9]' <<<"$api" || fail "the API lists chunks: $api"
+grep -q "\"name\": *\"gb\".*\"jobs\": *$NJOBS," <<<"$api" || fail "the API does not count gb's chunks' jobs: $api"
 
 n=$(sql "$proj" "SELECT count(*) FROM instances")
 [ "$n" -eq "$NJOBS" ] || fail "$n instances for $NJOBS jobs of quorum 1"
