@@ -58,6 +58,20 @@ static void load_ok(const struct fx *f, struct project *p)
     if (project_load(p, f->dir, err, sizeof err)) fail_msg("project_load: %s", err);
 }
 
+/* Each of the values (NULL-terminated) of the setting is refused, with an
+ * error that names it. */
+static void assert_refused(const struct fx *f, const char *name, const char *const *bad)
+{
+    for (; *bad; bad++) {
+        char line[256], err[256] = "";
+        struct project p;
+        snprintf(line, sizeof line, "  <%s>%s</%s>\n", name, *bad, name);
+        put_config(f, line);
+        if (project_load(&p, f->dir, err, sizeof err) != -1 || !strstr(err, name))
+            fail_msg("<%s>%s: not refused by name ('%s')", name, *bad, err);
+    }
+}
+
 static void test_grid_defaults(void **state)
 {
     struct fx *f = *state;
@@ -119,15 +133,8 @@ static void test_cursor_move_ratio(void **state)
     assert_int_equal(project_save_config(&p, err, sizeof err), 0);
     load_ok(f, &q);
     assert_true(q.cfg.cursor_move_ratio == 0.5);
-    static const char *const bad[] = {"-0.1", "1", "2", "half"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char line[128];
-        snprintf(line, sizeof line, "  <cursor_move_ratio>%s</cursor_move_ratio>\n", bad[i]);
-        put_config(f, line);
-        err[0] = 0;
-        assert_int_equal(project_load(&p, f->dir, err, sizeof err), -1);
-        assert_non_null(strstr(err, "<cursor_move_ratio>"));
-    }
+    static const char *const bad[] = {"-0.1", "1", "2", "half", NULL};
+    assert_refused(f, "cursor_move_ratio", bad);
 }
 
 /* The cursor generator and its cushion: none and 100 unless set, nothing
@@ -163,15 +170,8 @@ static void test_cursor_generator_and_cushion(void **state)
     put_config(f, "  <cursor_cushion>1</cursor_cushion>\n");   /* the least */
     load_ok(f, &p);
     assert_true(p.cfg.cursor_cushion == 1);
-    static const char *const bad[] = {"0", "-5", "0.5", "many"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char line[128];
-        snprintf(line, sizeof line, "  <cursor_cushion>%s</cursor_cushion>\n", bad[i]);
-        put_config(f, line);
-        err[0] = 0;
-        assert_int_equal(project_load(&p, f->dir, err, sizeof err), -1);
-        if (!strstr(err, "<cursor_cushion>")) fail_msg("%s: got '%s'", bad[i], err);
-    }
+    static const char *const bad[] = {"0", "-5", "0.5", "many", NULL};
+    assert_refused(f, "cursor_cushion", bad);
 }
 
 int main(void)
