@@ -16,6 +16,7 @@ void seq_set_init(struct seq_set *s)
     imap_init(&s->by_id);
     imap_init(&s->by_host);
     bitidx_init(&s->unassigned);
+    bitidx_init(&s->lagging);
     imap_init(&s->state_jobs);
     s->high_water = SEQ_HIGH_WATER;
     s->per_host = SEQ_PER_HOST;
@@ -35,6 +36,7 @@ void seq_set_free(struct seq_set *s)
     imap_free(&s->by_id);
     imap_free(&s->by_host);
     bitidx_free(&s->unassigned);
+    bitidx_free(&s->lagging);
     it = 0;
     while (imap_next(&s->state_jobs, &it, NULL, &v)) free(v);
     imap_free(&s->state_jobs);
@@ -68,6 +70,12 @@ static void mark(struct sseq *s) { s->dirty = 1; }
 static void offer(struct seq_set *set, const struct sseq *s)
 {
     if (s->r.id > 0) bitidx_set(&set->unassigned, (size_t)s->r.id);
+}
+
+/* s may now be far behind its twin: a candidate for pick_slow_twin. */
+static void may_lag(struct seq_set *set, const struct sseq *s)
+{
+    if (s->r.id > 0) bitidx_set(&set->lagging, (size_t)s->r.id);
 }
 
 /* 1 if s waits for a host: active, unassigned, with a result to send. */
@@ -163,6 +171,8 @@ struct sseq *sequence_add(struct sched_index *x, const struct sequence_rec *r, c
         x->seq.twins++;
         s->twin = sequence_find(x, r->twin_id);
         if (s->twin) s->twin->twin = s;
+        may_lag(&x->seq, s);
+        if (s->twin) may_lag(&x->seq, s->twin);
     }
     if (s->r.host_id && s->r.state == SEQ_ACTIVE) host_link(&x->seq, s);
     else s->r.host_id = 0;
@@ -265,6 +275,7 @@ static void position_valid(struct seq_set *set, struct sseq *s, struct sjob *j)
     while (s->r.first_unvalidated_pos <= s->r.length &&
            bitidx_test(&s->valid, (size_t)(s->r.first_unvalidated_pos - 1)))
         s->r.first_unvalidated_pos++;
+    if (s->twin) may_lag(set, s->twin);   /* it gained on its twin */
     mark(s);
 }
 
@@ -398,17 +409,23 @@ static double lag(const struct sseq *s)
 }
 
 /* The twin furthest behind its twin, by more than twin_lag intervals, on
- * another host slower than this one, that this host may take. */
+ * another host slower than this one, that this host may take. Only twins
+ * that fell behind are looked at: those no longer behind leave the index. */
 static struct sseq *pick_slow_twin(struct sched_index *x, const struct dispatch_request *req)
 {
+    struct seq_set *set = &x->seq;
     struct sseq *best = NULL;
-    size_t it = 0;
-    void *v;
-    while (imap_next(&x->seq.by_id, &it, NULL, &v)) {
-        struct sseq *s = v;
-        if (!s->twin || s->r.state != SEQ_ACTIVE || s->twin->r.state != SEQ_ACTIVE || !s->r.host_id ||
-            s->r.host_id == req->host.host_id || s->broken || lag(s) <= x->seq.twin_lag ||
-            (best && lag(s) <= lag(best)) || passed_over(s, req))
+    int scans = 0;
+    for (size_t id = bitidx_next(&set->lagging, 0); id != SIZE_MAX && scans < DISPATCH_SCAN_LIMIT;
+         id = bitidx_next(&set->lagging, id + 1)) {
+        struct sseq *s = imap_get(&set->by_id, (int64_t)id);
+        if (!s || !s->twin || s->r.state != SEQ_ACTIVE || s->twin->r.state != SEQ_ACTIVE || lag(s) <= set->twin_lag) {
+            bitidx_clear(&set->lagging, id);
+            continue;
+        }
+        scans++;
+        if (!s->r.host_id || s->r.host_id == req->host.host_id || s->broken || (best && lag(s) <= lag(best)) ||
+            passed_over(s, req))
             continue;
         double t = est_turnaround(&req->host, s->flops);
         if (t < s->r.host_turnaround && t <= s->r.max_result_time &&
@@ -531,6 +548,7 @@ static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct 
     drop_positions(x, s, s->r.restart_pos + 1, now, log);
     for (int64_t p = s->r.restart_pos + 1; p <= s->r.length; p++) bitidx_clear(&s->valid, (size_t)(p - 1));
     s->r.next_pos = s->r.first_unvalidated_pos = s->r.restart_pos + 1;
+    if (s->twin) may_lag(&x->seq, s);   /* it fell back to its restart point */
     s->r.made_pos = s->r.restart_pos;   /* nothing of the new branch is made yet */
     s->r.branch_user_id = 0;
     s->r.host_turnaround = 0;

@@ -53,6 +53,7 @@ struct seq_set {
     struct imap by_id;          /* id -> struct sseq* (owned) */
     struct imap by_host;        /* host id -> first struct sseq* assigned to it */
     struct bitidx unassigned;   /* ids of sequences that may be unassigned (rechecked when picked) */
+    struct bitidx lagging;      /* ids of twins that may lag their twin (rechecked when picked) */
     struct imap state_jobs;     /* job id -> struct seqplace* (owned): jobs whose state files hosts may hold */
     int high_water;             /* results of one sequence out on its host at once */
     int per_host;               /* sequences a host may hold (bounded by its CPUs) */

@@ -1154,8 +1154,10 @@ static void test_a_slow_twin_moves_to_a_faster_host(void **state)
     int64_t t = T0 + 10;
     assert_int_equal(ask_as(f, 3, 3, FAST, t), 0);
     assert_int_equal(b->r.host_id, 2);
+    assert_int_equal(f->x.seq.lagging.count, 0);   /* twins in step leave the candidates: no walk over them */
     /* three: a faster host of another user takes it, but no slower one, nor one of its twin's user */
     run_to(f, a, &h1, 8);
+    assert_true(bitidx_test(&f->x.seq.lagging, 2));   /* a's validations put b back */
     assert_int_equal(dispatch(f, &h2), 2);   /* the slow host holds positions 3 and 4 */
     char i3[256];
     inst_name(f, 203, 2, i3, sizeof i3);
