@@ -225,6 +225,8 @@ struct sequence_rec {
     int disagreements;              /* twins: in a row at restart points; the third fails the pair */
     int64_t shunned_users[2];       /* twins: the users whose hosts disagreed last, passed over until the
                                        pair agrees again; 0: none */
+    int64_t avoid_host;             /* the host whose chain broke: passed over ... */
+    int64_t avoid_until;            /* ... until then (one result time), so another host takes the branch */
 };
 
 /* Wire names: an instance is "<batch>_<job id>_<seq>" so that its job is

@@ -366,7 +366,7 @@ static int fast_enough(const struct sseq *s, const struct host_view *h)
  * it belongs to a user a twin may not have. */
 static int passed_over(const struct sseq *s, const struct dispatch_request *req)
 {
-    return (s->avoid_host == req->host.host_id && req->now < s->avoid_until) || !twin_allows(s, req->host.user_id);
+    return (s->r.avoid_host == req->host.host_id && req->now < s->r.avoid_until) || !twin_allows(s, req->host.user_id);
 }
 
 /* The unassigned sequence of lowest id this host may take: it is fast
@@ -539,8 +539,8 @@ void sequence_update(struct sched_index *x, const struct sequence_rec *r, int64_
 /* A new branch from the last validated restartable state, for another host. */
 static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct change_log *log)
 {
-    s->avoid_host = s->r.host_id;
-    s->avoid_until = now + (int64_t)s->r.max_result_time;
+    s->r.avoid_host = s->r.host_id;
+    s->r.avoid_until = now + (int64_t)s->r.max_result_time;
     host_unlink(&x->seq, s);
     s->r.branch++;
     s->r.relocations++;

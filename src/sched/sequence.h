@@ -33,8 +33,6 @@ struct sseq {
     struct sseq *next_on_host;
     int host_state_up;          /* host_state is uploaded too (declared so to the client) */
     int broken;                 /* a sent result will not come back right: relocate */
-    int64_t avoid_host;         /* the host whose chain broke: passed over ... */
-    int64_t avoid_until;        /* ... until then (one result time), so another host takes the branch */
     int dirty;                  /* r changed since the last change record */
     struct sseq *twin;          /* the other of a twin pair once both are loaded (borrowed); NULL: none */
     double flops;               /* a position's flops estimate (every position copies position 1) */

@@ -221,12 +221,16 @@ static const char v7[] =
  * range, so each chunk it makes is a batch of its own, a child of the
  * cursor batch (parent_id); a cursor counts the credit of the jobs not made
  * yet at planned_job_credit each. The unique index keeps a job number from
- * being made twice and finds a cursor's next one. */
+ * being made twice and finds a cursor's next one. A relocated work sequence
+ * passes over the host whose chain broke for one result time, across a
+ * restart too. */
 static const char v8[] =
     "ALTER TABLE batches ADD COLUMN parent_id INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX batches_parent ON batches(parent_id) WHERE parent_id <> 0;"
     "ALTER TABLE cursors ADD COLUMN planned_job_credit REAL NOT NULL DEFAULT 0;"
-    "CREATE UNIQUE INDEX jobs_cursor ON jobs(cursor_id, job_num) WHERE cursor_id IS NOT NULL;";
+    "CREATE UNIQUE INDEX jobs_cursor ON jobs(cursor_id, job_num) WHERE cursor_id IS NOT NULL;"
+    "ALTER TABLE sequences ADD COLUMN avoid_host INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE sequences ADD COLUMN avoid_until INTEGER NOT NULL DEFAULT 0;";
 
 const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8};
 const int schema_nmigrations = 8;

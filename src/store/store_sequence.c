@@ -9,8 +9,8 @@
     "id,batch_id,name,length,restart_every,output_every,open_ended,max_result_time,state_max_nbytes,state," \
     "create_time,end_time,host_id,assigned_time,branch,next_pos,made_pos,first_unvalidated_pos,restart_pos," \
     "restart_file,host_state,relocations,twin_id,branch_user_id,host_turnaround,disagreements,shunned_user1," \
-    "shunned_user2"
-#define SEQ_NCOLS 28
+    "shunned_user2,avoid_host,avoid_until"
+#define SEQ_NCOLS 30
 
 static void col_copy(sqlite3_stmt *st, int i, char *out, size_t len)
 {
@@ -49,6 +49,8 @@ static void seq_from_row(sqlite3_stmt *st, struct sequence_rec *q)
     q->disagreements = sqlite3_column_int(st, 25);
     q->shunned_users[0] = sqlite3_column_int64(st, 26);
     q->shunned_users[1] = sqlite3_column_int64(st, 27);
+    q->avoid_host = sqlite3_column_int64(st, 28);
+    q->avoid_until = sqlite3_column_int64(st, 29);
 }
 
 int store_sequence_insert(struct store *s, struct sequence_rec *q)
@@ -80,7 +82,7 @@ int store_sequence_update(struct store *s, const struct sequence_rec *q)
         "UPDATE sequences SET host_id=?,assigned_time=?,branch=?,next_pos=?,made_pos=?,first_unvalidated_pos=?,"
         "restart_pos=?,restart_file=?,host_state=?,relocations=?,state=max(state,?),"
         "end_time=CASE WHEN end_time=0 THEN ? ELSE end_time END,branch_user_id=?,host_turnaround=?,"
-        "disagreements=?,shunned_user1=?,shunned_user2=? WHERE id=?");
+        "disagreements=?,shunned_user1=?,shunned_user2=?,avoid_host=?,avoid_until=? WHERE id=?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, q->host_id);
     sqlite3_bind_int64(st, 2, q->assigned_time);
@@ -99,7 +101,9 @@ int store_sequence_update(struct store *s, const struct sequence_rec *q)
     sqlite3_bind_int(st, 15, q->disagreements);
     sqlite3_bind_int64(st, 16, q->shunned_users[0]);
     sqlite3_bind_int64(st, 17, q->shunned_users[1]);
-    sqlite3_bind_int64(st, 18, q->id);
+    sqlite3_bind_int64(st, 18, q->avoid_host);
+    sqlite3_bind_int64(st, 19, q->avoid_until);
+    sqlite3_bind_int64(st, 20, q->id);
     return store_run(s, st, "update sequence");
 }
 

@@ -644,6 +644,8 @@ static void relocation_case(struct fx *f, enum breakage how)
     assert_non_null(c);
     assert_int_equal(c->u.seq.branch, 1);
     assert_int_equal(c->u.seq.host_id, 0);
+    assert_int_equal(c->u.seq.avoid_host, 1);   /* stored: a restart passes over it too */
+    assert_int_equal(c->u.seq.avoid_until, now + (int64_t)s->r.max_result_time);
     assert_int_equal(c->u.seq.made_pos, 6);
 
     /* the old host drops every state file of the sequence */
@@ -786,7 +788,9 @@ static void test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branc
     unknown_app.app_id = 9;
     assert_null(sequence_add(&f->x, &r, &unknown_app));
     assert_null(sequence_find(&f->x, 1));
-    r.branch = 1;   /* relocated once before the restart */
+    r.branch = 1;   /* relocated once before the restart, away from host 1 */
+    r.avoid_host = 1;
+    r.avoid_until = T0 + 5;
     struct sseq *s = sequence_add(&f->x, &r, &b->b);
     assert_non_null(s);
     assert_ptr_equal(sequence_find(&f->x, 1), s);
@@ -810,7 +814,8 @@ static void test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branc
     /* the current branch's job is placed and sent */
     add_pos(f, b, 102, 1, 1, 1);
     add_pos(f, b, 103, 1, 2, 1);
-    assert_int_equal(ask(f, 1, 10, T0), 2);
+    assert_int_equal(ask(f, 1, 10, T0), 0);   /* the host it was moved from, passed over still */
+    assert_int_equal(ask(f, 1, 10, T0 + 5), 2);
     assert_int_equal(f->res.sent[0].job->id, 102);
     assert_int_equal(f->res.sent[1].job->id, 103);
 

@@ -232,6 +232,8 @@ static void test_the_servers_twin_fields_persist_and_a_failed_pair_stays_failed(
     q.disagreements = 2;
     q.shunned_users[0] = 5;
     q.shunned_users[1] = 6;
+    q.avoid_host = 9;
+    q.avoid_until = 2000;
     assert_int_equal(store_sequence_update(f->s, &q), 0);
     assert_int_equal(store_sequence_get(f->s, q.id, &back), 0);
     assert_int_equal(back.branch, 2);
@@ -241,6 +243,8 @@ static void test_the_servers_twin_fields_persist_and_a_failed_pair_stays_failed(
     assert_int_equal(back.disagreements, 2);
     assert_int_equal(back.shunned_users[0], 5);
     assert_int_equal(back.shunned_users[1], 6);
+    assert_int_equal(back.avoid_host, 9);
+    assert_int_equal(back.avoid_until, 2000);
     assert_int_equal(back.twin_id, q.twin_id);
     /* the server fails the pair: no order changes it, and ending it does not make it "ended" */
     q.state = SEQ_FAILED;

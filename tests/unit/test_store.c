@@ -285,6 +285,8 @@ static void test_version_1_store_migrates(void **state)
                                              " WHERE name='planned_job_credit'", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_list('jobs')"
                                              " WHERE name='jobs_cursor' AND \"unique\"", 0), 1);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('sequences')"
+                                             " WHERE name IN ('avoid_host', 'avoid_until')", 0), 2);
     unlink(path);
 }
 
