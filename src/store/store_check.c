@@ -53,6 +53,21 @@ static const struct invariant invariants[] = {
      " GROUP BY v.id HAVING sum(coalesce(f.main_program,0))<>1"},
     {"executable file without a signature",
      "SELECT id, name FROM files WHERE executable=1 AND (signature IS NULL OR signature='')"},
+    {"cursor job out of its cursor's range, or in a batch other than the cursor's and its chunks",
+     "SELECT j.id, j.cursor_id, j.job_num FROM jobs j JOIN cursors c ON c.id=j.cursor_id JOIN batches b ON b.id=j.batch_id"
+     " WHERE j.job_num NOT BETWEEN c.first_job_num AND c.last_job_num"
+     " OR (b.id<>c.batch_id AND b.parent_id<>c.batch_id)"},
+    {"cursor job of an unknown cursor",
+     "SELECT j.id, j.cursor_id FROM jobs j LEFT JOIN cursors c ON c.id=j.cursor_id"
+     " WHERE j.cursor_id IS NOT NULL AND c.id IS NULL"},
+    {"cursor whose jobs made reach past first_ungenerated_job_num",
+     "SELECT c.id, max(j.job_num), c.first_ungenerated_job_num FROM cursors c JOIN jobs j ON j.cursor_id=c.id"
+     " GROUP BY c.id HAVING max(j.job_num)>=c.first_ungenerated_job_num"},
+    {"chunk of a batch that does not exist",
+     "SELECT b.id, b.parent_id FROM batches b LEFT JOIN batches p ON p.id=b.parent_id"
+     " WHERE b.parent_id<>0 AND p.id IS NULL"},
+    {"generated batch done with chunks not done",
+     "SELECT p.id, b.id FROM batches p JOIN batches b ON b.parent_id=p.id WHERE p.state IN (1,3) AND b.state IN (0,2)"},
     {"batch redundancy out of range",
      "SELECT id FROM batches WHERE min_quorum<1 OR target_nresults<min_quorum"
      " OR max_error_instances<0 OR max_total_instances<target_nresults"},

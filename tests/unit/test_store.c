@@ -1308,6 +1308,18 @@ static void build_consistent(struct store *s)
     set_job(s, 7, JOB_FAILED, JOB_ERR_ASSIMILATE, W_INST_CANON7, 710);
     set_job(s, 8, JOB_CANCELLED, JOB_ERR_CANCELLED, W_INST_CANON8, 720);
     assert_int_equal(store_batch_set_state(s, W_BATCH_DONE, BATCH_DONE, 800), 0);
+    /* a generated cursor batch (3): its cursor 1 over jobs 1-4, jobs 1-2 made in chunk 3.1 (batch 4) */
+    assert_int_equal(add_batch(s, W_APP, "gen"), 3);
+    struct cursor_rec c = {.batch_id = 3, .first_job_num = 1, .last_job_num = 4, .first_unfinished_job_num = 1,
+                           .first_ungenerated_job_num = 3, .planned_job_credit = 1};
+    assert_int_equal(store_cursor_insert(s, &c), 0);
+    struct batch chunk = make_batch(W_APP, 0, "gen.1");
+    chunk.parent_id = 3;
+    assert_int_equal(store_batch_insert(s, &chunk), 0);
+    assert_int_equal(add_job(s, chunk.id, "gen_1"), 9);
+    assert_int_equal(add_job(s, chunk.id, "gen_2"), 10);
+    struct cursor_rec made = {.id = c.id, .batch_id = chunk.id, .first_job_num = 1, .last_job_num = 2};
+    assert_int_equal(store_cursor_take_jobs(s, &made, 9), 0);
     assert_int_equal(store_commit(s), 0);
 }
 
@@ -1377,6 +1389,14 @@ static const struct break_case breaks[] = {
     {"UPDATE batches SET max_total_instances=1 WHERE id=1", "batch redundancy out of range: id=1"},
     {"UPDATE jobs SET inputs='999:in' WHERE id=5", "job input file that does not exist: job=5 file=999"},
     {"UPDATE jobs SET inputs='2:a,998:b' WHERE id=5", "job input file that does not exist: job=5 file=998"},
+    {"UPDATE jobs SET job_num=0 WHERE id=10", "cursor job out of its cursor's range, or in a batch other than the"
+                                              " cursor's and its chunks: id=10 cursor_id=1 job_num=0"},
+    {"UPDATE jobs SET batch_id=1 WHERE id=10", "cursor job out of its cursor's range, or in a batch other than the"
+                                               " cursor's and its chunks: id=10 cursor_id=1 job_num=2"},
+    {"UPDATE jobs SET cursor_id=99 WHERE id=10", "cursor job of an unknown cursor: id=10 cursor_id=99"},
+    {"UPDATE cursors SET first_ungenerated_job_num=2", "cursor whose jobs made reach past first_ungenerated_job_num"},
+    {"UPDATE batches SET parent_id=99 WHERE id=2", "chunk of a batch that does not exist: id=2 parent_id=99"},
+    {"UPDATE batches SET state=1 WHERE id=3", "generated batch done with chunks not done: id=3 id=4"},
 };
 
 static void test_check_reports_broken_invariant(void **state)
