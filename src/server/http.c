@@ -24,6 +24,7 @@ struct conn {
     struct upload *up;
     struct rpc *rpc;             /* decided, waiting for its commit */
     struct api_wait *wait;       /* an API order awaited on its own thread */
+    int unanswered;              /* counted in server.http_unanswered until completed */
 };
 
 static int route_of(const struct server *s, const char *method, const char *url, const char **rest)
@@ -163,23 +164,18 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     return MHD_YES;
 }
 
-/* Connections suspended while their RPC waits; MHD must have none when it
- * stops. */
-static int suspended;
-static pthread_mutex_t suspended_mu = PTHREAD_MUTEX_INITIALIZER;
-
-static void count_suspended(int delta)
+/* Frees this thread for other connections until the request can be
+ * answered (we are resumed and MHD calls the handler again). The request
+ * counts as unanswered until MHD completes it, not until it is resumed:
+ * MHD_stop_daemon drops a resumed connection whose answer is not sent. */
+static void suspend(struct server *s, struct MHD_Connection *mc, struct conn *c)
 {
-    pthread_mutex_lock(&suspended_mu);
-    suspended += delta;
-    pthread_mutex_unlock(&suspended_mu);
+    MHD_suspend_connection(mc);
+    if (!c->unanswered) atomic_fetch_add(&s->http_unanswered, 1);
+    c->unanswered = 1;
 }
 
-static void resume(void *mc)
-{
-    count_suspended(-1);
-    MHD_resume_connection(mc);
-}
+static void resume(void *mc) { MHD_resume_connection(mc); }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char *url, const char *method,
                                const char *version, const char *data, size_t *data_size, void **con_cls)
@@ -214,12 +210,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         }
         if (!c->rpc) c->rpc = rpc_begin(s, c->body.s, c->body.len);
         enum rpc_wait w = rpc_next(c->rpc);
-        if (w != RPC_DONE) {
-            /* free this thread for other connections until the commit, or
-             * until generated work is there; we are resumed and MHD calls
-             * this handler again */
-            MHD_suspend_connection(mc);
-            count_suspended(1);
+        if (w != RPC_DONE) {   /* until the commit, or until generated work is there */
+            suspend(s, mc, c);
             if (w == RPC_WAIT_COMMIT) writer_notify(s->writer, rpc_ticket(c->rpc), resume, mc);
             else rpc_wait_work(c->rpc, resume, mc);
             rc = MHD_YES;
@@ -252,8 +244,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         } else {
             api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status, &c->wait);
             if (c->wait) {           /* as an RPC's commit: free this thread meanwhile */
-                MHD_suspend_connection(mc);
-                count_suspended(1);
+                suspend(s, mc, c);
                 api_wait_start(c->wait, resume, mc);
                 rc = MHD_YES;
                 break;
@@ -270,11 +261,12 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
 
 static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum MHD_RequestTerminationCode code)
 {
-    (void)cls;
+    struct server *s = cls;
     (void)mc;
     (void)code;
     struct conn *c = *con_cls;
     if (!c) return;
+    if (c->unanswered) atomic_fetch_sub(&s->http_unanswered, 1);
     if (c->up) upload_abort(c->up);  /* broken off: keep the partial file for resuming */
     if (c->rpc || c->wait) {         /* the caller left before its answer: the decision or order stands */
         struct strbuf lost;
@@ -332,18 +324,13 @@ void http_stop(struct server *s)
 {
     if (!s->http) return;
     /* take no new connection, and let the suspended RPCs be resumed (the
-     * writer commits them) and awaited API orders answer before MHD stops:
-     * it aborts if any is left */
+     * writer commits them) and awaited API orders answer, and their answers
+     * be sent, before MHD stops: it aborts if any is still suspended, and
+     * drops an answer not sent yet */
     api_wait_shutdown(s);
     MHD_socket fd = MHD_quiesce_daemon(s->http);
     if (fd != MHD_INVALID_SOCKET) close(fd);
-    for (int waited = 0; waited < 1000; waited++) {
-        pthread_mutex_lock(&suspended_mu);
-        int n = suspended;
-        pthread_mutex_unlock(&suspended_mu);
-        if (!n) break;
-        usleep(10000);
-    }
+    for (int waited = 0; waited < 1000 && atomic_load(&s->http_unanswered) > 0; waited++) usleep(10000);
     MHD_stop_daemon(s->http);
     s->http = NULL;
 }

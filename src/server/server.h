@@ -46,6 +46,8 @@ struct server {
     atomic_int stopping;         /* set by server_stop, read by the daemon threads */
     atomic_int api_waits;        /* campaign orders awaited off the HTTP threads (api_campaigns.c) */
     atomic_int api_stopping;     /* set before HTTP stops: those answer at once */
+    atomic_int http_unanswered;  /* requests suspended at some point and not yet completed: HTTP stops
+                                    only once they are answered */
     int64_t (*clock)(void);      /* seconds; time(NULL) unless a test sets it */
 };
 

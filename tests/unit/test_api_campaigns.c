@@ -19,7 +19,8 @@
  * the API. Without a grid daemon, an order is answered 503 with its id
  * after the wait, at most 64 are awaited at once while other requests are
  * still served (so no HTTP thread waits), and an awaited order answers as
- * soon as HTTP stops. */
+ * soon as HTTP stops, at each of 100 stops (its answer sent before MHD
+ * stops). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,18 @@ static void *start_main(void *p)
     return NULL;
 }
 
+/* HTTP on any free port. */
+static void serve(struct fx *f)
+{
+    f->s.proj.cfg.listen_port = 0;
+    char err[256];
+    if (http_start(&f->s, err, sizeof err)) fail_msg("http_start: %s", err);
+    f->serving = 1;
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(f->s.http, MHD_DAEMON_INFO_BIND_PORT);
+    assert_non_null(i);
+    f->port = i->port;
+}
+
 static void start(struct fx *f)
 {
     struct starter a = {.s = &f->s, .dir = f->dir};
@@ -160,13 +173,7 @@ static void start(struct fx *f)
     pthread_join(t, NULL);
     if (a.rc) fail_msg("server_start: %s", a.err);
     f->running = 1;
-    f->s.proj.cfg.listen_port = 0;   /* any free port */
-    char err[256];
-    if (http_start(&f->s, err, sizeof err)) fail_msg("http_start: %s", err);
-    f->serving = 1;
-    const union MHD_DaemonInfo *i = MHD_get_daemon_info(f->s.http, MHD_DAEMON_INFO_BIND_PORT);
-    assert_non_null(i);
-    f->port = i->port;
+    serve(f);
 }
 
 /* ---- HTTP ---- */
@@ -676,6 +683,31 @@ static void test_orders_without_a_daemon(void **state)
     for (int i = 0; i <= MAX_WAITS; i++) sb_free(&q[i].out);
 }
 
+/* The race of a stop: MHD_stop_daemon drops a connection that was resumed
+ * but whose answer is not sent yet, so locusd stops HTTP only once every
+ * suspended request has completed. One stop in about a hundred lost its
+ * answer before; each round here is a stop with an order awaited. */
+static void test_orders_awaited_at_every_stop_are_answered(void **state)
+{
+    struct fx *f = *state;
+    make_project(f, 1);
+    start(f);
+    for (int k = 1; k <= 100; k++) {
+        struct pending q = {.f = f};
+        sb_init(&q.out);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, submit_main, &q), 0);
+        orders_reach(f, k);
+        http_stop(&f->s);
+        pthread_join(t, NULL);
+        if (q.status != 503) fail_msg("stop %d: HTTP %ld: %s", k, q.status, q.out.s);
+        check_queued(&q, "before locusd began to stop");
+        sb_free(&q.out);
+        atomic_store(&f->s.api_stopping, 0);   /* serve again, on a new port */
+        serve(f);
+    }
+}
+
 int main(void)
 {
     log_set_level(LOG_WARN);
@@ -686,6 +718,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_add_params, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_events_listed_and_fixed, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_orders_without_a_daemon, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_orders_awaited_at_every_stop_are_answered, fx_setup, fx_teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
