@@ -129,6 +129,9 @@ static void test_array_of_params(void **state)
     fx_wait_until(fx_count_is, &running, 60, "the long job running");
     assert_int_equal(find_tag(tag + 2, since, found), 1);
     assert_string_equal(found[0], one[0]);
+    /* but not for a submission made well after it: a job of the same name
+     * submitted before is another's (an earlier store's, say) */
+    assert_int_equal(find_tag(tag + 2, time(NULL) + 3600, found), 0);
     const char *v[] = {one[0]};
     if (drv_cancel(T.d, v, 1, err, sizeof err)) fail_msg("%s", err);
     assert_int_equal(fx_wait_end(T.d, one[0], 60).end, DRV_END_CANCELLED);
