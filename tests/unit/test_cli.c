@@ -677,13 +677,19 @@ static void test_batch_template(void **state)
     assert_non_null(strstr(err, "--target-nresults must be at least --quorum"));
 }
 
+/* A job template (a command line of {n}) in the project's root; its path in out. */
+static void put_template(struct proj_fx *f, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s", in_root(f, "t.json"));
+    put(out, "{\"cmdline\": \"{n}\"}");
+}
+
 static void test_cancel_stat_check(void **state)
 {
     struct proj_fx *f = *state;
     char err[CLI_ERR_MAX], tmpl[400];
     make_project(f);
-    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
-    put(tmpl, "{\"cmdline\": \"{n}\"}");
+    put_template(f, tmpl, sizeof tmpl);
     assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--count", "3", "--input-template",
                          tmpl, "--name", "cb", NULL), 0);
     assert_int_equal(run(cmd_batch_cancel, err, f->dir, "cb", NULL), 0);
@@ -898,8 +904,7 @@ static void test_generate_refusals_leave_no_batch_and_no_cursor(void **state)
     char err[CLI_ERR_MAX], jobs[400], tmpl[400];
     make_project(f);
     put_sticky_jobs(f, "jobs.jsonl", 2, jobs, sizeof jobs);
-    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
-    put(tmpl, "{\"cmdline\": \"{n}\"}");
+    put_template(f, tmpl, sizeof tmpl);
     struct store_counts none = counts_now(f);
     assert_int_equal(none.batches + none.cursors, 0);
 
@@ -1097,8 +1102,7 @@ static void test_cancel_generated_batch_cancels_its_chunks_only(void **state)
     char err[CLI_ERR_MAX], one[400], tmpl[400];
     make_gen_project(f);
     put_sticky_jobs(f, "one.jsonl", 1, one, sizeof one);
-    snprintf(tmpl, sizeof tmpl, "%s", in_root(f, "t.json"));
-    put(tmpl, "{\"cmdline\": \"{n}\"}");
+    put_template(f, tmpl, sizeof tmpl);
     assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb", "--generate", "6",
                          "--cursors", "3", NULL), 0);   /* jobs 1-2, 3-4, 5-6 */
     assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb2", "--generate", "4",
