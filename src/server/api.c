@@ -111,10 +111,11 @@ static json_t *cursors_json(struct server *s)
             for (int k = 0; k < c->nteam; k++) json_array_append_new(team, json_integer(c->team[k]->host_id));
             double est = cursor_est_time_left(c);
             json_array_append_new(cursors, json_pack(
-                "{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:I, s:o}", "id", (json_int_t)c->r.id,
+                "{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:o, s:I, s:o}", "id", (json_int_t)c->r.id,
                 "first_job_num", (json_int_t)c->r.first_job_num, "last_job_num", (json_int_t)c->r.last_job_num,
                 "first_unfinished_job_num", (json_int_t)c->r.first_unfinished_job_num,
                 "first_ungenerated_job_num", (json_int_t)c->r.first_ungenerated_job_num,
+                "jobs_to_make", (json_int_t)(c->r.last_job_num - c->r.first_ungenerated_job_num + 1),
                 "expavg_credit", c->r.expavg_credit, "remaining_credit", c->r.remaining_credit,
                 "est_time_left_days", isinf(est) ? json_null() : json_real(est),
                 "unsent_jobs", (json_int_t)c->sendable.count, "team", team));

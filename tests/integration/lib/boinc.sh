@@ -310,11 +310,13 @@ stop_client() { kill_tree "${CLIENT_PID[$1]}"; }
 # ---- batches ----
 
 # batch_counts PROJ BATCH: "jobs active validated done failed cancelled inst_in_progress".
-batch_counts() {
-    sql "$1" "SELECT count(*), sum(j.state=0), sum(j.state=1), sum(j.state=2), sum(j.state=3), sum(j.state=4),
+batch_counts() {   # a generated cursor batch's jobs are in its chunks (parent_id)
+    sql "$1" "WITH bs AS (SELECT id FROM batches WHERE name='$2'
+                          UNION ALL SELECT c.id FROM batches c JOIN batches p ON c.parent_id=p.id WHERE p.name='$2')
+              SELECT count(*), sum(j.state=0), sum(j.state=1), sum(j.state=2), sum(j.state=3), sum(j.state=4),
                      (SELECT count(*) FROM instances i JOIN jobs j2 ON i.job_id=j2.id
-                       WHERE j2.batch_id=b.id AND i.state=4)
-              FROM batches b JOIN jobs j ON j.batch_id=b.id WHERE b.name='$2'" | tr '|' ' '
+                       WHERE j2.batch_id IN (SELECT id FROM bs) AND i.state=4)
+              FROM jobs j WHERE j.batch_id IN (SELECT id FROM bs)" | tr '|' ' '
 }
 
 # wait_batch_done PROJ BATCH TIMEOUT [HOOK]: waits until the batch's state is
