@@ -73,11 +73,19 @@ static double est_with(const struct cursor *c, double rate)
 
 /* ---- loading ---- */
 
-static struct cbatch *cbatch_get(struct cursor_set *s, const struct sbatch *sb)
+/* The cursor batch of batch_id; NULL if it has no cursors. */
+static struct cbatch *cbatch_of(const struct cursor_set *s, int64_t batch_id)
 {
     for (int i = 0; i < s->nbatches; i++)
-        if (s->batches[i]->batch_id == sb->b.id) return s->batches[i];
-    struct cbatch *cb = xcalloc(1, sizeof *cb);
+        if (s->batches[i]->batch_id == batch_id) return s->batches[i];
+    return NULL;
+}
+
+static struct cbatch *cbatch_get(struct cursor_set *s, const struct sbatch *sb)
+{
+    struct cbatch *cb = cbatch_of(s, sb->b.id);
+    if (cb) return cb;
+    cb = xcalloc(1, sizeof *cb);
     cb->batch_id = sb->b.id;
     cb->priority = sb->b.priority;
     cb->quorum = sb->b.red.target_nresults > 1 ? sb->b.red.target_nresults : 1;
@@ -796,13 +804,6 @@ void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_l
 }
 
 /* ---- on-demand generation ---- */
-
-static const struct cbatch *cbatch_of(const struct cursor_set *s, int64_t batch_id)
-{
-    for (int i = 0; i < s->nbatches; i++)
-        if (s->batches[i]->batch_id == batch_id) return s->batches[i];
-    return NULL;
-}
 
 int cursor_batch_open(const struct sched_index *x, const struct sbatch *b)
 {

@@ -46,7 +46,8 @@ struct workgen {
     struct smap queued;         /* file names waiting for the generator (values unused) */
     char **queue;
     int nqueue;
-    struct cursor_gen *cq;      /* cursors waiting for the generator */
+    int64_t *cq;                /* ids of cursors waiting for the generator (their wants are taken again
+                                 * when it runs) */
     int ncq, capcq;
     struct imap cqueued;        /* ids of cursors queued or being generated for (values unused) */
     int warned;                 /* that cursors want jobs and no generator is configured */
@@ -201,7 +202,7 @@ void workgen_cursors(struct workgen *g, const struct cursor_gen *wants, int n)
             g->capcq = g->capcq ? g->capcq * 2 : 16;
             g->cq = xrealloc(g->cq, (size_t)g->capcq * sizeof *g->cq);
         }
-        g->cq[g->ncq++] = wants[i];
+        g->cq[g->ncq++] = wants[i].cursor_id;
     }
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
@@ -250,28 +251,28 @@ static void generate_for_file(struct workgen *g, const char *name)
 static void generate_for_cursor(struct workgen *g, int64_t cursor_id)
 {
     struct server *s = g->s;
-    struct cursor_gen want, *t = &want;
+    struct cursor_gen want;
     pthread_mutex_lock(&s->lock);
     int wanted = cursor_want(&s->idx, cursor_id, (int)s->proj.cfg.cursor_cushion, &want);
     pthread_mutex_unlock(&s->lock);
     if (!wanted) return;
     char v_dir[PROJECT_PATH_MAX + 32], v_batch[160], v_cur[48], v_first[48], v_last[48], first[24], last[24];
     snprintf(v_dir, sizeof v_dir, "LOCUS_PROJECT_DIR=%s", s->proj.dir);
-    snprintf(v_batch, sizeof v_batch, "LOCUS_BATCH=%s", t->batch);
-    snprintf(v_cur, sizeof v_cur, "LOCUS_CURSOR=%lld", (long long)t->cursor_id);
-    snprintf(first, sizeof first, "%lld", (long long)t->first);
-    snprintf(last, sizeof last, "%lld", (long long)t->last);
+    snprintf(v_batch, sizeof v_batch, "LOCUS_BATCH=%s", want.batch);
+    snprintf(v_cur, sizeof v_cur, "LOCUS_CURSOR=%lld", (long long)want.cursor_id);
+    snprintf(first, sizeof first, "%lld", (long long)want.first);
+    snprintf(last, sizeof last, "%lld", (long long)want.last);
     snprintf(v_first, sizeof v_first, "LOCUS_FIRST=%s", first);
     snprintf(v_last, sizeof v_last, "LOCUS_LAST=%s", last);
     const char *env[] = {v_dir, v_batch, v_cur, v_first, v_last, NULL};
-    const char *args[] = {t->batch, first, last, NULL};
+    const char *args[] = {want.batch, first, last, NULL};
     int rc = run_command(s->proj.cfg.cursor_generator, "locus-cursor-generator", args, s->proj.dir, env);
     if (rc) {
-        log_warn("cursor generator for batch %s, jobs %s-%s, failed (exit %d); asked again at the next pass", t->batch,
+        log_warn("cursor generator for batch %s, jobs %s-%s, failed (exit %d); asked again at the next pass", want.batch,
                  first, last, rc);
         return;
     }
-    log_debug(LT_SCHED, "cursor generator for batch %s, jobs %s-%s: done", t->batch, first, last);
+    log_debug(LT_SCHED, "cursor generator for batch %s, jobs %s-%s: done", want.batch, first, last);
     load_made(g);
 }
 
@@ -291,12 +292,12 @@ static void *generator_main(void *arg)
             smap_del(&g->queued, name);
             free(name);
         } else {
-            struct cursor_gen t = g->cq[0];
+            int64_t id = g->cq[0];
             memmove(g->cq, g->cq + 1, (size_t)--g->ncq * sizeof *g->cq);
             pthread_mutex_unlock(&g->mu);
-            generate_for_cursor(g, t.cursor_id);
+            generate_for_cursor(g, id);
             pthread_mutex_lock(&g->mu);
-            imap_del(&g->cqueued, t.cursor_id);
+            imap_del(&g->cqueued, id);
         }
     }
     pthread_mutex_unlock(&g->mu);

@@ -657,35 +657,35 @@ static size_t chunk_suffix(const char *name)
     return k > 1 && k < n && name[k - 1] == '.' ? n - k + 1 : 0;
 }
 
+/* The name the bound lookup st finds into out: 1, 0 if none, -1 on error. */
+static int name_found(struct store *s, sqlite3_stmt *st, char *out, size_t len)
+{
+    int rc = row(s, st, "find batch");
+    if (rc) return rc < 0 ? -1 : 0;
+    col_text(st, 0, out, len);
+    sqlite3_reset(st);
+    return 1;
+}
+
 int store_batch_chunk_clash(struct store *s, const char *name, int generated, char *other, size_t len)
 {
-    /* a generated batch NAME against batches NAME.K (safe names hold no GLOB wildcard) */
-    sqlite3_stmt *st = stmt(s, Q_BATCH_CLASH, "SELECT name FROM batches WHERE name GLOB ?1 || '.[0-9]*'");
-    if (!st) return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int rc;
-    while (generated && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *n = (const char *)sqlite3_column_text(st, 0);
-        if (n && chunk_suffix(n) == strlen(n) - strlen(name)) {
-            snprintf(other, len, "%s", n);
-            sqlite3_reset(st);
-            return 1;
-        }
+    sqlite3_stmt *st;
+    if (generated) {   /* a generated batch NAME against batches NAME.K (safe names hold no GLOB wildcard) */
+        st = stmt(s, Q_BATCH_CLASH, "SELECT name FROM batches WHERE name GLOB ?1 || '.[0-9]*'"
+                                    " AND substr(name, length(?1) + 2) NOT GLOB '*[^0-9]*' LIMIT 1");
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+        int rc = name_found(s, st, other, len);
+        if (rc) return rc;
     }
-    sqlite3_reset(st);
-    if (generated && rc != SQLITE_DONE) return fail(s, "find batch");
-    /* a batch P.K against a generated batch P */
-    size_t suffix = chunk_suffix(name);
+    size_t suffix = chunk_suffix(name);   /* a batch P.K against a generated batch P */
     if (!suffix) return 0;
     st = stmt(s, Q_BATCH_GENERATED, "SELECT name FROM batches b WHERE name=substr(?1, 1, ?2) AND EXISTS"
                                     " (SELECT 1 FROM cursors c WHERE c.batch_id=b.id AND c.planned_job_credit>0)");
     if (!st) return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, (int64_t)(strlen(name) - suffix));
-    if ((rc = row(s, st, "find batch"))) return rc < 0 ? -1 : 0;
-    col_text(st, 0, other, len);
-    sqlite3_reset(st);
-    return 1;
+    return name_found(s, st, other, len);
 }
 
 int store_batch_cancel(struct store *s, int64_t id)

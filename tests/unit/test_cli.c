@@ -1094,6 +1094,34 @@ static void test_add_jobs_refusals_leave_the_store_unchanged(void **state)
     expect_add_refused(f, "gb", 4, one, "batch gb is cancelling: no more jobs");
 }
 
+/* Chunks of a generated batch P are named P.K: a generated batch is refused
+ * a name whose P.K batches exist, and a batch P.K is refused while P is a
+ * generated batch; other names pass (P.x, P.1x, P2.1, and P.K of a batch P
+ * whose jobs were all given). */
+static void test_names_that_would_clash_with_chunk_names_are_refused(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], tmpl[400];
+    make_gen_project(f);
+    put_template(f, tmpl, sizeof tmpl);
+    const char *plain[] = {"gb.4", "gb.x", "gb.1x", "pb", NULL};
+    for (const char **n = plain; *n; n++)
+        assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", *n, "--count", "1",
+                             "--input-template", tmpl, NULL), 0);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gb", "--generate", "6",
+                         "--cursors", "1", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "would clash with the chunks of generated batch gb"));
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gen", "--generate", "6",
+                         "--cursors", "1", NULL), 0);
+    assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", "gen.7", "--count", "1",
+                         "--input-template", tmpl, NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "would clash with the chunks of generated batch gen"));
+    const char *fine[] = {"gen.x", "gen2.1", "pb.3", NULL};
+    for (const char **n = fine; *n; n++)
+        assert_int_equal(run(cmd_batch_create, err, f->dir, "--app", "hello", "--name", *n, "--count", "1",
+                             "--input-template", tmpl, NULL), 0);
+}
+
 /* Cancelling a cursor batch cancels the chunks made for it, which hold its
  * jobs, and no other batch; a chunk that is done stays done. */
 static void test_cancel_generated_batch_cancels_its_chunks_only(void **state)
@@ -1160,6 +1188,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_add_jobs_files_chunks_in_cursor_order, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_add_jobs_refusals_leave_the_store_unchanged, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_cancel_generated_batch_cancels_its_chunks_only, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_names_that_would_clash_with_chunk_names_are_refused, proj_setup,
+                                        proj_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
