@@ -459,7 +459,7 @@ static int print_cluster(void *ctx, const struct cluster_view *c)
         snprintf(res, sizeof res, "%d/%d", c->free, c->total);
         snprintf(stress, sizeof stress, "%.2f", c->stress);
     }
-    printf("%-20s %-6s %-8s %-12s %6s %-6s %8d %8d ", c->row.cfg.name, drv_kind_name(c->row.cfg.kind),
+    printf("%-20s %-6s %-8s %-12s %6s %-6s %8d %8d ", c->row.cfg.name, cluster_kind_name(c->row.cfg.kind),
            c->row.disabled ? "disabled" : "enabled", res, stress,
            !c->polled ? "never" : c->poll_failed ? "failed" : "ok", c->running, c->waiting);
     if (!c->nblacklists) printf("-");

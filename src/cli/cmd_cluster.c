@@ -42,7 +42,7 @@ int cmd_cluster_add(int argc, char **argv, char *err, size_t errlen)
     if (rc) return rc;
     if (strcmp(driver, "slurm") && strcmp(driver, "oar"))
         return cli_errf(err, errlen, CLI_USAGE, "--driver: slurm or oar, got '%s'", driver);
-    c.cfg.kind = (enum driver_kind)drv_kind_parse(driver);
+    c.cfg.kind = (enum driver_kind)cluster_kind_parse(driver);
     /* the daemon runs elsewhere: record the slurm.conf by its absolute path */
     char abs[PATH_MAX];
     if (conf && realpath(conf, abs)) conf = abs;
@@ -76,7 +76,7 @@ static int list_row(void *ctx, const struct cluster_row *c)
     char waiting[16];
     if (c->waiting_allowed < 0) snprintf(waiting, sizeof waiting, "default");
     else snprintf(waiting, sizeof waiting, "%d", c->waiting_allowed);
-    printf("%-6lld %-20s %-6s %-8s %8s %s%s%s\n", (long long)c->id, c->cfg.name, drv_kind_name(c->cfg.kind),
+    printf("%-6lld %-20s %-6s %-8s %8s %s%s%s\n", (long long)c->id, c->cfg.name, cluster_kind_name(c->cfg.kind),
            c->disabled ? "disabled" : "enabled", waiting, where, c->cfg.partition[0] ? " partition=" : "",
            c->cfg.partition);
     return 0;

@@ -51,23 +51,13 @@ void grid_state_free(struct grid_state *st)
     memset(st, 0, sizeof *st);
 }
 
-/* ---- lookups: ids are dense, id == index + 1 ---- */
-
-struct grid_cluster *grid_cluster_find(struct grid_state *st, int64_t id)
-{
-    return id >= 1 && id <= st->nclusters ? &st->clusters[id - 1] : NULL;
-}
+/* ---- lookups ---- */
 
 struct grid_cluster *grid_cluster_by_name(struct grid_state *st, const char *name)
 {
     for (int i = 0; i < st->nclusters; i++)
         if (!strcmp(st->clusters[i].name, name)) return &st->clusters[i];
     return NULL;
-}
-
-struct grid_campaign *grid_campaign_find(struct grid_state *st, int64_t id)
-{
-    return id >= 1 && id <= st->ncamps ? &st->camps[id - 1] : NULL;
 }
 
 struct grid_job *grid_camp_job(const struct grid_state *st, const struct grid_campaign *c, int64_t i)
@@ -79,21 +69,6 @@ struct grid_job *grid_camp_job(const struct grid_state *st, const struct grid_ca
         else hi = mid - 1;
     }
     return &st->jobs[c->ranges[lo].first_job - 1 + (i - c->ranges[lo].first_index)];
-}
-
-struct grid_job *grid_job_find(struct grid_state *st, int64_t id)
-{
-    return id >= 1 && id <= st->njobs ? &st->jobs[id - 1] : NULL;
-}
-
-struct grid_copy *grid_copy_find(struct grid_state *st, int64_t id)
-{
-    return id >= 1 && id <= st->ncopies ? &st->copies[id - 1] : NULL;
-}
-
-struct grid_event *grid_event_find(struct grid_state *st, int64_t id)
-{
-    return id >= 1 && id <= st->nevents ? &st->events[id - 1] : NULL;
 }
 
 /* The campaign's settings on a cluster and its pair's index, or -1. */
@@ -1285,29 +1260,3 @@ int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
 }
 
 /* ---- names ---- */
-
-const char *grid_end_name(enum grid_end e)
-{
-    static const char *const n[] = {"none", "success", "exit", "walltime", "preempted", "admin_cancel", "node_failure"};
-    return (unsigned)e < sizeof n / sizeof *n ? n[e] : "unknown";
-}
-
-const char *grid_cancel_name(enum grid_cancel_reason r)
-{
-    static const char *const n[] = {"none", "excess_waiting", "waited_too_long", "over_walltime", "finalize_loser",
-                                    "campaign_cancelled"};
-    return (unsigned)r < sizeof n / sizeof *n ? n[r] : "unknown";
-}
-
-const char *grid_event_name(enum grid_event_kind k)
-{
-    static const char *const n[] = {"exit_error",        "submit_refused", "sink",          "walltime",
-                                    "too_many_attempts", "prologue_error", "epilogue_error"};
-    return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
-}
-
-const char *grid_submit_kind_name(enum grid_submit_kind k)
-{
-    static const char *const n[] = {"new", "resubmit", "checkpoint", "test", "replica", "prologue", "epilogue"};
-    return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
-}

@@ -1,26 +1,17 @@
 /* driver.c - what every cluster driver shares: opening one from its
  * config, the calls that put the cluster's name in front of an error, and
- * the names of kinds, states and end reasons. */
+ * the names of states and end reasons. */
 #include "grid/driver.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"slurm", "oar", "fake"};
 static const char *const state_names[] = {"waiting", "running", "finished"};
 static const char *const end_names[] = {"none",      "success",   "exit",      "walltime",
                                         "preempted", "cancelled", "node_fail", "unknown"};
 
-const char *drv_kind_name(enum driver_kind k) { return kind_names[k]; }
 const char *drv_state_name(enum drv_state s) { return state_names[s]; }
 const char *drv_end_name(enum drv_end e) { return end_names[e]; }
-
-int drv_kind_parse(const char *name)
-{
-    for (int i = 0; i < (int)(sizeof kind_names / sizeof *kind_names); i++)
-        if (!strcmp(name, kind_names[i])) return i;
-    return -1;
-}
 
 long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job)
 {
@@ -35,7 +26,7 @@ struct cluster_driver *drv_open(const struct cluster_config *cfg, char *err, siz
     }
     struct cluster_driver *d = xcalloc(1, sizeof *d);
     d->cfg = *cfg;
-    if (d->cfg.timeout_ms <= 0) d->cfg.timeout_ms = DRV_DEFAULT_TIMEOUT_MS;
+    if (d->cfg.timeout_ms <= 0) d->cfg.timeout_ms = CLUSTER_DEFAULT_TIMEOUT_MS;
     char why[512] = "";
     int rc = -1;
     switch (cfg->kind) {

@@ -17,28 +17,7 @@
 #include <time.h>
 
 #define DRV_ID_MAX 48            /* bytes of a remote job id, with its NUL */
-#define DRV_FIELD_MAX 512        /* bytes of a path, URL or name of a cluster_config */
-#define DRV_DEFAULT_TIMEOUT_MS 10000
 
-enum driver_kind { DRIVER_SLURM, DRIVER_OAR, DRIVER_FAKE };
-
-/* How to reach a cluster: what `locus cluster add` records. Strings are
- * "" when unset. */
-struct cluster_config {
-    char name[JDL_CLUSTER_NAME_MAX + 1];
-    enum driver_kind kind;
-    int timeout_ms;                           /* every external call; 0: DRV_DEFAULT_TIMEOUT_MS */
-    /* slurm */
-    char conf[DRV_FIELD_MAX];                 /* its slurm.conf (SLURM_CONF of the commands) */
-    char partition[DRV_FIELD_MAX];            /* of normal jobs; "": the cluster's default */
-    char besteffort_partition[DRV_FIELD_MAX]; /* of best-effort jobs; "": no preemptible
-                                                 partition, they run as normal jobs */
-    /* oar */
-    char api_url[DRV_FIELD_MAX];              /* e.g. http://127.0.0.1:6668/oarapi */
-    char ident_header[DRV_FIELD_MAX];         /* header naming the user; "": X-REMOTE-IDENT */
-    char user[DRV_FIELD_MAX];                 /* who the API calls are made as when no job
-                                                 user applies (status, resources) */
-};
 
 /* A job's state, normalised. */
 enum drv_state {
@@ -171,9 +150,7 @@ int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t 
 /* The walltime of job under spec, in seconds: its own, else the section's. */
 long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job);
 
-/* Names for messages and the store: "slurm", "waiting", "preempted"... (static). */
-const char *drv_kind_name(enum driver_kind k);
-int drv_kind_parse(const char *name);    /* -1 if unknown */
+/* Names for messages: "waiting", "preempted"... (static). */
 const char *drv_state_name(enum drv_state s);
 const char *drv_end_name(enum drv_end e);
 

@@ -30,7 +30,7 @@
 #define OAR_CLOCK_MARGIN 120         /* seconds OAR's clock may lag behind the caller's */
 
 struct oar {
-    char ident[DRV_FIELD_MAX + 4];   /* "HEADER: " prefix of the identity header */
+    char ident[CLUSTER_FIELD_MAX + 4];   /* "HEADER: " prefix of the identity header */
     const char *admin;               /* cfg.user, or "oar" */
 };
 
@@ -181,7 +181,7 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
     sb_reset(&s);
     /* the API's "workdir", where it puts the script and oarsub runs: the
      * home as "~user", which the API's shell expands */
-    char home[DRV_FIELD_MAX + 2];
+    char home[CLUSTER_FIELD_MAX + 2];
     snprintf(home, sizeof home, "~%s", user);
     drv_expand_dir(&s, spec->exec_directory, home, jobs[0].campaign_id);
     json_object_set_new(req, "workdir", json_string(s.s));

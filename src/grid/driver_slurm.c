@@ -31,7 +31,7 @@
 #define SLURM_JOBCOMP_MAX (256u << 20)   /* bytes of the jobcomp log read at most */
 
 struct slurm {
-    char env_conf[DRV_FIELD_MAX + 16];   /* "SLURM_CONF=..." */
+    char env_conf[CLUSTER_FIELD_MAX + 16];   /* "SLURM_CONF=..." */
     char jobcomp[PATH_MAX];              /* the jobcomp/filetxt log; "" none */
     int jobcomp_known;                   /* jobcomp was asked for already */
 };

@@ -1,12 +1,12 @@
-/* finalize.h - the finalize campaign scheduler's decisions (seed 004
- * "finalize scheduling", issue 6 part 3, docs/grid-policies.md): when a
+/* finalize.h - the finalize campaign scheduler's decisions
+ * (docs/grid-policies.md): when a
  * campaign has nothing left to submit and clusters have free resources,
  * copy its last jobs there, those expected to finish last first; when one
  * copy of a job succeeds, cancel its siblings. Pure: no I/O, the clock
  * passed in, no global state. */
 #ifndef LOCUS_GRID_FINALIZE_H
 #define LOCUS_GRID_FINALIZE_H
-#include <stdint.h>
+#include "model/grid_state.h"
 
 enum fin_state {
     FIN_WAITING,          /* in a cluster queue */
@@ -29,11 +29,6 @@ struct fin_cluster {
     int free;             /* free resources */
     int res_per_job;      /* resources one copy holds there; < 1 read as 1 */
     int usable;           /* 0: blacklisted for the campaign, unavailable or under stress */
-};
-
-struct fin_config {
-    int max_extra;           /* extra live copies per job (default 1) */
-    int allow_same_cluster;  /* 1: a copy may go where a live copy already is, when nowhere else fits */
 };
 
 #define FIN_DEFAULT_MAX_EXTRA 1

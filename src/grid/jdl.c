@@ -822,11 +822,6 @@ int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len
     return 0;
 }
 
-const char *campaign_param(const struct campaign_spec *spec, size_t i)
-{
-    return spec->params.text + spec->params.off[i];
-}
-
 void campaign_params_move(struct campaign_spec *to, struct campaign_spec *from)
 {
     params_free(&to->params);

@@ -14,85 +14,14 @@
  * that names the field path: clusters.alpha.walltime: expected ... */
 #ifndef LOCUS_GRID_JDL_H
 #define LOCUS_GRID_JDL_H
+#include "model/campaign.h"
 #include <jansson.h>
 #include <stddef.h>
-
-/* Bounds of a campaign; the caller bounds the size of the text itself. */
-#define JDL_NAME_MAX 127              /* bytes of the campaign name (fits struct batch) */
-#define JDL_CLUSTER_NAME_MAX 64       /* bytes of a cluster name */
-#define JDL_CLUSTERS_MAX 256
-#define JDL_PARAMS_MAX 10000000       /* params of one campaign, in all */
-#define JDL_PARAM_MAX 4096            /* bytes of one param */
-#define JDL_STRING_MAX 4096           /* bytes of exec_file, paths, properties, a script line */
-#define JDL_SCRIPT_LINES_MAX 1000     /* lines of a prologue or an epilogue */
-#define JDL_LEVELS_MAX 8              /* levels of a resources request */
-#define JDL_LEVEL_NAME_MAX 31
-#define JDL_COUNT_MAX 1000000         /* count of one resources level */
-#define JDL_SECONDS_MAX (366L * 86400) /* any duration: walltime, periods */
-#define JDL_PRIORITY_MAX 1000         /* priority is in [-JDL_PRIORITY_MAX, JDL_PRIORITY_MAX] */
 
 /* Defaults of a cluster section. */
 #define JDL_DEFAULT_WALLTIME 3600L
 #define JDL_DEFAULT_RESOURCES "/core=1"
 #define JDL_DEFAULT_GROUPING_DURATION 900L  /* CiGri's RUNNER_TEMPORAL_GROUPING_DURATION */
-
-enum campaign_type { CAMPAIGN_DEFAULT, CAMPAIGN_TEST };
-
-/* One level of a resources request: "/nodes=2/core=4" is {nodes, 2}, {core, 4}:
- * 2 nodes with 4 cores on each. Level names are not checked against a list:
- * a cluster driver refuses the levels its scheduler does not know. */
-struct jdl_level {
-    char name[JDL_LEVEL_NAME_MAX + 1];
-    long count;                  /* > 0 */
-};
-
-/* A cluster section, fully resolved: every string is owned and never NULL
- * ("" where a field is unset). */
-struct cluster_spec {
-    char *name;                  /* the key under "clusters" */
-    char *exec_file;             /* required: run once per param as "<exec_file> <param>" */
-    char *exec_directory;        /* working directory; "": the user's home on the cluster */
-    char *properties;            /* scheduler property filter (OAR -p); "": none */
-    char *project;               /* scheduler project / account; "": none */
-    int nlevels;
-    struct jdl_level levels[JDL_LEVELS_MAX];   /* resources; default /core=1 */
-    long walltime;               /* seconds, > 0 */
-    long prologue_walltime;      /* seconds; default: walltime */
-    long epilogue_walltime;      /* seconds; default: walltime */
-    long max_jobs;               /* cap on this campaign's active + queued jobs here; 0: none */
-    int best_effort;             /* 1 (default): preemptible jobs; 0: normal jobs */
-    char **prologue;             /* shell lines run once before any job here; owned */
-    int nprologue;
-    char **epilogue;             /* shell lines run once after the last job; owned */
-    int nepilogue;
-    int checkpointing_signal;    /* signal number; default SIGUSR2 */
-    long checkpointing_period;   /* the signal is sent this many seconds before the
-                                    walltime; 0 (default): no checkpointing */
-    int temporal_grouping;       /* pack several params into one cluster job */
-    long temporal_grouping_duration; /* target seconds of such a job; default 900 */
-};
-
-/* The params of a campaign, kept in one buffer: JDL_PARAMS_MAX strings
- * would otherwise be as many allocations. Read them with campaign_param(). */
-struct campaign_params {
-    char *text;                  /* the params one after the other, NUL-terminated; owned */
-    size_t len, cap;
-    size_t *off;                 /* off[i]: where params[i] starts in text; owned */
-    size_t count, off_cap;
-    size_t nb_jobs;              /* > 0: the params are exactly "0".."nb_jobs-1" (count form) */
-    char *param_file;            /* a file the caller must read and give to
-                                    jdl_add_params_text; NULL when none; owned */
-};
-
-/* A campaign, owned by whoever parsed it: free it with campaign_spec_free. */
-struct campaign_spec {
-    char *name;
-    enum campaign_type type;     /* default CAMPAIGN_DEFAULT */
-    int priority;                /* default 0; higher first (metascheduler) */
-    struct campaign_params params;
-    int nclusters;               /* >= 1 */
-    struct cluster_spec *clusters;   /* sorted by name */
-};
 
 /* Parses len bytes of JSON text (borrowed) into out, which is overwritten
  * (free a spec it held first) and then owned by the caller, who frees it,
@@ -138,10 +67,6 @@ int jdl_parse_settings(json_t *root, struct campaign_spec *out, char *err, size_
 /* Moves the params of from into to (whose own are freed); from is left
  * without params. Both stay owned by their callers. */
 void campaign_params_move(struct campaign_spec *to, struct campaign_spec *from);
-
-/* params[i] (borrowed from spec, valid until spec changes); i < count. */
-const char *campaign_param(const struct campaign_spec *spec, size_t i);
-static inline size_t campaign_nparams(const struct campaign_spec *spec) { return spec->params.count; }
 
 /* The section of cluster name, or NULL (borrowed). */
 const struct cluster_spec *campaign_cluster(const struct campaign_spec *spec, const char *name);

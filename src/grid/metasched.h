@@ -1,34 +1,18 @@
-/* metasched.h - the grid metascheduler's decision for one cycle (seed 004
- * "Metascheduler", issue 6 part 3, docs/grid-policies.md): which campaign
+/* metasched.h - the grid metascheduler's decision for one cycle
+ * (docs/grid-policies.md): which campaign
  * is offered how many jobs on which cluster. Test campaigns first, one job
  * on each cluster they still need a test on; then, per cluster, default
  * campaigns by priority, affinity for the cluster and users' fair share; a
- * cluster goes wholly to one campaign before the next (the seed's FIFO)
+ * cluster goes wholly to one campaign before the next (FIFO)
  * unless campaigns share it, then its free resources are split in
  * proportion to their users' shares. Also the fair-share state: usage
  * decayed with a half-life, the clock passed in. Pure: no I/O, no clock,
  * no global state. */
 #ifndef LOCUS_GRID_METASCHED_H
 #define LOCUS_GRID_METASCHED_H
-#include <stdint.h>
+#include "model/grid_state.h"
 
 /* ---- fair share ---- */
-
-struct fs_user {
-    int64_t user_id;
-    double share;         /* weight; a user not listed has 1 */
-    double usage;         /* resource-seconds, decayed to fairshare.last */
-};
-
-/* Users' recent usage, all decayed together to `last`: usage x 2^(-dt /
- * half_life). One common clock keeps the order of users valid without
- * decaying them at each lookup. */
-struct fairshare {
-    struct fs_user *users;   /* owned */
-    int nusers, capusers;
-    double half_life;        /* seconds; <= 0: no decay */
-    int64_t last;            /* usage is as of this time */
-};
 
 #define FAIRSHARE_DEFAULT_SHARE 1.0
 

@@ -1,21 +1,14 @@
 /* predictor.h - how many jobs a campaign may submit on a cluster this grid
- * cycle (seed 004 "Prediction Algorithms", docs/grid-policies.md). One
+ * cycle (docs/grid-policies.md). One
  * state per (campaign, cluster); the updator's observation of that pair goes
  * in, the allowed number of jobs comes out. Four algorithms: CiGri 3's tap
- * (the default, docs/cigri.md 3.3) and the seed's slow start, two-way
+ * (the default, docs/cigri.md 3.3) and slow start, two-way
  * adaptive and adaptive-down exponential-up, which steer a job ratio JR =
  * jobs per free resource (the inverse of resources per job). Pure: no I/O,
  * no clock but obs->now, no global state. */
 #ifndef LOCUS_GRID_PREDICTOR_H
 #define LOCUS_GRID_PREDICTOR_H
-#include <stdint.h>
-
-enum pred_algo {
-    PRED_TAP,                /* CiGri 3 runner taps: the default */
-    PRED_SLOW_START,         /* TCP-like: JR x2, excess -> 1 job/cluster */
-    PRED_TWO_WAY_ADAPTIVE,   /* JR measured on the run, both ways */
-    PRED_ADAPT_DOWN_EXP_UP,  /* adaptive down, x2 up */
-};
+#include "model/grid_state.h"
 
 /* CiGri 3.2.1 constants (docs/cigri.md 3.3), named after its config keys. */
 #define PRED_TAP_INITIAL_RATE 3      /* RUNNER_DEFAULT_INITIAL_NUMBER_OF_JOBS: shipped cigri.conf 3 (code default 2) */
@@ -46,19 +39,6 @@ struct cluster_obs {
                              EXCESS = waiting - waiting_new - this */
     int max_jobs;         /* JDL max_jobs: cap on running + waiting + new; < 0: none */
     int poll_failed;      /* the updator could not poll the jobs: the tap closes (CiGri) */
-};
-
-/* One (campaign, cluster) pair's history, set up by pred_state_init. It
- * owns nothing, so the driver may copy and store it as is. */
-struct pred_state {
-    double jr;            /* job ratio: jobs per free resource */
-    int old_free;         /* free resources when the last answer was given (seed: OLD_FREE) */
-    int last_allowed;     /* the last answer */
-    int64_t cycles;       /* updates so far */
-    /* tap (PRED_TAP) */
-    int tap_rate;         /* jobs per submission */
-    int tap_open;
-    int64_t tap_closed_at;
 };
 
 /* Sets the seed's and CiGri's starting values: JR 1, tap open at rate 3. */

@@ -41,7 +41,8 @@ enum job_error {
     JOB_ERR_TOO_MANY_TOTAL = 2,
     JOB_ERR_TOO_MANY_SUCCESS = 4,   /* successes without agreement */
     JOB_ERR_CANCELLED = 8,
-    JOB_ERR_ASSIMILATE = 16,
+    JOB_ERR_ASSIMILATE = 16,        /* only in stores of earlier versions: a failing hook now leaves
+                                       the job validated and is retried (assimilator.c) */
 };
 
 enum batch_state { BATCH_ACTIVE = 0, BATCH_DONE = 1, BATCH_CANCELLING = 2, BATCH_CANCELLED = 3 };

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct ajob {
@@ -126,7 +127,8 @@ static int run_hook(const char *cmd, const char *dir, const struct ajob *a, cons
     return run_command(cmd, "locus-assimilator", NULL, dir, env) == 0 ? 0 : -1;
 }
 
-/* 0 on success; -1 if the outputs could not be kept or the hook failed. */
+/* 0 on success; -1 if the outputs could not be kept or the hook failed
+ * (said in the log). */
 static int assimilate(struct server *s, const struct ajob *a)
 {
     if (a->nfiles == 0 && !s->proj.cfg.assimilator_cmd[0] && !(a->sequence[0] && s->proj.cfg.sequence_result_cmd[0]))
@@ -159,7 +161,46 @@ static int assimilate(struct server *s, const struct ajob *a)
     return 0;
 }
 
-static void assimilate_job(struct server *s, int64_t job_id)
+/* A job whose outputs could not be kept or whose hook failed stays
+ * validated, its uploads with it (the file deleter takes only those of
+ * ended jobs), and is tried again after ASSIM_RETRY_FIRST_S, then twice as
+ * long each time up to ASSIM_RETRY_MAX_S: a hook that fails for a while (a
+ * full disk, a database down, a bug the operator fixes) costs a delay, never
+ * the only copy of a result. A restart of locusd tries them all at once. */
+#define ASSIM_RETRY_FIRST_S 10
+#define ASSIM_RETRY_MAX_S 3600
+
+struct retry { int64_t job_id, due_ms, delay_s; };
+
+struct retries {
+    struct retry *v;
+    int n, cap;
+};
+
+static int64_t mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Records a failed try of job_id: its next one, later than the last. */
+static void retry_later(struct retries *r, int64_t job_id, int64_t last_delay_s)
+{
+    int64_t delay = last_delay_s ? 2 * last_delay_s : ASSIM_RETRY_FIRST_S;
+    if (delay > ASSIM_RETRY_MAX_S) delay = ASSIM_RETRY_MAX_S;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->v = xrealloc(r->v, (size_t)r->cap * sizeof *r->v);
+    }
+    r->v[r->n++] = (struct retry){job_id, mono_ms() + delay * 1000, delay};
+    log_error("assimilator: job %lld kept validated with its outputs; next try in %lld s", (long long)job_id,
+              (long long)delay);
+}
+
+/* Tries job_id; 0 when it left the validated state (assimilated, or
+ * cancelled meanwhile), -1 when it must be tried again. */
+static int assimilate_job(struct server *s, int64_t job_id)
 {
     struct ajob a = {.job_id = job_id};
     pthread_mutex_lock(&s->lock);
@@ -171,27 +212,52 @@ static void assimilate_job(struct server *s, int64_t job_id)
         files_to_keep(j, &a);
     }
     pthread_mutex_unlock(&s->lock);
-    if (!canon) return;
+    if (!canon) return 0;
+    if (assimilate(s, &a)) return -1;
 
-    int rc = assimilate(s, &a);
     struct change_log log;
     change_log_init(&log);
     pthread_mutex_lock(&s->lock);
     j = index_job(&s->idx, job_id);
     if (j && j->st.state == JOB_VALIDATED) {
         int64_t now = s->clock();
-        index_end_job(&s->idx, j, rc ? JOB_FAILED : JOB_DONE, rc ? JOB_ERR_ASSIMILATE : 0, now, &log);
+        index_end_job(&s->idx, j, JOB_DONE, 0, now, &log);
         index_reap_batches(&s->idx, now, &log);
         writer_submit(s->writer, &log);
     }
     pthread_mutex_unlock(&s->lock);
     change_log_free(&log);
+    return 0;
 }
 
 void *assimilator_main(void *arg)
 {
     struct server *s = arg;
-    int64_t id;
-    while (workq_pop(&s->assimilate_q, &id)) assimilate_job(s, id);
+    struct retries r = {0};
+    for (;;) {
+        int64_t now = mono_ms(), wait = -1;
+        for (int i = 0; i < r.n; i++) {
+            int64_t left = r.v[i].due_ms > now ? r.v[i].due_ms - now : 0;
+            if (wait < 0 || left < wait) wait = left;
+        }
+        int64_t id;
+        int got = workq_pop_wait(&s->assimilate_q, &id, wait);
+        if (got == 0) break;
+        if (got > 0) {
+            if (assimilate_job(s, id)) retry_later(&r, id, 0);
+            continue;
+        }
+        now = mono_ms();
+        for (int i = 0; i < r.n && !s->stopping;) {
+            if (r.v[i].due_ms > now) {
+                i++;
+                continue;
+            }
+            struct retry t = r.v[i];
+            r.v[i] = r.v[--r.n];
+            if (assimilate_job(s, t.job_id)) retry_later(&r, t.job_id, t.delay_s);
+        }
+    }
+    free(r.v);
     return NULL;
 }

@@ -8,6 +8,8 @@
 #include "core/strbuf.h"
 #include "sched/credit.h"
 #include "store/store.h"
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,7 +390,14 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
 {
     memset(s, 0, sizeof *s);
     s->clock = wall_clock;
-    if (project_load(&s->proj, project_dir, err, errlen)) return -1;
+    /* Hooks and generators run in the project's folder and are handed
+     * paths in it: a relative path given here would not lead there. */
+    char abs[PATH_MAX];
+    if (!realpath(project_dir, abs)) {
+        snprintf(err, errlen, "project %s: %s", project_dir, strerror(errno));
+        return -1;
+    }
+    if (project_load(&s->proj, abs, err, errlen)) return -1;
     char host[128];
     int port;
     url_split(s->proj.cfg.master_url, host, sizeof host, &port, s->url_prefix, sizeof s->url_prefix);

@@ -1,8 +1,10 @@
 /* workq.c - ring buffer under a mutex and condition variable. */
 #include "server/workq.h"
 #include "core/strbuf.h"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void workq_init(struct workq *q)
 {
@@ -35,12 +37,28 @@ void workq_push(struct workq *q, int64_t id)
     pthread_mutex_unlock(&q->mu);
 }
 
-int workq_pop(struct workq *q, int64_t *id)
+int workq_pop(struct workq *q, int64_t *id) { return workq_pop_wait(q, id, -1); }
+
+int workq_pop_wait(struct workq *q, int64_t *id, int64_t wait_ms)
 {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);   /* the condition variable's clock */
+    if (wait_ms >= 0) {
+        until.tv_sec += (time_t)(wait_ms / 1000);
+        until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+    }
     pthread_mutex_lock(&q->mu);
-    while (!q->n && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
-    int got = q->n > 0;
-    if (got) {
+    int timed_out = 0;
+    while (!q->n && !q->closed && !timed_out) {
+        if (wait_ms < 0) pthread_cond_wait(&q->cv, &q->mu);
+        else timed_out = pthread_cond_timedwait(&q->cv, &q->mu, &until) == ETIMEDOUT;
+    }
+    int got = q->n > 0 ? 1 : q->closed ? 0 : -1;
+    if (got > 0) {
         *id = q->v[q->head];
         q->head = (q->head + 1) % q->cap;
         q->n--;

@@ -315,7 +315,7 @@ enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, in
                     JDL_CLUSTER_NAME_MAX);
     if (c->cfg.timeout_ms < 0 || c->cfg.timeout_ms > CLUSTER_TIMEOUT_MS_MAX)
         return fail(CAMP_ORDER_INVALID, err, errlen, "timeout_ms: from 0 (the default, %d) to %d",
-                    DRV_DEFAULT_TIMEOUT_MS, CLUSTER_TIMEOUT_MS_MAX);
+                    CLUSTER_DEFAULT_TIMEOUT_MS, CLUSTER_TIMEOUT_MS_MAX);
     enum camp_order_rc rc = check_waiting(c->waiting_allowed, err, errlen);
     if (rc) return rc;
     c->disabled = c->disabled != 0;

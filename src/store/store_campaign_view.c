@@ -397,7 +397,7 @@ json_t *cluster_row_json(const struct cluster_row *c)
 {
     const struct cluster_config *k = &c->cfg;
     return json_pack("{s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:I}", "id", (json_int_t)c->id,
-                     "name", k->name, "driver", drv_kind_name(k->kind), "timeout_ms", k->timeout_ms, "conf", k->conf,
+                     "name", k->name, "driver", cluster_kind_name(k->kind), "timeout_ms", k->timeout_ms, "conf", k->conf,
                      "partition", k->partition, "besteffort_partition", k->besteffort_partition, "api_url",
                      k->api_url, "ident_header", k->ident_header, "api_user", k->user, "disabled", c->disabled,
                      "waiting_allowed", c->waiting_allowed, "create_time", (json_int_t)c->create_time);
@@ -406,7 +406,7 @@ json_t *cluster_row_json(const struct cluster_row *c)
 json_t *cluster_view_json(const struct cluster_view *c)
 {
     json_t *j = json_pack("{s:I, s:s, s:s, s:b, s:i, s:b}", "id", (json_int_t)c->row.id, "name", c->row.cfg.name,
-                          "driver", drv_kind_name(c->row.cfg.kind), "disabled", c->row.disabled, "waiting_allowed",
+                          "driver", cluster_kind_name(c->row.cfg.kind), "disabled", c->row.disabled, "waiting_allowed",
                           c->row.waiting_allowed, "polled", c->polled);
     if (!c->polled) return j;
     json_t *bl = json_array();

@@ -7,6 +7,10 @@
 # was acknowledged to its client; no job had two instances on one host;
 # both hosts computed; `locus db check` is happy; locusd stops cleanly
 # (and, built with sanitizers, without a report).
+# locusd is started with a relative project path, as the README shows, and
+# its assimilator_cmd fails until the test lets it succeed: the jobs
+# validated meanwhile stay validated, none fails, their uploads are kept,
+# and once the hook works each canonical output reaches it exactly once.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 
@@ -20,12 +24,28 @@ echo '{"cmdline": "--iterations 200000 --sleep-ms 8 --seed {n}", "inputs": ["in.
 "$LOCUS" batch create "$proj" --app worker --count "$NJOBS" --input-template "$TMP/tmpl.json" --name "$BATCH" \
     --quorum 2 --delay-bound 3600 >/dev/null || fail "locus batch create failed"
 
+# the hook runs in the job's results folder and is given its path
+set_config "$proj" assimilator_cmd "test -e $TMP/hook_works \&amp;\&amp; cat \"\$LOCUS_RESULT_DIR/out\" \&gt;\&gt;$TMP/hooked"
 start_locusd "$proj"
-say "locusd serves $URL (pid $LOCUSD_PID)"
+say "locusd serves $URL (pid $LOCUSD_PID), its assimilator hook failing"
 start_client A "$(key_of alice)"
 start_client B "$(key_of bob)"
 t_attach=$(elapsed)
 say "two clients attached"
+
+# JOB_VALIDATED = 1, JOB_FAILED = 3 (src/model/model.h)
+held() { [ "$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=1")" -ge 8 ]; }
+for _ in $(seq 240); do held && break; sleep 0.5; done
+held || fail "not 8 jobs validated while the hook fails: $(batch_counts "$proj" "$BATCH")"
+nfailed=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=3")
+[ "$nfailed" -eq 0 ] || fail "$nfailed jobs failed because the assimilator hook did"
+while read -r name; do
+    [ -n "$(upload_path "$proj" "${name}_0")" ] || fail "the upload of $name, canonical result of a job the hook failed, is gone"
+done < <(sql "$proj" "SELECT b.name||'_'||j.id||'_'||i.seq FROM jobs j JOIN instances i ON i.id=j.canonical_id
+                      JOIN batches b ON b.id=j.batch_id WHERE j.state=1")
+[ ! -e "$TMP/hooked" ] || fail "the hook ran to its end before it was let"
+say "8 jobs validated and kept with their uploads while the hook fails; the hook now works"
+touch "$TMP/hook_works"
 
 wait_batch_done "$proj" "$BATCH" 280
 t_done=$(elapsed)
@@ -72,6 +92,11 @@ while IFS='|' read -r jname cmdline; do
     cmp -s "$res" "$TMP/ref/out" || fail "job $jname: $res differs from the worker's output for '$cmdline'"
 done < <(sql "$proj" "SELECT name, cmdline FROM jobs WHERE batch_id=(SELECT id FROM batches WHERE name='$BATCH')")
 say "all $NJOBS jobs done; their outputs in results/ are byte for byte the worker's"
+# every canonical output reached the hook once, the retried ones included
+cat "$proj"/results/"$BATCH"/*/out | sort >"$TMP/outs.sorted"
+sort "$TMP/hooked" | cmp -s - "$TMP/outs.sorted" \
+    || fail "the hook saw $(wc -l <"$TMP/hooked") lines, the jobs' outputs hold $(wc -l <"$TMP/outs.sorted")"
+say "the assimilator hook got every output once"
 
 # every instance over; none in progress
 ninst=$(sql "$proj" "SELECT count(*) FROM instances")

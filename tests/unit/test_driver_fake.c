@@ -276,9 +276,9 @@ static void test_tail_and_names(void **state)
     assert_int_equal(drv_tail(x.d, "77", DRV_STDOUT, 5, &out, err, sizeof err), -1);
     assert_non_null(strstr(err, "cluster fk"));
     sb_free(&out);
-    assert_int_equal(drv_kind_parse("slurm"), DRIVER_SLURM);
-    assert_int_equal(drv_kind_parse("oar"), DRIVER_OAR);
-    assert_int_equal(drv_kind_parse("pbs"), -1);
+    assert_int_equal(cluster_kind_parse("slurm"), DRIVER_SLURM);
+    assert_int_equal(cluster_kind_parse("oar"), DRIVER_OAR);
+    assert_int_equal(cluster_kind_parse("pbs"), -1);
     assert_string_equal(drv_state_name(DRV_WAITING), "waiting");
     assert_string_equal(drv_end_name(DRV_END_PREEMPTED), "preempted");
     close_fx(&x);

@@ -172,11 +172,13 @@ key_of() { cat "$TMP/key.$1"; }
 
 # start_locusd PROJ: starts locusd (debug log appended to $LOCUSD_LOG) and
 # waits until it serves the master page. LOCUSD_DEBUG overrides the debug
-# topics.
+# topics. locusd is given a relative path from PROJ's parent folder, as the
+# README shows, so that every test runs its hooks and generators that way.
 start_locusd() {
     local proj=$1 i
     echo "==== locusd start at +$(elapsed)s ====" >>"$LOCUSD_LOG"
-    "$LOCUSD" "$proj" --debug "${LOCUSD_DEBUG:-rpc,sched,valid,http}" </dev/null >>"$LOCUSD_LOG" 2>&1 &
+    (cd "$(dirname "$proj")" && exec "$LOCUSD" "./$(basename "$proj")" --debug "${LOCUSD_DEBUG:-rpc,sched,valid,http}") \
+        </dev/null >>"$LOCUSD_LOG" 2>&1 &
     LOCUSD_PID=$!
     for i in $(seq 150); do
         alive "$LOCUSD_PID" || fail "locusd exited at start"
