@@ -12,25 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* url_split says only yes or no; this says what is wrong and how to fix it. */
-static int check_url(const char *url, char *err, size_t errlen)
-{
-    char host[256], path[512];
-    int port;
-    if (!url_split(url, host, sizeof host, &port, path, sizeof path)) return 0;
-    const char *h = strstr(url, "://");
-    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
-        return cli_errf(err, errlen, CLI_FAIL, "master URL '%s' must start with http:// or https://", url);
-    h += 3;
-    size_t hl = strcspn(h, ":/");
-    if (!memchr(h, '.', hl))
-        return cli_errf(err, errlen, CLI_FAIL, "master URL host must contain a dot: BOINC clients reject "
-                        "http://localhost/; use http://127.0.0.1:PORT/NAME/");
-    if (url[strlen(url) - 1] != '/')
-        return cli_errf(err, errlen, CLI_FAIL, "master URL '%s' must end with '/': use %s/", url, url);
-    return cli_errf(err, errlen, CLI_FAIL, "master URL '%s' must look like http://HOST.DOMAIN:PORT/NAME/", url);
-}
-
 static int is_empty_dir(const char *path)
 {
     DIR *d = opendir(path);
@@ -76,12 +57,9 @@ static int make_folders(const struct project *p, char *err, size_t errlen)
 }
 
 /* Everything of a project, inside p->dir (the temporary folder). */
-static int build_project(struct project *p, const char *name, const char *url, char *err, size_t errlen)
+static int build_project(struct project *p, char *err, size_t errlen)
 {
     if (make_folders(p, err, errlen)) return CLI_FAIL;
-    project_config_defaults(&p->cfg);
-    snprintf(p->cfg.name, sizeof p->cfg.name, "%s", name);
-    snprintf(p->cfg.master_url, sizeof p->cfg.master_url, "%s", url);
     char msg[CLI_ERR_MAX];
     if (project_save_config(p, msg, sizeof msg)) return cli_errf(err, errlen, CLI_FAIL, "%s", msg);
 
@@ -128,14 +106,16 @@ int cmd_init(int argc, char **argv, char *err, size_t errlen)
     for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--) dir[n - 1] = 0;
     cli_basename(dir, base, sizeof base);
     if (!name) name = base;
-    if (!name[0] || strlen(name) >= sizeof ((struct project_config *)0)->name)
-        return cli_errf(err, errlen, CLI_FAIL, "project name must be 1 to 127 characters (--name)");
-    if (strlen(url) >= sizeof ((struct project_config *)0)->master_url)
-        return cli_errf(err, errlen, CLI_FAIL, "master URL is longer than 511 characters");
-    if (check_url(url, err, errlen) || check_target(dir, err, errlen)) return CLI_FAIL;
-
     struct project p;
     memset(&p, 0, sizeof p);
+    project_config_defaults(&p.cfg);
+    char msg[CLI_ERR_MAX];
+    if (project_config_set(&p.cfg, "project_name", name, msg, sizeof msg))
+        return cli_errf(err, errlen, CLI_FAIL, "%s (--name)", msg);
+    if (project_config_set(&p.cfg, "master_url", url, msg, sizeof msg))
+        return cli_errf(err, errlen, CLI_FAIL, "%s (--url)", msg);
+    if (check_target(dir, err, errlen)) return CLI_FAIL;
+
     size_t parent_len = strlen(dir) - strlen(base);
     if (snprintf(p.dir, sizeof p.dir, "%.*s.%s.init-XXXXXX", (int)parent_len, dir, base) >= (int)sizeof p.dir - 64)
         return cli_errf(err, errlen, CLI_FAIL, "the path %s is too long", dir);
@@ -143,7 +123,7 @@ int cmd_init(int argc, char **argv, char *err, size_t errlen)
         return cli_errf(err, errlen, CLI_FAIL, "cannot create a folder next to %s: %s (does its parent exist?)",
                         dir, strerror(errno));
     rc = chmod(p.dir, 0755) ? cli_errf(err, errlen, CLI_FAIL, "chmod %s: %s", p.dir, strerror(errno))
-                            : build_project(&p, name, url, err, errlen);
+                            : build_project(&p, err, errlen);
     if (!rc && rename(p.dir, dir))
         rc = cli_errf(err, errlen, CLI_FAIL, "cannot move %s to %s: %s", p.dir, dir, strerror(errno));
     if (rc) {

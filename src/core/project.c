@@ -1,34 +1,237 @@
-/* project.c - project layout and config.xml reading and writing. */
+/* project.c - project layout and config.xml reading and writing, all
+ * driven by one table of the settings (name, type, default, bounds). */
 #include "core/project.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/xmltree.h"
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* url_split says only yes or no; this says what is wrong and how to fix it. */
+static int check_master_url(const char *url, char *err, size_t errlen)
+{
+    char host[256], path[512];
+    int port;
+    if (!url_split(url, host, sizeof host, &port, path, sizeof path)) return 0;
+    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+        snprintf(err, errlen, "<master_url> '%s' must start with http:// or https://", url);
+        return -1;
+    }
+    const char *h = strstr(url, "://") + 3;
+    if (!memchr(h, '.', strcspn(h, ":/")))
+        snprintf(err, errlen, "<master_url> host must contain a dot: BOINC clients reject "
+                              "http://localhost/; use http://127.0.0.1:PORT/NAME/");
+    else if (url[strlen(url) - 1] != '/')
+        snprintf(err, errlen, "<master_url> '%s' must end with '/': use %s/", url, url);
+    else
+        snprintf(err, errlen, "<master_url> '%s' must look like http://HOST.DOMAIN:PORT/NAME/", url);
+    return -1;
+}
+
+/* Splits "ADDRESS:PORT"; -1 unless both parts are there and the port is valid. */
+static int listen_split(const char *listen, char *addr, size_t addrlen, int *port)
+{
+    const char *colon = strrchr(listen, ':');
+    if (!colon || colon == listen || (size_t)(colon - listen) >= addrlen) return -1;
+    char *end;
+    long v = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end || v <= 0 || v > 65535) return -1;
+    snprintf(addr, addrlen, "%.*s", (int)(colon - listen), listen);
+    *port = (int)v;
+    return 0;
+}
+
+static int check_listen(const char *listen, char *err, size_t errlen)
+{
+    char addr[64];
+    int port;
+    if (!listen[0] || !listen_split(listen, addr, sizeof addr, &port)) return 0;
+    snprintf(err, errlen, "<listen> '%s' must be ADDRESS:PORT", listen);
+    return -1;
+}
+
+/* The name, type and field of a setting, designated so that the rest may be left out. */
+#define SETTING(n, t, f) \
+    .name = n, .type = t, .offset = offsetof(struct project_config, f), .size = sizeof ((struct project_config *)0)->f
+#define NO_MAX HUGE_VAL   /* durations and counts unbounded above */
+
+/* In the order docs/guide.md lists them. */
+const struct setting project_settings[] = {
+    {SETTING("project_name", SETTING_TEXT, name), .min = 1, .always_saved = 1},
+    {SETTING("master_url", SETTING_TEXT, master_url), .min = 1, .always_saved = 1, .check = check_master_url},
+    {SETTING("listen", SETTING_TEXT, listen), .check = check_listen},
+    /* no thread waits for a commit: about the cores, not the connections */
+    {SETTING("http_threads", SETTING_INT, threads), .def = 4, .min = 1, .max = 1024, .always_saved = 1},
+    {SETTING("request_delay", SETTING_DOUBLE, request_delay), .def = 5, .max = NO_MAX, .always_saved = 1},
+    {SETTING("next_rpc_delay", SETTING_DOUBLE, next_rpc_delay), .def = 0, .max = NO_MAX},
+    {SETTING("max_wus_to_send", SETTING_INT, max_jobs_per_rpc), .def = 50, .min = 1, .max = 1e6, .always_saved = 1},
+    {SETTING("max_wus_in_progress", SETTING_INT, max_jobs_in_progress), .def = 16, .min = 1, .max = 1e6,
+     .always_saved = 1},
+    {SETTING("one_result_per_user_per_wu", SETTING_FLAG, one_result_per_user_per_wu), .def = 0},
+    {SETTING("report_immediately", SETTING_FLAG, report_immediately), .def = 0},
+    {SETTING("transition_period", SETTING_DOUBLE, transition_period), .def = 2, .min = 0.1, .max = NO_MAX,
+     .always_saved = 1},
+    {SETTING("max_request_bytes", SETTING_INT, max_request_bytes), .def = 8 << 20, .min = 4096, .max = 1 << 30},
+    {SETTING("validator_cmd", SETTING_TEXT, validator_cmd)},
+    {SETTING("assimilator_cmd", SETTING_TEXT, assimilator_cmd)},
+    {SETTING("sequence_result_cmd", SETTING_TEXT, sequence_result_cmd)},
+    {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = 0, .min = 0, .max = 8},
+    {SETTING("host_lost_after", SETTING_DOUBLE, host_lost_after), .def = 0, .max = NO_MAX},
+    {SETTING("locality_scheduling", SETTING_FLAG, locality), .def = 0},
+    {SETTING("locality_scheduling_lite", SETTING_FLAG, locality_lite), .def = 0},
+    {SETTING("locality_scheduling_sorted_order", SETTING_FLAG, locality_sorted), .def = 0},
+    {SETTING("locality_scheduling_wait_period", SETTING_DOUBLE, locality_wait_period), .def = 0, .max = NO_MAX},
+    {SETTING("locality_work_generator", SETTING_TEXT, locality_generator)},
+    /* upload result N while computing N+1 */
+    {SETTING("sequence_high_water", SETTING_DOUBLE, sequence_high_water), .def = 2, .min = 1, .max = NO_MAX},
+    {SETTING("sequences_per_host", SETTING_DOUBLE, sequences_per_host), .def = 1, .min = 1, .max = NO_MAX},
+    {SETTING("sequence_twin_lag", SETTING_DOUBLE, sequence_twin_lag), .def = 2, .min = 1, .max = NO_MAX},
+    {SETTING("no_deadline_check", SETTING_FLAG, deadline_check), .def = 1},
+    {SETTING("deadline_min_queue", SETTING_FLAG, deadline_min_queue), .def = 0},
+    {SETTING("cursor_work_generator", SETTING_TEXT, cursor_generator)},
+    {SETTING("cursor_cushion", SETTING_DOUBLE, cursor_cushion), .def = 100, .min = 1, .max = NO_MAX},
+    {SETTING("cursor_in_order", SETTING_FLAG, cursor_in_order), .def = 0},
+    /* at 1 or more a host would leave a team that ends after the one it joins */
+    {SETTING("cursor_move_ratio", SETTING_DOUBLE, cursor_move_ratio), .def = 0, .min = 0, .max = 1, .max_open = 1},
+    {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1},
+    {SETTING("grid_cycle_period", SETTING_DOUBLE, grid_cycle_period), .def = 30, .min = 0.1, .max = NO_MAX},
+    /* checked against the predictors when the grid daemon starts */
+    {SETTING("grid_predictor", SETTING_TEXT, grid_predictor), .def_text = "tap", .min = 1},
+    {SETTING("grid_waiting_allowed", SETTING_DOUBLE, grid_waiting_allowed), .def = 5, .max = NO_MAX},
+    {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX},
+    {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX},
+    {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX},
+    {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1},
+};
+const size_t project_settings_count = sizeof project_settings / sizeof project_settings[0];
+
+static void *field(struct project_config *c, const struct setting *s)
+{
+    return (char *)c + s->offset;
+}
+
+static const void *cfield(const struct project_config *c, const struct setting *s)
+{
+    return (const char *)c + s->offset;
+}
 
 void project_config_defaults(struct project_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->threads = 4;   /* no thread waits for a commit: about the cores, not the connections */
-    c->request_delay = 5;
-    c->max_jobs_per_rpc = 50;
-    c->max_jobs_in_progress = 16;
-    c->transition_period = 2;
-    c->max_request_bytes = 8L << 20;
-    c->sequence_high_water = 2;   /* upload result N while computing N+1 (seed 002) */
-    c->deadline_check = 1;
-    c->sequences_per_host = 1;
-    c->sequence_twin_lag = 2;
-    c->cursor_cushion = 100;
-    c->grid_daemon = 1;
-    c->grid_finalize = 1;
-    c->grid_cycle_period = 30;
-    snprintf(c->grid_predictor, sizeof c->grid_predictor, "tap");
-    c->grid_waiting_allowed = 5;
-    c->grid_waiting_timeout = 900;
-    c->grid_settle_seconds = 10;
-    c->grid_fairshare_half_life = 86400;
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        if (s->type == SETTING_TEXT) snprintf(field(c, s), s->size, "%s", s->def_text ? s->def_text : "");
+        else if (s->type == SETTING_DOUBLE) *(double *)field(c, s) = s->def;
+        else *(int *)field(c, s) = (int)s->def;
+    }
+}
+
+static const struct setting *find_setting(const char *name)
+{
+    for (size_t i = 0; i < project_settings_count; i++)
+        if (!strcmp(project_settings[i].name, name)) return &project_settings[i];
+    return NULL;
+}
+
+/* A flag's text: 1 for "", true, yes or a nonzero integer, 0 for false, no
+ * or 0 (as xml_child_bool reads them); -1 for anything else. */
+static int flag_value(const char *t)
+{
+    if (!*t || !strcasecmp(t, "true") || !strcasecmp(t, "yes")) return 1;
+    if (!strcasecmp(t, "false") || !strcasecmp(t, "no")) return 0;
+    char *end;
+    long v = strtol(t, &end, 10);
+    return *end ? -1 : v != 0;
+}
+
+/* Reads number text into *v within s's bounds; -1 with the reason in err. */
+static int number_value(const struct setting *s, const char *t, double *v, char *err, size_t errlen)
+{
+    char *end;
+    *v = strtod(t, &end);
+    int whole = s->type != SETTING_DOUBLE;
+    int ok = *t && !*end && isfinite(*v) && *v >= s->min && (s->max_open ? *v < s->max : *v <= s->max) &&
+             (!whole || *v == floor(*v));
+    if (ok) return 0;
+    const char *what = whole ? "a whole number" : "a number";
+    if (isfinite(s->max))
+        snprintf(err, errlen, "<%s> must be %s from %g to %s%g", s->name, what, s->min, s->max_open ? "below " : "",
+                 s->max);
+    else
+        snprintf(err, errlen, "<%s> must be %s >= %g", s->name, what, s->min);
+    return -1;
+}
+
+int project_config_set(struct project_config *c, const char *name, const char *value, char *err, size_t errlen)
+{
+    const struct setting *s = find_setting(name);
+    if (!s) {
+        snprintf(err, errlen, "<%s> is not a setting of config.xml", name);
+        return -1;
+    }
+    double v;
+    int on;
+    switch (s->type) {
+    case SETTING_TEXT:
+        if (strlen(value) < (size_t)s->min || strlen(value) >= s->size) {
+            snprintf(err, errlen, "<%s> must be %g to %zu characters", name, s->min, s->size - 1);
+            return -1;
+        }
+        if (s->check && s->check(value, err, errlen)) return -1;
+        snprintf(field(c, s), s->size, "%s", value);
+        return 0;
+    case SETTING_FLAG:
+        if ((on = flag_value(value)) < 0) {
+            snprintf(err, errlen, "<%s> is a flag: <%s/>, or empty, true, yes, 1, false, no or 0", name, name);
+            return -1;
+        }
+        *(int *)field(c, s) = on ? !(int)s->def : (int)s->def;
+        return 0;
+    case SETTING_COUNT_FLAG:
+        if (!*value) value = "1";
+        /* fall through */
+    case SETTING_INT:
+        if (number_value(s, value, &v, err, errlen)) return -1;
+        *(int *)field(c, s) = (int)v;
+        return 0;
+    case SETTING_DOUBLE:
+        if (number_value(s, value, &v, err, errlen)) return -1;
+        *(double *)field(c, s) = v;
+        return 0;
+    }
+    return -1;
+}
+
+int project_setting_text(const struct project_config *c, const struct setting *s, char *out, size_t len)
+{
+    const char *def = s->def_text ? s->def_text : "";
+    double v;
+    switch (s->type) {
+    case SETTING_TEXT:
+        snprintf(out, len, "%s", (const char *)cfield(c, s));
+        return strcmp(out, def) != 0;
+    case SETTING_FLAG:
+        snprintf(out, len, "%s", "");
+        return *(const int *)cfield(c, s) != (int)s->def;
+    case SETTING_COUNT_FLAG:
+    case SETTING_INT:
+        v = *(const int *)cfield(c, s);
+        snprintf(out, len, "%s", "");
+        if (s->type == SETTING_INT || v != 1) snprintf(out, len, "%d", (int)v);
+        return v != s->def;
+    case SETTING_DOUBLE:
+        v = *(const double *)cfield(c, s);
+        /* the shortest text that reads back as the same number */
+        snprintf(out, len, "%.15g", v);
+        if (strtod(out, NULL) != v) snprintf(out, len, "%.17g", v);
+        return v != s->def;
+    }
+    return 0;
 }
 
 int url_split(const char *url, char *host, size_t hostlen, int *port, char *path, size_t pathlen)
@@ -57,23 +260,15 @@ int url_split(const char *url, char *host, size_t hostlen, int *port, char *path
     return 0;
 }
 
-static void text_setting(const struct xml_node *cfg, const char *name, char *out, size_t len)
+/* listen_addr and listen_port: from <listen> when set, else master_url. */
+static int derive_listen(struct project_config *c, char *err, size_t errlen)
 {
-    const char *t = xml_child_text(cfg, name);
-    if (t) snprintf(out, len, "%s", t);
-}
-
-static int number_setting(const struct xml_node *cfg, const char *name, double *out, double min,
-                          char *err, size_t errlen)
-{
-    double v;
-    int rc = xml_child_double(cfg, name, &v);
-    if (rc == 1) return 0;
-    if (rc < 0 || v < min) {
-        snprintf(err, errlen, "config.xml: <%s> must be a number >= %g", name, min);
-        return -1;
-    }
-    *out = v;
+    char path_part[512];
+    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &c->listen_port, path_part,
+                  sizeof path_part))
+        return check_master_url(c->master_url, err, errlen);
+    if (c->listen[0] && listen_split(c->listen, c->listen_addr, sizeof c->listen_addr, &c->listen_port))
+        return check_listen(c->listen, err, errlen);
     return 0;
 }
 
@@ -96,151 +291,41 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "%s: no <config> element", path);
         return -1;
     }
-    struct project_config *c = &p->cfg;
-    double threads = c->threads, maxjobs = c->max_jobs_per_rpc, inprog = c->max_jobs_in_progress;
-    double maxreq = (double)c->max_request_bytes;
-    text_setting(cfg, "project_name", c->name, sizeof c->name);
-    text_setting(cfg, "master_url", c->master_url, sizeof c->master_url);
-    text_setting(cfg, "validator_cmd", c->validator_cmd, sizeof c->validator_cmd);
-    text_setting(cfg, "assimilator_cmd", c->assimilator_cmd, sizeof c->assimilator_cmd);
-    text_setting(cfg, "sequence_result_cmd", c->sequence_result_cmd, sizeof c->sequence_result_cmd);
-    c->one_result_per_user_per_wu = xml_child_bool(cfg, "one_result_per_user_per_wu");
-    c->report_immediately = xml_child_bool(cfg, "report_immediately");
-    c->locality = xml_child_bool(cfg, "locality_scheduling");
-    c->locality_lite = xml_child_bool(cfg, "locality_scheduling_lite");
-    c->locality_sorted = xml_child_bool(cfg, "locality_scheduling_sorted_order");
-    c->cursor_in_order = xml_child_bool(cfg, "cursor_in_order");
-    c->deadline_check = !xml_child_bool(cfg, "no_deadline_check");
-    c->deadline_min_queue = xml_child_bool(cfg, "deadline_min_queue");
-    c->grid_daemon = !xml_child_bool(cfg, "no_grid_daemon");
-    c->grid_finalize = !xml_child_bool(cfg, "grid_no_finalize");
-    /* <end_of_batch_replication/>: one spare per late job; <...>N</...>: up to N */
-    const char *spares = xml_child_text(cfg, "end_of_batch_replication");
-    int bad_spares = 0;
-    if (spares) {
-        char *end;
-        long v = *spares ? strtol(spares, &end, 10) : 1;
-        bad_spares = *spares && (*end || v < 0 || v > 8);
-        if (!bad_spares) c->replicate = (int)v;
-    }
-    text_setting(cfg, "locality_work_generator", c->locality_generator, sizeof c->locality_generator);
-    text_setting(cfg, "cursor_work_generator", c->cursor_generator, sizeof c->cursor_generator);
-    int rc = number_setting(cfg, "http_threads", &threads, 1, err, errlen)
-          || number_setting(cfg, "request_delay", &c->request_delay, 0, err, errlen)
-          || number_setting(cfg, "next_rpc_delay", &c->next_rpc_delay, 0, err, errlen)
-          || number_setting(cfg, "max_wus_to_send", &maxjobs, 1, err, errlen)
-          || number_setting(cfg, "max_wus_in_progress", &inprog, 1, err, errlen)
-          || number_setting(cfg, "transition_period", &c->transition_period, 0.1, err, errlen)
-          || number_setting(cfg, "max_request_bytes", &maxreq, 4096, err, errlen)
-          || number_setting(cfg, "locality_scheduling_wait_period", &c->locality_wait_period, 0, err, errlen)
-          || number_setting(cfg, "host_lost_after", &c->host_lost_after, 0, err, errlen)
-          || number_setting(cfg, "sequence_high_water", &c->sequence_high_water, 1, err, errlen)
-          || number_setting(cfg, "sequences_per_host", &c->sequences_per_host, 1, err, errlen)
-          || number_setting(cfg, "sequence_twin_lag", &c->sequence_twin_lag, 1, err, errlen)
-          || number_setting(cfg, "cursor_move_ratio", &c->cursor_move_ratio, 0, err, errlen)
-          || number_setting(cfg, "cursor_cushion", &c->cursor_cushion, 1, err, errlen)
-          || number_setting(cfg, "grid_cycle_period", &c->grid_cycle_period, 0.1, err, errlen)
-          || number_setting(cfg, "grid_waiting_allowed", &c->grid_waiting_allowed, 0, err, errlen)
-          || number_setting(cfg, "grid_waiting_timeout", &c->grid_waiting_timeout, 1, err, errlen)
-          || number_setting(cfg, "grid_settle_seconds", &c->grid_settle_seconds, 0, err, errlen)
-          || number_setting(cfg, "grid_fairshare_half_life", &c->grid_fairshare_half_life, 0, err, errlen);
-    text_setting(cfg, "grid_predictor", c->grid_predictor, sizeof c->grid_predictor);
-    char listen[128] = "";
-    text_setting(cfg, "listen", listen, sizeof listen);
-    xml_free(root);
-    if (rc) return -1;
-    if (bad_spares) {
-        snprintf(err, errlen, "config.xml: <end_of_batch_replication> must be empty or a number of spares from 0 to 8");
-        return -1;
-    }
-    if (c->cursor_move_ratio >= 1) {   /* a host would leave a team that ends after the one it joins */
-        snprintf(err, errlen, "config.xml: <cursor_move_ratio> must be from 0 (off) to below 1");
-        return -1;
-    }
-    c->threads = (int)threads;
-    c->max_jobs_per_rpc = (int)maxjobs;
-    c->max_jobs_in_progress = (int)inprog;
-    c->max_request_bytes = (long)maxreq;
-    char path_part[256];
-    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &c->listen_port,
-                  path_part, sizeof path_part)) {
-        snprintf(err, errlen, "config.xml: <master_url> '%s' must look like http://HOST.DOMAIN:PORT/NAME/",
-                 c->master_url);
-        return -1;
-    }
-    if (listen[0]) {
-        char *colon = strrchr(listen, ':');
-        if (!colon || atoi(colon + 1) <= 0 || atoi(colon + 1) > 65535) {
-            snprintf(err, errlen, "config.xml: <listen> must be ADDRESS:PORT");
-            return -1;
+    char why[1024] = "";
+    int rc = 0;
+    for (size_t i = 0; !rc && i < project_settings_count; i++) {
+        const char *name = project_settings[i].name;
+        const struct xml_node *e = xml_child(cfg, name);
+        if (e && xml_next_named(e)) {   /* which one was meant? */
+            snprintf(why, sizeof why, "<%s> is set more than once", name);
+            rc = -1;
+        } else if (e) {
+            rc = project_config_set(&p->cfg, name, xml_child_text(cfg, name), why, sizeof why);
         }
-        *colon = 0;
-        snprintf(c->listen_addr, sizeof c->listen_addr, "%.63s", listen);
-        c->listen_port = atoi(colon + 1);
     }
-    return 0;
-}
-
-/* A text setting, when set. */
-static void text_out(struct strbuf *sb, const char *name, const char *value)
-{
-    if (!value[0]) return;
-    sb_printf(sb, "  <%s>", name);
-    sb_xml_escape(sb, value);
-    sb_printf(sb, "</%s>\n", name);
+    xml_free(root);
+    if (!rc) rc = derive_listen(&p->cfg, why, sizeof why);
+    if (rc) snprintf(err, errlen, "config.xml: %s", why);
+    return rc;
 }
 
 int project_save_config(const struct project *p, char *err, size_t errlen)
 {
-    const struct project_config *c = &p->cfg;
     struct strbuf sb;
     sb_init(&sb);
-    sb_puts(&sb, "<locus>\n<config>\n  <project_name>");
-    sb_xml_escape(&sb, c->name);
-    sb_puts(&sb, "</project_name>\n  <master_url>");
-    sb_xml_escape(&sb, c->master_url);
-    sb_puts(&sb, "</master_url>\n");
-    sb_printf(&sb, "  <http_threads>%d</http_threads>\n  <request_delay>%g</request_delay>\n"
-                   "  <max_wus_to_send>%d</max_wus_to_send>\n  <max_wus_in_progress>%d</max_wus_in_progress>\n"
-                   "  <transition_period>%g</transition_period>\n",
-              c->threads, c->request_delay, c->max_jobs_per_rpc, c->max_jobs_in_progress, c->transition_period);
-    if (c->next_rpc_delay > 0) sb_printf(&sb, "  <next_rpc_delay>%g</next_rpc_delay>\n", c->next_rpc_delay);
-    if (c->one_result_per_user_per_wu) sb_puts(&sb, "  <one_result_per_user_per_wu/>\n");
-    if (c->report_immediately) sb_puts(&sb, "  <report_immediately/>\n");
-    if (c->locality) sb_puts(&sb, "  <locality_scheduling/>\n");
-    if (c->locality_lite) sb_puts(&sb, "  <locality_scheduling_lite/>\n");
-    if (c->locality_sorted) sb_puts(&sb, "  <locality_scheduling_sorted_order/>\n");
-    if (c->locality_wait_period > 0)
-        sb_printf(&sb, "  <locality_scheduling_wait_period>%g</locality_scheduling_wait_period>\n",
-                  c->locality_wait_period);
-    if (c->replicate == 1) sb_puts(&sb, "  <end_of_batch_replication/>\n");
-    if (c->replicate > 1) sb_printf(&sb, "  <end_of_batch_replication>%d</end_of_batch_replication>\n", c->replicate);
-    if (c->cursor_in_order) sb_puts(&sb, "  <cursor_in_order/>\n");
-    if (c->cursor_move_ratio > 0) sb_printf(&sb, "  <cursor_move_ratio>%g</cursor_move_ratio>\n", c->cursor_move_ratio);
-    if (!c->deadline_check) sb_puts(&sb, "  <no_deadline_check/>\n");
-    if (c->deadline_min_queue) sb_puts(&sb, "  <deadline_min_queue/>\n");
-    if (c->host_lost_after > 0) sb_printf(&sb, "  <host_lost_after>%g</host_lost_after>\n", c->host_lost_after);
-    if (c->sequence_high_water != 2) sb_printf(&sb, "  <sequence_high_water>%g</sequence_high_water>\n", c->sequence_high_water);
-    if (c->sequences_per_host != 1) sb_printf(&sb, "  <sequences_per_host>%g</sequences_per_host>\n", c->sequences_per_host);
-    if (c->sequence_twin_lag != 2) sb_printf(&sb, "  <sequence_twin_lag>%g</sequence_twin_lag>\n", c->sequence_twin_lag);
-    if (!c->grid_daemon) sb_puts(&sb, "  <no_grid_daemon/>\n");
-    if (!c->grid_finalize) sb_puts(&sb, "  <grid_no_finalize/>\n");
-    if (c->grid_cycle_period != 30) sb_printf(&sb, "  <grid_cycle_period>%g</grid_cycle_period>\n", c->grid_cycle_period);
-    if (strcmp(c->grid_predictor, "tap")) sb_printf(&sb, "  <grid_predictor>%s</grid_predictor>\n", c->grid_predictor);
-    if (c->grid_waiting_allowed != 5)
-        sb_printf(&sb, "  <grid_waiting_allowed>%g</grid_waiting_allowed>\n", c->grid_waiting_allowed);
-    if (c->grid_waiting_timeout != 900)
-        sb_printf(&sb, "  <grid_waiting_timeout>%g</grid_waiting_timeout>\n", c->grid_waiting_timeout);
-    if (c->grid_settle_seconds != 10)
-        sb_printf(&sb, "  <grid_settle_seconds>%g</grid_settle_seconds>\n", c->grid_settle_seconds);
-    if (c->grid_fairshare_half_life != 86400)
-        sb_printf(&sb, "  <grid_fairshare_half_life>%g</grid_fairshare_half_life>\n", c->grid_fairshare_half_life);
-    if (c->cursor_cushion != 100) sb_printf(&sb, "  <cursor_cushion>%.17g</cursor_cushion>\n", c->cursor_cushion);
-    text_out(&sb, "locality_work_generator", c->locality_generator);
-    text_out(&sb, "cursor_work_generator", c->cursor_generator);
-    text_out(&sb, "validator_cmd", c->validator_cmd);
-    text_out(&sb, "assimilator_cmd", c->assimilator_cmd);
-    text_out(&sb, "sequence_result_cmd", c->sequence_result_cmd);
+    sb_puts(&sb, "<locus>\n<config>\n");
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        char value[1024];
+        if (!project_setting_text(&p->cfg, s, value, sizeof value) && !s->always_saved) continue;
+        if (!value[0]) {
+            sb_printf(&sb, "  <%s/>\n", s->name);
+            continue;
+        }
+        sb_printf(&sb, "  <%s>", s->name);
+        sb_xml_escape(&sb, value);
+        sb_printf(&sb, "</%s>\n", s->name);
+    }
     sb_puts(&sb, "</config>\n</locus>\n");
     char path[PROJECT_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/config.xml", p->dir);

@@ -15,7 +15,8 @@
 struct project_config {
     char name[128];              /* <project_name> */
     char master_url[512];        /* <master_url>, ends with '/' */
-    char listen_addr[64];        /* <listen> host part; default from master_url */
+    char listen[128];            /* <listen>: ADDRESS:PORT instead of master_url's host and port */
+    char listen_addr[64];        /* where locusd listens: from listen, else master_url (derived) */
     int listen_port;
     int threads;                 /* <http_threads>: HTTP worker threads */
     double request_delay;        /* <request_delay>: seconds between a host's RPCs */
@@ -24,7 +25,7 @@ struct project_config {
     int max_jobs_in_progress;    /* <max_wus_in_progress> per CPU */
     int one_result_per_user_per_wu; /* <one_result_per_user_per_wu/> */
     double transition_period;    /* <transition_period>: seconds between timeout scans */
-    long max_request_bytes;      /* <max_request_bytes> of a scheduler request */
+    int max_request_bytes;       /* <max_request_bytes> of a scheduler request */
     char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */
     char assimilator_cmd[1024];  /* <assimilator_cmd>: run after outputs are copied */
     char sequence_result_cmd[1024]; /* <sequence_result_cmd>: run for each validated position of a work
@@ -39,14 +40,15 @@ struct project_config {
                                     left to send (empty element: 1); 0: off */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
-    int deadline_check;          /* the seed's server deadline check (EDF of the host's work); off with
-                                    <no_deadline_check/> */
-    int deadline_min_queue;      /* <deadline_min_queue/>: also the seed's rule "no deadline before now +
-                                    min_queue" (off: it refuses all work of short-deadline projects) */
+    int deadline_check;          /* the server deadline check (EDF of the host's work, docs/server.md);
+                                    off with <no_deadline_check/> */
+    int deadline_min_queue;      /* <deadline_min_queue/>: also refuse a job due before now + the
+                                    host's min_queue (off: that rule refuses all work of
+                                    short-deadline projects) */
     int cursor_in_order;         /* <cursor_in_order/>: a team takes its cursor's jobs in one increasing
-                                    job-number order, as the seed says, instead of lanes */
-    double cursor_move_ratio;    /* <cursor_move_ratio>: the seed's speed rule, a host moves to a team
-                                    when est_time_left(own) < this x est_time_left(that); 0: off (0) */
+                                    job-number order instead of lanes (docs/cursors.md) */
+    double cursor_move_ratio;    /* <cursor_move_ratio>: the speed rule, a host moves to a team when
+                                    est_time_left(own) < this x est_time_left(that); 0: off (0) */
     char cursor_generator[1024]; /* <cursor_work_generator>: run with a cursor batch and job numbers to make */
     double cursor_cushion;       /* <cursor_cushion>: jobs never sent the generator keeps per cursor (100) */
     double sequence_high_water;  /* <sequence_high_water>: results of a work sequence out at once (2) */
@@ -69,11 +71,48 @@ struct project {
     struct project_config cfg;
 };
 
+/* The kinds of values a setting holds. */
+enum setting_type {
+    SETTING_TEXT,       /* a string (char array field) of min to sizeof field - 1 bytes */
+    SETTING_FLAG,       /* <name/> present sets the int field to the opposite of its default */
+    SETTING_INT,        /* a whole number in [min, max] (int field) */
+    SETTING_DOUBLE,     /* a number in [min, max], or [min, max) when max_open (double field) */
+    SETTING_COUNT_FLAG, /* a whole number in [min, max] (int field); the empty <name/> means 1 */
+};
+
+/* One setting of config.xml. The table of them, project_settings, is the
+ * only list: defaults, loading, saving, project_config_set and the unit
+ * test holding docs/guide.md's list to it all walk it. */
+struct setting {
+    const char *name;        /* the element of config.xml */
+    enum setting_type type;
+    size_t offset, size;     /* its field in struct project_config */
+    double def;              /* default of a number or flag */
+    const char *def_text;    /* default of a text; NULL: empty */
+    double min, max;         /* bounds of a number; a text's least length is min */
+    int max_open;            /* the number must be below max */
+    int always_saved;        /* written even at its default, to show in a new config.xml */
+    /* Further validation of a text; 0, or -1 with the reason in err. */
+    int (*check)(const char *value, char *err, size_t errlen);
+};
+
+extern const struct setting project_settings[];
+extern const size_t project_settings_count;
+
 /* Defaults for every setting; master_url and name left empty. */
 void project_config_defaults(struct project_config *c);
+/* Sets the setting called name from value, its text as in config.xml ("" for
+ * the empty element). 0, or -1 with a reason naming the setting in err and c
+ * unchanged: an unknown name, a malformed value, or one out of bounds. */
+int project_config_set(struct project_config *c, const char *name, const char *value, char *err, size_t errlen);
+/* Writes the value of setting s in c to out as config.xml text ("" for a
+ * flag that is set or a count of 1, the empty element). Returns 1 when the
+ * value differs from the default, else 0. */
+int project_setting_text(const struct project_config *c, const struct setting *s, char *out, size_t len);
 /* Loads dir/config.xml over the defaults. -1 with the reason in err. */
 int project_load(struct project *p, const char *dir, char *err, size_t errlen);
-/* Writes cfg as dir/config.xml (atomically). */
+/* Writes cfg as dir/config.xml (atomically): every setting not at its
+ * default, and those always_saved. -1 with the reason in err. */
 int project_save_config(const struct project *p, char *err, size_t errlen);
 /* Splits "http://HOST:PORT/PATH/" into host, port and path ("/proj/").
  * -1 if the URL is not http(s), lacks the final '/' or a dotted host

@@ -1,7 +1,7 @@
-/* test_project.c - config.xml's grid daemon settings, the cursor speed
- * rule and the cursor generator: defaults, what an element sets, values
- * refused, and the settings written back by project_save_config as they
- * were read. */
+/* test_project.c - config.xml: every setting of the table through its
+ * default, its bounds and a save and load; docs/guide.md's list held to
+ * the table; and the grid daemon settings, the cursor speed rule and the
+ * cursor generator in particular. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +10,7 @@
 
 #include "core/fsutil.h"
 #include "core/project.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +41,14 @@ static int teardown(void **state)
     return rc;
 }
 
-/* Writes a config.xml with the given settings after the two required ones. */
+/* Writes a config.xml with the given settings after the two required ones
+ * (unless settings has them). */
 static void put_config(const struct fx *f, const char *settings)
 {
-    char doc[1024];
-    int n = snprintf(doc, sizeof doc,
-                     "<locus>\n<config>\n  <project_name>p</project_name>\n"
-                     "  <master_url>http://127.0.0.1:8123/p/</master_url>\n%s</config>\n</locus>\n",
+    char doc[4096];
+    int n = snprintf(doc, sizeof doc, "<locus>\n<config>\n%s%s%s</config>\n</locus>\n",
+                     strstr(settings, "<project_name>") ? "" : "  <project_name>p</project_name>\n",
+                     strstr(settings, "<master_url>") ? "" : "  <master_url>http://127.0.0.1:8123/p/</master_url>\n",
                      settings);
     assert_true(n > 0 && (size_t)n < sizeof doc);
     assert_int_equal(write_file_atomic(f->path, doc, (size_t)n), 0);
@@ -63,7 +65,7 @@ static void load_ok(const struct fx *f, struct project *p)
 static void assert_refused(const struct fx *f, const char *name, const char *const *bad)
 {
     for (; *bad; bad++) {
-        char line[256], err[256] = "";
+        char line[2400], err[256] = "";
         struct project p;
         snprintf(line, sizeof line, "  <%s>%s</%s>\n", name, *bad, name);
         put_config(f, line);
@@ -174,6 +176,179 @@ static void test_cursor_generator_and_cushion(void **state)
     assert_refused(f, "cursor_cushion", bad);
 }
 
+/* ---- every setting of the table ---- */
+
+/* A valid value of s other than its default, as config.xml text. */
+static const char *other_value(const struct setting *s, char *buf, size_t len)
+{
+    static const struct { const char *name, *value; } texts[] = {
+        {"master_url", "https://example.org:8443/q/"}, {"listen", "0.0.0.0:9090"},
+        {"grid_predictor", "slow_start"},
+    };
+    switch (s->type) {
+    case SETTING_FLAG:
+    case SETTING_COUNT_FLAG:
+        return "";   /* on; a count of 1 */
+    case SETTING_INT:
+    case SETTING_DOUBLE:
+        snprintf(buf, len, "%g", s->def != s->min ? s->min : isfinite(s->max) ? (s->min + s->max) / 2 : s->min + 1);
+        return buf;
+    case SETTING_TEXT:
+        break;
+    }
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (!strcmp(texts[i].name, s->name)) return texts[i].value;
+    return "cmd \"$1\" <&> x";
+}
+
+/* Each field has its type's size and each name is there once; an unknown
+ * name is refused. */
+static void test_table_well_formed(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        size_t want = s->type == SETTING_DOUBLE ? sizeof(double) : s->type == SETTING_TEXT ? s->size : sizeof(int);
+        if (s->size != want) fail_msg("<%s>: field of %zu bytes", s->name, s->size);
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(project_settings[j].name, s->name)) fail_msg("<%s> twice", s->name);
+    }
+    struct project_config c;
+    char err[256] = "";
+    project_config_defaults(&c);
+    assert_int_equal(project_config_set(&c, "no_such_setting", "1", err, sizeof err), -1);
+    assert_non_null(strstr(err, "no_such_setting"));
+}
+
+/* Absent from config.xml, every setting is at its default (the two written
+ * by put_config aside); saved, only those always saved are written. */
+static void test_table_defaults(void **state)
+{
+    struct fx *f = *state;
+    struct project p;
+    put_config(f, "");
+    load_ok(f, &p);
+    char err[256] = "", value[1024];
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    char *text = read_file(f->path, 1 << 16, NULL);
+    assert_non_null(text);
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        char open[128];
+        snprintf(open, sizeof open, "<%s", s->name);
+        int written = strstr(text, open) != NULL;
+        if (!strcmp(s->name, "project_name") || !strcmp(s->name, "master_url")) continue;
+        if (project_setting_text(&p.cfg, s, value, sizeof value)) fail_msg("<%s> is %s by default", s->name, value);
+        if (written != s->always_saved) fail_msg("<%s> %swritten at its default", s->name, written ? "" : "not ");
+    }
+    free(text);
+}
+
+/* Every number refused below its least value, above its greatest, and when
+ * not a number (or not whole where it must be); its bounds accepted; every
+ * text refused when longer than its field. */
+static void test_table_bounds(void **state)
+{
+    struct fx *f = *state;
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        char below[64], above[64], half[64], fill[2048];
+        if (s->type == SETTING_TEXT) {
+            memset(fill, 'a', s->size);
+            fill[s->size] = 0;
+            const char *const bad[] = {fill, NULL};
+            assert_refused(f, s->name, bad);
+            continue;
+        }
+        if (s->type == SETTING_FLAG) {
+            static const char *const bad[] = {"maybe", "on", NULL};
+            assert_refused(f, s->name, bad);
+            continue;
+        }
+        snprintf(below, sizeof below, "%g", s->min - 1);
+        snprintf(above, sizeof above, "%.17g", s->max_open ? s->max : s->max + 1);
+        snprintf(half, sizeof half, "%g", s->min + 0.5);
+        const char *const bad[] = {below, "many", isfinite(s->max) ? above : "1e999",
+                                   s->type == SETTING_DOUBLE ? "nan" : half, NULL};
+        assert_refused(f, s->name, bad);
+        for (int end = 0; end < 2; end++) {
+            double v = end ? s->max : s->min;
+            if (end && (s->max_open || !isfinite(s->max))) continue;
+            char line[256], got[64], want[64];
+            struct project p;
+            snprintf(line, sizeof line, "  <%s>%.17g</%s>\n", s->name, v, s->name);
+            put_config(f, line);
+            load_ok(f, &p);
+            project_setting_text(&p.cfg, s, got, sizeof got);
+            snprintf(want, sizeof want, "%.15g", v);
+            if (strcmp(got, want) && !(s->type == SETTING_COUNT_FLAG && v == 1 && !got[0]))
+                fail_msg("<%s>%s: read as %s", s->name, want, got);
+        }
+    }
+}
+
+/* Every setting set to a value other than its default, saved and read
+ * again, is as it was. */
+static void test_table_round_trip(void **state)
+{
+    struct fx *f = *state;
+    struct project p, q;
+    put_config(f, "");
+    load_ok(f, &p);
+    char err[256] = "", buf[64];
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        const char *v = other_value(s, buf, sizeof buf);
+        if (project_config_set(&p.cfg, s->name, v, err, sizeof err)) fail_msg("<%s>%s: %s", s->name, v, err);
+    }
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    load_ok(f, &q);
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        char a[1024], b[1024];
+        if (!project_setting_text(&q.cfg, s, b, sizeof b) && strcmp(s->name, "project_name"))
+            fail_msg("<%s> back at its default", s->name);
+        project_setting_text(&p.cfg, s, a, sizeof a);
+        if (strcmp(a, b)) fail_msg("<%s>: saved %s, read %s", s->name, a, b);
+    }
+    assert_string_equal(q.cfg.listen_addr, "0.0.0.0");
+    assert_int_equal(q.cfg.listen_port, 9090);
+}
+
+/* docs/guide.md's table of config.xml settings: one row per setting of the
+ * table, in its order, with a number's default as the table has it ("none"
+ * or "off" for 0) and a flag's as "off". */
+static void test_guide_lists_the_table(void **state)
+{
+    (void)state;
+    const char *src = getenv("LOCUS_SOURCE_DIR");
+    assert_non_null(src);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/guide.md", src);
+    char *guide = read_file(path, 1 << 20, NULL);
+    assert_non_null(guide);
+    char *at = strstr(guide, "\n## config.xml");
+    assert_non_null(at);
+    char *end = strstr(at + 1, "\n## ");
+    if (end) *end = 0;
+    size_t i = 0;
+    for (char *line = strstr(at, "\n| `"); line; line = strstr(line + 1, "\n| `")) {
+        char name[128], def[128] = "";
+        if (sscanf(line, "\n| `%127[^`]` | %127[^|]", name, def) < 1) fail_msg("guide: a bad row near %.40s", line + 1);
+        if (i == project_settings_count) fail_msg("guide: <%s> is not a setting", name);
+        const struct setting *s = &project_settings[i++];
+        if (strcmp(name, s->name)) fail_msg("guide: <%s> where the table has <%s>", name, s->name);
+        char want[64] = "";
+        if (s->type == SETTING_FLAG || (s->type == SETTING_COUNT_FLAG && s->def == 0)) snprintf(want, sizeof want, "off");
+        else if (s->type != SETTING_TEXT) snprintf(want, sizeof want, "%.15g", s->def);
+        int zero_as_none = s->type == SETTING_DOUBLE && s->def == 0 && !strncmp(def, "none", 4);
+        if (want[0] && strncmp(def, want, strlen(want)) && !zero_as_none)
+            fail_msg("guide: <%s> defaults to '%s', the table to %s", name, def, want);
+    }
+    if (i != project_settings_count) fail_msg("guide: <%s> is not documented", project_settings[i].name);
+    free(guide);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +356,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_grid_no_finalize, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_move_ratio, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_generator_and_cushion, setup, teardown),
+        cmocka_unit_test(test_table_well_formed),
+        cmocka_unit_test_setup_teardown(test_table_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_bounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_round_trip, setup, teardown),
+        cmocka_unit_test(test_guide_lists_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
