@@ -171,7 +171,7 @@ int cursor_add_job(struct sched_index *x, struct sjob *j, int64_t cursor_id, int
                    const char *const *files, int nfiles)
 {
     struct cursor *c = imap_get(&x->cur.by_id, cursor_id);
-    if (!c || j->cj || job_num < c->r.first_job_num || job_num > c->r.last_job_num ||
+    if (!c || job_cj(j) || job_num < c->r.first_job_num || job_num > c->r.last_job_num ||
         c->jobs[job_num - c->r.first_job_num] || nfiles < 0)
         return -1;
     struct cjob *cj = xmalloc(sizeof *cj + (size_t)nfiles * sizeof cj->files[0]);
@@ -206,7 +206,8 @@ int cursor_add_job(struct sched_index *x, struct sjob *j, int64_t cursor_id, int
     }
     c->nloaded++;
     if (job_num < c->r.first_unfinished_job_num) c->r.first_unfinished_job_num = job_num;
-    j->cj = cj;
+    if (!j->batch->cj) j->batch->cj = xcalloc(j->batch->nslots, sizeof *j->batch->cj);
+    j->batch->cj[j - j->batch->jobs] = cj;
     return 0;
 }
 
@@ -465,7 +466,7 @@ static void walk_lane(struct walk *w)
         size_t k = bitidx_next(&c->sendable, (size_t)(h->pos - c->r.first_job_num));
         if (k == SIZE_MAX) break;
         ++*w->scans;
-        struct cjob *cj = c->jobs[k]->cj;
+        struct cjob *cj = job_cj(c->jobs[k]);
         struct lane *l = &c->lanes[h->lane];
         if (cj->lane != h->lane) {
             if (!bitidx_test(&c->fresh, k) || num_of(c, k) != l->front) break;
@@ -506,7 +507,7 @@ static size_t left_behind(struct walk *w)
     int64_t upto;
     while (*w->scans < DISPATCH_SCAN_LIMIT && (k = bitidx_next(&c->sendable, i)) != SIZE_MAX) {
         ++*w->scans;
-        int lane = c->jobs[k]->cj->lane;
+        int lane = job_cj(c->jobs[k])->lane;
         if (bitidx_test(&c->fresh, k)) {
             i = bitidx_next(&c->started, k);
             if (i == SIZE_MAX) break;
@@ -548,7 +549,7 @@ static int lane_add(struct cursor_set *s, struct cursor *c, int64_t front)
  * for a job that has none: sent before the server last started). */
 static void join_at(struct walk *w, size_t k)
 {
-    struct cjob *cj = w->c->jobs[k]->cj;
+    struct cjob *cj = job_cj(w->c->jobs[k]);
     if (cj->lane < 0) cj->lane = lane_add(&w->x->cur, w->c, num_of(w->c, k) + 1);
     w->h->lane = cj->lane;
     w->h->pos = num_of(w->c, k);
@@ -733,13 +734,14 @@ int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struc
 
 static void job_finished(struct cursor *c, struct sjob *j)
 {
-    size_t k = (size_t)(j->cj->job_num - c->r.first_job_num);
+    const struct cjob *cj = job_cj(j);
+    size_t k = (size_t)(cj->job_num - c->r.first_job_num);
     if (c->jobs[k] != j) return;
     c->jobs[k] = NULL;
     bitidx_clear(&c->sendable, k);
     bitidx_clear(&c->fresh, k);
     bitidx_set(&c->started, k);
-    for (int i = 0; i < j->cj->nfiles; i++) c->fcount[j->cj->files[i]]--;
+    for (int i = 0; i < cj->nfiles; i++) c->fcount[cj->files[i]]--;
     c->r.remaining_credit = fmax(0, c->r.remaining_credit - job_credit(j));
     while (c->r.first_unfinished_job_num <= c->r.last_job_num &&
            c->r.first_unfinished_job_num < c->r.first_ungenerated_job_num &&
@@ -754,8 +756,9 @@ static void job_finished(struct cursor *c, struct sjob *j)
 void cursor_job_changed(struct sched_index *x, struct sjob *j)
 {
     (void)x;
-    struct cursor *c = j->cj->cur;
-    size_t k = (size_t)(j->cj->job_num - c->r.first_job_num);
+    const struct cjob *cj = job_cj(j);
+    struct cursor *c = cj->cur;
+    size_t k = (size_t)(cj->job_num - c->r.first_job_num);
     if (c->jobs[k] != j) return;
     if (j->st.state != JOB_ACTIVE) return job_finished(c, j);
     if (j->needed > 0) bitidx_set(&c->sendable, k);
@@ -769,11 +772,12 @@ void cursor_job_changed(struct sched_index *x, struct sjob *j)
 void cursor_job_ended(struct sched_index *x, struct sjob *j)
 {
     (void)x;
-    if (!j->cj) return;
-    job_finished(j->cj->cur, j);
-    j->cj->cur->nloaded--;
-    free(j->cj);
-    j->cj = NULL;
+    struct cjob *cj = job_cj(j);
+    if (!cj) return;
+    job_finished(cj->cur, j);
+    cj->cur->nloaded--;
+    free(cj);
+    j->batch->cj[j - j->batch->jobs] = NULL;
 }
 
 int cursor_has_work(const struct sched_index *x)

@@ -23,11 +23,13 @@ static void batch_free(struct sbatch *b)
 {
     for (size_t i = 0; i < b->nslots; i++) {
         free(b->jobs[i].inst);
-        free(b->jobs[i].lmore);
-        free(b->jobs[i].cj);
+        if (b->loc) free(b->loc[i].lmore);
+        if (b->cj) free(b->cj[i]);
         free(b->jobs[i].sq);
     }
     free(b->jobs);
+    free(b->loc);
+    free(b->cj);
     free(b);
 }
 
@@ -459,10 +461,10 @@ void job_queue(struct sched_index *x, struct sjob *j)
 {
     /* jobs that locality places are not in the ready queues, or any host
      * would take them; lite mode only scores, so it keeps them there */
-    if (j->needed > 0 && !j->cj && !j->sq && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
+    if (j->needed > 0 && !job_cj(j) && !j->sq && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
     else heap_remove(j->batch->app, j);
     if (j->nlref) locality_job_changed(x, j);
-    if (j->cj) cursor_job_changed(x, j);
+    if (job_cj(j)) cursor_job_changed(x, j);
     if (j->sq) sequence_job_changed(x, j);
 }
 

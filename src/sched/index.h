@@ -25,18 +25,23 @@ struct sjob {
     struct job_status st;
     int needed;                 /* instances still to send */
     int ninst, capinst;
-    struct instance *inst;      /* owned; every instance of the job */
-    size_t heap_pos;            /* 0: not in its app's ready queue, else index+1 */
     uint8_t present;
     uint8_t validating;         /* handed to the validator, not yet answered */
     uint8_t assimilating;
-    uint8_t nlref;              /* locality files it reads */
+    uint8_t nlref;              /* locality files it reads (their places: job_loc) */
+    struct instance *inst;      /* owned; every instance of the job */
+    size_t heap_pos;            /* 0: not in its app's ready queue, else index+1 */
+    struct seqjob *sq;          /* owned; its sequence and position, for jobs of a work sequence */
+};
+
+/* A job's locality state. It lives beside its batch's jobs, not in struct
+ * sjob: a million jobs of a batch without locality files would each carry
+ * it for nothing. */
+struct sjob_loc {
     int lneeded;                /* `needed` as its files last counted it */
     int lout;                   /* instances out, as locality last counted them */
     struct lref lref;           /* the first file ... */
     struct lref *lmore;         /* ... and the others (owned), lite mode only */
-    struct cjob *cj;            /* owned; its cursor and number, for jobs of a cursor batch */
-    struct seqjob *sq;          /* owned; its sequence and position, for jobs of a work sequence */
 };
 
 struct sapp {
@@ -54,8 +59,18 @@ struct sbatch {
     int64_t first_id;
     size_t nslots;
     struct sjob *jobs;          /* owned; slot id - first_id */
+    struct sjob_loc *loc;       /* owned; by slot as jobs, once a job of the batch reads locality files */
+    struct cjob **cj;           /* owned; by slot as jobs, each job's cursor and number in a cursor batch */
     int64_t nlive;              /* jobs ACTIVE or VALIDATED */
 };
+
+/* The locality state of a job that reads locality files (nlref > 0). */
+static inline struct sjob_loc *job_loc(const struct sjob *j) { return &j->batch->loc[j - j->batch->jobs]; }
+/* A job's place in its cursor; NULL if its batch is not a cursor batch. */
+static inline struct cjob *job_cj(const struct sjob *j)
+{
+    return j->batch && j->batch->cj ? j->batch->cj[j - j->batch->jobs] : NULL;
+}
 
 struct deadline_entry { int64_t deadline, job_id, inst_id; };
 

@@ -183,7 +183,11 @@ static struct lfile *lfile_get(struct locality *l, const struct lfile_key *k)
     return f;
 }
 
-static struct lref *job_lref(const struct sjob *j, int k) { return k ? &j->lmore[k - 1] : (struct lref *)&j->lref; }
+static struct lref *job_lref(const struct sjob *j, int k)
+{
+    struct sjob_loc *q = job_loc(j);
+    return k ? &q->lmore[k - 1] : &q->lref;
+}
 
 /* The position of j in f (its lref for f). */
 static struct lref *lref_in(struct sjob *j, const struct lfile *f)
@@ -197,6 +201,8 @@ void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_
 {
     struct locality *l = &x->loc;
     if (l->mode == LOC_OFF || j->nlref) return;
+    if (!j->batch->loc) j->batch->loc = xcalloc(j->batch->nslots, sizeof *j->batch->loc);
+    struct sjob_loc *q = job_loc(j);
     int target = j->batch->b.red.target_nresults;
     if (target > l->target) l->target = target;
     for (int k = 0; k < n && k < MAX_INPUTS; k++) {
@@ -216,20 +222,20 @@ void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_
                 struct sjob *o = f->jobs[i].job;
                 if (!o) continue;
                 lref_in(o, f)->pos = i;
-                if (o->lneeded > 0) bitidx_set(&f->sendable, i);
+                if (job_loc(o)->lneeded > 0) bitidx_set(&f->sendable, i);
             }
             for (uint32_t i = 0; i < pos; i++)
-                if (f->jobs[i].job && f->jobs[i].job->lneeded > 0) bitidx_set(&f->sendable, i);
+                if (f->jobs[i].job && job_loc(f->jobs[i].job)->lneeded > 0) bitidx_set(&f->sendable, i);
         }
         f->jobs[pos] = (struct lslot){j, j->id};
         f->n++;
         if (j->nlref) {
-            j->lmore = xrealloc(j->lmore, (size_t)j->nlref * sizeof *j->lmore);
+            q->lmore = xrealloc(q->lmore, (size_t)j->nlref * sizeof *q->lmore);
         }
         *job_lref(j, j->nlref) = (struct lref){f, pos};
         j->nlref++;
     }
-    j->lneeded = 0;
+    q->lneeded = 0;
 }
 
 static int need_level(int needed) { return needed < LF_NEED_LEVELS ? needed : LF_NEED_LEVELS - 1; }
@@ -246,14 +252,15 @@ void locality_job_changed(struct sched_index *x, struct sjob *j)
 {
     int now = j->needed > 0 ? j->needed : 0;
     int out = instances_out(j);
-    x->loc.flops_out += (out - j->lout) * j->flops_est;
-    j->lout = out;
-    if (now == j->lneeded) return;
-    double dflops = (now - j->lneeded) * j->flops_est;
+    struct sjob_loc *q = job_loc(j);
+    x->loc.flops_out += (out - q->lout) * j->flops_est;
+    q->lout = out;
+    if (now == q->lneeded) return;
+    double dflops = (now - q->lneeded) * j->flops_est;
     x->loc.flops_needed += dflops;   /* once per job, however many files it reads */
     for (int k = 0; k < j->nlref; k++) {
         struct lref *r = job_lref(j, k);
-        if (j->lneeded > 0) r->f->need[need_level(j->lneeded)]--;
+        if (q->lneeded > 0) r->f->need[need_level(q->lneeded)]--;
         if (now > 0) {
             r->f->need[need_level(now)]++;
             bitidx_set(&r->f->sendable, r->pos);
@@ -262,7 +269,7 @@ void locality_job_changed(struct sched_index *x, struct sjob *j)
         }
         r->f->flops_needed += dflops;
     }
-    j->lneeded = now;
+    q->lneeded = now;
     for (int k = 0; k < j->nlref; k++) lfile_update(&x->loc, job_lref(j, k)->f);
 }
 
@@ -277,7 +284,7 @@ static void lfile_compact(struct lfile *f)
         if (!j) continue;
         f->jobs[k] = f->jobs[i];
         lref_in(j, f)->pos = k;
-        if (j->lneeded > 0) bitidx_set(&f->sendable, k);
+        if (job_loc(j)->lneeded > 0) bitidx_set(&f->sendable, k);
         k++;
     }
     f->n = k;
@@ -286,16 +293,18 @@ static void lfile_compact(struct lfile *f)
 
 void locality_job_ended(struct sched_index *x, struct sjob *j)
 {
-    x->loc.flops_out -= j->lout * j->flops_est;   /* what is still out no longer counts */
-    j->lout = 0;
+    if (!j->nlref) return;
+    struct sjob_loc *q = job_loc(j);
+    x->loc.flops_out -= q->lout * j->flops_est;   /* what is still out no longer counts */
+    q->lout = 0;
     for (int k = 0; k < j->nlref; k++) {
         struct lref *r = job_lref(j, k);
         r->f->jobs[r->pos].job = NULL;
         r->f->nholes++;
     }
     for (int k = 0; k < j->nlref; k++) lfile_compact(job_lref(j, k)->f);
-    free(j->lmore);
-    j->lmore = NULL;
+    free(q->lmore);
+    q->lmore = NULL;
     j->nlref = 0;
 }
 

@@ -165,8 +165,8 @@ static void assert_nums(const struct fx *f, const int64_t *nums, int n)
 {
     assert_int_equal(f->res.nsent, n);
     for (int i = 0; i < n; i++) {
-        assert_non_null(f->res.sent[i].job->cj);
-        assert_int_equal(f->res.sent[i].job->cj->job_num, nums[i]);
+        assert_non_null(job_cj(f->res.sent[i].job));
+        assert_int_equal(job_cj(f->res.sent[i].job)->job_num, nums[i]);
     }
 }
 #define NUMS(...) (const int64_t[]){__VA_ARGS__}, (int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
@@ -278,14 +278,14 @@ static void test_cursor_add_job_rejects_unknown_cursor_out_of_range_and_taken_nu
     assert_int_equal(cursor_add_job(&f->x, ja, 99, 3, files, 2), -1);
     assert_int_equal(cursor_add_job(&f->x, ja, 1, 2, files, 2), -1);
     assert_int_equal(cursor_add_job(&f->x, ja, 1, 8, files, 2), -1);
-    assert_null(ja->cj);
+    assert_null(job_cj(ja));
     assert_int_equal(cursor_add_job(&f->x, ja, 1, 4, files, 2), 0);
     assert_int_equal(cursor_add_job(&f->x, jb, 1, 4, files, 2), -1);   /* number taken */
     assert_int_equal(cursor_add_job(&f->x, ja, 1, 5, files, 2), -1);   /* job placed already */
-    assert_null(jb->cj);
+    assert_null(job_cj(jb));
     index_settle(&f->x, ja, T0, &f->log);
     index_settle(&f->x, jb, T0, &f->log);
-    assert_int_equal(ja->cj->job_num, 4);
+    assert_int_equal(job_cj(ja)->job_num, 4);
     assert_float_equal(c->r.remaining_credit, cred(JF, 1), 1e-12);
     assert_int_equal(c->r.first_ungenerated_job_num, 5);
     assert_int_equal(c->sendable.count, 1);
@@ -313,7 +313,7 @@ static void test_dispatch_sends_own_cursor_in_job_number_order_then_plain_jobs(v
      * batch, never jobs 7 and 8 of host 1's cursor */
     assert_int_equal(ask(f, 2, 2, 10, T0 + 2, 1e10), 7);
     assert_int_equal(team_of(f, 1, 2), 12);
-    for (int i = 0; i < 4; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 9 + i);
+    for (int i = 0; i < 4; i++) assert_int_equal(job_cj(f->res.sent[i].job)->job_num, 9 + i);
     for (int i = 4; i < 7; i++) assert_int_equal(f->res.sent[i].job->id, 100 + i - 4);
     assert_int_equal(ask(f, 1, 1, 10, T0 + 3, 1e10), 2);
     assert_nums(f, NUMS(7, 8));
@@ -752,12 +752,12 @@ static void test_lane_stops_at_another_lanes_ground_and_splits_the_longest_run(v
     ask(f, 1, 1, 3, T0, SLOW);        /* 1..3 */
     ask(f, 2, 2, 6, T0 + 1, SLOW);    /* 102..107 */
     ask(f, 1, 1, 64, T0 + 2, SLOW);   /* 4..67 */
-    assert_int_equal(f->res.sent[63].job->cj->job_num, 67);
+    assert_int_equal(job_cj(f->res.sent[63].job)->job_num, 67);
     /* on to 101, where host 2's ground starts; then halfway along the
      * longest run never sent (108..200, host 2's lane grows into it) */
     ask(f, 1, 1, 64, T0 + 3, SLOW);
-    for (int i = 0; i < 34; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 68 + i);
-    for (int i = 34; i < 64; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 154 + i - 34);
+    for (int i = 0; i < 34; i++) assert_int_equal(job_cj(f->res.sent[i].job)->job_num, 68 + i);
+    for (int i = 34; i < 64; i++) assert_int_equal(job_cj(f->res.sent[i].job)->job_num, 154 + i - 34);
 }
 
 static void test_third_host_starts_a_lane_rather_than_walk_a_lane_with_two(void **state)
@@ -783,9 +783,9 @@ static void test_leader_stops_a_day_ahead_of_its_follower(void **state)
      * to 4 + LANE_DAY), then starts a lane halfway along the rest */
     ask(f, 1, 1, 64, T0 + 2, SLOW);
     int lead = LANE_DAY + 1;
-    for (int i = 0; i < lead; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 4 + i);
+    for (int i = 0; i < lead; i++) assert_int_equal(job_cj(f->res.sent[i].job)->job_num, 4 + i);
     int64_t rest = 4 + lead, halfway = rest + (200 - rest + 1) / 2;
-    for (int i = lead; i < 64; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, halfway + i - lead);
+    for (int i = lead; i < 64; i++) assert_int_equal(job_cj(f->res.sent[i].job)->job_num, halfway + i - lead);
 }
 
 static void test_jobs_beyond_a_slow_followers_day_are_left_behind(void **state)
@@ -989,8 +989,8 @@ static void test_cursor_add_host_loads_a_team_member(void **state)
     /* in batch 1 it keeps its team (the bigger empty one would be a new host's) */
     assert_int_equal(ask(f, 7, 7, 2, T0, 1e10), 2);
     assert_int_equal(team_of(f, 1, 7), 12);
-    assert_int_equal(f->res.sent[0].job->cj->job_num, 11);
-    assert_int_equal(f->res.sent[1].job->cj->job_num, 12);
+    assert_int_equal(job_cj(f->res.sent[0].job)->job_num, 11);
+    assert_int_equal(job_cj(f->res.sent[1].job)->job_num, 12);
     assert_float_equal(cursor_find(&f->x, 12)->r.expavg_credit, R1, 1e-6);
     /* one team at a time: none in batch 2, nothing joined or logged */
     assert_int_equal(team_of(f, 2, 7), 0);
@@ -1507,7 +1507,7 @@ static void test_hosts_walk_lanes_over_the_made_jobs_of_a_partly_generated_curso
     /* the next chunk: host 2's lane grows on into it */
     add_chunk(f, p, 3, 2000, 11, 101, 120);
     assert_int_equal(ask(f, 2, 2, 64, T0 + 2, SLOW), 64);
-    for (int i = 0; i < 64; i++) assert_int_equal(f->res.sent[i].job->cj->job_num, 55 + i);
+    for (int i = 0; i < 64; i++) assert_int_equal(job_cj(f->res.sent[i].job)->job_num, 55 + i);
     ask(f, 1, 1, 3, T0 + 3, SLOW);
     assert_nums(f, NUMS(4, 5, 6));
 }
@@ -1558,7 +1558,7 @@ static void test_interleaved_rpcs_of_a_team_keep_the_walk_sound(void **state)
         if (act < 5) {
             ask(f, h, h, 1 + (int)(rnd(&s) % 3), now, 1e10);
             for (int i = 0; i < f->res.nsent; i++) {
-                int64_t k = f->res.sent[i].job->cj->job_num;
+                int64_t k = job_cj(f->res.sent[i].job)->job_num;
                 nsent++;
                 if (sent_ever[k]) continue;
                 /* first instances in number order: at 1e10, 60 jobs are too few to split */

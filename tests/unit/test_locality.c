@@ -729,7 +729,7 @@ static void r_dispatch(struct rrun *r, int h)
         r->got[j->id][h] = 1;
         if (r->nout < R_OUT) r->out[r->nout++] = (struct rout){j->id, res->sent[i].inst.id, h + 1};
         for (int k = 0; k < j->nlref; k++) {
-            int fk = fidx((k ? j->lmore[k - 1].f : j->lref.f)->name);
+            int fk = fidx((k ? job_loc(j)->lmore[k - 1].f : job_loc(j)->lref.f)->name);
             if (!r->has[h][fk]) r->coming[h][fk] = 1;
         }
     }
@@ -769,13 +769,13 @@ static void check_file(struct locality *l, struct lfile *lf, size_t seq)
         assert_int_equal(j->id, lf->jobs[p].id);
         int found = 0;
         for (int k = 0; k < j->nlref; k++) {
-            const struct lref *ref = k ? &j->lmore[k - 1] : &j->lref;
+            const struct lref *ref = k ? &job_loc(j)->lmore[k - 1] : &job_loc(j)->lref;
             found += ref->f == lf && ref->pos == p;
         }
         assert_int_equal(found, 1);
-        assert_int_equal(bitidx_test(&lf->sendable, p) != 0, j->lneeded > 0);
-        if (j->lneeded > 0) {
-            need[j->lneeded < LF_NEED_LEVELS ? j->lneeded : LF_NEED_LEVELS - 1]++;
+        assert_int_equal(bitidx_test(&lf->sendable, p) != 0, job_loc(j)->lneeded > 0);
+        if (job_loc(j)->lneeded > 0) {
+            need[job_loc(j)->lneeded < LF_NEED_LEVELS ? job_loc(j)->lneeded : LF_NEED_LEVELS - 1]++;
             sendable++;
         }
     }
@@ -801,11 +801,11 @@ static void check_invariants(struct rrun *r)
     for (int64_t id = 1; id <= R_JOBS; id++) {
         struct sjob *j = index_job(&r->f->x, id);
         if (!j || !j->nlref) continue;
-        assert_int_equal(j->lneeded, j->needed > 0 ? j->needed : 0);
+        assert_int_equal(job_loc(j)->lneeded, j->needed > 0 ? j->needed : 0);
         int nout = 0;
         for (int i = 0; i < j->ninst; i++) nout += j->inst[i].state == INST_IN_PROGRESS;
-        assert_int_equal(j->lout, nout);
-        needed += j->lneeded * j->flops_est;
+        assert_int_equal(job_loc(j)->lout, nout);
+        needed += job_loc(j)->lneeded * j->flops_est;
         out += nout * j->flops_est;
     }
     assert_true(fabs(l->flops_needed - needed) < 1 && fabs(l->flops_out - out) < 1);

@@ -477,15 +477,15 @@ static void check_cursor_reply(struct worker *w, struct vhost *h, const struct r
                       (long long)h->id);
             continue;
         }
-        if (!j->cj) continue;
-        if (j->cj->cur->r.id != team)
+        if (!job_cj(j)) continue;
+        if (job_cj(j)->cur->r.id != team)
             violation(w->L, "host %lld in team %lld got job %lld of cursor %lld", (long long)h->id, (long long)team,
-                      (long long)j->id, (long long)j->cj->cur->r.id);
-        if (h->last_num && j->cj->job_num < h->last_num) {
+                      (long long)j->id, (long long)job_cj(j)->cur->r.id);
+        if (h->last_num && job_cj(j)->job_num < h->last_num) {
             if (i > 0) decreases++;
             else w->L->decreases_across++;   /* counted under the server lock: one writer at a time */
         }
-        h->last_num = j->cj->job_num;
+        h->last_num = job_cj(j)->job_num;
     }
     w->L->decreases_in_reply += decreases;
     if (decreases > w->L->max_decreases_in_reply) w->L->max_decreases_in_reply = decreases;

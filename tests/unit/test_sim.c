@@ -299,7 +299,7 @@ static void check_team(void *ctx, const struct sched_index *x, int64_t host_id, 
     struct seen *s = ctx;
     for (int i = 0; i < n; i++) {
         s->sent++;
-        const struct cjob *cj = sent[i].job->cj;
+        const struct cjob *cj = job_cj(sent[i].job);
         if (!cj) continue;
         s->cursor_sent++;
         int member = 0;
