@@ -6,6 +6,7 @@
  * read-only (store/store_campaign_view.c). */
 #include "cli/cli.h"
 #include "core/fsutil.h"
+#include "core/strbuf.h"
 #include "store/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <errno.h>

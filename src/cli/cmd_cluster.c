@@ -4,6 +4,7 @@
  * by store/campaign_order.c as the REST API does. Clusters are never
  * deleted, only disabled: the grid daemon addresses them by position. */
 #include "cli/cli.h"
+#include "drivers/driver.h"
 #include "store/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <limits.h>
@@ -57,7 +58,7 @@ int cmd_cluster_add(int argc, char **argv, char *err, size_t errlen)
         return rc;
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
-    if (!rc && cluster_order_add(cp.s, &c, (int64_t)time(NULL), err, errlen)) rc = CLI_FAIL;
+    if (!rc && cluster_order_add(cp.s, &c, drv_check, (int64_t)time(NULL), err, errlen)) rc = CLI_FAIL;
     cli_close(&cp);
     if (!rc) printf("cluster %s added (id %lld, %s driver)\n", c.cfg.name, (long long)c.id, driver);
     return rc;

@@ -1,7 +1,7 @@
 /* driver.c - what every cluster driver shares: opening one from its
  * config, the calls that put the cluster's name in front of an error, and
  * the names of states and end reasons. */
-#include "grid/driver.h"
+#include "drivers/driver.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +12,6 @@ static const char *const end_names[] = {"none",      "success",   "exit",      "
 
 const char *drv_state_name(enum drv_state s) { return state_names[s]; }
 const char *drv_end_name(enum drv_end e) { return end_names[e]; }
-
-long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job)
-{
-    return job->walltime > 0 ? job->walltime : spec->walltime;
-}
 
 struct cluster_driver *drv_open(const struct cluster_config *cfg, char *err, size_t errlen)
 {
@@ -47,6 +42,13 @@ void drv_close(struct cluster_driver *d)
     if (!d) return;
     d->ops->close(d);
     free(d);
+}
+
+int drv_check(const struct cluster_config *cfg, char *err, size_t errlen)
+{
+    struct cluster_driver *d = drv_open(cfg, err, errlen);
+    drv_close(d);
+    return d ? 0 : -1;
 }
 
 /* The implementations write their errors without the cluster: it is added

@@ -12,12 +12,12 @@
 #ifndef LOCUS_DRIVER_H
 #define LOCUS_DRIVER_H
 #include "core/strbuf.h"
-#include "grid/jdl.h"
+#include "grid/jobscript.h"
+#include "model/campaign.h"
 #include <stdint.h>
 #include <time.h>
 
 #define DRV_ID_MAX 48            /* bytes of a remote job id, with its NUL */
-
 
 /* A job's state, normalised. */
 enum drv_state {
@@ -56,27 +56,6 @@ struct drv_resources {
     double stress;               /* 0 (fine) to 1 (too slow to be given more jobs) */
 };
 
-/* One job to submit. The cluster section (exec_file, directory, resources,
- * walltime, best-effort, checkpointing...) is given beside it. */
-struct drv_job {
-    int64_t job_id;              /* locus's id: LOCUS_JOB_ID */
-    int64_t campaign_id;         /* LOCUS_CAMPAIGN_ID */
-    const char *name;            /* LOCUS_JOB_NAME (the first word of the param) */
-    const char *user;            /* LOCUS_USER: the cluster account the job runs as */
-    const char *param;           /* the job runs "<exec_file> <param>" (shell words) */
-    const char *const *script;   /* instead of exec_file and param (NULL: none): shell
-                                    lines run in one shell, for prologues and epilogues */
-    int nscript;
-    long walltime;               /* > 0: overrides the section's (prologue_walltime...) */
-    const char *const *env;      /* more "NAME=VALUE" for the job (NULL-terminated; may be NULL) */
-    const struct drv_job *group; /* instead of exec_file and param (NULL: none): a temporally
-                                    grouped job running these ngroup jobs one after the other,
-                                    each with its own id, name, param and env (jobscript.h) */
-    int ngroup;
-    int64_t tag;                 /* > 0: the submission it belongs to; the scheduler's job name
-                                    carries it, so that drv_find can find a submission whose ids
-                                    were never recorded (the first job's tag names an array) */
-};
 
 enum drv_stream { DRV_STDOUT, DRV_STDERR };
 
@@ -114,6 +93,9 @@ struct cluster_driver {
  * incomplete. The caller owns it and frees it with drv_close. */
 struct cluster_driver *drv_open(const struct cluster_config *cfg, char *err, size_t errlen);
 void drv_close(struct cluster_driver *d);
+/* 0 if a driver can be opened for cfg, else -1 with the reason in err:
+ * drv_open and drv_close, which make no connection. */
+int drv_check(const struct cluster_config *cfg, char *err, size_t errlen);
 
 /* Submits one job; its remote id into id. 0 or -1. */
 int drv_submit(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *job,
@@ -146,9 +128,6 @@ int drv_tail(struct cluster_driver *d, const char *id, enum drv_stream which, si
  * driver cannot search: err says which). */
 int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
              int max, char *err, size_t errlen);
-
-/* The walltime of job under spec, in seconds: its own, else the section's. */
-long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job);
 
 /* Names for messages: "waiting", "preempted"... (static). */
 const char *drv_state_name(enum drv_state s);

@@ -1,5 +1,5 @@
 /* driver_fake.c - the in-memory scheduler of unit tests (driver_fake.h). */
-#include "grid/driver_fake.h"
+#include "drivers/driver_fake.h"
 #include "grid/jobscript.h"
 #include <inttypes.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * DRIVER_FAKE; the controls below take such a driver. */
 #ifndef LOCUS_DRIVER_FAKE_H
 #define LOCUS_DRIVER_FAKE_H
-#include "grid/driver.h"
+#include "drivers/driver.h"
 
 #define FAKE_DEFAULT_CORES 8
 #define FAKE_DEFAULT_SLEEP 60

@@ -13,7 +13,8 @@
  * element's param_file line, its index, to the command. Remote ids are
  * OAR's job ids. */
 #include "core/hashmap.h"
-#include "grid/driver.h"
+#include "drivers/driver.h"
+#include "grid/jdl.h"
 #include "grid/jobscript.h"
 #include <curl/curl.h>
 #include <inttypes.h>

@@ -13,7 +13,7 @@
 #include "core/fsutil.h"
 #include "core/hashmap.h"
 #include "core/run.h"
-#include "grid/driver.h"
+#include "drivers/driver.h"
 #include "grid/jobscript.h"
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,9 @@
 /* jobscript.c - the job wrapper (see jobscript.h). */
 #include "grid/jobscript.h"
+#include "grid/jdl.h"
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 void sh_quote(struct strbuf *out, const char *s)
@@ -179,6 +181,11 @@ static int write_element(struct strbuf *out, const struct cluster_spec *spec, co
     }
     sb_puts(out, "  ;;\n");
     return 0;
+}
+
+long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job)
+{
+    return job->walltime > 0 ? job->walltime : spec->walltime;
 }
 
 int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *jobs, int n,

@@ -6,11 +6,39 @@
  * epilogue lines, or the params of a temporally grouped job one after the
  * other) in the background and forwards the checkpointing signal and
  * SIGTERM to it, and exits with its status. The scheduler-specific
- * parts come from the driver, so this file knows no scheduler. */
+ * parts come from the driver, so this file knows no scheduler, nor any
+ * driver. */
 #ifndef LOCUS_JOBSCRIPT_H
 #define LOCUS_JOBSCRIPT_H
 #include "core/strbuf.h"
-#include "grid/driver.h"
+#include "model/campaign.h"
+
+/* One job to submit to a cluster, as the runner hands it to a cluster
+ * driver (drivers/driver.h) and the wrapper runs it. The cluster section
+ * (exec_file, directory, resources, walltime, best-effort,
+ * checkpointing...) is given beside it. */
+struct drv_job {
+    int64_t job_id;              /* locus's id: LOCUS_JOB_ID */
+    int64_t campaign_id;         /* LOCUS_CAMPAIGN_ID */
+    const char *name;            /* LOCUS_JOB_NAME (the first word of the param) */
+    const char *user;            /* LOCUS_USER: the cluster account the job runs as */
+    const char *param;           /* the job runs "<exec_file> <param>" (shell words) */
+    const char *const *script;   /* instead of exec_file and param (NULL: none): shell
+                                    lines run in one shell, for prologues and epilogues */
+    int nscript;
+    long walltime;               /* > 0: overrides the section's (prologue_walltime...) */
+    const char *const *env;      /* more "NAME=VALUE" for the job (NULL-terminated; may be NULL) */
+    const struct drv_job *group; /* instead of exec_file and param (NULL: none): a temporally
+                                    grouped job running these ngroup jobs one after the other,
+                                    each with its own id, name, param and env (below) */
+    int ngroup;
+    int64_t tag;                 /* > 0: the submission it belongs to; the scheduler's job name
+                                    carries it, so that drv_find can find a submission whose ids
+                                    were never recorded (the first job's tag names an array) */
+};
+
+/* The walltime of job under spec, in seconds: its own, else the section's. */
+long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job);
 
 /* Exit status of a wrapper that cannot enter its working directory or
  * finds no job at its index. */

@@ -7,7 +7,7 @@
 #define LOCUS_SERVER_GRID_H
 #include "core/project.h"
 #include "grid/cycle.h"
-#include "grid/driver.h"
+#include "drivers/driver.h"
 #include <stdint.h>
 
 struct gridd;

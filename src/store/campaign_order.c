@@ -307,8 +307,8 @@ static enum camp_order_rc check_waiting(int waiting_allowed, char *err, size_t e
     return CAMP_ORDER_OK;
 }
 
-enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, int64_t now, char *err,
-                                     size_t errlen)
+enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, cluster_check_fn *check, int64_t now,
+                                     char *err, size_t errlen)
 {
     if (!memchr(c->cfg.name, 0, sizeof c->cfg.name) || !jdl_cluster_name_ok(c->cfg.name))
         return fail(CAMP_ORDER_INVALID, err, errlen, "name: 1 to %d characters of A-Z a-z 0-9 _ -",
@@ -319,9 +319,7 @@ enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, in
     enum camp_order_rc rc = check_waiting(c->waiting_allowed, err, errlen);
     if (rc) return rc;
     c->disabled = c->disabled != 0;
-    struct cluster_driver *d = drv_open(&c->cfg, err, errlen);
-    if (!d) return CAMP_ORDER_INVALID;
-    drv_close(d);
+    if (check(&c->cfg, err, errlen)) return CAMP_ORDER_INVALID;
     c->create_time = now;
     if (store_begin(st)) return store_failed(st, err, errlen);
     struct cluster_row old;

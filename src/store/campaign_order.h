@@ -74,12 +74,17 @@ enum camp_order_rc campaign_order_share(struct store *st, int64_t user_id, doubl
 enum camp_order_rc campaign_order_wait(struct store *st, int64_t order_id, int timeout_ms, int64_t *result,
                                        char *err, size_t errlen);
 
+/* Checks a cluster's driver settings without connecting to it: 0, or -1
+ * with the reason in err. The caller gives the drivers' own check
+ * (drivers/driver.h: drv_check), as this layer links no driver. */
+typedef int cluster_check_fn(const struct cluster_config *cfg, char *err, size_t errlen);
+
 /* Declares a cluster (c borrowed; c->id and c->create_time set), in its
  * own transaction: the name (1 to JDL_CLUSTER_NAME_MAX of [A-Za-z0-9_-]),
- * waiting_allowed, timeout_ms and the driver settings checked by drv_open
- * itself (which makes no connection). A taken name: CAMP_ORDER_CONFLICT. */
-enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, int64_t now, char *err,
-                                     size_t errlen);
+ * waiting_allowed, timeout_ms, and the driver settings by check. A taken
+ * name: CAMP_ORDER_CONFLICT. */
+enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, cluster_check_fn *check, int64_t now,
+                                     char *err, size_t errlen);
 
 /* Sets user_id's affinity for cluster name (-AFFINITY_MAX to
  * AFFINITY_MAX; 0: none) and whether the user's campaigns share it with

@@ -13,7 +13,7 @@
 #ifndef LOCUS_STORE_GRID_H
 #define LOCUS_STORE_GRID_H
 #include "grid/cycle.h"
-#include "grid/driver.h"
+#include "model/campaign.h"
 #include "store/store.h"
 
 /* ---- clusters, as `locus cluster add` declares them ---- */

@@ -6,7 +6,8 @@
 #ifndef LOCUS_DRIVER_FIXTURES_H
 #define LOCUS_DRIVER_FIXTURES_H
 #include "core/fsutil.h"
-#include "grid/driver.h"
+#include "drivers/driver.h"
+#include "grid/jdl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -35,7 +35,7 @@
 #include "store/store.h"
 #include "server/grid.h"
 #include "server/server.h"
-#include "grid/driver_fake.h"
+#include "drivers/driver_fake.h"
 #include "grid/cycle.h"
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -138,7 +138,7 @@ static void make_project(struct fx *f, int no_daemon)
     assert_int_equal(store_user_by_name(st, "bob", &u), 0);
     snprintf(f->key_b, sizeof f->key_b, "%s", u.authenticator);
     struct cluster_row c = {.cfg = {.name = "fake1", .kind = DRIVER_FAKE}, .waiting_allowed = -1};
-    assert_int_equal(cluster_order_add(st, &c, 1000, err, sizeof err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_add(st, &c, drv_check, 1000, err, sizeof err), CAMP_ORDER_OK);
     store_close(st);
 }
 

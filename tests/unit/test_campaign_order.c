@@ -16,6 +16,7 @@
 #include "store_fixture.h"
 
 #include "core/fsutil.h"
+#include "drivers/driver.h"
 #include "store/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <stdio.h>
@@ -35,7 +36,7 @@ static void add_cluster(struct fx *f, const char *name)
     struct cluster_row c = {.cfg.kind = DRIVER_OAR, .waiting_allowed = -1};
     snprintf(c.cfg.name, sizeof c.cfg.name, "%s", name);
     snprintf(c.cfg.api_url, sizeof c.cfg.api_url, "http://127.0.0.1:6668/oarapi");
-    assert_int_equal(cluster_order_add(f->s, &c, 50, f->err, sizeof f->err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_add(f->s, &c, drv_check, 50, f->err, sizeof f->err), CAMP_ORDER_OK);
 }
 
 static int setup(void **state)
@@ -430,7 +431,7 @@ static void test_add_params_runs_the_rules(void **state)
 static enum camp_order_rc add(struct fx *f, struct cluster_row *c)
 {
     f->err[0] = 0;
-    return cluster_order_add(f->s, c, 60, f->err, sizeof f->err);
+    return cluster_order_add(f->s, c, drv_check, 60, f->err, sizeof f->err);
 }
 
 static void test_cluster_add_checks(void **state)

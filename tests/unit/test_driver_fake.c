@@ -13,7 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "grid/driver_fake.h"
+#include "drivers/driver_fake.h"
+#include "grid/jdl.h"
 #include "grid/jobscript.h"
 #include <stdio.h>
 #include <string.h>

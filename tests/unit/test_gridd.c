@@ -17,7 +17,7 @@
 
 #include "store_fixture.h"
 
-#include "grid/driver_fake.h"
+#include "drivers/driver_fake.h"
 #include "server/grid.h"
 #include "store/store_grid.h"
 #include <sqlite3.h>

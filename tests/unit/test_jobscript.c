@@ -16,6 +16,7 @@
 
 #include "core/fsutil.h"
 #include "core/run.h"
+#include "grid/jdl.h"
 #include "grid/jobscript.h"
 #include <stdio.h>
 #include <stdlib.h>
