@@ -118,7 +118,8 @@ static void fail(struct upload *u, int status, const char *fmt, ...)
     log_debug(LT_HTTP, "upload %s: %s", u->h.name, u->message);
 }
 
-/* Undoes this request's writes: the partial file is as it was before. */
+/* Undoes this request's writes: a partial file it created is removed, one
+ * it resumed is cut back to the offset it started writing at. */
 static void restore_part(struct upload *u)
 {
     if (u->fd < 0) return;
