@@ -402,7 +402,7 @@ static void on_success(struct grid_state *st, struct grid_copy *cp, struct grid_
     p->successes++;
     p->success_s += cp->run_s;
     p->fast_successes += cp->fast;
-    if (cp->test) p->test_state = 2;
+    if (cp->test) p->test_state = GT_DONE;
     if (cp->fast && blacklisted_by_sink(st, p)) {   /* a late copy on a known sink */
         requeue(st, j, cp, RQ_RESUBMIT, now);
         return;
@@ -530,7 +530,7 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
         job_refresh(st, j);
         return;
     }
-    if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 0;
+    if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = GT_TO_TEST;
     if (cp->cancel == GK_OVER_WALLTIME) cp->end = GE_WALLTIME;
     else if (cp->cancel) {   /* nikita's: the job just goes back */
         if (cp->cancel == GK_WAITED_TOO_LONG) j->pin_cluster = 0;   /* its checkpoint's cluster is too busy */
@@ -551,7 +551,7 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
         requeue(st, j, cp, RQ_ATTEMPT, now);
         break;
     }
-    if (j->state == GJ_ERROR && cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 2;
+    if (j->state == GJ_ERROR && cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = GT_DONE;
 }
 
 /* ---- observations ---- */
@@ -635,7 +635,7 @@ int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_
         return 0;
     }
     struct grid_job *j = &st->jobs[cp->job_id - 1];
-    if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = 0;
+    if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = GT_TO_TEST;
     if (terminal(j->state) || has_live_copy(st, j)) return 0;
     if (status == GS_REFUSED) fatal(st, cp, j, GEV_SUBMIT_REFUSED, now);
     else requeue(st, j, cp, RQ_QUIET, now);
@@ -732,7 +732,7 @@ static void test_campaign_done(struct grid_state *st, struct grid_campaign *c)
 {
     for (int k = 0; k < c->nclusters; k++) {
         const struct grid_pair *p = &st->pairs[c->first_pair + k];
-        if (p->test_state != 2 && pair_usable(st, p)) return;
+        if (p->test_state != GT_DONE && pair_usable(st, p)) return;
     }
     for (int64_t i = 0; i < c->njobs; i++) {
         struct grid_job *j = grid_camp_job(st, c, i);
@@ -935,7 +935,7 @@ static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int6
         struct grid_job *j = next_job(st, c, o->cluster_id, 0, &from);
         if (!j) return;
         new_copy(st, j, cc, 0, GSK_TEST, now);
-        p->test_state = 1;
+        p->test_state = GT_IN_FLIGHT;
         return;
     }
     int64_t from = 0, sub = 0;
@@ -1017,7 +1017,7 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
         p->last_submitted = 0;
         struct grid_affinity a = affinity_of(st, c->user_id, p->cluster_id);
         uses[i] = (struct ms_use){.cluster_id = p->cluster_id, .affinity = a.affinity, .shared = a.shared,
-                                  .test_done = p->test_state != 0, .pred_jobs = p->pred_jobs,
+                                  .test_done = p->test_state != GT_TO_TEST, .pred_jobs = p->pred_jobs,
                                   .res_per_job = cc->res_per_job};
         if (!pair_ready(st, p)) {   /* blacklisted there, or its prologue not done yet */
             struct cl_work *cw = &w[p->cluster_id - 1];

@@ -112,6 +112,9 @@ enum grid_script_state {
     GSS_DONE,         /* it succeeded */
 };
 
+/* Where a test campaign's test job stands on one cluster. */
+enum grid_test_state { GT_TO_TEST, GT_IN_FLIGHT, GT_DONE };
+
 /* A copy: one submission of a job to one cluster. */
 enum grid_copy_state { GC_LAUNCHING, GC_SUBMITTED, GC_WAITING, GC_RUNNING, GC_ENDED };
 
@@ -237,7 +240,7 @@ struct grid_pair {
     int running, waiting;     /* live copies, counted at each cycle */
     int waiting_new;          /* of the waiting, those not settled (cycle.c) */
     int64_t blacklist_event;  /* > 0: blacklisted for the campaign until that event is fixed */
-    int test_state;           /* test campaigns: 0 to test, 1 in flight, 2 done */
+    enum grid_test_state test_state;   /* test campaigns only */
     int prologue, epilogue;   /* enum grid_script_state */
     int used;                 /* a copy of the campaign reached the cluster: the epilogue runs there */
     int64_t successes, fast_successes, resubmitted;

@@ -138,7 +138,7 @@ static const char v5[] =
     " event_id INTEGER NOT NULL, value REAL NOT NULL, body TEXT, state INTEGER NOT NULL DEFAULT 0,"
     " result INTEGER NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', create_time INTEGER NOT NULL,"
     " done_time INTEGER NOT NULL DEFAULT 0);"
-    "CREATE INDEX grid_orders_pending ON grid_orders(id) WHERE state = 0;"
+    "CREATE INDEX grid_orders_pending ON grid_orders(id) WHERE state = {GOS_PENDING};"
     "CREATE TABLE grid_hooks("
     " user_id INTEGER PRIMARY KEY REFERENCES users(id), command TEXT NOT NULL, url TEXT NOT NULL);"
     "CREATE TABLE grid_meta(id INTEGER PRIMARY KEY, last_cycle INTEGER, live_from INTEGER, cycles INTEGER,"

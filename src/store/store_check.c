@@ -12,11 +12,11 @@ struct invariant {
 
 static const struct invariant invariants[] = {
     {"instance with unknown state",
-     "SELECT id, state FROM instances WHERE state NOT IN (4,5)"},
+     "SELECT id, state FROM instances WHERE state NOT IN ({INST_IN_PROGRESS},{INST_OVER})"},
     {"instance in progress with an outcome",
-     "SELECT id, outcome FROM instances WHERE state=4 AND outcome<>0"},
+     "SELECT id, outcome FROM instances WHERE state={INST_IN_PROGRESS} AND outcome<>{OUTCOME_INIT}"},
     {"instance over without an outcome",
-     "SELECT id FROM instances WHERE state=5 AND outcome=0"},
+     "SELECT id FROM instances WHERE state={INST_OVER} AND outcome={OUTCOME_INIT}"},
     {"two instances of one job on one host",
      "SELECT job_id, host_id, count(*) FROM instances GROUP BY job_id, host_id HAVING count(*)>1"},
     {"instance of a job that does not exist",
@@ -26,24 +26,26 @@ static const struct invariant invariants[] = {
     {"instance whose user is not its host's user",
      "SELECT i.id FROM instances i JOIN hosts h ON h.id=i.host_id WHERE h.user_id<>i.user_id"},
     {"instance valid without success",
-     "SELECT id FROM instances WHERE validate_state=1 AND outcome<>1"},
+     "SELECT id FROM instances WHERE validate_state={VALIDATE_VALID} AND outcome<>{OUTCOME_SUCCESS}"},
     {"job validated or done without a valid canonical instance of its own",
      "SELECT j.id FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id"
-     " WHERE j.state IN (1,2) AND (i.id IS NULL OR i.job_id<>j.id OR i.outcome<>1 OR i.validate_state<>1)"},
+     " WHERE j.state IN ({JOB_VALIDATED},{JOB_DONE})"
+     " AND (i.id IS NULL OR i.job_id<>j.id OR i.outcome<>{OUTCOME_SUCCESS} OR i.validate_state<>{VALIDATE_VALID})"},
     /* a job ended after validation keeps its canonical instance: when its
      * assimilation failed, or when its batch was cancelled before it */
     {"job with a canonical instance but not validated",
-     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN (1,2) AND NOT (state=3 AND error_mask&16)"
-     " AND NOT (state=4 AND error_mask&8)"},
+     "SELECT id FROM jobs WHERE canonical_id<>0 AND state NOT IN ({JOB_VALIDATED},{JOB_DONE})"
+     " AND NOT (state={JOB_FAILED} AND error_mask&{JOB_ERR_ASSIMILATE})"
+     " AND NOT (state={JOB_CANCELLED} AND error_mask&{JOB_ERR_CANCELLED})"},
     {"job failed without a reason",
-     "SELECT id FROM jobs WHERE state=3 AND error_mask=0"},
+     "SELECT id FROM jobs WHERE state={JOB_FAILED} AND error_mask=0"},
     {"job with unknown state",
-     "SELECT id, state FROM jobs WHERE state NOT BETWEEN 0 AND 4"},
+     "SELECT id, state FROM jobs WHERE state NOT BETWEEN {JOB_ACTIVE} AND {JOB_CANCELLED}"},
     {"job ended without an end time",
-     "SELECT id FROM jobs WHERE state IN (2,3,4) AND done_time=0"},
+     "SELECT id FROM jobs WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED}) AND done_time=0"},
     {"batch done with jobs not ended",
      "SELECT b.id, count(*) FROM batches b JOIN jobs j ON j.batch_id=b.id"
-     " WHERE b.state IN (1,3) AND j.state IN (0,1) GROUP BY b.id"},
+     " WHERE b.state IN ({BATCH_DONE},{BATCH_CANCELLED}) AND j.state IN ({JOB_ACTIVE},{JOB_VALIDATED}) GROUP BY b.id"},
     {"job of an unknown batch",
      "SELECT j.id FROM jobs j LEFT JOIN batches b ON b.id=j.batch_id WHERE b.id IS NULL"},
     {"app version file that does not exist",
@@ -67,7 +69,8 @@ static const struct invariant invariants[] = {
      "SELECT b.id, b.parent_id FROM batches b LEFT JOIN batches p ON p.id=b.parent_id"
      " WHERE b.parent_id<>0 AND p.id IS NULL"},
     {"generated batch done with chunks not done",
-     "SELECT p.id, b.id FROM batches p JOIN batches b ON b.parent_id=p.id WHERE p.state IN (1,3) AND b.state IN (0,2)"},
+     "SELECT p.id, b.id FROM batches p JOIN batches b ON b.parent_id=p.id"
+     " WHERE p.state IN ({BATCH_DONE},{BATCH_CANCELLED}) AND b.state IN ({BATCH_ACTIVE},{BATCH_CANCELLING})"},
     {"batch redundancy out of range",
      "SELECT id FROM batches WHERE min_quorum<1 OR target_nresults<min_quorum"
      " OR max_error_instances<0 OR max_total_instances<target_nresults"},
@@ -78,7 +81,7 @@ int store_check(struct store *s, void (*report)(void *ctx, const char *msg), voi
     int violations = 0;
     for (size_t k = 0; k < sizeof invariants / sizeof invariants[0]; k++) {
         sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(store_db(s), invariants[k].sql, -1, &st, NULL) != SQLITE_OK) return -1;
+        if (store_prepare(s, invariants[k].sql, 0, &st)) return -1;
         while (sqlite3_step(st) == SQLITE_ROW) {
             char msg[512];
             int n = snprintf(msg, sizeof msg, "%s:", invariants[k].what);

@@ -303,9 +303,8 @@ int store_grid_order_get(struct store *s, int64_t id, struct grid_order *o)
 int store_grid_orders_pending(struct store *s, int (*each)(void *ctx, const struct grid_order *o), void *ctx)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(store_db(s), "SELECT " ORDER_COLS " FROM grid_orders WHERE state = 0 ORDER BY id", -1,
-                           &st, NULL))
-        return store_fail(s, "grid_orders");
+    if (store_prepare(s, "SELECT " ORDER_COLS " FROM grid_orders WHERE state = {GOS_PENDING} ORDER BY id", 0, &st))
+        return -1;
     int rc, stop = 0;
     while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct grid_order o;

@@ -21,6 +21,9 @@ enum {
 };
 
 sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
+/* Prepares sql, its {NAME}s of codes.h replaced by their values, into *st
+ * (the caller finalizes it). -1 with the error recorded. */
+int store_prepare(struct store *s, const char *sql, unsigned flags, sqlite3_stmt **st);
 /* Runs a bound statement that returns no row; -1 with the error recorded. */
 int store_run(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs sql with ?1 = arg and calls each_row per row until it returns non-zero. */

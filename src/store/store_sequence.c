@@ -121,7 +121,7 @@ int store_sequence_extend(struct store *s, int64_t id, int64_t length)
 int store_sequence_end(struct store *s, int64_t id, int64_t now)
 {
     sqlite3_stmt *st = store_stmt(s, Q_SEQ_END,
-        "UPDATE sequences SET state=max(state,1), end_time=CASE WHEN end_time=0 THEN ?1 ELSE end_time END,"
+        "UPDATE sequences SET state=max(state,{SEQ_ENDED}), end_time=CASE WHEN end_time=0 THEN ?1 ELSE end_time END,"
         " revision=(SELECT max(revision)+1 FROM sequences) WHERE id=?2");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, now);

@@ -3,6 +3,7 @@
  * cached per handle. */
 #include "store/store_internal.h"
 #include "store/schema.h"
+#include "store/codes.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include <sqlite3.h>
@@ -31,10 +32,7 @@ static int fail(struct store *s, const char *what)
 /* The cached statement `which`, reset and ready to bind; NULL on error. */
 static sqlite3_stmt *stmt(struct store *s, int which, const char *sql)
 {
-    if (!s->q[which] && sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->q[which], NULL)) {
-        fail(s, "prepare");
-        return NULL;
-    }
+    if (!s->q[which] && store_prepare(s, sql, SQLITE_PREPARE_PERSISTENT, &s->q[which])) return NULL;
     sqlite3_reset(s->q[which]);
     sqlite3_clear_bindings(s->q[which]);
     return s->q[which];
@@ -73,13 +71,25 @@ static void col_text(sqlite3_stmt *st, int i, char *out, size_t len)
 
 static int exec(struct store *s, const char *sql)
 {
+    struct strbuf text;
+    sb_init(&text);
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        store_failf(s, "%s", msg ? msg : sqlite3_errmsg(s->db));
-        sqlite3_free(msg);
-        return -1;
-    }
-    return 0;
+    int rc = codes_expand(sql, &text) ? store_failf(s, "SQL names an unknown code: %.200s", sql)
+           : sqlite3_exec(s->db, text.s, NULL, NULL, &msg) != SQLITE_OK
+               ? store_failf(s, "%s", msg ? msg : sqlite3_errmsg(s->db)) : 0;
+    sqlite3_free(msg);
+    sb_free(&text);
+    return rc;
+}
+
+int store_prepare(struct store *s, const char *sql, unsigned flags, sqlite3_stmt **st)
+{
+    struct strbuf text;
+    sb_init(&text);
+    int rc = codes_expand(sql, &text) ? store_failf(s, "SQL names an unknown code: %.200s", sql)
+           : sqlite3_prepare_v3(s->db, text.s, -1, flags, st, NULL) ? fail(s, "prepare") : 0;
+    sb_free(&text);
+    return rc;
 }
 
 int store_schema_version(struct store *s)
@@ -945,7 +955,7 @@ int64_t store_max_host_id(struct store *s)
 int store_batch_live_range(struct store *s, int64_t batch_id, int64_t *first, int64_t *last)
 {
     sqlite3_stmt *st = stmt(s, Q_LIVE_RANGE,
-        "SELECT min(id), max(id) FROM jobs WHERE batch_id=? AND state IN (0,1)");
+        "SELECT min(id), max(id) FROM jobs WHERE batch_id=? AND state IN ({JOB_ACTIVE},{JOB_VALIDATED})");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, batch_id);
     if (row(s, st, "live job range")) return -1;
@@ -963,7 +973,7 @@ static int each(struct store *s, const char *sql, int64_t arg,
                 int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL)) return fail(s, "prepare");
+    if (store_prepare(s, sql, 0, &st)) return -1;
     sqlite3_bind_int64(st, 1, arg);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -1091,7 +1101,7 @@ int store_each_live_job(struct store *s, int64_t batch_id, int (*cb)(void *, con
     struct each_ctx e = {(void *)cb, ctx};
     return each(s, "SELECT id,state,error_mask,target_nresults,canonical_id,done_time,flops_est,name,inputs,cursor_id,job_num,"
                    "sequence_id,branch FROM jobs"
-                   " WHERE batch_id=?1 AND state IN (0,1) ORDER BY id", batch_id, live_job_row, &e);
+                   " WHERE batch_id=?1 AND state IN ({JOB_ACTIVE},{JOB_VALIDATED}) ORDER BY id", batch_id, live_job_row, &e);
 }
 
 static int live_inst_row(struct store *s, sqlite3_stmt *st, void *p)
@@ -1108,7 +1118,7 @@ int store_each_live_instance(struct store *s, int64_t batch_id, int (*cb)(void *
     return each(s, "SELECT i.id,i.job_id,i.seq,i.host_id,i.user_id,i.app_version_id,i.state,i.outcome,"
                    "i.validate_state,i.sent_time,i.deadline,i.received_time,i.exit_status,i.cpu_time,"
                    "i.elapsed_time,i.credit FROM jobs j JOIN instances i ON i.job_id=j.id"
-                   " WHERE j.batch_id=?1 AND j.state IN (0,1) ORDER BY i.id", batch_id, live_inst_row, &e);
+                   " WHERE j.batch_id=?1 AND j.state IN ({JOB_ACTIVE},{JOB_VALIDATED}) ORDER BY i.id", batch_id, live_inst_row, &e);
 }
 
 /* ---- stats ---- */

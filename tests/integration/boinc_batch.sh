@@ -34,15 +34,15 @@ t_attach=$(elapsed)
 say "two clients attached"
 
 # JOB_VALIDATED = 1, JOB_FAILED = 3 (src/model/model.h)
-held() { [ "$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=1")" -ge 8 ]; }
+held() { [ "$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=$JOB_VALIDATED")" -ge 8 ]; }
 for _ in $(seq 240); do held && break; sleep 0.5; done
 held || fail "not 8 jobs validated while the hook fails: $(batch_counts "$proj" "$BATCH")"
-nfailed=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=3")
+nfailed=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=$JOB_FAILED")
 [ "$nfailed" -eq 0 ] || fail "$nfailed jobs failed because the assimilator hook did"
 while read -r name; do
     [ -n "$(upload_path "$proj" "${name}_0")" ] || fail "the upload of $name, canonical result of a job the hook failed, is gone"
 done < <(sql "$proj" "SELECT b.name||'_'||j.id||'_'||i.seq FROM jobs j JOIN instances i ON i.id=j.canonical_id
-                      JOIN batches b ON b.id=j.batch_id WHERE j.state=1")
+                      JOIN batches b ON b.id=j.batch_id WHERE j.state=$JOB_VALIDATED")
 [ ! -e "$TMP/hooked" ] || fail "the hook ran to its end before it was let"
 say "8 jobs validated and kept with their uploads while the hook fails; the hook now works"
 touch "$TMP/hook_works"
@@ -69,12 +69,12 @@ say "clients and locusd stopped (hosts: A=$hostA B=$hostB)"
 bid=$(sql "$proj" "SELECT id FROM batches WHERE name='$BATCH'")
 n=$(sql "$proj" "SELECT count(*) FROM jobs WHERE batch_id=$bid")
 [ "$n" -eq "$NJOBS" ] || fail "$n jobs in the store, expected $NJOBS"
-bad=$(sql "$proj" "SELECT name||' state '||state FROM jobs WHERE batch_id=$bid AND state<>2")
+bad=$(sql "$proj" "SELECT name||' state '||state FROM jobs WHERE batch_id=$bid AND state<>$JOB_DONE")
 [ -z "$bad" ] || fail "jobs not done: $bad"
 
 # a canonical instance: of the job, successful and valid
 bad=$(sql "$proj" "SELECT j.name FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id AND i.job_id=j.id
-                   WHERE j.batch_id=$bid AND (i.id IS NULL OR i.outcome<>1 OR i.validate_state<>1)")
+                   WHERE j.batch_id=$bid AND (i.id IS NULL OR i.outcome<>$OUTCOME_SUCCESS OR i.validate_state<>$VALIDATE_VALID)")
 [ -z "$bad" ] || fail "jobs without a valid canonical instance: $bad"
 
 # canonical outputs assimilated. locusd deletes uploads once their job has
@@ -100,8 +100,8 @@ say "the assimilator hook got every output once"
 
 # every instance over; none in progress
 ninst=$(sql "$proj" "SELECT count(*) FROM instances")
-inprog=$(sql "$proj" "SELECT count(*) FROM instances WHERE state=4")
-notover=$(sql "$proj" "SELECT count(*) FROM instances WHERE state<>5")
+inprog=$(sql "$proj" "SELECT count(*) FROM instances WHERE state=$INST_IN_PROGRESS")
+notover=$(sql "$proj" "SELECT count(*) FROM instances WHERE state<>$INST_OVER")
 [ "$inprog" -eq 0 ] || fail "$inprog instances still in progress"
 [ "$notover" -eq 0 ] || fail "$notover instances not over"
 
@@ -112,7 +112,7 @@ dup=$(sql "$proj" "SELECT job_id||' on host '||host_id FROM instances GROUP BY j
 # both hosts computed, and only they
 hosts=$(sql "$proj" "SELECT host_id||':'||count(*) FROM instances GROUP BY host_id ORDER BY host_id" | tr '\n' ' ')
 for h in "$hostA" "$hostB"; do
-    c=$(sql "$proj" "SELECT count(*) FROM instances WHERE host_id=$h AND outcome=1")
+    c=$(sql "$proj" "SELECT count(*) FROM instances WHERE host_id=$h AND outcome=$OUTCOME_SUCCESS")
     [ "$c" -gt 0 ] || fail "host $h got no work done (instances per host: $hosts)"
 done
 other=$(sql "$proj" "SELECT count(*) FROM instances WHERE host_id NOT IN ($hostA, $hostB)")
@@ -126,7 +126,7 @@ while IFS='|' read -r name host; do
     grep -qxF "$name" "$TMP/acked.$host" || fail "instance $name (host $host) succeeded but its client never logged its ack"
     nsucc=$((nsucc + 1))
 done < <(sql "$proj" "SELECT b.name||'_'||j.id||'_'||i.seq, i.host_id FROM instances i JOIN jobs j ON j.id=i.job_id
-                      JOIN batches b ON b.id=j.batch_id WHERE i.outcome=1")
+                      JOIN batches b ON b.id=j.batch_id WHERE i.outcome=$OUTCOME_SUCCESS")
 outcomes=$(sql "$proj" "SELECT 'outcome '||outcome||': '||count(*) FROM instances GROUP BY outcome" | tr '\n' ' ')
 say "$ninst instances, all over ($outcomes); per host: $hosts; $nsucc successes all acknowledged"
 

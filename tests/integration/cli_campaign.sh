@@ -8,6 +8,7 @@
 # against its params, its owner and the admission rules (as the owner's);
 # refusals exit 1 with one line on stderr and write no order.
 set -euo pipefail
+. "$(dirname "$0")/lib/codes.sh"
 
 build=${LOCUS_BUILD_DIR:-build}
 locus=$build/bin/locus
@@ -40,8 +41,8 @@ expect() {
 }
 
 # answer STATE RESULT ERROR: stands in for the grid daemon, once, in the
-# background (its pid in $daemon): marks the next order written done (1) or
-# refused (2). Orders written before the call are left alone.
+# background (its pid in $daemon): marks the next order written with STATE,
+# $GOS_DONE or $GOS_REFUSED. Orders written before the call are left alone.
 answer() {
   local after
   after=$(sql "SELECT coalesce(max(id), 0) FROM grid_orders")
@@ -52,7 +53,7 @@ answer_after() {
   local after=$1 new
   shift
   for _ in $(seq 200); do
-    new="state = 0 AND id > $after"
+    new="state = $GOS_PENDING AND id > $after"
     if [ "$(sql "SELECT count(*) FROM grid_orders WHERE $new")" -gt 0 ]; then
       sql "UPDATE grid_orders SET state = $1, result = $2, error = '$3', done_time = 1 WHERE $new"
       return
@@ -113,14 +114,14 @@ cat >"$work/jdl/c.json" <<'EOF'
 {"name": "demo", "param_file": "params.txt", "exec_file": "~/run.sh", "walltime": "02:00:00",
  "clusters": {"alpha": {}, "beta": {"walltime": 60}}}
 EOF
-answer 1 42 ''
+answer $GOS_DONE 42 ''
 out=$("$locus" campaign submit "$proj" "$work/jdl/c.json" --user alice --wait 10)
 wait "$daemon"; daemon=
 [ "$out" = 42 ] && ok || fail submit_wait "printed '$out'"
 body=$(sql "SELECT body FROM grid_orders WHERE id = 1")
 echo "$body" | grep -q '"params":\["a 1","b 2"\]' && ok || fail submit_params "$body"
 echo "$body" | grep -q '"alpha":{[^}]*"walltime":600' && ok || fail submit_rule "$body"
-[ "$(sql "SELECT user_id, kind FROM grid_orders WHERE id = 1")" = "1|1" ] && ok || fail submit_order ""
+[ "$(sql "SELECT user_id, kind FROM grid_orders WHERE id = 1")" = "1|$GO_SUBMIT" ] && ok || fail submit_order ""
 
 # ~ is the submitting user's home; without a daemon the order stays queued
 printf 'x 1\n' >"$work/home/p.txt"
@@ -150,17 +151,17 @@ expect pause_other 1 "campaign 42 belongs to another user" "$locus" campaign pau
 expect pause_unknown 1 "no campaign 43" "$locus" campaign pause "$proj" 43
 expect fix_unknown 1 "no event 5" "$locus" campaign fix "$proj" 5 --resubmit
 expect pause_id 2 "ID: expected a positive integer" "$locus" campaign pause "$proj" x
-answer 2 0 'campaign 42 has ended'
+answer $GOS_REFUSED 0 'campaign 42 has ended'
 status=0
 "$locus" campaign cancel "$proj" 42 --user alice --wait 10 >"$work/out" 2>"$work/err" || status=$?
 wait "$daemon"; daemon=
 [ "$status" = 1 ] && grep -q "^locus: campaign 42 has ended$" "$work/err" && ok ||
   fail cancel_refused "exit $status: $(cat "$work/err")"
-answer 1 0 ''
+answer $GOS_DONE 0 ''
 "$locus" campaign pause "$proj" 42 --wait 10 | grep -q "^campaign 42: paused" && ok || fail pause_done ""
 wait "$daemon"; daemon=
 [ "$(sql "SELECT kind, campaign_id FROM grid_orders ORDER BY id DESC LIMIT 1")" = "2|42" ] && ok || fail pause_order ""
-answer 1 0 ''
+answer $GOS_DONE 0 ''
 "$locus" campaign share "$proj" bob 3 --wait 10 | grep -q "bob: fair-share weight 3" && ok || fail share ""
 wait "$daemon"; daemon=
 expect share_weight 1 "weight" "$locus" campaign share "$proj" bob 0
@@ -173,13 +174,13 @@ sql "INSERT INTO campaigns(id, user_id, name, settings, nb_jobs, nparams, create
        SELECT 44, 2, 'bobs', json_remove(body, '\$.params'), 2, 2, 1 FROM grid_orders WHERE id = 1;
      INSERT INTO campaign_params(campaign_id, idx, param) VALUES(43, 0, 'a 1'), (43, 1, 'b 2');"
 printf 'c 3\n# a comment\n\n  d 4  \n' >"$work/more.txt"
-answer 1 4 ''
+answer $GOS_DONE 4 ''
 out=$("$locus" campaign add-params "$proj" 43 "$work/more.txt" --user alice --wait 10)
 wait "$daemon"; daemon=
 [ "$out" = "campaign 43: params added, 4 jobs in all" ] && ok || fail add_params "printed '$out'"
 [ "$(sql "SELECT kind, user_id, campaign_id, body FROM grid_orders ORDER BY id DESC LIMIT 1")" = "7|1|43|c 3
 d 4" ] && ok || fail add_params_order "$(sql "SELECT * FROM grid_orders ORDER BY id DESC LIMIT 1")"
-answer 1 5 ''
+answer $GOS_DONE 5 ''
 out=$(printf 'e 5\n' | "$locus" campaign add-params "$proj" 43 - --wait 10)
 wait "$daemon"; daemon=
 [ "$out" = "campaign 43: params added, 5 jobs in all" ] && ok || fail add_params_stdin "printed '$out'"
@@ -203,7 +204,7 @@ expect add_params_usage 2 "missing arguments" "$locus" campaign add-params "$pro
 expect add_params_rule 1 "rule '10_cap.lua' rejected: bob has used his quota" \
   "$locus" campaign add-params "$proj" 44 "$work/more.txt"
 # the daemon may still refuse (a cancelled campaign)
-answer 2 0 'campaign 43 is cancelled'
+answer $GOS_REFUSED 0 'campaign 43 is cancelled'
 status=0
 "$locus" campaign add-params "$proj" 43 "$work/more.txt" --wait 10 >"$work/out" 2>"$work/err" || status=$?
 wait "$daemon"; daemon=

@@ -218,10 +218,10 @@ check_agent_sanitizers
 stop_locusd
 
 bid=$(sql "$proj" "SELECT id FROM batches WHERE name='$BATCH'")
-n=$(sql "$proj" "SELECT count(*) FROM jobs WHERE batch_id=$bid AND state=2")
+n=$(sql "$proj" "SELECT count(*) FROM jobs WHERE batch_id=$bid AND state=$JOB_DONE")
 [ "$n" -eq "$NJOBS" ] || fail "$n of $NJOBS jobs done"
 bad=$(sql "$proj" "SELECT j.name FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id
-                   WHERE j.batch_id=$bid AND (i.id IS NULL OR i.outcome<>1)")
+                   WHERE j.batch_id=$bid AND (i.id IS NULL OR i.outcome<>$OUTCOME_SUCCESS)")
 [ -z "$bad" ] || fail "jobs without a successful canonical instance: $bad"
 dup=$(sql "$proj" "SELECT job_id||': '||count(*) FROM instances GROUP BY job_id HAVING count(*)>1")
 [ -z "$dup" ] || fail "jobs sent more than once (quorum 1): $dup"

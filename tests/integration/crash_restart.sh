@@ -72,19 +72,19 @@ on_log_line() {
 crash_hook() {
     local over ndone
     case $KILLS in
-    0)  over=$(sql "$proj" "SELECT count(*) FROM instances WHERE state=5" 2>/dev/null || echo 0)
+    0)  over=$(sql "$proj" "SELECT count(*) FROM instances WHERE state=$INST_OVER" 2>/dev/null || echo 0)
         [ "$over" -gt 0 ] && crash_now "right after the first reports ($over instances over)" ;;
-    1)  ndone=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=2" 2>/dev/null || echo 0)
+    1)  ndone=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=$JOB_DONE" 2>/dev/null || echo 0)
         if [ "$ndone" -ge $((NJOBS / 2)) ]; then
             on_log_line '\[sched\] host [0-9]*: sent job'
             crash_now "mid-batch ($ndone jobs done), just after jobs were sent (seen: $LOG_HIT)"
         fi ;;
-    2)  ndone=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=2" 2>/dev/null || echo 0)
+    2)  ndone=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=$JOB_DONE" 2>/dev/null || echo 0)
         if [ "$ndone" -ge $((NJOBS * 5 / 8)) ]; then
             on_log_line '\[rpc\] host [0-9]* reported'
             crash_now "later ($ndone jobs done), just after a report was taken (seen: $LOG_HIT)"
         fi ;;
-    3)  ndone=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=2" 2>/dev/null || echo 0)
+    3)  ndone=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=$JOB_DONE" 2>/dev/null || echo 0)
         if [ "$ndone" -ge $((NJOBS * 3 / 4)) ]; then
             on_log_line '\[valid\] job .* assimilated into'
             # the job's end is committed within milliseconds; its uploads
@@ -115,10 +115,10 @@ say "clients and locusd stopped; hosts: A=${HOST[A]} B=${HOST[B]} C=${HOST[C]}"
 bid=$(sql "$proj" "SELECT id FROM batches WHERE name='$BATCH'")
 n=$(sql "$proj" "SELECT count(*) FROM jobs WHERE batch_id=$bid")
 [ "$n" -eq "$NJOBS" ] || fail "$n jobs in the store, expected $NJOBS"
-bad=$(sql "$proj" "SELECT name||' state '||state||' error_mask '||error_mask FROM jobs WHERE batch_id=$bid AND state<>2")
+bad=$(sql "$proj" "SELECT name||' state '||state||' error_mask '||error_mask FROM jobs WHERE batch_id=$bid AND state<>$JOB_DONE")
 [ -z "$bad" ] || fail "jobs not done: $bad"
 bad=$(sql "$proj" "SELECT j.name FROM jobs j LEFT JOIN instances i ON i.id=j.canonical_id AND i.job_id=j.id
-                   WHERE j.batch_id=$bid AND (i.id IS NULL OR i.outcome<>1)")
+                   WHERE j.batch_id=$bid AND (i.id IS NULL OR i.outcome<>$OUTCOME_SUCCESS)")
 [ -z "$bad" ] || fail "jobs without a successful canonical instance: $bad"
 for jname in $(sql "$proj" "SELECT name FROM jobs WHERE batch_id=$bid"); do
     [ -f "$proj/results/$BATCH/$jname/out" ] || fail "job $jname: output not assimilated"
@@ -130,18 +130,19 @@ dup=$(sql "$proj" "SELECT 'job '||job_id||' host '||host_id||': '||count(*) FROM
 [ -z "$dup" ] || fail "jobs with more than one instance on one host: $dup"
 dup=$(sql "$proj" "SELECT job_id||'_'||seq FROM instances GROUP BY job_id, seq HAVING count(*)>1")
 [ -z "$dup" ] || fail "instance names given twice: $dup"
-inprog=$(sql "$proj" "SELECT count(*) FROM instances WHERE state<>5")
+inprog=$(sql "$proj" "SELECT count(*) FROM instances WHERE state<>$INST_OVER")
 [ "$inprog" -eq 0 ] || fail "$inprog instances are not over"
 
 # ---- no more instances than needed, beyond replacements ----
-# outcomes 3 (client error), 4 (no reply) and 6 (outputs missing) call for a
-# replacement; anything else beyond the quorum is an instance too many.
-extra=$(sql "$proj" "SELECT 'job '||job_id||': '||count(*)||' instances, '||sum(outcome IN (3,4,6))||' replaceable'
-                     FROM instances GROUP BY job_id HAVING count(*) - sum(outcome IN (3,4,6)) > $QUORUM")
+# a client error, no reply and outputs missing call for a replacement;
+# anything else beyond the quorum is an instance too many.
+REPLACEABLE=$OUTCOME_CLIENT_ERROR,$OUTCOME_NO_REPLY,$OUTCOME_VALIDATE_ERROR
+extra=$(sql "$proj" "SELECT 'job '||job_id||': '||count(*)||' instances, '||sum(outcome IN ($REPLACEABLE))||' replaceable'
+                     FROM instances GROUP BY job_id HAVING count(*) - sum(outcome IN ($REPLACEABLE)) > $QUORUM")
 ninst=$(sql "$proj" "SELECT count(*) FROM instances")
 outcomes=$(sql "$proj" "SELECT 'outcome '||outcome||': '||count(*) FROM instances GROUP BY outcome" | tr '\n' ' ')
-nrepl=$(sql "$proj" "SELECT count(*) FROM instances WHERE outcome IN (3,4,6)")
-njobs_repl=$(sql "$proj" "SELECT count(DISTINCT job_id) FROM instances WHERE outcome IN (3,4,6)")
+nrepl=$(sql "$proj" "SELECT count(*) FROM instances WHERE outcome IN ($REPLACEABLE)")
+njobs_repl=$(sql "$proj" "SELECT count(DISTINCT job_id) FROM instances WHERE outcome IN ($REPLACEABLE)")
 say "instances: $ninst for $NJOBS jobs (quorum $QUORUM: $((NJOBS * QUORUM)) needed); $outcomes"
 say "replacements: $nrepl instances of $njobs_repl jobs ended in error or timeout"
 [ -z "$extra" ] || fail "jobs with more instances than needed beyond replacements: $extra"
@@ -157,13 +158,13 @@ for n in "${_CLIENTS[@]}"; do
                            WHERE job_id=${BASH_REMATCH[1]} AND seq=${BASH_REMATCH[2]}")
         [ -n "$row" ] || fail "client $n: task $name was acknowledged but the store has no such instance"
         read -r st oc hh <<<"$row"
-        [ "$st" = 5 ] && [ "$oc" != 0 ] || fail "client $n: task $name was acknowledged but is state $st outcome $oc in the store"
+        [ "$st" = "$INST_OVER" ] && [ "$oc" != "$OUTCOME_INIT" ] || fail "client $n: task $name was acknowledged but is state $st outcome $oc in the store"
         [ "$hh" = "$h" ] || fail "client $n (host $h): acknowledged task $name belongs to host $hh"
         nacked=$((nacked + 1))
     done < <(client_acked "$n")
 done
 # and every success in the store was acknowledged to its client
-nsucc=$(sql "$proj" "SELECT count(*) FROM instances WHERE outcome=1")
+nsucc=$(sql "$proj" "SELECT count(*) FROM instances WHERE outcome=$OUTCOME_SUCCESS")
 say "$nacked acknowledged reports, all in the store as over; $nsucc successes in the store"
 [ "$nacked" -ge "$nsucc" ] || fail "$nsucc successes in the store but only $nacked acks in the clients' logs"
 

@@ -98,7 +98,7 @@ done
 [ "$nchunks" -ge $((2 * 12 / CUSHION)) ] || fail "$nchunks chunks for 2 cursors of 12 jobs and a cushion of $CUSHION"
 other=$(sql "$proj" "SELECT count(*) FROM batches WHERE name<>'gb' AND parent_id=0")
 [ "$other" -eq 0 ] || fail "$other batches that are neither gb nor its chunks"
-notdone=$(sql "$proj" "SELECT name||'='||state FROM batches WHERE state<>1")
+notdone=$(sql "$proj" "SELECT name||'='||state FROM batches WHERE state<>$BATCH_DONE")
 [ -z "$notdone" ] || fail "batches not done: $notdone"
 ! grep -q 'cursor generator .* failed' "$LOCUSD_LOG" || fail "the generator failed: $(grep 'cursor generator' "$LOCUSD_LOG" | head -5)"
 

@@ -199,7 +199,7 @@ _grid_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
 trap "_grid_rc=\$?; set +e; kill \$SAMPLER \${PREEMPTER:-} 2>/dev/null; (exit \$_grid_rc); ${_grid_prev_trap:-:}" EXIT
 
 state_of() { sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1"; }
-done_jobs() { sql "$proj" "SELECT count(*) FROM grid_jobs WHERE campaign_id=$1 AND state=4"; }
+done_jobs() { sql "$proj" "SELECT count(*) FROM grid_jobs WHERE campaign_id=$1 AND state=$GJ_TERMINATED"; }
 running_on() { sq "$1" squeue -h -r -t R -o %j 2>/dev/null | of_campaign "$2" | wc -l; }
 
 # ---- 5. preemption: locusb's normal jobs take alpha from the best-effort ones ----
@@ -215,7 +215,7 @@ preempt_alpha() {
             || return 1
         echo "try $try: $(running_on alpha "$MAIN") jobs of main were running on alpha"
         sleep 7
-        [ "$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=4")" = 0 ] \
+        [ "$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=$GE_PREEMPTED")" = 0 ] \
             || { echo preempted; return 0; }
     done
     return 1
@@ -299,7 +299,7 @@ done
 
 wait_for 200 main_at 300 || bad "main did not reach 300 jobs done ($(done_jobs "$MAIN"))"
 successes_elsewhere() {
-    sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=1
+    sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=$GE_SUCCESS
                  AND cluster_id IN (${CL[alpha]}, ${CL[gamma]})"
 }
 slurm_ctld_kill beta
@@ -362,13 +362,13 @@ for p in $(seq -f "m%03g" 0 499); do [ -s "$WORK/out.$MAIN/$p" ] || missing=$((m
 [ "$missing" = 0 ] || bad "main: $missing params have no output"
 # exactly one success per job, unless a finalize replica also finished
 nsucc=$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
-    WHERE j.campaign_id=$MAIN AND c.job_id=j.id AND c.end_reason=1")
+    WHERE j.campaign_id=$MAIN AND c.job_id=j.id AND c.end_reason=$GE_SUCCESS")
 [ "$nsucc" = 500 ] || bad "main: $nsucc jobs point to a successful copy of their own, expected 500"
-extra=$(sql "$proj" "SELECT count(*) FROM (SELECT job_id FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=1
+extra=$(sql "$proj" "SELECT count(*) FROM (SELECT job_id FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=$GE_SUCCESS
     GROUP BY job_id HAVING count(*) > 1 AND sum(replica) = 0)")
 [ "$extra" = 0 ] || bad "main: $extra jobs have two successful copies and no replica"
 for c in alpha beta gamma; do
-    n=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND cluster_id=${CL[$c]} AND end_reason=1")
+    n=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND cluster_id=${CL[$c]} AND end_reason=$GE_SUCCESS")
     say "main: $n successful jobs on $c"
     [ "$n" -gt 0 ] || bad "main: no job completed on $c"
 done
@@ -444,7 +444,7 @@ done
 # the time it is cancelled (a figure for the report, not a check)
 say "nikita: $(sql "$proj" "SELECT count(*) || ' copies of main cancelled as excess waiting, ' ||
     coalesce(sum(started_at > 0), 0) || ' of them already started' FROM grid_copies
-    WHERE campaign_id=$MAIN AND cancel_reason=1")"
+    WHERE campaign_id=$MAIN AND cancel_reason=$GK_EXCESS_WAITING")"
 
 # ---- 4. a failing exec_file ----
 
@@ -455,32 +455,32 @@ ev=$(sql "$proj" "SELECT id || ' ' || kind || ' ' || exit_code || ' ' || open FR
 [ "$(sql "$proj" "SELECT blacklist_event FROM grid_pairs WHERE campaign_id=$FAIL AND cluster_id=${CL[beta]}")" \
     = "${ev%% *}" ] || bad "fail: beta not blacklisted by event ${ev%% *}"
 [ "$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
-     WHERE j.campaign_id=$FAIL AND j.state=4 AND c.cluster_id=${CL[gamma]}")" = 10 ] \
+     WHERE j.campaign_id=$FAIL AND j.state=$GJ_TERMINATED AND c.cluster_id=${CL[gamma]}")" = 10 ] \
     || bad "fail: not all 10 jobs completed on gamma"
 "$LOCUS" campaign events "$proj" "$FAIL" | grep -q "exit_error" || bad "fail: 'locus campaign events' does not show the exit_error event"
 
 # ---- 5. preempted jobs resubmitted ----
 
 say "step 5: preemption"
-pre=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=4")
+pre=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=$GE_PREEMPTED")
 pre_done=$(sql "$proj" "SELECT count(DISTINCT c.job_id) FROM grid_copies c JOIN grid_jobs j ON j.id=c.job_id
-    WHERE c.campaign_id=$MAIN AND c.end_reason=4 AND j.state=4")
-pre_jobs=$(sql "$proj" "SELECT count(DISTINCT job_id) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=4")
+    WHERE c.campaign_id=$MAIN AND c.end_reason=$GE_PREEMPTED AND j.state=$GJ_TERMINATED")
+pre_jobs=$(sql "$proj" "SELECT count(DISTINCT job_id) FROM grid_copies WHERE campaign_id=$MAIN AND end_reason=$GE_PREEMPTED")
 say "main: $pre copies preempted ($pre_jobs jobs, $pre_done of them completed later)"
 [ "$pre" -gt 0 ] || bad "main: no copy ended preempted"
 [ "$pre_done" = "$pre_jobs" ] || bad "main: preempted jobs not all completed"
-[ "$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND kind=1")" -gt 0 ] \
-    || bad "main: no resubmission (kind 1) recorded"
+[ "$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$MAIN AND kind=$GSK_RESUBMIT")" -gt 0 ] \
+    || bad "main: no resubmission recorded"
 
 # ---- 6. the sink ----
 
 say "step 6: sink on alpha"
 ev=$(sql "$proj" "SELECT id || ' ' || kind FROM grid_events WHERE campaign_id=$SINK AND cluster_id=${CL[alpha]}")
-[ "${ev#* }" = 2 ] || bad "sink: event on alpha is '$ev', expected a sink event (kind 2)"
+[ "${ev#* }" = "$GEV_SINK" ] || bad "sink: event on alpha is '$ev', expected a sink event (kind $GEV_SINK)"
 [ "$(sql "$proj" "SELECT blacklist_event FROM grid_pairs WHERE campaign_id=$SINK AND cluster_id=${CL[alpha]}")" \
     = "${ev%% *}" ] || bad "sink: alpha not blacklisted by event ${ev%% *}"
 [ "$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
-     WHERE j.campaign_id=$SINK AND j.state=4 AND c.cluster_id=${CL[beta]}")" = 20 ] \
+     WHERE j.campaign_id=$SINK AND j.state=$GJ_TERMINATED AND c.cluster_id=${CL[beta]}")" = 20 ] \
     || bad "sink: not all 20 jobs completed on beta: $(sql "$proj" "SELECT j.param, c.cluster_id FROM grid_jobs j
        LEFT JOIN grid_copies c ON c.id=j.success_copy WHERE j.campaign_id=$SINK" | tr '\n' ' ')"
 say "sink: $(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$SINK AND cluster_id=${CL[alpha]}") jobs sank on alpha"
@@ -497,7 +497,7 @@ grep -Eq '^resumed ck from step [1-9][0-9]* ' "$WORK/ckpt.log" 2>/dev/null || ba
 
 # ---- finalize, measured ----
 
-rep=$(sql "$proj" "SELECT count(*), coalesce(sum(end_reason=1), 0) FROM grid_copies WHERE campaign_id=$MAIN AND replica=1")
+rep=$(sql "$proj" "SELECT count(*), coalesce(sum(end_reason=$GE_SUCCESS), 0) FROM grid_copies WHERE campaign_id=$MAIN AND replica=1")
 say "finalize: main's replicas (made, succeeded): ${rep//|/, }"
 
 check_sanitizers

@@ -64,7 +64,7 @@ say "campaign $C submitted"
 state=
 for _ in $(seq 120); do
     state=$(sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$C")
-    [ "$state" = 3 ] && break
+    [ "$state" = "$GCS_TERMINATED" ] && break
     sleep 0.5
 done
 [ "$state" = 3 ] || fail "campaign $C not terminated after 60 s: $(sql "$proj" \
@@ -94,7 +94,7 @@ groups=$(sql "$proj" "SELECT count(DISTINCT cluster_job_id) FROM grid_copies WHE
 grouped=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE campaign_id=$C AND grouped=1")
 [ "$groups" -gt 0 ] && [ "$grouped" -gt "$groups" ] || fail "no grouped Slurm job ($grouped copies in $groups jobs)"
 # a group's Slurm stdout: its markers alone; each param's output in its own file
-gid=$(sql "$proj" "SELECT cluster_job_id FROM grid_copies WHERE campaign_id=$C AND grouped=1 AND end_reason=1 LIMIT 1")
+gid=$(sql "$proj" "SELECT cluster_job_id FROM grid_copies WHERE campaign_id=$C AND grouped=1 AND end_reason=$GE_SUCCESS LIMIT 1")
 [ -s "$WORK/locus.alpha.$gid.stdout" ] || fail "no stdout for the grouped Slurm job $gid"
 grep -qv '^locus-group \(start\|end\) ' "$WORK/locus.alpha.$gid.stdout" && fail "not only markers in locus.alpha.$gid.stdout"
 n=$(sql "$proj" "SELECT count(*) FROM grid_copies WHERE cluster_job_id='$gid'")

@@ -100,7 +100,7 @@ submit_as() {
 state_of() { sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1"; }
 terminated() {
     local c
-    for c in "$@"; do [ "$(state_of "$c")" = 3 ] || return 1; done
+    for c in "$@"; do [ "$(state_of "$c")" = "$GCS_TERMINATED" ] || return 1; done
 }
 
 # ---- a. fair share (and the fatal events of c.) ----
@@ -143,9 +143,9 @@ wait_for 240 terminated "$FA" "$FB" "$EA" "$EB" || bad "fair-share campaigns not
 # submit (its last job's first submission), each user's core-seconds on
 # both clusters, every job of theirs that Slurm ran (jobcomp: one record per
 # job or array task, times to the second), clipped to that window.
-w0=$(sql "$proj" "SELECT max(done_time) FROM grid_orders WHERE kind=1 AND result IN ($FA, $FB)")
+w0=$(sql "$proj" "SELECT max(done_time) FROM grid_orders WHERE kind=$GO_SUBMIT AND result IN ($FA, $FB)")
 w1=$(sql "$proj" "SELECT min(t) FROM (SELECT max(submitted_at) t FROM grid_copies
-    WHERE campaign_id IN ($FA, $FB) AND kind=0 AND replica=0 GROUP BY campaign_id)")
+    WHERE campaign_id IN ($FA, $FB) AND kind=$GSK_NEW AND replica=0 GROUP BY campaign_id)")
 parts=$(python3 - "$w0" "$w1" "${SLURM_DIR[alpha]}/log/jobcomp.txt" "${SLURM_DIR[beta]}/log/jobcomp.txt" <<'PY'
 import sys, time
 w0, w1 = int(sys.argv[1]), int(sys.argv[2])
@@ -196,15 +196,15 @@ say "slow tail: makespan $makespan s, tail $tail_s s, $ended jobs ended (a figur
 # replicas: on alpha, of jobs whose first copy ran on beta, and they won
 reps=$(sql "$proj" "SELECT count(*), coalesce(sum(r.cluster_id=${CL[alpha]} AND f.cluster_id=${CL[beta]}
     AND j.success_copy=r.id), 0) FROM grid_copies r JOIN grid_jobs j ON j.id=r.job_id
-    JOIN grid_copies f ON f.job_id=r.job_id AND f.kind=0
+    JOIN grid_copies f ON f.job_id=r.job_id AND f.kind=$GSK_NEW
     WHERE r.campaign_id=$TAIL AND r.replica=1")
 say "slow tail: replicas made, and made on alpha for a job of beta that won there: ${reps//|/, }"
 [ "${reps#*|}" -ge 1 ] || bad "slow tail: no replica of a job of beta on alpha won"
 # locus's view: one success per job; every other copy was cancelled by
 # locus (nikita's excess waiting copies, resubmitted, or a finalize loser),
 # none ended on its own; a job with a replica had its loser cancelled
-per_job=$(sql "$proj" "SELECT j.param, sum(c.end_reason=1), sum(c.end_reason<>1 AND c.cancel_reason=0),
-    sum(c.replica), sum(c.end_reason<>1 AND c.cancel_reason=4)
+per_job=$(sql "$proj" "SELECT j.param, sum(c.end_reason=$GE_SUCCESS), sum(c.end_reason<>$GE_SUCCESS AND c.cancel_reason=$GK_NONE),
+    sum(c.replica), sum(c.end_reason<>$GE_SUCCESS AND c.cancel_reason=$GK_FINALIZE_LOSER)
     FROM grid_jobs j JOIN grid_copies c ON c.job_id=j.id WHERE j.campaign_id=$TAIL GROUP BY j.id")
 odd=$(awk -F'|' '$2 != 1 || $3 != 0 || ($4 > 0 && $5 == 0)' <<<"$per_job")
 [ -z "$odd" ] || bad "slow tail: jobs (param|successes|others not cancelled|replicas|losers cancelled) wrong: $(tr '\n' ' ' <<<"$odd")"
@@ -256,7 +256,7 @@ wait_for 10 notified || bad "campaign ends not all notified: $(sql "$proj" "SELE
 stop_locusd
 # notices_of FILE CAMPAIGN: "kind|event|user" of each notice of CAMPAIGN, sorted
 notices_of() { awk -F'|' -v c="$2" '$2 == c { print $1 "|" $3 "|" $4 }' "$1" | LC_ALL=C sort | tr '\n' ' '; }
-event_of() { sql "$proj" "SELECT id FROM grid_events WHERE campaign_id=$1 AND cluster_id=${CL[beta]} AND kind=0"; }
+event_of() { sql "$proj" "SELECT id FROM grid_events WHERE campaign_id=$1 AND cluster_id=${CL[beta]} AND kind=$GEV_EXIT_ERROR"; }
 eva=$(event_of "$EA") evb=$(event_of "$EB")
 [ -n "$eva" ] && [ -n "$evb" ] || bad "no exit_error event on beta for the broken campaigns ($EA: '$eva', $EB: '$evb')"
 touch "$TMP/notices" "$TMP/posts"

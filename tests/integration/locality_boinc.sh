@@ -110,7 +110,7 @@ first_files() {
 batch_all_done() {
     local bad
     bad=$(sql "$proj" "SELECT j.name||' state '||j.state FROM jobs j JOIN batches b ON b.id=j.batch_id
-                       WHERE b.name='$1' AND j.state<>2")
+                       WHERE b.name='$1' AND j.state<>$JOB_DONE")
     [ -z "$bad" ] || fail "jobs of $1 not done: $bad"
 }
 

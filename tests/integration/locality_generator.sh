@@ -81,7 +81,7 @@ jobs=$(sql "$proj" "SELECT b.name||':'||j.name FROM jobs j JOIN batches b ON b.i
 want="bG:G.dat__1 bG:G.dat__2 gen_G.dat_1:G.dat__g1_1 gen_G.dat_1:G.dat__g1_2 gen_G.dat_1:G.dat__g1_3 "
 want+="gen_G.dat_2:G.dat__g2_1 gen_G.dat_2:G.dat__g2_2 gen_G.dat_2:G.dat__g2_3 "
 [ "$jobs" = "$want" ] || fail "jobs in the store: $jobs; expected $want"
-bad=$(sql "$proj" "SELECT name||' state '||state FROM jobs WHERE state<>2")
+bad=$(sql "$proj" "SELECT name||' state '||state FROM jobs WHERE state<>$JOB_DONE")
 [ -z "$bad" ] || fail "jobs not done: $bad"
 n=$(sql "$proj" "SELECT count(*) FROM instances")
 [ "$n" -eq 8 ] || fail "$n instances for 8 jobs of quorum 1"

@@ -52,7 +52,7 @@ for i in $(seq 180); do
 done
 [ "$(seqcol first_unvalidated_pos)" -ge 5 ] || fail "C1 did not get 4 steps validated in 180 s: $(seqcol '*')"
 [ "$(seqcol host_id)" = "$h1" ] || fail "the sequence is not assigned to C1 (host $h1): $(seqcol '*')"
-out_max=$(sql "$proj" "SELECT count(*) FROM instances WHERE state=4")
+out_max=$(sql "$proj" "SELECT count(*) FROM instances WHERE state=$INST_IN_PROGRESS")
 [ "$out_max" -le 2 ] || fail "$out_max results of the sequence out at once on C1 (high-water mark 2)"
 stop_client C1
 # C1 may have had step 5 (or 6) validated between the poll and the kill:
@@ -68,11 +68,11 @@ wait_first_rpc C2
 h2=$(client_hostid C2)
 # the deadline (45 s) passes, the sequence moves, C2 finishes it
 for i in $(seq 240); do
-    [ "$(seqcol state)" = 1 ] && break
+    [ "$(seqcol state)" = "$SEQ_ENDED" ] && break
     [ $((i % 5)) -ne 0 ] || client_update C2
     sleep 1
 done
-[ "$(seqcol state)" = 1 ] || fail "the sequence did not end within 240 s of starting C2: $(seqcol '*')"
+[ "$(seqcol state)" = "$SEQ_ENDED" ] || fail "the sequence did not end within 240 s of starting C2: $(seqcol '*')"
 wait_clients_idle 60
 say "sequence ended: $(seqcol "'branch '||branch||', relocations '||relocations||', restart '||restart_pos")"
 
@@ -85,10 +85,10 @@ first1=$(sql "$proj" "SELECT min(job_num) FROM jobs WHERE sequence_id IS NOT NUL
 hosts0=$(sql "$proj" "SELECT DISTINCT i.host_id FROM instances i JOIN jobs j ON j.id=i.job_id WHERE j.branch=0")
 hosts1=$(sql "$proj" "SELECT DISTINCT i.host_id FROM instances i JOIN jobs j ON j.id=i.job_id WHERE j.branch=1")
 [ "$hosts0" = "$h1" ] && [ "$hosts1" = "$h2" ] || fail "branch 0 ran on '$hosts0', branch 1 on '$hosts1' (C1 $h1, C2 $h2)"
-valid1=$(sql "$proj" "SELECT group_concat(job_num) FROM (SELECT job_num FROM jobs WHERE branch=1 AND state=2
+valid1=$(sql "$proj" "SELECT group_concat(job_num) FROM (SELECT job_num FROM jobs WHERE branch=1 AND state=$JOB_DONE
                       AND sequence_id IS NOT NULL ORDER BY job_num)")
 [ "$valid1" = "$(seq -s, $((rp + 1)) 10)" ] || fail "branch 1 completed steps $valid1"
-dead=$(sql "$proj" "SELECT count(*) FROM jobs WHERE branch=0 AND job_num>$done_c1 AND state=4")
+dead=$(sql "$proj" "SELECT count(*) FROM jobs WHERE branch=0 AND job_num>$done_c1 AND state=$JOB_CANCELLED")
 [ "$dead" -eq $((10 - done_c1)) ] || fail "$dead of the $((10 - done_c1)) unfinished steps of the dead branch are cancelled"
 
 # the restart state: the one state file C2 downloaded, published from C1's upload

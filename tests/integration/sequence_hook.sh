@@ -36,11 +36,11 @@ start_client C1 "$(key_of alice)" 1
 wait_first_rpc C1
 # ended by the hook, and (written by locusd's next pass) position 4 validated
 for i in $(seq 180); do
-    [ "$(seqcol state)" = 1 ] && [ "$(seqcol first_unvalidated_pos)" = 5 ] && break
+    [ "$(seqcol state)" = "$SEQ_ENDED" ] && [ "$(seqcol first_unvalidated_pos)" = 5 ] && break
     [ $((i % 5)) -ne 0 ] || client_update C1
     sleep 1
 done
-[ "$(seqcol state)" = 1 ] || fail "the sequence did not end within 180 s: $(seqcol '*'); hook log: $(cat "$TMP/hook.log" 2>/dev/null)"
+[ "$(seqcol state)" = "$SEQ_ENDED" ] || fail "the sequence did not end within 180 s: $(seqcol '*'); hook log: $(cat "$TMP/hook.log" 2>/dev/null)"
 [ "$(seqcol length)" = 4 ] || fail "length $(seqcol length), expected 4 (2, then extended twice)"
 [ "$(seqcol first_unvalidated_pos)" = 5 ] || fail "not every position validated: $(seqcol '*')"
 # once per position (two reported together may be assimilated in either
@@ -52,7 +52,7 @@ awk '$2 >= 2 { if ($4 != "state" || $5 == 0) exit 1 } $2 == 1 { if ($4 == "state
     "$TMP/hook.log" || fail "LOCUS_STATE wrong: $(cat "$TMP/hook.log")"
 awk '$1 != "steer" { exit 1 }' "$TMP/hook.log" || fail "LOCUS_SEQUENCE wrong: $(cat "$TMP/hook.log")"
 grep -q "answered neither" "$LOCUSD_LOG" || fail "the bogus answer of position 1 was not logged"
-[ "$(sql "$proj" "SELECT count(*) FROM jobs WHERE sequence_id IS NOT NULL AND state=2")" = 4 ] \
+[ "$(sql "$proj" "SELECT count(*) FROM jobs WHERE sequence_id IS NOT NULL AND state=$JOB_DONE")" = 4 ] \
     || fail "not all 4 positions are done (the bogus answer must not fail a job)"
 say "hook steered the sequence: $(sort -n -k2 "$TMP/hook.log" | awk '{print $2": len "$3}' | tr '\n' ';')"
 stop_locusd

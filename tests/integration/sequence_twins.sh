@@ -49,11 +49,11 @@ start_locusd "$proj"
 say "locusd restarted"
 
 for i in $(seq 180); do
-    [ "$(seqcol pair state)" = 1 ] && [ "$(seqcol pair.twin state)" = 1 ] && break
+    [ "$(seqcol pair state)" = "$SEQ_ENDED" ] && [ "$(seqcol pair.twin state)" = "$SEQ_ENDED" ] && break
     [ $((i % 5)) -ne 0 ] || { client_update C1; client_update C2; }
     sleep 1
 done
-[ "$(seqcol pair state)" = 1 ] && [ "$(seqcol pair.twin state)" = 1 ] \
+[ "$(seqcol pair state)" = "$SEQ_ENDED" ] && [ "$(seqcol pair.twin state)" = "$SEQ_ENDED" ] \
     || fail "the twins did not both end within 180 s: $(sql "$proj" "SELECT * FROM sequences")"
 wait_clients_idle 60
 say "both twins ended"
@@ -71,7 +71,7 @@ users=$(sql "$proj" "SELECT s.name||':'||i.user_id FROM instances i JOIN jobs j 
 for n in pair pair.twin; do
     st=$(sql "$proj" "SELECT group_concat(state) FROM (SELECT j.state FROM jobs j JOIN sequences s
                       ON s.id=j.sequence_id WHERE s.name='$n' ORDER BY j.job_num)")
-    [ "$st" = "2,2,2,2" ] || fail "$n: job states $st, want every step done (2)"
+    [ "$st" = "$JOB_DONE,$JOB_DONE,$JOB_DONE,$JOB_DONE" ] || fail "$n: job states $st, want every step done ($JOB_DONE)"
 done
 [ -d "$proj/results/pair/pair_4" ] || fail "the first twin's step 4 is not in results/: $(ls -R "$proj/results" | head)"
 assimilated=$(find "$proj/results" -mindepth 2 -maxdepth 2 -type d -name 'pair.twin_*' | wc -l)

@@ -1,9 +1,11 @@
 /* store_fixture.h - for unit tests over a real store: one in a fresh
  * temporary directory, removed with its WAL files, users in it, and SQL
- * run on its file through a connection of the test's own (include after
- * cmocka.h). */
+ * run on its file through a connection of the test's own, its {NAME}s of
+ * store/codes.h replaced by their values as the store does (include
+ * after cmocka.h). */
 #ifndef LOCUS_TEST_STORE_FIXTURE_H
 #define LOCUS_TEST_STORE_FIXTURE_H
+#include "store/codes.h"
 #include "store/store.h"
 #include <sqlite3.h>
 #include <stdio.h>
@@ -45,14 +47,24 @@ __attribute__((unused)) static int64_t store_fixture_user(struct store *s, const
     assert_int_equal(store_user_insert(s, &u), 0);
     return u.id;
 }
+/* sql with its codes named by value; the caller frees it. */
+__attribute__((unused)) static char *store_fixture_codes(const char *sql)
+{
+    struct strbuf text;
+    sb_init(&text);
+    if (codes_expand(sql, &text)) fail_msg("unknown code in %s", sql);
+    return text.s;   /* the buffer, and with it the strbuf */
+}
+
 /* Runs sql on the store file at path through a separate connection. */
 __attribute__((unused)) static void store_fixture_sql(const char *path, const char *sql)
 {
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
-    char *msg = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    char *msg = NULL, *text = store_fixture_codes(sql);
+    if (sqlite3_exec(db, text, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    free(text);
     sqlite3_close(db);
 }
 
@@ -62,7 +74,9 @@ __attribute__((unused)) static int64_t store_fixture_int(const char *path, const
     sqlite3 *db;
     sqlite3_stmt *st;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    char *text = store_fixture_codes(sql);
+    assert_int_equal(sqlite3_prepare_v2(db, text, -1, &st, NULL), SQLITE_OK);
+    free(text);
     if (sqlite3_bind_parameter_count(st) > 0) sqlite3_bind_int64(st, 1, arg);
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
     sqlite3_finalize(st);

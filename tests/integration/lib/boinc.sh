@@ -12,6 +12,7 @@
 # URL and PORT (after make_project), LOCUSD_PID, LOCUSD_LOG.
 
 . "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/boinc_client.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/codes.sh"
 
 TEST_NAME=$(basename "$0" .sh)
 LOCUS_BUILD_DIR=${LOCUS_BUILD_DIR:-build}
@@ -315,9 +316,10 @@ stop_client() { kill_tree "${CLIENT_PID[$1]}"; }
 batch_counts() {   # a generated cursor batch's jobs are in its chunks (parent_id)
     sql "$1" "WITH bs AS (SELECT id FROM batches WHERE name='$2'
                           UNION ALL SELECT c.id FROM batches c JOIN batches p ON c.parent_id=p.id WHERE p.name='$2')
-              SELECT count(*), sum(j.state=0), sum(j.state=1), sum(j.state=2), sum(j.state=3), sum(j.state=4),
+              SELECT count(*), sum(j.state=$JOB_ACTIVE), sum(j.state=$JOB_VALIDATED), sum(j.state=$JOB_DONE),
+                     sum(j.state=$JOB_FAILED), sum(j.state=$JOB_CANCELLED),
                      (SELECT count(*) FROM instances i JOIN jobs j2 ON i.job_id=j2.id
-                       WHERE j2.batch_id IN (SELECT id FROM bs) AND i.state=4)
+                       WHERE j2.batch_id IN (SELECT id FROM bs) AND i.state=$INST_IN_PROGRESS)
               FROM jobs j WHERE j.batch_id IN (SELECT id FROM bs)" | tr '|' ' '
 }
 
