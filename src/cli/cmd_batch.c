@@ -13,6 +13,7 @@
 #include "core/strbuf.h"
 #include "sched/credit.h"
 #include "sched/cursor.h"
+#include "core/vec.h"
 #include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -216,10 +217,7 @@ struct job_credits { double *credit; int64_t n, cap; };
 static int job_credit_row(void *ctx, const struct live_job *lj)
 {
     struct job_credits *c = ctx;
-    if (c->n == c->cap) {
-        c->cap = c->cap ? c->cap * 2 : 1024;
-        c->credit = xrealloc(c->credit, (size_t)c->cap * sizeof *c->credit);
-    }
+    VEC_GROW(c->credit, c->n, c->cap);
     c->credit[c->n++] = credit_for_job(lj->flops_est);
     return 0;
 }

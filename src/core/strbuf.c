@@ -1,5 +1,6 @@
 /* strbuf.c - growable buffer and aborting allocators. */
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,10 +147,7 @@ char *strpool_printf(struct strpool *p, const char *fmt, ...)
     char *s = NULL;
     if (vasprintf(&s, fmt, ap) < 0) oom();
     va_end(ap);
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 32;
-        p->v = xrealloc(p->v, (size_t)p->cap * sizeof *p->v);
-    }
+    VEC_GROW(p->v, p->n, p->cap);
     return p->v[p->n++] = s;
 }
 

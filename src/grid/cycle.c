@@ -3,18 +3,11 @@
  * decisions out (docs/grid-policies.md "The cycle"). */
 #include "grid/cycle.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GROW(v, n, cap)                                                  \
-    do {                                                                 \
-        if ((n) >= (cap)) {                                              \
-            (cap) = (cap) ? (cap) * 2 : 16;                              \
-            (v) = xrealloc((v), (size_t)(cap) * sizeof *(v));            \
-        }                                                                \
-    } while (0)
 
 void grid_config_default(struct grid_config *cfg)
 {
@@ -104,7 +97,7 @@ int grid_cluster_add(struct grid_state *st, const char *name, int total, int arr
         return errf(err, errlen, "cluster name must be 1 to %d bytes", GRID_CLUSTER_NAME_MAX), -1;
     if (grid_cluster_by_name(st, name)) return errf(err, errlen, "cluster '%s' already exists", name), -1;
     if (total < 0) return errf(err, errlen, "cluster '%s': negative resources (%d)", name, total), -1;
-    GROW(st->clusters, st->nclusters, st->capclusters);
+    VEC_GROW(st->clusters, st->nclusters, st->capclusters);
     struct grid_cluster *c = &st->clusters[st->nclusters++];
     *c = (struct grid_cluster){.id = st->nclusters, .free = total, .total = total, .array_ok = !!array_ok,
                                .waiting_allowed = -1};
@@ -134,7 +127,7 @@ static void append_jobs(struct grid_state *st, struct grid_campaign *c, int64_t 
         c->ranges[c->nranges++] = (struct grid_job_range){.first_index = c->njobs, .first_job = st->njobs + 1};
     }
     for (int64_t i = 0; i < n; i++) {
-        GROW(st->jobs, st->njobs, st->capjobs);
+        VEC_GROW(st->jobs, st->njobs, st->capjobs);
         st->jobs[st->njobs] = (struct grid_job){.id = st->njobs + 1, .campaign_id = c->id, .param = c->njobs + i};
         st->njobs++;
     }
@@ -151,7 +144,7 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             return errf(err, errlen, "campaign '%s': unknown cluster '%s'", spec->name, spec->clusters[k].name), -1;
     if (o->nretry > GRID_RETRY_CODES_MAX)
         return errf(err, errlen, "at most %d retry codes", GRID_RETRY_CODES_MAX), -1;
-    GROW(st->camps, st->ncamps, st->capcamps);
+    VEC_GROW(st->camps, st->ncamps, st->capcamps);
     struct grid_campaign *c = &st->camps[st->ncamps++];
     *c = (struct grid_campaign){.id = st->ncamps, .user_id = o->user_id, .type = spec->type,
                                 .priority = spec->priority, .state = GCS_RUNNING, .first_pair = st->npairs,
@@ -174,7 +167,7 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0,
             .prologue = cs->nprologue > 0, .epilogue = cs->nepilogue > 0, .prologue_walltime = cs->prologue_walltime,
             .epilogue_walltime = cs->epilogue_walltime};
-        GROW(st->pairs, st->npairs, st->cappairs);
+        VEC_GROW(st->pairs, st->npairs, st->cappairs);
         struct grid_pair *p = &st->pairs[st->npairs++];
         *p = (struct grid_pair){.id = st->npairs, .campaign_id = c->id, .cluster_id = c->clusters[k].cluster_id,
                                 .prologue = cs->nprologue > 0 ? GSS_TODO : GSS_NONE,
@@ -285,7 +278,7 @@ static struct grid_event *event_open(struct grid_state *st, int64_t camp, int64_
         struct grid_event *e = &st->events[i];
         if (e->open && e->campaign_id == camp && e->cluster_id == cluster && e->kind == kind) return e;
     }
-    GROW(st->events, st->nevents, st->capevents);
+    VEC_GROW(st->events, st->nevents, st->capevents);
     struct grid_event *e = &st->events[st->nevents++];
     *e = (struct grid_event){.id = st->nevents, .campaign_id = camp, .cluster_id = cluster, .copy_id = copy,
                              .kind = kind, .open = 1, .blacklists = blacklists, .exit_code = exit_code,
@@ -861,7 +854,7 @@ static void predict(struct grid_state *st, const struct cl_work *w, int64_t now)
 static struct grid_copy *new_copy(struct grid_state *st, struct grid_job *j, const struct grid_camp_cluster *cc,
                                   int64_t sub, enum grid_submit_kind kind, int64_t now)
 {
-    GROW(st->copies, st->ncopies, st->capcopies);
+    VEC_GROW(st->copies, st->ncopies, st->capcopies);
     struct grid_copy *cp = &st->copies[st->ncopies++];
     *cp = (struct grid_copy){.id = st->ncopies, .job_id = j->id, .campaign_id = j->campaign_id,
                              .cluster_id = cc->cluster_id, .state = GC_LAUNCHING, .prev_copy = j->last_copy,
@@ -969,7 +962,7 @@ static void script_copy(struct grid_state *st, const struct grid_campaign *c, in
 {
     const struct grid_camp_cluster *cc = &c->clusters[k];
     struct grid_pair *p = &st->pairs[c->first_pair + k];
-    GROW(st->copies, st->ncopies, st->capcopies);
+    VEC_GROW(st->copies, st->ncopies, st->capcopies);
     struct grid_copy *cp = &st->copies[st->ncopies++];
     *cp = (struct grid_copy){.id = st->ncopies, .campaign_id = c->id, .cluster_id = cc->cluster_id,
                              .submission = st->ncopies, .state = GC_LAUNCHING, .submitted_at = now, .kind = kind,
@@ -1021,7 +1014,7 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
                                   .res_per_job = cc->res_per_job};
         if (!pair_ready(st, p)) {   /* blacklisted there, or its prologue not done yet */
             struct cl_work *cw = &w[p->cluster_id - 1];
-            GROW(cw->black, cw->nblack, cw->capblack);
+            VEC_GROW(cw->black, cw->nblack, cw->capblack);
             cw->black[cw->nblack++] = p->campaign_id;
         }
     }
@@ -1080,7 +1073,7 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
                 if (!live(cp->state) || cp->cancel || camp_cluster(c, cp->cluster_id)->checkpoint_period > 0)
                     continue;
                 const struct grid_pair *p = grid_pair_find(st, c->id, cp->cluster_id);
-                GROW(fc, nfc, capfc);
+                VEC_GROW(fc, nfc, capfc);
                 fc[nfc++] = (struct fin_copy){.copy_id = cp->id, .job_id = j->id, .cluster_id = cp->cluster_id,
                                               .state = cp->state == GC_RUNNING ? FIN_RUNNING : FIN_WAITING,
                                               .start = cp->started_at, .expected_s = pair_mean(p)};
@@ -1169,13 +1162,13 @@ static void emit_submits(struct grid_state *st, struct grid_decisions *d)
         if (cp->state != GC_LAUNCHING) continue;
         struct grid_submit *s = d->nsubmits ? &d->submits[d->nsubmits - 1] : NULL;
         if (!s || st->copies[d->ids[s->first] - 1].submission != cp->submission) {
-            GROW(d->submits, d->nsubmits, d->capsubmits);
+            VEC_GROW(d->submits, d->nsubmits, d->capsubmits);
             s = &d->submits[d->nsubmits++];
             *s = (struct grid_submit){.campaign_id = cp->campaign_id, .cluster_id = cp->cluster_id, .kind = cp->kind,
                                       .array = cp->array, .grouped = cp->grouped, .resume = cp->resume,
                                       .best_effort = cp->best_effort, .walltime = cp->walltime, .first = d->nids};
         }
-        GROW(d->ids, d->nids, d->capids);
+        VEC_GROW(d->ids, d->nids, d->capids);
         d->ids[d->nids++] = cp->id;
         s->n++;
     }
@@ -1186,7 +1179,7 @@ static void emit_cancels(struct grid_state *st, struct grid_decisions *d)
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
         const struct grid_copy *cp = &st->copies[i];
         if (!cp->cancel || !live(cp->state) || cp->state == GC_LAUNCHING) continue;
-        GROW(d->cancels, d->ncancels, d->capcancels);
+        VEC_GROW(d->cancels, d->ncancels, d->capcancels);
         struct grid_cancel *k = &d->cancels[d->ncancels++];
         *k = (struct grid_cancel){.copy_id = cp->id, .job_id = cp->job_id, .campaign_id = cp->campaign_id,
                                   .cluster_id = cp->cluster_id, .reason = cp->cancel};
@@ -1199,7 +1192,7 @@ static void emit_notifies(struct grid_state *st, struct grid_decisions *d)
     for (int i = 0; i < st->ncamps; i++) {
         const struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_TERMINATED || c->end_notified) continue;
-        GROW(d->notifies, d->nnotifies, d->capnotifies);
+        VEC_GROW(d->notifies, d->nnotifies, d->capnotifies);
         struct grid_notify *n = &d->notifies[d->nnotifies++];
         int64_t failed = 0;
         for (int64_t k = 0; k < c->njobs; k++) failed += grid_camp_job(st, c, k)->state == GJ_ERROR;
@@ -1211,7 +1204,7 @@ static void emit_notifies(struct grid_state *st, struct grid_decisions *d)
         const struct grid_event *e = &st->events[i];
         if (!e->open || e->notified) continue;
         const struct grid_campaign *c = &st->camps[e->campaign_id - 1];
-        GROW(d->notifies, d->nnotifies, d->capnotifies);
+        VEC_GROW(d->notifies, d->nnotifies, d->capnotifies);
         struct grid_notify *n = &d->notifies[d->nnotifies++];
         *n = (struct grid_notify){.kind = GN_EVENT, .user_id = c->user_id, .campaign_id = c->id, .event_id = e->id};
         snprintf(n->text, sizeof n->text, "campaign %lld, cluster %s: event %lld %s%s", (long long)c->id,

@@ -5,6 +5,7 @@
 #include "grid/jdl.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -622,16 +623,8 @@ static int parse_clusters(json_t *root, json_t *v, struct campaign_spec *s, char
 
 static void params_push(struct campaign_params *p, const char *s, size_t n)
 {
-    if (p->count == p->off_cap) {
-        p->off_cap = p->off_cap ? 2 * p->off_cap : 64;
-        p->off = xrealloc(p->off, p->off_cap * sizeof *p->off);
-    }
-    if (p->len + n + 1 > p->cap) {
-        size_t cap = p->cap ? p->cap : 1024;
-        while (cap < p->len + n + 1) cap *= 2;
-        p->text = xrealloc(p->text, cap);
-        p->cap = cap;
-    }
+    VEC_GROW(p->off, p->count, p->off_cap);
+    p->text = vec_reserve(p->text, &p->cap, p->len + n + 1, 1);
     p->off[p->count++] = p->len;
     memcpy(p->text + p->len, s, n);
     p->text[p->len + n] = 0;

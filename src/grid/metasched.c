@@ -2,6 +2,7 @@
  * offers (docs/grid-policies.md). */
 #include "grid/metasched.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,10 +94,7 @@ struct ms_ctx {
 
 static void add_offer(struct ms_plan *p, int64_t camp, int64_t cluster, int jobs, int test)
 {
-    if (p->n == p->cap) {
-        p->cap = p->cap ? p->cap * 2 : 16;
-        p->offers = xrealloc(p->offers, (size_t)p->cap * sizeof *p->offers);
-    }
+    VEC_GROW(p->offers, p->n, p->cap);
     p->offers[p->n++] = (struct ms_offer){.campaign_id = camp, .cluster_id = cluster, .max_jobs = jobs, .test = test};
 }
 

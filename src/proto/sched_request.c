@@ -12,6 +12,7 @@
  * caller's stack, so many threads may parse at once. */
 #include "proto/sched_request.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <expat.h>
@@ -196,14 +197,6 @@ static void fail(struct parser *ps, const char *fmt, ...)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Makes room for one more element in a growing array of capacity *cap. */
-static void *grow(void *arr, size_t *cap, size_t n, size_t elsize)
-{
-    if (n < *cap) return arr;
-    *cap = *cap ? *cap * 2 : 8;
-    return xrealloc(arr, *cap * elsize);
-}
-
 /* Opens the record of a context element, or fails when over its limit. */
 static int open_record(struct parser *ps, int ctx)
 {
@@ -221,7 +214,7 @@ static int open_record(struct parser *ps, int ctx)
             fail(ps, "too many <result> elements (max %d)", SR_MAX_REPORTED);
             return -1;
         }
-        r->results = grow(r->results, &ps->cap_results, (size_t)r->nresults, sizeof *r->results);
+        VEC_GROW(r->results, r->nresults, ps->cap_results);
         memset(&r->results[r->nresults++], 0, sizeof *r->results);
         break;
     case C_RESULT_FILE: {
@@ -238,7 +231,7 @@ static int open_record(struct parser *ps, int ctx)
             fail(ps, "too many top-level <file_info> elements (max %d)", SR_MAX_STICKY);
             return -1;
         }
-        r->sticky = grow(r->sticky, &ps->cap_sticky, (size_t)r->nsticky, sizeof *r->sticky);
+        VEC_GROW(r->sticky, r->nsticky, ps->cap_sticky);
         memset(&r->sticky[r->nsticky++], 0, sizeof *r->sticky);
         break;
     case C_OTHER_RESULTS:
@@ -249,8 +242,7 @@ static int open_record(struct parser *ps, int ctx)
             fail(ps, "too many <other_result> elements (max %d)", SR_MAX_OTHER);
             return -1;
         }
-        r->other_results = grow(r->other_results, &ps->cap_other, (size_t)r->nother,
-                                sizeof *r->other_results);
+        VEC_GROW(r->other_results, r->nother, ps->cap_other);
         r->other_results[r->nother++][0] = 0;
         break;
     case C_IP_RESULTS:
@@ -261,7 +253,7 @@ static int open_record(struct parser *ps, int ctx)
             fail(ps, "too many <ip_result> elements (max %d)", SR_MAX_IP);
             return -1;
         }
-        r->ip = grow(r->ip, &ps->cap_ip, (size_t)r->nip, sizeof *r->ip);
+        VEC_GROW(r->ip, r->nip, ps->cap_ip);
         memset(&r->ip[r->nip++], 0, sizeof *r->ip);
         break;
     case C_APP_VERSION:
@@ -269,8 +261,7 @@ static int open_record(struct parser *ps, int ctx)
             fail(ps, "too many <app_version> elements (max %d)", SR_MAX_APP_VERSIONS);
             return -1;
         }
-        r->app_versions = grow(r->app_versions, &ps->cap_av, (size_t)r->napp_versions,
-                               sizeof *r->app_versions);
+        VEC_GROW(r->app_versions, r->napp_versions, ps->cap_av);
         memset(&r->app_versions[r->napp_versions++], 0, sizeof *r->app_versions);
         break;
     default:

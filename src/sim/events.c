@@ -1,6 +1,7 @@
 /* events.c - binary min-heap of events on (time, seq). */
 #include "sim/events.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,10 +20,7 @@ static int before(const struct event *x, const struct event *y)
 
 void evq_push(struct event_queue *q, double t, int kind, int64_t a, int64_t b)
 {
-    if (q->n == q->cap) {
-        q->cap = q->cap ? q->cap * 2 : 256;
-        q->v = xrealloc(q->v, q->cap * sizeof *q->v);
-    }
+    VEC_GROW(q->v, q->n, q->cap);
     /* an event in the past would make time run backwards */
     struct event e = {.time = t < q->now ? q->now : t, .seq = q->next_seq++, .kind = kind, .a = a, .b = b};
     size_t i = q->n++;

@@ -5,6 +5,7 @@
  * resubmissions, preemption losses and fair share (docs/sim.md). */
 #include "sim/grid_sim.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "grid/cycle.h"
 #include "grid/jdl.h"
 #include "sim/events.h"
@@ -13,14 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define GROW(v, n, cap)                                                  \
-    do {                                                                 \
-        if ((n) >= (cap)) {                                              \
-            (cap) = (cap) ? (cap) * 2 : 64;                              \
-            (v) = xrealloc((v), (size_t)(cap) * sizeof *(v));            \
-        }                                                                \
-    } while (0)
 
 enum { EV_BG, EV_END, EV_POLL, EV_START };
 enum cj_state { CJ_QUEUED, CJ_RUNNING, CJ_DONE };
@@ -140,7 +133,7 @@ static void start(struct gsim *s, int i)
     struct scluster *k = &s->cl[j->cluster];
     j->state = CJ_RUNNING;
     j->start = now_of(s);
-    GROW(k->run, k->nrun, k->caprun);
+    VEC_GROW(k->run, k->nrun, k->caprun);
     k->run[k->nrun++] = i;
     if (!j->user) {
         k->bg_used += j->cores;
@@ -285,12 +278,12 @@ static void schedule(struct gsim *s, int c)
 
 static int enqueue(struct gsim *s, int c, int cores, int user, int best_effort, double walltime, double run)
 {
-    GROW(s->cj, s->ncj, s->capcj);
+    VEC_GROW(s->cj, s->ncj, s->capcj);
     int i = s->ncj++;
     s->cj[i] = (struct cjob){.cluster = c, .cores = cores, .user = user, .best_effort = best_effort,
                              .walltime = walltime, .submitted = now_of(s), .run = run, .state = CJ_QUEUED};
     struct scluster *k = &s->cl[c];
-    GROW(k->queue, k->nq, k->capq);
+    VEC_GROW(k->queue, k->nq, k->capq);
     k->queue[k->nq++] = i;
     return i;
 }
@@ -350,7 +343,7 @@ static int campaign_start(struct gsim *s, int wi, char *err, size_t errlen)
     s->started++;
     s->f->jobs += g->jobs;
     for (int64_t k = 0; k < g->jobs; k++) {
-        GROW(s->sj, s->nsj, s->capsj);
+        VEC_GROW(s->sj, s->nsj, s->capsj);
         double base = g->spread > 0 ? rng_lognormal(&s->rng, g->duration, g->spread) : g->duration;
         s->sj[s->nsj++] = (struct sjob){.base = base};
     }
@@ -373,7 +366,7 @@ static void poll_observe(struct gsim *s, struct grid_obs *obs, struct grid_clust
         struct scopy *c = &s->sc[i];
         if (c->reported || c->cjob < 0) continue;   /* cjob < 0: not submitted */
         const struct cjob *j = &s->cj[c->cjob];
-        GROW(v, n, cap);
+        VEC_GROW(v, n, cap);
         struct grid_copy_obs *o = &v[n++];
         *o = (struct grid_copy_obs){.copy_id = i + 1, .state = GO_WAITING};
         if (c->ended) {
@@ -439,7 +432,7 @@ static void carry_submits(struct gsim *s, char *err, size_t errlen)
                 int64_t id = s->d.ids[sub->first + (size_t)(k + p)];
                 cj->copies[p] = id;
                 while (s->nsc < id) {
-                    GROW(s->sc, s->nsc, s->capsc);
+                    VEC_GROW(s->sc, s->nsc, s->capsc);
                     s->sc[s->nsc++] = (struct scopy){.cjob = -1};
                 }
                 s->sc[id - 1] = (struct scopy){.cjob = j, .pos = p};
