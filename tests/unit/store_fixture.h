@@ -25,10 +25,10 @@ __attribute__((unused)) static struct store *store_fixture_open(char *dir, size_
     return s;
 }
 
-/* Closes s and removes its files and dir (which must hold nothing else). */
-__attribute__((unused)) static void store_fixture_remove(struct store *s, const char *dir, const char *path)
+/* Removes the store's files at path and dir (which must hold nothing
+ * else), for a store closed already (a writer closes its own). */
+__attribute__((unused)) static void store_fixture_remove_files(const char *dir, const char *path)
 {
-    store_close(s);
     const char *suffix[] = {"", "-wal", "-shm"};
     for (int i = 0; i < 3; i++) {
         char p[300];
@@ -36,6 +36,13 @@ __attribute__((unused)) static void store_fixture_remove(struct store *s, const 
         unlink(p);
     }
     rmdir(dir);
+}
+
+/* Closes s and removes its files and dir (which must hold nothing else). */
+__attribute__((unused)) static void store_fixture_remove(struct store *s, const char *dir, const char *path)
+{
+    store_close(s);
+    store_fixture_remove_files(dir, path);
 }
 
 /* A user NAME with the key "key-NAME"; its id. */
