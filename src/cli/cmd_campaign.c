@@ -1,13 +1,14 @@
 /* cmd_campaign.c - `locus campaign submit | add-params | stat | events |
  * fix | pause | resume | cancel | clusters | share` (docs/campaigns.md). A change is an
- * order checked by store/campaign_order.c, as the REST API checks it,
+ * order checked by orders/campaign_order.c, as the REST API checks it,
  * that locusd's grid daemon carries out: the command waits for it and
  * says what became of it. The views read the daemon's saved state
  * read-only (store/store_campaign_view.c). */
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
-#include "store/campaign_order.h"
+#include "grid/jdl.h"
+#include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <errno.h>
 #include <pwd.h>

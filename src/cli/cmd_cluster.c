@@ -1,11 +1,11 @@
 /* cmd_cluster.c - `locus cluster add | list | set | affinity`: the
  * batch-scheduled clusters campaigns run on and the users' affinities for
  * them (docs/campaigns.md, docs/clusters.md), checked
- * by store/campaign_order.c as the REST API does. Clusters are never
+ * by orders/campaign_order.c as the REST API does. Clusters are never
  * deleted, only disabled: the grid daemon addresses them by position. */
 #include "cli/cli.h"
 #include "drivers/driver.h"
-#include "store/campaign_order.h"
+#include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <limits.h>
 #include <stdio.h>

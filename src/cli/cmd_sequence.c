@@ -1,10 +1,10 @@
 /* cmd_sequence.c - `locus sequence create | extend | end | list`: work
- * sequences (docs/sequences.md), through store/sequence_order.c as the REST
+ * sequences (docs/sequences.md), through orders/sequence_order.c as the REST
  * API does. Creating one writes its batch, its record (and its twin's) and
  * the jobs of every position in one transaction; extending and ending
  * change the records, which locusd picks up by their revision. */
 #include "cli/cli.h"
-#include "store/sequence_order.h"
+#include "orders/sequence_order.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,12 @@
 /* campaign_order.c - the checks of campaign_order.h and the orders they
  * write for locusd's grid daemon: `locus` and the REST API both come here,
  * so they accept and refuse the same campaigns. */
-#include "store/campaign_order.h"
+#include "orders/campaign_order.h"
 #include "core/fsutil.h"
 #include "core/project.h"
 #include "core/strbuf.h"
 #include "grid/admission.h"
+#include "orders/campaign_record.h"
 #include "store/store_campaign_view.h"
 #include <dirent.h>
 #include <errno.h>
@@ -230,7 +231,7 @@ enum camp_order_rc campaign_order_add_params(struct store *st, const char *proje
     struct campaign_spec spec = {0};
     int64_t owner;
     struct user u;
-    int r = store_campaign_spec(st, campaign_id, &spec, &owner);
+    int r = campaign_record_read(st, campaign_id, &spec, &owner);
     if (!r) r = store_user_get(st, owner, &u);
     size_t before = campaign_nparams(&spec);
     if (r) {

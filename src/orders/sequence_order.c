@@ -1,6 +1,6 @@
 /* sequence_order.c - creating, extending and ending work sequences for the
  * CLI and the REST API alike (see sequence_order.h). */
-#include "store/sequence_order.h"
+#include "orders/sequence_order.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include <stdarg.h>

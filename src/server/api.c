@@ -1,11 +1,11 @@
 /* api.c - the JSON REST API (jansson): views of the store for tools and
  * dashboards, and orders on work sequences checked by the same code as
- * `locus sequence` (store/sequence_order.c), as the caller's user. The
+ * `locus sequence` (orders/sequence_order.c), as the caller's user. The
  * grid's routes are in api_campaigns.c. */
 #include "server/api_internal.h"
 #include "core/log.h"
 #include "store/progress.h"
-#include "store/sequence_order.h"
+#include "orders/sequence_order.h"
 #include "store/store.h"
 #include <stdarg.h>
 #include <stdio.h>

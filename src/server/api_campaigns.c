@@ -2,13 +2,13 @@
  * the caller's campaigns, their events and the clusters as the views of
  * store/store_campaign_view.h show them, and orders on campaigns checked
  * and written by the same code as `locus campaign`
- * (store/campaign_order.c). An order is carried out by locusd's grid
+ * (orders/campaign_order.c). An order is carried out by locusd's grid
  * daemon; its answer is awaited on a thread of its own, so that no HTTP
  * thread (each serves many connections, scheduler RPCs among them) ever
  * sleeps on it. */
 #include "core/log.h"
 #include "server/api_internal.h"
-#include "store/campaign_order.h"
+#include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <pthread.h>
 #include <stdio.h>

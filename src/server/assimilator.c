@@ -10,7 +10,7 @@
 #include "core/run.h"
 #include "core/strbuf.h"
 #include "server/server.h"
-#include "store/sequence_order.h"
+#include "orders/sequence_order.h"
 #include "store/store.h"
 #include <stdio.h>
 #include <stdlib.h>

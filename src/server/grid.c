@@ -12,6 +12,7 @@
 #include "core/strbuf.h"
 #include "grid/cycle.h"
 #include "grid/jobscript.h"
+#include "orders/campaign_record.h"
 #include "server/server.h"
 #include "store/store_grid.h"
 #include <curl/curl.h>
@@ -187,7 +188,7 @@ static struct campaign_spec *spec_of(struct gridd *g, int64_t campaign_id)
     if (!*sp) {
         int64_t user_id;
         *sp = xcalloc(1, sizeof **sp);
-        if (store_campaign_spec(g->st, campaign_id, *sp, &user_id)) {
+        if (campaign_record_read(g->st, campaign_id, *sp, &user_id)) {
             log_error("grid: campaign %" PRId64 ": %s", campaign_id, store_error(g->st));
             campaign_spec_free(*sp);
             free(*sp);
@@ -205,7 +206,7 @@ static int submit_order(struct gridd *g, const struct grid_order *o, int64_t now
     if (!o->body) snprintf(err, errlen, "submit order without a campaign");
     struct grid_campaign_opts opts = {.user_id = o->user_id, .nretry = -1};
     if (!rc) rc = grid_campaign_add(&g->g, &spec, &opts, id, err, errlen);
-    if (!rc && store_campaign_insert(g->st, *id, o->user_id, &spec, now)) rc = -2;
+    if (!rc && campaign_record_write(g->st, *id, o->user_id, &spec, now)) rc = -2;
     campaign_spec_free(&spec);
     return rc;
 }

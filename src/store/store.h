@@ -21,6 +21,9 @@ enum store_flags { STORE_CREATE = 1, STORE_READONLY = 2 };
 struct store *store_open(const char *path, int flags, char *err, size_t errlen);
 void store_close(struct store *s);
 const char *store_error(const struct store *s);
+/* Records a formatted error (read with store_error) and returns -1: also
+ * for the layers above that check what they read. */
+int store_failf(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int store_schema_version(struct store *s);
 
 /* Transactions; every multi-row change is made inside one. BEGIN IMMEDIATE,

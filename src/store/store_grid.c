@@ -147,29 +147,22 @@ static int insert_params(struct store *s, int64_t id, const struct campaign_spec
 }
 
 int store_campaign_insert(struct store *s, int64_t id, int64_t user_id, const struct campaign_spec *spec,
-                          int64_t now)
+                          const char *settings, int64_t now)
 {
-    json_t *settings = jdl_settings_to_json(spec);
-    char *text = json_dumps(settings, JSON_COMPACT);
-    json_decref(settings);
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(store_db(s),
-                                "INSERT INTO campaigns(id, user_id, name, settings, nb_jobs, nparams, create_time)"
-                                " VALUES(?,?,?,?,?,?,?)", -1, &st, NULL);
-    if (rc) {
-        free(text);
+    if (sqlite3_prepare_v2(store_db(s),
+                           "INSERT INTO campaigns(id, user_id, name, settings, nb_jobs, nparams, create_time)"
+                           " VALUES(?,?,?,?,?,?,?)", -1, &st, NULL))
         return store_fail(s, "campaigns");
-    }
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int64(st, 2, user_id);
     sqlite3_bind_text(st, 3, spec->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, settings, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 5, (int64_t)spec->params.nb_jobs);
     sqlite3_bind_int64(st, 6, (int64_t)campaign_nparams(spec));
     sqlite3_bind_int64(st, 7, now);
-    rc = store_run(s, st, "campaigns");
+    int rc = store_run(s, st, "campaigns");
     sqlite3_finalize(st);
-    free(text);
     if (rc || spec->params.nb_jobs) return rc;
     return insert_params(s, id, spec, 0);
 }
@@ -200,7 +193,7 @@ int store_campaign_params_sync(struct store *s, int64_t id, const struct campaig
     return rc;
 }
 
-int store_campaign_spec(struct store *s, int64_t id, struct campaign_spec *out, int64_t *user_id)
+int store_campaign_json(struct store *s, int64_t id, json_t **out, int64_t *user_id)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(store_db(s), "SELECT user_id, settings, nb_jobs FROM campaigns WHERE id = ?", -1, &st,
@@ -238,11 +231,8 @@ int store_campaign_spec(struct store *s, int64_t id, struct campaign_spec *out, 
             return store_fail(s, "campaign_params");
         }
     }
-    char err[300];
-    campaign_spec_free(out);
-    rc = jdl_parse_json(root, out, err, sizeof err);
-    json_decref(root);
-    return rc ? store_failf(s, "campaign %lld in the store: %s", (long long)id, err) : 0;
+    *out = root;
+    return 0;
 }
 
 /* ---- orders ---- */

@@ -1,8 +1,8 @@
 /* store_grid.h - the grid's tables (schema v5, v6): the clusters an operator
  * declared, the campaigns users submitted (their JDL settings and
  * params), the orders users give the grid daemon, the users'
- * notification hooks, and the daemon's grid state (grid/cycle.h) as
- * rows. Return conventions are store.h's: 0, 1 for an absent row, -1
+ * notification hooks, and the daemon's grid state (model/grid_state.h)
+ * as rows. Return conventions are store.h's: 0, 1 for an absent row, -1
  * with store_error(). Every writer works in the caller's transaction.
  *
  * Why orders: the grid state lives in locusd's memory, like the
@@ -12,9 +12,9 @@
  * it changed, so an order is carried out exactly once across crashes. */
 #ifndef LOCUS_STORE_GRID_H
 #define LOCUS_STORE_GRID_H
-#include "grid/cycle.h"
-#include "model/campaign.h"
+#include "model/grid_state.h"
 #include "store/store.h"
+#include <jansson.h>
 
 /* ---- clusters, as `locus cluster add` declares them ---- */
 
@@ -41,13 +41,16 @@ int store_each_cluster(struct store *s, int64_t after_id, int (*each)(void *ctx,
 
 /* ---- campaigns as submitted ---- */
 
-/* Writes campaign `id` of user_id: the settings (jdl_settings_to_json)
- * and the params of spec (borrowed), unless it is in count form. */
+/* Writes campaign `id` of user_id: its settings (borrowed: the JSON text
+ * of grid/jdl.h's jdl_settings_to_json), and the name and the params of
+ * spec (borrowed), unless it is in count form. orders/campaign_record.h
+ * writes and reads a whole campaign_spec. */
 int store_campaign_insert(struct store *s, int64_t id, int64_t user_id, const struct campaign_spec *spec,
-                          int64_t now);
-/* Reads campaign id back into out (freed first with campaign_spec_free;
- * the caller frees it) and its owner into *user_id. */
-int store_campaign_spec(struct store *s, int64_t id, struct campaign_spec *out, int64_t *user_id);
+                          const char *settings, int64_t now);
+/* Reads campaign id back as its canonical JSON (the settings with
+ * "nb_jobs" or "params", as grid/jdl.h's jdl_to_json writes it) into *out,
+ * a new reference the caller owns, and its owner into *user_id. */
+int store_campaign_json(struct store *s, int64_t id, json_t **out, int64_t *user_id);
 /* Brings campaign id's stored params up to spec's (borrowed), whose first
  * params are the stored ones (add-params): the params after them are
  * appended with increasing idx, and a campaign stored in count form

@@ -29,8 +29,6 @@ int store_run(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs sql with ?1 = arg and calls each_row per row until it returns non-zero. */
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx);
-/* Records a formatted error (read with store_error) and returns -1. */
-int store_failf(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records "what: <SQLite's message>" and returns -1. */
 int store_fail(struct store *s, const char *what);
 #endif

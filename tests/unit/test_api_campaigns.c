@@ -31,7 +31,8 @@
 #include "cli_fixture.h"
 #include "core/fsutil.h"
 #include "core/log.h"
-#include "store/campaign_order.h"
+#include "orders/campaign_order.h"
+#include "orders/campaign_record.h"
 #include "store/store.h"
 #include "server/grid.h"
 #include "server/server.h"
@@ -379,7 +380,7 @@ static void test_campaigns_of_their_owner(void **state)
     for (size_t i = 0; i < 3; i++) {
         struct campaign_spec spec = {0};
         int64_t owner = 0;
-        assert_int_equal(store_campaign_spec(st, want[i].id, &spec, &owner), 0);
+        assert_int_equal(campaign_record_read(st, want[i].id, &spec, &owner), 0);
         assert_int_equal(owner, want[i].owner);
         if (want[i].last) {
             assert_int_equal(spec.params.count, want[i].nparams);
@@ -494,7 +495,7 @@ static void test_add_params(void **state)
     struct store *st = open_store(f, STORE_READONLY);
     struct campaign_spec spec = {0};
     int64_t owner;
-    assert_int_equal(store_campaign_spec(st, c, &spec, &owner), 0);
+    assert_int_equal(campaign_record_read(st, c, &spec, &owner), 0);
     assert_int_equal(campaign_nparams(&spec), 4);
     assert_string_equal(campaign_param(&spec, 3), "d 4");
     campaign_spec_free(&spec);

@@ -1,5 +1,5 @@
 /* test_campaign_order.c - orders for the grid daemon as `locus` and the
- * REST API give them (store/campaign_order.c): a submission's JDL, params,
+ * REST API give them (orders/campaign_order.c): a submission's JDL, params,
  * owner, clusters and admission rules checked, each refusal with its code
  * and a message naming what is wrong, and nothing written when refused;
  * pause, resume, cancel and fix checked against the campaign's owner;
@@ -17,7 +17,9 @@
 
 #include "core/fsutil.h"
 #include "drivers/driver.h"
-#include "store/campaign_order.h"
+#include "grid/cycle.h"
+#include "orders/campaign_order.h"
+#include "orders/campaign_record.h"
 #include "store/store_campaign_view.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,7 +233,7 @@ static void daemon_made(struct fx *f, int64_t id, int64_t user)
     struct campaign_spec spec = {0};
     const char *t = "{\"name\": \"d\", \"nb_jobs\": 2, \"exec_file\": \"x\", \"clusters\": {\"alpha\": {}}}";
     assert_int_equal(jdl_parse(t, strlen(t), &spec, f->err, sizeof f->err), 0);
-    assert_int_equal(store_campaign_insert(f->s, id, user, &spec, 90), 0);
+    assert_int_equal(campaign_record_write(f->s, id, user, &spec, 90), 0);
     campaign_spec_free(&spec);
 }
 
@@ -252,7 +254,7 @@ static void daemon_state(struct fx *f)
     for (int c = 1; c <= 2; c++) {
         struct campaign_spec spec = {0};
         int64_t owner;
-        assert_int_equal(store_campaign_spec(f->s, c, &spec, &owner), 0);
+        assert_int_equal(campaign_record_read(f->s, c, &spec, &owner), 0);
         struct grid_campaign_opts o = {.user_id = owner, .nretry = -1};
         assert_int_equal(grid_campaign_add(&st, &spec, &o, &id, f->err, sizeof f->err), 0);
         assert_int_equal(id, c);

@@ -18,6 +18,8 @@
 #include "store_fixture.h"
 
 #include "drivers/driver_fake.h"
+#include "grid/cycle.h"
+#include "orders/campaign_record.h"
 #include "server/grid.h"
 #include "store/store_grid.h"
 #include <sqlite3.h>
@@ -264,7 +266,7 @@ static void test_interrupted_launch_is_requeued(void **state)
     const struct grid_submit *s0 = &d.submits[0];
     struct campaign_spec spec = {0};
     int64_t owner;
-    assert_int_equal(store_campaign_spec(f->s, c, &spec, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, c, &spec, &owner), 0);
     const struct cluster_spec *cs = campaign_cluster(&spec, st.clusters[s0->cluster_id - 1].name);
     for (int k = 0; k < s0->n; k++) {
         const struct grid_job *j = grid_job_find(&st, grid_copy_find(&st, d.ids[s0->first + k])->job_id);
@@ -367,7 +369,7 @@ static size_t stored_params(struct fx *f, int64_t id)
 {
     struct campaign_spec spec = {0};
     int64_t owner;
-    assert_int_equal(store_campaign_spec(f->s, id, &spec, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, id, &spec, &owner), 0);
     size_t n = campaign_nparams(&spec);
     campaign_spec_free(&spec);
     return n;

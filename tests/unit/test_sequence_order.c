@@ -1,5 +1,5 @@
 /* test_sequence_order.c - orders on work sequences as the CLI and the REST
- * API give them (store/sequence_order.c): each value checked with a
+ * API give them (orders/sequence_order.c): each value checked with a
  * message naming its field, lookups of app, owner and initial state, the
  * batch and every position written, and extension and ending with the
  * owner's right and an ended sequence's refusal; twins made as a pair and
@@ -12,7 +12,7 @@
 
 #include "store_fixture.h"
 
-#include "store/sequence_order.h"
+#include "orders/sequence_order.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,9 @@
 
 #include "store_fixture.h"
 
-#include "store/campaign_order.h"
+#include "grid/cycle.h"
+#include "orders/campaign_order.h"
+#include "orders/campaign_record.h"
 #include "store/schema.h"
 #include "store/store_grid.h"
 #include <sqlite3.h>
@@ -345,10 +347,10 @@ static void test_orders_insert_get_pending_done(void **state)
 /* spec written as campaign id, read back: the same canonical JSON. */
 static void round_trip(struct fx *f, int64_t id, const struct campaign_spec *spec)
 {
-    assert_int_equal(store_campaign_insert(f->s, id, f->alice, spec, 500), 0);
+    assert_int_equal(campaign_record_write(f->s, id, f->alice, spec, 500), 0);
     struct campaign_spec back = {0};
     int64_t owner = 0;
-    if (store_campaign_spec(f->s, id, &back, &owner)) fail_msg("%s", store_error(f->s));
+    if (campaign_record_read(f->s, id, &back, &owner)) fail_msg("%s", store_error(f->s));
     assert_int_equal(owner, f->alice);
     json_t *a = jdl_to_json(spec), *b = jdl_to_json(&back);
     if (!json_equal(a, b)) {
@@ -384,7 +386,7 @@ static void test_campaign_round_trip_list_count_and_file(void **state)
     campaign_spec_free(&spec);
     struct campaign_spec none = {0};
     int64_t owner;
-    assert_int_equal(store_campaign_spec(f->s, 4, &none, &owner), 1);
+    assert_int_equal(campaign_record_read(f->s, 4, &none, &owner), 1);
 }
 
 /* ---- add-params: job ranges and params ---- */
@@ -452,30 +454,30 @@ static void test_campaign_params_appended(void **state)
     char err[256];
     int64_t owner;
     parse_spec("{'name': 'list', 'params': ['a 1', 'b'], 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
-    assert_int_equal(store_campaign_insert(f->s, 1, f->alice, &spec, 500), 0);
+    assert_int_equal(campaign_record_write(f->s, 1, f->alice, &spec, 500), 0);
     parse_spec("{'name': 'count', 'nb_jobs': 3, 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
-    assert_int_equal(store_campaign_insert(f->s, 2, f->alice, &spec, 500), 0);
+    assert_int_equal(campaign_record_write(f->s, 2, f->alice, &spec, 500), 0);
     campaign_spec_free(&spec);
 
-    assert_int_equal(store_campaign_spec(f->s, 1, &spec, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, 1, &spec, &owner), 0);
     assert_int_equal(jdl_add_params_text(&spec, "c\nd 4\n", 6, err, sizeof err), 0);
     assert_int_equal(store_campaign_params_sync(f->s, 1, &spec), 0);
-    assert_int_equal(store_campaign_spec(f->s, 1, &back, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, 1, &back, &owner), 0);
     assert_int_equal(campaign_nparams(&back), 4);
     assert_string_equal(campaign_param(&back, 1), "b");
     assert_string_equal(campaign_param(&back, 3), "d 4");
     assert_int_equal(store_fixture_int(f->path, "SELECT nparams FROM campaigns WHERE id = ?", 1), 4);
     /* a spec that does not extend the stored params is refused */
-    assert_int_equal(store_campaign_spec(f->s, 2, &spec, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, 2, &spec, &owner), 0);
     assert_int_equal(spec.params.nb_jobs, 3);
     assert_int_equal(store_campaign_params_sync(f->s, 2, &spec), -1);   /* still in count form */
     parse_spec("{'name': 'list', 'params': ['a 1', 'b'], 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
     assert_int_equal(store_campaign_params_sync(f->s, 1, &spec), -1);   /* 4 stored, only 2 given */
 
-    assert_int_equal(store_campaign_spec(f->s, 2, &spec, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, 2, &spec, &owner), 0);
     assert_int_equal(jdl_add_params_text(&spec, "x\n", 2, err, sizeof err), 0);
     assert_int_equal(store_campaign_params_sync(f->s, 2, &spec), 0);
-    assert_int_equal(store_campaign_spec(f->s, 2, &back, &owner), 0);
+    assert_int_equal(campaign_record_read(f->s, 2, &back, &owner), 0);
     assert_int_equal(back.params.nb_jobs, 0);
     assert_int_equal(campaign_nparams(&back), 4);
     assert_string_equal(campaign_param(&back, 0), "0");
