@@ -5,6 +5,7 @@
 #include "core/hashmap.h"
 #include "core/log.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sched/credit.h"
 #include "store/store.h"
 #include <pthread.h>
@@ -22,8 +23,12 @@ struct writer {
     int nqueue, capqueue;
     uint64_t submitted;          /* last ticket handed out */
     uint64_t committed;          /* every ticket <= this is settled */
-    uint64_t failed_upto;        /* tickets of the last failed group end here */
-    uint64_t failed_from;
+    /* Every failed group's tickets, kept for good: a ticket is asked about
+     * once, by whoever submitted it, maybe after later groups failed too or
+     * after the failure was cleared, and must get -1 all the same. Failures
+     * are rare (each makes locusd rebuild its index), so the list is short. */
+    struct failed_group { uint64_t from, upto; } *failures;
+    int nfailures, capfailures;
     int failed, stop;
     struct writer_stats stats;
     struct waiter *waiters;      /* writer_notify calls not yet due */
@@ -240,8 +245,8 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&w->mu);
         if (rc) {
             w->failed = 1;
-            w->failed_from = from;
-            w->failed_upto = upto;
+            VEC_GROW(w->failures, w->nfailures, w->capfailures);
+            w->failures[w->nfailures++] = (struct failed_group){from, upto};
         }
         w->stats.groups++;
         w->stats.tickets += upto - from + 1;
@@ -285,6 +290,7 @@ void writer_stop(struct writer *w)
     forget_averages(w);
     imap_free(&w->averages);
     free(w->waiters);
+    free(w->failures);
     store_close(w->st);
     free(w);
 }
@@ -308,7 +314,9 @@ int writer_wait(struct writer *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->mu);
     while (w->committed < ticket) pthread_cond_wait(&w->done, &w->mu);
-    int rc = w->failed && ticket >= w->failed_from && ticket <= w->failed_upto ? -1 : 0;
+    int rc = 0;
+    for (int i = w->nfailures - 1; i >= 0 && !rc; i--)   /* the latest first: the likeliest */
+        rc = ticket >= w->failures[i].from && ticket <= w->failures[i].upto ? -1 : 0;
     pthread_mutex_unlock(&w->mu);
     return rc;
 }
@@ -340,8 +348,7 @@ int writer_failed(struct writer *w)
 void writer_clear_failure(struct writer *w)
 {
     pthread_mutex_lock(&w->mu);
-    w->failed = 0;
-    w->failed_from = w->failed_upto = 0;
+    w->failed = 0;   /* the failed tickets stay failed */
     pthread_mutex_unlock(&w->mu);
 }
 

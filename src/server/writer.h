@@ -24,14 +24,17 @@ void writer_set_publisher(struct writer *w, int (*publish)(void *ctx, const char
  * were made, so the store sees them in the same order. */
 uint64_t writer_submit(struct writer *w, struct change_log *log);
 /* Blocks until the ticket's group is committed: 0, or -1 if that commit
- * failed (the store then lags memory: writer_failed() turns true). */
+ * failed (the store then lags memory: writer_failed() turns true). The
+ * answer for a ticket never changes: later failures and
+ * writer_clear_failure leave it as it was. */
 int writer_wait(struct writer *w, uint64_t ticket);
 /* Calls fn(arg) once the ticket's group is settled: from the writer's
  * thread after the commit, or at once if it already is. fn must be quick
  * and must not call the writer. */
 void writer_notify(struct writer *w, uint64_t ticket, void (*fn)(void *arg), void *arg);
 int writer_failed(struct writer *w);
-/* Resets the failure flag once the caller has rebuilt memory from the store. */
+/* Resets the failure flag once the caller has rebuilt memory from the
+ * store; failed tickets still get -1 from writer_wait. */
 void writer_clear_failure(struct writer *w);
 
 struct writer_stats { uint64_t groups, tickets, changes; };

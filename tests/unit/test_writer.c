@@ -283,6 +283,19 @@ static void test_failed_group_applies_nothing(void **state)
     struct writer_stats st;
     writer_get_stats(f->w, &st);
     assert_int_equal(st.groups, 3);
+
+    /* A later failure, and the flag cleared after it, leave the earlier
+     * failed tickets failed: an RPC told after either must not answer
+     * success for changes that were never committed. */
+    change_log_init(&l);
+    add_host(&l, CH_HOST_INSERT, host_rec(f, 7, 1, "h7 again"));
+    uint64_t t4 = writer_submit(f->w, &l);
+    assert_int_equal(writer_wait(f->w, t4), -1);
+    for (int i = 0; i < 3; i++) assert_int_equal(writer_wait(f->w, t[i]), -1);
+    writer_clear_failure(f->w);
+    assert_int_equal(writer_wait(f->w, t4), -1);
+    assert_int_equal(writer_wait(f->w, t[1]), -1);
+    assert_int_equal(writer_wait(f->w, t3), 0);
 }
 
 /* writer_stop commits everything queued before it stops. */
