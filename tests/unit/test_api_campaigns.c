@@ -2,7 +2,7 @@
  * locusd in this process (server_start, whose grid daemon carries the
  * orders out, and the HTTP front on a loopback port), spoken to over HTTP
  * with libcurl, on a project made with the `locus` commands and a fake
- * cluster (grid/driver_fake.h) declared in its store.
+ * cluster (drivers/driver_fake.h) declared in its store.
  *
  * Checks: every bad request is refused with its status and a message that
  * names what is wrong, and writes no order (malformed JSON, a body that is

@@ -1,5 +1,5 @@
-/* test_driver_fake.c - the driver interface (grid/driver.c) over the fake
- * scheduler of unit tests (grid/driver_fake.c): first come first served
+/* test_driver_fake.c - the driver interface (drivers/driver.c) over the fake
+ * scheduler of unit tests (drivers/driver_fake.c): first come first served
  * cores with a blocking head, durations and exit codes, walltime kills,
  * best-effort jobs preempted by another user's normal job (the most
  * recently started first, and only as many as needed), cancel, node

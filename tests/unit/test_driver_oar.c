@@ -1,4 +1,4 @@
-/* test_driver_oar.c - the OAR driver (grid/driver_oar.c) against a real
+/* test_driver_oar.c - the OAR driver (drivers/driver_oar.c) against a real
  * OAR 2.5 server and REST API, started by tests/integration/driver_oar.sh,
  * which runs this program with their settings in the environment; alone
  * (as a unit test) every test is skipped. The cluster has 4 resources

@@ -1,4 +1,4 @@
-/* test_driver_slurm.c - the Slurm driver (grid/driver_slurm.c) against two
+/* test_driver_slurm.c - the Slurm driver (drivers/driver_slurm.c) against two
  * real Slurm clusters, started by tests/integration/driver_slurm.sh, which
  * runs this program with their settings in the environment; alone (as a
  * unit test) every test is skipped. Cluster alpha has 8 cores on 2 nodes,

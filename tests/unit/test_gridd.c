@@ -1,5 +1,5 @@
 /* test_gridd.c - locusd's grid daemon (server/grid.c) over a real store
- * and fake clusters (grid/driver_fake.h): orders carried out once and
+ * and fake clusters (drivers/driver_fake.h): orders carried out once and
  * refused with a reason; a campaign run to its end on two clusters; a
  * restart in the middle that neither loses nor repeats a job; an
  * interrupted launch found at start; a dead cluster while another works;
