@@ -18,6 +18,10 @@
 #define SR_STDERR_MAX 65536        /* longer stderr_out text is cut to this */
 #define SR_MAX_DEPTH 32            /* element nesting */
 
+/* The client state of a result computed and whose files were all uploaded
+ * (BOINC's RESULT_FILES_UPLOADED); other states are failures. */
+#define SR_STATE_FILES_UPLOADED 5
+
 struct sr_file {                   /* an output file of a reported result */
     char name[SR_NAME_LEN];
     double nbytes;
@@ -27,7 +31,7 @@ struct sr_file {                   /* an output file of a reported result */
 
 struct sr_result {                 /* a finished task being reported */
     char name[SR_NAME_LEN];
-    int state;                     /* client state: 5 = files uploaded */
+    int state;                     /* client state: SR_STATE_FILES_UPLOADED when computed and sent */
     int exit_status;
     double final_cpu_time, final_elapsed_time;
     int app_version_num;

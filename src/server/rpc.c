@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "proto/sched_reply.h"
 #include "proto/sched_request.h"
+#include "sched/host_rpc.h"
 #include "server/workgen.h"
 #include "store/store.h"
 #include <stdlib.h>
@@ -30,10 +31,11 @@ struct rpc {
     struct host host;
     int new_host;
     int send_hostid;             /* the client does not know its host id */
-    unsigned char (*present)[SR_MAX_RESULT_FILES];  /* per reported result and file */
+    struct rpc_report *reports;  /* the reports as the decision takes them, with the outputs that arrived */
+    const char **names;          /* sticky files held, then the instances listed (borrowed from req) */
+    struct rpc_decision dec;
     struct sent_job *sent;
     int nsent, capsent;
-    int nreported, naccepted;
     struct sched_reply reply;
     struct strpool pool;
     uint64_t ticket;             /* changes to commit before answering; 0: none */
@@ -134,77 +136,34 @@ static void record_host(struct rpc *c, int64_t now, struct change_log *log)
 
 /* ---- reports ---- */
 
-/* Which reported output files really arrived, complete (outside the lock). */
+/* The reports as the decision takes them, with the output files that
+ * really arrived complete (outside the lock: it reads the upload folder).
+ * One block: the reports, then each one's room for the names of its files. */
 static void check_uploads(struct rpc *c)
 {
-    c->present = xcalloc((size_t)(c->req.nresults ? c->req.nresults : 1), sizeof *c->present);
-    for (int i = 0; i < c->req.nresults; i++) {
+    int n = c->req.nresults;
+    c->reports = xmalloc((size_t)(n ? n : 1) * (sizeof *c->reports + SR_MAX_RESULT_FILES * sizeof(char *)));
+    const char **names = (const char **)(c->reports + n);
+    for (int i = 0; i < n; i++) {
         const struct sr_result *r = &c->req.results[i];
+        const char **arrived = names + (size_t)i * SR_MAX_RESULT_FILES;
+        int narrived = 0;
         for (int k = 0; k < r->nfiles; k++) {
             const struct sr_file *f = &r->files[k];
             if (f->has_error || !name_is_safe(f->name)) continue;
             char path[PROJECT_PATH_MAX + 300];
             project_file_path(&c->s->proj, path, sizeof path, "upload", f->name);
-            c->present[i][k] = file_size(path) == (int64_t)f->nbytes;
+            if (file_size(path) == (int64_t)f->nbytes) arrived[narrived++] = f->name;
         }
+        c->reports[i] = (struct rpc_report){
+            .name = r->name, .computed = r->state == SR_STATE_FILES_UPLOADED && r->exit_status == 0,
+            .exit_status = r->exit_status, .cpu_time = r->final_cpu_time, .elapsed_time = r->final_elapsed_time,
+            .stderr_out = r->stderr_out, .arrived = arrived, .narrived = narrived,
+        };
     }
 }
 
-/* Success needs every output the instance was told to upload: the batch's
- * outputs, and a sequence's state file where it is restartable. */
-static int outputs_arrived(const struct rpc *c, int i, const struct sjob *j, const char *inst_name)
-{
-    const struct sr_result *r = &c->req.results[i];
-    struct seq_io io;
-    int seq = !sequence_io(j, &io);
-    for (int k = 0; k <= j->batch->b.noutputs; k++) {
-        int wanted = k < j->batch->b.noutputs ? !seq || io.reports : seq && io.restartable;
-        if (!wanted) continue;
-        char want[300];
-        snprintf(want, sizeof want, "%s_%d", inst_name, k);
-        int found = 0;
-        for (int f = 0; f < r->nfiles && !found; f++) found = c->present[i][f] && !strcmp(r->files[f].name, want);
-        if (!found) return 0;
-    }
-    return 1;
-}
-
-static void take_reports(struct rpc *c, int64_t now, struct change_log *log)
-{
-    struct server *s = c->s;
-    for (int i = 0; i < c->req.nresults; i++) {
-        const struct sr_result *r = &c->req.results[i];
-        reply_add_ack(&c->reply, r->name);  /* acked even if unknown, or the client re-reports forever */
-        c->nreported++;
-        struct instance *in;
-        struct sjob *j = index_job_by_instance(&s->idx, r->name, &in);
-        if (!j) {
-            log_debug(LT_RPC, "host %lld reported %s: not a live instance, acknowledged only",
-                      (long long)c->host.id, r->name);
-            continue;
-        }
-        int outcome = OUTCOME_CLIENT_ERROR;
-        if (r->state == 5 && r->exit_status == 0)
-            outcome = outputs_arrived(c, i, j, r->name) ? OUTCOME_SUCCESS : OUTCOME_VALIDATE_ERROR;
-        int ev = index_report(&s->idx, j, in, c->host.id, outcome, r->exit_status, r->final_cpu_time,
-                              r->final_elapsed_time, now, log);
-        log_debug(LT_RPC, "host %lld reported %s: %s%s", (long long)c->host.id, r->name, outcome_name(outcome),
-                  ev < 0 ? " (ignored: not out on this host)" : "");
-        if (ev < 0) continue;
-        c->naccepted++;
-        if (r->stderr_out && r->stderr_out[0]) {
-            struct change *ch = change_add(log, CH_INST_STDERR);
-            ch->u.stderr_text.id = in->id;
-            ch->u.stderr_text.text = xstrdup(r->stderr_out);
-        }
-        server_job_events(s, j, ev, now, log);
-    }
-    for (int i = 0; i < c->req.nother; i++)
-        if (index_take_abort(&s->idx, c->req.other_results[i], c->host.id))
-            reply_add_abort(&c->reply, c->req.other_results[i]);
-}
-
-/* ---- dispatch ---- */
+/* ---- the decision ---- */
 
 static int wants_work(const struct sched_request *r)
 {
@@ -220,60 +179,6 @@ static struct host_view host_view_of(const struct rpc *c)
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
         .req_instances = r->cpu_req_instances, .in_progress = r->nother,
     };
-}
-
-/* Adds a job to the reply, copying what it needs out of the lock (held). */
-static void add_sent(struct rpc *c, struct sjob *j, const struct instance *in, const struct app_version *av,
-                     const char *why)
-{
-    if (c->nsent == c->capsent) {
-        c->capsent = c->capsent ? c->capsent * 2 : 4;
-        c->sent = xrealloc(c->sent, (size_t)c->capsent * sizeof *c->sent);
-    }
-    struct sent_job *sj = &c->sent[c->nsent++];
-    sj->inst = *in;
-    sj->batch = j->batch->b;   /* copied: the batch may be reaped after the lock */
-    sj->av = av;
-    sj->is_seq = !sequence_io(j, &sj->io);
-    for (int k = 0; k < av->nfiles; k++) sj->av_files[k] = imap_get(&c->s->files, av->files[k].file_id);
-    log_debug(LT_SCHED, "host %lld: %s job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id, why,
-              (long long)j->id, in->seq, sj->batch.name, (long long)in->deadline);
-}
-
-/* Instances the server thinks the host holds but the host no longer lists:
- * their reply was lost (a crash, a dropped connection) or the client lost
- * them. Each is sent again while it can still meet its deadline, else given
- * up at once so that its replacement need not wait for the deadline. */
-static void recover_lost(struct rpc *c, int64_t now, struct change_log *log)
-{
-    struct server *s = c->s;
-    const struct host_held *h = index_held(&s->idx, c->host.id);
-    if (!c->req.has_other_results || !h || !h->n) return;
-    struct smap listed;
-    smap_init(&listed);
-    for (int i = 0; i < c->req.nother; i++) smap_put(&listed, c->req.other_results[i], &listed);
-    int n = h->n;
-    struct held_instance *v = xmalloc((size_t)n * sizeof *v);   /* giving up changes h */
-    memcpy(v, h->v, (size_t)n * sizeof *v);
-    struct host_view hv = host_view_of(c);
-    for (int i = 0; i < n; i++) {
-        struct sjob *j = index_job(&s->idx, v[i].job_id);
-        struct instance *in = j ? job_instance(j, v[i].inst_id) : NULL;
-        if (!in || in->state != INST_IN_PROGRESS) continue;
-        char name[256];
-        instance_wire_name(name, sizeof name, j->batch->b.name, j->id, in->seq);
-        if (smap_get(&listed, name)) continue;
-        const struct app_version *av = imap_get(&s->versions, in->app_version_id);
-        /* a sequence's task lost means its state chain is too: relocate it */
-        if (av && !j->sq && c->nsent < MAX_SEND && deadline_feasible(&hv, j->flops_est, (double)(in->deadline - now))) {
-            add_sent(c, j, in, av, "resent lost");
-        } else {
-            log_debug(LT_SCHED, "host %lld lost %s: too late to resend, given up", (long long)c->host.id, name);
-            server_job_events(s, j, index_give_up(&s->idx, j, in, now, log), now, log);
-        }
-    }
-    free(v);
-    smap_free(&listed);
 }
 
 /* The seed's deadline check takes the tasks the host listed: returns them
@@ -294,48 +199,87 @@ static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv,
     return v;
 }
 
-static void send_work(struct rpc *c, int64_t now, int retry, struct change_log *log)
+/* What the decision takes from the request (lock held); the names it
+ * borrows are c->names, platforms[] the caller's. */
+static struct rpc_input decision_input(struct rpc *c, const char **platforms, int64_t now)
 {
     struct server *s = c->s;
     const struct sched_request *r = &c->req;
-    const char *platforms[1 + SR_MAX_ALT_PLATFORMS];
     int np = 0;
     platforms[np++] = r->platform;
     for (int i = 0; i < r->nalt_platforms; i++) platforms[np++] = r->alt_platforms[i];
-    const char **files = xmalloc((size_t)(r->nsticky ? r->nsticky : 1) * sizeof *files);
-    for (int i = 0; i < r->nsticky; i++) files[i] = r->sticky[i].name;
-    struct dispatch_request dr = {
-        .host = host_view_of(c), .platforms = platforms, .nplatforms = np,
+    return (struct rpc_input){
+        .host = host_view_of(c), .reports = c->reports, .nreports = r->nresults,
+        .has_listed = r->has_other_results, .listed = c->names + r->nsticky, .nlisted = r->nother,
+        .wants_work = wants_work(r), .platforms = platforms, .nplatforms = np,
+        .files = c->names, .nfiles = r->nsticky,
         .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress},
-        .now = now, .files = files, .nfiles = r->nsticky, .seed = server_random(s), .retry = retry,
+        .dispatch = locality_dispatch, .routing = server_routing(s), .now = now, .seed = server_random(s),
     };
-    struct edf_item *queued = deadline_view(c, &dr.host, now);
-    struct dispatched d[MAX_SEND];
-    struct dispatch_result res = {.sent = d, .max = MAX_SEND - c->nsent};
-    if (dr.limits.max_jobs_per_rpc < res.max) res.max = dr.limits.max_jobs_per_rpc;
-    locality_dispatch(&s->idx, &dr, &res, log);
-    free(queued);
-    if (!res.nsent && res.deadline_refusals && !c->reply.no_work_deadlines) {
+}
+
+/* Adds a job to the reply, copying what it needs out of the lock (held). */
+static void add_sent(struct rpc *c, const struct dispatched *d, const char *why)
+{
+    if (c->nsent == c->capsent) {
+        c->capsent = c->capsent ? c->capsent * 2 : 4;
+        c->sent = xrealloc(c->sent, (size_t)c->capsent * sizeof *c->sent);
+    }
+    struct sent_job *sj = &c->sent[c->nsent++];
+    sj->inst = d->inst;
+    sj->batch = d->job->batch->b;   /* copied: the batch may be reaped after the lock */
+    sj->av = d->av;
+    sj->is_seq = !sequence_io(d->job, &sj->io);
+    for (int k = 0; k < d->av->nfiles; k++) sj->av_files[k] = imap_get(&c->s->files, d->av->files[k].file_id);
+    log_debug(LT_SCHED, "host %lld: %s job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id, why,
+              (long long)d->job->id, d->inst.seq, sj->batch.name, (long long)d->inst.deadline);
+}
+
+/* Hands on what the decision sent, deleted and waits for (lock held). */
+static void take_dispatch(struct rpc *c)
+{
+    const struct rpc_decision *d = &c->dec;
+    const struct dispatch_result *res = &d->res;
+    if (d->nsent == d->nresent && res->deadline_refusals && !c->reply.no_work_deadlines) {
         log_debug(LT_SCHED, "host %lld: %d jobs kept back by the deadline check", (long long)c->host.id,
-                  res.deadline_refusals);
+                  res->deadline_refusals);
         c->reply.no_work_deadlines = 1;
         reply_add_message(&c->reply, "No tasks sent: those available would miss their deadlines, or make tasks "
                           "you hold miss theirs.", "low");
     }
-    for (int i = 0; i < res.nsent; i++) add_sent(c, d[i].job, &d[i].inst, d[i].av, "sent");
-    for (int i = 0; i < res.ndeletes; i++) {
+    for (int i = d->nresent; i < d->nsent; i++) add_sent(c, &d->sent[i], "sent");
+    for (int i = 0; i < res->ndeletes; i++) {
         int again = 0;   /* a retry after waiting decides the same files again */
-        for (int k = 0; k < c->reply.ndeletes && !again; k++) again = !strcmp(c->reply.deletes[k], res.deletes[i]);
+        for (int k = 0; k < c->reply.ndeletes && !again; k++) again = !strcmp(c->reply.deletes[k], res->deletes[i]);
         if (again) continue;
-        log_debug(LT_SCHED, "host %lld: delete %s (no work for it)", (long long)c->host.id, res.deletes[i]);
-        reply_add_delete(&c->reply, strpool_printf(&c->pool, "%s", res.deletes[i]));
+        log_debug(LT_SCHED, "host %lld: delete %s (no work for it)", (long long)c->host.id, res->deletes[i]);
+        reply_add_delete(&c->reply, strpool_printf(&c->pool, "%s", res->deletes[i]));
     }
-    for (int i = 0; i < res.nneed_work; i++) {
-        log_debug(LT_SCHED, "host %lld: no work for %s: waiting for more", (long long)c->host.id, res.need_work[i]);
-        strlist_add(&c->need_work, &c->nneed_work, res.need_work[i]);
+    for (int i = 0; i < res->nneed_work; i++) {
+        log_debug(LT_SCHED, "host %lld: no work for %s: waiting for more", (long long)c->host.id, res->need_work[i]);
+        strlist_add(&c->need_work, &c->nneed_work, res->need_work[i]);
     }
-    dispatch_result_free(&res);
-    free(files);
+}
+
+/* Hands on the whole decision (lock held): acks, aborts, resends, events,
+ * then the dispatch. Every report is acknowledged, even one of nothing
+ * live, or the client reports it for ever. */
+static void take_decision(struct rpc *c)
+{
+    const struct rpc_decision *d = &c->dec;
+    for (int i = 0; i < c->req.nresults; i++) {
+        const struct rpc_report *r = &c->reports[i];
+        reply_add_ack(&c->reply, r->name);
+        log_debug(LT_RPC, "host %lld reported %s: %s", (long long)c->host.id, r->name,
+                  r->outcome == RPC_REPORT_IGNORED ? "not out on this host: acknowledged only" : outcome_name(r->outcome));
+    }
+    for (int i = 0; i < d->naborts; i++) reply_add_abort(&c->reply, c->req.other_results[d->aborts[i]]);
+    for (int i = 0; i < d->nresent; i++) add_sent(c, &d->sent[i], "resent lost");
+    if (d->ngiven_up)
+        log_debug(LT_SCHED, "host %lld lost %d instances too late to resend: given up", (long long)c->host.id,
+                  d->ngiven_up);
+    for (int i = 0; i < d->nevents; i++) server_hand_on(c->s, d->events[i].job_id, d->events[i].route);
+    take_dispatch(c);
 }
 
 /* ---- reply ---- */
@@ -475,6 +419,36 @@ static void answer_now(struct rpc *c, int code, const char *msg)
     sb_puts(&c->early, "\n");
 }
 
+/* Takes the lock, decides the RPC (with retry, only its second try at
+ * work) and queues the changes under one ticket. */
+static void decide_locked(struct rpc *c, int retry)
+{
+    struct server *s = c->s;
+    struct change_log log;
+    change_log_init(&log);
+    struct dispatched sent[MAX_SEND];
+    const char *platforms[1 + SR_MAX_ALT_PLATFORMS];
+    pthread_mutex_lock(&s->lock);
+    int64_t now = s->clock();
+    if (!retry) record_host(c, now, &log);
+    struct rpc_input in = decision_input(c, platforms, now);
+    struct edf_item *queued = deadline_view(c, &in.host, now);
+    if (retry) {
+        c->dec.sent = sent;
+        c->dec.nsent = c->dec.nresent = 0;   /* those of the first try are in the reply already */
+        host_rpc_retry(&s->idx, &in, &c->dec, &log);
+        take_dispatch(c);
+    } else {
+        c->dec = (struct rpc_decision){.sent = sent, .max = MAX_SEND};
+        host_rpc_decide(&s->idx, &in, &c->dec, &log);
+        take_decision(c);
+    }
+    c->ticket = writer_submit(s->writer, &log);
+    pthread_mutex_unlock(&s->lock);
+    free(queued);
+    change_log_free(&log);
+}
+
 /* Checks identity and decides; changes are queued under one ticket. */
 static void decide(struct rpc *c, const char *body, size_t len)
 {
@@ -500,19 +474,11 @@ static void decide(struct rpc *c, const char *body, size_t len)
     c->new_host = hrc != 0;
     c->send_hostid = c->new_host || c->req.hostid != c->host.id;
     check_uploads(c);
+    c->names = xmalloc((size_t)(c->req.nsticky + c->req.nother + 1) * sizeof *c->names);
+    for (int i = 0; i < c->req.nsticky; i++) c->names[i] = c->req.sticky[i].name;
+    for (int i = 0; i < c->req.nother; i++) c->names[c->req.nsticky + i] = c->req.other_results[i];
 
-    struct change_log log;
-    change_log_init(&log);
-    pthread_mutex_lock(&s->lock);
-    int64_t now = s->clock();
-    record_host(c, now, &log);
-    take_reports(c, now, &log);
-    recover_lost(c, now, &log);
-    index_host_seen(&s->idx, c->host.id, now);
-    if (wants_work(&c->req)) send_work(c, now, 0, &log);
-    c->ticket = writer_submit(s->writer, &log);
-    pthread_mutex_unlock(&s->lock);
-    change_log_free(&log);
+    decide_locked(c, 0);
 }
 
 struct rpc *rpc_begin(struct server *s, const char *body, size_t len)
@@ -529,17 +495,7 @@ struct rpc *rpc_begin(struct server *s, const char *body, size_t len)
 uint64_t rpc_ticket(const struct rpc *c) { return c->ticket; }
 
 /* The second try of a request that waited for generated work. */
-static void retry(struct rpc *c)
-{
-    struct server *s = c->s;
-    struct change_log log;
-    change_log_init(&log);
-    pthread_mutex_lock(&s->lock);
-    send_work(c, s->clock(), 1, &log);
-    c->ticket = writer_submit(s->writer, &log);
-    pthread_mutex_unlock(&s->lock);
-    change_log_free(&log);
-}
+static void retry(struct rpc *c) { decide_locked(c, 1); }
 
 /* Phases: 0 decided (its changes may wait for the writer); 1 committed,
  * and if a held file had no work, need_work raised and the request waits;
@@ -594,7 +550,7 @@ static void write_reply(struct rpc *c, struct strbuf *out)
         reply_add_message(&c->reply, "No tasks are available", "low");
     sched_reply_write(&c->reply, out);
     log_debug(LT_RPC, "host %lld (user %s): %d reported (%d accepted), %d sent, asked %.0f s", (long long)c->host.id,
-              c->user.name, c->nreported, c->naccepted, c->nsent, c->req.cpu_req_secs);
+              c->user.name, c->req.nresults, c->dec.naccepted, c->nsent, c->req.cpu_req_secs);
 }
 
 void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
@@ -609,7 +565,9 @@ void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
         *http_status = 200;
         write_reply(c, out);
     }
-    free(c->present);
+    free(c->reports);
+    free(c->names);
+    rpc_decision_free(&c->dec);
     free(c->sent);
     strlist_free(c->need_work, c->nneed_work);
     sched_request_free(&c->req);

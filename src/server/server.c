@@ -6,7 +6,6 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
 #include "store/store.h"
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +14,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The writer's page cache with locality scheduling (SQLite's default, 2 MB,
+ * otherwise: plain dispatch ends jobs in id order, a few pages per commit). */
+#define LOCALITY_WRITER_CACHE_KIB 65536
 
 static int64_t wall_clock(void) { return (int64_t)time(NULL); }
 
@@ -50,55 +53,22 @@ uint64_t server_random(struct server *s)
     return z ^ (z >> 31);
 }
 
-void server_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
+struct rpc_routing server_routing(const struct server *s)
 {
-    const int kinds[2] = {CH_USER_CREDIT, CH_HOST_CREDIT};
-    const int64_t ids[2] = {in->user_id, in->host_id};
-    for (int i = 0; i < 2; i++) {
-        struct change *c = change_add(log, kinds[i]);
-        c->u.credit.id = ids[i];
-        c->u.credit.credit = credit;
-        c->u.credit.avg_time = (double)now;
-    }
+    return (struct rpc_routing){.validator = s->proj.cfg.validator_cmd[0] != 0,
+                                .assimilator = s->proj.cfg.assimilator_cmd[0] != 0};
 }
 
-/* With the built-in validator, the only success of a quorum-1 job is valid
- * by definition: nothing to compare. Its id, or 0. */
-static int64_t lone_success(const struct server *s, const struct sjob *j)
+void server_hand_on(struct server *s, int64_t job_id, int route)
 {
-    if (s->proj.cfg.validator_cmd[0] || j->batch->b.red.min_quorum != 1 || j->st.state != JOB_ACTIVE ||
-        j->st.canonical_id)
-        return 0;
-    int64_t id = 0;
-    for (int i = 0; i < j->ninst; i++) {
-        const struct instance *in = &j->inst[i];
-        if (in->state != INST_OVER || in->outcome != OUTCOME_SUCCESS) continue;
-        if (in->validate_state != VALIDATE_INIT && in->validate_state != VALIDATE_INCONCLUSIVE) continue;
-        if (id) return 0;
-        id = in->id;
-    }
-    return id;
+    if (route & ROUTE_VALIDATE) workq_push(&s->validate_q, job_id);
+    if (route & ROUTE_ASSIMILATE) workq_push(&s->assimilate_q, job_id);
 }
 
 void server_job_events(struct server *s, struct sjob *j, int events, int64_t now, struct change_log *log)
 {
-    if (events & EV_VALIDATE) {
-        int64_t id = lone_success(s, j);
-        if (id) {
-            double credit = credit_for_job(j->flops_est);
-            int valid = VALIDATE_VALID;
-            server_grant_credit(log, job_instance(j, id), credit, now);
-            events |= index_validated(&s->idx, j, &id, &valid, 1, id, 0, credit, now, log);
-        } else {
-            workq_push(&s->validate_q, j->id);
-        }
-    }
-    if (events & EV_ASSIMILATE) {
-        if (j->batch->b.noutputs == 0 && !s->proj.cfg.assimilator_cmd[0])
-            index_end_job(&s->idx, j, JOB_DONE, 0, now, log);   /* nothing to keep */
-        else
-            workq_push(&s->assimilate_q, j->id);
-    }
+    struct rpc_routing r = server_routing(s);
+    server_hand_on(s, j->id, host_rpc_route(&s->idx, j, events, &r, now, log));
 }
 
 void server_on_job_event(void *ctx, struct sjob *j, int events)
@@ -406,6 +376,12 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
 
     struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
     if (!wst) return -1;
+    /* locality ends jobs all over the jobs table: the writer keeps those pages */
+    if ((s->proj.cfg.locality || s->proj.cfg.locality_lite) && store_set_cache_kib(wst, LOCALITY_WRITER_CACHE_KIB)) {
+        snprintf(err, errlen, "store %s: %s", s->db_path, store_error(wst));
+        store_close(wst);
+        return -1;
+    }
     pthread_mutex_init(&s->lock, NULL);
     imap_init(&s->apps);
     imap_init(&s->versions);

@@ -7,6 +7,7 @@
 #include "core/hashmap.h"
 #include "core/project.h"
 #include "model/model.h"
+#include "sched/host_rpc.h"
 #include "sched/index.h"
 #include "server/workgen.h"
 #include "server/workq.h"
@@ -75,8 +76,10 @@ void server_job_events(struct server *s, struct sjob *j, int events, int64_t now
 /* server_job_events as the on_event callback of the index's passes. */
 struct job_event_ctx { struct server *s; int64_t now; struct change_log *log; };
 void server_on_job_event(void *ctx, struct sjob *j, int events);   /* ctx: a struct job_event_ctx */
-/* Credit for a valid instance, to its user and host. */
-void server_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now);
+/* Who judges and keeps results here (config.xml's commands), for host_rpc_route. */
+struct rpc_routing server_routing(const struct server *s);
+/* Queues job_id for the daemons its rpc_route bits name. */
+void server_hand_on(struct server *s, int64_t job_id, int route);
 
 /* HTTP front (http.c). */
 int http_start(struct server *s, char *err, size_t errlen);

@@ -130,7 +130,7 @@ static void validate_job(struct server *s, int64_t job_id)
         for (int i = 0; i < v.n; i++) {
             struct instance *inst = job_instance(j, ids[i]);
             if (out.state[i] != VALIDATE_VALID || !inst || inst->validate_state == VALIDATE_VALID) continue;
-            server_grant_credit(&log, inst, credit, now);
+            host_rpc_grant_credit(&log, inst, credit, now);
         }
         int ev = index_validated(&s->idx, j, ids, out.state, v.n, out.canonical >= 0 ? ids[out.canonical] : 0,
                                  out.want_more, credit, now, &log);

@@ -9,6 +9,7 @@
 #include "core/hashmap.h"
 #include "core/strbuf.h"
 #include "sched/credit.h"
+#include "sched/host_rpc.h"
 #include "sched/validate.h"
 #include "sim/events.h"
 #include "sim/rng.h"
@@ -21,6 +22,14 @@
 #define MAX_BACKOFF 3600.0       /* an RPC that got nothing doubles the wait, up to this */
 #define HORIZON 1e9              /* virtual seconds: a workload that never ends stops here */
 #define MAX_PER_RPC 64
+#define TASK_OUTPUTS 2           /* files a task uploads at most: its output and a sequence's state */
+#define NAME_LEN 256             /* an instance's wire name */
+
+/* The simulated project's daemons: the validator compares results (by the
+ * equivalence matrix below), so only a quorum-1 job's lone success is valid
+ * at once, as with locusd's built-in validator; an assimilator counts and
+ * keeps every job. */
+static const struct rpc_routing routing = {.validator = 0, .assimilator = 1};
 
 enum sim_event { SE_ARRIVE, SE_LEAVE, SE_TOGGLE, SE_AWAY, SE_WAKE, SE_RPC, SE_TICK };
 
@@ -33,6 +42,7 @@ enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_UPLOADING, T_DONE };
 
 struct task {
     int64_t job_id, inst_id;
+    char name[NAME_LEN];        /* its instance's wire name, as the host knows it */
     int seq, file;              /* the first file it reads, -1: no input */
     int nfiles, got;            /* files it reads from `file` on; how many of them it has secured */
     int state;
@@ -143,7 +153,7 @@ static void capacity_change(struct sim *s, double delta)
     s->capacity += delta;
 }
 
-/* ---- jobs: validation and assimilation, as server_job_events and the validator ---- */
+/* ---- jobs: the validator and assimilator the routing hands jobs to ---- */
 
 static void validate_job(struct sim *s, struct sjob *j, int *ev)
 {
@@ -174,14 +184,15 @@ static void validate_job(struct sim *s, struct sjob *j, int *ev)
                            out.want_more, credit, inow(s), &s->log);
 }
 
-static void job_events(struct sim *s, struct sjob *j, int ev)
+/* Runs the daemons a job was routed to (route: rpc_route bits) until it
+ * needs none, then counts it if it ended. */
+static void job_daemons(struct sim *s, struct sjob *j, int route)
 {
-    if (ev < 0) ev = 0;
     /* validation may ask for validation again (settle re-derives): loop, bounded */
-    for (int round = 0; round < 8 && (ev & (EV_VALIDATE | EV_ASSIMILATE)); round++) {
+    for (int round = 0; round < 8 && route; round++) {
         int next = 0;
-        if (ev & EV_VALIDATE) validate_job(s, j, &next);
-        if (ev & EV_ASSIMILATE) {
+        if (route & ROUTE_VALIDATE) validate_job(s, j, &next);
+        if (route & ROUTE_ASSIMILATE) {
             /* count the valid results now: ending the job frees its instances (a
              * sequence's useful work is its final chain, counted at the end) */
             for (int i = 0; i < j->ninst && is_plain(s, j->id); i++)
@@ -189,7 +200,7 @@ static void job_events(struct sim *s, struct sjob *j, int ev)
             seq_sim_validated(&s->seq, j);   /* the back end's result hook */
             index_end_job(&s->idx, j, JOB_DONE, 0, inow(s), &s->log);
         }
-        ev = next;
+        route = host_rpc_route(&s->idx, j, next, &routing, inow(s), &s->log);
     }
     int64_t k = j->id - 1;
     if (!is_plain(s, j->id) || s->ended[k] || (j->st.state != JOB_DONE && j->st.state != JOB_FAILED)) return;
@@ -208,7 +219,11 @@ static void job_events(struct sim *s, struct sjob *j, int ev)
     drop_log(s);
 }
 
-static void on_timeout_event(void *ctx, struct sjob *j, int ev) { job_events(ctx, j, ev); }
+static void on_timeout_event(void *ctx, struct sjob *j, int ev)
+{
+    struct sim *s = ctx;
+    job_daemons(s, j, host_rpc_route(&s->idx, j, ev, &routing, inow(s), &s->log));
+}
 
 /* ---- hosts: progress of downloads, computation and uploads ---- */
 
@@ -482,14 +497,6 @@ static void task_remove(struct shost *h, int i)
     h->nt--;
 }
 
-/* 1 if the server asks the host to abort the task (consumes the request). */
-static int abort_asked(struct sim *s, const struct sjob *j, const struct task *t, int64_t hid)
-{
-    char name[256];
-    instance_wire_name(name, sizeof name, j->batch->b.name, t->job_id, t->seq);
-    return index_take_abort(&s->idx, name, hid);
-}
-
 /* The host drops task i; so does its download if no other task reads the
  * file, and its upload. */
 static void task_abort(struct shost *h, int i)
@@ -521,6 +528,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
         .flops_left = d->job->flops_est,
     };
+    instance_wire_name(t->name, sizeof t->name, d->job->batch->b.name, id, d->inst.seq);
     seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
     trace(s, "dispatch", hi, t->job_id, t->file);
 }
@@ -532,67 +540,112 @@ static double availability(const struct workload *w)
     return w->on_fraction * (1 - away);
 }
 
-/* One scheduler RPC: report finished tasks, obey aborts, ask for work. */
+/* The files a reported task uploaded, as its report names them. */
+struct task_uploads {
+    char out[TASK_OUTPUTS][NAME_LEN + 8];
+    const char *arrived[TASK_OUTPUTS];
+};
+
+/* The report of finished task t: every file its batch has it upload
+ * arrived (the simulated network loses none); their names in *up. */
+static struct rpc_report task_report(struct sim *s, const struct shost *h, const struct task *t,
+                                     struct task_uploads *up)
+{
+    int narrived = 0;
+    const struct sjob *j = index_job(&s->idx, t->job_id);
+    if (j) {
+        int nout = j->batch->b.noutputs + 1;   /* outputs, then a sequence's state */
+        for (int k = 0; k < nout && k < TASK_OUTPUTS; k++) {
+            snprintf(up->out[k], sizeof up->out[k], "%s_%d", t->name, k);
+            up->arrived[narrived++] = up->out[k];
+        }
+    }
+    double secs = s->w.flops_per_job / h->speed;
+    return (struct rpc_report){
+        .name = t->name, .computed = !t->error, .exit_status = t->error, .cpu_time = secs, .elapsed_time = secs,
+        .arrived = up->arrived, .narrived = narrived,
+    };
+}
+
+/* One scheduler RPC: the host reports its finished tasks, lists the
+ * others and asks for work; locusd's decision answers; the host drops
+ * what it reported and what it is told to abort, and takes what it got. */
 static void host_rpc(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
     host_plan(s, h, hi);   /* completions up to now are reported in this RPC */
     int64_t hid = hi + 1;
     s->fig->rpcs++;
-    index_host_seen(&s->idx, hid, inow(s));
     trace(s, "rpc", hi, -1, -1);
-    for (int i = 0; i < h->nt;) {
+    /* the finished tasks are reported, the others listed; by[k] is the
+     * task of listed[k] */
+    size_t room = (size_t)(h->nt ? h->nt : 1);
+    struct task_uploads *up = xmalloc(room * sizeof *up);
+    struct rpc_report *reports = xmalloc(room * sizeof *reports);
+    const char **listed = xmalloc(room * sizeof *listed);
+    int *by = xmalloc(room * sizeof *by);
+    int nrep = 0, nlisted = 0;
+    for (int i = 0; i < h->nt; i++) {
         struct task *t = &h->t[i];
-        struct sjob *j = index_job(&s->idx, t->job_id);
-        struct instance *in = j ? job_instance(j, t->inst_id) : NULL;
-        if (t->state == T_DONE) {
-            int outcome = t->error ? OUTCOME_CLIENT_ERROR : OUTCOME_SUCCESS;
-            if (in && t->wrong) imap_put(&s->wrong, t->inst_id, (void *)1);
-            double secs = s->w.flops_per_job / h->speed;
-            int ev = in ? index_report(&s->idx, j, in, hid, outcome, t->error, secs, secs, inow(s), &s->log) : -1;
-            if (ev >= 0) job_events(s, j, ev);
-            task_remove(h, i);
+        if (t->state != T_DONE) {
+            by[nlisted] = i;
+            listed[nlisted++] = t->name;
             continue;
         }
-        if (!in || abort_asked(s, j, t, hid)) {   /* the server no longer needs it */
-            trace(s, "abort", hi, t->job_id, t->file);
-            task_abort(h, i);
-            continue;
-        }
-        i++;
+        if (t->wrong) imap_put(&s->wrong, t->inst_id, (void *)1);
+        reports[nrep] = task_report(s, h, t, &up[nrep]);
+        nrep++;
     }
     int idle = h->ncpus - host_unfinished(h);
-    struct host_view v = {
-        .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
-        .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
-        .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
-        .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
-    };
     static const char *const platforms[] = {PLATFORM};
     /* every sticky file held, as the BOINC client lists them, state files too */
     const char **files = xmalloc((size_t)(h->nheld + h->nstates + 1) * sizeof *files);
-    struct dispatch_request req = {
-        .host = v, .platforms = platforms, .nplatforms = 1,
+    int nfiles = 0;
+    for (int i = 0; i < h->nheld; i++) files[nfiles++] = s->file_name[h->held[i]];
+    for (int i = 0; i < h->nstates; i++) files[nfiles++] = h->states[i];
+    struct rpc_input in = {
+        .host = {
+            .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
+            .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
+            .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
+            .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
+        },
+        .reports = reports, .nreports = nrep, .has_listed = 1, .listed = listed, .nlisted = nlisted,
+        .platforms = platforms, .nplatforms = 1, .files = files, .nfiles = nfiles,
         .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
-        .now = inow(s), .files = files, .seed = rng_next(&s->rng),
+        .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s), .seed = rng_next(&s->rng),
     };
-    for (int i = 0; i < h->nheld; i++) files[req.nfiles++] = s->file_name[h->held[i]];
-    for (int i = 0; i < h->nstates; i++) files[req.nfiles++] = h->states[i];
+    in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0;
     struct dispatched sent[MAX_PER_RPC];
-    struct dispatch_result res = {.sent = sent, .max = MAX_PER_RPC};
-    int n = 0;
-    if (v.req_secs > 0 || v.req_instances > 0) n = s->o.policy->dispatch(&s->idx, &req, &res, &s->log);
-    if (s->o.on_dispatch) s->o.on_dispatch(s->o.ctx, &s->idx, hid, sent, n);
-    for (int k = 0; k < res.ndeletes; k++) host_delete_file(s, h, hi, res.deletes[k]);
-    dispatch_result_free(&res);
-    free(files);
-    for (int k = 0; k < n; k++) task_add(s, h, hi, &sent[k]);
+    struct rpc_decision d = {.sent = sent, .max = MAX_PER_RPC};
+    host_rpc_decide(&s->idx, &in, &d, &s->log);
+    for (int e = 0; e < d.nevents; e++) job_daemons(s, index_job(&s->idx, d.events[e].job_id), d.events[e].route);
+    /* the host drops the reported tasks and the aborted ones, last first so that indices hold */
+    unsigned char *drop = xcalloc((size_t)(h->nt ? h->nt : 1), 1);
+    for (int i = 0; i < h->nt; i++) drop[i] = h->t[i].state == T_DONE;
+    for (int a = 0; a < d.naborts; a++) drop[by[d.aborts[a]]] = 2;
+    for (int i = 0; i < h->nt; i++)
+        if (drop[i] == 2) trace(s, "abort", hi, h->t[i].job_id, h->t[i].file);
+    for (int i = h->nt - 1; i >= 0; i--) {
+        if (drop[i] == 2) task_abort(h, i);
+        else if (drop[i]) task_remove(h, i);
+    }
+    if (s->o.on_dispatch) s->o.on_dispatch(s->o.ctx, &s->idx, hid, d.sent, d.nsent);
+    for (int k = 0; k < d.res.ndeletes; k++) host_delete_file(s, h, hi, d.res.deletes[k]);
+    for (int k = 0; k < d.nsent; k++) task_add(s, h, hi, &d.sent[k]);
     h->last_rpc = now(s);
     /* a host that asked and got nothing waits longer each time, as BOINC clients back off */
-    if (n == 0 && (v.req_secs > 0 || v.req_instances > 0))
+    if (d.nsent == 0 && in.wants_work)
         h->backoff = fmin(MAX_BACKOFF, fmax(h->backoff * 2, fmax(s->w.request_delay, 1)));
     else
         h->backoff = s->w.request_delay;
+    rpc_decision_free(&d);
+    free(drop);
+    free(files);
+    free(listed);
+    free(reports);
+    free(by);
+    free(up);
     host_plan(s, h, hi);
 }
 

@@ -1,0 +1,240 @@
+/* host_rpc.c - the decision of one scheduler RPC (host_rpc.h). */
+#include "sched/host_rpc.h"
+#include "core/hashmap.h"
+#include "core/strbuf.h"
+#include "sched/credit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void host_rpc_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
+{
+    const int kinds[2] = {CH_USER_CREDIT, CH_HOST_CREDIT};
+    const int64_t ids[2] = {in->user_id, in->host_id};
+    for (int i = 0; i < 2; i++) {
+        struct change *c = change_add(log, kinds[i]);
+        c->u.credit.id = ids[i];
+        c->u.credit.credit = credit;
+        c->u.credit.avg_time = (double)now;
+    }
+}
+
+/* With the built-in validator, the only success of a quorum-1 job is valid
+ * by definition: nothing to compare. Its id, or 0. */
+static int64_t lone_success(const struct sjob *j)
+{
+    if (j->batch->b.red.min_quorum != 1 || j->st.state != JOB_ACTIVE || j->st.canonical_id) return 0;
+    int64_t id = 0;
+    for (int i = 0; i < j->ninst; i++) {
+        const struct instance *in = &j->inst[i];
+        if (in->state != INST_OVER || in->outcome != OUTCOME_SUCCESS) continue;
+        if (in->validate_state != VALIDATE_INIT && in->validate_state != VALIDATE_INCONCLUSIVE) continue;
+        if (id) return 0;
+        id = in->id;
+    }
+    return id;
+}
+
+int host_rpc_route(struct sched_index *x, struct sjob *j, int events, const struct rpc_routing *r, int64_t now,
+                   struct change_log *log)
+{
+    int route = ROUTE_NONE;
+    if (events <= 0) return route;
+    if (events & EV_VALIDATE) {
+        int64_t id = r->validator ? 0 : lone_success(j);
+        if (id) {
+            double credit = credit_for_job(j->flops_est);
+            int valid = VALIDATE_VALID;
+            host_rpc_grant_credit(log, job_instance(j, id), credit, now);
+            events |= index_validated(x, j, &id, &valid, 1, id, 0, credit, now, log);
+        } else {
+            route |= ROUTE_VALIDATE;
+        }
+    }
+    if (events & EV_ASSIMILATE) {
+        if (j->batch->b.noutputs == 0 && !r->assimilator)
+            index_end_job(x, j, JOB_DONE, 0, now, log);   /* nothing to keep */
+        else
+            route |= ROUTE_ASSIMILATE;
+    }
+    return route;
+}
+
+/* Routes events of j and records what is left for the daemons. d->events
+ * has room for one entry per report and per instance given up. */
+static void add_events(struct sched_index *x, struct sjob *j, int events, const struct rpc_input *in,
+                       struct rpc_decision *d, struct change_log *log)
+{
+    int route = host_rpc_route(x, j, events, &in->routing, in->now, log);
+    if (route) d->events[d->nevents++] = (struct rpc_event){j->id, route};
+}
+
+/* 1 if name is among the files that arrived. */
+static int arrived(const struct rpc_report *r, const char *name)
+{
+    for (int f = 0; f < r->narrived; f++)
+        if (!strcmp(r->arrived[f], name)) return 1;
+    return 0;
+}
+
+/* Success needs every output the instance was told to upload: the batch's
+ * outputs, and a sequence's state file where it is restartable. */
+static int outputs_arrived(const struct rpc_report *r, const struct sjob *j)
+{
+    struct seq_io io;
+    int seq = !sequence_io(j, &io);
+    for (int k = 0; k <= j->batch->b.noutputs; k++) {
+        int wanted = k < j->batch->b.noutputs ? !seq || io.reports : seq && io.restartable;
+        if (!wanted) continue;
+        char want[300];
+        snprintf(want, sizeof want, "%s_%d", r->name, k);
+        if (!arrived(r, want)) return 0;
+    }
+    return 1;
+}
+
+static void take_reports(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
+                         struct change_log *log)
+{
+    for (int i = 0; i < in->nreports; i++) {
+        struct rpc_report *r = &in->reports[i];
+        r->outcome = RPC_REPORT_IGNORED;
+        struct instance *inst;
+        struct sjob *j = index_job_by_instance(x, r->name, &inst);
+        if (!j) continue;
+        int outcome = OUTCOME_CLIENT_ERROR;
+        if (r->computed) outcome = outputs_arrived(r, j) ? OUTCOME_SUCCESS : OUTCOME_VALIDATE_ERROR;
+        int ev = index_report(x, j, inst, in->host.host_id, outcome, r->exit_status, r->cpu_time, r->elapsed_time,
+                              in->now, log);
+        if (ev < 0) continue;
+        r->outcome = outcome;
+        d->naccepted++;
+        if (r->stderr_out && r->stderr_out[0]) {
+            struct change *ch = change_add(log, CH_INST_STDERR);
+            ch->u.stderr_text.id = inst->id;
+            ch->u.stderr_text.text = xstrdup(r->stderr_out);
+        }
+        add_events(x, j, ev, in, d, log);
+    }
+}
+
+/* A listed instance is aborted when the server asked for it (its job
+ * ended while it was out) or when its job is no longer live at all: its
+ * instance was given up or timed out and the job ended since, so no abort
+ * was pending, and computing it on would be wasted. */
+static void take_aborts(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d)
+{
+    for (int i = 0; i < in->nlisted; i++) {
+        struct instance *inst;
+        if (!index_take_abort(x, in->listed[i], in->host.host_id) && index_job_by_instance(x, in->listed[i], &inst))
+            continue;
+        if (!d->aborts) d->aborts = xmalloc((size_t)in->nlisted * sizeof *d->aborts);   /* rare: only when needed */
+        d->aborts[d->naborts++] = i;
+    }
+}
+
+/* The version an instance was sent with, or NULL if it is gone. */
+static const struct app_version *version_of(const struct sjob *j, int64_t version_id)
+{
+    const struct sapp *a = j->batch->app;
+    for (int k = 0; k < a->nversions; k++)
+        if (a->versions[k]->id == version_id) return a->versions[k];
+    return NULL;
+}
+
+/* Instances the index says the host holds but the host no longer lists:
+ * their reply was lost (a crash, a dropped connection) or the client lost
+ * them. Each is sent again while it can still meet its deadline, else given
+ * up at once so that its replacement need not wait for the deadline. held
+ * is a copy of the host's list (giving up changes the index's), with room
+ * for nheld. */
+static void recover_lost(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
+                         struct held_instance *held, struct change_log *log)
+{
+    const struct host_held *h = index_held(x, in->host.host_id);
+    if (!in->has_listed || !h || !h->n) return;
+    struct smap listed;
+    smap_init(&listed);
+    for (int i = 0; i < in->nlisted; i++) smap_put(&listed, in->listed[i], &listed);
+    int n = h->n;
+    memcpy(held, h->v, (size_t)n * sizeof *held);
+    for (int i = 0; i < n; i++) {
+        struct sjob *j = index_job(x, held[i].job_id);
+        struct instance *inst = j ? job_instance(j, held[i].inst_id) : NULL;
+        if (!inst || inst->state != INST_IN_PROGRESS) continue;
+        char name[256];
+        instance_wire_name(name, sizeof name, j->batch->b.name, j->id, inst->seq);
+        if (smap_get(&listed, name)) continue;
+        const struct app_version *av = version_of(j, inst->app_version_id);
+        /* a sequence's task lost means its state chain is too: relocate it */
+        if (av && !j->sq && d->nsent < d->max &&
+            deadline_feasible(&in->host, j->flops_est, (double)(inst->deadline - in->now))) {
+            d->sent[d->nsent++] = (struct dispatched){j, *inst, av};
+            d->nresent++;
+        } else {
+            d->ngiven_up++;
+            add_events(x, j, index_give_up(x, j, inst, in->now, log), in, d, log);
+        }
+    }
+    smap_free(&listed);
+}
+
+/* Fills the request with the project's policy, after what is in d->sent. */
+static void dispatch(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d, int retry,
+                     struct change_log *log)
+{
+    struct dispatch_request dr = {
+        .host = in->host, .platforms = in->platforms, .nplatforms = in->nplatforms, .limits = in->limits,
+        .now = in->now, .files = in->files, .nfiles = in->nfiles, .seed = in->seed, .retry = retry,
+    };
+    int room = d->max - d->nsent;
+    if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;
+    d->res.sent = d->sent;
+    d->res.nsent = d->nsent;
+    d->res.max = d->nsent + room;
+    in->dispatch(x, &dr, &d->res, log);
+    d->nsent = d->res.nsent;
+}
+
+void host_rpc_decide(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
+                     struct change_log *log)
+{
+    struct dispatched *sent = d->sent;
+    int max = d->max;
+    memset(d, 0, sizeof *d);
+    d->sent = sent;
+    d->max = max;
+    /* One block: the events (at most one per report and per instance given
+     * up, and the host cannot lose more than it held before reporting) and
+     * the copy of what it holds. */
+    const struct host_held *h = index_held(x, in->host.host_id);
+    int nheld = h ? h->n : 0, capev = in->nreports + nheld;
+    struct held_instance *held = NULL;
+    if (capev) {
+        d->events = xmalloc((size_t)capev * sizeof *d->events + (size_t)nheld * sizeof *held);
+        held = (struct held_instance *)(d->events + capev);
+    }
+    take_reports(x, in, d, log);
+    take_aborts(x, in, d);
+    recover_lost(x, in, d, held, log);
+    index_host_seen(x, in->host.host_id, in->now);
+    if (in->wants_work) dispatch(x, in, d, 0, log);
+}
+
+void host_rpc_retry(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
+                    struct change_log *log)
+{
+    dispatch_result_free(&d->res);   /* the driver has read the first try's */
+    d->res.deadline_refusals = 0;
+    dispatch(x, in, d, 1, log);
+}
+
+void rpc_decision_free(struct rpc_decision *d)
+{
+    free(d->aborts);
+    free(d->events);
+    dispatch_result_free(&d->res);
+    d->aborts = NULL;
+    d->events = NULL;
+    d->naborts = d->nevents = 0;
+}
