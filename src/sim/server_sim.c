@@ -1,8 +1,9 @@
-/* server_sim.c - the server-mode simulation driver. The scheduling index is
- * the one locusd uses; this file plays the hosts (availability, absences,
- * churn, downloads, computing, state uploads), the network and the daemons
- * (timeouts every transition_period, validation by an equivalence matrix,
- * assimilation); seq_sim.c plays what locusd does around work sequences.
+/* server_sim.c - the server-mode simulation driver. The scheduling index
+ * and each RPC's decision (sched/host_rpc.c) are those locusd uses; this
+ * file plays the hosts (availability, absences, churn, downloads,
+ * computing, state uploads), the network and the daemons (timeouts every
+ * transition_period, validation by an equivalence matrix, assimilation);
+ * seq_sim.c plays what locusd does around work sequences.
  * Time is the event queue's virtual clock; the change log the index writes
  * is dropped once read. */
 #include "sim/server_sim.h"
