@@ -53,11 +53,26 @@ wait_for() {
 }
 
 # make_test_users: locusa and locusb, with bash as their login shell (OAR
-# runs jobs through it, and only bash passes the checkpoint signal on).
+# runs jobs through it, and only bash passes the checkpoint signal on) and
+# a home of their own, made here whatever an earlier run left: OAR's job
+# shell sources ~/.bashrc. locusa's .bashrc prints a line to stdout and one
+# to stderr, as a site's login scripts or a scheduler's own messages do, so
+# that every cluster test shows that nothing the drivers decide depends on
+# a job's output holding only what the job wrote.
+TEST_USER_NOISE="locus test: noise from the job shell's .bashrc"
 make_test_users() {
-    local u
+    local u home
     for u in locusa locusb; do
-        id "$u" >/dev/null 2>&1 || useradd -M -s /bin/bash "$u"
+        # two tests may make them at once: the loser's useradd fails
+        id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash "$u" 2>/dev/null || id "$u" >/dev/null
         [ "$(getent passwd "$u" | cut -d: -f7)" = /bin/bash ] || usermod -s /bin/bash "$u"
+        home=$(getent passwd "$u" | cut -d: -f6)
+        install -d -m 755 -o "$u" -g "$(id -gn "$u")" "$home"
+        if [ "$u" = locusa ]; then
+            printf 'echo "%s"\necho "%s" >&2\n' "$TEST_USER_NOISE" "$TEST_USER_NOISE" >"$home/.bashrc"
+        else
+            printf '# a quiet login script\n' >"$home/.bashrc"
+        fi
+        chown "$u" "$home/.bashrc"
     done
 }
