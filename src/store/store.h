@@ -25,6 +25,10 @@ const char *store_error(const struct store *s);
  * for the layers above that check what they read. */
 int store_failf(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int store_schema_version(struct store *s);
+/* The most memory SQLite keeps of the store's pages on this connection, in
+ * KiB (2,000 KiB unless set: each connection's cache stays in the process
+ * for as long as it is open). */
+int store_set_cache_kib(struct store *s, int64_t kib);
 
 /* Transactions; every multi-row change is made inside one. BEGIN IMMEDIATE,
  * so a writer waits (busy timeout) rather than failing half-way. */
