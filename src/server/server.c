@@ -19,10 +19,6 @@
  * otherwise: plain dispatch ends jobs in id order, a few pages per commit). */
 #define LOCALITY_WRITER_CACHE_KIB 65536
 
-/* The writer's page cache with locality scheduling (SQLite's default, 2 MB,
- * otherwise: plain dispatch ends jobs in id order, a few pages per commit). */
-#define LOCALITY_WRITER_CACHE_KIB 65536
-
 static int64_t wall_clock(void) { return (int64_t)time(NULL); }
 
 /* ---- per-thread read handles ---- */
@@ -380,12 +376,6 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
 
     struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
     if (!wst) return -1;
-    /* locality ends jobs all over the jobs table: the writer keeps those pages */
-    if ((s->proj.cfg.locality || s->proj.cfg.locality_lite) && store_set_cache_kib(wst, LOCALITY_WRITER_CACHE_KIB)) {
-        snprintf(err, errlen, "store %s: %s", s->db_path, store_error(wst));
-        store_close(wst);
-        return -1;
-    }
     /* locality ends jobs all over the jobs table: the writer keeps those pages */
     if ((s->proj.cfg.locality || s->proj.cfg.locality_lite) && store_set_cache_kib(wst, LOCALITY_WRITER_CACHE_KIB)) {
         snprintf(err, errlen, "store %s: %s", s->db_path, store_error(wst));
