@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sim_speed: how long locus-sim takes to simulate 10,000 hosts computing
-# 1,000,000 jobs to completion (issue 3's target: at most 60 s on 2 cores).
+# 1,000,000 jobs to completion (the target: at most 60 s on 2 cores).
 # The workload is einstein.txt scaled up 10x in hosts and 5x in jobs, run
 # with the plain and the locality policy.
 #   bench/sim_speed.sh [BUILD_DIR] [--json]

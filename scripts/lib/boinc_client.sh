@@ -1,6 +1,7 @@
 # boinc_client.sh - run real BOINC clients for locus demos and tests:
 # each in its own data folder, configured so that it talks only to loopback
-# and never waits long (see ../shared/docs/boinc-protocol.md, section 8).
+# and never waits long (cc_config.xml and the retry delays of
+# boinc_client_start).
 # Source it; it defines functions and changes nothing by itself. Needs only
 # bash, coreutils and boinc-client.
 

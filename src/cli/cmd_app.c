@@ -2,7 +2,7 @@
  * Its files are copied into the download area under names unique to the
  * version, and each is signed with the project's code signing key, since
  * the BOINC client refuses any app version file without a valid signature
- * (docs/boinc-protocol.md section 5). */
+ * (core/sign.h). */
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/sign.h"

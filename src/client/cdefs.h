@@ -1,4 +1,5 @@
-/* cdefs.h - the seed's definitions (003, "ClientSchedOld") as predicates on
+/* cdefs.h - the definitions of BOINC's client scheduling design
+ * ("ClientSchedOld"; docs/client.md, "Definitions") as predicates on
  * the client state: which results are runnable or nearly runnable, which
  * projects are runnable, downloading, fetchable, overworked, latency-limited
  * or potentially runnable. Pure: the state and a clock in, a truth value out.

@@ -1,12 +1,11 @@
-/* cstate.h - the host agent's state as its policies see it (seed 003,
- * docs/client.md): the host, the attached projects and their results.
+/* cstate.h - the host agent's state as its policies see it
+ * (docs/client.md): the host, the attached projects and their results.
  * Plain data, no I/O: locus-client fills it from its state file and its
  * child processes, locus-sim from simulated projects. The policies
  * (rrsim.h, debt.h, cpusched.h, enforce.h, workfetch.h, estimate.h) read it
  * and a clock and write only the fields marked "policy output" or the
  * decision structs they return. Times are seconds, work is flops, "wall
- * time" is the seed's wall CPU time (time a task was runnable at the OS
- * level). */
+ * time" is wall CPU time (time a task was runnable at the OS level). */
 #ifndef LOCUS_CSTATE_H
 #define LOCUS_CSTATE_H
 #include <stdint.h>

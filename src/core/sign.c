@@ -1,6 +1,6 @@
 /* sign.c - BOINC code signing with OpenSSL 3's EVP interface: key
  * generation, the public key text, signing and verifying MD5 hex strings.
- * See sign.h and docs/boinc-protocol.md section 5 for the formats. */
+ * See sign.h for the formats. */
 #include "core/sign.h"
 #include "core/digest.h"
 #include "core/fsutil.h"

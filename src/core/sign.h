@@ -1,12 +1,12 @@
 /* sign.h - BOINC code signing: the project's RSA key, the <code_sign_key>
  * text the client stores, and <file_signature> texts for app files.
  *
- * The scheme (docs/boinc-protocol.md section 5): a 1024-bit RSA key (the
+ * The scheme, as the BOINC client checks it: a 1024-bit RSA key (the
  * client cannot parse larger ones); what is signed is the 32-char lowercase
  * hex MD5 of the file, as ASCII, with PKCS#1 v1.5 type-1 padding and no
  * DigestInfo (what `openssl pkeyutl -sign` does). Texts are hex folded at 64
  * characters per line and end with a line ".". The output is byte-identical
- * to the shell recipe of that section.
+ * to that of `openssl pkeyutl -sign` on the hex digest.
  *
  * Errors: functions that take err/errlen write a one-line message there
  * (with OpenSSL's reason when it failed); nothing is printed. Returned

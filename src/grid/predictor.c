@@ -1,6 +1,6 @@
-/* predictor.c - the job-ratio predictors of seed 004 and CiGri 3's tap
- * (docs/grid-policies.md has the formulas and the choices made where the
- * seed is vague or garbled). */
+/* predictor.c - the job-ratio predictors and CiGri 3's tap
+ * (docs/grid-policies.md, "Predictor", has the formulas and the choices
+ * made where the design they come from is vague or garbled). */
 #include "grid/predictor.h"
 #include <limits.h>
 #include <math.h>
@@ -102,7 +102,7 @@ static int jobs_for_ratio(double jr, int free)
     return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-/* ---- CiGri 3's tap (docs/cigri.md 3.3) ---- */
+/* ---- CiGri 3's tap (docs/grid-policies.md, "CiGri's tap") ---- */
 
 /* After a submitting cycle an open tap grows x1.5 (to 100) if its rate
  * is < 1.5 x submitted + 1; a tap closed for the grace period shrinks /1.5

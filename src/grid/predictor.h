@@ -2,7 +2,7 @@
  * cycle (docs/grid-policies.md). One
  * state per (campaign, cluster); the updator's observation of that pair goes
  * in, the allowed number of jobs comes out. Four algorithms: CiGri 3's tap
- * (the default, docs/cigri.md 3.3) and slow start, two-way
+ * (the default, as CiGri 3.2.1's runner does it) and slow start, two-way
  * adaptive and adaptive-down exponential-up, which steer a job ratio JR =
  * jobs per free resource (the inverse of resources per job). Pure: no I/O,
  * no clock but obs->now, no global state. */
@@ -10,13 +10,13 @@
 #define LOCUS_GRID_PREDICTOR_H
 #include "model/grid_state.h"
 
-/* CiGri 3.2.1 constants (docs/cigri.md 3.3), named after its config keys. */
+/* CiGri 3.2.1's runner constants, named after its config keys. */
 #define PRED_TAP_INITIAL_RATE 3      /* RUNNER_DEFAULT_INITIAL_NUMBER_OF_JOBS: shipped cigri.conf 3 (code default 2) */
 #define PRED_TAP_INCREASE_FACTOR 1.5 /* RUNNER_TAP_INCREASE_FACTOR: growth after a submission, shrink after a close */
 #define PRED_TAP_INCREASE_MAX 100    /* RUNNER_TAP_INCREASE_MAX: cap of the rate (OAR's max array size) */
 #define PRED_TAP_GRACE_PERIOD 60     /* RUNNER_TAP_GRACE_PERIOD, seconds: a closed tap stays shut that long */
 
-/* Seed 004 ratio bounds. JR starts at 1 (one resource per job, "Predictor").
+/* Job ratio bounds. JR starts at 1: one job per free resource.
  * JR_MAX only stops doubling from overflowing: real output is bounded by
  * max_jobs here and by free resources in the metascheduler. */
 #define PRED_JR_INITIAL 1.0

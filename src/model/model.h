@@ -1,5 +1,5 @@
-/* model.h - the job model of docs/architecture.md as plain C types, and its
- * state codes. No I/O here. Numeric codes of instance states and outcomes
+/* model.h - the job model (batches, jobs, their instances, hosts, users) as
+ * plain C types, and its state codes. No I/O here. Numeric codes of instance states and outcomes
  * are BOINC's, so a BOINC operator reads the store without a table. */
 #ifndef LOCUS_MODEL_H
 #define LOCUS_MODEL_H
@@ -170,7 +170,7 @@ struct job_status {
     int64_t done_time;
 };
 
-/* A locality cursor (seed 001): a range of a batch's job numbers that a
+/* A locality cursor (docs/cursors.md): a range of a batch's job numbers that a
  * team of hosts walks in increasing order. The credit fields are in
  * cobblestones (sched/credit.h): est_time_left = remaining / expavg days. */
 struct cursor_rec {
@@ -193,7 +193,7 @@ struct batch_host {
 /* SEQ_FAILED: a twin pair that disagreed three times in a row (never retried). */
 enum seq_state { SEQ_ACTIVE = 0, SEQ_ENDED = 1, SEQ_FAILED = 2 };
 
-/* A work sequence (seed 002): jobs at positions 1..length computed one
+/* A work sequence (docs/sequences.md): jobs at positions 1..length computed one
  * after the other on one host, each reading the state the previous one left
  * there. The first block is the project's (created, extended, ended from
  * the CLI or API); the second is the server's scheduling state. */

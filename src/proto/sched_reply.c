@@ -1,6 +1,5 @@
 /* sched_reply.c - collects what one scheduler reply carries and writes it
- * as the <scheduler_reply> document of docs/boinc-protocol.md section 2.3
- * ("Recommended reply"). Strings are borrowed from the caller; only the
+ * as the <scheduler_reply> document the BOINC client reads. Strings are borrowed from the caller; only the
  * arrays are ours. Every text goes through sb_xml_escape. */
 #include "proto/sched_reply.h"
 

@@ -1,5 +1,5 @@
 /* upload.c - the request header of the BOINC file upload handler, and its
- * reply (docs/boinc-protocol.md section 3.2).
+ * reply.
  *
  * The header arrives in pieces, so upload_parse_header is called again
  * with a longer buffer until it reports the header complete. It first looks

@@ -1,4 +1,4 @@
-/* cursor.h - locality cursors (seed 001, docs/cursors.md): a batch over a
+/* cursor.h - locality cursors (docs/cursors.md): a batch over a
  * sequence of sticky files is cut into cursors, each a range of job numbers
  * that a team of hosts walks in increasing order, so that each file goes to
  * about one team instead of to every host. Hosts join and leave teams by

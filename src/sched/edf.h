@@ -1,9 +1,10 @@
-/* edf.h - the server's deadline check of seed 003 (its part "not
- * implemented" in BOINC): an earliest-deadline-first simulation of the work
- * a host already holds, so that a job is sent only when it meets its own
- * deadline and makes no queued result miss its deadline by more than it
- * already did. Times are seconds relative to the request (now = 0), in
- * wall time on the host, availability included. Pure. */
+/* edf.h - the server's deadline check (docs/server.md), which BOINC's
+ * design describes but BOINC never built: an earliest-deadline-first
+ * simulation of the work a host already holds, so that a job is sent
+ * only when it meets its own deadline and makes no queued result miss its
+ * deadline by more than it already did. Times are seconds relative to the
+ * request (now = 0), in wall time on the host, availability included.
+ * Pure. */
 #ifndef LOCUS_EDF_H
 #define LOCUS_EDF_H
 

@@ -1,4 +1,4 @@
-/* sequence.h - work sequences (seed 002, docs/sequences.md): a long
+/* sequence.h - work sequences (docs/sequences.md): a long
  * computation as a chain of jobs kept on one host, each reading the state
  * file the previous one left there. The policy assigns a sequence to a host
  * fast enough for it, keeps up to a high-water mark of its results out

@@ -1,4 +1,4 @@
-/* api_campaigns.c - the REST API's grid routes (docs/api.md, issue 6):
+/* api_campaigns.c - the REST API's grid routes (docs/api.md):
  * the caller's campaigns, their events and the clusters as the views of
  * store/store_campaign_view.h show them, and orders on campaigns checked
  * and written by the same code as `locus campaign`

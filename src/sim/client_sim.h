@@ -1,7 +1,7 @@
 /* client_sim.h - `locus-sim client`: the host agent's policies (src/client,
  * the very code locus-client runs) against simulated projects in virtual
- * time, with the figures of merit of BOINC's client emulator (see
- * ../shared/scenarios/client/README.md and docs/sim.md) plus the work lost
+ * time, with the figures of merit of BOINC's client emulator (docs/sim.md,
+ * "locus-sim client") plus the work lost
  * to preemption and to off periods, which that emulator does not model. */
 #ifndef LOCUS_SIM_CLIENT_SIM_H
 #define LOCUS_SIM_CLIENT_SIM_H

@@ -1,5 +1,5 @@
 /* scenario.h - a client scheduling scenario for `locus-sim client`, in the
- * text format of ../shared/scenarios/client/README.md (docs/sim.md): host,
+ * text format docs/sim.md describes ("locus-sim client"): host,
  * preferences and availability as `key: value` lines, projects as
  * `project: NAME(C, D, R) [options]` and extra job types as
  * `app: NAME(C, D) [options]`. */

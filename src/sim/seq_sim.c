@@ -1,7 +1,7 @@
 /* seq_sim.c - the work-sequence driver of locus-sim (seq_sim.h): what
  * locusd's store, writer, refresh and a project's result hook do around
- * src/sched/sequence.c, in virtual time, with the figures of issue 5
- * (b, c). The policy itself is called, never re-implemented. */
+ * src/sched/sequence.c, in virtual time, with the figures docs/sim.md
+ * lists (state traffic, relocations, work lost). The policy itself is called, never re-implemented. */
 #include "sim/seq_sim.h"
 #include "core/strbuf.h"
 #include "sim/stats.h"

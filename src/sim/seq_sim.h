@@ -1,4 +1,4 @@
-/* seq_sim.h - work sequences in locus-sim (issue 5, workloads b and c):
+/* seq_sim.h - work sequences in locus-sim (docs/sim.md, "Work sequences"):
  * creates them as `locus sequence create --count` does and drives the
  * policy locusd runs (src/sched/sequence.c) in virtual time: the jobs a
  * branch asks for (CH_SEQ_JOBS) are made as locusd's writer and refresh

@@ -77,7 +77,7 @@ static const char v2[] =
     "DROP INDEX jobs_batch;"
     "CREATE INDEX jobs_batch ON jobs(batch_id);";
 
-/* Version 3: locality cursors (seed 001). A cursor is a range of a batch's
+/* Version 3: locality cursors (docs/cursors.md). A cursor is a range of a batch's
  * job numbers and its counters; batch_hosts says which team a host is in;
  * a job of a cursor batch carries its cursor and number (NULL otherwise). */
 static const char v3[] =
@@ -94,7 +94,7 @@ static const char v3[] =
     "ALTER TABLE jobs ADD COLUMN cursor_id INTEGER REFERENCES cursors(id);"
     "ALTER TABLE jobs ADD COLUMN job_num INTEGER;";
 
-/* Version 4: work sequences (seed 002). The first columns are the
+/* Version 4: work sequences (docs/sequences.md). The first columns are the
  * project's (revision grows with each of its changes, so that locusd reads
  * only those); the rest is the server's scheduling state. A job of a
  * sequence carries it, its position (job_num) and its branch. */
@@ -116,7 +116,7 @@ static const char v4[] =
     "ALTER TABLE jobs ADD COLUMN branch INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_sequence ON jobs(sequence_id, branch, job_num) WHERE sequence_id IS NOT NULL;";
 
-/* Version 5: campaigns on clusters (issue 6). The operator's clusters,
+/* Version 5: campaigns on clusters (docs/campaigns.md). The operator's clusters,
  * the users' campaigns (canonical JDL settings and params) and the orders
  * they give the grid daemon are written by `locus` and the REST API; the
  * grid_* tables are the daemon's state (src/grid/cycle.h), one table per
@@ -174,11 +174,11 @@ static const char v5[] =
     "CREATE TABLE grid_launches(submission INTEGER PRIMARY KEY, cluster_id INTEGER NOT NULL,"
     " started_at INTEGER NOT NULL);";
 
-/* Version 6 (issue 6, add-params): a campaign's jobs are several ranges of
- * job ids, as jobs of other campaigns may have been created before params
- * were added to it. grid_camp_ranges holds them (written once each);
- * grid_campaigns.nranges replaces first_job, which becomes its one range.
- * Prologues and epilogues (issue 6, runner): a campaign's sections say
+/* Version 6: a campaign's jobs are several ranges of job ids, as jobs of
+ * other campaigns may have been created before params were added to it.
+ * grid_camp_ranges holds them (written once each); grid_campaigns.nranges
+ * replaces first_job, which becomes its one range.
+ * Prologues and epilogues (docs/campaigns.md): a campaign's sections say
  * whether they have one and its walltime; its pairs where each stands and
  * whether the campaign reached the cluster. Campaigns saved before could
  * not have any: 0 (none) is right for them. */
@@ -197,7 +197,7 @@ static const char v6[] =
     "ALTER TABLE grid_pairs ADD COLUMN prologue INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_pairs ADD COLUMN epilogue INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_pairs ADD COLUMN used INTEGER NOT NULL DEFAULT 0;"
-    /* Twin work sequences (issue 5, docs/sequences.md): the pair (the
+    /* Twin work sequences (docs/sequences.md): the pair (the
      * project's) and what the server needs across a restart: who computed
      * the branch and how fast, and the disagreements so far. */
     "ALTER TABLE sequences ADD COLUMN twin_id INTEGER NOT NULL DEFAULT 0;"
@@ -207,7 +207,7 @@ static const char v6[] =
     "ALTER TABLE sequences ADD COLUMN shunned_user1 INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE sequences ADD COLUMN shunned_user2 INTEGER NOT NULL DEFAULT 0;";
 
-/* Version 7 (issue 6): affinities are the operator's, per (user,
+/* Version 7: affinities are the operator's, per (user,
  * cluster), read by the daemon at each cycle, not settings a campaign
  * copied at its submission (where nothing could set them). */
 static const char v7[] =
@@ -216,7 +216,7 @@ static const char v7[] =
     "ALTER TABLE grid_camp_clusters DROP COLUMN affinity;"
     "ALTER TABLE grid_camp_clusters DROP COLUMN shared;";
 
-/* Version 8 (issue 5): cursor batches whose jobs the project's generator
+/* Version 8: cursor batches whose jobs the project's generator
  * makes on demand. The scheduling index keeps a batch's jobs in one id
  * range, so each chunk it makes is a batch of its own, a child of the
  * cursor batch (parent_id); a cursor counts the credit of the jobs not made

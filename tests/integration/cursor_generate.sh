@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cursor_generate: a cursor batch whose jobs the project's generator makes
-# on demand (seed 001's work generator), computed by two real BOINC clients
+# on demand (docs/cursors.md), computed by two real BOINC clients
 # (one CPU each). `locus batch create --cursors 2 --generate 24` plans jobs
 # 1-24 over 12 small sticky files F01..F12 and makes none; locusd runs
 # examples/cursor/make_jobs.sh (job k reads files (k-1)/2+1 and the next)

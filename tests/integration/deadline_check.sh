@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# deadline_check: locusd's deadline check (seed 003's server part,
-# docs/server.md) against hand-written requests that list the tasks the
+# deadline_check: locusd's deadline check (docs/server.md, "The deadline
+# check") against hand-written requests that list the tasks the
 # host holds (<in_progress_results>, as the BOINC client sends them once a
 # reply asked with <send_full_workload/>). A one-CPU 1 GFLOPS host holding
 # a task that needs 3000 s of its 3100 s gets none of the 1000 s jobs due in

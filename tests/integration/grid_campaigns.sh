@@ -2,7 +2,7 @@
 # grid_campaigns: campaigns end to end on two real Slurm clusters (alpha: 2
 # nodes of 8 cores, beta: 1 node of 8) and one real OAR cluster (gamma),
 # each with another user's jobs beside locus's, driven by locusd's grid
-# daemon and `locus cluster` / `locus campaign` (issue 6 acceptance):
+# daemon and `locus cluster` / `locus campaign` (docs/campaigns.md):
 #  1. a test campaign runs one job per cluster before the default
 #     campaigns submitted with it;
 #  2. a default campaign of 500 jobs with params completes on all three;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grid_runner: locusd's runner on one real Slurm cluster (1 node of 4
 # cores): a temporally grouped campaign of 20 params of 2 s grouped by 6 s,
-# with a prologue and an epilogue (issue 6, "runner"). Not 1 s: on a lone
+# with a prologue and an epilogue (docs/campaigns.md). Not 1 s: on a lone
 # cluster a success under 2 s is "near zero", the sink effect.
 #  1. the prologue runs first: it writes a file that every job checks
 #     (a job that misses it exits 3, an exit_error event);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grid_share: fair share, finalize and notification hooks of locusd's grid
 # daemon on two real Slurm clusters (alpha: 1 node of 8 cores, beta: 1 of
-# 2), issue 6:
+# 2):
 #  a. fair share: users locusa (share 1) and locusb (share 2) submit at
 #     once campaigns that keep alpha contended; while both still have jobs
 #     to submit, each user's core-seconds (Slurm's jobcomp logs) are within

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# sim_client.sh - acceptance test of the client policies (issue 4): locus-sim
-# client runs the seed's two example scenarios (examples/sim/client_s1.txt and
-# client_s2.txt, copies of ../shared/scenarios/client/S1.txt and S2.txt) with
-# the default policy and --json; no deadline may be missed, S1's share
-# violation must be at most 0.2 and S2's at most 0.31 (BOINC's emulator), and
-# the work lost to preemption must be reported. The seed's own policy
-# (--policy debt) is run too and its figures printed, not checked. Bad input:
-# a bad scenario exits 1 naming the line and the key; bad options exit 2.
+# sim_client.sh - acceptance test of the client policies: locus-sim client
+# runs the two example scenarios of BOINC's client scheduling design
+# (examples/sim/client_s1.txt and client_s2.txt) with the default policy and
+# --json; no deadline may be missed, S1's share violation must be at most 0.2
+# and S2's at most 0.31 (BOINC's emulator), and the work lost to preemption
+# must be reported. BOINC's own policy (--policy debt, docs/sim.md) is run too
+# and its figures printed, not checked. Bad input: a bad scenario exits 1
+# naming the line and the key; bad options exit 2.
 set -euo pipefail
 src=${LOCUS_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${LOCUS_BUILD_DIR:-$src/build}

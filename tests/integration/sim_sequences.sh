@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# sim_sequences.sh - locus-sim runs the work-sequence workloads of issue 5,
-# examples/sim/climate.txt (b) and folding.txt (c), cut down to a few
+# sim_sequences.sh - locus-sim runs the work-sequence workloads
+# examples/sim/climate.txt and folding.txt (docs/sim.md), cut down to a few
 # sequences and hosts (the files' own keys, later lines overriding them),
 # and prints the sequence figures in its last JSON line: every sequence
 # ends; climate-like hosts that vanish cause relocations that lose fewer

@@ -1,11 +1,12 @@
 /* test_client_sim.c - the client policies through the simulator
- * (sim/client_sim.h) on the seed's two example scenarios (the texts of
- * ../shared/scenarios/client/S1.txt and S2.txt, embedded so that the test
- * stands alone): with the default policy neither misses a deadline, S1
- * keeps its share violation within 0.2 and S2 within 0.31, and in S2 no
- * task of P2 or P3 is switched out before a full scheduling period. Also:
- * one seed gives one run, off periods really stop computing and lose work,
- * leave_in_memory loses nothing to preemption. */
+ * (sim/client_sim.h) on the two example scenarios of BOINC's client
+ * scheduling design (the texts of examples/sim/client_s1.txt and
+ * client_s2.txt, embedded so that the test needs no file): with the default
+ * policy neither misses a deadline, S1 keeps its share violation within 0.2
+ * and S2 within 0.31, and in S2 no task of P2 or P3 is switched out before a
+ * full scheduling period. Also: one seed gives one run, off periods
+ * really stop computing and lose work, leave_in_memory loses nothing to
+ * preemption. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -188,7 +188,7 @@ static void test_budget_zero_cpus_count_as_one(void **state)
     assert_int_equal(b.jobs_left, 3);
 }
 
-/* ---- the deadline check (seed 003's server part) ---- */
+/* ---- the deadline check (sched/edf.h, budget_fits) ---- */
 
 /* A one-CPU 1 GFLOPS host that listed its work: n tasks of (remaining s,
  * deadline from now s). */

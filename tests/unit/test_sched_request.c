@@ -1,6 +1,5 @@
 /* test_sched_request.c - the scheduler request parser against a full
- * request shaped like the ones BOINC 7.20.5 sends (docs/boinc-protocol.md
- * 2.2), and against broken, truncated, hostile and over-limit input. Every
+ * request shaped like the ones BOINC 7.20.5 sends, and against broken, truncated, hostile and over-limit input. Every
  * failing case also checks that nothing is left to free (LSan would see). */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* test_sign.c - code signing: key files, the public key text layout,
- * sign/verify round trips, and byte-identity with the openssl CLI recipe of
- * docs/boinc-protocol.md section 5, whose output the real client accepted. */
+ * sign/verify round trips, and byte-identity with an openssl CLI recipe
+ * (run_recipe) whose output the real client accepted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,8 +67,9 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* Runs the shell recipe from boinc-protocol.md section 5 verbatim (K and
- * FILE substituted) in dir; leaves code_sign_key.txt and FILE.sig there. */
+/* Runs the shell recipe whose key and signature texts the real client
+ * accepted (K and FILE substituted) in dir; leaves code_sign_key.txt and
+ * FILE.sig there. */
 static void run_recipe(const char *dir, const char *key, const char *file_name)
 {
     char cmd[4096];

@@ -1,6 +1,6 @@
 /* test_upload.c - the upload handler's header parser, fed the way an HTTP
  * server feeds it (a growing buffer, in chunks of every size), with the
- * headers BOINC 7.20.5 sends (docs/boinc-protocol.md 3.2) and with broken
+ * headers BOINC 7.20.5 sends and with broken
  * ones; and the <data_server_reply> writer. */
 #include <stdarg.h>
 #include <stddef.h>

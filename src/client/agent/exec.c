@@ -1,5 +1,5 @@
-/* exec.c - slot folders and app processes (see exec.h and section 4 of
- * ../shared/docs/boinc-protocol.md for what the app expects). */
+/* exec.c - slot folders and app processes (exec.h and docs/client.md,
+ * "Protocol", say what the app expects). */
 #include "client/agent/exec.h"
 
 #include "core/fsutil.h"

@@ -1,5 +1,6 @@
-/* schedmsg.c - scheduler request writing and reply merging (see schedmsg.h
- * and ../shared/docs/boinc-protocol.md sections 2.2 and 2.3). */
+/* schedmsg.c - scheduler request writing and reply merging (see schedmsg.h;
+ * docs/client.md, "Protocol", lists what a request carries and which
+ * reply elements are obeyed). */
 #include "client/agent/schedmsg.h"
 
 #include "core/fsutil.h"

@@ -33,7 +33,7 @@ struct reply_effects {
     int ndeleted;              /* sticky files released */
     double request_delay, next_rpc_delay;   /* 0: absent */
     int project_is_down;
-    int no_work_deadlines;     /* <no_work_because_of_deadlines/>: latency-limited (seed 003) */
+    int no_work_deadlines;     /* <no_work_because_of_deadlines/>: latency-limited until request_delay ends */
     char message[256];         /* the first <message>, "" if none */
 };
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* Exit statuses the BOINC client reports (boinc-protocol.md, 2.2). */
+/* Exit statuses and error codes the BOINC client reports: BOINC's own numbers. */
 #define EXIT_ABORTED_BY_PROJECT 202
 #define ERR_FILE_MISSING (-161)
 #define ERR_TOO_MANY_EXITS (-226)

@@ -1,8 +1,7 @@
 # tests/integration/lib/oar.sh - a real OAR 2.5 cluster and its REST API on
-# loopback for integration tests (see ../shared/docs/batch-systems.md,
-# section 2): no systemd and no sshd (OAR's ssh is replaced by a wrapper
-# that runs the command through oarsh_shell on this host). Sourced by a
-# test that has set $TMP.
+# loopback for integration tests: no systemd and no sshd (OAR's ssh is
+# replaced by a wrapper that runs the command through oarsh_shell on this
+# host). Sourced by a test that has set $TMP.
 #
 #   oar_up NRES PORT   starts PostgreSQL (if down), the OAR server and the
 #                      API (Apache on 127.0.0.1:PORT) with NRES resources

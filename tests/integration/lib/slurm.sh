@@ -1,8 +1,7 @@
 # tests/integration/lib/slurm.sh - real Slurm clusters on loopback for
-# integration tests (see ../shared/docs/batch-systems.md): no systemd, no
-# cgroups, one private folder per cluster under the test's temporary folder.
-# Sourced by a test, after lib/boinc.sh if it uses both (then $TMP is that
-# one's); sourcing it alone creates $TMP.
+# integration tests: no systemd, no cgroups, one private folder per cluster
+# under the test's temporary folder. Sourced by a test, after lib/boinc.sh if
+# it uses both (then $TMP is that one's); sourcing it alone creates $TMP.
 #
 #   slurm_cluster_up NAME PORT NODES CPUS   starts slurmctld on PORT and NODES
 #                                           slurmd (ports PORT+1..) of CPUS cpus
