@@ -4,6 +4,7 @@
  * by orders/campaign_order.c as the REST API does. Clusters are never
  * deleted, only disabled: the grid daemon addresses them by position. */
 #include "cli/cli.h"
+#include "core/vec.h"
 #include "drivers/driver.h"
 #include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
@@ -136,12 +137,12 @@ int cmd_cluster_set(int argc, char **argv, char *err, size_t errlen)
 
 /* ---- affinity ---- */
 
-struct names { char (*v)[JDL_CLUSTER_NAME_MAX + 1]; int n; };
+struct names { char (*v)[JDL_CLUSTER_NAME_MAX + 1]; int n, cap; };
 
 static int name_row(void *ctx, const struct cluster_row *c)
 {
     struct names *nm = ctx;
-    nm->v = xrealloc(nm->v, (size_t)(nm->n + 1) * sizeof *nm->v);
+    VEC_GROW(nm->v, nm->n, nm->cap);
     snprintf(nm->v[nm->n++], sizeof *nm->v, "%s", c->cfg.name);
     return 0;
 }

@@ -51,13 +51,10 @@ void strlist_free(char **v, int n)
     free(v);
 }
 
+/* Room for extra more bytes and the terminating NUL. */
 static void grow(struct strbuf *sb, size_t extra)
 {
-    if (sb->len + extra + 1 <= sb->cap) return;
-    size_t cap = sb->cap ? sb->cap : 64;
-    while (cap < sb->len + extra + 1) cap *= 2;
-    sb->s = xrealloc(sb->s, cap);
-    sb->cap = cap;
+    sb->s = vec_reserve(sb->s, &sb->cap, sb->len + extra + 1, 1);
 }
 
 void sb_init(struct strbuf *sb)

@@ -1,5 +1,6 @@
 /* driver_fake.c - the in-memory scheduler of unit tests (driver_fake.h). */
 #include "drivers/driver_fake.h"
+#include "core/vec.h"
 #include "grid/jobscript.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -148,10 +149,7 @@ void drv_fake_set_cores(struct cluster_driver *d, long cores)
 static struct fjob *add_job(struct fake *f, long cores, long duration, long walltime, int best_effort, char *out,
                             char id[DRV_ID_MAX])
 {
-    if (f->n == f->cap) {
-        f->cap = f->cap ? f->cap * 2 : 16;
-        f->jobs = xrealloc(f->jobs, (size_t)f->cap * sizeof *f->jobs);
-    }
+    VEC_GROW(f->jobs, f->n, f->cap);
     struct fjob *j = &f->jobs[f->n++];
     *j = (struct fjob){.cores = cores, .duration = duration, .walltime = walltime, .best_effort = best_effort,
                        .start = -1, .stop = -1, .state = DRV_WAITING, .out = out};

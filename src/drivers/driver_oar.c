@@ -1,5 +1,5 @@
 /* driver_oar.c - the OAR driver, over OAR 2.5's REST API as CiGri uses it
- * (../shared/docs/cigri.md section 5): POST jobs (an array through a
+ * (docs/clusters.md, "OAR"): POST jobs (an array through a
  * param_file), GET jobs/details (bulk status, array members), GET
  * jobs/table (a lost submission by name), DELETE jobs/ID, GET
  * resources/full, stress_factor and media (output tails),
@@ -13,6 +13,7 @@
  * element's param_file line, its index, to the command. Remote ids are
  * OAR's job ids. */
 #include "core/hashmap.h"
+#include "core/vec.h"
 #include "drivers/driver.h"
 #include "grid/jdl.h"
 #include "grid/jobscript.h"
@@ -516,10 +517,7 @@ static int find_in(struct cluster_driver *d, const char *query, struct finding *
             if (!nm || strcmp(nm, s->name) || imap_get(&s->seen, id) ||
                 (s->after && json_is_integer(at) && json_integer_value(at) < s->after))
                 continue;
-            if (s->n == s->cap) {
-                s->cap = s->cap ? 2 * s->cap : 64;
-                s->f = xrealloc(s->f, (size_t)s->cap * sizeof *s->f);
-            }
+            VEC_GROW(s->f, s->n, s->cap);
             json_int_t array = json_integer_value(json_object_get(it, "array_id"));
             s->f[s->n++] = (struct found){array > 0 ? array : id, member_index(it), id};
             imap_put(&s->seen, id, (void *)1);

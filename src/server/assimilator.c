@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "server/server.h"
 #include "orders/sequence_order.h"
 #include "store/store.h"
@@ -189,10 +190,7 @@ static void retry_later(struct retries *r, int64_t job_id, int64_t last_delay_s)
 {
     int64_t delay = last_delay_s ? 2 * last_delay_s : ASSIM_RETRY_FIRST_S;
     if (delay > ASSIM_RETRY_MAX_S) delay = ASSIM_RETRY_MAX_S;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 16;
-        r->v = xrealloc(r->v, (size_t)r->cap * sizeof *r->v);
-    }
+    VEC_GROW(r->v, r->n, r->cap);
     r->v[r->n++] = (struct retry){job_id, mono_ms() + delay * 1000, delay};
     log_error("assimilator: job %lld kept validated with its outputs; next try in %lld s", (long long)job_id,
               (long long)delay);

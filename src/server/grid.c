@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "grid/cycle.h"
 #include "grid/jobscript.h"
 #include "orders/campaign_record.h"
@@ -31,7 +32,7 @@ struct gridd {
     struct grid_decisions d;
     struct cluster_row *rows;             /* the declared clusters: rows[id - 1] */
     struct cluster_driver **drv;          /* drv[id - 1]; NULL: could not be opened */
-    int nrows, caprows;
+    int nrows, caprows, capdrv;           /* rows and drv hold nrows each; each has its cap */
     struct campaign_spec **specs;         /* specs[id - 1], read from the store when first needed */
     int nspecs;
 };
@@ -130,11 +131,8 @@ static int cluster_row_cb(void *ctx, const struct cluster_row *c)
         if (reopen) open_driver(g, i);
     } else {
         if (i != g->nrows) return -1;   /* ids are 1, 2, ... */
-        if (g->nrows == g->caprows) {
-            g->caprows = g->caprows ? 2 * g->caprows : 8;
-            g->rows = xrealloc(g->rows, (size_t)g->caprows * sizeof *g->rows);
-            g->drv = xrealloc(g->drv, (size_t)g->caprows * sizeof *g->drv);
-        }
+        VEC_GROW(g->rows, g->nrows, g->caprows);
+        VEC_GROW(g->drv, g->nrows, g->capdrv);
         g->rows[i] = *c;
         g->drv[i] = NULL;
         g->nrows++;
@@ -336,10 +334,7 @@ static int live(const struct grid_copy *cp)
 
 static struct grid_copy_obs *obs_add(struct poll *p, int64_t copy_id)
 {
-    if (p->ncopies == p->capcopies) {
-        p->capcopies = p->capcopies ? 2 * p->capcopies : 64;
-        p->copies = xrealloc(p->copies, (size_t)p->capcopies * sizeof *p->copies);
-    }
+    VEC_GROW(p->copies, p->ncopies, p->capcopies);
     struct grid_copy_obs *o = &p->copies[p->ncopies++];
     *o = (struct grid_copy_obs){.copy_id = copy_id};
     return o;
@@ -754,18 +749,14 @@ int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen)
  * submission's tag); those found are recorded as submitted, the others
  * go back to the queue. A cluster that cannot be searched, or asked, gets
  * them back in the queue too, and the operator is told what to check. */
-struct launches { int64_t *sub, *cluster; int n, cap; };
+struct launch { int64_t sub, cluster; };
+struct launches { struct launch *v; int n, cap; };
 
 static int launch_cb(void *ctx, int64_t submission, int64_t cluster_id)
 {
     struct launches *l = ctx;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->sub = xrealloc(l->sub, (size_t)l->cap * sizeof *l->sub);
-        l->cluster = xrealloc(l->cluster, (size_t)l->cap * sizeof *l->cluster);
-    }
-    l->sub[l->n] = submission;
-    l->cluster[l->n++] = cluster_id;
+    VEC_GROW(l->v, l->n, l->cap);
+    l->v[l->n++] = (struct launch){submission, cluster_id};
     return 0;
 }
 
@@ -801,16 +792,16 @@ static int recover_launches(struct gridd *g, char *err, size_t errlen)
     int rc = store_begin(g->st) || store_grid_launches(g->st, launch_cb, &l);
     for (int i = 0; !rc && i < l.n; i++) {
         int n = 0;
-        while (l.sub[i] + n <= g->g.ncopies) {
-            const struct grid_copy *cp = grid_copy_find(&g->g, l.sub[i] + n);
-            if (cp->submission != l.sub[i] || cp->state != GC_LAUNCHING) break;
+        int64_t sub = l.v[i].sub;
+        while (sub + n <= g->g.ncopies) {
+            const struct grid_copy *cp = grid_copy_find(&g->g, sub + n);
+            if (cp->submission != sub || cp->state != GC_LAUNCHING) break;
             n++;
         }
-        if (n) recover_submission(g, l.sub[i], n, l.cluster[i]);
-        rc = store_grid_launch_unmark(g->st, l.sub[i]);
+        if (n) recover_submission(g, sub, n, l.v[i].cluster);
+        rc = store_grid_launch_unmark(g->st, sub);
     }
-    free(l.sub);
-    free(l.cluster);
+    free(l.v);
     if (rc) {
         store_rollback(g->st);
         return fail_store(g, err, errlen);

@@ -5,6 +5,7 @@
 #include "store/rowmap.h"
 #include "store/store_internal.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,10 +107,7 @@ struct affinities { struct grid_affinity *v; int n, cap; };
 static int affinity_cb(void *ctx, const void *row)
 {
     struct affinities *a = ctx;
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 16;
-        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
-    }
+    VEC_GROW(a->v, a->n, a->cap);
     memcpy(&a->v[a->n++], row, sizeof *a->v);
     return 0;
 }
@@ -571,10 +569,7 @@ void grid_shadow_take(struct grid_shadow *sh, const struct grid_state *st)
 
 #define APPEND(v, n, cap, row)                                           \
     do {                                                                 \
-        if ((n) >= (cap)) {                                              \
-            (cap) = (cap) ? (cap) * 2 : 16;                              \
-            (v) = xrealloc((v), (size_t)(cap) * sizeof *(v));            \
-        }                                                                \
+        VEC_GROW(v, n, cap);                                             \
         memcpy(&(v)[(n)++], (row), sizeof *(v));                         \
     } while (0)
 

@@ -6,6 +6,7 @@
 
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -68,7 +69,7 @@ void astate_free(struct astate *st)
         project_free(st->projects[i]);
     free(st->projects);
     st->projects = NULL;
-    st->nprojects = 0;
+    st->nprojects = st->capprojects = 0;
 }
 
 void project_dir_name(const char *url, char *out, size_t len)
@@ -91,7 +92,7 @@ struct aproject *astate_add_project(struct astate *st, const char *url, const ch
     project_dir_name(url, p->dir_name, sizeof p->dir_name);
     p->c.resource_share = share > 0 ? share : 100;
     p->c.dcf = 1;
-    st->projects = xrealloc(st->projects, (size_t)(st->nprojects + 1) * sizeof *st->projects);
+    VEC_GROW(st->projects, st->nprojects, st->capprojects);
     st->projects[st->nprojects++] = p;
     return p;
 }
@@ -104,31 +105,30 @@ void astate_remove_project(struct astate *st, int i)
     st->nprojects--;
 }
 
-/* Grows array *v of *n elements of size sz by one zeroed element. */
-static void *grow(void *v, int *n, size_t sz)
-{
-    char *a = xrealloc(v, (size_t)(*n + 1) * sz);
-    memset(a + (size_t)*n * sz, 0, sz);
-    (*n)++;
-    return a;
-}
+/* The add functions append a zeroed element and give its address. */
 
 struct afile *aproject_add_file(struct aproject *p)
 {
-    p->files = grow(p->files, &p->nfiles, sizeof *p->files);
-    return &p->files[p->nfiles - 1];
+    VEC_GROW(p->files, p->nfiles, p->capfiles);
+    struct afile *f = &p->files[p->nfiles++];
+    memset(f, 0, sizeof *f);
+    return f;
 }
 
 struct aapp_version *aproject_add_version(struct aproject *p)
 {
-    p->versions = grow(p->versions, &p->nversions, sizeof *p->versions);
-    return &p->versions[p->nversions - 1];
+    VEC_GROW(p->versions, p->nversions, p->capversions);
+    struct aapp_version *v = &p->versions[p->nversions++];
+    memset(v, 0, sizeof *v);
+    return v;
 }
 
 struct aworkunit *aproject_add_wu(struct aproject *p)
 {
-    p->wus = grow(p->wus, &p->nwus, sizeof *p->wus);
-    return &p->wus[p->nwus - 1];
+    VEC_GROW(p->wus, p->nwus, p->capwus);
+    struct aworkunit *w = &p->wus[p->nwus++];
+    memset(w, 0, sizeof *w);
+    return w;
 }
 
 struct aresult *aproject_add_result(struct aproject *p)
@@ -137,7 +137,7 @@ struct aresult *aproject_add_result(struct aproject *p)
     r->slot = -1;
     r->c.project = &p->c;
     r->c.avg_ncpus = 1;
-    p->results = xrealloc(p->results, (size_t)(p->nresults + 1) * sizeof *p->results);
+    VEC_GROW(p->results, p->nresults, p->capresults);
     p->results[p->nresults++] = r;
     return r;
 }

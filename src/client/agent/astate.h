@@ -119,13 +119,13 @@ struct aproject {
     double fetch_backoff_until; /* a reply brought no work: no work request before then */
     int detach_requested;      /* detach once nothing is left to report */
 
-    int nfiles;
+    int nfiles, capfiles;
     struct afile *files;
-    int nversions;
+    int nversions, capversions;
     struct aapp_version *versions;
-    int nwus;
+    int nwus, capwus;
     struct aworkunit *wus;
-    int nresults;
+    int nresults, capresults;
     struct aresult **results;  /* owned pointers: addresses stay valid for cstate */
 };
 
@@ -142,7 +142,7 @@ struct atime_stats {
 };
 
 struct astate {
-    int nprojects;
+    int nprojects, capprojects;
     struct aproject **projects;   /* owned */
     struct ahost_prefs prefs;
     struct atime_stats stats;
