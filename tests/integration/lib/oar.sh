@@ -19,9 +19,11 @@ OAR_API=
 _OAR_PG_STARTED=
 _OAR_CONF=/etc/oar/oar.conf
 
+# oar_install: the OAR packages and PostgreSQL's server, which they do not
+# bring (only its client), if missing.
 oar_install() {
     local p missing=()
-    for p in oar-server oar-server-pgsql oar-node oar-user oar-user-pgsql oar-restful-api; do
+    for p in postgresql oar-server oar-server-pgsql oar-node oar-user oar-user-pgsql oar-restful-api; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
