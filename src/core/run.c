@@ -1,6 +1,7 @@
 /* run.c - hook commands: fork, exec /bin/sh, wait; and commands whose
  * output is captured, under a deadline. */
 #include "core/run.h"
+#include "core/clock.h"
 #include "core/strbuf.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -67,13 +68,6 @@ int run_command(const char *cmd, const char *name, const char *const *args, cons
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 void run_output_free(struct run_output *res)
 {
     free(res->out);
@@ -104,7 +98,7 @@ int run_capture(const char *const *argv, const char *const *env, int timeout_ms,
                 char *err, size_t errlen)
 {
     *res = (struct run_output){.status = -1, .out = xcalloc(1, 1), .err = xcalloc(1, 1)};
-    long t0 = now_ms();
+    long t0 = (long)monotonic_ms();
     int po[2], pe[2], px[2];     /* stdout, stderr, and exec's errno (closed on exec) */
     if (pipe2(po, O_CLOEXEC)) goto no_pipe;
     if (pipe2(pe, O_CLOEXEC)) { close(po[0]); close(po[1]); goto no_pipe; }
@@ -136,7 +130,7 @@ int run_capture(const char *const *argv, const char *const *env, int timeout_ms,
     struct pollfd fds[2] = {{.fd = po[0], .events = POLLIN}, {.fd = pe[0], .events = POLLIN}};
     int open_fds = 2;
     while (open_fds > 0 && !exec_errno) {
-        long left = t0 + timeout_ms - now_ms();
+        long left = t0 + timeout_ms - (long)monotonic_ms();
         if (left <= 0) { timed_out = 1; break; }
         int r = poll(fds, 2, (int)left);
         if (r < 0 && errno != EINTR) break;
@@ -159,11 +153,11 @@ int run_capture(const char *const *argv, const char *const *env, int timeout_ms,
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) { status = -1; break; }
         /* output closed but still running: wait for the rest of the deadline */
-        long left = t0 + timeout_ms - now_ms();
+        long left = t0 + timeout_ms - (long)monotonic_ms();
         if (timed_out || left <= 0) { timed_out = 1; kill(-pid, SIGKILL); continue; }
         usleep(left < 10 ? (useconds_t)left * 1000 : 10000);
     }
-    res->elapsed_ms = now_ms() - t0;
+    res->elapsed_ms = (long)monotonic_ms() - t0;
     if (exec_errno) {
         errf(err, errlen, "cannot run %s: %s", argv[0], strerror(exec_errno));
         return -1;

@@ -7,6 +7,7 @@
  * thread (each serves many connections, scheduler RPCs among them) ever
  * sleeps on it. */
 #include "core/log.h"
+#include "core/clock.h"
 #include "server/api_internal.h"
 #include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
@@ -381,13 +382,6 @@ int api_campaigns_post(struct server *s, const char *path, const struct user *u,
         *wait = w;
     }
     return 1;
-}
-
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Waits for order `order` in slices until it is carried out, ORDER_WAIT_MS

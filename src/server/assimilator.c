@@ -6,6 +6,7 @@
  * hook's answers are too ("extend N" makes the sequence at least position
  * + N long), so the step is idempotent. */
 #include "core/fsutil.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct ajob {
@@ -178,20 +178,13 @@ struct retries {
     int n, cap;
 };
 
-static int64_t mono_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Records a failed try of job_id: its next one, later than the last. */
 static void retry_later(struct retries *r, int64_t job_id, int64_t last_delay_s)
 {
     int64_t delay = last_delay_s ? 2 * last_delay_s : ASSIM_RETRY_FIRST_S;
     if (delay > ASSIM_RETRY_MAX_S) delay = ASSIM_RETRY_MAX_S;
     VEC_GROW(r->v, r->n, r->cap);
-    r->v[r->n++] = (struct retry){job_id, mono_ms() + delay * 1000, delay};
+    r->v[r->n++] = (struct retry){job_id, monotonic_ms() + delay * 1000, delay};
     log_error("assimilator: job %lld kept validated with its outputs; next try in %lld s", (long long)job_id,
               (long long)delay);
 }
@@ -233,7 +226,7 @@ void *assimilator_main(void *arg)
     struct server *s = arg;
     struct retries r = {0};
     for (;;) {
-        int64_t now = mono_ms(), wait = -1;
+        int64_t now = monotonic_ms(), wait = -1;
         for (int i = 0; i < r.n; i++) {
             int64_t left = r.v[i].due_ms > now ? r.v[i].due_ms - now : 0;
             if (wait < 0 || left < wait) wait = left;
@@ -245,7 +238,7 @@ void *assimilator_main(void *arg)
             if (assimilate_job(s, id)) retry_later(&r, id, 0);
             continue;
         }
-        now = mono_ms();
+        now = monotonic_ms();
         for (int i = 0; i < r.n && !s->stopping;) {
             if (r.v[i].due_ms > now) {
                 i++;

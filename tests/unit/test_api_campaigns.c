@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "server_fixture.h"
 
 #include "cli/cli.h"
 #include "cli_fixture.h"
@@ -143,17 +144,6 @@ static void make_project(struct fx *f, int no_daemon)
     store_close(st);
 }
 
-/* server_start in a thread of its own: it caches a store reader in the
- * calling thread (server_reader), which must not outlive the project. */
-struct starter { struct server *s; const char *dir; char err[512]; int rc; };
-
-static void *start_main(void *p)
-{
-    struct starter *a = p;
-    a->rc = server_start(a->s, a->dir, a->err, sizeof a->err);
-    return NULL;
-}
-
 /* HTTP on any free port. */
 static void serve(struct fx *f)
 {
@@ -168,11 +158,7 @@ static void serve(struct fx *f)
 
 static void start(struct fx *f)
 {
-    struct starter a = {.s = &f->s, .dir = f->dir};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, start_main, &a), 0);
-    pthread_join(t, NULL);
-    if (a.rc) fail_msg("server_start: %s", a.err);
+    fx_server_start(&f->s, f->dir);
     f->running = 1;
     serve(f);
 }

@@ -141,9 +141,11 @@ static char *snapshot(const struct fx *f)
 
 /* ---- uploads as http.c runs them ---- */
 
-/* The <file_upload> header for name, then "<data>\n". */
+/* b becomes the <file_upload> header for name, then "<data>\n" (what b
+ * held is dropped: each request's body starts anew). */
 static void upload_header(struct strbuf *b, const char *name, int64_t nbytes, int64_t offset, const char *md5)
 {
+    sb_reset(b);
     sb_printf(b,
               "<data_server_request>\n<core_client_major_version>7</core_client_major_version>\n"
               "<file_upload>\n<file_info>\n<name>%s</name>\n<max_nbytes>%d</max_nbytes>\n</file_info>\n"
@@ -194,6 +196,7 @@ static int upload(struct fx *f, const char *name, const char *data, int64_t n, i
 
 static void size_query_body(struct strbuf *b, const char *name)
 {
+    sb_reset(b);
     sb_printf(b, "<data_server_request>\n<core_client_major_version>7</core_client_major_version>\n"
                  "<get_file_size>%s</get_file_size>\n</data_server_request>\n", name);
 }
@@ -418,8 +421,6 @@ static void test_upload_resumed(void **state)
     assert_int_equal(size_query(f, name), 20);
 
     /* a request that ends early: incomplete, transient, the part kept */
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, DATA, (int64_t)n, 20, 10);
     assert_int_equal(upload_req(f, b.s, b.len, 0, NULL), 1);
     assert_false(exists(f, name, ""));
@@ -445,12 +446,8 @@ static void test_upload_offset_beyond_held(void **state)
     upload_refused(f, b.s, b.len, 1);   /* nothing held at all */
     assert_false(exists(f, name, ".part"));
 
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, DATA, (int64_t)n, 0, 10);
     assert_int_equal(upload_req(f, b.s, b.len, 0, NULL), 1);   /* 10 held */
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, DATA, (int64_t)n, 11, n - 11);
     upload_refused(f, b.s, b.len, 1);
     assert_int_equal(size_query(f, name), 10);
@@ -486,12 +483,8 @@ static void test_upload_longer_than_declared(void **state)
     upload_refused(f, b.s, b.len, -1);
     assert_false(exists(f, name, ".part"));
 
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, DATA, (int64_t)n, 0, 10);
     assert_int_equal(upload_req(f, b.s, b.len, 0, NULL), 1);   /* 10 bytes held */
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, DATA, (int64_t)n, 10, n - 10);
     sb_append(&b, "extra", 5);
     /* fed in small chunks: most of the data is written before the excess shows */
@@ -505,8 +498,6 @@ static void test_upload_longer_than_declared(void **state)
 
     /* resumed from before the end of the part: cut back to that offset,
      * which still holds the file's first bytes */
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, DATA, (int64_t)n, 5, n - 5);
     sb_append(&b, "extra", 5);
     assert_int_equal(upload_req(f, b.s, b.len, 4, NULL), -1);
@@ -623,13 +614,9 @@ static void test_upload_broken_headers(void **state)
     sb_init(&b);
     partial_body(&b, bad_name, "abc", 3, 0, 3);
     upload_refused(f, b.s, b.len, -1);
-    sb_free(&b);
-    sb_init(&b);
     partial_body(&b, name, "abc", 3, 4, 0);   /* offset past nbytes */
     upload_refused(f, b.s, b.len, -1);
-    sb_free(&b);
     /* a size query for an unsafe name is refused too */
-    sb_init(&b);
     size_query_body(&b, bad_name);
     upload_refused(f, b.s, b.len, -1);
     sb_free(&b);

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "server_fixture.h"
 
 #include "cli/cli.h"
 #include "cli_fixture.h"
@@ -123,18 +124,6 @@ static const char *write_jobs(const struct proj *p, char *path, size_t len, int 
 
 /* ---- the server ---- */
 
-/* server_start in a thread of its own: it opens the calling thread's
- * cached store reader (server_reader), which must not outlive this
- * project, as the test thread goes on to the next. */
-struct starter { struct server *s; const char *dir; char err[512]; int rc; };
-
-static void *start_main(void *p)
-{
-    struct starter *a = p;
-    a->rc = server_start(a->s, a->dir, a->err, sizeof a->err);
-    return NULL;
-}
-
 /* What a test leaves running or on disk, undone by the teardown even
  * when the test fails half-way. */
 struct fx {
@@ -162,11 +151,7 @@ static int fx_teardown(void **state)
 
 static void start_server(struct fx *f)
 {
-    struct starter a = {.s = &f->s, .dir = f->p.dir};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, start_main, &a), 0);
-    pthread_join(t, NULL);
-    if (a.rc) fail_msg("server_start: %s", a.err);
+    fx_server_start(&f->s, f->p.dir);
     f->running = 1;
 }
 

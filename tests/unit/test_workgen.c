@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "server_fixture.h"
 
 #include "cli/cli.h"
 #include "cli_fixture.h"
@@ -147,24 +148,9 @@ static void make_project(struct fx *f, int locality)
     assert_int_equal(project_save_config(&p, err, sizeof err), 0);
 }
 
-/* server_start in a thread of its own: it caches that thread's store
- * reader, which must not outlive this project. */
-struct starter { struct server *s; const char *dir; char err[512]; int rc; };
-
-static void *start_main(void *p)
-{
-    struct starter *a = p;
-    a->rc = server_start(a->s, a->dir, a->err, sizeof a->err);
-    return NULL;
-}
-
 static void start_server(struct fx *f)
 {
-    struct starter a = {.s = &f->s, .dir = f->dir};
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, start_main, &a), 0);
-    pthread_join(t, NULL);
-    if (a.rc) fail_msg("server_start: %s", a.err);
+    fx_server_start(&f->s, f->dir);
     f->running = 1;
 }
 
