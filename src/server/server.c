@@ -390,7 +390,12 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     smap_init(&s->users);
     workq_init(&s->validate_q);
     workq_init(&s->assimilate_q);
-    if ((s->writer = writer_start(wst))) writer_set_publisher(s->writer, files_publish_upload, s);
+    struct store *cst = store_open(s->db_path, 0, err, errlen);   /* the writer's checkpoints */
+    if (!cst) {
+        store_close(wst);
+        return -1;
+    }
+    if ((s->writer = writer_start(wst, cst))) writer_set_publisher(s->writer, files_publish_upload, s);
     if (!s->writer) {
         store_close(wst);
         snprintf(err, errlen, "cannot start the writer thread");

@@ -2,6 +2,7 @@
  * group is every log queued when the thread wakes, applied in that order in
  * one transaction. */
 #include "server/writer.h"
+#include "server/checkpointer.h"
 #include "core/hashmap.h"
 #include "core/log.h"
 #include "core/strbuf.h"
@@ -16,6 +17,7 @@ struct waiter { uint64_t ticket; void (*fn)(void *); void *arg; };
 
 struct writer {
     struct store *st;
+    struct checkpointer *cp;     /* NULL: SQLite checkpoints inside commits */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
@@ -258,21 +260,31 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&w->mu);
         for (int i = 0; i < ndue; i++) due[i].fn(due[i].arg);
         free(due);
+        if (w->cp && nchanges && !rc && checkpointer_after_commit(w->cp, w->st))
+            log_error("store: checkpoint failed: %s", store_error(w->st));
         pthread_mutex_lock(&w->mu);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
 }
 
-struct writer *writer_start(struct store *st)
+struct writer *writer_start(struct store *st, struct store *checkpoint_st)
 {
     struct writer *w = xcalloc(1, sizeof *w);
     w->st = st;
+    if (checkpoint_st) {
+        if (!(w->cp = checkpointer_start(checkpoint_st, CHECKPOINT_PAGES))) {
+            free(w);
+            return NULL;
+        }
+        store_wal_manual(st);
+    }
     imap_init(&w->averages);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->wake, NULL);
     pthread_cond_init(&w->done, NULL);
     if (pthread_create(&w->thread, NULL, writer_main, w)) {
+        if (w->cp) checkpointer_stop(w->cp);
         free(w);
         return NULL;
     }
@@ -286,6 +298,7 @@ void writer_stop(struct writer *w)
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->thread, NULL);
+    if (w->cp) checkpointer_stop(w->cp);
     free(w->queue);   /* empty: everything queued was committed */
     forget_averages(w);
     imap_free(&w->averages);

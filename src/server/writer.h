@@ -9,8 +9,11 @@
 struct writer;
 struct store;
 
-/* Takes ownership of st; NULL on thread creation failure. */
-struct writer *writer_start(struct store *st);
+/* Takes ownership of st and of checkpoint_st, a second connection to the
+ * same store (see checkpointer.h), or NULL to leave checkpoints to SQLite
+ * inside the commits. NULL on thread creation failure (checkpoint_st is
+ * then closed, st is not). */
+struct writer *writer_start(struct store *st, struct store *checkpoint_st);
 /* Stops after committing everything queued; closes the store. */
 void writer_stop(struct writer *w);
 /* How CH_SEQ_JOBS makes a restart state downloadable: publish(ctx, name, f)

@@ -36,6 +36,19 @@ int store_begin(struct store *s);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
+/* Checkpoints copy the write-ahead log's pages into the database file, so
+ * that the log can start over. SQLite does it inside the commit that takes
+ * the log past 1,000 pages, and that commit's callers wait for it.
+ * store_wal_manual turns that off for this connection: its owner checkpoints
+ * (from any connection) and reads the log's size after each of this
+ * connection's commits with store_wal_pages (0 before the first).
+ * store_checkpoint copies what no reader still needs, without waiting for
+ * the writer or readers (SQLite's passive mode); log_pages and copied_pages
+ * (either may be NULL) get the log's size and what of it is now copied. */
+void store_wal_manual(struct store *s);
+int store_wal_pages(const struct store *s);
+int store_checkpoint(struct store *s, int *log_pages, int *copied_pages);
+
 /* Users. */
 int store_user_insert(struct store *s, struct user *u);          /* sets u->id */
 int store_user_by_name(struct store *s, const char *name, struct user *u);

@@ -18,6 +18,7 @@ struct store {
     sqlite3 *db;
     sqlite3_stmt *q[Q_COUNT];
     char err[512];
+    int wal_pages;               /* the log's pages after this connection's last commit (store_wal_manual) */
 };
 
 const char *store_error(const struct store *s) { return s->err; }
@@ -143,10 +144,7 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
     sqlite3_extended_result_codes(s->db, 1);
     const char *pragmas = (flags & STORE_READONLY)
         ? "PRAGMA foreign_keys=ON;"
-        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
-          /* checkpoint every 32 MB of WAL, not 4: a page changed by many
-           * commits between two checkpoints is copied to the database once */
-          " PRAGMA wal_autocheckpoint=8192;";
+        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
     if (exec(s, pragmas) || (!(flags & STORE_READONLY) && migrate(s))) {
         snprintf(err, errlen, "store %s: %s", path, s->err);
         store_close(s);
@@ -179,6 +177,25 @@ int store_set_cache_kib(struct store *s, int64_t kib)
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA cache_size=-%lld", (long long)kib);
     return exec(s, sql);
+}
+
+/* Installed in place of SQLite's own checkpointing hook, which it replaces. */
+static int count_wal_pages(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    (void)db, (void)name;
+    ((struct store *)arg)->wal_pages = pages;
+    return SQLITE_OK;
+}
+
+void store_wal_manual(struct store *s) { sqlite3_wal_hook(s->db, count_wal_pages, s); }
+
+int store_wal_pages(const struct store *s) { return s->wal_pages; }
+
+int store_checkpoint(struct store *s, int *log_pages, int *copied_pages)
+{
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, log_pages, copied_pages);
+    /* BUSY: another connection is checkpointing; what it copies is copied */
+    return rc == SQLITE_OK || rc == SQLITE_BUSY ? 0 : fail(s, "checkpoint");
 }
 
 int store_begin(struct store *s) { return exec(s, "BEGIN IMMEDIATE"); }

@@ -39,7 +39,7 @@ static int fx_setup(void **state)
     struct store *st = store_fixture_open(f->dir, sizeof f->dir, f->path, sizeof f->path, "writer");
     if (!st) return -1;
     f->user = store_fixture_user(st, "alice");
-    f->w = writer_start(st);
+    f->w = writer_start(st, NULL);
     if (!f->w) return -1;
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
@@ -312,7 +312,7 @@ static void test_stop_commits_what_is_queued(void **state)
     char err[256] = "";
     struct store *st = store_open(f->path, 0, err, sizeof err);
     if (!st) fail_msg("%s", err);
-    f->w = writer_start(st);   /* for the teardown */
+    f->w = writer_start(st, NULL);   /* for the teardown */
     assert_non_null(f->w);
     assert_int_equal(hosts(f), 20);
     assert_int_equal(host_seqno(f, 119), 19);
