@@ -17,6 +17,7 @@
 #include "core/fsutil.h"
 #include "core/project.h"
 #include "core/strbuf.h"
+#include "core/upload_cert.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -747,11 +748,13 @@ static int server_stop(pid_t pid, double *took)
 
 /* ---- simulated hosts ---- */
 
-/* An instance a host holds, with the output files it must upload. */
+/* An instance a host holds, with the output files it must upload and
+ * their upload certificates. */
 struct held {
     char name[NAME_LEN];
     int nout;
     char (*out)[NAME_LEN];
+    char (*cert)[UPLOAD_CERT_LEN + 1];
 };
 
 struct host {
@@ -768,7 +771,7 @@ struct host {
 
 static void host_clear_held(struct host *h)
 {
-    for (int i = 0; i < h->nheld; i++) free(h->held[i].out);
+    for (int i = 0; i < h->nheld; i++) free(h->held[i].out), free(h->held[i].cert);
     h->nheld = 0;
     h->up_inst = h->up_file = 0;
 }
@@ -850,15 +853,16 @@ static void sched_body(struct strbuf *b, const struct endpoint *e, const struct 
 static void upload_body(struct strbuf *b, const struct host *h)
 {
     const char *file = h->held[h->up_inst].out[h->up_file];
+    const char *cert = h->held[h->up_inst].cert[h->up_file];
     char text[NAME_LEN + 64], md5[MD5_HEX_LEN];
     output_text(file, text, sizeof text);
     md5_hex_buf(text, strlen(text), md5);
     sb_printf(b, "<data_server_request>\n    <core_client_major_version>7</core_client_major_version>\n"
                  "    <core_client_minor_version>20</core_client_minor_version>\n"
                  "    <core_client_release>5</core_client_release>\n<file_upload>\n<file_info>\n"
-                 "<name>%s</name>\n<xml_signature>\n</xml_signature>\n<max_nbytes>%d</max_nbytes>\n</file_info>\n"
+                 "<name>%s</name>\n<xml_signature>\n%s\n</xml_signature>\n<max_nbytes>%d</max_nbytes>\n</file_info>\n"
                  "<nbytes>%zu</nbytes>\n<md5_cksum>%s</md5_cksum>\n<offset>0</offset>\n<data>\n%s",
-              file, OUTPUT_MAX_NBYTES, strlen(text), md5, text);
+              file, cert, OUTPUT_MAX_NBYTES, strlen(text), md5, text);
 }
 
 /* ---- reading replies ---- */
@@ -886,8 +890,19 @@ static int count_of(const char *s, const char *needle)
     return n;
 }
 
+/* The upload certificate of output file in the reply body, into cert ("" if
+ * the reply has none): the <xml_signature> of its <file_info>. */
+static void file_cert(const char *body, const char *file, char cert[UPLOAD_CERT_LEN + 1])
+{
+    char key[NAME_LEN + 16];
+    snprintf(key, sizeof key, "<name>%s</name>", file);
+    cert[0] = 0;
+    const char *at = strstr(body, key), *end = at ? strstr(at, "</file_info>") : NULL;
+    if (end) tag_text(at, end, "xml_signature", cert, UPLOAD_CERT_LEN + 1);
+}
+
 /* One <result> of a reply: its name and output files (its file_refs). */
-static int take_result(struct host *h, const char *from, const char *to)
+static int take_result(struct host *h, const char *body, const char *from, const char *to)
 {
     if (h->nheld == h->capheld) {
         h->capheld = h->capheld ? 2 * h->capheld : 8;
@@ -897,9 +912,12 @@ static int take_result(struct host *h, const char *from, const char *to)
     if (tag_text(from, to, "name", in->name, sizeof in->name)) return -1;
     in->nout = 0;
     in->out = NULL;
+    in->cert = NULL;
     char file[NAME_LEN];
     for (const char *p = from; p < to && !tag_text(p, to, "file_name", file, sizeof file);) {
         in->out = xrealloc(in->out, (size_t)(in->nout + 1) * sizeof *in->out);
+        in->cert = xrealloc(in->cert, (size_t)(in->nout + 1) * sizeof *in->cert);
+        file_cert(body, file, in->cert[in->nout]);
         memcpy(in->out[in->nout++], file, sizeof file);
         p = memmem(p, (size_t)(to - p), "</file_name>", 12) + 12;
     }
@@ -943,7 +961,7 @@ static int take_sched_reply(struct host *h, int nreported, const char *body, str
     /* "<result>" exactly: <result_ack> and <result_abort> do not match */
     for (const char *p = strstr(body, "<result>"); p; p = strstr(p, "<result>")) {
         const char *end = strstr(p, "</result>");
-        if (!end || take_result(h, p, end)) {
+        if (!end || take_result(h, body, p, end)) {
             snprintf(o->why, sizeof o->why, "malformed <result> in the reply");
             return -1;
         }

@@ -67,9 +67,15 @@ static int write_all(int fd, const void *data, size_t len)
 
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
+    return write_file_atomic_mode(path, data, len, 0644);
+}
+
+int write_file_atomic_mode(const char *path, const void *data, size_t len, int mode)
+{
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    unlink(tmp);   /* a leftover may have other permissions: O_CREAT would keep them */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
     if (fd < 0) return -1;
     if (write_all(fd, data, len) || fsync(fd)) {
         int e = errno;

@@ -263,6 +263,8 @@ static void write_file(const struct rp_file *f, struct strbuf *o)
         /* an output: a <url> would make the client download it instead */
         put_text(o, IND, "upload_url", f->upload_url);
         put_dbl(o, IND, "max_nbytes", "%.0f", f->max_nbytes);
+        /* the client sends it back with each upload of the file */
+        put_opt_text(o, IND, "xml_signature", f->upload_cert);
     } else {
         put_opt_text(o, IND, "url", f->url);
         if (f->max_nbytes > 0) put_dbl(o, IND, "max_nbytes", "%.0f", f->max_nbytes);

@@ -18,6 +18,7 @@ struct rp_file {                   /* <file_info> */
     double max_nbytes;             /* outputs */
     int executable, sticky, report_on_rpc;
     const char *signature;         /* <file_signature> text, NULL: omitted */
+    const char *upload_cert;       /* an output's certificate, sent as <xml_signature>; NULL: omitted */
 };
 
 struct rp_app_version {

@@ -29,17 +29,17 @@ static const char ROOT_TAG[] = "<data_server_request";
 static const char XML_DECL[] = "<?xml";
 
 enum elem { E_OTHER, E_ROOT, E_FILE_UPLOAD, E_FILE_INFO, E_NAME, E_MAX_NBYTES,
-            E_NBYTES, E_MD5, E_OFFSET, E_DATA, E_GET_FILE_SIZE };
+            E_NBYTES, E_MD5, E_OFFSET, E_DATA, E_GET_FILE_SIZE, E_SIGNATURE };
 
 static const struct { enum elem e; const char *name; } elem_names[] = {
     { E_ROOT, "data_server_request" }, { E_FILE_UPLOAD, "file_upload" },
     { E_FILE_INFO, "file_info" }, { E_NAME, "name" }, { E_MAX_NBYTES, "max_nbytes" },
     { E_NBYTES, "nbytes" }, { E_MD5, "md5_cksum" }, { E_OFFSET, "offset" },
-    { E_DATA, "data" }, { E_GET_FILE_SIZE, "get_file_size" },
+    { E_DATA, "data" }, { E_GET_FILE_SIZE, "get_file_size" }, { E_SIGNATURE, "xml_signature" },
 };
 
 /* The fields we read, by what holds them. */
-enum field { FD_NONE, FD_NAME, FD_MAX_NBYTES, FD_NBYTES, FD_MD5, FD_OFFSET, FD_GFS_NAME };
+enum field { FD_NONE, FD_NAME, FD_MAX_NBYTES, FD_NBYTES, FD_MD5, FD_OFFSET, FD_GFS_NAME, FD_SIGNATURE };
 
 struct up_parser {
     XML_Parser xp;
@@ -89,6 +89,7 @@ static enum field field_at(const struct up_parser *ps, enum elem e)
     if (d == 3 && p[1] == E_FILE_UPLOAD && p[2] == E_FILE_INFO) {
         if (e == E_NAME) return FD_NAME;
         if (e == E_MAX_NBYTES) return FD_MAX_NBYTES;
+        if (e == E_SIGNATURE) return FD_SIGNATURE;
     }
     return FD_NONE;
 }
@@ -202,6 +203,16 @@ static void store_md5(struct up_parser *ps, const char *v)
     ps->has_md5 = 1;
 }
 
+/* The upload certificate the file_info carried; the server judges it. */
+static void store_signature(struct up_parser *ps, const char *v)
+{
+    if (strlen(v) >= sizeof ps->h->signature) {
+        fail(ps, "<xml_signature> too long (max %zu bytes)", sizeof ps->h->signature - 1);
+        return;
+    }
+    strcpy(ps->h->signature, v);
+}
+
 static void store_number(struct up_parser *ps, const char *tag, const char *v, int64_t *dst, int *has)
 {
     if (parse_size(v, dst) < 0 || *dst < 0) {
@@ -229,6 +240,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
     case FD_NBYTES: store_number(ps, "nbytes", v, &ps->h->nbytes, &ps->has_nbytes); break;
     case FD_OFFSET: store_number(ps, "offset", v, &ps->h->offset, &ps->has_offset); break;
     case FD_MAX_NBYTES: store_number(ps, "max_nbytes", v, &ps->h->max_nbytes, &ps->has_max); break;
+    case FD_SIGNATURE: store_signature(ps, v); break;
     default: break;
     }
 }

@@ -18,6 +18,7 @@ struct upload_header {
     int64_t nbytes;                /* full file size, >= 0 (required for UPLOAD_FILE) */
     int64_t offset;                /* where the data that follows starts: 0 <= offset <= nbytes, 0 if absent */
     char md5_cksum[33];            /* 32 hex digits in lower case, "" if absent */
+    char signature[256];           /* the file_info's <xml_signature>, trimmed; "" if absent */
 };
 
 /* Looks at the first len bytes received so far. Returns:

@@ -130,8 +130,9 @@ static void restore_part(struct upload *u)
 }
 
 /* The largest size the server accepts for an output file, or -1 if NAME is
- * not an output of an instance that is out (or late) right now. */
-static int64_t expected_limit(struct server *s, const char *name)
+ * not an output of an instance that is out (or late) right now. *certified:
+ * whether its reply carried an upload certificate (sent since the key). */
+static int64_t expected_limit(struct server *s, const char *name, int *certified)
 {
     char inst[256];
     int k;
@@ -145,6 +146,7 @@ static int64_t expected_limit(struct server *s, const char *name)
     if (j && (in->state == INST_IN_PROGRESS || (in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY))) {
         if (k < j->batch->b.noutputs && (!seq || io.reports)) limit = j->batch->b.outputs[k].max_nbytes;
         else if (seq && k == j->batch->b.noutputs && io.restartable) limit = io.state_max_nbytes;
+        *certified = in->sent_time >= s->upload_key.since;
     }
     pthread_mutex_unlock(&s->lock);
     return limit;
@@ -153,18 +155,26 @@ static int64_t expected_limit(struct server *s, const char *name)
 static void start_data(struct upload *u)
 {
     struct server *s = u->s;
-    int64_t limit = expected_limit(s, u->h.name);
+    int certified = 0;
+    int64_t limit = expected_limit(s, u->h.name, &certified);
     if (limit < 0) return fail(u, -1, "unexpected file %s: the server did not ask for it", u->h.name);
+    /* The same answer as above: whether the file exists is not for others to learn. */
+    if (certified && !upload_cert_ok(&s->upload_key, u->h.name, u->h.signature))
+        return fail(u, -1, "unexpected file %s: the server did not ask for it", u->h.name);
     if (u->h.nbytes > limit)
         return fail(u, -1, "file %s has %lld bytes, more than its limit of %lld", u->h.name,
                     (long long)u->h.nbytes, (long long)limit);
     project_file_path(&s->proj, u->final, sizeof u->final, "upload", u->h.name);
     snprintf(u->part, sizeof u->part, "%s.part", u->final);
-    if (file_size(u->final) == u->h.nbytes) {
+    int64_t complete = file_size(u->final);
+    if (complete == u->h.nbytes) {
         u->status = 0;               /* already complete: accept and drop the bytes */
         u->phase = UP_DISCARD;
         return;
     }
+    /* a complete file is never replaced: what the host reports was checked against it */
+    if (complete >= 0)
+        return fail(u, -1, "file %s was uploaded already with %lld bytes", u->h.name, (long long)complete);
     int64_t have = file_size(u->part);
     u->created = have < 0;
     if (have < 0) have = 0;
@@ -266,11 +276,16 @@ static void finish_data(struct upload *u)
         snprintf(u->message, sizeof u->message, "MD5 mismatch for %.200s: upload it again", u->h.name);
         return;
     }
-    if (rename(u->part, u->final)) {
-        u->status = 1;
-        snprintf(u->message, sizeof u->message, "server cannot store the file");
+    /* link, not rename: a file completed meanwhile is kept, never replaced */
+    if (link(u->part, u->final)) {
+        int exists = errno == EEXIST;
+        unlink(u->part);
+        u->status = exists ? -1 : 1;
+        if (exists) snprintf(u->message, sizeof u->message, "file %.200s was uploaded already", u->h.name);
+        else snprintf(u->message, sizeof u->message, "server cannot store the file");
         return;
     }
+    unlink(u->part);
     u->status = 0;
     log_debug(LT_HTTP, "upload %s complete (%lld bytes)", u->h.name, (long long)u->h.nbytes);
 }

@@ -307,6 +307,14 @@ static const char *app_name(struct server *s, int64_t app_id)
     return a ? a->name : "";
 }
 
+/* The certificate that lets this host, and only it, upload file name. */
+static const char *upload_cert(struct rpc *c, const char *name)
+{
+    char cert[UPLOAD_CERT_LEN + 1];
+    upload_cert_make(&c->s->upload_key, name, cert);
+    return strpool_printf(&c->pool, "%s", cert);
+}
+
 /* A sequence's state file: written by one task and read by the next on the
  * same host, never downloaded (no URL), sticky so that it outlives the task
  * that wrote it, and listed by the host at each RPC. It is declared the same
@@ -316,6 +324,7 @@ static void add_state_file(struct rpc *c, const char *name, const char *upload_u
 {
     struct rp_file f = {
         .name = name, .upload_url = upload_url, .max_nbytes = (double)max_nbytes, .sticky = 1, .report_on_rpc = 1,
+        .upload_cert = upload_url ? upload_cert(c, name) : NULL,
     };
     reply_add_file(&c->reply, &f);
 }
@@ -379,6 +388,7 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
             .name = strpool_printf(&c->pool, "%s_%d", inst, k), .upload_url = upload,
             .max_nbytes = (double)sj->batch.outputs[k].max_nbytes,
         };
+        out.upload_cert = upload_cert(c, out.name);
         reply_add_file(&c->reply, &out);
         res.file_refs[res.nfile_refs++] = (struct rp_file_ref){out.name,
             strpool_printf(&c->pool, "%s", sj->batch.outputs[k].open_name), 0};

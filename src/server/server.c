@@ -373,6 +373,9 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     url_split(s->proj.cfg.master_url, host, sizeof host, &port, s->url_prefix, sizeof s->url_prefix);
     project_path(&s->proj, s->db_path, sizeof s->db_path, "locus.db");
     if (!(s->code_sign_key = read_public_key(s, err, errlen))) return -1;
+    char key_path[PROJECT_PATH_MAX + 64];
+    project_path(&s->proj, key_path, sizeof key_path, "keys/upload_key");
+    if (upload_key_load(key_path, s->clock(), &s->upload_key, err, errlen)) return -1;
 
     struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
     if (!wst) return -1;

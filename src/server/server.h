@@ -6,6 +6,7 @@
 #include "core/digest.h"
 #include "core/hashmap.h"
 #include "core/project.h"
+#include "core/upload_cert.h"
 #include "model/model.h"
 #include "sched/host_rpc.h"
 #include "sched/index.h"
@@ -23,6 +24,7 @@ struct server {
     char db_path[PROJECT_PATH_MAX + 16];
     char url_prefix[256];        /* path part of the master URL: "/proj/" */
     char *code_sign_key;         /* public key text for clients */
+    struct upload_key upload_key; /* signs and checks upload certificates */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;

@@ -13,7 +13,9 @@
 #  (e) upload of a file nobody asked for  -> <status>-1</status>, no file kept
 #  (f) '..' and '/' in download names     -> 404, nothing leaked; in uploads -> -1
 #  (g) upload beyond its declared size, beyond max_nbytes, bad MD5
-#                                         -> error, no partial file left
+#                                         -> error, no partial file left;
+#      of a host's output without its certificate, with another host's,
+#      with a made-up one                 -> -1, nothing kept
 #  (h) reports of another host's instance, of unknown names, duplicates
 #                                         -> acknowledged, store unchanged
 # Then locusd must still be alive, serve its master page, and stop cleanly.
@@ -43,7 +45,8 @@ get() { curl -s -o "$B" -w '%{http_code}' --max-time 30 --path-as-is "$URL$1" ||
 # acked NAME: the last reply acknowledges NAME.
 acked() { tr -d ' \n\t' <"$B" | grep -qF "<result_ack><name>$1</name></result_ack>"; }
 
-# upload_req FILE NAME NBYTES MD5 [OFFSET]: an upload header as the client writes it (notes 3.2).
+# upload_req FILE NAME NBYTES MD5 [OFFSET [CERT]]: an upload header as the client writes it
+# (notes 3.2), with CERT, the file's certificate from the reply, as its <xml_signature>.
 upload_req() {
     cat >"$1" <<XML
 <data_server_request>
@@ -54,7 +57,7 @@ upload_req() {
 <file_info>
 <name>$2</name>
 <xml_signature>
-</xml_signature>
+${6:-}</xml_signature>
 <max_nbytes>67108864</max_nbytes>
 </file_info>
 <nbytes>$3</nbytes>
@@ -145,8 +148,16 @@ HA=$(register "$KEY_A")
 HB=$(register "$KEY_B")
 [ -n "$HA" ] && [ -n "$HB" ] && [ "$HA" != "$HB" ] || fail "registration gave hostids '$HA' and '$HB'"
 INST_A=$(fetch_work "$KEY_A" "$HA")
+# file_cert NAME: the upload certificate of output NAME in the last reply
+file_cert() {
+    tr -d '\n' <"$B" | sed 's|<file_info>|\n<file_info>|g' | grep -F "<name>$1</name>" \
+        | sed -n 's|.*<xml_signature>[[:space:]]*\([0-9a-f]*\)[[:space:]]*</xml_signature>.*|\1|p' | head -n 1
+}
+CERT_A=$(file_cert "${INST_A}_0")
 INST_B=$(fetch_work "$KEY_B" "$HB")
+CERT_B=$(file_cert "${INST_B}_0")
 [ -n "$INST_A" ] && [ -n "$INST_B" ] || fail "hosts got no instance: A='$INST_A' B='$INST_B'"
+[ ${#CERT_A} = 64 ] && [ ${#CERT_B} = 64 ] || fail "outputs without upload certificates: A='$CERT_A' B='$CERT_B'"
 OUT_A=${INST_A}_0     # the instance's output, as named in the reply's file_info
 say "hosts $HA (alice) and $HB (bob) registered; instances $INST_A and $INST_B out"
 
@@ -236,9 +247,9 @@ unknown_key "empty key" "" 0
 unknown_key "key with markup" "$KEY_A&lt;x&gt;" 0
 
 # ---- (e) upload of a file the server did not ask for ----
-upload_case() {  # upload_case CASE NAME NBYTES MD5 DATAFILE WANT_STATUS
+upload_case() {  # upload_case CASE NAME NBYTES MD5 DATAFILE WANT_STATUS [CERT]
     begin "$1"
-    upload_req "$R" "$2" "$3" "$4"
+    upload_req "$R" "$2" "$3" "$4" 0 "${7:-}"
     cat "$5" >>"$R"
     local st
     st=$(post "$UPLOAD" "$R")
@@ -313,15 +324,20 @@ size_query "../../proj/locus.db"
 # (end() also checks that nothing new, not even NAME.part, is left under upload/)
 head -c 200 /dev/urandom >"$TMP/d200"
 md5_first=$(head -c 100 "$TMP/d200" | md5sum | cut -c1-32)
-upload_case "g: upload of $OUT_A with 200 bytes sent for nbytes 100" "$OUT_A" 100 "$md5_first" "$TMP/d200" -1
+upload_case "g: upload of $OUT_A with 200 bytes sent for nbytes 100" "$OUT_A" 100 "$md5_first" "$TMP/d200" -1 "$CERT_A"
 # the same with the excess arriving in a later packet
 head -c 300000 /dev/urandom >"$TMP/d300k"
 md5_300k=$(md5sum <"$TMP/d300k" | cut -c1-32)
-upload_case "g: upload of $OUT_A with 300000 bytes sent for nbytes 1000" "$OUT_A" 1000 "$md5_300k" "$TMP/d300k" -1
-upload_case "g: upload of $OUT_A with nbytes 0 and 100 bytes sent" "$OUT_A" 0 "d41d8cd98f00b204e9800998ecf8427e" "$TMP/d100" -1
-upload_case "g: upload of $OUT_A beyond its max_nbytes (nbytes 10^12)" "$OUT_A" 1000000000000 "$md5_100" "$TMP/d100" -1
-upload_case "g: upload of $OUT_A with a wrong MD5" "$OUT_A" 100 "0123456789abcdef0123456789abcdef" "$TMP/d100" 1
-upload_case "g: upload of $OUT_A with a negative nbytes" "$OUT_A" -100 "$md5_100" "$TMP/d100" -1
+upload_case "g: upload of $OUT_A with 300000 bytes sent for nbytes 1000" "$OUT_A" 1000 "$md5_300k" "$TMP/d300k" -1 "$CERT_A"
+upload_case "g: upload of $OUT_A with nbytes 0 and 100 bytes sent" "$OUT_A" 0 "d41d8cd98f00b204e9800998ecf8427e" "$TMP/d100" -1 "$CERT_A"
+upload_case "g: upload of $OUT_A beyond its max_nbytes (nbytes 10^12)" "$OUT_A" 1000000000000 "$md5_100" "$TMP/d100" -1 "$CERT_A"
+upload_case "g: upload of $OUT_A with a wrong MD5" "$OUT_A" 100 "0123456789abcdef0123456789abcdef" "$TMP/d100" 1 "$CERT_A"
+upload_case "g: upload of $OUT_A with a negative nbytes" "$OUT_A" -100 "$md5_100" "$TMP/d100" -1 "$CERT_A"
+# ---- (g') someone else's upload of A's output: its name is easy to guess ----
+upload_case "g: upload of $OUT_A without its certificate" "$OUT_A" 100 "$md5_100" "$TMP/d100" -1
+upload_case "g: upload of $OUT_A with B's certificate" "$OUT_A" 100 "$md5_100" "$TMP/d100" -1 "$CERT_B"
+upload_case "g: upload of $OUT_A with a made-up certificate" "$OUT_A" 100 "$md5_100" "$TMP/d100" -1 \
+    "$(printf '%064d' 7)"
 begin "g: upload header over 64 KiB without <data>"
 { printf '<data_server_request>\n<file_upload>\n<file_info>\n<name>%s</name>\n' "$OUT_A"
   head -c 70000 /dev/zero | tr '\0' ' '; } >"$R"
@@ -386,7 +402,7 @@ report_case "h: host $HA reports a name with markup" "b1_1_0&amp;x" "b1_1_0&lt;/
 # Host A's own instance, really uploaded and reported: this one changes the
 # store (the instance is over, successful); then every duplicate must not.
 begin "h: host $HA uploads and reports its own instance $INST_A (twice in one request)"
-upload_req "$R" "$OUT_A" 100 "$md5_100"
+upload_req "$R" "$OUT_A" 100 "$md5_100" 0 "$CERT_A"
 cat "$TMP/d100" >>"$R"
 st=$(post "$UPLOAD" "$R")
 [ "$(upload_status)" = 0 ] || bad "the real upload failed: $(head -c 300 "$B")"

@@ -214,10 +214,10 @@ static void test_upload_sends_the_rest(void **unused)
     md5_hex_buf(srv.body, BODY_LEN, md5);
     srv.held = 60000;
     srv.upload_status = 0;
-    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, err, sizeof err), XF_OK);
+    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, "0a1b", err, sizeof err), XF_OK);
     const char *s = srv.upload.s, *data = strstr(s, "<data>\n");
     assert_non_null(data);
-    assert_non_null(strstr(s, "<name>out_1</name>"));
+    assert_non_null(strstr(s, "<name>out_1</name>\n<xml_signature>\n0a1b</xml_signature>"));
     snprintf(want, sizeof want, "<nbytes>%d</nbytes>\n<md5_cksum>%s</md5_cksum>\n<offset>60000</offset>", BODY_LEN, md5);
     assert_non_null(strstr(s, want));
     data += strlen("<data>\n");
@@ -226,13 +226,13 @@ static void test_upload_sends_the_rest(void **unused)
     /* the handler holds it all: nothing sent */
     sb_reset(&srv.upload);
     srv.held = BODY_LEN;
-    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, err, sizeof err), XF_OK);
+    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, NULL, err, sizeof err), XF_OK);
     assert_int_equal(srv.upload.len, 0);
     srv.held = 0;
     srv.upload_status = 1;
-    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, err, sizeof err), XF_TRANSIENT);
+    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, NULL, err, sizeof err), XF_TRANSIENT);
     srv.upload_status = -1;
-    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, err, sizeof err), XF_PERMANENT);
+    assert_int_equal(xfer_upload(url, path, "out_1", 1e6, md5, NULL, err, sizeof err), XF_PERMANENT);
     assert_non_null(strstr(err, "no"));
 }
 

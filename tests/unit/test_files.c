@@ -9,9 +9,12 @@
  *   uploads: whole, byte by byte, resumed after a break (with the size
  *   query in between), an offset beyond what is held, a file over its limit
  *   or longer than declared, a wrong MD5, a second upload of a file in
- *   progress, a complete file sent again (kept, not overwritten), files the
- *   server did not ask for, broken headers. Each refused upload answers an
- *   error and leaves the folder exactly as it was;
+ *   progress, a complete file sent again (kept, not overwritten, refused
+ *   with another size), files the server did not ask for, uploads without
+ *   the file's certificate (forged: none, another file's, another key's),
+ *   and without one for an instance sent before the key existed, broken
+ *   headers. Each refused upload answers an error and leaves the folder
+ *   exactly as it was;
  *   publishing an upload as a download. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +39,10 @@
 #define OUT0_MAX 1000
 #define OUT1_MAX 10
 #define DATA "the output of instance 0, 48 bytes long ......\n"
+#define SENT_TIME 500   /* when instance 0 was sent */
+
+/* The project's upload key: certificates of the uploads below. */
+static const struct upload_key fx_key = {.key = "a test key of thirty-two bytes!", .since = SENT_TIME};
 
 /* The instances of job 5: 0 is out, 1 was reported, 2 missed its deadline. */
 enum { SEQ_OUT = 0, SEQ_REPORTED = 1, SEQ_LATE = 2 };
@@ -53,6 +60,7 @@ static int fx_setup(void **state)
     if (!mkdtemp(f->dir)) return -1;
     struct server *s = &f->s;
     snprintf(s->proj.dir, sizeof s->proj.dir, "%s", f->dir);
+    s->upload_key = fx_key;
     pthread_mutex_init(&s->lock, NULL);
     index_init(&s->idx);
     struct app a = {.id = 1, .name = "hello"};
@@ -64,7 +72,8 @@ static int fx_setup(void **state)
     struct sjob *j = sb ? index_add_job(&s->idx, sb, &st, 1e9) : NULL;
     if (!j) return -1;
     struct instance in[] = {
-        {.id = 50, .job_id = JOB_ID, .seq = SEQ_OUT, .host_id = 1, .state = INST_IN_PROGRESS, .deadline = 1000},
+        {.id = 50, .job_id = JOB_ID, .seq = SEQ_OUT, .host_id = 1, .state = INST_IN_PROGRESS,
+         .sent_time = SENT_TIME, .deadline = 1000},
         {.id = 51, .job_id = JOB_ID, .seq = SEQ_REPORTED, .host_id = 2, .state = INST_OVER,
          .outcome = OUTCOME_SUCCESS},
         {.id = 52, .job_id = JOB_ID, .seq = SEQ_LATE, .host_id = 3, .state = INST_OVER,
@@ -141,16 +150,27 @@ static char *snapshot(const struct fx *f)
 
 /* ---- uploads as http.c runs them ---- */
 
-/* b becomes the <file_upload> header for name, then "<data>\n" (what b
- * held is dropped: each request's body starts anew). */
-static void upload_header(struct strbuf *b, const char *name, int64_t nbytes, int64_t offset, const char *md5)
+/* b becomes the <file_upload> header for name with the certificate cert,
+ * as the BOINC client sends it back, then "<data>\n" (what b held is
+ * dropped: each request's body starts anew). */
+static void upload_header_cert(struct strbuf *b, const char *name, const char *cert, int64_t nbytes, int64_t offset,
+                               const char *md5)
 {
     sb_reset(b);
     sb_printf(b,
               "<data_server_request>\n<core_client_major_version>7</core_client_major_version>\n"
-              "<file_upload>\n<file_info>\n<name>%s</name>\n<max_nbytes>%d</max_nbytes>\n</file_info>\n"
+              "<file_upload>\n<file_info>\n<name>%s</name>\n<xml_signature>\n%s</xml_signature>\n"
+              "<max_nbytes>%d</max_nbytes>\n</file_info>\n"
               "<nbytes>%lld</nbytes>\n<md5_cksum>%s</md5_cksum>\n<offset>%lld</offset>\n<data>\n",
-              name, OUT0_MAX, (long long)nbytes, md5, (long long)offset);
+              name, cert, OUT0_MAX, (long long)nbytes, md5, (long long)offset);
+}
+
+/* The same with name's own certificate, as its host has it. */
+static void upload_header(struct strbuf *b, const char *name, int64_t nbytes, int64_t offset, const char *md5)
+{
+    char cert[UPLOAD_CERT_LEN + 1];
+    upload_cert_make(&fx_key, name, cert);
+    upload_header_cert(b, name, cert, nbytes, offset, md5);
 }
 
 /* Runs one request body through upload_begin/feed/finish in chunks of
@@ -547,6 +567,70 @@ static void test_complete_file_not_overwritten(void **state)
     assert_false(exists(f, name, ".part"));
 }
 
+/* A complete file is never replaced, not even by its own host with other
+ * bytes: what the host reports was checked against the first. */
+static void test_complete_file_other_size_refused(void **state)
+{
+    struct fx *f = *state;
+    char name[128];
+    out_name(name, sizeof name, SEQ_OUT, 0);
+    assert_int_equal(upload(f, name, DATA, (int64_t)strlen(DATA), 0, 0), 0);
+    struct strbuf b;
+    sb_init(&b);
+    partial_body(&b, name, "forged", 6, 0, 6);
+    upload_refused(f, b.s, b.len, -1);
+    expect_file(f, name, DATA, strlen(DATA));
+    sb_free(&b);
+}
+
+/* The attack: an output's name is easy to guess, and whoever uploaded it
+ * first decided the result. Without its certificate, or with another
+ * file's, or one made with another key, an upload is refused with the
+ * answer of a file the server never asked for, and nothing is written;
+ * the host that holds the certificate then uploads. */
+static void test_upload_needs_its_certificate(void **state)
+{
+    struct fx *f = *state;
+    char name[128], other[128], cert[UPLOAD_CERT_LEN + 1], wrong_key_cert[UPLOAD_CERT_LEN + 1];
+    out_name(name, sizeof name, SEQ_OUT, 0);
+    out_name(other, sizeof other, SEQ_OUT, 1);
+    upload_cert_make(&fx_key, other, cert);
+    struct upload_key k2 = fx_key;
+    k2.key[0] ^= 1;
+    upload_cert_make(&k2, name, wrong_key_cert);
+    char md5[MD5_HEX_LEN];
+    md5_hex_buf("forged", 6, md5);
+    const char *forged[] = {"", cert, wrong_key_cert, "00"};
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        struct strbuf b;
+        sb_init(&b);
+        upload_header_cert(&b, name, forged[i], 6, 0, md5);
+        sb_append(&b, "forged", 6);
+        upload_refused(f, b.s, b.len, -1);
+        sb_free(&b);
+    }
+    assert_int_equal(upload(f, name, DATA, (int64_t)strlen(DATA), 0, 0), 0);
+    expect_file(f, name, DATA, strlen(DATA));
+}
+
+/* An instance sent before the project had its upload key got no
+ * certificate: its host may upload without one. */
+static void test_upload_from_before_the_key(void **state)
+{
+    struct fx *f = *state;
+    f->s.upload_key.since = SENT_TIME + 1;
+    char name[128], md5[MD5_HEX_LEN];
+    out_name(name, sizeof name, SEQ_OUT, 0);
+    md5_hex_buf(DATA, strlen(DATA), md5);
+    struct strbuf b;
+    sb_init(&b);
+    upload_header_cert(&b, name, "", (int64_t)strlen(DATA), 0, md5);
+    sb_append(&b, DATA, strlen(DATA));
+    assert_int_equal(upload_req(f, b.s, b.len, 0, NULL), 0);
+    expect_file(f, name, DATA, strlen(DATA));
+    sb_free(&b);
+}
+
 /* Two uploads of one file at once: the second is told to retry, and the
  * first completes undisturbed. */
 static void test_concurrent_upload_of_one_file(void **state)
@@ -670,6 +754,9 @@ int main(void)
         T(test_upload_longer_than_declared),
         T(test_upload_md5_mismatch),
         T(test_complete_file_not_overwritten),
+        T(test_complete_file_other_size_refused),
+        T(test_upload_needs_its_certificate),
+        T(test_upload_from_before_the_key),
         T(test_concurrent_upload_of_one_file),
         T(test_upload_unexpected_files),
         T(test_upload_broken_headers),

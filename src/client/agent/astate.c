@@ -37,6 +37,7 @@ static void file_clear(struct afile *f)
         free(f->urls[i]);
     free(f->upload_url);
     free(f->signature);
+    free(f->upload_cert);
 }
 
 static void result_free(struct aresult *r)
@@ -248,6 +249,7 @@ static const struct field file_fields[] = {
     F_BUF(struct afile, "name", name, 1),
     F_DUP(struct afile, "upload_url", upload_url),
     F_DUP(struct afile, "signature", signature),
+    F_DUP(struct afile, "upload_cert", upload_cert),
     F_BUF(struct afile, "md5", md5, 0),
     F_NUM(struct afile, "nbytes", nbytes),
     F_NUM(struct afile, "max_nbytes", max_nbytes),

@@ -35,6 +35,7 @@ struct afile {
     int nurls;
     char *upload_url;          /* owned, outputs only, or NULL */
     char *signature;           /* owned <file_signature> text, or NULL */
+    char *upload_cert;         /* owned; an output's <xml_signature>, sent back with its upload, or NULL */
     char md5[33];              /* expected ("" unknown); for outputs the computed one */
     double nbytes, max_nbytes;
     int executable, sticky;

@@ -100,7 +100,7 @@ static void upload(struct agent *a, struct aproject *p, struct afile *f, double 
         file_failed(a, f, XF_PERMANENT, "no upload URL", now);
         return;
     }
-    enum xfer_rc rc = xfer_upload(f->upload_url, path, f->name, f->max_nbytes, f->md5, err, sizeof err);
+    enum xfer_rc rc = xfer_upload(f->upload_url, path, f->name, f->max_nbytes, f->md5, f->upload_cert, err, sizeof err);
     if (rc != XF_OK) {
         file_failed(a, f, rc, err, now);
         return;

@@ -324,6 +324,8 @@ static void merge_file(struct aproject *p, const struct xml_node *n)
     f->upload_url = up && *up ? xstrdup(up) : NULL;
     const char *sig = xml_child_text(n, "file_signature");
     f->signature = sig && *sig ? xstrdup(sig) : NULL;
+    const char *cert = xml_child_text(n, "xml_signature");
+    f->upload_cert = f->upload_url && cert && *cert ? xstrdup(cert) : NULL;
     copy_text(f->md5, sizeof f->md5, xml_child_text(n, "md5_cksum"));
     f->nbytes = num(n, "nbytes", 0);
     f->max_nbytes = num(n, "max_nbytes", 0);

@@ -187,7 +187,7 @@ static const char request_head[] =
     "    <core_client_release>5</core_client_release>\n";
 
 enum xfer_rc xfer_upload(const char *url, const char *path, const char *name, double max_nbytes,
-                         const char *md5, char *err, size_t errlen)
+                         const char *md5, const char *cert, char *err, size_t errlen)
 {
     size_t flen, rlen;
     char *reply = NULL, *data = read_file(path, XFER_UPLOAD_MAX, &flen);
@@ -213,7 +213,9 @@ enum xfer_rc xfer_upload(const char *url, const char *path, const char *name, do
         sb_puts(&b, request_head);
         sb_puts(&b, "<file_upload>\n<file_info>\n<name>");
         sb_xml_escape(&b, name);
-        sb_printf(&b, "</name>\n<xml_signature>\n</xml_signature>\n<max_nbytes>%.0f</max_nbytes>\n"
+        sb_puts(&b, "</name>\n<xml_signature>\n");
+        if (cert) sb_xml_escape(&b, cert);
+        sb_printf(&b, "</xml_signature>\n<max_nbytes>%.0f</max_nbytes>\n"
                       "</file_info>\n<nbytes>%zu</nbytes>\n<md5_cksum>%s</md5_cksum>\n"
                       "<offset>%zu</offset>\n<data>\n", max_nbytes, flen, md5, off);
         sb_append(&b, data + off, flen - off);

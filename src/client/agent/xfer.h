@@ -31,7 +31,9 @@ enum xfer_rc xfer_post(const char *url, const char *body, size_t len, size_t max
 enum xfer_rc xfer_download(const char *url, const char *path, char *err, size_t errlen);
 
 /* Uploads file path as name (its full size nbytes, md5 hex) to the upload
- * handler at url: asks how much the server holds, then sends the rest. */
+ * handler at url: asks how much the server holds, then sends the rest,
+ * with cert (the file's upload certificate from the reply, or NULL) as its
+ * file_info's <xml_signature>. */
 enum xfer_rc xfer_upload(const char *url, const char *path, const char *name, double max_nbytes,
-                         const char *md5, char *err, size_t errlen);
+                         const char *md5, const char *cert, char *err, size_t errlen);
 #endif
