@@ -110,6 +110,33 @@ static char *slurp(void)
     return t;
 }
 
+/* Files that must be signed: executables, and every file an app version
+ * names even when the reply left out <executable/>; not job inputs. */
+static void test_app_files_must_be_signed(void **unused)
+{
+    (void)unused;
+    struct astate s;
+    astate_init(&s, 0);
+    struct aproject *p = astate_add_project(&s, "http://127.0.0.1:8080/proj/", "key", 100);
+    /* each pointer is used before the next add, which may move the array */
+    struct afile *f = aproject_add_file(p);
+    snprintf(f->name, sizeof f->name, "worker_100");
+    f->executable = 1;
+    f = aproject_add_file(p);
+    snprintf(f->name, sizeof f->name, "worker_lib.so");   /* an app file sent as plain data */
+    f = aproject_add_file(p);
+    snprintf(f->name, sizeof f->name, "in_7");
+    struct aapp_version *v = aproject_add_version(p);
+    snprintf(v->app_name, sizeof v->app_name, "worker");
+    v->nrefs = 2;
+    snprintf(v->refs[0].file_name, sizeof v->refs[0].file_name, "worker_100");
+    snprintf(v->refs[1].file_name, sizeof v->refs[1].file_name, "worker_lib.so");
+    assert_true(aproject_file_signed(p, aproject_file(p, "worker_100")));
+    assert_true(aproject_file_signed(p, aproject_file(p, "worker_lib.so")));
+    assert_false(aproject_file_signed(p, aproject_file(p, "in_7")));
+    astate_free(&s);
+}
+
 static void test_round_trip(void **unused)
 {
     (void)unused;
@@ -246,6 +273,7 @@ static void test_corrupt_files_refused(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_app_files_must_be_signed),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file_is_fresh_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_during_save, setup, teardown),

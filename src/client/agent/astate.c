@@ -189,6 +189,15 @@ struct aapp_version *aproject_version(const struct aproject *p, const char *app_
     return NULL;
 }
 
+int aproject_file_signed(const struct aproject *p, const struct afile *f)
+{
+    if (f->executable) return 1;
+    for (int i = 0; i < p->nversions; i++)
+        for (int k = 0; k < p->versions[i].nrefs; k++)
+            if (!strcmp(p->versions[i].refs[k].file_name, f->name)) return 1;
+    return 0;
+}
+
 struct aresult *aproject_result(const struct aproject *p, const char *name)
 {
     for (int i = 0; i < p->nresults; i++)

@@ -172,6 +172,11 @@ struct afile *aproject_file(const struct aproject *p, const char *name);
 struct aworkunit *aproject_wu(const struct aproject *p, const char *name);
 struct aapp_version *aproject_version(const struct aproject *p, const char *app_name, int version_num);
 struct aresult *aproject_result(const struct aproject *p, const char *name);
+/* 1 if file f must carry a valid code signature: it is executable or a
+ * file of one of p's app versions, whatever the reply said of it (else
+ * whoever alters a reply would choose which app files run unsigned, by
+ * leaving out <executable/>). */
+int aproject_file_signed(const struct aproject *p, const struct afile *f);
 
 /* Adds an empty project for url with authenticator key (copied) and returns
  * it; the folder name is derived from the URL as BOINC does. */

@@ -37,8 +37,8 @@ static void file_failed(struct agent *a, struct afile *f, enum xfer_rc rc, const
     agent_changed(a, 1);
 }
 
-/* Checks a complete download: size, md5 (data files), signature (apps).
- * 0, or -1 with the reason in why. */
+/* Checks a complete download: size, md5 (data files), signature (every
+ * app file, see aproject_file_signed). 0, or -1 with the reason in why. */
 static int verify(const struct aproject *p, const struct afile *f, const char *path, char *why, size_t len)
 {
     char md5[MD5_HEX_LEN];
@@ -51,13 +51,13 @@ static int verify(const struct aproject *p, const struct afile *f, const char *p
         errf(why, len, "size %lld, expected %.0f", (long long)size, f->nbytes);
         return -1;
     }
-    if (f->executable) {
+    if (aproject_file_signed(p, f)) {
         /* BOINC ignores md5 for app files: the signature vouches for them */
         if (!p->code_sign_key || !f->signature || sign_verify_file(p->code_sign_key, path, f->signature) != 1) {
             errf(why, len, "missing or bad signature of an app file");
             return -1;
         }
-        return chmod(path, 0755);
+        return f->executable ? chmod(path, 0755) : 0;
     }
     if (f->md5[0] && strcmp(md5, f->md5)) {
         errf(why, len, "md5 %s, expected %s", md5, f->md5);
