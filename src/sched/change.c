@@ -1,6 +1,6 @@
 /* change.c - an append-only array of change records. */
 #include "sched/change.h"
-#include "core/strbuf.h"
+#include "core/vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +16,7 @@ void change_log_free(struct change_log *l)
 
 struct change *change_add(struct change_log *l, int kind)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
-    }
+    VEC_GROW(l->v, l->n, l->cap);
     struct change *c = &l->v[l->n++];
     memset(c, 0, sizeof *c);
     c->kind = kind;

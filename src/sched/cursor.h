@@ -76,14 +76,15 @@ struct cursor_set {
     struct smap retired;        /* names of the files of ended cursor batches */
     int64_t host_ttl;           /* a host unseen this long leaves its team */
     int64_t min_stay;           /* a host stays this long in a team before it may move */
-    double move_ratio;          /* the seed's speed rule: a host in C moves to D when est_time_left(C) <
+    double move_ratio;          /* the speed rule: a host in C moves to D when est_time_left(C) <
                                  * move_ratio x est_time_left(D); 0: off (config <cursor_move_ratio>) */
-    int in_order;               /* 1: the seed's order, no lanes (config <cursor_in_order/>) */
+    int in_order;               /* 1: a cursor's jobs in increasing number, no lanes (config <cursor_in_order/>) */
     int64_t joins, moves, lanes;   /* counters for the API and the simulator (lanes started) */
 };
 
 /* Hosts a cursor's team should have: the fastest host no faster than the
- * others together needs at least this many of similar speed (seed: 10-20). */
+ * others together needs at least this many of similar speed, 10 to 20
+ * (docs/cursors.md). */
 #define CURSOR_TEAM_SIZE 10
 
 /* One job's place: its cursor, number and the sequence files it reads. */
@@ -130,7 +131,7 @@ struct cursor_gen {
     int64_t cursor_id, batch_id, first, last;
     char batch[128];
 };
-/* The seed's work generator: the cursors of active batches with jobs left
+/* On-demand generation for cursors: the cursors of active batches with jobs left
  * to make whose jobs never sent have fallen to half the cushion or fewer,
  * each with the next jobs that bring them back to `cushion`. Returns a new
  * array the caller frees (NULL if none), its length in *n. */

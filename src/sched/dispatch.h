@@ -22,7 +22,7 @@ struct host_view {
     int check_deadlines;      /* 1: the request listed its work and the project checks */
     const struct edf_item *queued;   /* borrowed */
     int nqueued;
-    double min_queue;         /* no deadline before now + this (the seed's rule, off: 0) */
+    double min_queue;         /* no deadline before now + this: the host's work_buf_min_days (off: 0) */
 };
 
 struct dispatch_limits {
@@ -54,7 +54,7 @@ void budget_free(struct dispatch_budget *b);
 /* 1 while the request wants more work. */
 int budget_wants_more(const struct dispatch_budget *b);
 /* 1 if a job may go to the host: it can return it in time and, when the
- * host listed its work, the seed's deadline check passes (no deadline
+ * host listed its work, the deadline check passes (no deadline
  * before now + min_queue, the EDF simulation of the host's work with the
  * job meets its deadline and makes nothing later). Counts refusals. */
 int budget_fits(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound);

@@ -1,7 +1,8 @@
 /* edf.c - EDF simulation of a host's queued work for the deadline check.
  * Results run in deadline order, each on the CPUs that free up first (a
- * multi-thread result waits for as many as it uses), to completion: the
- * estimate the seed asks for, without modelling preemption. */
+ * multi-thread result waits for as many as it uses), to completion:
+ * preemption is not modelled, which keeps the check cheap (docs/server.md,
+ * "The deadline check"). */
 #include "sched/edf.h"
 #include "core/strbuf.h"
 #include <math.h>

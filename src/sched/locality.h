@@ -15,7 +15,7 @@ struct sjob;
 
 enum locality_mode {
     LOC_OFF = 0,
-    LOC_FULL,    /* jobs named FILENAME__*: the seed's locality scheduling */
+    LOC_FULL,    /* jobs named FILENAME__* go to hosts holding FILENAME (docs/locality.md) */
     LOC_LITE,    /* any job with sticky inputs: candidates scored by bytes on the host */
 };
 
