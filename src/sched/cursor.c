@@ -4,6 +4,7 @@
  * periodic pass's bookkeeping (docs/cursors.md). */
 #include "sched/cursor.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sched/credit.h"
 #include "sched/index_impl.h"
 #include <math.h>
@@ -18,7 +19,7 @@ void cursor_set_init(struct cursor_set *s)
     smap_init(&s->retired);
     s->host_ttl = 86400;
     s->min_stay = 3600;
-    s->move_ratio = 0;   /* the seed's speed rule is off unless config.xml sets it (docs/cursors.md) */
+    s->move_ratio = 0;   /* the speed rule is off unless config.xml sets it (docs/cursors.md) */
 }
 
 static void cursor_free(struct cursor *c)
@@ -92,10 +93,7 @@ static struct cbatch *cbatch_get(struct cursor_set *s, const struct sbatch *sb)
     cb->app = sb->app;
     smap_init(&cb->file_idx);
     imap_init(&cb->hosts);
-    if (s->nbatches == s->capbatches) {
-        s->capbatches = s->capbatches ? s->capbatches * 2 : 4;
-        s->batches = xrealloc(s->batches, (size_t)s->capbatches * sizeof *s->batches);
-    }
+    VEC_GROW(s->batches, s->nbatches, s->capbatches);
     int i = s->nbatches++;   /* highest priority first, then oldest */
     while (i > 0 && (s->batches[i - 1]->priority < cb->priority ||
                      (s->batches[i - 1]->priority == cb->priority && s->batches[i - 1]->batch_id > cb->batch_id))) {
@@ -137,10 +135,7 @@ struct cursor *cursor_add(struct sched_index *x, const struct cursor_rec *r)
     bitidx_init(&c->fresh);
     bitidx_init(&c->started);
     for (size_t k = 0; k < c->njobs; k++) bitidx_set(&c->started, k);   /* until its job loads unsent */
-    if (cb->ncursors == cb->capcursors) {
-        cb->capcursors = cb->capcursors ? cb->capcursors * 2 : 8;
-        cb->cursors = xrealloc(cb->cursors, (size_t)cb->capcursors * sizeof *cb->cursors);
-    }
+    VEC_GROW(cb->cursors, cb->ncursors, cb->capcursors);
     int i = cb->ncursors++;
     while (i > 0 && cb->cursors[i - 1]->r.first_job_num > r->first_job_num) {
         cb->cursors[i] = cb->cursors[i - 1];
@@ -237,10 +232,7 @@ static void log_member(struct change_log *log, const struct cbatch *cb, const st
 static void team_add(struct cursor *c, struct chost *h, int64_t now)
 {
     team_remove(h);
-    if (c->nteam == c->capteam) {
-        c->capteam = c->capteam ? c->capteam * 2 : 8;
-        c->team = xrealloc(c->team, (size_t)c->capteam * sizeof *c->team);
-    }
+    VEC_GROW(c->team, c->nteam, c->capteam);
     c->team[c->nteam++] = h;
     c->r.expavg_credit += h->rate;
     c->dirty = 1;
@@ -357,7 +349,7 @@ static struct chost *team_move(struct chost *h, struct cursor *d, const struct d
  * A host whose cursor has nothing left to send moves at once to the best
  * cursor that has, rather than idle: that alone keeps the teams' ends
  * together, since hosts leave cursors that are done for those behind.
- * The seed's speed rule, when move_ratio > 0, also moves a host in C to the
+ * The speed rule, when move_ratio > 0, also moves a host in C to the
  * cursor D furthest behind when est_time_left(C) < move_ratio x
  * est_time_left(D). Off by default: each such move costs the host a new
  * set of files, and in the simulator it moved hosts 6,000 times for no
@@ -536,10 +528,7 @@ static size_t oldest_takable(struct walk *w)
 
 static int lane_add(struct cursor_set *s, struct cursor *c, int64_t front)
 {
-    if (c->nlanes == c->caplanes) {
-        c->caplanes = c->caplanes ? c->caplanes * 2 : 8;
-        c->lanes = xrealloc(c->lanes, (size_t)c->caplanes * sizeof *c->lanes);
-    }
+    VEC_GROW(c->lanes, c->nlanes, c->caplanes);
     c->lanes[c->nlanes].front = front;
     s->lanes++;
     return c->nlanes++;
@@ -611,7 +600,7 @@ static int reposition(struct walk *w)
     return 1;
 }
 
-/* The seed's order, kept to compare lanes with: the oldest jobs that need
+/* Jobs in order, kept to compare lanes with: the oldest jobs that need
  * another result and that the host may take, in increasing job number. */
 static void fill_in_order(struct walk *w)
 {
@@ -706,8 +695,9 @@ static struct chost *host_home(struct cursor_set *s, const struct dispatch_reque
     return home;
 }
 
-int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
-                struct dispatch_result *res, struct change_log *log)
+/* The fill of the host's cursors: after its sequences, before the policy's own. */
+static int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                       struct dispatch_result *res, struct change_log *log)
 {
     struct cursor_set *s = &x->cur;
     int n0 = res->nsent, scans = 0, top = 0, any;
@@ -753,10 +743,11 @@ static void job_finished(struct cursor *c, struct sjob *j)
     c->dirty = 1;
 }
 
-void cursor_job_changed(struct sched_index *x, struct sjob *j)
+static void cursor_job_changed(struct sched_index *x, struct sjob *j)
 {
     (void)x;
     const struct cjob *cj = job_cj(j);
+    if (!cj) return;
     struct cursor *c = cj->cur;
     size_t k = (size_t)(cj->job_num - c->r.first_job_num);
     if (c->jobs[k] != j) return;
@@ -769,7 +760,8 @@ void cursor_job_changed(struct sched_index *x, struct sjob *j)
     }
 }
 
-void cursor_job_ended(struct sched_index *x, struct sjob *j)
+/* j leaves its cursor. */
+static void cursor_job_ended(struct sched_index *x, struct sjob *j)
 {
     (void)x;
     struct cjob *cj = job_cj(j);
@@ -780,7 +772,7 @@ void cursor_job_ended(struct sched_index *x, struct sjob *j)
     j->batch->cj[j - j->batch->jobs] = NULL;
 }
 
-int cursor_has_work(const struct sched_index *x)
+static int cursor_has_work(const struct sched_index *x)
 {
     for (int b = 0; b < x->cur.nbatches; b++)
         for (int i = 0; i < x->cur.batches[b]->ncursors; i++)
@@ -788,7 +780,8 @@ int cursor_has_work(const struct sched_index *x)
     return 0;
 }
 
-void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_log *log)
+/* The batch's cursors log their last counters and go; its files are retired. */
+static void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_log *log)
 {
     struct cursor_set *s = &x->cur;
     for (int b = 0; b < s->nbatches; b++) {
@@ -806,6 +799,38 @@ void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_l
         return;
     }
 }
+
+/* ---- the cursor mode (index_impl.h) ---- */
+
+static void cursor_mode_init(struct sched_index *x) { cursor_set_init(&x->cur); }
+static void cursor_mode_free(struct sched_index *x) { cursor_set_free(&x->cur); }
+
+static void cursor_batch_free(struct sbatch *b)
+{
+    if (!b->cj) return;
+    for (size_t i = 0; i < b->nslots; i++) free(b->cj[i]);
+    free(b->cj);
+}
+
+/* A cursor's jobs go only to its team, along their lanes. */
+static int cursor_places(const struct sched_index *x, const struct sjob *j)
+{
+    (void)x;
+    return job_cj(j) != NULL;
+}
+
+const struct sched_mode cursor_mode = {
+    .init = cursor_mode_init,
+    .free = cursor_mode_free,
+    .batch_free = cursor_batch_free,
+    .places = cursor_places,
+    .job_changed = cursor_job_changed,
+    .job_ended = cursor_job_ended,
+    .fill = cursor_fill,
+    .has_work = cursor_has_work,
+    .keeps_batch = cursor_batch_open,
+    .batch_ended = cursor_batch_ended,
+};
 
 /* ---- on-demand generation ---- */
 
@@ -849,10 +874,7 @@ struct cursor_gen *cursor_wants(const struct sched_index *x, int cushion, int *n
         const struct sbatch *sb = x->batches[i];
         const struct cbatch *cb = cbatch_of(&x->cur, sb->b.id);
         for (int k = 0; cb && k < cb->ncursors; k++) {
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 8;
-                v = xrealloc(v, (size_t)cap * sizeof *v);
-            }
+            VEC_GROW(v, *n, cap);
             *n += want_of(sb, cb->cursors[k], cushion, &v[*n]);
         }
     }
@@ -886,7 +908,7 @@ void cursor_maintain(struct sched_index *x, int64_t now, struct change_log *log)
         int64_t id;
         void *v;
         int64_t *gone = NULL;
-        int ngone = 0;
+        int ngone = 0, capgone = 0;
         while (imap_next(&cb->hosts, &it, &id, &v)) {
             struct chost *h = v;
             if (h->last_seen >= now - s->host_ttl) continue;
@@ -894,7 +916,7 @@ void cursor_maintain(struct sched_index *x, int64_t now, struct change_log *log)
                 team_remove(h);
                 log_member(log, cb, h);
             }
-            gone = xrealloc(gone, (size_t)(ngone + 1) * sizeof *gone);
+            VEC_GROW(gone, ngone, capgone);
             gone[ngone++] = id;
         }
         for (int k = 0; k < ngone; k++) free(imap_del(&cb->hosts, gone[k]));

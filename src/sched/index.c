@@ -2,10 +2,17 @@
  * changes of jobs and instances, each appended to a change log. */
 #include "sched/index_impl.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sched/transition.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The modes in fill order: a sequence's next result first (its chain
+ * waits on that host), then the host's cursor; locality sends nothing of
+ * its own before the policy's fill (locality_dispatch). */
+static const struct sched_mode *const sched_modes[] = {&sequence_mode, &cursor_mode, &locality_mode};
+#define NMODES (sizeof sched_modes / sizeof *sched_modes)
 
 void index_init(struct sched_index *x)
 {
@@ -14,22 +21,16 @@ void index_init(struct sched_index *x)
     imap_init(&x->held);
     smap_init(&x->aborts);
     x->next_instance_id = 1;
-    locality_init(&x->loc);
-    cursor_set_init(&x->cur);
-    seq_set_init(&x->seq);
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->init) sched_modes[m]->init(x);
 }
 
 static void batch_free(struct sbatch *b)
 {
-    for (size_t i = 0; i < b->nslots; i++) {
-        free(b->jobs[i].inst);
-        if (b->loc) free(b->loc[i].lmore);
-        if (b->cj) free(b->cj[i]);
-        free(b->jobs[i].sq);
-    }
+    for (size_t i = 0; i < b->nslots; i++) free(b->jobs[i].inst);
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->batch_free) sched_modes[m]->batch_free(b);
     free(b->jobs);
-    free(b->loc);
-    free(b->cj);
     free(b);
 }
 
@@ -58,9 +59,8 @@ void index_free(struct sched_index *x)
     free(x->dl);
     free(x->ended);
     free(x->out);
-    locality_free(&x->loc);
-    cursor_set_free(&x->cur);
-    seq_set_free(&x->seq);
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->free) sched_modes[m]->free(x);
     memset(x, 0, sizeof *x);
 }
 
@@ -105,10 +105,7 @@ static void heap_down(struct sapp *a, size_t i)
 static void heap_push(struct sapp *a, struct sjob *j)
 {
     if (j->heap_pos) return;
-    if (a->heap_n == a->heap_cap) {
-        a->heap_cap = a->heap_cap ? a->heap_cap * 2 : 64;
-        a->heap = xrealloc(a->heap, a->heap_cap * sizeof *a->heap);
-    }
+    VEC_GROW(a->heap, a->heap_n, a->heap_cap);
     a->heap[a->heap_n++] = j;
     heap_up(a, a->heap_n - 1);
 }
@@ -129,10 +126,7 @@ static void heap_remove(struct sapp *a, struct sjob *j)
 
 static void dl_push(struct sched_index *x, int64_t deadline, int64_t job_id, int64_t inst_id)
 {
-    if (x->dl_n == x->dl_cap) {
-        x->dl_cap = x->dl_cap ? x->dl_cap * 2 : 64;
-        x->dl = xrealloc(x->dl, x->dl_cap * sizeof *x->dl);
-    }
+    VEC_GROW(x->dl, x->dl_n, x->dl_cap);
     size_t i = x->dl_n++;
     struct deadline_entry e = {deadline, job_id, inst_id};
     while (i > 0 && x->dl[(i - 1) / 2].deadline > e.deadline) {
@@ -175,7 +169,7 @@ int index_add_version(struct sched_index *x, const struct app_version *v)
 {
     struct sapp *a = imap_get(&x->apps, v->app_id);
     if (!a) return -1;
-    a->versions = xrealloc(a->versions, (size_t)(a->nversions + 1) * sizeof *a->versions);
+    VEC_GROW(a->versions, a->nversions, a->capversions);
     a->versions[a->nversions++] = v;
     return 0;
 }
@@ -190,10 +184,7 @@ struct sbatch *index_add_batch(struct sched_index *x, const struct batch *b, int
     s->first_id = first_id;
     s->nslots = last_id >= first_id ? (size_t)(last_id - first_id + 1) : 0;
     s->jobs = xcalloc(s->nslots ? s->nslots : 1, sizeof *s->jobs);
-    if (x->nbatches == x->capbatches) {
-        x->capbatches = x->capbatches ? x->capbatches * 2 : 16;
-        x->batches = xrealloc(x->batches, (size_t)x->capbatches * sizeof *x->batches);
-    }
+    VEC_GROW(x->batches, x->nbatches, x->capbatches);
     /* keep the list ordered by first job id for index_job's binary search */
     int i = x->nbatches++;
     while (i > 0 && x->batches[i - 1]->first_id > first_id) {
@@ -235,10 +226,7 @@ static void held_add(struct sched_index *x, int64_t host_id, int64_t job_id, int
         imap_put(&x->held, host_id, h);
     }
     if (sent > h->last_seen) h->last_seen = sent;
-    if (h->n == h->cap) {
-        h->cap = h->cap ? h->cap * 2 : 8;
-        h->v = xrealloc(h->v, (size_t)h->cap * sizeof *h->v);
-    }
+    VEC_GROW(h->v, h->n, h->cap);
     h->v[h->n++] = (struct held_instance){job_id, inst_id};
 }
 
@@ -263,8 +251,8 @@ void index_host_seen(struct sched_index *x, int64_t host_id, int64_t now)
 {
     struct host_held *h = imap_get(&x->held, host_id);
     if (h && now > h->last_seen) h->last_seen = now;
-    /* its sequences too: one with nothing out has no deadline to tell that it is gone */
-    for (struct sseq *s = imap_get(&x->seq.by_host, host_id); s; s = s->next_on_host) s->host_seen = now;
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->host_seen) sched_modes[m]->host_seen(x, host_id, now);
 }
 
 void index_all_hosts_seen(struct sched_index *x, int64_t now)
@@ -317,7 +305,7 @@ static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
 
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in)
 {
-    if (j->ninst == j->capinst) {
+    if (j->ninst == j->capinst) {   /* from 2, not VEC_GROW's 8: most jobs have one or two, and there are millions */
         j->capinst = j->capinst ? j->capinst * 2 : 2;
         j->inst = xrealloc(j->inst, (size_t)j->capinst * sizeof *j->inst);
     }
@@ -393,8 +381,6 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     if (!job_live(j)) return;
     j->needed = 0;
     job_queue(x, j);
-    locality_job_ended(x, j);
-    cursor_job_ended(x, j);
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
         if (in->state != INST_IN_PROGRESS) continue;
@@ -411,10 +397,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     for (int i = 0; i < j->ninst; i++)
         if (j->inst[i].seq >= nseq) nseq = j->inst[i].seq + 1;
     if (nseq && j->batch->b.noutputs) {
-        if (x->nended == x->capended) {
-            x->capended = x->capended ? x->capended * 2 : 64;
-            x->ended = xrealloc(x->ended, (size_t)x->capended * sizeof *x->ended);
-        }
+        VEC_GROW(x->ended, x->nended, x->capended);
         struct ended_job *e = &x->ended[x->nended++];
         e->job_id = j->id;
         e->nseq = nseq;
@@ -426,10 +409,19 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     j->st.done_time = now;
     log_job(log, j);
     j->batch->nlive--;
-    sequence_job_ended(x, j);
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->job_ended) sched_modes[m]->job_ended(x, j);
     free(j->inst);
     j->inst = NULL;
     j->ninst = j->capinst = 0;
+}
+
+/* 1 if a mode keeps validated job j from assimilation for now. */
+static int mode_holds(const struct sched_index *x, const struct sjob *j)
+{
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->holds && sched_modes[m]->holds(x, j)) return 1;
+    return 0;
 }
 
 int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log)
@@ -448,7 +440,7 @@ int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct chan
         j->validating = 1;
         events |= EV_VALIDATE;
     }
-    if (j->st.state == JOB_VALIDATED && !j->assimilating && !sequence_held(j)) {   /* twins: until agreed */
+    if (j->st.state == JOB_VALIDATED && !j->assimilating && !mode_holds(x, j)) {
         j->assimilating = 1;
         events |= EV_ASSIMILATE;
     }
@@ -459,13 +451,15 @@ int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct chan
 
 void job_queue(struct sched_index *x, struct sjob *j)
 {
-    /* jobs that locality places are not in the ready queues, or any host
-     * would take them; lite mode only scores, so it keeps them there */
-    if (j->needed > 0 && !job_cj(j) && !j->sq && (!j->nlref || x->loc.mode == LOC_LITE)) heap_push(j->batch->app, j);
+    /* jobs that a mode places are not in the ready queues, or any host
+     * would take them */
+    int placed = 0;
+    for (size_t m = 0; m < NMODES; m++)
+        placed |= sched_modes[m]->places && sched_modes[m]->places(x, j);
+    if (j->needed > 0 && !placed) heap_push(j->batch->app, j);
     else heap_remove(j->batch->app, j);
-    if (j->nlref) locality_job_changed(x, j);
-    if (job_cj(j)) cursor_job_changed(x, j);
-    if (j->sq) sequence_job_changed(x, j);
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->job_changed) sched_modes[m]->job_changed(x, j);
 }
 
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
@@ -568,23 +562,34 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
     return nsent;
 }
 
-int index_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
-                   struct change_log *log)
+int dispatch_run(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                 struct change_log *log, const struct dispatch_policy *p, void *ctx)
 {
     struct dispatch_budget budget;
     budget_init(&budget, &req->host, &req->limits);
-    int n = sequence_fill(x, req, &budget, res, log);
-    n += cursor_fill(x, req, &budget, res, log);
-    n += fifo_fill(x, req, &budget, res, log);
-    n += replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
+    int n0 = res->nsent;
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->fill) sched_modes[m]->fill(x, req, &budget, res, log);
+    if (p->fill) p->fill(x, req, &budget, res, log, ctx);
+    fifo_fill(x, req, &budget, res, log);
+    if (p->replicate) p->replicate(x, req, &budget, res, log, ctx);
+    else replicate_fill(x, req, &budget, res, REPLICA_GAIN, NULL, NULL, log);
     res->deadline_refusals += budget.deadline_refusals;
     budget_free(&budget);
-    return n;
+    return res->nsent - n0;
+}
+
+int index_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                   struct change_log *log)
+{
+    static const struct dispatch_policy ready_queues = {0};   /* the modes' fills, then the ready queues */
+    return dispatch_run(x, req, res, log, &ready_queues, NULL);
 }
 
 int nothing_to_send(const struct sched_index *x)
 {
-    if (x->loc.withwork.count || cursor_has_work(x)) return 0;
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->has_work && sched_modes[m]->has_work(x)) return 0;
     size_t it = 0;
     void *v;
     while (imap_next(&x->apps, &it, NULL, &v))
@@ -603,6 +608,14 @@ static int spare_wanted(const struct sjob *j, int spares)
         else if (in->outcome == OUTCOME_SUCCESS && in->validate_state != VALIDATE_INVALID) good++;
     }
     return nout >= 1 && nout < j->batch->b.red.min_quorum - good + spares;
+}
+
+/* 1 if a mode wants no spare of j. */
+static int mode_refuses_spare(const struct sched_index *x, const struct sjob *j)
+{
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->no_spare && sched_modes[m]->no_spare(x, j)) return 1;
+    return 0;
 }
 
 int replicate_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
@@ -628,8 +641,7 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         else if (in->expected > req->now) due = in->expected;
         else due = req->now + (req->now - in->expected);   /* overdue: the later, the longer it may take */
         if ((double)(due - req->now) < gain * mine) continue;
-        /* a sequence's next result needs the state only its host holds */
-        if (j->sq || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
+        if (mode_refuses_spare(x, j) || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
             j->ninst + 1 >= j->batch->b.red.max_total_instances ||
             !budget_fits(budget, h, j->flops_est, j->batch->b.delay_bound))
             continue;
@@ -698,13 +710,13 @@ int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, stru
                          void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
 {
     int64_t *silent = NULL;
-    int nsilent = 0, n = 0;
+    int nsilent = 0, capsilent = 0, n = 0;
     size_t it = 0;
     int64_t host_id;
     void *v;
     while (imap_next(&x->held, &it, &host_id, &v)) {   /* collected first: giving up changes the map */
         if (((struct host_held *)v)->last_seen >= now - after) continue;
-        silent = xrealloc(silent, (size_t)(nsilent + 1) * sizeof *silent);
+        VEC_GROW(silent, nsilent, capsilent);
         silent[nsilent++] = host_id;
     }
     for (int k = 0; k < nsilent; k++) {
@@ -773,12 +785,20 @@ void index_cancel_batch(struct sched_index *x, struct sbatch *b, int64_t now, st
         if (job_live(&b->jobs[i])) index_end_job(x, &b->jobs[i], JOB_CANCELLED, JOB_ERR_CANCELLED, now, log);
 }
 
+/* 1 if a mode keeps batch b open while it has no live job. */
+static int mode_keeps_batch(const struct sched_index *x, const struct sbatch *b)
+{
+    for (size_t m = 0; m < NMODES; m++)
+        if (sched_modes[m]->keeps_batch && sched_modes[m]->keeps_batch(x, b)) return 1;
+    return 0;
+}
+
 void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *log)
 {
     int k = 0;
     for (int i = 0; i < x->nbatches; i++) {
         struct sbatch *b = x->batches[i];
-        if (b->nlive > 0 || cursor_batch_open(x, b)) {   /* a cursor batch's generated jobs are in its chunks */
+        if (b->nlive > 0 || mode_keeps_batch(x, b)) {
             x->batches[k++] = b;
             continue;
         }
@@ -786,7 +806,8 @@ void index_reap_batches(struct sched_index *x, int64_t now, struct change_log *l
         c->u.batch.id = b->b.id;
         c->u.batch.state = b->b.state == BATCH_CANCELLING ? BATCH_CANCELLED : BATCH_DONE;
         c->u.batch.time = now;
-        cursor_batch_ended(x, b->b.id, log);
+        for (size_t m = 0; m < NMODES; m++)
+            if (sched_modes[m]->batch_ended) sched_modes[m]->batch_ended(x, b->b.id, log);
         batch_free(b);
     }
     x->nbatches = k;

@@ -33,6 +33,9 @@ struct sjob {
     size_t heap_pos;            /* 0: not in its app's ready queue, else index+1 */
     struct seqjob *sq;          /* owned; its sequence and position, for jobs of a work sequence */
 };
+/* A batch has one per job slot, live or not: a mode's per-job state goes
+ * beside the jobs (struct sjob_loc, sbatch.cj), not in here. */
+_Static_assert(sizeof(struct sjob) <= 104, "struct sjob grew");
 
 /* A job's locality state. It lives beside its batch's jobs, not in struct
  * sjob: a million jobs of a batch without locality files would each carry
@@ -47,8 +50,8 @@ struct sjob_loc {
 struct sapp {
     int64_t id;
     char name[128];
-    int nversions;
-    const struct app_version **versions;  /* not owned: must outlive the index */
+    int nversions, capversions;
+    const struct app_version **versions;  /* owned array; the versions are borrowed and must outlive the index */
     struct sjob **heap;                   /* ready queue: priority, then oldest */
     size_t heap_n, heap_cap;
 };

@@ -1,5 +1,6 @@
-/* index_impl.h - what the dispatch policies of src/sched share inside the
- * scheduling index (index.c, locality.c); not for drivers. */
+/* index_impl.h - what the dispatch modes and policies of src/sched share
+ * inside the scheduling index (index.c, cursor.c, locality.c, sequence.c);
+ * not for drivers. */
 #ifndef LOCUS_INDEX_IMPL_H
 #define LOCUS_INDEX_IMPL_H
 #include "sched/index.h"
@@ -9,7 +10,7 @@
 #define DISPATCH_SCAN_LIMIT 256
 
 /* Puts a job in, or takes it out of, the queues its `needed` calls for:
- * its app's ready queue and the files it reads. */
+ * its app's ready queue, and its mode's (job_changed). */
 void job_queue(struct sched_index *x, struct sjob *j);
 /* 1 if the host may get an instance of j (not two per host, nor per user
  * under one_result_per_user_per_wu). */
@@ -38,23 +39,55 @@ int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result 
 int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
               struct dispatch_result *res, struct change_log *log);
 
-/* Locality's side of job changes (locality.c). */
-void locality_job_changed(struct sched_index *x, struct sjob *j);   /* needed changed */
-void locality_job_ended(struct sched_index *x, struct sjob *j);     /* leaves its files */
+/* A fill: sends work to the request's host on a budget already partly
+ * used, appending to res->sent. Returns the number sent. */
+typedef int (*fill_fn)(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                       struct dispatch_result *res, struct change_log *log);
 
-/* Cursors' side (cursor.c): the fill of the host's cursors, first of every
- * policy's; job changes; a cursor batch's end. */
-int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
-                struct dispatch_result *res, struct change_log *log);
-void cursor_job_changed(struct sched_index *x, struct sjob *j);   /* needed or state changed */
-void cursor_job_ended(struct sched_index *x, struct sjob *j);     /* leaves its cursor */
-int cursor_has_work(const struct sched_index *x);
-void cursor_batch_ended(struct sched_index *x, int64_t batch_id, struct change_log *log);
+/* A dispatch mode: a kind of work with its own state in the index (x->seq,
+ * x->cur, x->loc) and its own way to send it. index.c calls the modes only
+ * through these slots, looping over sched_modes; a slot is NULL where the
+ * mode has nothing to do. Per-job hooks get every job and ignore those that
+ * are not the mode's. */
+struct sched_mode {
+    void (*init)(struct sched_index *x);     /* its state in x, once x is zeroed */
+    void (*free)(struct sched_index *x);     /* its state in x */
+    void (*batch_free)(struct sbatch *b);    /* its per-job state of a batch being freed */
+    /* 1 if the mode sends j itself: j stays out of the ready queues */
+    int (*places)(const struct sched_index *x, const struct sjob *j);
+    void (*job_changed)(struct sched_index *x, struct sjob *j);   /* needed or state changed */
+    /* j ended: its end state is set, its instances not yet freed */
+    void (*job_ended)(struct sched_index *x, struct sjob *j);
+    /* 1 if j, validated, is not to be assimilated yet */
+    int (*holds)(const struct sched_index *x, const struct sjob *j);
+    /* 1 if j must get no spare instance from end-of-batch replication */
+    int (*no_spare)(const struct sched_index *x, const struct sjob *j);
+    void (*host_seen)(struct sched_index *x, int64_t host_id, int64_t now);   /* the host made an RPC */
+    /* Sends the mode's work, before the policy's own fill (dispatch_run) */
+    fill_fn fill;
+    /* 1 while the mode has instances to send: replication waits for none */
+    int (*has_work)(const struct sched_index *x);
+    /* 1 while the mode keeps open a batch with no live job (jobs still to make) */
+    int (*keeps_batch)(const struct sched_index *x, const struct sbatch *b);
+    /* A batch is over: its end is logged and it is about to be freed */
+    void (*batch_ended)(struct sched_index *x, int64_t batch_id, struct change_log *log);
+};
 
-/* Work sequences' side (sequence.c): their results go first of all, then
- * the host's cursors, then the policy's own. */
-int sequence_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
-                  struct dispatch_result *res, struct change_log *log);
-void sequence_job_changed(struct sched_index *x, struct sjob *j);  /* needed or state changed */
-void sequence_job_ended(struct sched_index *x, struct sjob *j);    /* after its end state is set */
+/* Each in its mode's file; index.c lists them in sched_modes, in fill order. */
+extern const struct sched_mode sequence_mode, cursor_mode, locality_mode;
+
+/* A dispatch policy's own part of a request; ctx is the policy's. */
+struct dispatch_policy {
+    /* its fill after the modes' and before the ready queues; NULL: none */
+    int (*fill)(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                struct dispatch_result *res, struct change_log *log, void *ctx);
+    /* end-of-batch replication; NULL: replicate_fill over every job */
+    int (*replicate)(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                     struct dispatch_result *res, struct change_log *log, void *ctx);
+};
+/* A request filled in the one order of every policy: the modes' fills in
+ * sched_modes' order, the policy's own fill, the ready queues (fifo_fill),
+ * then end-of-batch replication. Appends to res; returns the number sent. */
+int dispatch_run(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
+                 struct change_log *log, const struct dispatch_policy *p, void *ctx);
 #endif

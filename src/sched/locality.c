@@ -2,6 +2,7 @@
  * sets, the working set of files open to new hosts, and the dispatch that
  * uses them (docs/locality.md). */
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sched/index_impl.h"
 #include <stdlib.h>
 #include <string.h>
@@ -117,10 +118,7 @@ static void ws_fill(struct locality *l)
         if (seq == SIZE_MAX) break;
         struct lfile *f = l->files[seq];
         bitidx_clear(&l->candidates, seq);
-        if (l->nws == l->capws) {
-            l->capws = l->capws ? l->capws * 2 : 64;
-            l->ws = xrealloc(l->ws, l->capws * sizeof *l->ws);
-        }
+        VEC_GROW(l->ws, l->nws, l->capws);
         l->ws[l->nws++] = f;
         f->ws_pos = l->nws;
     }
@@ -173,10 +171,7 @@ static struct lfile *lfile_get(struct locality *l, const struct lfile_key *k)
     f->nbytes = k->nbytes;
     bitidx_init(&f->sendable);
     imap_init(&f->cursor);
-    if (l->nfiles == l->capfiles) {
-        l->capfiles = l->capfiles ? l->capfiles * 2 : 64;
-        l->files = xrealloc(l->files, l->capfiles * sizeof *l->files);
-    }
+    VEC_GROW(l->files, l->nfiles, l->capfiles);
     f->seq = l->nfiles;
     l->files[l->nfiles++] = f;
     smap_put(&l->by_name, f->name, f);
@@ -208,10 +203,7 @@ void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_
     for (int k = 0; k < n && k < MAX_INPUTS; k++) {
         struct lfile *f = lfile_get(l, &keys[k]);
         if (lref_in(j, f)) continue;   /* a file named twice */
-        if (f->n == f->cap) {
-            f->cap = f->cap ? f->cap * 2 : 16;
-            f->jobs = xrealloc(f->jobs, f->cap * sizeof *f->jobs);
-        }
+        VEC_GROW(f->jobs, f->n, f->cap);
         /* ids only grow, so this is an append; a job loaded out of order is inserted */
         uint32_t pos = f->n;
         while (pos > 0 && f->jobs[pos - 1].id > j->id) pos--;
@@ -229,9 +221,8 @@ void locality_add_job(struct sched_index *x, struct sjob *j, const struct lfile_
         }
         f->jobs[pos] = (struct lslot){j, j->id};
         f->n++;
-        if (j->nlref) {
+        if (j->nlref)   /* exact size, no cap field: at most MAX_INPUTS - 1, and sjob_loc stays small */
             q->lmore = xrealloc(q->lmore, (size_t)j->nlref * sizeof *q->lmore);
-        }
         *job_lref(j, j->nlref) = (struct lref){f, pos};
         j->nlref++;
     }
@@ -248,8 +239,10 @@ static int instances_out(const struct sjob *j)
     return n;
 }
 
-void locality_job_changed(struct sched_index *x, struct sjob *j)
+/* j's needed changed: its files' counts follow. */
+static void locality_job_changed(struct sched_index *x, struct sjob *j)
 {
+    if (!j->nlref) return;
     int now = j->needed > 0 ? j->needed : 0;
     int out = instances_out(j);
     struct sjob_loc *q = job_loc(j);
@@ -291,7 +284,8 @@ static void lfile_compact(struct lfile *f)
     f->nholes = 0;
 }
 
-void locality_job_ended(struct sched_index *x, struct sjob *j)
+/* j leaves its files. */
+static void locality_job_ended(struct sched_index *x, struct sjob *j)
 {
     if (!j->nlref) return;
     struct sjob_loc *q = job_loc(j);
@@ -361,10 +355,7 @@ static struct lhost *host_touch(struct locality *l, int64_t host_id, int64_t now
 
 static void host_add_file(struct locality *l, struct lhost *h, struct lfile *f, int64_t assigned, int reported)
 {
-    if (h->nfiles == h->cap) {
-        h->cap = h->cap ? h->cap * 2 : 4;
-        h->files = xrealloc(h->files, (size_t)h->cap * sizeof *h->files);
-    }
+    VEC_GROW(h->files, h->nfiles, h->cap);
     h->files[h->nfiles++] = (struct lheld){f, assigned, reported};
     f->holders++;
     f->holders_speed += h->speed;
@@ -468,7 +459,7 @@ static uint32_t first_after(const struct lfile *f, int64_t id)
 struct fill {
     struct sched_index *x;
     const struct dispatch_request *req;
-    struct dispatch_budget budget;
+    struct dispatch_budget *budget;
     struct dispatch_result *res;
     struct change_log *log;
     int scans;                  /* jobs looked at, against DISPATCH_SCAN_LIMIT */
@@ -495,7 +486,7 @@ static int from_file(struct fill *c, struct lfile *f)
             }
             break;
         }
-        if (!dispatch_room(&c->budget, c->res) || ++c->scans > DISPATCH_SCAN_LIMIT) {
+        if (!dispatch_room(c->budget, c->res) || ++c->scans > DISPATCH_SCAN_LIMIT) {
             r = FF_STOPPED;
             break;
         }
@@ -507,10 +498,10 @@ static int from_file(struct fill *c, struct lfile *f)
             r = FF_NO_VERSION;
             break;
         }
-        int take = host_may_take(c->x, j, h) && budget_fits(&c->budget, h, j->flops_est, j->batch->b.delay_bound);
+        int take = host_may_take(c->x, j, h) && budget_fits(c->budget, h, j->flops_est, j->batch->b.delay_bound);
         if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */
         if (!take) continue;
-        send_instance(c->x, j, av, c->req, &c->budget, c->res, c->log);
+        send_instance(c->x, j, av, c->req, c->budget, c->res, c->log);
         sent++;
     }
     imap_put(&f->cursor, h->user_id, (void *)last);
@@ -543,7 +534,7 @@ static int fill_from_held(struct fill *c, struct lhost *h, uint64_t *rng)
             order[k] = t;
         }
     }
-    for (int i = 0; i < n && dispatch_room(&c->budget, c->res); i++) {
+    for (int i = 0; i < n && dispatch_room(c->budget, c->res); i++) {
         struct lfile *f = order[i];
         int n0 = c->res->nsent;
         int r = from_file(c, f);
@@ -580,7 +571,7 @@ static int walk_files(struct fill *c, struct lhost *h, const struct bitidx *set,
     uint64_t hs = (uint64_t)h->host_id;
     size_t seq = (size_t)(mix(&hs) % l->nfiles), first = SIZE_MAX;
     for (int tried = 0; tried < FALLBACK_FILES; tried++) {
-        if (!dispatch_room(&c->budget, c->res)) return 1;
+        if (!dispatch_room(c->budget, c->res)) return 1;
         seq = bitidx_next(set, seq);
         if (seq == SIZE_MAX) seq = bitidx_next(set, 0);
         if (seq == SIZE_MAX || seq == first) return 0;   /* none, or around once */
@@ -626,7 +617,7 @@ static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
      * holders will run them, and a transfer would not pay (end-of-batch
      * replication deals with the stragglers). */
     if (project_eta(l) < help_margin(l)) return;
-    walk_files(c, h, &l->withwork, JOIN_WORK_FACTOR * c->budget.secs_left * host_flops_of(&c->req->host));
+    walk_files(c, h, &l->withwork, JOIN_WORK_FACTOR * c->budget->secs_left * host_flops_of(&c->req->host));
 }
 
 /* Lite mode: jobs with several inputs. Each round takes, from every file
@@ -637,7 +628,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
     struct locality *l = &c->x->loc;
     uint32_t held = ++l->mark;
     for (int i = 0; i < h->nfiles; i++) h->files[i].f->mark = held;
-    while (dispatch_room(&c->budget, c->res) && c->scans < DISPATCH_SCAN_LIMIT) {
+    while (dispatch_room(c->budget, c->res) && c->scans < DISPATCH_SCAN_LIMIT) {
         struct sjob *best = NULL;
         const struct app_version *best_av = NULL;
         double best_bytes = 0;
@@ -650,7 +641,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
                 const struct app_version *av = best_version(j->batch->app, c->req->platforms, c->req->nplatforms);
                 if (!av) break;
                 if (!host_may_take(c->x, j, &c->req->host) ||
-                    !budget_fits(&c->budget, &c->req->host, j->flops_est, j->batch->b.delay_bound))
+                    !budget_fits(c->budget, &c->req->host, j->flops_est, j->batch->b.delay_bound))
                     continue;
                 double bytes = 0;
                 for (int k = 0; k < j->nlref; k++)
@@ -664,7 +655,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
             }
         }
         if (!best) break;
-        send_instance(c->x, best, best_av, c->req, &c->budget, c->res, c->log);
+        send_instance(c->x, best, best_av, c->req, c->budget, c->res, c->log);
         l->sent_from_held++;
     }
     for (int i = h->nfiles - 1; i >= 0; i--) {
@@ -683,52 +674,87 @@ static int reads_held_file(void *ctx, const struct sjob *j)
     return 0;
 }
 
-/* End-of-batch replication, by file: spares of jobs whose files the host
- * holds first; else one file's worth: the oldest late job's file, then the
- * other late jobs of that file, so that one transfer serves them all. */
-static void replicate(struct fill *c, struct lhost *h)
+/* The locality policy's fill, after the modes' (ctx: the host's lhost). */
+static int files_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                      struct dispatch_result *res, struct change_log *log, void *ctx)
 {
-    struct locality *l = &c->x->loc;
-    if (!c->x->replicate || !dispatch_room(&c->budget, c->res) || !nothing_to_send(c->x)) return;
-    if (replicate_fill(c->x, c->req, &c->budget, c->res, REPLICA_GAIN, reads_held_file, h, c->log)) return;
-    int first = c->res->nsent, max = c->res->max;
-    c->res->max = first + 1;
-    int n = replicate_fill(c->x, c->req, &c->budget, c->res, REPLICA_GAIN, NULL, NULL, c->log);
-    c->res->max = max;
-    if (!n) return;
-    struct sjob *j = c->res->sent[first].job;
+    struct fill c = {.x = x, .req = req, .budget = budget, .res = res, .log = log};
+    uint64_t rng = req->seed;
+    int n0 = res->nsent;
+    if (x->loc.mode == LOC_LITE) fill_lite(&c, ctx);
+    else if (!fill_from_held(&c, ctx, &rng) && dispatch_room(budget, res)) fill_new_file(&c, ctx, &rng);
+    return res->nsent - n0;
+}
+
+/* End-of-batch replication, by file (ctx: the host's lhost): spares of jobs
+ * whose files the host holds first; else one file's worth: the oldest late
+ * job's file, then the other late jobs of that file, so that one transfer
+ * serves them all. */
+static int files_replicate(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                           struct dispatch_result *res, struct change_log *log, void *ctx)
+{
+    struct lhost *h = ctx;
+    if (!x->replicate || !dispatch_room(budget, res) || !nothing_to_send(x)) return 0;
+    int n = replicate_fill(x, req, budget, res, REPLICA_GAIN, reads_held_file, h, log);
+    if (n) return n;
+    int first = res->nsent, max = res->max;
+    res->max = first + 1;
+    n = replicate_fill(x, req, budget, res, REPLICA_GAIN, NULL, NULL, log);
+    res->max = max;
+    if (!n) return 0;
+    struct sjob *j = res->sent[first].job;
     for (int k = 0; k < j->nlref; k++)   /* its file is on its way to the host */
-        if (!host_holds(h, job_lref(j, k)->f)) host_add_file(l, h, job_lref(j, k)->f, c->req->now, 0);
-    replicate_fill(c->x, c->req, &c->budget, c->res, REPLICA_GAIN, reads_held_file, h, c->log);
+        if (!host_holds(h, job_lref(j, k)->f)) host_add_file(&x->loc, h, job_lref(j, k)->f, req->now, 0);
+    return n + replicate_fill(x, req, budget, res, REPLICA_GAIN, reads_held_file, h, log);
 }
 
 int locality_dispatch(struct sched_index *x, const struct dispatch_request *req, struct dispatch_result *res,
                       struct change_log *log)
 {
+    static const struct dispatch_policy by_files = {files_fill, files_replicate};
     struct locality *l = &x->loc;
     if (l->mode == LOC_OFF) return index_dispatch(x, req, res, log);
-    struct fill c = {.x = x, .req = req, .res = res, .log = log};
-    budget_init(&c.budget, &req->host, &req->limits);
-    uint64_t rng = req->seed;
-    int n0 = res->nsent;
+    /* the host's files first: every fill, the modes' too, sees them */
     expire_hosts(l, req->now);
     struct lhost *h = host_touch(l, req->host.host_id, req->now);
     host_set_speed(l, h, est_throughput(&req->host));
     host_set_files(l, h, req, res);
-    sequence_fill(x, req, &c.budget, res, log);
-    cursor_fill(x, req, &c.budget, res, log);
-    if (l->mode == LOC_LITE) {
-        fill_lite(&c, h);
-    } else if (!fill_from_held(&c, h, &rng) && dispatch_room(&c.budget, res)) {
-        fill_new_file(&c, h, &rng);
-    }
-    fifo_fill(x, req, &c.budget, res, log);
-    replicate(&c, h);
+    int n = dispatch_run(x, req, res, log, &by_files, h);
     ws_fill(l);
-    res->deadline_refusals += c.budget.deadline_refusals;
-    budget_free(&c.budget);
-    return res->nsent - n0;
+    return n;
 }
+
+/* ---- the locality mode (index_impl.h) ---- */
+
+static void locality_mode_init(struct sched_index *x) { locality_init(&x->loc); }
+static void locality_mode_free(struct sched_index *x) { locality_free(&x->loc); }
+
+static void locality_batch_free(struct sbatch *b)
+{
+    if (!b->loc) return;
+    for (size_t i = 0; i < b->nslots; i++) free(b->loc[i].lmore);
+    free(b->loc);
+}
+
+/* Jobs with files go only to hosts that hold them, or any host would take
+ * them; lite mode only scores, so it keeps them in the ready queues. */
+static int locality_places(const struct sched_index *x, const struct sjob *j)
+{
+    return j->nlref && x->loc.mode != LOC_LITE;
+}
+
+static int locality_has_work(const struct sched_index *x) { return x->loc.withwork.count > 0; }
+
+/* No fill slot: the files are filled by the locality policy (locality_dispatch). */
+const struct sched_mode locality_mode = {
+    .init = locality_mode_init,
+    .free = locality_mode_free,
+    .batch_free = locality_batch_free,
+    .places = locality_places,
+    .job_changed = locality_job_changed,
+    .job_ended = locality_job_ended,
+    .has_work = locality_has_work,
+};
 
 void locality_maintain(struct locality *l, int64_t now)
 {

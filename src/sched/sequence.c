@@ -5,6 +5,7 @@
  * restart points, moving a slow twin (docs/sequences.md). */
 #include "sched/sequence.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sched/index_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,10 +235,7 @@ int sequence_add_job(struct sched_index *x, struct sjob *j, int64_t sequence_id,
 static void supersede(struct seq_set *set, const struct sseq *s)
 {
     if (!s->r.restart_file[0]) return;
-    if (set->nsuperseded == set->capsuperseded) {
-        set->capsuperseded = set->capsuperseded ? 2 * set->capsuperseded : 16;
-        set->superseded = xrealloc(set->superseded, (size_t)set->capsuperseded * sizeof *set->superseded);
-    }
+    VEC_GROW(set->superseded, set->nsuperseded, set->capsuperseded);
     struct superseded_state *d = &set->superseded[set->nsuperseded++];
     const struct sjob *j = pos_get(s, s->r.restart_pos);
     d->job_id = j ? j->id : 0;
@@ -279,8 +277,9 @@ static void position_valid(struct seq_set *set, struct sseq *s, struct sjob *j)
     mark(s);
 }
 
-void sequence_job_changed(struct sched_index *x, struct sjob *j)
+static void sequence_job_changed(struct sched_index *x, struct sjob *j)
 {
+    if (!j->sq) return;
     struct sseq *s = j->sq->s;
     if (j->sq->branch != s->r.branch || pos_get(s, j->sq->pos) != j) return;
     int64_t p = j->sq->pos;
@@ -293,7 +292,8 @@ void sequence_job_changed(struct sched_index *x, struct sjob *j)
     }
 }
 
-void sequence_job_ended(struct sched_index *x, struct sjob *j)
+/* After j's end state is set: its position's last change, then it leaves it. */
+static void sequence_job_ended(struct sched_index *x, struct sjob *j)
 {
     if (!j->sq) return;
     sequence_job_changed(x, j);
@@ -459,8 +459,10 @@ static void state_deletes(struct sched_index *x, const struct dispatch_request *
 
 static void relocate(struct sched_index *x, struct sseq *s, int64_t now, struct change_log *log);
 
-int sequence_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
-                  struct dispatch_result *res, struct change_log *log)
+/* The fill of the host's sequences, first of all: then a host with a chain
+ * gets its next result before anything else. */
+static int sequence_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
+                         struct dispatch_result *res, struct change_log *log)
 {
     struct seq_set *set = &x->seq;
     if (!set->by_id.count) return 0;
@@ -493,6 +495,50 @@ int sequence_fill(struct sched_index *x, const struct dispatch_request *req, str
     if (req->nfiles) state_deletes(x, req, res);
     return res->nsent - n0;
 }
+
+/* ---- the sequence mode (index_impl.h) ---- */
+
+static void sequence_mode_init(struct sched_index *x) { seq_set_init(&x->seq); }
+static void sequence_mode_free(struct sched_index *x) { seq_set_free(&x->seq); }
+
+static void sequence_batch_free(struct sbatch *b)
+{
+    for (size_t i = 0; i < b->nslots; i++) free(b->jobs[i].sq);
+}
+
+/* A sequence's jobs go only to its host, in position order; and get no
+ * spares, as the next result needs the state only that host holds. */
+static int of_sequence(const struct sched_index *x, const struct sjob *j)
+{
+    (void)x;
+    return j->sq != NULL;
+}
+
+/* Twins' validated positions wait for an agreement. */
+static int sequence_holds(const struct sched_index *x, const struct sjob *j)
+{
+    (void)x;
+    return sequence_held(j);
+}
+
+/* Its sequences too: one with nothing out has no deadline to tell that its host is gone. */
+static void sequence_host_seen(struct sched_index *x, int64_t host_id, int64_t now)
+{
+    for (struct sseq *s = imap_get(&x->seq.by_host, host_id); s; s = s->next_on_host) s->host_seen = now;
+}
+
+const struct sched_mode sequence_mode = {
+    .init = sequence_mode_init,
+    .free = sequence_mode_free,
+    .batch_free = sequence_batch_free,
+    .places = of_sequence,
+    .job_changed = sequence_job_changed,
+    .job_ended = sequence_job_ended,
+    .holds = sequence_holds,
+    .no_spare = of_sequence,
+    .host_seen = sequence_host_seen,
+    .fill = sequence_fill,
+};
 
 /* ---- the project's changes, relocation, the periodic pass ---- */
 
