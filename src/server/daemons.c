@@ -29,9 +29,14 @@ static void delete_outputs(struct server *s)
         free(states);
         return;
     }
+    /* Waiting for a ticket after theirs says their groups are settled, not
+     * that they committed: an empty group succeeds even after one of theirs
+     * failed. Any failure since the last rebuild (which emptied the list
+     * and cleared the flag; only this thread clears it) may hold such an
+     * end, so the files are then kept (the start-up sweep removes them). */
     struct change_log none;
     change_log_init(&none);
-    if (writer_wait(s->writer, writer_submit(s->writer, &none))) {
+    if (writer_wait(s->writer, writer_submit(s->writer, &none)) || writer_failed(s->writer)) {
         log_warn("file deleter: a commit failed; keeping the outputs of %d ended jobs and %d superseded states", n,
                  nstates);
         free(e);
