@@ -601,10 +601,17 @@ static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream 
         char path[PATH_MAX + JDL_CLUSTER_NAME_MAX + DRV_ID_MAX + 16];
         snprintf(path, sizeof path, "%s/locus.%s.%s.%s", j->workdir, d->cfg.name, id,
                  which == DRV_STDOUT ? "stdout" : "stderr");
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* The folder is the job's user's, who may put anything there: a FIFO
+         * would block this thread for good, a symbolic or hard link would
+         * make locusd read a file that user may not. Only a plain file of
+         * one name is read, and only the last max_bytes of it. */
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         struct stat stt;
         if (fd < 0 || fstat(fd, &stt)) {
             errf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+            rc = -1;
+        } else if (!S_ISREG(stt.st_mode) || stt.st_nlink != 1) {
+            errf(err, errlen, "%s is not a plain file of the job's: not read", path);
             rc = -1;
         } else {
             size_t from = (size_t)stt.st_size > max_bytes ? (size_t)stt.st_size - max_bytes : 0;

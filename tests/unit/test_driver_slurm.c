@@ -29,6 +29,9 @@
 #include "core/run.h"
 #include "driver_fixtures.h"
 #include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define TIMEOUT_MS 4000
 
@@ -210,6 +213,30 @@ static void test_environment_of_a_job(void **state)
     assert_int_equal(st.end, DRV_END_SUCCESS);
     assert_true(st.start > 0 && st.stop >= st.start);
     fx_check_env(T.b, T.single_id, T.user);
+
+    /* The job's user owns the folder and may replace its output by a FIFO
+     * (an open would block the grid thread for good) or a link to a file
+     * locusd may read and that user may not: no tail, an error at once. */
+    char out[600], stdout_name[100];
+    snprintf(stdout_name, sizeof stdout_name, "locus.beta.%s.stdout", T.single_id);
+    snprintf(out, sizeof out, "%s/%s", fx_work, stdout_name);
+    struct strbuf tail;
+    sb_init(&tail);
+    const char *kinds[] = {"FIFO", "symbolic link", "hard link"};
+    for (int k = 0; k < 3; k++) {
+        unlink(out);
+        int made = k == 0 ? mkfifo(out, 0644) : k == 1 ? symlink("/etc/passwd", out) : link("/etc/passwd", out);
+        if (made && k == 2) continue;   /* another file system, or protected hard links: nothing to try */
+        assert_int_equal(made, 0);
+        time_t t0 = time(NULL);
+        assert_int_equal(drv_tail(T.b, T.single_id, DRV_STDOUT, 4096, &tail, err, sizeof err), -1);
+        assert_true(time(NULL) - t0 < 10);
+        assert_int_equal(tail.len, 0);
+        if (!strstr(err, "not a plain file") && !strstr(err, "cannot read"))
+            fail_msg("%s: unexpected error \"%s\"", kinds[k], err);
+    }
+    unlink(out);
+    sb_free(&tail);
 }
 
 static void test_array_of_params(void **state)
