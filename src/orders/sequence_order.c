@@ -193,9 +193,10 @@ enum seq_order_rc sequence_order_change(struct store *st, const char *name, int6
         q->end_time = now;
         return SEQ_ORDER_OK;
     }
-    long long length = how == SEQ_EXTEND_BY ? q->length + n : n;
-    if (n < 1 || length > SEQ_LENGTH_MAX)
+    /* n is checked before the sum: a huge n would overflow it */
+    if (n < 1 || n > SEQ_LENGTH_MAX || (how == SEQ_EXTEND_BY ? q->length + n : n) > SEQ_LENGTH_MAX)
         return fail(SEQ_ORDER_INVALID, err, errlen, "a sequence has at most %d positions", SEQ_LENGTH_MAX);
+    long long length = how == SEQ_EXTEND_BY ? q->length + n : n;
     if (length <= q->length) return SEQ_ORDER_OK;
     for (int i = 0; i < nids; i++)
         if (store_sequence_extend(st, ids[i], length)) return store_failed(st, err, errlen);

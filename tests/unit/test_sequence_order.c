@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+
 #include "store_fixture.h"
 
 #include "orders/sequence_order.h"
@@ -156,6 +158,16 @@ static void test_only_the_owner_extends_or_ends_and_an_ended_sequence_stays_ende
     for (int i = 0; i < 2; i++)
         assert_int_equal(sequence_order_change(f->s, "folding", 0, SEQ_EXTEND_TO, 8, 1001, &q, err, sizeof err),
                          SEQ_ORDER_OK);
+    assert_int_equal(store_sequence_by_name(f->s, "folding", &q), 0);
+    assert_int_equal(q.length, 8);
+    /* lengths past the limit, also those whose sum with the length overflows */
+    const long long too_big[] = {SEQ_LENGTH_MAX, LLONG_MAX, LLONG_MAX - 7};
+    for (size_t i = 0; i < sizeof too_big / sizeof too_big[0]; i++) {
+        assert_int_equal(sequence_order_change(f->s, "folding", f->alice, SEQ_EXTEND_BY, too_big[i], 1001, &q, err,
+                                               sizeof err), SEQ_ORDER_INVALID);
+        assert_int_equal(sequence_order_change(f->s, "folding", f->alice, SEQ_EXTEND_TO, too_big[i] + (i == 0), 1001,
+                                               &q, err, sizeof err), SEQ_ORDER_INVALID);
+    }
     assert_int_equal(store_sequence_by_name(f->s, "folding", &q), 0);
     assert_int_equal(q.length, 8);
     /* user 0 is the project's own command line: any sequence */
