@@ -123,7 +123,7 @@ static void append_jobs(struct grid_state *st, struct grid_campaign *c, int64_t 
 {
     const struct grid_job_range *last = c->nranges ? &c->ranges[c->nranges - 1] : NULL;
     if (!last || last->first_job + (c->njobs - last->first_index) != st->njobs + 1) {
-        c->ranges = xrealloc(c->ranges, (size_t)(c->nranges + 1) * sizeof *c->ranges);
+        VEC_GROW(c->ranges, c->nranges, c->capranges);
         c->ranges[c->nranges++] = (struct grid_job_range){.first_index = c->njobs, .first_job = st->njobs + 1};
     }
     for (int64_t i = 0; i < n; i++) {

@@ -218,7 +218,7 @@ static int read_lines(const struct where *w, const json_t *v, char ***lines, int
     if (!json_is_array(v)) return failf(w, "expected a list of strings (shell lines), got %s", got(v, g));
     if (json_array_size(v) > JDL_SCRIPT_LINES_MAX) return failf(w, "more than %d lines", JDL_SCRIPT_LINES_MAX);
     char **out = NULL;
-    int count = 0;
+    int count = 0, cap = 0;
     size_t i;
     json_t *x;
     json_array_foreach(v, i, x) {
@@ -230,7 +230,7 @@ static int read_lines(const struct where *w, const json_t *v, char ***lines, int
             strlist_free(out, count);
             return -1;
         }
-        out = xrealloc(out, (size_t)(count + 1) * sizeof *out);
+        VEC_GROW(out, count, cap);
         out[count++] = line;
     }
     strlist_free(*lines, *n);

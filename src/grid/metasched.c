@@ -33,10 +33,7 @@ static struct fs_user *fs_get(struct fairshare *fs, int64_t user_id)
 {
     struct fs_user *u = (struct fs_user *)fairshare_find(fs, user_id);
     if (u) return u;
-    if (fs->nusers == fs->capusers) {
-        fs->capusers = fs->capusers ? fs->capusers * 2 : 8;
-        fs->users = xrealloc(fs->users, (size_t)fs->capusers * sizeof *fs->users);
-    }
+    VEC_GROW(fs->users, fs->nusers, fs->capusers);
     u = &fs->users[fs->nusers++];
     *u = (struct fs_user){.user_id = user_id, .share = FAIRSHARE_DEFAULT_SHARE};
     return u;

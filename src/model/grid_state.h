@@ -187,7 +187,7 @@ struct grid_campaign {
     int priority;
     enum grid_camp_state state;
     struct grid_job_range *ranges;   /* owned; ranges[0].first_index == 0, increasing: read with grid_camp_job */
-    int nranges;
+    int nranges, capranges;
     int64_t njobs;            /* jobs of index 0 .. njobs - 1, in param order */
     int64_t next_new;         /* jobs below this index were submitted at least once */
     int64_t nresub;           /* jobs below next_new back in GJ_TO_LAUNCH */

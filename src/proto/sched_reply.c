@@ -2,6 +2,7 @@
  * as the <scheduler_reply> document the BOINC client reads. Strings are borrowed from the caller; only the
  * arrays are ours. Every text goes through sb_xml_escape. */
 #include "proto/sched_reply.h"
+#include "core/vec.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -32,17 +33,6 @@ void sched_reply_free(struct sched_reply *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Makes room for element n of an array. The header exposes only counts, so
- * the capacity is implied: 8, then the next power of two; an array is full
- * when its count is 8 or a larger power of two. */
-static void *grow(void *arr, int n, size_t elsize)
-{
-    size_t un = (size_t)n;
-    if (un == 0) return xrealloc(arr, 8 * elsize);
-    if (un >= 8 && (un & (un - 1)) == 0) return xrealloc(arr, 2 * un * elsize);
-    return arr;
-}
-
 static int same(const char *a, const char *b)
 {
     if (!a || !b) return a == b;
@@ -50,26 +40,26 @@ static int same(const char *a, const char *b)
 }
 
 /* Appends name to a string array unless dedup is set and it is there. */
-static void add_name(const char ***arr, int *n, const char *name, int dedup)
+static void add_name(const char ***arr, int *n, int *cap, const char *name, int dedup)
 {
     if (dedup)
         for (int i = 0; i < *n; i++)
             if (same((*arr)[i], name)) return;
-    *arr = grow(*arr, *n, sizeof **arr);
+    VEC_GROW(*arr, *n, *cap);
     (*arr)[(*n)++] = name;
 }
 
 /* Linear scans: a reply holds tens of files, rarely more than a few hundred. */
 void reply_add_app(struct sched_reply *r, const char *name)
 {
-    add_name(&r->apps, &r->napps, name, 1);
+    add_name(&r->apps, &r->napps, &r->capapps, name, 1);
 }
 
 void reply_add_file(struct sched_reply *r, const struct rp_file *f)
 {
     for (int i = 0; i < r->nfiles; i++)
         if (same(r->files[i].name, f->name)) return;
-    r->files = grow(r->files, r->nfiles, sizeof *r->files);
+    VEC_GROW(r->files, r->nfiles, r->capfiles);
     r->files[r->nfiles++] = *f;
 }
 
@@ -81,45 +71,45 @@ void reply_add_version(struct sched_reply *r, const struct rp_app_version *v)
             same(o->platform, v->platform))
             return;
     }
-    r->versions = grow(r->versions, r->nversions, sizeof *r->versions);
+    VEC_GROW(r->versions, r->nversions, r->capversions);
     r->versions[r->nversions++] = *v;
 }
 
 void reply_add_workunit(struct sched_reply *r, const struct rp_workunit *w)
 {
-    r->workunits = grow(r->workunits, r->nworkunits, sizeof *r->workunits);
+    VEC_GROW(r->workunits, r->nworkunits, r->capworkunits);
     r->workunits[r->nworkunits++] = *w;
 }
 
 void reply_add_result(struct sched_reply *r, const struct rp_result *res)
 {
-    r->results = grow(r->results, r->nresults, sizeof *r->results);
+    VEC_GROW(r->results, r->nresults, r->capresults);
     r->results[r->nresults++] = *res;
 }
 
 void reply_add_ack(struct sched_reply *r, const char *name)
 {
-    add_name(&r->acks, &r->nacks, name, 0);
+    add_name(&r->acks, &r->nacks, &r->capacks, name, 0);
 }
 
 void reply_add_abort(struct sched_reply *r, const char *name)
 {
-    add_name(&r->aborts, &r->naborts, name, 0);
+    add_name(&r->aborts, &r->naborts, &r->capaborts, name, 0);
 }
 
 void reply_add_abort_if_not_started(struct sched_reply *r, const char *name)
 {
-    add_name(&r->abort_ns, &r->nabort_ns, name, 0);
+    add_name(&r->abort_ns, &r->nabort_ns, &r->capabort_ns, name, 0);
 }
 
 void reply_add_delete(struct sched_reply *r, const char *name)
 {
-    add_name(&r->deletes, &r->ndeletes, name, 0);
+    add_name(&r->deletes, &r->ndeletes, &r->capdeletes, name, 0);
 }
 
 void reply_add_message(struct sched_reply *r, const char *text, const char *priority)
 {
-    r->messages = grow(r->messages, r->nmessages, sizeof *r->messages);
+    VEC_GROW(r->messages, r->nmessages, r->capmessages);
     r->messages[r->nmessages].text = text;
     r->messages[r->nmessages].priority = priority;
     r->nmessages++;

@@ -64,16 +64,16 @@ struct sched_reply {
     int no_work_deadlines;         /* work exists but would miss deadlines: the client is latency-limited */
 
     /* Dynamic arrays, grown by the add functions below; freed by sched_reply_free. */
-    int napps;        const char **apps;   /* app names */
-    int nfiles;       struct rp_file *files;
-    int nversions;    struct rp_app_version *versions;
-    int nworkunits;   struct rp_workunit *workunits;
-    int nresults;     struct rp_result *results;
-    int nacks;        const char **acks;           /* <result_ack> names */
-    int naborts;      const char **aborts;         /* <result_abort> names */
-    int nabort_ns;    const char **abort_ns;       /* <result_abort_if_not_started> */
-    int ndeletes;     const char **deletes;        /* <delete_file_info> names */
-    int nmessages;    struct rp_message *messages;
+    int napps, capapps;             const char **apps;   /* app names */
+    int nfiles, capfiles;           struct rp_file *files;
+    int nversions, capversions;     struct rp_app_version *versions;
+    int nworkunits, capworkunits;   struct rp_workunit *workunits;
+    int nresults, capresults;       struct rp_result *results;
+    int nacks, capacks;             const char **acks;           /* <result_ack> names */
+    int naborts, capaborts;         const char **aborts;         /* <result_abort> names */
+    int nabort_ns, capabort_ns;     const char **abort_ns;       /* <result_abort_if_not_started> */
+    int ndeletes, capdeletes;       const char **deletes;        /* <delete_file_info> names */
+    int nmessages, capmessages;     struct rp_message *messages;
 };
 
 void sched_reply_init(struct sched_reply *r);

@@ -34,7 +34,7 @@ struct gridd {
     struct cluster_driver **drv;          /* drv[id - 1]; NULL: could not be opened */
     int nrows, caprows, capdrv;           /* rows and drv hold nrows each; each has its cap */
     struct campaign_spec **specs;         /* specs[id - 1], read from the store when first needed */
-    int nspecs;
+    int nspecs, capspecs;
 };
 
 /* ---- drivers ---- */
@@ -76,7 +76,7 @@ static void forget_specs(struct gridd *g)
     }
     free(g->specs);
     g->specs = NULL;
-    g->nspecs = 0;
+    g->nspecs = g->capspecs = 0;
 }
 
 /* Memory back to what the store holds: after a failed commit, memory is
@@ -177,10 +177,9 @@ int gridd_refresh(struct gridd *g, char *err, size_t errlen)
 static struct campaign_spec *spec_of(struct gridd *g, int64_t campaign_id)
 {
     if (campaign_id < 1 || campaign_id > g->g.ncamps) return NULL;
-    if (campaign_id > g->nspecs) {
-        g->specs = xrealloc(g->specs, (size_t)campaign_id * sizeof *g->specs);
-        memset(g->specs + g->nspecs, 0, (size_t)(campaign_id - g->nspecs) * sizeof *g->specs);
-        g->nspecs = (int)campaign_id;
+    while (g->nspecs < campaign_id) {   /* not read yet: NULL */
+        VEC_GROW(g->specs, g->nspecs, g->capspecs);
+        g->specs[g->nspecs++] = NULL;
     }
     struct campaign_spec **sp = &g->specs[campaign_id - 1];
     if (!*sp) {

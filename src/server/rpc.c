@@ -9,6 +9,7 @@
 #include "sched/host_rpc.h"
 #include "server/workgen.h"
 #include "store/store.h"
+#include "core/vec.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,10 +222,7 @@ static struct rpc_input decision_input(struct rpc *c, const char **platforms, in
 /* Adds a job to the reply, copying what it needs out of the lock (held). */
 static void add_sent(struct rpc *c, const struct dispatched *d, const char *why)
 {
-    if (c->nsent == c->capsent) {
-        c->capsent = c->capsent ? c->capsent * 2 : 4;
-        c->sent = xrealloc(c->sent, (size_t)c->capsent * sizeof *c->sent);
-    }
+    VEC_GROW(c->sent, c->nsent, c->capsent);
     struct sent_job *sj = &c->sent[c->nsent++];
     sj->inst = d->inst;
     sj->batch = d->job->batch->b;   /* copied: the batch may be reaped after the lock */

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "server/server.h"
 #include <dirent.h>
 #include <errno.h>
@@ -198,10 +199,7 @@ void workgen_cursors(struct workgen *g, const struct cursor_gen *wants, int n)
     for (int i = 0; i < n; i++) {
         if (imap_get(&g->cqueued, wants[i].cursor_id)) continue;
         imap_put(&g->cqueued, wants[i].cursor_id, g);
-        if (g->ncq == g->capcq) {
-            g->capcq = g->capcq ? g->capcq * 2 : 16;
-            g->cq = xrealloc(g->cq, (size_t)g->capcq * sizeof *g->cq);
-        }
+        VEC_GROW(g->cq, g->ncq, g->capcq);
         g->cq[g->ncq++] = wants[i].cursor_id;
     }
     pthread_cond_broadcast(&g->cv);

@@ -18,6 +18,7 @@
 #include "client/rrsim.h"
 #include "client/workfetch.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sim/events.h"
 #include "sim/rng.h"
 #include <math.h>
@@ -60,9 +61,11 @@ struct csim {
     struct psim *ps;
     struct sres **byid;         /* every task ever sent, by id; NULL once reported */
     int64_t nid, capid;
-    int rcap;                   /* capacity of cs.results */
-    struct cresult **list;
-    struct enforce_action *acts;
+    int capresults;             /* capacity of cs.results */
+    struct cresult **list;      /* cpusched_run's list: caplist >= cs.nresults */
+    int caplist;
+    struct enforce_action *acts;   /* enforce_plan's actions: capacts >= 2 * cs.nresults */
+    int capacts;
     int on, active, connected;
     double last, end, host_flops;
     double rr_at;               /* when rrsim_run last ran with min_queue, state unchanged since; -1: stale */
@@ -174,8 +177,8 @@ static void sched_pass(struct csim *s)
     rrsim_run(cs, now(s));
     s->rr_at = now(s);
     debt_update(cs, now(s));
-    cpusched_run(cs, now(s), s->list, s->rcap);
-    int n = enforce_plan(cs, now(s), s->acts, 2 * s->rcap);
+    cpusched_run(cs, now(s), s->list, s->caplist);
+    int n = enforce_plan(cs, now(s), s->acts, s->capacts);
     for (int i = 0; i < n; i++) {
         struct sres *x = of(s->acts[i].r);
         if (s->acts[i].kind == EA_RUN) {
@@ -224,16 +227,10 @@ static void remove_result(struct csim *s, int i)
 
 static void new_task(struct csim *s, struct cproject *p, const struct scn_app *a, int app_id)
 {
-    if (s->cs.nresults == s->rcap) {
-        s->rcap = s->rcap ? 2 * s->rcap : 64;
-        s->cs.results = xrealloc(s->cs.results, (size_t)s->rcap * sizeof *s->cs.results);
-        s->list = xrealloc(s->list, (size_t)s->rcap * sizeof *s->list);
-        s->acts = xrealloc(s->acts, 2 * (size_t)s->rcap * sizeof *s->acts);
-    }
-    if (s->nid == s->capid) {
-        s->capid = s->capid ? 2 * s->capid : 256;
-        s->byid = xrealloc(s->byid, (size_t)s->capid * sizeof *s->byid);
-    }
+    VEC_GROW(s->cs.results, s->cs.nresults, s->capresults);
+    VEC_GROW(s->list, s->cs.nresults, s->caplist);
+    VEC_GROW(s->acts, 2 * s->cs.nresults + 1, s->capacts);   /* two actions per result */
+    VEC_GROW(s->byid, s->nid, s->capid);
     struct sres *x = xcalloc(1, sizeof *x);
     x->id = s->nid;
     x->work = a->cpu_hours * 3600 / a->ncpus;

@@ -4,6 +4,7 @@
  * lists (state traffic, relocations, work lost). The policy itself is called, never re-implemented. */
 #include "sim/seq_sim.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sim/stats.h"
 #include <math.h>
 #include <stdio.h>
@@ -85,10 +86,7 @@ void seq_sim_free(struct seq_sim *q)
 
 static void order(struct seq_sim *q, int64_t seq_id, int64_t length, int end)
 {
-    if (q->norders == q->caporders) {
-        q->caporders = q->caporders ? q->caporders * 2 : 16;
-        q->orders = xrealloc(q->orders, (size_t)q->caporders * sizeof *q->orders);
-    }
+    VEC_GROW(q->orders, q->norders, q->caporders);
     q->orders[q->norders++] = (struct seq_order){seq_id, length, end};
 }
 
@@ -176,7 +174,7 @@ int seq_sim_tick(struct seq_sim *q, struct sched_index *x, int64_t now, struct c
     while (imap_next(&x->seq.by_id, &it, NULL, &v)) {
         const struct sseq *s = v;
         if ((!s->broken && !s->r.host_id) || s->r.state != SEQ_ACTIVE) continue;
-        if (nrisk == caprisk) risk = xrealloc(risk, (size_t)(caprisk = caprisk ? caprisk * 2 : 8) * sizeof *risk);
+        VEC_GROW(risk, nrisk, caprisk);
         risk[nrisk++] = (struct at_risk){s->r.id, s->r.branch, valid_past_restart(s)};
     }
     int n0 = log->n;

@@ -9,6 +9,7 @@
 #include "sim/server_sim.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "sched/credit.h"
 #include "sched/host_rpc.h"
 #include "sched/validate.h"
@@ -269,10 +270,7 @@ static int host_state_index(const struct shost *h, const char *name)
 
 static void host_state_add(struct sim *s, struct shost *h, const char *name)
 {
-    if (h->nstates == h->capstates) {
-        h->capstates = h->capstates ? h->capstates * 2 : 4;
-        h->states = xrealloc(h->states, (size_t)h->capstates * sizeof *h->states);
-    }
+    VEC_GROW(h->states, h->nstates, h->capstates);
     h->states[h->nstates++] = xstrdup(name);
     if (h->nstates > s->fig->seq.state_files_held_max) s->fig->seq.state_files_held_max = h->nstates;
 }
@@ -378,10 +376,7 @@ static void download_done(struct sim *s, struct shost *h, int hi)
     int f = h->dl_file;
     if (!h->has) h->has = xcalloc((size_t)s->w.files, 1);
     h->has[f] = 1;
-    if (h->nheld == h->capheld) {
-        h->capheld = h->capheld ? h->capheld * 2 : 4;
-        h->held = xrealloc(h->held, (size_t)h->capheld * sizeof *h->held);
-    }
+    VEC_GROW(h->held, h->nheld, h->capheld);
     h->held[h->nheld++] = f;
     h->held_bytes += s->file_size[f];
     s->fig->bytes_downloaded += s->file_size[f];
@@ -516,10 +511,7 @@ static void task_abort(struct shost *h, int i)
 /* The new task for an instance the server sent, its failure drawn now. */
 static void task_add(struct sim *s, struct shost *h, int hi, const struct dispatched *d)
 {
-    if (h->nt == h->capt) {
-        h->capt = h->capt ? h->capt * 2 : 8;
-        h->t = xrealloc(h->t, (size_t)h->capt * sizeof *h->t);
-    }
+    VEC_GROW(h->t, h->nt, h->capt);
     double u = rng_uniform(&s->rng);
     int64_t id = d->job->id;
     struct task *t = &h->t[h->nt++];
@@ -657,10 +649,7 @@ static double off_mean(const struct workload *w) { return w->on_period_mean * (1
 
 static void host_new(struct sim *s)
 {
-    if (s->nh == s->caph) {
-        s->caph = s->caph ? s->caph * 2 : 64;
-        s->h = xrealloc(s->h, (size_t)s->caph * sizeof *s->h);
-    }
+    VEC_GROW(s->h, s->nh, s->caph);
     int hi = s->nh++;
     struct shost *h = &s->h[hi];
     /* spread = p99 / p1 = exp(2 * 2.326 sigma) for a log-normal */

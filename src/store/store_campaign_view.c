@@ -4,6 +4,7 @@
 #include "store/store_campaign_view.h"
 #include "store/store_internal.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static int job_count_row(void *ctx, sqlite3_stmt *st)
 static int pair_row(void *ctx, sqlite3_stmt *st)
 {
     struct campaign_view *v = ctx;
-    v->clusters = xrealloc(v->clusters, (size_t)(v->nclusters + 1) * sizeof *v->clusters);
+    VEC_GROW(v->clusters, v->nclusters, v->capclusters);
     struct campaign_cluster_view *c = &v->clusters[v->nclusters++];
     memset(c, 0, sizeof *c);
     c->cluster_id = sqlite3_column_int64(st, 0);
@@ -227,7 +228,7 @@ void campaign_view_free(struct campaign_view *v)
 {
     free(v->clusters);
     v->clusters = NULL;
-    v->nclusters = 0;
+    v->nclusters = v->capclusters = 0;
 }
 
 /* ---- events ---- */
@@ -293,7 +294,7 @@ static int usage_row(void *ctx, sqlite3_stmt *st)
 static int blacklist_row(void *ctx, sqlite3_stmt *st)
 {
     struct cluster_view *v = &((struct each_cluster_view *)ctx)->v;
-    v->blacklists = xrealloc(v->blacklists, (size_t)(v->nblacklists + 1) * sizeof *v->blacklists);
+    VEC_GROW(v->blacklists, v->nblacklists, v->capblacklists);
     v->blacklists[v->nblacklists++] = (struct blacklist_view){
         sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), (enum grid_event_kind)sqlite3_column_int(st, 2),
         sqlite3_column_int(st, 3)};

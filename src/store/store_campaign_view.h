@@ -62,7 +62,7 @@ struct campaign_view {
     double eta_s;                /* jobs left / recent_per_h: 0 nothing left, -1 unknown (no recent success,
                                     or paused) */
     struct campaign_cluster_view *clusters;   /* owned, in cluster order */
-    int nclusters;
+    int nclusters, capclusters;
 };
 
 /* Reads campaign id as of now into out (freed first with
@@ -108,7 +108,7 @@ struct cluster_view {
     int poll_failed;
     int running, waiting;        /* copies of every campaign, as counted at the last cycle */
     struct blacklist_view *blacklists;   /* owned by the view (valid during the callback) */
-    int nblacklists;
+    int nblacklists, capblacklists;
 };
 
 /* Calls each(ctx, c) per declared cluster in id order. */

@@ -591,6 +591,7 @@ static int load_row(void *ctx, const void *row)
         struct grid_campaign *c = &st->camps[st->ncamps - 1];
         c->clusters = xcalloc((size_t)c->nclusters + 1, sizeof *c->clusters);
         c->ranges = c->nranges > 0 ? xcalloc((size_t)c->nranges, sizeof *c->ranges) : NULL;
+        c->capranges = c->nranges;
         break;
     }
     case T_JOB: APPEND(st->jobs, st->njobs, st->capjobs, row); break;

@@ -6,6 +6,7 @@
 #include "store/codes.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1052,10 +1053,10 @@ int store_each_app_version(struct store *s, int64_t after_id, int (*cb)(void *, 
         return fail(s, "prepare");
     sqlite3_bind_int64(st, 1, after_id);
     struct app_version *vs = NULL;
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        vs = xrealloc(vs, (n + 1) * sizeof *vs);
+        VEC_GROW(vs, n, cap);
         av_from_row(st, &vs[n++]);
     }
     sqlite3_finalize(st);
