@@ -1,4 +1,4 @@
-/* cdefs.c - the seed's definitions of runnable, nearly runnable,
+/* cdefs.c - BOINC 6.x's definitions of runnable, nearly runnable,
  * downloading, fetchable, overworked, latency-limited and potentially
  * runnable, one function each (see cdefs.h). */
 #include "client/cdefs.h"

@@ -1,4 +1,4 @@
-/* cpusched.h - the seed's CPU scheduling list: earliest deadline first for
+/* cpusched.h - BOINC 6.x's CPU scheduling list (docs/client.md): earliest deadline first for
  * the projects whose results the round-robin simulation says miss their
  * deadline, then results already running for less than a scheduling
  * period, then weighted round robin by anticipated debt (or REC, per
@@ -9,7 +9,7 @@
 #include "client/cstate.h"
 
 /* Builds the list from the rr simulation's outputs (run rrsim_run and
- * debt_update first). Steps, as in the seed:
+ * debt_update first). Steps, as in BOINC 6.x's ClientSchedOld:
  * 1. each project's anticipated debt (p->anticipated_debt) = what it is
  *    owed for scheduling (debt_owed);
  * 2. while CPUs are left and some project has deadlines missed in the
@@ -18,7 +18,7 @@
  *    result array) gets that result scheduled, its anticipated debt
  *    decreased by the expected payoff and its count of misses (a copy)
  *    by one;
- * 2b. (CP_REC only, not in the seed) while CPUs are left: the
+ * 2b. (CP_REC only, a locus addition) while CPUs are left: the
  *    earliest-deadline runnable result at risk (rr_at_risk) of a project
  *    holding fewer CPUs in the list than its share, ceil(ncpus x
  *    rr_share_frac) and at least one, is scheduled and pays the payoff;

@@ -90,7 +90,7 @@ struct chost {
     int leave_in_memory;        /* preempted tasks stay in memory */
 };
 
-/* Which rule orders projects for CPU time and for work fetch: the seed's
+/* Which rule orders projects for CPU time and for work fetch: BOINC 6.x's
  * debts (short-term for scheduling, long-term for fetch) or BOINC's later
  * recent estimated credit. CPOLICY_DEFAULT is what locus-sim measured best
  * (docs/client.md). */
@@ -101,7 +101,7 @@ struct cstate {
     struct chost host;
     struct cproject *projects;  /* array, nprojects */
     int nprojects;
-    struct cresult **results;   /* array of pointers, nresults; order is the "result array" of the seed */
+    struct cresult **results;   /* array of pointers, nresults; order is BOINC's "result array" */
     int nresults;
     double total_shortfall;     /* policy output of rrsim */
     double total_shortfall_fill; /* policy output of rrsim: total_shortfall over min_queue + extra_queue */
@@ -112,7 +112,7 @@ struct cstate {
     double rec_half_life;       /* seconds; <= 0 means 10 days */
     double rec_time;            /* when debt_update last decayed rec (0: never) */
     int fetch_deadline_cap;     /* 1: workfetch asks no project for more than its share of the host finishes within
-                                 * its delay bound (not in the seed; locus-sim measured it on with CP_REC best) */
+                                 * its delay bound (a locus addition; locus-sim measured it on with CP_REC best) */
 };
 
 #endif

@@ -1,4 +1,4 @@
-/* debt.h - how much CPU time each project is owed: the seed's short-term
+/* debt.h - how much CPU time each project is owed: BOINC 6.x's short-term
  * debt (CPU scheduling) and long-term debt (work fetch), and the recent
  * estimated credit (REC) that BOINC later used instead, kept side by side
  * so that cs->policy can switch between them at any pass. Pure. */

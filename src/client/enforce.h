@@ -1,4 +1,4 @@
-/* enforce.h - the seed's schedule enforcement: which results to preempt
+/* enforce.h - BOINC 6.x's schedule enforcement (docs/client.md): which results to preempt
  * and which to start so that the scheduled ones run, preempting with
  * checkpoint awareness so that little work is lost. Pure: it returns a
  * plan; the agent (signals, processes) or the simulator carries it out. */

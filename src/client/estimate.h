@@ -1,4 +1,4 @@
-/* estimate.h - how long a result still needs (the seed's 6.x notes): an
+/* estimate.h - how long a result still needs (BOINC 6.x's rules): an
  * unstarted job takes its flops estimate over its app version's speed,
  * scaled by the project's duration correction factor (DCF); a started one
  * blends that static estimate with a dynamic one from its elapsed time and

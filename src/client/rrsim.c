@@ -61,8 +61,8 @@ static double positive(double x) { return x > 0 ? x : 0; }
 static double width(const struct cresult *r) { return r->avg_ncpus > 0 ? r->avg_ncpus : 1; }
 
 /* Items by project; within one, by what finishes first under each rule
- * (key): the least left for the seed's equal sharing, else the earliest
- * deadline; then arrival. */
+ * (key): the least left for CP_DEBT's equal sharing, else (CP_REC) the
+ * earliest deadline; then arrival. */
 static int item_cmp(const void *a, const void *b)
 {
     const struct rr_item *x = a, *y = b;
@@ -72,7 +72,7 @@ static int item_cmp(const void *a, const void *b)
 }
 
 /* Sets the rates of the items that run in this interval, lists them in
- * act and returns how many. The seed: a project's CPUs shared by all its
+ * act and returns how many. CP_DEBT: a project's CPUs shared by all its
  * results in proportion to avg_ncpus ("all results run with equal
  * weighting"); CP_REC: handed out in deadline order, each result up to its
  * avg_ncpus, as the scheduler really runs a project's results. */

@@ -1,9 +1,9 @@
-/* rrsim.h - the seed's round-robin simulation: the nearly runnable results
+/* rrsim.h - BOINC 6.x's round-robin simulation: the nearly runnable results
  * of CPU-intensive projects run as a fluid, each project getting CPUs in
  * proportion to its resource share among the projects that still have work
  * in the simulation (a project cannot use more CPUs than the sum of its
  * results' avg_ncpus; what it cannot use goes to the others), shared among
- * its results in proportion to their avg_ncpus (CP_DEBT, the seed; with
+ * its results in proportion to their avg_ncpus (CP_DEBT, as BOINC 6.x; with
  * CP_REC in deadline order, each up to its avg_ncpus, as they really run),
  * all slowed by on-fraction x active-fraction. Run times come from
  * estimate_remaining. Pure. */
@@ -11,7 +11,7 @@
 #define LOCUS_RRSIM_H
 #include "client/cstate.h"
 
-/* Simulates from now and sets, as the seed defines them:
+/* Simulates from now and sets, as BOINC 6.x defines them:
  * - r->rr_finish (absolute; 0 for results not simulated) and
  *   r->rr_deadline_missed (rr_finish > deadline); also r->rr_at_risk
  *   (rr_finish + sched_period > deadline: the fluid simulation is

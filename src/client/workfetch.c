@@ -17,8 +17,8 @@ static int barred(const struct cstate *cs, const struct cproject *p, double now,
            (overworked_too && cdef_project_overworked(cs, p));
 }
 
-/* The seed's fallback: 1 second for every CPU-intensive project not
- * barred. Returns whether any got it. */
+/* The fallback when work is short but no project asked any: 1 second
+ * for every CPU-intensive project not barred. Returns whether any got it. */
 static int ask_one_second(struct cstate *cs, double now, int overworked_too)
 {
     int any = 0;

@@ -1,4 +1,5 @@
-/* workfetch.h - the seed's work-fetch policy: how many seconds of work to
+/* workfetch.h - BOINC 6.x's work-fetch policy (its ClientSchedOld design,
+ * docs/client.md): how many seconds of work to
  * ask each project for (work_request_size), which project to ask, and the
  * project-normalized request the scheduler RPC carries. Pure; reads the
  * round-robin simulation's outputs (run rrsim_run first). */
@@ -6,8 +7,8 @@
 #define LOCUS_WORKFETCH_H
 #include "client/cstate.h"
 
-/* Sets p->work_request_size (normalized CPU seconds) as the seed's
- * pseudo-code: 0 for a project suspended, deferred, overworked or
+/* Sets p->work_request_size (normalized CPU seconds) as ClientSchedOld's
+ * pseudo-code does: 0 for a project suspended, deferred, overworked or
  * no-new-work, else its shortfall; if total_shortfall > 0 and no project
  * asks anything, 1 for each project not suspended, deferred, overworked or
  * no-new-work, and if still none, 1 for each not suspended, deferred or
@@ -16,7 +17,7 @@
  * shared in proportion to resource share. A non-CPU-intensive project
  * asks 1 if it has no nearly runnable result (and is not suspended,
  * deferred or no-new-work), else 0.
- * With cs->fetch_deadline_cap (not in the seed), a CPU-intensive project's
+ * With cs->fetch_deadline_cap (a locus addition), a CPU-intensive project's
  * size is then cut so that its queued work (remaining estimate x avg_ncpus
  * of its nearly runnable results) plus the request stays within 0.8 x its
  * delay bound x ncpus x rr_share_frac x on_frac x active_frac: what its

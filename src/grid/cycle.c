@@ -720,7 +720,8 @@ static int epilogue_pending(const struct grid_state *st, const struct grid_pair 
 }
 
 /* A test campaign is done once each usable cluster ran its test: the
- * params left are dropped (seed: "dropping all the other defined jobs"). */
+ * params left are dropped, as it exists to try the clusters, not to run
+ * its jobs. */
 static void test_campaign_done(struct grid_state *st, struct grid_campaign *c)
 {
     for (int k = 0; k < c->nclusters; k++) {

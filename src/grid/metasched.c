@@ -181,7 +181,8 @@ static int64_t take(const struct ms_ctx *x, const struct cand *c, int64_t alread
     return n > 0 ? n : 0;
 }
 
-/* Gives the whole cluster to one campaign, the seed's FIFO. */
+/* Gives the cluster to one campaign, as much as it takes, before the next
+ * one gets what is left (FIFO: campaigns are served in turn, not split). */
 static void give_whole(struct ms_ctx *x, const struct cand *c, int64_t cluster_id, int *free_left)
 {
     int64_t n = take(x, c, 0, *free_left);

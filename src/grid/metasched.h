@@ -38,7 +38,7 @@ enum ms_state { MS_RUNNING, MS_PAUSED, MS_CANCELLED, MS_TERMINATED };
 /* A cluster a campaign may use, with this cycle's predictor answer. */
 struct ms_use {
     int64_t cluster_id;
-    int affinity;         /* higher first (CiGri users_priority; seed's user/cluster affinity) */
+    int affinity;         /* higher first (CiGri's users_priority) */
     int shared;           /* 1: split this cluster with the other shared campaigns of its rank */
     int test_done;        /* test campaign: its test job here is done or submitted */
     int pred_jobs;        /* predictor_update's answer for this pair */

@@ -26,7 +26,7 @@ static struct view view_of(const struct cluster_obs *o)
     };
 }
 
-/* Seed: "if (number of jobs waiting > allowed)"; EXCESS is how many more. */
+/* EXCESS: how many more settled jobs wait than are allowed (0: none too many). */
 static int excess_of(const struct view *v) { return v->settled > v->allowed ? v->settled - v->allowed : 0; }
 
 void pred_state_init(struct pred_state *s)
@@ -37,9 +37,9 @@ void pred_state_init(struct pred_state *s)
     s->tap_open = 1;
 }
 
-/* ---- the seed's job-ratio algorithms ---- */
+/* ---- the three job-ratio algorithms (docs/grid-policies.md, "Predictor") ---- */
 
-/* JR between one job per cluster (seed: 1/MAX_RESOURCES) and PRED_JR_MAX. */
+/* JR between one job per cluster (1 / the cluster's resources) and PRED_JR_MAX. */
 static double clamp_jr(double jr, int total)
 {
     double lo = total > 0 ? 1.0 / total : 0;
@@ -79,7 +79,7 @@ static double next_jr(enum pred_algo algo, const struct pred_state *s, const str
     int excess = excess_of(v);
     switch (algo) {
     case PRED_SLOW_START:
-        if (excess) return 0;   /* seed: JR = 1/MAX_RESOURCES, via clamp_jr */
+        if (excess) return 0;   /* back to one job per cluster: clamp_jr raises 0 to 1 / total */
         return v->submitted > 0 ? s->jr * 2 : s->jr;
     case PRED_TWO_WAY_ADAPTIVE:
         return excess ? adapt_down(s->jr, v, excess) : adapt_up(s->jr, v, s->old_free);
@@ -93,7 +93,8 @@ static double next_jr(enum pred_algo algo, const struct pred_state *s, const str
 }
 
 /* Jobs for JR: JR x free, rounded down, but one job when anything is free
- * (the seed's "1 single job/cluster" floor). */
+ * (a floor of one job per cluster, so that a small JR never leaves a
+ * cluster with free resources unused). */
 static int jobs_for_ratio(double jr, int free)
 {
     if (free <= 0) return 0;

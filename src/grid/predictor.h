@@ -31,17 +31,18 @@ struct cluster_obs {
     int waiting_new;      /* of those, submitted by the last cycle: the scheduler may not have
                              started them yet (Slurm starts a job a moment after sbatch), so
                              they are no sign of excess; they count against max_jobs */
-    int submitted;        /* jobs it submitted there last cycle (seed: NB_JOBS_SUBMITTED) */
+    int submitted;        /* jobs it submitted there last cycle (NB_JOBS_SUBMITTED, docs/grid-policies.md) */
     int free;             /* free resources of the cluster */
-    int total;            /* all resources of the cluster (seed: MAX_RESOURCES) */
+    int total;            /* all resources of the cluster (MAX_RESOURCES, docs/grid-policies.md) */
     double res_per_job;   /* resources one job holds (JDL request or measured); <= 0: unknown */
-    int waiting_allowed;  /* waiting jobs tolerated: more is "excessive" (seed),
+    int waiting_allowed;  /* waiting jobs tolerated: more is "excessive",
                              EXCESS = waiting - waiting_new - this */
     int max_jobs;         /* JDL max_jobs: cap on running + waiting + new; < 0: none */
     int poll_failed;      /* the updator could not poll the jobs: the tap closes (CiGri) */
 };
 
-/* Sets the seed's and CiGri's starting values: JR 1, tap open at rate 3. */
+/* Sets the starting values: JR 1 (one resource per job, until jobs are
+ * measured) and, as in CiGri, the tap open at rate 3. */
 void pred_state_init(struct pred_state *s);
 
 /* Updates s (borrowed, changed in place) from obs (borrowed) with algo and

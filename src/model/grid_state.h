@@ -29,7 +29,7 @@ enum pred_algo {
  * owns nothing, so the driver may copy and store it as is. */
 struct pred_state {
     double jr;            /* job ratio: jobs per free resource */
-    int old_free;         /* free resources when the last answer was given (seed: OLD_FREE) */
+    int old_free;         /* free resources when the last answer was given (OLD_FREE, docs/grid-policies.md) */
     int last_allowed;     /* the last answer */
     int64_t cycles;       /* updates so far */
     /* tap (PRED_TAP) */
@@ -256,8 +256,8 @@ struct grid_event {
     int64_t opened_at;
 };
 
-/* The operator's affinity of a user for a cluster (CiGri's users_priority,
- * the seed's user/cluster affinity): on that cluster the user's campaigns
+/* The operator's affinity of a user for a cluster (CiGri's users_priority):
+ * on that cluster the user's campaigns
  * come before others of the same priority (higher first), and campaigns
  * of shared affinities with equal priority and affinity split the cluster
  * by fair-share weights instead of taking it in turn (metasched.h). */

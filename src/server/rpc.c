@@ -182,7 +182,8 @@ static struct host_view host_view_of(const struct rpc *c)
     };
 }
 
-/* The seed's deadline check takes the tasks the host listed: returns them
+/* The deadline check (docs/server.md) weighs new work against the tasks the
+ * host listed, so that sending it makes none of them late: returns them
  * as EDF items (owned by the caller) and sets hv to check them, when the
  * project checks deadlines and the host listed its work; else NULL. */
 static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv, int64_t now)

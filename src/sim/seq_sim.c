@@ -33,7 +33,7 @@ void seq_sim_init(struct seq_sim *q, const struct workload *w, struct sched_inde
     q->fig = fig;
     fig->sequences = w->sequences;
     if (!w->sequences) return;
-    rng_seed(&q->rng, w->seed ^ 0x5e90e9ce5b4c3e4dULL);   /* the hosts' draws stay those of the seed */
+    rng_seed(&q->rng, w->seed ^ 0x5e90e9ce5b4c3e4dULL);   /* a stream of its own: the hosts' draws stay unchanged */
     x->seq.high_water = w->sequence_high_water;
     x->seq.per_host = w->sequences_per_host;
     size_t n = (size_t)w->sequences;

@@ -767,7 +767,7 @@ static void make_batches(struct sim *s)
     s->job_nfiles = xcalloc((size_t)w->jobs, sizeof *s->job_nfiles);
     s->nbatches = w->jobs ? w->batches : 0;   /* a workload of sequences only has no batches of jobs */
     s->batches = xcalloc((size_t)s->nbatches, sizeof *s->batches);
-    /* spans come from a stream of their own: the hosts' draws stay those of the seed */
+    /* spans come from a stream of their own, so that drawing them leaves the hosts' draws unchanged */
     struct rng spans;
     rng_seed(&spans, w->seed ^ 0x5e9e9ce5f11e5ULL);
     int64_t next_id = 1;

@@ -17,7 +17,8 @@ struct sim_policy {
     dispatch_fn dispatch;
     int locality;               /* enum locality_mode */
     int cursors;                /* 1: the batches are cut into cursors, as locus batch create --cursors does;
-                                   2: and their teams take jobs in the seed's order (no lanes) */
+                                   2: and their teams take jobs in increasing job number, no lanes
+                                      (cursor_in_order, docs/cursors.md) */
 };
 /* The policy called NAME, or NULL if unknown. */
 const struct sim_policy *sim_policy_find(const char *name);

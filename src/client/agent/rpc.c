@@ -108,7 +108,8 @@ static void do_rpc(struct agent *a, struct aproject *p, double secs, double now,
     p->rpc_failures = 0;
     p->rpc_seqno++;
     p->c.min_rpc_time = now + fx.request_delay;
-    /* the seed: latency-limited until the reply's delay has run out */
+    /* no work because of deadlines: latency-limited until the reply's delay has run out,
+     * so that work fetch does not ask again before the server would answer otherwise */
     p->c.latency_limited_until = fx.no_work_deadlines ? now + fx.request_delay : 0;
     p->next_rpc_time = fx.next_rpc_delay > 0 ? now + fx.next_rpc_delay : 0;
     if (fx.project_is_down)
