@@ -44,6 +44,7 @@ enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_UPLOADING, T_DONE };
 
 struct task {
     int64_t job_id, inst_id;
+    int64_t deadline;           /* its report deadline */
     char name[NAME_LEN];        /* its instance's wire name, as the host knows it */
     int seq, file;              /* the first file it reads, -1: no input */
     int nfiles, got;            /* files it reads from `file` on; how many of them it has secured */
@@ -516,7 +517,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
     int64_t id = d->job->id;
     struct task *t = &h->t[h->nt++];
     *t = (struct task){
-        .job_id = id, .inst_id = d->inst.id, .seq = d->inst.seq,
+        .job_id = id, .inst_id = d->inst.id, .deadline = d->inst.deadline, .seq = d->inst.seq,
         .file = job_file(s, id), .nfiles = is_plain(s, id) ? s->job_nfiles[id - 1] : 0, .state = T_NEED_FILE,
         .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
         .flops_left = d->job->flops_est,
@@ -563,6 +564,23 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
 /* One scheduler RPC: the host reports its finished tasks, lists the
  * others and asks for work; locusd's decision answers; the host drops
  * what it reported and what it is told to abort, and takes what it got. */
+/* The host's work as its request lists it for the deadline check (as the
+ * BOINC client's <in_progress_results>): each task still computing, with
+ * its run time left and deadline. NULL when the project does not check. */
+static struct edf_item *deadline_view(const struct sim *s, const struct shost *h, struct host_view *hv)
+{
+    if (!s->w.deadline_check) return NULL;
+    struct edf_item *v = xmalloc((size_t)(h->nt ? h->nt : 1) * sizeof *v);
+    int n = 0;
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state < T_UPLOADING)
+            v[n++] = (struct edf_item){h->t[i].flops_left / h->speed, (double)(h->t[i].deadline - inow(s)), 1};
+    hv->check_deadlines = 1;
+    hv->queued = v;
+    hv->nqueued = n;
+    return v;
+}
+
 static void host_rpc(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
@@ -609,9 +627,11 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s), .seed = rng_next(&s->rng),
     };
     in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0;
+    struct edf_item *queued = deadline_view(s, h, &in.host);
     struct dispatched sent[MAX_PER_RPC];
     struct rpc_decision d = {.sent = sent, .max = MAX_PER_RPC};
     host_rpc_decide(&s->idx, &in, &d, &s->log);
+    free(queued);
     for (int e = 0; e < d.nevents; e++) job_daemons(s, index_job(&s->idx, d.events[e].job_id), d.events[e].route);
     /* the host drops the reported tasks and the aborted ones, last first so that indices hold */
     unsigned char *drop = xcalloc((size_t)(h->nt ? h->nt : 1), 1);

@@ -22,7 +22,7 @@ void workload_defaults(struct workload *w)
         .batches = 1, .cursors = 0, .job_files_min = 1, .job_files_max = 1, .density_variation = 0,
         .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
         .max_result_time = 86400, .sequences_per_host = SEQ_PER_HOST, .sequence_high_water = SEQ_HIGH_WATER,
-        .extend_chunk = 10, .transition_period = 60,
+        .extend_chunk = 10, .transition_period = 60, .deadline_check = 1,
     };
 }
 
@@ -67,6 +67,7 @@ static const struct key keys[] = {
     F(request_delay, K_REAL, 0, 1e6),
     F(host_lost_after, K_REAL, 0, 1e9),
     F(replicate, K_INT, 0, 8),
+    F(deadline_check, K_INT, 0, 1),
     F(cursor_move_ratio, K_REAL, 0, 1),
     F(transition_period, K_REAL, 1, 1e6),
     F(upload_bandwidth, K_REAL, 1, 1e15),

@@ -38,6 +38,7 @@ struct workload {
     double host_lost_after;     /* server: silence after which a host's work is given up; 0: never */
     double transition_period;   /* server: seconds between maintenance passes (timeouts, sequences) */
     int replicate;              /* server: end-of-batch replication, spares per late job; 0: off */
+    int deadline_check;         /* server: a job goes only if the host's listed work lets it meet its deadline */
     double cursor_move_ratio;   /* server: the speed rule between cursor teams: a host in C moves to the team D
                                    furthest behind when C's time left < ratio x D's (docs/cursors.md); 0: off */
     double upload_bandwidth;    /* bytes per second per host */

@@ -1,7 +1,8 @@
 /* test_sim.c - locus-sim: the event queue's order and tie-breaking, the
  * PRNG's determinism, the workload parser (good and bad lines), a tiny
  * simulation whose figures are checked by hand, same seed -> same figures,
- * bytes downloaded never below the lower bound (by hand for jobs reading
+ * the deadline check on the hosts' listed work (fewer timeouts and less
+ * waste than without), bytes downloaded never below the lower bound (by hand for jobs reading
  * several files), and a file-sequence workload of three batches under
  * --policy cursor: every job done, every cursor job sent to a member of its
  * cursor's team, fewer bytes than fifo, each batch's completion reported. */
@@ -253,6 +254,30 @@ static void test_locality_policy_runs(void **state)
     assert_int_equal(fifo.file_deletes, 0);
 }
 
+/* The deadline check runs in the simulator as in locusd, on the host's
+ * unfinished tasks: hosts that keep 11 h of work and must return each job
+ * within 5.5 h (10x apart in speed) get only what they can finish in time,
+ * so fewer instances time out and less computing is thrown away. */
+static void test_deadline_check_on_listed_work(void **state)
+{
+    (void)state;
+    static const char tight[] = "hosts 20\nhost_speed_median 1e9\nhost_speed_spread 10\njobs 400\n"
+                                "flops_per_job 3.6e12\ndelay_bound 20000\nrpc_buffer 40000\n";
+    struct sim_figures f[2];
+    for (int check = 0; check < 2; check++) {
+        struct workload w;
+        workload_defaults(&w);
+        char err[300], text[512];
+        snprintf(text, sizeof text, "%sdeadline_check %d\n", tight, check);
+        assert_int_equal(workload_parse(&w, text, err, sizeof err), 0);
+        struct sim_options o = {.policy = sim_policy_find("fifo")};
+        if (sim_server_run(&w, &o, &f[check], err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(f[check].jobs_done, 400);
+    }
+    assert_true(f[1].timeouts * 2 < f[0].timeouts);
+    assert_true(f[1].wasted_flops_fraction * 4 < f[0].wasted_flops_fraction);
+}
+
 static void test_deterministic(void **state)
 {
     struct sim_figures a, b, c;
@@ -409,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_event_order),  cmocka_unit_test(test_event_many),
         cmocka_unit_test(test_rng),          cmocka_unit_test(test_workload_good),
         cmocka_unit_test(test_workload_bad), cmocka_unit_test(test_tiny),
+        cmocka_unit_test(test_deadline_check_on_listed_work),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_bytes_bound),
         cmocka_unit_test(test_disk_quota_evicts), cmocka_unit_test(test_locality_policy_runs),
         cmocka_unit_test(test_workload_sequence_keys), cmocka_unit_test(test_multi_file_jobs_bound),
