@@ -19,7 +19,7 @@ struct change {
         struct job_status job;                /* CH_JOB_UPDATE */
         struct host host;                     /* CH_HOST_INSERT, CH_HOST_UPDATE */
         struct { int64_t id; int state; int64_t time; } batch;          /* CH_BATCH_STATE */
-        struct { int64_t id; double credit, avg, avg_time; } credit;    /* CH_*_CREDIT */
+        struct { int64_t id; double credit, avg_time; } credit;         /* CH_*_CREDIT: a grant at avg_time */
         struct { int64_t id; char *text; } stderr_text;                 /* CH_INST_STDERR, text owned */
         struct cursor_rec cursor;             /* CH_CURSOR: its counters */
         struct batch_host batch_host;         /* CH_BATCH_HOST: cursor_id 0, the host left */

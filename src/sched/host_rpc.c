@@ -7,18 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void host_rpc_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
-{
-    const int kinds[2] = {CH_USER_CREDIT, CH_HOST_CREDIT};
-    const int64_t ids[2] = {in->user_id, in->host_id};
-    for (int i = 0; i < 2; i++) {
-        struct change *c = change_add(log, kinds[i]);
-        c->u.credit.id = ids[i];
-        c->u.credit.credit = credit;
-        c->u.credit.avg_time = (double)now;
-    }
-}
-
 /* With the built-in validator, the only success of a quorum-1 job is valid
  * by definition: nothing to compare. Its id, or 0. */
 static int64_t lone_success(const struct sjob *j)
@@ -45,7 +33,6 @@ int host_rpc_route(struct sched_index *x, struct sjob *j, int events, const stru
         if (id) {
             double credit = credit_for_job(j->flops_est);
             int valid = VALIDATE_VALID;
-            host_rpc_grant_credit(log, job_instance(j, id), credit, now);
             events |= index_validated(x, j, &id, &valid, 1, id, 0, credit, now, log);
         } else {
             route |= ROUTE_VALIDATE;

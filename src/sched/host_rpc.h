@@ -96,7 +96,4 @@ void rpc_decision_free(struct rpc_decision *d);
  * returned as rpc_route bits. Used by every pass that raises events. */
 int host_rpc_route(struct sched_index *x, struct sjob *j, int events, const struct rpc_routing *r, int64_t now,
                    struct change_log *log);
-
-/* Credit for a valid instance, to its user and host (change records). */
-void host_rpc_grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now);
 #endif

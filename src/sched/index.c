@@ -746,6 +746,20 @@ int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, in
     return index_settle(x, j, now, log);
 }
 
+/* Credit for a valid instance, to its user and host. The records carry the
+ * grant; the writer keeps each one's total and decaying average. */
+static void grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
+{
+    const int kinds[2] = {CH_USER_CREDIT, CH_HOST_CREDIT};
+    const int64_t ids[2] = {in->user_id, in->host_id};
+    for (int i = 0; i < 2; i++) {
+        struct change *c = change_add(log, kinds[i]);
+        c->u.credit.id = ids[i];
+        c->u.credit.credit = credit;
+        c->u.credit.avg_time = (double)now;
+    }
+}
+
 int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, const int *states, int n,
                     int64_t canonical_id, int want_more, double credit, int64_t now, struct change_log *log)
 {
@@ -759,6 +773,7 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
         in->validate_state = states[k];
         if (states[k] == VALIDATE_VALID) in->credit = credit;
         log_inst(log, CH_INST_UPDATE, in);
+        if (states[k] == VALIDATE_VALID) grant_credit(log, in, credit, now);
     }
     int changed = 0;
     if (canonical_id && j->st.state == JOB_ACTIVE && job_instance(j, canonical_id)) {

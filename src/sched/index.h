@@ -188,7 +188,10 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
                    void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx);
 
 /* Validation outcome for job j: states[k] for instance ids ids[k];
- * canonical_id 0 if none; want_more asks for one more instance. */
+ * canonical_id 0 if none; want_more asks for one more instance. An
+ * instance that becomes valid is worth credit, which its user and host
+ * are granted (CH_USER_CREDIT, CH_HOST_CREDIT at now), once: here is the
+ * only place an instance becomes valid. */
 int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, const int *states, int n,
                     int64_t canonical_id, int want_more, double credit, int64_t now, struct change_log *log);
 

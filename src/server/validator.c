@@ -126,12 +126,6 @@ static void validate_job(struct server *s, int64_t job_id)
     int64_t now = s->clock();
     j = index_job(&s->idx, job_id);
     if (j) {
-        /* credit for results that become valid now (the canonical one was already credited) */
-        for (int i = 0; i < v.n; i++) {
-            struct instance *inst = job_instance(j, ids[i]);
-            if (out.state[i] != VALIDATE_VALID || !inst || inst->validate_state == VALIDATE_VALID) continue;
-            host_rpc_grant_credit(&log, inst, credit, now);
-        }
         int ev = index_validated(&s->idx, j, ids, out.state, v.n, out.canonical >= 0 ? ids[out.canonical] : 0,
                                  out.want_more, credit, now, &log);
         server_job_events(s, j, ev, now, &log);

@@ -864,13 +864,16 @@ static void test_validated_canonical_then_assimilate(void **state)
         assert_int_equal(j->inst[i].validate_state, VALIDATE_VALID);
         assert_float_equal(j->inst[i].credit, 3.5, 0);
     }
-    assert_int_equal(f->log.n, 3);
+    /* each instance's update, then its user's and host's credit */
+    assert_int_equal(f->log.n, 7);
     assert_int_equal(f->log.v[0].kind, CH_INST_UPDATE);
     assert_int_equal(f->log.v[0].u.inst.validate_state, VALIDATE_VALID);
-    assert_int_equal(f->log.v[1].kind, CH_INST_UPDATE);
-    assert_int_equal(f->log.v[2].kind, CH_JOB_UPDATE);
-    assert_int_equal(f->log.v[2].u.job.state, JOB_VALIDATED);
-    assert_int_equal(f->log.v[2].u.job.canonical_id, ids[0]);
+    assert_int_equal(f->log.v[1].kind, CH_USER_CREDIT);
+    assert_int_equal(f->log.v[2].kind, CH_HOST_CREDIT);
+    assert_int_equal(f->log.v[3].kind, CH_INST_UPDATE);
+    assert_int_equal(f->log.v[6].kind, CH_JOB_UPDATE);
+    assert_int_equal(f->log.v[6].u.job.state, JOB_VALIDATED);
+    assert_int_equal(f->log.v[6].u.job.canonical_id, ids[0]);
     /* the assimilate event is raised once */
     assert_int_equal(index_settle(&f->x, j, 300, &f->log), EV_NONE);
     assert_int_equal(j->needed, 0);
@@ -1002,6 +1005,59 @@ static void test_want_more_raises_target(void **state)
     assert_int_equal(index_validated(&f->x, j, ids3, states3, 3, ids[1], 0, 2, 500, &f->log), EV_ASSIMILATE);
     assert_int_equal(j->st.canonical_id, ids[1]);
     assert_int_equal(j->inst[0].validate_state, VALIDATE_INVALID);
+}
+
+/* The credit grants of a log: user grants (kind CH_USER_CREDIT) or host
+ * grants, as "id:credit" in order. */
+static void grants(const struct change_log *log, int kind, char *out, size_t len)
+{
+    out[0] = 0;
+    for (int i = 0; i < log->n; i++)
+        if (log->v[i].kind == kind)
+            snprintf(out + strlen(out), len - strlen(out), "%lld:%g ", (long long)log->v[i].u.credit.id,
+                     log->v[i].u.credit.credit);
+}
+
+/* Each instance that becomes valid is granted its credit once, to its user
+ * and its host: both of a quorum at once, a late one judged against the
+ * canonical result alone, none for an invalid one, and never again for
+ * the canonical. */
+static void test_valid_results_granted_credit_once(void **state)
+{
+    struct fx *f = *state;
+    struct redundancy r = red2;
+    r.target_nresults = 3;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1, &r, 1000), 1, 1, 1e12);
+    struct sjob *j = index_job(&f->x, 1);
+    struct dispatched sent[MAXSENT];
+    for (int h = 1; h <= 3; h++) {
+        struct host_view hv = host(h, 10 * h);
+        assert_int_equal(dispatch(f, &hv, 0, sent), 1);
+    }
+    for (int h = 1; h <= 2; h++) index_report(&f->x, j, inst_on(j, h), h, OUTCOME_SUCCESS, 0, 1, 1, 10, &f->log);
+    int64_t ids[3] = {inst_on(j, 1)->id, inst_on(j, 2)->id, inst_on(j, 3)->id};
+    int states[3] = {VALIDATE_VALID, VALIDATE_VALID, VALIDATE_VALID};
+    char got[200];
+    clear_log(f);
+    assert_int_equal(index_validated(&f->x, j, ids, states, 2, ids[0], 0, 4, 20, &f->log), EV_ASSIMILATE);
+    grants(&f->log, CH_USER_CREDIT, got, sizeof got);
+    assert_string_equal(got, "10:4 20:4 ");
+    grants(&f->log, CH_HOST_CREDIT, got, sizeof got);
+    assert_string_equal(got, "1:4 2:4 ");
+    assert_float_equal(f->log.v[1].u.credit.avg_time, 20, 0);
+
+    /* the third, late: valid against the canonical, which is not granted again */
+    index_report(&f->x, j, inst_on(j, 3), 3, OUTCOME_SUCCESS, 0, 1, 1, 30, &f->log);
+    clear_log(f);
+    int64_t late[2] = {ids[0], ids[2]};
+    index_validated(&f->x, j, late, states, 2, ids[0], 0, 4, 40, &f->log);
+    grants(&f->log, CH_HOST_CREDIT, got, sizeof got);
+    assert_string_equal(got, "3:4 ");
+    /* judged again (a repeated answer): nothing more */
+    clear_log(f);
+    index_validated(&f->x, j, late, states, 2, ids[0], 0, 4, 50, &f->log);
+    grants(&f->log, CH_USER_CREDIT, got, sizeof got);
+    assert_string_equal(got, "");
 }
 
 static void test_want_more_does_not_lower_target(void **state)
@@ -1325,6 +1381,8 @@ static void mirror_apply(struct prop *p)
         case CH_INST_UPDATE: rc = store_instance_update(p->st, &c->u.inst); break;
         case CH_JOB_UPDATE: rc = store_job_update(p->st, &c->u.job); break;
         case CH_BATCH_STATE: rc = store_batch_set_state(p->st, c->u.batch.id, c->u.batch.state, c->u.batch.time); break;
+        case CH_USER_CREDIT:
+        case CH_HOST_CREDIT: rc = 0; break;   /* the writer keeps credit (test_writer); no user rows here */
         }
         if (rc) fail_msg("change %d (kind %d) refused by the store: %s", i, c->kind, store_error(p->st));
     }
@@ -1538,6 +1596,8 @@ static void absorb_log(struct prop *p)
                 if (p->final_state[c->u.job.id] != -1) fail_msg("job %lld ended twice", (long long)c->u.job.id);
                 p->final_state[c->u.job.id] = c->u.job.state;
             }
+        } else if (c->kind == CH_USER_CREDIT || c->kind == CH_HOST_CREDIT) {
+            assert_true(c->u.credit.credit > 0);
         } else if (c->kind == CH_BATCH_STATE) {
             assert_true(c->u.batch.id >= 1 && c->u.batch.id <= 3);
             assert_int_equal(p->batch_end[c->u.batch.id], -1);
@@ -2119,6 +2179,7 @@ int main(void)
         T(test_give_up_lost_instance_replaces_it_now),
         T(test_validated_invalid_result_gets_no_credit_and_replacement),
         T(test_want_more_raises_target),
+        T(test_valid_results_granted_credit_once),
         T(test_want_more_does_not_lower_target),
         T(test_late_result_of_validated_job_judged_against_canonical),
         T(test_canonical_of_another_job_refused),
