@@ -322,7 +322,15 @@ static int read_header(const char *buf, size_t hlen, long data_index, int final,
     return 0;
 }
 
-int upload_parse_header(const char *buf, size_t len, struct upload_header *h,
+/* Where the first of the marks may end at or after from: a mark that
+ * straddles from starts at most its length - 1 bytes before it. */
+static const char *find_mark(const char *buf, size_t from, size_t scan, const char *mark, size_t n)
+{
+    size_t s0 = from >= n ? from - (n - 1) : 0;
+    return scan > s0 ? memmem(buf + s0, scan - s0, mark, n) : NULL;
+}
+
+int upload_parse_header(const char *buf, size_t len, size_t from, struct upload_header *h,
                         size_t *data_start, char *err, size_t errlen)
 {
     memset(h, 0, sizeof *h);
@@ -335,8 +343,9 @@ int upload_parse_header(const char *buf, size_t len, struct upload_header *h,
     }
     /* the whole end marker must lie within UPLOAD_HEADER_MAX bytes */
     size_t scan = len < UPLOAD_HEADER_MAX ? len : UPLOAD_HEADER_MAX;
-    const char *d = scan ? memmem(buf, scan, DATA_MARK, sizeof DATA_MARK - 1) : NULL;
-    const char *g = scan ? memmem(buf, scan, END_MARK, sizeof END_MARK - 1) : NULL;
+    if (from > scan) from = 0;   /* not a prefix this call extends: search it all */
+    const char *d = find_mark(buf, from, scan, DATA_MARK, sizeof DATA_MARK - 1);
+    const char *g = find_mark(buf, from, scan, END_MARK, sizeof END_MARK - 1);
     int rc;
     if (d && (!g || d < g)) {
         size_t hlen = (size_t)(d - buf) + sizeof DATA_MARK - 1;

@@ -21,12 +21,15 @@ struct upload_header {
     char signature[256];           /* the file_info's <xml_signature>, trimmed; "" if absent */
 };
 
-/* Looks at the first len bytes received so far. Returns:
+/* Looks at the first len bytes received so far. from: how many of them an
+ * earlier call returned 0 for (0 the first time), so that the search for
+ * the header's end resumes there instead of going over the whole buffer
+ * again: a header sent a byte at a time costs O(n), not O(n^2). Returns:
  *   1: header complete; *h filled; *data_start = index of the first data byte
  *      (for UPLOAD_GET_FILE_SIZE: len);
  *   0: incomplete, read more (and len < UPLOAD_HEADER_MAX);
  *  -1: malformed or too long; reason in err. */
-int upload_parse_header(const char *buf, size_t len, struct upload_header *h,
+int upload_parse_header(const char *buf, size_t len, size_t from, struct upload_header *h,
                         size_t *data_start, char *err, size_t errlen);
 
 /* <data_server_reply>: status 0 ok, 1 transient, -1 permanent; message may be

@@ -226,12 +226,12 @@ void upload_feed(struct upload *u, const char *data, size_t len)
 {
     if (u->phase == UP_DATA) return write_data(u, data, len);
     if (u->phase != UP_HEADER) return;
-    size_t take = len;
+    size_t take = len, seen = u->head.len;   /* the parser found no end in those */
     if (u->head.len + take > UPLOAD_HEADER_MAX) take = UPLOAD_HEADER_MAX - u->head.len;
     sb_append(&u->head, data, take);
     char err[256];
     size_t start;
-    int rc = upload_parse_header(u->head.s, u->head.len, &u->h, &start, err, sizeof err);
+    int rc = upload_parse_header(u->head.s, u->head.len, seen, &u->h, &start, err, sizeof err);
     if (rc < 0) return fail(u, -1, "malformed upload request: %s", err);
     if (rc == 0) {
         if (u->head.len >= UPLOAD_HEADER_MAX) fail(u, -1, "upload request header too long");

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t start = 0;
     char err[256];
     err[0] = 0;
-    int rc = upload_parse_header(buf, size, &h, &start, err, sizeof err);
+    int rc = upload_parse_header(buf, size, 0, &h, &start, err, sizeof err);
     check(rc >= -1 && rc <= 1);
     if (rc == -1) {
         check(err[0] != 0 && strchr(err, '\n') == NULL);
@@ -38,10 +38,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(start >= 7 && !memcmp(buf + start - 7, "<data>\n", 7));
         struct upload_header h2;
         size_t start2 = 0;
-        check(upload_parse_header(buf, start, &h2, &start2, err, sizeof err) == 1);
+        check(upload_parse_header(buf, start, 0, &h2, &start2, err, sizeof err) == 1);
         check(start2 == start && !strcmp(h2.name, h.name) && h2.nbytes == h.nbytes);
-        check(upload_parse_header(buf, start - 1, &h2, &start2, err, sizeof err) == 0);
-        check(upload_parse_header(buf, start / 2, &h2, &start2, err, sizeof err) == 0);
+        check(upload_parse_header(buf, start - 1, 0, &h2, &start2, err, sizeof err) == 0);
+        check(upload_parse_header(buf, start / 2, 0, &h2, &start2, err, sizeof err) == 0);
+        /* resumed where a shorter prefix said "read more": the same answer */
+        check(upload_parse_header(buf, start, start / 2, &h2, &start2, err, sizeof err) == 1);
+        check(start2 == start && !strcmp(h2.name, h.name));
+        check(upload_parse_header(buf, start, start - 1, &h2, &start2, err, sizeof err) == 1);
+        check(start2 == start);
     } else {
         check(h.kind == UPLOAD_GET_FILE_SIZE && start == size);
     }
