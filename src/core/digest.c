@@ -6,9 +6,14 @@
 #include <unistd.h>
 #include <errno.h>
 
-static void to_hex(const unsigned char *d, unsigned n, char *out)
+void hex_encode(const void *bytes, size_t n, char *out)
 {
-    for (unsigned i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", d[i]);
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *b = bytes;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
     out[2 * n] = 0;
 }
 
@@ -33,7 +38,7 @@ void md5_end(struct md5_ctx *c, char out[MD5_HEX_LEN])
     unsigned n = 0;
     EVP_DigestFinal_ex((EVP_MD_CTX *)c, d, &n);
     EVP_MD_CTX_free((EVP_MD_CTX *)c);
-    to_hex(d, n, out);
+    hex_encode(d, n, out);
 }
 
 void md5_hex_buf(const void *data, size_t len, char out[MD5_HEX_LEN])
@@ -41,7 +46,7 @@ void md5_hex_buf(const void *data, size_t len, char out[MD5_HEX_LEN])
     unsigned char d[EVP_MAX_MD_SIZE];
     unsigned n = 0;
     EVP_Digest(data, len, d, &n, EVP_md5(), NULL);
-    to_hex(d, n, out);
+    hex_encode(d, n, out);
 }
 
 static int digest_file(const char *path, const EVP_MD *md, char *out, int64_t *size)
@@ -68,7 +73,7 @@ static int digest_file(const char *path, const EVP_MD *md, char *out, int64_t *s
     unsigned n = 0;
     EVP_DigestFinal_ex(ctx, d, &n);
     EVP_MD_CTX_free(ctx);
-    to_hex(d, n, out);
+    hex_encode(d, n, out);
     if (size) *size = total;
     return 0;
 }

@@ -8,6 +8,9 @@
 #define MD5_HEX_LEN 33     /* 32 hex digits and NUL */
 #define SHA256_HEX_LEN 65
 
+/* The n bytes as 2n lowercase hex digits and a NUL, into out. */
+void hex_encode(const void *bytes, size_t n, char *out);
+
 void md5_hex_buf(const void *data, size_t len, char out[MD5_HEX_LEN]);
 /* 0 on success; *size gets the file's size when size is not NULL. */
 int md5_hex_file(const char *path, char out[MD5_HEX_LEN], int64_t *size);

@@ -1,7 +1,9 @@
 /* upload_cert.c - upload certificates (upload_cert.h). The key file is
  * two lines: "since UNIX_TIME" and the key in hex. */
 #include "core/upload_cert.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
+#include "core/strbuf.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <openssl/crypto.h>
@@ -15,16 +17,6 @@
 /* What is MACed: a label, so a certificate can never stand for another
  * use of the key, then the name. */
 #define CERT_LABEL "locus upload certificate v1\n"
-
-static void to_hex(const unsigned char *b, size_t n, char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = hex[b[i] >> 4];
-        out[2 * i + 1] = hex[b[i] & 15];
-    }
-    out[2 * n] = 0;
-}
 
 static int from_hex(const char *s, unsigned char *b, size_t n)
 {
@@ -44,7 +36,7 @@ static int make_key(const char *path, int64_t now, struct upload_key *k, char *e
     }
     k->since = now;
     char hex[2 * UPLOAD_KEY_BYTES + 1], text[128];
-    to_hex(k->key, sizeof k->key, hex);
+    hex_encode(k->key, sizeof k->key, hex);
     int n = snprintf(text, sizeof text, "since %" PRId64 "\n%s\n", now, hex);
     if (write_file_atomic_mode(path, text, (size_t)n, 0600)) {
         snprintf(err, errlen, "cannot write the upload key %s: %s", path, strerror(errno));
@@ -81,8 +73,7 @@ int upload_key_load(const char *path, int64_t now, struct upload_key *k, char *e
 static void mac(const struct upload_key *k, const char *name, unsigned char out[32])
 {
     size_t nlabel = strlen(CERT_LABEL), nname = strlen(name);
-    unsigned char *msg = malloc(nlabel + nname + 1);
-    if (!msg) abort();
+    unsigned char *msg = xmalloc(nlabel + nname);
     memcpy(msg, CERT_LABEL, nlabel);
     memcpy(msg + nlabel, name, nname);
     unsigned int outlen = 32;
@@ -94,7 +85,7 @@ void upload_cert_make(const struct upload_key *k, const char *name, char out[UPL
 {
     unsigned char m[32];
     mac(k, name, m);
-    to_hex(m, sizeof m, out);
+    hex_encode(m, sizeof m, out);
 }
 
 int upload_cert_ok(const struct upload_key *k, const char *name, const char *cert)
