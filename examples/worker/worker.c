@@ -5,7 +5,7 @@
  * server can validate bitwise.
  *
  * usage: worker [--iterations N] [--flops F] [--fail-code C] [--sleep-ms M]
- *               [--seed S] [--in NAME] [--state NAME]
+ *               [--seed S] [--in NAME] [--state NAME] [--device N]
  *   reads logical file "in" (missing = empty), writes logical file "out";
  *   --in NAME     read logical file NAME instead of "in"
  *   --state NAME  also write the output to logical file NAME: a step of a
@@ -14,6 +14,8 @@
  *   --flops F     N = F / 10 (about 10 operations per iteration)
  *   --fail-code C after the work, exit with C without output or finish file
  *   --sleep-ms M  sleep M ms at every 1% of progress (to interrupt in tests)
+ *   --device N    (or --device=N) the GPU the BOINC client assigned: only
+ *                 named on stderr, the work and the output do not change
  * State is checkpointed to worker_state in the current directory. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L  /* nanosleep, fsync, fileno with -std=c17 */
@@ -62,7 +64,7 @@ static void die(const char *what, const char *detail)
 static void usage(void)
 {
     fprintf(stderr, "usage: worker [--iterations N] [--flops F] [--fail-code C] "
-                    "[--sleep-ms M] [--seed S] [--in NAME] [--state NAME]\n");
+                    "[--sleep-ms M] [--seed S] [--in NAME] [--state NAME] [--device N]\n");
     exit(2);
 }
 
@@ -82,6 +84,8 @@ static void parse_args(int argc, char **argv, struct options *o)
     o->in_name = "in";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strncmp(a, "--device=", 9) == 0)
+            continue;  /* read by locus_gpu_device */
         if (!v)
             usage();
         i++;
@@ -104,6 +108,8 @@ static void parse_args(int argc, char **argv, struct options *o)
             o->in_name = v;
         } else if (strcmp(a, "--state") == 0) {
             o->state_name = v;
+        } else if (strcmp(a, "--device") == 0) {
+            /* read by locus_gpu_device */
         } else {
             usage();
         }
@@ -253,6 +259,11 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &o);
     if (locus_init() != 0)
         fprintf(stderr, "worker: runtime thread not started: %s\n", strerror(errno));
+    int device = locus_gpu_device(argc, argv);
+    if (device >= 0) {
+        const char *type = locus_get_init_data()->gpu_type;
+        fprintf(stderr, "worker: gpu device %d (%s)\n", device, *type ? type : "unknown");
+    }
     read_input(o.in_name, o.seed, &in);
     load_state(&o, &in, &s);
     compute(&o, &in, &s);

@@ -54,8 +54,9 @@ extern "C" {
 
 /* The few init_data.xml values an application may need. Strings are
  * NUL-terminated and silently truncated to their buffer; an absent value is
- * "" or 0. Only direct children of the root element are read, so tags of the
- * same name inside <host_info> or <project_preferences> do not leak in. */
+ * "" or 0 (but gpu_device_num: -1). Only direct children of the root element
+ * are read, so tags of the same name inside <host_info> or
+ * <project_preferences> do not leak in. */
 struct locus_init_data {
     char app_name[256];
     char wu_name[256];
@@ -75,6 +76,9 @@ struct locus_init_data {
     double wu_cpu_time;       /* CPU seconds used by earlier runs of this task */
     double starting_elapsed_time; /* elapsed seconds of earlier runs */
     double computation_deadline;  /* Unix time */
+    int gpu_device_num;       /* the GPU the client assigned (0, 1, ...), -1 if none */
+    char gpu_type[64];        /* its vendor as the client names it: "NVIDIA", "ATI",
+                               * "intel_gpu", ...; "" if none */
 };
 
 /* Starts the runtime. Reads init_data.xml in the current directory if
@@ -95,15 +99,26 @@ void locus_shutdown(void);
 /* 1 without init_data.xml (or before locus_init), else 0. */
 int locus_is_standalone(void);
 
-/* The values read by locus_init; all zero in standalone mode. The struct is
- * owned by the runtime and stays valid until locus_shutdown. */
+/* The values read by locus_init; all zero in standalone mode (and before
+ * locus_init), but gpu_device_num: -1. The struct is owned by the runtime
+ * and stays valid until locus_shutdown. */
 const struct locus_init_data *locus_get_init_data(void);
 
 /* Parses an init_data.xml text of len bytes (need not be NUL-terminated)
- * into *out (zeroed first; both owned by the caller). Tolerant: unknown tags,
- * bad numbers and broken markup are skipped. Returns the number of values
- * found, 0 if none. Reentrant; no locus_init needed. */
+ * into *out (zeroed first, gpu_device_num set to -1; both owned by the
+ * caller). Tolerant: unknown tags, bad numbers and broken markup are
+ * skipped. Returns the number of values found, 0 if none. Reentrant; no
+ * locus_init needed. */
 int locus_parse_init_data(const char *xml, size_t len, struct locus_init_data *out);
+
+/* The GPU a GPU job is to use, as the BOINC client passes it: the number N
+ * of the last "--device N" or "--device=N" in argv[1..argc) (the client
+ * appends it for apps of api_version < 7.5), else init_data's
+ * gpu_device_num as read by locus_init (so call it after locus_init), else
+ * -1 (a CPU job, or standalone: the application picks its default). A
+ * --device whose value is not a whole number in 0..9999 is ignored. argv
+ * (owned by the caller, may be NULL) is only read; nothing fails. */
+int locus_gpu_device(int argc, char **argv);
 
 /* The physical path of a logical file name: if the file named logical in the
  * current directory is a text file "<soft_link>PATH</soft_link>" (what the

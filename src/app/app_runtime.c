@@ -53,6 +53,7 @@ static struct runtime {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .cond = PTHREAD_COND_INITIALIZER,
     .standalone = 1,
+    .init = {.gpu_device_num = -1},
     .checkpoint_period = LOCUS_DEFAULT_CHECKPOINT_PERIOD,
 };
 
@@ -93,6 +94,7 @@ static void sleep_ns(long ns)
 static int read_init_data(struct locus_init_data *d)
 {
     memset(d, 0, sizeof *d);
+    d->gpu_device_num = -1;
     FILE *f = fopen("init_data.xml", "rb");
     if (!f)
         return errno != ENOENT;
@@ -294,6 +296,7 @@ void locus_shutdown(void)
     rt.started = 0;
     rt.standalone = 1;
     memset(&rt.init, 0, sizeof rt.init);
+    rt.init.gpu_device_num = -1;
     rt.suspended = rt.quit = rt.in_checkpoint = rt.stop = 0;
     rt.fraction_done = 0;
     rt.checkpoint_cpu = 0;
@@ -313,6 +316,48 @@ int locus_is_standalone(void)
 const struct locus_init_data *locus_get_init_data(void)
 {
     return &rt.init;
+}
+
+/* N of "--device N" (val) or "--device=N" (arg), -1 if arg is neither or
+ * N is not a whole number in 0..9999. */
+static int device_arg(const char *arg, const char *val)
+{
+    static const char opt[] = "--device";
+    const char *s;
+    if (!arg || strncmp(arg, opt, sizeof opt - 1) != 0)
+        return -1;
+    if (arg[sizeof opt - 1] == '\0')
+        s = val;
+    else if (arg[sizeof opt - 1] == '=')
+        s = arg + sizeof opt;
+    else
+        return -1;
+    if (!s || !*s)
+        return -1;
+    int n = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || n > 999)
+            return -1;
+        n = n * 10 + (*s - '0');
+    }
+    return n;
+}
+
+int locus_gpu_device(int argc, char **argv)
+{
+    int dev = -1;
+    for (int i = 1; argv && i < argc && argv[i]; i++) {
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int d = device_arg(argv[i], val);
+        if (d >= 0)
+            dev = d;  /* the last one wins: the client appends its own */
+    }
+    if (dev >= 0)
+        return dev;
+    pthread_mutex_lock(&rt.lock);
+    dev = rt.init.gpu_device_num >= 0 ? rt.init.gpu_device_num : -1;
+    pthread_mutex_unlock(&rt.lock);
+    return dev;
 }
 
 /* ---- what the application calls while computing ---- */

@@ -135,6 +135,7 @@ static const struct field fields[] = {
     FIELD(rsc_fpops_bound, F_DBL),  FIELD(rsc_memory_bound, F_DBL),
     FIELD(rsc_disk_bound, F_DBL),   FIELD(wu_cpu_time, F_DBL),
     FIELD(starting_elapsed_time, F_DBL), FIELD(computation_deadline, F_DBL),
+    FIELD(gpu_device_num, F_INT),   FIELD(gpu_type, F_STR),
 };
 
 static const struct field *lookup_field(const char *name, size_t n)
@@ -256,6 +257,7 @@ int locus_parse_init_data(const char *xml, size_t len, struct locus_init_data *o
     if (!out)
         return 0;
     memset(out, 0, sizeof *out);
+    out->gpu_device_num = -1;  /* absent: not a GPU job */
     if (!xml)
         return 0;
     while (p < len) {

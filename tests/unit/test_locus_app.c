@@ -314,6 +314,131 @@ static void test_parse_init_data_tolerant(void **state)
     assert_int_equal(strlen(d.app_name), sizeof d.app_name - 1);  /* truncated */
 }
 
+/* What the client writes for a GPU task (app_ipc.cpp), with look-alikes
+ * inside <host_info> that must not leak in. */
+static const char gpu_init_data[] =
+    "<app_init_data>\n"
+    "<app_name>gpu_worker</app_name>\n"
+    "<host_info><coprocs><coproc_cuda><gpu_device_num>7</gpu_device_num>"
+    "<gpu_type>inner</gpu_type></coproc_cuda></coprocs></host_info>\n"
+    "<gpu_type>NVIDIA</gpu_type>\n"
+    "<gpu_device_num>1</gpu_device_num>\n"
+    "<gpu_opencl_dev_index>1</gpu_opencl_dev_index>\n"
+    "<ncpus>0.200000</ncpus>\n"
+    "</app_init_data>\n";
+
+static void test_parse_init_data_gpu(void **state)
+{
+    (void)state;
+    struct locus_init_data d;
+    assert_int_equal(locus_parse_init_data(gpu_init_data, strlen(gpu_init_data), &d), 3);
+    assert_string_equal(d.app_name, "gpu_worker");
+    assert_int_equal(d.gpu_device_num, 1);
+    assert_string_equal(d.gpu_type, "NVIDIA");
+
+    /* absent: -1 and "", also for the texts that hold nothing at all */
+    assert_int_equal(locus_parse_init_data(full_init_data, strlen(full_init_data), &d), 12);
+    assert_int_equal(d.gpu_device_num, -1);
+    assert_string_equal(d.gpu_type, "");
+    assert_int_equal(locus_parse_init_data(NULL, 0, &d), 0);
+    assert_int_equal(d.gpu_device_num, -1);
+    assert_int_equal(locus_parse_init_data("", 0, &d), 0);
+    assert_int_equal(d.gpu_device_num, -1);
+
+    /* device 0 is a device; a bad number is skipped */
+    static const char zero[] = "<a><gpu_device_num> 0 </gpu_device_num></a>";
+    assert_int_equal(locus_parse_init_data(zero, strlen(zero), &d), 1);
+    assert_int_equal(d.gpu_device_num, 0);
+    static const char bad[] = "<a><gpu_device_num>x</gpu_device_num><gpu_type>ATI</gpu_type></a>";
+    assert_int_equal(locus_parse_init_data(bad, strlen(bad), &d), 1);
+    assert_int_equal(d.gpu_device_num, -1);
+    assert_string_equal(d.gpu_type, "ATI");
+
+    /* a long type is truncated to its buffer */
+    char longtype[200] = "<a><gpu_type>";
+    memset(longtype + strlen(longtype), 'g', 100);
+    strcat(longtype, "</gpu_type></a>");
+    assert_int_equal(locus_parse_init_data(longtype, strlen(longtype), &d), 1);
+    assert_int_equal(strlen(d.gpu_type), sizeof d.gpu_type - 1);
+}
+
+/* locus_gpu_device(argc, argv) with argv given as a NULL-terminated list. */
+static int gpu_device_of(char **argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    return locus_gpu_device(argc, argv);
+}
+
+static void test_gpu_device(void **state)
+{
+    (void)state;
+    char *none[] = {"app", "--iterations", "5", NULL};
+    char *spaced[] = {"app", "--iterations", "5", "--device", "3", NULL};
+    char *joined[] = {"app", "--device=2", "--seed", "1", NULL};
+    char *zero[] = {"app", "--device", "0", NULL};
+    char *last[] = {"app", "--device", "4", "--device=6", NULL};
+    char *bad1[] = {"app", "--device", "x", NULL};
+    char *bad2[] = {"app", "--device", "-1", NULL};
+    char *bad3[] = {"app", "--device=", "--devices", "4", "--device5", NULL};
+    char *bad4[] = {"app", "--device", "99999", NULL};
+    char *dangling[] = {"app", "--device", NULL};
+    char *prog[] = {"--device=8", NULL};  /* argv[0] is the program */
+
+    /* before locus_init: argv only */
+    assert_int_equal(gpu_device_of(none), -1);
+    assert_int_equal(gpu_device_of(spaced), 3);
+    assert_int_equal(gpu_device_of(joined), 2);
+    assert_int_equal(gpu_device_of(zero), 0);
+    assert_int_equal(gpu_device_of(last), 6);
+    assert_int_equal(gpu_device_of(bad1), -1);
+    assert_int_equal(gpu_device_of(bad2), -1);
+    assert_int_equal(gpu_device_of(bad3), -1);
+    assert_int_equal(gpu_device_of(bad4), -1);
+    assert_int_equal(gpu_device_of(dangling), -1);
+    assert_int_equal(gpu_device_of(prog), -1);
+    assert_int_equal(locus_gpu_device(0, NULL), -1);
+    assert_int_equal(locus_gpu_device(3, NULL), -1);
+    assert_int_equal(locus_get_init_data()->gpu_device_num, -1);
+    /* argc bounds the scan: "3" lies beyond it */
+    assert_int_equal(locus_gpu_device(4, spaced), -1);
+
+    /* in a GPU slot: init_data's device, which --device overrides */
+    char dir[4096];
+    char *shm = make_slot(dir, sizeof dir, "slot", gpu_init_data);
+    assert_int_equal(chdir(dir), 0);
+    assert_int_equal(locus_init(), 0);
+    assert_int_equal(locus_get_init_data()->gpu_device_num, 1);
+    assert_string_equal(locus_get_init_data()->gpu_type, "NVIDIA");
+    assert_int_equal(gpu_device_of(none), 1);
+    assert_int_equal(gpu_device_of(bad1), 1);
+    assert_int_equal(gpu_device_of(zero), 0);
+    assert_int_equal(gpu_device_of(spaced), 3);
+    locus_shutdown();
+    assert_int_equal(locus_get_init_data()->gpu_device_num, -1);
+    assert_int_equal(gpu_device_of(none), -1);
+    munmap(shm, 8 * CH_SIZE);
+
+    /* a CPU slot and standalone mode: none */
+    char cpu[4096], plain[4096];
+    shm = make_slot(cpu, sizeof cpu, "cpu", slot_init_data);
+    assert_int_equal(chdir(cpu), 0);
+    assert_int_equal(locus_init(), 0);
+    assert_int_equal(locus_is_standalone(), 0);
+    assert_int_equal(gpu_device_of(none), -1);
+    assert_string_equal(locus_get_init_data()->gpu_type, "");
+    locus_shutdown();
+    munmap(shm, 8 * CH_SIZE);
+    make_dir(plain, sizeof plain, "plain");
+    assert_int_equal(chdir(plain), 0);
+    assert_int_equal(locus_init(), 0);
+    assert_int_equal(locus_is_standalone(), 1);
+    assert_int_equal(locus_get_init_data()->gpu_device_num, -1);
+    assert_int_equal(gpu_device_of(none), -1);
+    assert_int_equal(gpu_device_of(joined), 2);
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -671,6 +796,7 @@ struct worker_run {
     const char *sleep_ms;          /* NULL: no sleeping */
     const char *checkpoint_period; /* NULL: default */
     const char *fail_code;         /* NULL: none */
+    const char *device;            /* NULL: no --device */
 };
 
 static int exec_worker(void *arg)
@@ -691,6 +817,10 @@ static int exec_worker(void *arg)
         argv[n++] = "--fail-code";
         argv[n++] = (char *)r->fail_code;
     }
+    if (r->device) {  /* appended last, like the client does */
+        argv[n++] = "--device";
+        argv[n++] = (char *)r->device;
+    }
     argv[n] = NULL;
     if (r->checkpoint_period)
         setenv("LOCUS_CHECKPOINT_PERIOD", r->checkpoint_period, 1);
@@ -704,16 +834,22 @@ static int exec_worker(void *arg)
 
 /* A slot whose "in" and "out" are soft links to ../proj/wu_in and
  * ../proj/<out>. */
-static char *make_worker_slot(char *dir, size_t n, const char *name, const char *out)
+static char *make_worker_slot_xml(char *dir, size_t n, const char *name, const char *out,
+                                  const char *xml)
 {
     char p[4200], link[4200];
-    char *shm = make_slot(dir, n, name, slot_init_data);
+    char *shm = make_slot(dir, n, name, xml);
     path_in(p, sizeof p, dir, "in");
     write_text(p, "<soft_link>../proj/wu_in</soft_link>\n");
     path_in(p, sizeof p, dir, "out");
     snprintf(link, sizeof link, "<soft_link>../proj/%s</soft_link>\n", out);
     write_text(p, link);
     return shm;
+}
+
+static char *make_worker_slot(char *dir, size_t n, const char *name, const char *out)
+{
+    return make_worker_slot_xml(dir, n, name, out, slot_init_data);
 }
 
 static char *read_proj_file(const char *name)
@@ -723,10 +859,9 @@ static char *read_proj_file(const char *name)
     return slurp(p, NULL);
 }
 
-static void run_worker_to_end(const char *dir, char *shm)
+static void run_worker_as(const char *dir, char *shm, const struct worker_run *r)
 {
-    struct worker_run plain = {0};
-    struct child c = fork_in(dir, exec_worker, &plain);
+    struct child c = fork_in(dir, exec_worker, (void *)r);
     child_wait(&c, shm);
     assert_exit_code(&c, 0);
     char p[4200];
@@ -736,6 +871,21 @@ static void run_worker_to_end(const char *dir, char *shm)
     assert_string_equal(text, "0\n");
     free(text);
     assert_false(exists_in(dir, "worker_state"));
+}
+
+static void run_worker_to_end(const char *dir, char *shm)
+{
+    struct worker_run plain = {0};
+    run_worker_as(dir, shm, &plain);
+}
+
+/* The slot's stderr.txt (malloc'd), "" if absent. */
+static char *slot_stderr(const char *dir)
+{
+    char p[4200];
+    path_in(p, sizeof p, dir, "stderr.txt");
+    char *text = slurp(p, NULL);
+    return text ? text : strdup("");
 }
 
 /* Iterations recorded in the slot's worker_state (field 6), -1 if none. */
@@ -847,6 +997,36 @@ static void test_worker_end_to_end(void **state)
     assert_non_null(out_plain);
     assert_string_equal(out_plain, out_a);
 
+    /* a CPU slot names no GPU */
+    char *log = slot_stderr(a);
+    assert_null(strstr(log, "gpu device"));
+    free(log);
+
+    /* a GPU slot: the device on stderr, the same output; --device from the
+     * command line wins over init_data.xml, a slot without a type says so */
+    char g[4096], g2[4096];
+    char *shm_g = make_worker_slot_xml(g, sizeof g, "slot_g", "out_g", gpu_init_data);
+    run_worker_to_end(g, shm_g);
+    log = slot_stderr(g);
+    assert_non_null(strstr(log, "worker: gpu device 1 (NVIDIA)\n"));
+    free(log);
+    char *out_g = read_proj_file("out_g");
+    assert_non_null(out_g);
+    assert_string_equal(out_g, out_a);
+    free(out_g);
+    char *shm_g2 = make_worker_slot(g2, sizeof g2, "slot_g2", "out_g2");
+    struct worker_run dev = {.device = "2"};
+    run_worker_as(g2, shm_g2, &dev);
+    log = slot_stderr(g2);
+    assert_non_null(strstr(log, "worker: gpu device 2 (unknown)\n"));
+    free(log);
+    out_g = read_proj_file("out_g2");
+    assert_non_null(out_g);
+    assert_string_equal(out_g, out_a);
+    free(out_g);
+    munmap(shm_g, 8 * CH_SIZE);
+    munmap(shm_g2, 8 * CH_SIZE);
+
     /* --fail-code: that exit code, no output, no finish file */
     char failing[4096];
     char *shm_f = make_worker_slot(failing, sizeof failing, "slot_f", "out_f");
@@ -875,6 +1055,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_parse_init_data),
         T(test_parse_init_data_tolerant),
+        T(test_parse_init_data_gpu),
+        T(test_gpu_device),
         T(test_numbers),
         T(test_resolve_filename),
         T(test_status_channel),
