@@ -8,6 +8,7 @@
 
 #define MD5_LEN 33
 #define PLATFORM_LEN 64
+#define PLAN_CLASS_LEN 64
 
 enum inst_state { INST_IN_PROGRESS = 4, INST_OVER = 5 };
 
@@ -103,6 +104,7 @@ struct app_version {
     int64_t id, app_id;
     char platform[PLATFORM_LEN];
     int version_num;
+    char plan_class[PLAN_CLASS_LEN];   /* "" for a plain CPU version; else a name in plan_class.xml */
     char api_version[16];
     double avg_ncpus;
     int nfiles;

@@ -45,6 +45,8 @@ enum ctx {
     C_APP_VERSION,
     C_IP_RESULTS,
     C_IP_RESULT,
+    C_COPROCS,
+    C_COPROC,        /* one coprocessor type: <coproc_cuda>, ..., or a declared <coproc> */
     C_PREFS,         /* <working_global_preferences> */
     C_GLOBAL_PREFS,
 };
@@ -77,6 +79,13 @@ static const struct container containers[] = {
     { C_APP_VERSIONS, C_APP_VERSION, "app_version" },
     { C_ROOT, C_IP_RESULTS, "in_progress_results" },
     { C_IP_RESULTS, C_IP_RESULT, "ip_result" },
+    { C_ROOT, C_COPROCS, "coprocs" },
+    { C_HOST_INFO, C_COPROCS, "coprocs" },
+    { C_COPROCS, C_COPROC, "coproc_cuda" },
+    { C_COPROCS, C_COPROC, "coproc_ati" },
+    { C_COPROCS, C_COPROC, "coproc_intel_gpu" },
+    { C_COPROCS, C_COPROC, "coproc_apple_gpu" },
+    { C_COPROCS, C_COPROC, "coproc" },
     { C_ROOT, C_PREFS, "working_global_preferences" },
     { C_PREFS, C_GLOBAL_PREFS, "global_preferences" },
 };
@@ -94,6 +103,7 @@ struct field {
 #define SK struct sr_sticky
 #define AV struct sr_app_version
 #define IP struct sr_ip_result
+#define CP struct sr_coproc
 
 static const struct field fields[] = {
     FLD(C_ROOT, F_STR, "authenticator", RQ, authenticator),
@@ -128,6 +138,20 @@ static const struct field fields[] = {
     FLD(C_HOST_INFO, F_DBL, "m_nbytes", RQ, m_nbytes),
     FLD(C_HOST_INFO, F_DBL, "d_total", RQ, d_total),
     FLD(C_HOST_INFO, F_DBL, "d_free", RQ, d_free),
+    FLD(C_HOST_INFO, F_STR, "p_features", RQ, p_features),
+
+    FLD(C_COPROC, F_STR, "type", CP, type),
+    FLD(C_COPROC, F_INT, "count", CP, count),
+    FLD(C_COPROC, F_DBL, "peak_flops", CP, peak_flops),
+    FLD(C_COPROC, F_DBL, "available_ram", CP, available_ram),
+    FLD(C_COPROC, F_DBL, "totalGlobalMem", CP, total_global_mem),
+    FLD(C_COPROC, F_INT, "drvVersion", CP, drv_version),
+    FLD(C_COPROC, F_INT, "cudaVersion", CP, cuda_version),
+    FLD(C_COPROC, F_INT, "major", CP, major),
+    FLD(C_COPROC, F_INT, "minor", CP, minor),
+    FLD(C_COPROC, F_DBL, "req_secs", CP, req_secs),
+    FLD(C_COPROC, F_DBL, "req_instances", CP, req_instances),
+    FLD(C_COPROC, F_DBL, "estimated_delay", CP, estimated_delay),
 
     { C_ALT_PLATFORM, F_STR, "name", 0, sizeof(((RQ *)0)->alt_platforms[0]) },
 
@@ -197,11 +221,31 @@ static void fail(struct parser *ps, const char *fmt, ...)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Opens the record of a context element, or fails when over its limit. */
-static int open_record(struct parser *ps, int ctx)
+/* The type a vendor's coprocessor element stands for; a declared <coproc>
+ * names its own. */
+static const struct { const char *element, *type; } vendor_coprocs[] = {
+    { "coproc_cuda", "NVIDIA" },
+    { "coproc_ati", "ATI" },
+    { "coproc_intel_gpu", "intel_gpu" },
+    { "coproc_apple_gpu", "apple_gpu" },
+};
+
+/* Opens the record of a context element `name`, or fails when over its limit. */
+static int open_record(struct parser *ps, int ctx, const char *name)
 {
     struct sched_request *r = ps->req;
     switch (ctx) {
+    case C_COPROC: {
+        if (r->ncoprocs >= SR_MAX_COPROCS) {
+            fail(ps, "too many coprocessor types (max %d)", SR_MAX_COPROCS);
+            return -1;
+        }
+        struct sr_coproc *cp = &r->coprocs[r->ncoprocs++];
+        memset(cp, 0, sizeof *cp);
+        for (size_t i = 0; i < sizeof vendor_coprocs / sizeof vendor_coprocs[0]; i++)
+            if (!strcmp(name, vendor_coprocs[i].element)) snprintf(cp->type, sizeof cp->type, "%s", vendor_coprocs[i].type);
+        break;
+    }
     case C_ALT_PLATFORM:
         if (r->nalt_platforms >= SR_MAX_ALT_PLATFORMS) {
             fail(ps, "too many <alt_platform> elements (max %d)", SR_MAX_ALT_PLATFORMS);
@@ -294,6 +338,8 @@ static char *record_base(struct parser *ps, int ctx)
         return r->other_results[r->nother - 1];
     case C_APP_VERSION:
         return (char *)&r->app_versions[r->napp_versions - 1];
+    case C_COPROC:
+        return (char *)&r->coprocs[r->ncoprocs - 1];
     default:
         return NULL;
     }
@@ -334,6 +380,13 @@ static void close_record(struct parser *ps, int ctx)
     case C_IP_RESULT:
         if (!r->ip[r->nip - 1].name[0]) fail(ps, "<ip_result> without <name>");
         break;
+    case C_COPROC: {
+        struct sr_coproc *cp = &r->coprocs[r->ncoprocs - 1];
+        if (!cp->type[0]) fail(ps, "<coproc> without <type>");
+        else if (cp->count < 0) fail(ps, "<count> %d of coprocessor %s is negative", cp->count, cp->type);
+        if (!cp->available_ram) cp->available_ram = cp->total_global_mem;
+        break;
+    }
     default:
         break;
     }
@@ -512,7 +565,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     } else if (parent != C_NONE) {
         lv.ctx = find_container(parent, name);
         if (lv.ctx != C_NONE) {
-            if (open_record(ps, lv.ctx) < 0) return;
+            if (open_record(ps, lv.ctx, name) < 0) return;
         } else {
             lv.field = find_field(parent, name);
         }

@@ -15,6 +15,8 @@
 #define SR_MAX_IP 10000            /* <ip_result> */
 #define SR_MAX_APP_VERSIONS 100
 #define SR_MAX_ALT_PLATFORMS 8
+#define SR_MAX_COPROCS 8           /* coprocessor types (<coproc_cuda>, <coproc>, ...) */
+#define SR_COPROC_TYPE_LEN 32
 #define SR_STDERR_MAX 65536        /* longer stderr_out text is cut to this */
 #define SR_MAX_DEPTH 32            /* element nesting */
 
@@ -62,6 +64,23 @@ struct sr_app_version {
     char platform[64];
 };
 
+/* A type of coprocessor the host has and its work request for it. The
+ * vendors' elements name their type: <coproc_cuda> is "NVIDIA", <coproc_ati>
+ * "ATI", <coproc_intel_gpu> "intel_gpu", <coproc_apple_gpu> "apple_gpu";
+ * a <coproc> the volunteer declared in cc_config.xml carries its own <type>.
+ * A field the client did not send is 0. */
+struct sr_coproc {
+    char type[SR_COPROC_TYPE_LEN];
+    int count;                     /* devices of this type */
+    double peak_flops;             /* per device */
+    double available_ram;          /* bytes per device (NVIDIA: falls back to totalGlobalMem) */
+    double total_global_mem;
+    int drv_version;               /* NVIDIA: e.g. 58015 for 580.15 */
+    int cuda_version;              /* NVIDIA: e.g. 13000 for CUDA 13.0 */
+    int major, minor;              /* NVIDIA: compute capability */
+    double req_secs, req_instances, estimated_delay;
+};
+
 struct sched_request {
     char authenticator[SR_NAME_LEN];
     int64_t hostid;
@@ -83,6 +102,10 @@ struct sched_request {
     char p_vendor[64], p_model[128];
     int p_ncpus;
     double p_fpops, p_iops, m_nbytes, d_total, d_free;
+    char p_features[2048];         /* CPU features, space-separated ("sse2 avx2 ...") */
+    /* <coprocs> (at the root, or inside <host_info> from older clients) */
+    int ncoprocs;
+    struct sr_coproc coprocs[SR_MAX_COPROCS];
 
     int nresults;
     struct sr_result *results;     /* owned array */
@@ -104,7 +127,7 @@ struct sched_request {
  * sched_request_free), or -1 with a one-line reason in err; then *req holds
  * nothing to free. Requires the root element <scheduler_request>. A result,
  * file_info, other_result, alt_platform without <name> (app_version without
- * <app_name>) is an error. Bytes that can never be XML text (control
+ * <app_name>) is an error, as is a <coproc> without <type>. Bytes that can never be XML text (control
  * characters, bad UTF-8: an app's stderr may hold them) are read as '?'
  * rather than refusing the request. Reentrant. */
 int sched_request_parse(const char *buf, size_t len, struct sched_request *req,

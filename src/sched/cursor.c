@@ -289,7 +289,8 @@ static int better(const struct cursor *c, const struct cursor *best, const struc
  * where it would count without computing. */
 static int runs(const struct cbatch *cb, const struct dispatch_request *req)
 {
-    return best_version(cb->app, req->platforms, req->nplatforms) != NULL;
+    struct version_choice vc;
+    return best_version(cb->app, req, NULL, &vc);
 }
 
 /* The cursor h should join, among those of the batches of priority prio
@@ -402,7 +403,7 @@ struct walk {
     struct cursor *c;
     struct chost *h;
     const struct dispatch_request *req;
-    const struct app_version *av;
+    struct version_choice vc;   /* the version the host runs, for the resource still wanted */
     struct dispatch_budget *budget;
     struct dispatch_result *res;
     struct change_log *log;
@@ -416,12 +417,15 @@ static int walk_room(const struct walk *w)
 
 static int64_t num_of(const struct cursor *c, size_t k) { return c->r.first_job_num + (int64_t)k; }
 
-/* 1 if the host may run the job at offset k of its cursor. */
-static int may_take(const struct walk *w, size_t k)
+/* 1 if the host may run the job at offset k of its cursor, with a version
+ * whose resource still wants work. */
+static int may_take(struct walk *w, size_t k)
 {
     const struct sjob *j = w->c->jobs[k];
+    if (!budget_rsc_wants(w->budget, w->vc.u.rsc) && !best_version(w->c->batch->app, w->req, w->budget, &w->vc))
+        return 0;
     return host_may_take(w->x, j, &w->req->host) &&
-           budget_fits(w->budget, &w->req->host, j->flops_est, j->batch->b.delay_bound);
+           budget_fits(w->budget, &w->req->host, &w->vc.u, j->flops_est, j->batch->b.delay_bound);
 }
 
 /* Jobs a walker will come to: the results it computes in this many seconds
@@ -468,7 +472,7 @@ static void walk_lane(struct walk *w)
             l->front = num_of(c, k) + 1;
         }
         h->pos = num_of(c, k) + 1;
-        if (may_take(w, k)) send_instance(w->x, c->jobs[k], w->av, w->req, w->budget, w->res, w->log);
+        if (may_take(w, k)) send_instance(w->x, c->jobs[k], &w->vc, w->req, w->budget, w->res, w->log);
     }
 }
 
@@ -607,7 +611,7 @@ static void fill_in_order(struct walk *w)
     size_t k = 0;
     while (walk_room(w) && (k = bitidx_next(&w->c->sendable, k)) != SIZE_MAX) {
         ++*w->scans;
-        if (may_take(w, k)) send_instance(w->x, w->c->jobs[k], w->av, w->req, w->budget, w->res, w->log);
+        if (may_take(w, k)) send_instance(w->x, w->c->jobs[k], &w->vc, w->req, w->budget, w->res, w->log);
         k++;
     }
 }
@@ -621,9 +625,8 @@ static void fill_cursor(struct sched_index *x, struct cursor *c, struct chost *h
                         struct dispatch_budget *budget, struct dispatch_result *res, struct change_log *log,
                         int *scans)
 {
-    const struct app_version *av = best_version(c->batch->app, req->platforms, req->nplatforms);
-    struct walk w = {x, c, h, req, av, budget, res, log, scans};
-    if (!av) return;
+    struct walk w = {x, c, h, req, {0}, budget, res, log, scans};
+    if (!best_version(c->batch->app, req, budget, &w.vc)) return;
     if (x->cur.in_order) {
         fill_in_order(&w);
         return;

@@ -6,17 +6,31 @@
 /* A host that reports no benchmark still gets work: assume 1 GFLOPS. */
 static double host_flops(const struct host_view *h) { return h->flops > 0 ? h->flops : 1e9; }
 
-double est_runtime(const struct host_view *h, double flops_est)
+struct rsc_usage cpu_usage(const struct host_view *h) { return (struct rsc_usage){RSC_CPU, 1, 0, host_flops(h)}; }
+
+double est_runtime_on(const struct host_view *h, const struct rsc_usage *u, double flops_est)
 {
     double dcf = h->dcf > 0 ? h->dcf : 1;
-    return flops_est / host_flops(h) * dcf;
+    return flops_est / (u->flops > 0 ? u->flops : host_flops(h)) * dcf;
+}
+
+double est_runtime(const struct host_view *h, double flops_est)
+{
+    struct rsc_usage u = cpu_usage(h);
+    return est_runtime_on(h, &u, flops_est);
+}
+
+double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est)
+{
+    double avail = (h->on_frac > 0 ? h->on_frac : 1) * (h->active_frac > 0 ? h->active_frac : 1);
+    if (avail < 0.01) avail = 0.01;  /* hosts report tiny fractions just after install */
+    return est_runtime_on(h, u, flops_est) / avail;
 }
 
 double est_turnaround(const struct host_view *h, double flops_est)
 {
-    double avail = (h->on_frac > 0 ? h->on_frac : 1) * (h->active_frac > 0 ? h->active_frac : 1);
-    if (avail < 0.01) avail = 0.01;  /* hosts report tiny fractions just after install */
-    return est_runtime(h, flops_est) / avail;
+    struct rsc_usage u = cpu_usage(h);
+    return est_turnaround_on(h, &u, flops_est);
 }
 
 double est_throughput(const struct host_view *h)
@@ -29,6 +43,14 @@ int deadline_feasible(const struct host_view *h, double flops_est, double delay_
     return est_turnaround(h, flops_est) <= delay_bound;
 }
 
+/* How much of its resource a job run as u occupies in that resource's queue. */
+static struct edf_item usage_item(const struct host_view *h, const struct rsc_usage *u, double flops_est,
+                                  double delay_bound)
+{
+    return (struct edf_item){est_turnaround_on(h, u, flops_est), delay_bound,
+                             u->rsc == RSC_CPU ? u->ncpus : u->ndevices};
+}
+
 /* Wall time on the host's clock for runtime seconds of computing. */
 static double with_availability(const struct host_view *h, double runtime)
 {
@@ -38,46 +60,77 @@ static double with_availability(const struct host_view *h, double runtime)
 void budget_init(struct dispatch_budget *b, const struct host_view *h, const struct dispatch_limits *l)
 {
     b->deadline_refusals = 0;
-    edf_init(&b->load, h->ncpus);
+    b->nrsc = 1 + (h->ncoprocs < HOST_MAX_COPROCS ? h->ncoprocs : HOST_MAX_COPROCS);
+    edf_init(&b->load[RSC_CPU], h->ncpus);
+    b->secs_left[RSC_CPU] = h->req_secs;
+    b->instances_left[RSC_CPU] = h->req_instances;
+    for (int k = 1; k < b->nrsc; k++) {
+        edf_init(&b->load[k], h->coprocs[k - 1].count);
+        b->secs_left[k] = h->coprocs[k - 1].req_secs;
+        b->instances_left[k] = h->coprocs[k - 1].req_instances;
+    }
     if (h->check_deadlines && h->nqueued > 0) {
         struct edf_item *v = xmalloc((size_t)h->nqueued * sizeof *v);
         for (int i = 0; i < h->nqueued; i++) {
             v[i] = h->queued[i];
             v[i].remaining = with_availability(h, v[i].remaining);
         }
-        edf_add_all(&b->load, v, h->nqueued);
+        edf_add_all(&b->load[RSC_CPU], v, h->nqueued);
         free(v);
     }
-    b->secs_left = h->req_secs;
-    b->instances_left = h->req_instances;
     int cpus = h->ncpus > 0 ? h->ncpus : 1;
     int room = l->max_in_progress_per_cpu * cpus - h->in_progress;
     b->jobs_left = room < l->max_jobs_per_rpc ? room : l->max_jobs_per_rpc;
     if (b->jobs_left < 0) b->jobs_left = 0;
 }
 
-int budget_wants_more(const struct dispatch_budget *b)
+double budget_flops_left(const struct dispatch_budget *b, const struct host_view *h)
 {
-    return b->jobs_left > 0 && (b->secs_left > 0 || b->instances_left > 0);
+    double f = b->secs_left[RSC_CPU] / est_runtime(h, 1);
+    for (int k = 1; k < b->nrsc; k++)
+        if (b->secs_left[k] > 0 && h->coprocs[k - 1].peak_flops > 0) {
+            struct rsc_usage u = {k, 0, 1, h->coprocs[k - 1].peak_flops};
+            f += b->secs_left[k] / est_runtime_on(h, &u, 1);
+        }
+    return f;
 }
 
-void budget_free(struct dispatch_budget *b) { edf_free(&b->load); }
-
-int budget_fits(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound)
+int budget_rsc_wants(const struct dispatch_budget *b, int rsc)
 {
-    if (!deadline_feasible(h, flops_est, delay_bound)) return 0;
+    return rsc >= 0 && rsc < b->nrsc && b->jobs_left > 0 && (b->secs_left[rsc] > 0 || b->instances_left[rsc] > 0);
+}
+
+int budget_wants_more(const struct dispatch_budget *b)
+{
+    for (int k = 0; k < b->nrsc; k++)
+        if (budget_rsc_wants(b, k)) return 1;
+    return 0;
+}
+
+void budget_free(struct dispatch_budget *b)
+{
+    for (int k = 0; k < b->nrsc; k++) edf_free(&b->load[k]);
+}
+
+int budget_fits(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
+                double delay_bound)
+{
+    if (est_turnaround_on(h, u, flops_est) > delay_bound) return 0;
     if (!h->check_deadlines) return 1;
-    struct edf_item it = {est_turnaround(h, flops_est), delay_bound, 1};
-    if (delay_bound >= h->min_queue && edf_accepts(&b->load, &it)) return 1;
+    struct edf_item it = usage_item(h, u, flops_est, delay_bound);
+    if (delay_bound >= h->min_queue && edf_accepts(&b->load[u->rsc], &it)) return 1;
     b->deadline_refusals++;
     return 0;
 }
 
-void budget_take(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound)
+void budget_take(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
+                 double delay_bound)
 {
-    double runtime = est_runtime(h, flops_est);
-    if (h->check_deadlines) edf_add(&b->load, &(struct edf_item){est_turnaround(h, flops_est), delay_bound, 1});
-    b->secs_left -= runtime;
-    b->instances_left -= 1;
+    if (h->check_deadlines) {
+        struct edf_item it = usage_item(h, u, flops_est, delay_bound);
+        edf_add(&b->load[u->rsc], &it);
+    }
+    b->secs_left[u->rsc] -= est_runtime_on(h, u, flops_est);
+    b->instances_left[u->rsc] -= u->rsc == RSC_CPU ? u->ncpus : u->ndevices;
     b->jobs_left -= 1;
 }

@@ -7,6 +7,36 @@
 #include "sched/edf.h"
 #include <stdint.h>
 
+/* A host's resources: its CPUs (RSC_CPU) and up to HOST_MAX_COPROCS types
+ * of coprocessor (GPUs, or devices the volunteer declared), resource k >= 1
+ * being coprocs[k - 1]. Each has its own work request and, when deadlines
+ * are checked, its own simulated queue. */
+#define RSC_CPU 0
+#define HOST_MAX_COPROCS 4
+#define RSC_MAX (1 + HOST_MAX_COPROCS)
+#define COPROC_TYPE_LEN 32
+
+struct host_coproc {
+    char type[COPROC_TYPE_LEN];   /* "NVIDIA", "ATI", "intel_gpu", "apple_gpu" or a declared name */
+    int count;
+    double peak_flops;        /* per device */
+    double ram;               /* bytes per device; 0 unknown */
+    int driver_version;       /* NVIDIA: 58015 for 580.15; 0 unknown */
+    int cuda_version;         /* 13000 for CUDA 13.0; 0 unknown */
+    int compute_cap;          /* major * 100 + minor; 0 unknown */
+    double req_secs;          /* seconds of work asked for this type */
+    double req_instances;     /* idle devices to fill */
+};
+
+/* How a host runs one app version: which resource, how much of it, and how
+ * fast (what the reply's app version says as avg_ncpus, coproc, flops). */
+struct rsc_usage {
+    int rsc;                  /* RSC_CPU, or k for coprocs[k - 1] */
+    double ncpus;             /* CPUs a job keeps busy */
+    double ndevices;          /* devices of rsc a job takes; 0 on the CPU */
+    double flops;             /* the job's speed, flops per second */
+};
+
 /* What the scheduler knows of a host at one RPC (from its request). */
 struct host_view {
     int64_t host_id, user_id;
@@ -15,6 +45,11 @@ struct host_view {
     double on_frac, active_frac, dcf;
     double req_secs;          /* CPU seconds of work asked for */
     double req_instances;     /* idle CPUs to fill */
+    int ncoprocs;
+    struct host_coproc coprocs[HOST_MAX_COPROCS];
+    const char *cpu_features; /* space-separated; borrowed, NULL unknown */
+    const char *os_name;      /* borrowed, NULL unknown */
+    double mem_bytes;         /* RAM; 0 unknown */
     int in_progress;          /* instances the host holds already */
     /* The deadline check (edf.h): the results the host holds, as its
      * request lists them (<in_progress_results>; remaining in its own
@@ -30,18 +65,26 @@ struct dispatch_limits {
     int max_in_progress_per_cpu;
 };
 
-/* Running state of one request being filled. */
+/* Running state of one request being filled, per resource. */
 struct dispatch_budget {
-    double secs_left;
-    double instances_left;
+    int nrsc;                 /* 1 + the host's coprocessor types */
+    double secs_left[RSC_MAX];
+    double instances_left[RSC_MAX];
     int jobs_left;            /* per-RPC cap, and in-progress cap */
-    struct edf_load load;     /* the host's work and what this request sent, when checking deadlines */
+    /* each resource's work and what this request sent, when checking
+     * deadlines: the CPUs hold the host's listed tasks */
+    struct edf_load load[RSC_MAX];
     int deadline_refusals;    /* candidates refused by the deadline check */
 };
 
-/* Seconds of wall time the job takes on the host (runtime estimate). */
+/* A plain CPU version on the host: one CPU at its benchmark. */
+struct rsc_usage cpu_usage(const struct host_view *h);
+/* Seconds of wall time the job takes on the host (runtime estimate), run
+ * as u says, or as a plain CPU version (est_runtime, est_turnaround). */
+double est_runtime_on(const struct host_view *h, const struct rsc_usage *u, double flops_est);
 double est_runtime(const struct host_view *h, double flops_est);
 /* Wall time to completion, including the host's off and inactive time. */
+double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est);
 double est_turnaround(const struct host_view *h, double flops_est);
 /* Flops per second the host delivers on all its CPUs, availability included. */
 double est_throughput(const struct host_view *h);
@@ -51,14 +94,23 @@ int deadline_feasible(const struct host_view *h, double flops_est, double delay_
 /* Starts a request's budget; release it with budget_free. */
 void budget_init(struct dispatch_budget *b, const struct host_view *h, const struct dispatch_limits *l);
 void budget_free(struct dispatch_budget *b);
-/* 1 while the request wants more work. */
+/* The work the request still wants, in flops: each resource's seconds at
+ * its speed (a CPU at its benchmark, a device at its peak), as the host's
+ * duration correction scales them. */
+double budget_flops_left(const struct dispatch_budget *b, const struct host_view *h);
+/* 1 while the request wants more work, of any resource. */
 int budget_wants_more(const struct dispatch_budget *b);
-/* 1 if a job may go to the host: it can return it in time and, when the
- * host listed its work, the deadline check passes (no deadline
- * before now + min_queue, the EDF simulation of the host's work with the
- * job meets its deadline and makes nothing later). Counts refusals. */
-int budget_fits(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound);
-/* Records a job sent: its runtime leaves the request, and the job joins
- * the host's simulated work. */
-void budget_take(struct dispatch_budget *b, const struct host_view *h, double flops_est, double delay_bound);
+/* 1 while the request wants more work of resource rsc. */
+int budget_rsc_wants(const struct dispatch_budget *b, int rsc);
+/* 1 if a job run as u may go to the host: it can return it in time and,
+ * when the host listed its work, the deadline check of u's resource passes
+ * (no deadline before now + min_queue, the EDF simulation of that
+ * resource's work with the job meets its deadline and makes nothing later).
+ * Counts refusals. */
+int budget_fits(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
+                double delay_bound);
+/* Records a job sent, run as u: its runtime leaves u's resource's request,
+ * and the job joins that resource's simulated work. */
+void budget_take(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
+                 double delay_bound);
 #endif

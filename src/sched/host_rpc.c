@@ -153,10 +153,12 @@ static void recover_lost(struct sched_index *x, const struct rpc_input *in, stru
         instance_wire_name(name, sizeof name, j->batch->b.name, j->id, inst->seq);
         if (smap_get(&listed, name)) continue;
         const struct app_version *av = version_of(j, inst->app_version_id);
-        /* a sequence's task lost means its state chain is too: relocate it */
-        if (av && !j->sq && d->nsent < d->max &&
-            deadline_feasible(&in->host, j->flops_est, (double)(inst->deadline - in->now))) {
-            d->sent[d->nsent++] = (struct dispatched){j, *inst, av};
+        struct rsc_usage u;
+        /* a sequence's task lost means its state chain is too: relocate it;
+         * a host that can no longer run its version (a GPU gone) gives it up */
+        if (av && !j->sq && d->nsent < d->max && app_version_usage(in->plan_classes, av, &in->host, &u) &&
+            est_turnaround_on(&in->host, &u, j->flops_est) <= (double)(inst->deadline - in->now)) {
+            d->sent[d->nsent++] = (struct dispatched){j, *inst, av, u};
             d->nresent++;
         } else {
             d->ngiven_up++;
@@ -173,6 +175,7 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
     struct dispatch_request dr = {
         .host = in->host, .platforms = in->platforms, .nplatforms = in->nplatforms, .limits = in->limits,
         .now = in->now, .files = in->files, .nfiles = in->nfiles, .seed = in->seed, .retry = retry,
+        .plan_classes = in->plan_classes,
     };
     int room = d->max - d->nsent;
     if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;

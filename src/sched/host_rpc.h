@@ -55,6 +55,7 @@ struct rpc_input {
     const char *const *files;       /* sticky files the host holds */
     int nfiles;
     struct dispatch_limits limits;
+    const struct plan_class_set *plan_classes;  /* the project's; NULL: none */
     dispatch_fn dispatch;           /* the project's policy */
     struct rpc_routing routing;
     int64_t now;

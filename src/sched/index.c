@@ -472,17 +472,26 @@ int host_may_take(const struct sched_index *x, const struct sjob *j, const struc
     return 1;
 }
 
-const struct app_version *best_version(const struct sapp *a, const char *const *platforms, int np)
+int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
+                 struct version_choice *out)
 {
-    for (int p = 0; p < np; p++) {
-        const struct app_version *best = NULL;
-        for (int i = 0; i < a->nversions; i++)
-            if (!strcmp(a->versions[i]->platform, platforms[p]) &&
-                (!best || a->versions[i]->version_num > best->version_num))
-                best = a->versions[i];
-        if (best) return best;
-    }
-    return NULL;
+    int found = 0, found_p = 0;
+    for (int p = 0; p < req->nplatforms; p++)
+        for (int i = 0; i < a->nversions; i++) {
+            const struct app_version *v = a->versions[i];
+            struct rsc_usage u;
+            if (strcmp(v->platform, req->platforms[p]) || !app_version_usage(req->plan_classes, v, &req->host, &u) ||
+                (b && !budget_rsc_wants(b, u.rsc)))
+                continue;
+            int better = !found || u.flops > out->u.flops ||
+                         (u.flops == out->u.flops && p == found_p && v->version_num > out->av->version_num);
+            if (better) {
+                *out = (struct version_choice){v, u};
+                found = 1;
+                found_p = p;
+            }
+        }
+    return found;
 }
 
 int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result *res)
@@ -493,19 +502,20 @@ int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result 
 /* When the host should be done with a job sent now: behind the work it
  * holds and the work sent before in this reply, on all its CPUs. */
 static double queued_turnaround(const struct dispatch_request *req, const struct dispatch_budget *b,
-                                double flops_est)
+                                const struct rsc_usage *u, double flops_est)
 {
     const struct host_view *h = &req->host;
     int cpus = h->ncpus > 0 ? h->ncpus : 1;
-    double one = est_turnaround(h, flops_est);
+    double one = est_turnaround_on(h, u, flops_est);
     double ahead = (double)h->in_progress + (double)(req->limits.max_jobs_per_rpc - b->jobs_left);
     return one * (1 + ahead / cpus);
 }
 
-void send_instance(struct sched_index *x, struct sjob *j, const struct app_version *av,
+void send_instance(struct sched_index *x, struct sjob *j, const struct version_choice *vc,
                    const struct dispatch_request *req, struct dispatch_budget *budget,
                    struct dispatch_result *res, struct change_log *log)
 {
+    const struct app_version *av = vc->av;
     int seq = 0;
     for (int i = 0; i < j->ninst; i++)
         if (j->inst[i].seq >= seq) seq = j->inst[i].seq + 1;
@@ -514,17 +524,17 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct app_versi
         .host_id = req->host.host_id, .user_id = req->host.user_id, .app_version_id = av->id,
         .state = INST_IN_PROGRESS, .sent_time = req->now,
         .deadline = req->now + (int64_t)j->batch->b.delay_bound,
-        .expected = req->now + (int64_t)queued_turnaround(req, budget, j->flops_est),
+        .expected = req->now + (int64_t)queued_turnaround(req, budget, &vc->u, j->flops_est),
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);
     if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
     job_queue(x, j);
-    res->sent[res->nsent++] = (struct dispatched){j, in, av};
-    budget_take(budget, &req->host, j->flops_est, j->batch->b.delay_bound);
+    res->sent[res->nsent++] = (struct dispatched){j, in, av, vc->u};
+    budget_take(budget, &req->host, &vc->u, j->flops_est, j->batch->b.delay_bound);
 }
 
-struct candidate_app { struct sapp *app; const struct app_version *av; };
+struct candidate_app { struct sapp *app; struct version_choice vc; };
 
 int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
               struct dispatch_result *res, struct change_log *log)
@@ -537,8 +547,7 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
     void *v;
     while (imap_next(&x->apps, &it, NULL, &v)) {
         struct sapp *a = v;
-        const struct app_version *av = a->heap_n ? best_version(a, req->platforms, req->nplatforms) : NULL;
-        if (av) apps[napps++] = (struct candidate_app){a, av};
+        if (a->heap_n && best_version(a, req, budget, &apps[napps].vc)) apps[napps++].app = a;
     }
 
     struct sjob *aside[DISPATCH_SCAN_LIMIT];
@@ -549,12 +558,19 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
             if (apps[i].app->heap_n && (!best || job_before(apps[i].app->heap[0], best->app->heap[0])))
                 best = &apps[i];
         if (!best) break;
+        /* the resource its version uses may have had its fill: another
+         * version of the app may still be wanted, else the app is done */
+        if (!budget_rsc_wants(budget, best->vc.u.rsc) && !best_version(best->app, req, budget, &best->vc)) {
+            *best = apps[--napps];
+            continue;
+        }
         struct sjob *j = best->app->heap[0];
         heap_remove(best->app, j);
         aside[naside++] = j;   /* back in the queue after this request */
-        if (!host_may_take(x, j, &req->host) || !budget_fits(budget, &req->host, j->flops_est, j->batch->b.delay_bound))
+        if (!host_may_take(x, j, &req->host) ||
+            !budget_fits(budget, &req->host, &best->vc.u, j->flops_est, j->batch->b.delay_bound))
             continue;
-        send_instance(x, j, best->av, req, budget, res, log);
+        send_instance(x, j, &best->vc, req, budget, res, log);
         nsent++;
     }
     for (int i = 0; i < naside; i++) job_queue(x, aside[i]);
@@ -642,12 +658,13 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         else due = req->now + (req->now - in->expected);   /* overdue: the later, the longer it may take */
         if ((double)(due - req->now) < gain * mine) continue;
         if (mode_refuses_spare(x, j) || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
-            j->ninst + 1 >= j->batch->b.red.max_total_instances ||
-            !budget_fits(budget, h, j->flops_est, j->batch->b.delay_bound))
+            j->ninst + 1 >= j->batch->b.red.max_total_instances)
             continue;
-        const struct app_version *av = best_version(j->batch->app, req->platforms, req->nplatforms);
-        if (!av) continue;
-        send_instance(x, j, av, req, budget, res, log);
+        struct version_choice vc;
+        if (!best_version(j->batch->app, req, budget, &vc) ||
+            !budget_fits(budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound))
+            continue;
+        send_instance(x, j, &vc, req, budget, res, log);
         n++;
     }
     return n;

@@ -12,6 +12,7 @@
 #include "sched/cursor.h"
 #include "sched/dispatch.h"
 #include "sched/locality.h"
+#include "sched/plan_class.h"
 #include "sched/sequence.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -144,9 +145,11 @@ struct dispatch_request {
     int nfiles;
     uint64_t seed;                  /* the driver's randomness for this request */
     int retry;                      /* second try after waiting for need_work */
+    const struct plan_class_set *plan_classes;  /* the project's; NULL: none (versions naming one are not sent) */
 };
 
-struct dispatched { struct sjob *job; struct instance inst; const struct app_version *av; };
+/* An instance sent, its app version and how the host runs it. */
+struct dispatched { struct sjob *job; struct instance inst; const struct app_version *av; struct rsc_usage u; };
 
 /* What a dispatch decided. The caller provides sent[max]; the name lists
  * are owned by the result (dispatch_result_free). */

@@ -15,10 +15,16 @@ void job_queue(struct sched_index *x, struct sjob *j);
 /* 1 if the host may get an instance of j (not two per host, nor per user
  * under one_result_per_user_per_wu). */
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h);
-/* The newest version of an app for the first of the host's platforms that has one. */
-const struct app_version *best_version(const struct sapp *a, const char *const *platforms, int np);
-/* Creates an instance of j for the request's host and accounts it. */
-void send_instance(struct sched_index *x, struct sjob *j, const struct app_version *av,
+/* The version of an app a host runs, and how (plan_class.h). */
+struct version_choice { const struct app_version *av; struct rsc_usage u; };
+/* The fastest version of app a the request's host can run, on one of its
+ * platforms, whose plan class fits it, and whose resource budget b (NULL:
+ * any) still wants work; among equally fast ones, the host's first
+ * platform, then the newest. 1 and *out if there is one, else 0. */
+int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
+                 struct version_choice *out);
+/* Creates an instance of j for the request's host, run as vc, and accounts it. */
+void send_instance(struct sched_index *x, struct sjob *j, const struct version_choice *vc,
                    const struct dispatch_request *req, struct dispatch_budget *budget,
                    struct dispatch_result *res, struct change_log *log);
 /* 1 if no job anywhere has an instance to send. */

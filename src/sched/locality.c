@@ -326,13 +326,6 @@ static void host_set_speed(struct locality *l, struct lhost *h, double speed)
     h->speed = speed;
 }
 
-/* Flops per second of one CPU of the host, as estimates count them. */
-static double host_flops_of(const struct host_view *v)
-{
-    double one = est_runtime(v, 1);
-    return one > 0 ? 1 / one : 0;
-}
-
 /* The host, now the most recently seen. */
 static struct lhost *host_touch(struct locality *l, int64_t host_id, int64_t now)
 {
@@ -493,15 +486,15 @@ static int from_file(struct fill *c, struct lfile *f)
         struct sjob *j = f->jobs[p].job;
         pos = (uint32_t)p + 1;
         /* all jobs of a file are assumed to have versions for the same platforms */
-        const struct app_version *av = best_version(j->batch->app, c->req->platforms, c->req->nplatforms);
-        if (!av) {
+        struct version_choice vc;
+        if (!best_version(j->batch->app, c->req, c->budget, &vc)) {
             r = FF_NO_VERSION;
             break;
         }
-        int take = host_may_take(c->x, j, h) && budget_fits(c->budget, h, j->flops_est, j->batch->b.delay_bound);
+        int take = host_may_take(c->x, j, h) && budget_fits(c->budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound);
         if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */
         if (!take) continue;
-        send_instance(c->x, j, av, c->req, c->budget, c->res, c->log);
+        send_instance(c->x, j, &vc, c->req, c->budget, c->res, c->log);
         sent++;
     }
     imap_put(&f->cursor, h->user_id, (void *)last);
@@ -617,7 +610,7 @@ static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
      * holders will run them, and a transfer would not pay (end-of-batch
      * replication deals with the stragglers). */
     if (project_eta(l) < help_margin(l)) return;
-    walk_files(c, h, &l->withwork, JOIN_WORK_FACTOR * c->budget->secs_left * host_flops_of(&c->req->host));
+    walk_files(c, h, &l->withwork, JOIN_WORK_FACTOR * budget_flops_left(c->budget, &c->req->host));
 }
 
 /* Lite mode: jobs with several inputs. Each round takes, from every file
@@ -630,7 +623,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
     for (int i = 0; i < h->nfiles; i++) h->files[i].f->mark = held;
     while (dispatch_room(c->budget, c->res) && c->scans < DISPATCH_SCAN_LIMIT) {
         struct sjob *best = NULL;
-        const struct app_version *best_av = NULL;
+        struct version_choice best_vc;
         double best_bytes = 0;
         for (int i = 0; i < h->nfiles; i++) {
             struct lfile *f = h->files[i].f;
@@ -638,24 +631,24 @@ static void fill_lite(struct fill *c, struct lhost *h)
                  p = bitidx_next(&f->sendable, p + 1)) {
                 c->scans++;
                 struct sjob *j = f->jobs[p].job;
-                const struct app_version *av = best_version(j->batch->app, c->req->platforms, c->req->nplatforms);
-                if (!av) break;
+                struct version_choice vc;
+                if (!best_version(j->batch->app, c->req, c->budget, &vc)) break;
                 if (!host_may_take(c->x, j, &c->req->host) ||
-                    !budget_fits(c->budget, &c->req->host, j->flops_est, j->batch->b.delay_bound))
+                    !budget_fits(c->budget, &c->req->host, &vc.u, j->flops_est, j->batch->b.delay_bound))
                     continue;
                 double bytes = 0;
                 for (int k = 0; k < j->nlref; k++)
                     if (job_lref(j, k)->f->mark == held) bytes += job_lref(j, k)->f->nbytes;
                 if (!best || bytes > best_bytes) {
                     best = j;
-                    best_av = av;
+                    best_vc = vc;
                     best_bytes = bytes;
                 }
                 break;
             }
         }
         if (!best) break;
-        send_instance(c->x, best, best_av, c->req, c->budget, c->res, c->log);
+        send_instance(c->x, best, &best_vc, c->req, c->budget, c->res, c->log);
         l->sent_from_held++;
     }
     for (int i = h->nfiles - 1; i >= 0; i--) {

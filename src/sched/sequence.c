@@ -333,19 +333,27 @@ static int results_out(const struct sseq *s)
     return n;
 }
 
+/* 1 if the host has a version of the sequence's app it can run. */
+static int runs_app(const struct sseq *s, const struct dispatch_request *req)
+{
+    struct version_choice vc;
+    return best_version(s->app, req, NULL, &vc);
+}
+
 static void fill_sequence(struct sched_index *x, struct sseq *s, const struct dispatch_request *req,
                           struct dispatch_budget *budget, struct dispatch_result *res, struct change_log *log)
 {
-    const struct app_version *av = best_version(s->app, req->platforms, req->nplatforms);
-    if (!av) return;
+    struct version_choice vc;
+    if (!best_version(s->app, req, budget, &vc)) return;
     int out = results_out(s);
     while (out < x->seq.high_water && s->r.next_pos <= s->r.length && dispatch_room(budget, res)) {
         struct sjob *j = pos_get(s, s->r.next_pos);
         if (!j || j->needed <= 0) break;   /* its job is not made yet */
+        if (!budget_rsc_wants(budget, vc.u.rsc) && !best_version(s->app, req, budget, &vc)) break;
         snprintf(j->sq->state_in, sizeof j->sq->state_in, "%s", s->r.host_state);
         j->sq->state_in_up = s->host_state_up;
         j->sq->restartable = sequence_restartable(&s->r, s->r.next_pos);
-        send_instance(x, j, av, req, budget, res, log);
+        send_instance(x, j, &vc, req, budget, res, log);
         const struct instance *in = &j->inst[j->ninst - 1];
         sequence_state_name(s->r.host_state, sizeof s->r.host_state, s, j, in->seq);
         s->host_state_up = j->sq->restartable;
@@ -383,7 +391,7 @@ static struct sseq *pick_unassigned(struct sched_index *x, const struct dispatch
             continue;
         }
         scans++;
-        if (!passed_over(s, req) && best_version(s->app, req->platforms, req->nplatforms) && fast_enough(s, &req->host))
+        if (!passed_over(s, req) && runs_app(s, req) && fast_enough(s, &req->host))
             return s;
     }
     return NULL;
@@ -429,7 +437,7 @@ static struct sseq *pick_slow_twin(struct sched_index *x, const struct dispatch_
             continue;
         double t = est_turnaround(&req->host, s->flops);
         if (t < s->r.host_turnaround && t <= s->r.max_result_time &&
-            best_version(s->app, req->platforms, req->nplatforms))
+            runs_app(s, req))
             best = s;
     }
     return best;

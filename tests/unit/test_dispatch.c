@@ -10,6 +10,9 @@
 #include <cmocka.h>
 
 #include "sched/dispatch.h"
+/* A plain CPU version on host h (a compound literal: lives in the calling block). */
+#define CPU(h) (&(struct rsc_usage){RSC_CPU, 1, 0, cpu_usage(h).flops})
+
 
 static struct host_view host(double flops)
 {
@@ -99,8 +102,8 @@ static void test_budget_from_request(void **state)
     h.req_instances = 2;
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
-    assert_float_equal(b.secs_left, 3000, 0);
-    assert_float_equal(b.instances_left, 2, 0);
+    assert_float_equal(b.secs_left[RSC_CPU], 3000, 0);
+    assert_float_equal(b.instances_left[RSC_CPU], 2, 0);
     assert_int_equal(b.jobs_left, 10);
     assert_true(budget_wants_more(&b));
 }
@@ -113,11 +116,11 @@ static void test_budget_seconds_run_out(void **state)
     budget_init(&b, &h, &limits);
     int n = 0;
     while (budget_wants_more(&b)) {
-        budget_take(&b, &h, 1e12, 1e9);   /* 1000 s */
+        budget_take(&b, &h, CPU(&h), 1e12, 1e9);   /* 1000 s */
         n++;
     }
     assert_int_equal(n, 3);   /* 2500 -> 1500 -> 500 -> -500 */
-    assert_float_equal(b.secs_left, -500, 0);
+    assert_float_equal(b.secs_left[RSC_CPU], -500, 0);
     assert_int_equal(b.jobs_left, 7);
 }
 
@@ -130,7 +133,7 @@ static void test_budget_idle_instances_alone_want_work(void **state)
     budget_init(&b, &h, &limits);
     int n = 0;
     while (budget_wants_more(&b)) {
-        budget_take(&b, &h, 1e15, 1e9);
+        budget_take(&b, &h, CPU(&h), 1e15, 1e9);
         n++;
     }
     assert_int_equal(n, 2);
@@ -153,7 +156,7 @@ static void test_budget_per_rpc_cap(void **state)
     budget_init(&b, &h, &l);
     int n = 0;
     while (budget_wants_more(&b)) {
-        budget_take(&b, &h, 1e9, 1e9);
+        budget_take(&b, &h, CPU(&h), 1e9, 1e9);
         n++;
     }
     assert_int_equal(n, 3);
@@ -188,6 +191,7 @@ static void test_budget_zero_cpus_count_as_one(void **state)
     assert_int_equal(b.jobs_left, 3);
 }
 
+
 /* ---- the deadline check (sched/edf.h, budget_fits) ---- */
 
 /* A one-CPU 1 GFLOPS host that listed its work: n tasks of (remaining s,
@@ -210,10 +214,10 @@ static void test_deadline_check_refuses_a_job_that_makes_a_held_task_late(void *
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
     /* due at 1200 it runs first (EDF) and pushes the held task to 2000 > 1500 */
-    assert_false(budget_fits(&b, &h, 1e12, 1200));
+    assert_false(budget_fits(&b, &h, CPU(&h), 1e12, 1200));
     assert_int_equal(b.deadline_refusals, 1);
     /* due at 3000 it runs after it and ends at 2000: both in time */
-    assert_true(budget_fits(&b, &h, 1e12, 3000));
+    assert_true(budget_fits(&b, &h, CPU(&h), 1e12, 3000));
     assert_int_equal(b.deadline_refusals, 1);
     budget_free(&b);
 }
@@ -224,8 +228,8 @@ static void test_deadline_check_lets_a_late_task_be_no_later(void **state)
     struct host_view h = listing(q, 1, 1);
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
-    assert_true(budget_fits(&b, &h, 1e11, 5000));    /* after it: the miss stays 1000 */
-    assert_false(budget_fits(&b, &h, 1e11, 900));    /* before it: it would miss by 1100 */
+    assert_true(budget_fits(&b, &h, CPU(&h), 1e11, 5000));    /* after it: the miss stays 1000 */
+    assert_false(budget_fits(&b, &h, CPU(&h), 1e11, 900));    /* before it: it would miss by 1100 */
     budget_free(&b);
 }
 
@@ -234,16 +238,16 @@ static void test_deadline_check_counts_what_this_request_sent(void **state)
     struct host_view h = listing(NULL, 0, 1);
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
-    assert_true(budget_fits(&b, &h, 1e12, 1500));
-    budget_take(&b, &h, 1e12, 1500);
+    assert_true(budget_fits(&b, &h, CPU(&h), 1e12, 1500));
+    budget_take(&b, &h, CPU(&h), 1e12, 1500);
     /* the first ends at 1000: a second 1000 s job due at 1500 would end at 2000 */
-    assert_false(budget_fits(&b, &h, 1e12, 1500));
+    assert_false(budget_fits(&b, &h, CPU(&h), 1e12, 1500));
     budget_free(&b);
     /* with two CPUs both run at once */
     h = listing(NULL, 0, 2);
     budget_init(&b, &h, &limits);
-    budget_take(&b, &h, 1e12, 1500);
-    assert_true(budget_fits(&b, &h, 1e12, 1500));
+    budget_take(&b, &h, CPU(&h), 1e12, 1500);
+    assert_true(budget_fits(&b, &h, CPU(&h), 1e12, 1500));
     budget_free(&b);
 }
 
@@ -253,8 +257,8 @@ static void test_deadline_check_refuses_deadlines_inside_min_queue(void **state)
     h.min_queue = 8640;   /* work_buf_min_days 0.1 */
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
-    assert_false(budget_fits(&b, &h, 1e9, 8000));
-    assert_true(budget_fits(&b, &h, 1e9, 9000));
+    assert_false(budget_fits(&b, &h, CPU(&h), 1e9, 8000));
+    assert_true(budget_fits(&b, &h, CPU(&h), 1e9, 9000));
     assert_int_equal(b.deadline_refusals, 1);
     budget_free(&b);
 }
@@ -267,8 +271,8 @@ static void test_deadline_check_scales_held_work_by_availability(void **state)
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
     /* 250 s of computing = 500 s of wall time after it: ends at 2500 */
-    assert_true(budget_fits(&b, &h, 2.5e11, 2600));
-    assert_false(budget_fits(&b, &h, 3.5e11, 2600));
+    assert_true(budget_fits(&b, &h, CPU(&h), 2.5e11, 2600));
+    assert_false(budget_fits(&b, &h, CPU(&h), 3.5e11, 2600));
     budget_free(&b);
 }
 
@@ -279,8 +283,8 @@ static void test_deadline_check_off_when_the_host_lists_nothing(void **state)
     h.check_deadlines = 0;
     struct dispatch_budget b;
     budget_init(&b, &h, &limits);
-    assert_true(budget_fits(&b, &h, 1e12, 1200));
-    assert_false(budget_fits(&b, &h, 1e12, 900));   /* the plain feasibility rule still holds */
+    assert_true(budget_fits(&b, &h, CPU(&h), 1e12, 1200));
+    assert_false(budget_fits(&b, &h, CPU(&h), 1e12, 900));   /* the plain feasibility rule still holds */
     assert_int_equal(b.deadline_refusals, 0);
     budget_free(&b);
 }

@@ -1,0 +1,484 @@
+/* test_plan_class.c - plan classes and hosts with coprocessors: parsing
+ * plan_class.xml (and refusing what is wrong in it), matching a class to a
+ * host (GPU type, count, memory, driver, compute capability, CPU features,
+ * OS, RAM, multithread CPU counts, fractional GPUs, declared coprocessor
+ * types), the choice of the fastest version a host can run, each
+ * resource's request filled by the versions that use it, the deadline
+ * check per resource, and the scheduler request's <coprocs> as the real
+ * BOINC client sends them (fixtures captured from Debian's boinc-client). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/fsutil.h"
+#include "proto/sched_request.h"
+#include "sched/index.h"
+#include "sched/plan_class.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINUX "x86_64-pc-linux-gnu"
+
+static const char classes_xml[] =
+    "<plan_classes>\n"
+    "  <plan_class>\n"
+    "    <name>cuda</name>\n"
+    "    <gpu_type>nvidia</gpu_type>\n"
+    "    <ngpus>1</ngpus>\n"
+    "    <cpu_frac>0.2</cpu_frac>\n"
+    "    <min_gpu_ram_mb>2048</min_gpu_ram_mb>\n"
+    "    <min_driver_version>52000</min_driver_version>\n"
+    "    <min_cuda_version>11000</min_cuda_version>\n"
+    "    <min_compute_capability>700</min_compute_capability>\n"
+    "  </plan_class>\n"
+    "  <plan_class><name>cuda_half</name><gpu_type>NVIDIA</gpu_type><ngpus>0.5</ngpus>"
+    "<cpu_frac>0.1</cpu_frac></plan_class>\n"
+    "  <plan_class><name>cuda_old</name><gpu_type>nvidia</gpu_type><max_compute_capability>600</max_compute_capability>"
+    "</plan_class>\n"
+    "  <plan_class><name>two_gpus</name><gpu_type>nvidia</gpu_type><ngpus>2</ngpus></plan_class>\n"
+    "  <plan_class><name>accel</name><gpu_type>Locus_Accel</gpu_type></plan_class>\n"
+    "  <plan_class><name>mt</name><max_threads>8</max_threads><min_ncpus>2</min_ncpus></plan_class>\n"
+    "  <plan_class><name>mt_all</name><max_threads>0</max_threads></plan_class>\n"
+    "  <plan_class><name>avx2</name><cpu_feature>avx2</cpu_feature><cpu_feature>fma</cpu_feature></plan_class>\n"
+    "  <plan_class><name>avx512</name><cpu_feature>avx512f</cpu_feature></plan_class>\n"
+    "  <plan_class><name>mac</name><os>Darwin</os></plan_class>\n"
+    "  <plan_class><name>big</name><mem_usage_mb>32768</mem_usage_mb></plan_class>\n"
+    "</plan_classes>\n";
+
+static struct plan_class_set load(void)
+{
+    struct plan_class_set s;
+    char err[256] = "";
+    if (plan_classes_parse(classes_xml, sizeof classes_xml - 1, &s, err, sizeof err)) fail_msg("%s", err);
+    return s;
+}
+
+/* A 4-CPU Linux host at 5 GFLOPS per CPU with one NVIDIA GPU of 8 GB,
+ * driver 580.15, CUDA 13.0, compute capability 9.0, 50 TFLOPS peak. */
+static struct host_view gpu_host(void)
+{
+    struct host_view h = {
+        .host_id = 1, .user_id = 1, .ncpus = 4, .flops = 5e9, .on_frac = 1, .active_frac = 1, .dcf = 1,
+        .req_secs = 1000, .cpu_features = "fpu sse2 fma avx avx2", .os_name = "Linux Debian",
+        .mem_bytes = 16e9, .ncoprocs = 1,
+    };
+    h.coprocs[0] = (struct host_coproc){.type = "NVIDIA", .count = 1, .peak_flops = 5e13, .ram = 8e9,
+                                        .driver_version = 58015, .cuda_version = 13000, .compute_cap = 900,
+                                        .req_secs = 1000};
+    return h;
+}
+
+static int fits(const struct plan_class_set *s, const char *name, const struct host_view *h, struct rsc_usage *u)
+{
+    const struct plan_class *pc = plan_class_find(s, name);
+    assert_non_null(pc);
+    return plan_class_usage(pc, h, u);
+}
+
+/* ---- the file ---- */
+
+static void test_parse_fields(void **state)
+{
+    (void)state;
+    struct plan_class_set s = load();
+    assert_int_equal(s.n, 11);
+    const struct plan_class *c = plan_class_find(&s, "cuda");
+    assert_non_null(c);
+    assert_string_equal(c->gpu_type, "NVIDIA");   /* the project's spelling mapped to the wire's */
+    assert_float_equal(c->ngpus, 1, 0);
+    assert_float_equal(c->cpu_frac, 0.2, 1e-12);
+    assert_float_equal(c->min_gpu_ram, 2048.0 * 1024 * 1024, 0);
+    assert_int_equal(c->min_driver_version, 52000);
+    assert_int_equal(c->min_compute_cap, 700);
+    assert_string_equal(plan_class_find(&s, "accel")->gpu_type, "Locus_Accel");   /* declared: as written */
+    const struct plan_class *a = plan_class_find(&s, "avx2");
+    assert_int_equal(a->nfeatures, 2);
+    assert_string_equal(a->features[1], "fma");
+    assert_int_equal(a->max_threads, 1);           /* a CPU class is single-threaded unless it says */
+    assert_int_equal(plan_class_find(&s, "mt_all")->max_threads, 0);
+    assert_null(plan_class_find(&s, "nope"));
+    plan_classes_free(&s);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *xml, *says; } bad[] = {
+        {"<plan_classes><plan_class><gpu_type>nvidia</gpu_type></plan_class></plan_classes>", "needs a <name>"},
+        {"<plan_classes><plan_class><name>a b</name></plan_class></plan_classes>", "needs a <name>"},
+        {"<plan_classes><plan_class><name>x</name></plan_class><plan_class><name>x</name></plan_class></plan_classes>",
+         "defined twice"},
+        {"<plan_classes><plan_class><name>x</name><ngpu>1</ngpu></plan_class></plan_classes>", "unknown element <ngpu>"},
+        {"<plan_classes><plan_class><name>x</name><ngpus>0</ngpus></plan_class></plan_classes>", "<ngpus> must be"},
+        {"<plan_classes><plan_class><name>x</name><ngpus>lots</ngpus></plan_class></plan_classes>", "<ngpus> must be"},
+        {"<plan_classes><plan_class><name>x</name><cpu_frac>-1</cpu_frac></plan_class></plan_classes>", "<cpu_frac>"},
+        {"<plan_classes><plan_class><name>x</name><cpu_feature>a b</cpu_feature></plan_class></plan_classes>",
+         "one word"},
+        {"<plan_classes><class/></plan_classes>", "unknown element <class>"},
+        {"<plan_class><name>x</name></plan_class>", "expected <plan_classes>"},
+        {"<plan_classes><plan_class>", "line"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct plan_class_set s = {.n = 99};
+        char err[256] = "";
+        assert_int_equal(plan_classes_parse(bad[i].xml, strlen(bad[i].xml), &s, err, sizeof err), -1);
+        if (!strstr(err, bad[i].says)) fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i].says);
+        assert_int_equal(s.n, 0);
+        assert_null(s.v);
+    }
+}
+
+/* ---- matching a host ---- */
+
+static void test_gpu_match(void **state)
+{
+    (void)state;
+    struct plan_class_set s = load();
+    struct host_view h = gpu_host();
+    struct rsc_usage u;
+    assert_true(fits(&s, "cuda", &h, &u));
+    assert_int_equal(u.rsc, 1);
+    assert_float_equal(u.ndevices, 1, 0);
+    assert_float_equal(u.ncpus, 0.2, 1e-12);
+    assert_float_equal(u.flops, 5e13 + 0.2 * 5e9, 1);   /* the device's peak, and the CPU share it keeps busy */
+
+    assert_true(fits(&s, "cuda_half", &h, &u));        /* two jobs per GPU */
+    assert_float_equal(u.ndevices, 0.5, 0);
+    assert_float_equal(u.flops, 2.5e13 + 0.1 * 5e9, 1);
+
+    assert_false(fits(&s, "cuda_old", &h, &u));        /* compute capability 9.0 > 6.0 */
+    assert_false(fits(&s, "two_gpus", &h, &u));        /* one GPU only */
+    assert_false(fits(&s, "accel", &h, &u));           /* no such device */
+
+    struct host_view small = h;
+    small.coprocs[0].ram = 1e9;
+    assert_false(fits(&s, "cuda", &small, &u));        /* 1 GB < 2 GB */
+    struct host_view old = h;
+    old.coprocs[0].driver_version = 47000;
+    assert_false(fits(&s, "cuda", &old, &u));
+    struct host_view unknown = h;
+    unknown.coprocs[0].driver_version = 0;             /* an unknown value meets no bound */
+    assert_false(fits(&s, "cuda", &unknown, &u));
+    struct host_view amd = h;
+    snprintf(amd.coprocs[0].type, sizeof amd.coprocs[0].type, "ATI");
+    assert_false(fits(&s, "cuda", &amd, &u));
+    struct host_view none = h;
+    none.ncoprocs = 0;
+    assert_false(fits(&s, "cuda_half", &none, &u));
+    plan_classes_free(&s);
+}
+
+static void test_declared_coproc_second_type(void **state)
+{
+    (void)state;
+    struct plan_class_set s = load();
+    struct host_view h = gpu_host();
+    h.ncoprocs = 2;
+    h.coprocs[1] = (struct host_coproc){.type = "locus_accel", .count = 2, .peak_flops = 0};
+    struct rsc_usage u;
+    assert_true(fits(&s, "accel", &h, &u));            /* type names compare in any case */
+    assert_int_equal(u.rsc, 2);
+    assert_float_equal(u.flops, 5e9 + 0.1 * 5e9, 1);   /* no peak reported: as fast as a CPU */
+    plan_classes_free(&s);
+}
+
+static void test_cpu_classes(void **state)
+{
+    (void)state;
+    struct plan_class_set s = load();
+    struct host_view h = gpu_host();
+    struct rsc_usage u;
+    assert_true(fits(&s, "mt", &h, &u));
+    assert_int_equal(u.rsc, RSC_CPU);
+    assert_float_equal(u.ncpus, 4, 0);                 /* up to 8 threads, on a host of 4 */
+    assert_float_equal(u.flops, 4 * 5e9, 1);
+    h.ncpus = 1;
+    assert_false(fits(&s, "mt", &h, &u));              /* needs 2 CPUs */
+    h.ncpus = 16;
+    assert_true(fits(&s, "mt", &h, &u));
+    assert_float_equal(u.ncpus, 8, 0);
+    assert_true(fits(&s, "mt_all", &h, &u));
+    assert_float_equal(u.ncpus, 16, 0);
+
+    assert_true(fits(&s, "avx2", &h, &u));
+    assert_float_equal(u.ncpus, 1, 0);
+    assert_false(fits(&s, "avx512", &h, &u));
+    h.cpu_features = "avx2x fma";                       /* whole words only */
+    assert_false(fits(&s, "avx2", &h, &u));
+    h.cpu_features = NULL;
+    assert_false(fits(&s, "avx2", &h, &u));
+
+    assert_false(fits(&s, "mac", &h, &u));
+    h.os_name = "darwin";
+    assert_true(fits(&s, "mac", &h, &u));
+    assert_false(fits(&s, "big", &h, &u));             /* 16 GB < 32 GB */
+    h.mem_bytes = 0;                                   /* unknown: not held against the host */
+    assert_true(fits(&s, "big", &h, &u));
+
+    /* a version without a class: avg_ncpus CPUs, at most the host's */
+    struct app_version v = {.platform = LINUX, .avg_ncpus = 2};
+    assert_true(app_version_usage(&s, &v, &h, &u));
+    assert_float_equal(u.ncpus, 2, 0);
+    assert_float_equal(u.flops, 2 * 5e9, 1);
+    h.ncpus = 1;
+    assert_true(app_version_usage(&s, &v, &h, &u));
+    assert_float_equal(u.ncpus, 1, 0);
+    snprintf(v.plan_class, sizeof v.plan_class, "undefined");
+    assert_false(app_version_usage(&s, &v, &h, &u));   /* a class the project does not define runs nowhere */
+    assert_false(app_version_usage(NULL, &v, &h, &u));
+    plan_classes_free(&s);
+}
+
+/* ---- dispatch per resource ---- */
+
+struct fx {
+    struct sched_index x;
+    struct plan_class_set classes;
+    struct app app;
+    struct app_version cpu, cuda, avx512;
+    struct change_log log;
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    index_init(&f->x);
+    change_log_init(&f->log);
+    f->classes = load();
+    f->app = (struct app){.id = 1, .name = "sim"};
+    f->cpu = (struct app_version){.id = 11, .app_id = 1, .platform = LINUX, .version_num = 100, .avg_ncpus = 1};
+    f->cuda = (struct app_version){.id = 12, .app_id = 1, .platform = LINUX, .version_num = 100, .plan_class = "cuda"};
+    /* newer, but the host has no avx512: never sent to it */
+    f->avx512 = (struct app_version){.id = 13, .app_id = 1, .platform = LINUX, .version_num = 200,
+                                     .plan_class = "avx512", .avg_ncpus = 1};
+    assert_non_null(index_add_app(&f->x, &f->app));
+    assert_int_equal(index_add_version(&f->x, &f->cpu), 0);
+    assert_int_equal(index_add_version(&f->x, &f->cuda), 0);
+    assert_int_equal(index_add_version(&f->x, &f->avx512), 0);
+    struct batch b = {.id = 1, .app_id = 1, .red = {.min_quorum = 1, .target_nresults = 1, .max_error_instances = 3,
+                      .max_total_instances = 5, .max_success_instances = 3}, .delay_bound = 86400,
+                      .state = BATCH_ACTIVE, .name = "b1"};
+    struct sbatch *sb = index_add_batch(&f->x, &b, 1, 200);
+    assert_non_null(sb);
+    for (int64_t id = 1; id <= 200; id++) {
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
+        struct sjob *j = index_add_job(&f->x, sb, &st, 5e12);   /* 1000 s on a CPU, 0.1 s on the GPU */
+        assert_non_null(j);
+        index_settle(&f->x, j, 0, &f->log);
+    }
+    *state = f;
+    return 0;
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *f = *state;
+    index_free(&f->x);
+    plan_classes_free(&f->classes);
+    change_log_free(&f->log);
+    free(f);
+    return 0;
+}
+
+static int send(struct fx *f, const struct host_view *h, const struct plan_class_set *classes,
+                struct dispatched *sent, int max)
+{
+    static const char *const pl[] = {LINUX};
+    struct dispatch_request req = {.host = *h, .platforms = pl, .nplatforms = 1, .now = 0, .plan_classes = classes,
+                                   .limits = {.max_jobs_per_rpc = max, .max_in_progress_per_cpu = 1000}};
+    struct dispatch_result res = {.sent = sent, .max = max};
+    return index_dispatch(&f->x, &req, &res, &f->log);
+}
+
+static void count(const struct dispatched *sent, int n, int *cpu, int *gpu)
+{
+    *cpu = *gpu = 0;
+    for (int i = 0; i < n; i++) {
+        if (sent[i].u.rsc == RSC_CPU) {
+            assert_int_equal(sent[i].av->id, 11);
+            assert_int_equal(sent[i].inst.app_version_id, 11);
+            ++*cpu;
+        } else {
+            assert_int_equal(sent[i].av->id, 12);
+            assert_int_equal(sent[i].inst.app_version_id, 12);
+            assert_int_equal(sent[i].u.rsc, 1);
+            ++*gpu;
+        }
+    }
+}
+
+/* Each resource's request is filled with the versions that use it. */
+static void test_fill_per_resource(void **state)
+{
+    struct fx *f = *state;
+    struct host_view h = gpu_host();
+    h.req_secs = 2500;                 /* three CPU jobs (1000 s each, sent while seconds are left) */
+    h.coprocs[0].req_secs = 1;         /* eleven GPU jobs (just under 0.1 s each) */
+    struct dispatched sent[100];
+    int n = send(f, &h, &f->classes, sent, 100), cpu, gpu;
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(cpu, 3);
+    assert_int_equal(gpu, 11);
+    /* the GPU version is the faster: while the GPU wants work it gets it first */
+    assert_int_equal(sent[0].u.rsc, 1);
+
+    /* a host asking for GPU work only gets GPU work */
+    h.host_id = 2;
+    h.req_secs = 0;
+    h.coprocs[0].req_secs = 0;
+    h.coprocs[0].req_instances = 1;
+    n = send(f, &h, &f->classes, sent, 100);
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(cpu, 0);
+    assert_int_equal(gpu, 1);
+
+    /* and one whose GPU the class does not fit (too little memory) CPU work only */
+    h.host_id = 3;
+    h.req_secs = 1500;
+    h.coprocs[0].req_secs = 100;
+    h.coprocs[0].ram = 1e9;
+    n = send(f, &h, &f->classes, sent, 100);
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(cpu, 2);
+    assert_int_equal(gpu, 0);
+
+    /* without the project's classes, versions naming one are never sent */
+    h = gpu_host();
+    h.host_id = 4;
+    n = send(f, &h, NULL, sent, 100);
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(gpu, 0);
+    assert_int_equal(cpu, 1);
+}
+
+/* The deadline check runs per resource: a GPU full of work refuses more GPU
+ * jobs while the CPUs, idle, still take theirs. */
+static void test_deadline_per_resource(void **state)
+{
+    struct fx *f = *state;
+    struct host_view h = gpu_host();
+    h.req_secs = 1500;
+    h.coprocs[0].req_secs = 1;
+    h.check_deadlines = 1;
+    struct dispatch_limits lim = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 1000};
+    struct dispatch_budget b;
+    budget_init(&b, &h, &lim);
+    assert_int_equal(b.nrsc, 2);
+    struct rsc_usage gpu, cpu = cpu_usage(&h);
+    const struct plan_class *pc = plan_class_find(&f->classes, "cuda");
+    assert_true(plan_class_usage(pc, &h, &gpu));
+    /* fill the GPU's queue: 0.1 s jobs due in 1 s take 10 of them */
+    int taken = 0;
+    while (budget_fits(&b, &h, &gpu, 5e12, 1.0) && taken < 100) {
+        budget_take(&b, &h, &gpu, 5e12, 1.0);
+        taken++;
+    }
+    assert_in_range(taken, 9, 10);
+    assert_false(budget_fits(&b, &h, &gpu, 5e12, 1.0));
+    assert_true(budget_fits(&b, &h, &cpu, 5e12, 2000));   /* the CPUs' queue is empty */
+    assert_int_equal(b.deadline_refusals, 2);             /* the loop's last try, and the one above */
+    budget_take(&b, &h, &cpu, 5e12, 2000);
+    budget_take(&b, &h, &cpu, 5e12, 2000);
+    assert_false(budget_rsc_wants(&b, RSC_CPU));          /* 1500 s asked, 2000 s sent */
+    assert_true(budget_rsc_wants(&b, 1));                 /* the GPU still wants work, but none fits in time */
+    budget_free(&b);
+    (void)f;
+}
+
+/* ---- the request as the real client sends it ---- */
+
+static char *fixture(const char *name, size_t *len)
+{
+    const char *src = getenv("LOCUS_SOURCE_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/fixtures/boinc/%s", src ? src : ".", name);
+    char *text = read_file(path, 1 << 20, len);
+    if (!text) fail_msg("cannot read %s", path);
+    return text;
+}
+
+/* Debian's boinc-client 7.20 with <coproc><type>locus_accel</type><count>2
+ * </count><peak_flops>5e12</peak_flops></coproc> in its cc_config.xml. */
+static void test_request_declared_coproc(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = fixture("sched_request_declared_coproc.xml", &len);
+    struct sched_request r;
+    char err[256] = "";
+    assert_int_equal(sched_request_parse(text, len, &r, err, sizeof err), 0);
+    assert_int_equal(r.ncoprocs, 1);
+    assert_string_equal(r.coprocs[0].type, "locus_accel");
+    assert_int_equal(r.coprocs[0].count, 2);
+    assert_float_equal(r.coprocs[0].peak_flops, 5e12, 1);
+    assert_float_equal(r.coprocs[0].req_secs, 1, 0);
+    assert_float_equal(r.cpu_req_secs, 1, 0);
+    assert_non_null(strstr(r.p_features, "sse2"));
+    sched_request_free(&r);
+    free(text);
+}
+
+static void test_request_vendor_coprocs(void **state)
+{
+    (void)state;
+    const char *doc =
+        "<scheduler_request><platform_name>x86_64-pc-linux-gnu</platform_name>\n"
+        "<host_info><p_ncpus>8</p_ncpus><coprocs>\n"   /* older clients: inside host_info */
+        "<coproc_cuda><count>2</count><name>GeForce</name><available_ram>7e9</available_ram>"
+        "<peak_flops>4.3e12</peak_flops><cudaVersion>12020</cudaVersion><drvVersion>53500</drvVersion>"
+        "<totalGlobalMem>8e9</totalGlobalMem><major>8</major><minor>6</minor>"
+        "<req_secs>3600</req_secs><req_instances>2</req_instances><estimated_delay>5</estimated_delay>"
+        "<coproc_opencl><name>GeForce</name><peak_flops>1</peak_flops><major>1</major></coproc_opencl>"
+        "</coproc_cuda>\n"
+        "<coproc_ati><count>1</count><peak_flops>2e12</peak_flops></coproc_ati>\n"
+        "<coproc_intel_gpu><count>1</count><totalGlobalMem>1e9</totalGlobalMem></coproc_intel_gpu>\n"
+        "<coproc_apple_gpu><count>1</count></coproc_apple_gpu>\n"
+        "</coprocs></host_info></scheduler_request>";
+    struct sched_request r;
+    char err[256] = "";
+    assert_int_equal(sched_request_parse(doc, strlen(doc), &r, err, sizeof err), 0);
+    assert_int_equal(r.ncoprocs, 4);
+    const struct sr_coproc *c = &r.coprocs[0];
+    assert_string_equal(c->type, "NVIDIA");
+    assert_int_equal(c->count, 2);
+    assert_float_equal(c->peak_flops, 4.3e12, 1);   /* not the nested OpenCL's */
+    assert_float_equal(c->available_ram, 7e9, 1);
+    assert_int_equal(c->drv_version, 53500);
+    assert_int_equal(c->cuda_version, 12020);
+    assert_int_equal(c->major * 100 + c->minor, 806);
+    assert_float_equal(c->req_secs, 3600, 0);
+    assert_float_equal(c->req_instances, 2, 0);
+    assert_string_equal(r.coprocs[1].type, "ATI");
+    assert_string_equal(r.coprocs[2].type, "intel_gpu");
+    assert_float_equal(r.coprocs[2].available_ram, 1e9, 1);   /* totalGlobalMem when no available_ram */
+    assert_string_equal(r.coprocs[3].type, "apple_gpu");
+    sched_request_free(&r);
+
+    const char *untyped = "<scheduler_request><coprocs><coproc><count>1</count></coproc></coprocs></scheduler_request>";
+    assert_int_equal(sched_request_parse(untyped, strlen(untyped), &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "without <type>"));
+    char many[4096] = "<scheduler_request><coprocs>";
+    for (int i = 0; i <= SR_MAX_COPROCS; i++) strcat(many, "<coproc><type>t</type></coproc>");
+    strcat(many, "</coprocs></scheduler_request>");
+    assert_int_equal(sched_request_parse(many, strlen(many), &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "too many coprocessor types"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_fields),
+        cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_gpu_match),
+        cmocka_unit_test(test_declared_coproc_second_type),
+        cmocka_unit_test(test_cpu_classes),
+        cmocka_unit_test_setup_teardown(test_fill_per_resource, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
+        cmocka_unit_test(test_request_declared_coproc),
+        cmocka_unit_test(test_request_vendor_coprocs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
