@@ -8,11 +8,16 @@
 # boinc_client_start DIR PORT: starts a client daemon with data in DIR and
 # its GUI RPC port PORT, and waits until it answers; its pid goes to
 # DIR/client.pid, its port to DIR/gui_port, its log to DIR/client.log.
+# GPUs are off, unless BOINC_CLIENT_GPUS holds XML for cc_config.xml's
+# <options> (the <coproc> a volunteer declares, say; a single space for
+# none): then the client looks for GPUs, and may use them while the
+# computer is in use.
 boinc_client_start() {
-    local dir=$1 port=$2 pid i
+    local dir=$1 port=$2 pid i gpus=${BOINC_CLIENT_GPUS:-} no_gpus='<no_gpus>1</no_gpus>' flag=--no_gpus
+    [ -z "$gpus" ] || { no_gpus=$gpus; flag=; }
     mkdir -p "$dir"
     : > "$dir/gui_rpc_auth.cfg"   # empty: boinccmd needs no password
-    cat > "$dir/cc_config.xml" <<'XML'
+    cat > "$dir/cc_config.xml" <<XML
 <cc_config>
   <log_flags>
     <sched_op_debug>1</sched_op_debug>
@@ -22,7 +27,7 @@ boinc_client_start() {
   <options>
     <no_info_fetch>1</no_info_fetch>
     <dont_contact_ref_site>1</dont_contact_ref_site>
-    <no_gpus>1</no_gpus>
+    $no_gpus
     <skip_cpu_benchmarks>1</skip_cpu_benchmarks>
     <report_results_immediately>1</report_results_immediately>
     <allow_multiple_clients>1</allow_multiple_clients>
@@ -34,11 +39,12 @@ XML
   <run_if_user_active>1</run_if_user_active>
   <suspend_cpu_usage>0</suspend_cpu_usage>
   <cpu_usage_limit>100</cpu_usage_limit>
+  <run_gpu_if_user_active>1</run_gpu_if_user_active>
 </global_preferences>
 XML
     echo "$port" > "$dir/gui_port"
     (cd "$dir" && exec boinc --dir "$dir" --gui_rpc_port "$port" --no_info_fetch --skip_cpu_benchmarks \
-        --no_gpus --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
+        $flag --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
         --pers_retry_delay_min 5 --pers_retry_delay_max 20 </dev/null >"$dir/client.log" 2>&1) &
     pid=$!
     echo "$pid" > "$dir/client.pid"

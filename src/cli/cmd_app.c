@@ -1,4 +1,5 @@
-/* cmd_app.c - `locus app add`: registers an app version for one platform.
+/* cmd_app.c - `locus app add`: registers an app version for one platform
+ * (and plan class, which the project's plan_class.xml must define).
  * Its files are copied into the download area under names unique to the
  * version, and each is signed with the project's code signing key, since
  * the BOINC client refuses any app version file without a valid signature
@@ -7,6 +8,8 @@
 #include "core/fsutil.h"
 #include "core/sign.h"
 #include "core/strbuf.h"
+#include "sched/plan_class.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,7 @@ struct version_file {
 };
 
 struct app_add {
-    const char *name, *platform, *friendly;
+    const char *name, *platform, *friendly, *plan_class;
     int new_app;
     struct app_version v;
     int nfiles;
@@ -39,9 +42,12 @@ static int plan_file(struct app_add *a, const char *arg, int main_program, char 
     if (eq) *eq = 0;
     if (cli_check_source(f->src, err, errlen)) return CLI_FAIL;
     cli_basename(f->src, base, sizeof base);
+    /* versions of one number differ by plan class: so do their files */
+    char tag[PLATFORM_LEN + PLAN_CLASS_LEN + 2];
+    snprintf(tag, sizeof tag, "%s%s%s", a->platform, a->v.plan_class[0] ? "__" : "", a->v.plan_class);
     int len = main_program
-        ? snprintf(f->phys, sizeof f->phys, "%s_%d_%s", a->name, a->v.version_num, a->platform)
-        : snprintf(f->phys, sizeof f->phys, "%s_%d_%s_%s", a->name, a->v.version_num, a->platform, base);
+        ? snprintf(f->phys, sizeof f->phys, "%s_%d_%s", a->name, a->v.version_num, tag)
+        : snprintf(f->phys, sizeof f->phys, "%s_%d_%s_%s", a->name, a->v.version_num, tag, base);
     if (len >= (int)sizeof f->phys || !name_is_safe(f->phys))
         return cli_errf(err, errlen, CLI_FAIL, "file name '%s' for %s is not a safe name "
                         "(A-Z a-z 0-9 . _ + -, at most %d characters): rename the file", f->phys, f->src, LOCUS_NAME_MAX);
@@ -64,6 +70,10 @@ static int check_args(struct app_add *a, const char *exe, const struct cli_list 
         return cli_errf(err, errlen, CLI_FAIL, "platform '%s' is not a platform name such as x86_64-pc-linux-gnu",
                         a->platform);
     if (a->v.version_num < 1) return cli_errf(err, errlen, CLI_FAIL, "--version must be a positive integer");
+    if (a->plan_class && !plan_class_name_ok(a->plan_class))
+        return cli_errf(err, errlen, CLI_FAIL, "plan class '%s' is not a name of 1-%d letters, digits, '_', '-' or '.'",
+                        a->plan_class, PLAN_CLASS_LEN - 1);
+    if (a->plan_class) snprintf(a->v.plan_class, sizeof a->v.plan_class, "%s", a->plan_class);
     if (a->v.avg_ncpus <= 0) return cli_errf(err, errlen, CLI_FAIL, "--avg-ncpus must be positive");
     if (!api[0] || strlen(api) >= sizeof a->v.api_version)
         return cli_errf(err, errlen, CLI_FAIL, "--api-version must be 1 to %zu characters, e.g. 7.20.0",
@@ -78,13 +88,34 @@ static int check_args(struct app_add *a, const char *exe, const struct cli_list 
     return rc;
 }
 
-struct version_key { int64_t app_id; const char *platform; int version_num; int found; };
+struct version_key { const struct app_version *v; int found; };
 
 static int same_version(void *ctx, const struct app_version *v)
 {
     struct version_key *k = ctx;
-    k->found = v->app_id == k->app_id && v->version_num == k->version_num && !strcmp(v->platform, k->platform);
+    k->found = v->app_id == k->v->app_id && v->version_num == k->v->version_num &&
+               !strcmp(v->platform, k->v->platform) && !strcmp(v->plan_class, k->v->plan_class);
     return k->found;
+}
+
+/* The plan class the version names must be defined in plan_class.xml, so
+ * that a typo is found here rather than by versions never sent. */
+static int check_plan_class(const struct cli_project *cp, const char *name, char *err, size_t errlen)
+{
+    char path[PROJECT_PATH_MAX + 32], msg[CLI_ERR_MAX];
+    project_path(&cp->p, path, sizeof path, "plan_class.xml");
+    size_t len;
+    char *text = read_file(path, XML_PLAN_CLASS_MAX, &len);
+    if (!text)
+        return cli_errf(err, errlen, CLI_FAIL, "plan class %s: cannot read %s (%s): define the plan class there first",
+                        name, path, strerror(errno));
+    struct plan_class_set set;
+    int rc = plan_classes_parse(text, len, &set, msg, sizeof msg);
+    free(text);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s: %s", path, msg);
+    if (!plan_class_find(&set, name)) rc = cli_errf(err, errlen, CLI_FAIL, "%s defines no plan class %s", path, name);
+    plan_classes_free(&set);
+    return rc;
 }
 
 /* The app, created if new; then no existing version may clash. */
@@ -100,12 +131,13 @@ static int find_app(struct cli_project *cp, struct app_add *a, char *err, size_t
     }
     if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     a->v.app_id = app.id;
-    struct version_key k = {app.id, a->platform, a->v.version_num, 0};
+    struct version_key k = {&a->v, 0};
     if (store_each_app_version(cp->s, 0, same_version, &k))
         return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     if (k.found)
-        return cli_errf(err, errlen, CLI_FAIL, "app %s already has version %d for %s: use a higher --version",
-                        a->name, a->v.version_num, a->platform);
+        return cli_errf(err, errlen, CLI_FAIL, "app %s already has version %d for %s%s%s: use a higher --version",
+                        a->name, a->v.version_num, a->platform, a->v.plan_class[0] ? " and plan class " : "",
+                        a->v.plan_class);
     return 0;
 }
 
@@ -161,6 +193,7 @@ int cmd_app_add(int argc, char **argv, char *err, size_t errlen)
         {"api-version", OPT_STR, &api, 0, 0},
         {"avg-ncpus", OPT_DOUBLE, &a->v.avg_ncpus, 0, 0},
         {"friendly-name", OPT_STR, &a->friendly, 0, 0},
+        {"plan-class", OPT_STR, &a->plan_class, 0, 0},
         {"file", OPT_LIST, &extra, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
@@ -178,11 +211,13 @@ int cmd_app_add(int argc, char **argv, char *err, size_t errlen)
             rc = cli_errf(err, errlen, CLI_FAIL, "the code signing key %s is absent: put it back to sign app files "
                           "(or add the version where the key is kept)", a->key);
     }
+    if (!rc && a->plan_class) rc = check_plan_class(&cp, a->plan_class, err, errlen);
     if (!rc) rc = cli_transaction(&cp, add_version, a, err, errlen);
     if (!rc && a->new_app) printf("created app %s\n", a->name);
     if (!rc)
-        printf("added %s version %d for %s: %d signed file%s (main program %s)\n", a->name, a->v.version_num,
-               a->platform, a->nfiles, a->nfiles > 1 ? "s" : "", a->files[0].phys);
+        printf("added %s version %d for %s%s%s: %d signed file%s (main program %s)\n", a->name, a->v.version_num,
+               a->platform, a->plan_class ? ", plan class " : "", a->plan_class ? a->plan_class : "", a->nfiles,
+               a->nfiles > 1 ? "s" : "", a->files[0].phys);
     cli_close(&cp);
     free(a);
     return rc;

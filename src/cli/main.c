@@ -14,7 +14,7 @@ struct command {
 static const struct command commands[] = {
     {"init", NULL, cmd_init, "DIR --url URL [--name NAME]"},
     {"app", "add", cmd_app_add,
-     "DIR NAME --platform P --exe PATH --version N [--api-version 7.20.0] [--avg-ncpus 1] "
+     "DIR NAME --platform P --exe PATH --version N [--api-version 7.20.0] [--avg-ncpus 1] [--plan-class NAME] "
      "[--friendly-name TEXT] [--file PATH[=OPEN_NAME]]..."},
     {"file", "add", cmd_file_add, "DIR PATH [--name NAME] [--sticky] [--report-on-rpc]"},
     {"user", "create", cmd_user_create, "DIR NAME"},

@@ -68,7 +68,7 @@ void reply_add_version(struct sched_reply *r, const struct rp_app_version *v)
     for (int i = 0; i < r->nversions; i++) {
         const struct rp_app_version *o = &r->versions[i];
         if (same(o->app_name, v->app_name) && o->version_num == v->version_num &&
-            same(o->platform, v->platform))
+            same(o->platform, v->platform) && same(o->plan_class ? o->plan_class : "", v->plan_class ? v->plan_class : ""))
             return;
     }
     VEC_GROW(r->versions, r->nversions, r->capversions);
@@ -274,9 +274,16 @@ static void write_version(const struct rp_app_version *v, struct strbuf *o)
     put_text(o, IND, "app_name", v->app_name);
     put_int(o, IND, "version_num", v->version_num);
     put_opt_text(o, IND, "platform", v->platform);
+    if (v->plan_class && v->plan_class[0]) put_text(o, IND, "plan_class", v->plan_class);
     put_opt_text(o, IND, "api_version", v->api_version);
     if (v->avg_ncpus > 0) put_dbl(o, IND, "avg_ncpus", "%.6f", v->avg_ncpus);
     if (v->flops > 0) put_dbl(o, IND, "flops", "%.17g", v->flops);
+    if (v->coproc_type) {
+        sb_puts(o, IND "<coproc>\n");
+        put_text(o, IND2, "type", v->coproc_type);
+        put_dbl(o, IND2, "count", "%.6f", v->coproc_count);
+        sb_puts(o, IND "</coproc>\n");
+    }
     put_file_refs(o, v->file_refs, v->nfile_refs, (int)(sizeof v->file_refs / sizeof v->file_refs[0]));
     sb_puts(o, "</app_version>\n");
 }
@@ -304,6 +311,7 @@ static void write_result(const struct rp_result *res, struct strbuf *o)
     put_int(o, IND, "report_deadline", res->report_deadline);
     put_opt_text(o, IND, "platform", res->platform);
     put_int(o, IND, "version_num", res->version_num);
+    if (res->plan_class && res->plan_class[0]) put_text(o, IND, "plan_class", res->plan_class);
     put_file_refs(o, res->file_refs, res->nfile_refs,
                   (int)(sizeof res->file_refs / sizeof res->file_refs[0]));
     put_flag(o, IND, "report_immediately", res->report_immediately);

@@ -25,8 +25,11 @@ struct rp_app_version {
     const char *app_name;
     int version_num;
     const char *platform;
+    const char *plan_class;        /* NULL or "": none */
     const char *api_version;
     double avg_ncpus, flops;
+    const char *coproc_type;       /* the device a job takes (<coproc>); NULL: a CPU version */
+    double coproc_count;
     int nfile_refs;
     struct rp_file_ref file_refs[8];
 };
@@ -43,6 +46,7 @@ struct rp_workunit {
 struct rp_result {
     const char *name, *wu_name, *platform;
     int version_num;
+    const char *plan_class;        /* its app version's; NULL or "": none */
     int64_t report_deadline;
     int report_immediately;
     int nfile_refs;
@@ -80,7 +84,7 @@ void sched_reply_init(struct sched_reply *r);
 void sched_reply_free(struct sched_reply *r);      /* frees the arrays, not the strings */
 void reply_add_app(struct sched_reply *r, const char *name);   /* deduplicated */
 void reply_add_file(struct sched_reply *r, const struct rp_file *f); /* deduplicated by name */
-void reply_add_version(struct sched_reply *r, const struct rp_app_version *v); /* dedup by app+version+platform */
+void reply_add_version(struct sched_reply *r, const struct rp_app_version *v); /* dedup by app+version+platform+plan class */
 void reply_add_workunit(struct sched_reply *r, const struct rp_workunit *w);
 void reply_add_result(struct sched_reply *r, const struct rp_result *res);
 void reply_add_ack(struct sched_reply *r, const char *name);

@@ -20,6 +20,7 @@ struct sent_job {
     struct instance inst;
     struct batch batch;
     const struct app_version *av;
+    struct rsc_usage u;         /* how the host runs av */
     const struct file_rec *av_files[8];
     int is_seq;                 /* a work sequence's: io says its state files and outputs */
     struct seq_io io;
@@ -28,6 +29,7 @@ struct sent_job {
 struct rpc {
     struct server *s;
     struct sched_request req;
+    struct host_coproc hv_coprocs[HOST_MAX_COPROCS];   /* the host's resources k >= 1, as the decision saw them */
     struct user user;
     struct host host;
     int new_host;
@@ -168,18 +170,34 @@ static void check_uploads(struct rpc *c)
 
 static int wants_work(const struct sched_request *r)
 {
-    return !r->dont_send_work && (r->cpu_req_secs > 0 || r->work_req_seconds > 0 || r->cpu_req_instances > 0);
+    int any = r->cpu_req_secs > 0 || r->work_req_seconds > 0 || r->cpu_req_instances > 0;
+    for (int k = 0; k < r->ncoprocs; k++) any |= r->coprocs[k].req_secs > 0 || r->coprocs[k].req_instances > 0;
+    return !r->dont_send_work && any;
 }
 
 static struct host_view host_view_of(const struct rpc *c)
 {
     const struct sched_request *r = &c->req;
-    return (struct host_view){
+    struct host_view h = {
         .host_id = c->host.id, .user_id = c->user.id, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
         .on_frac = r->on_frac, .active_frac = r->active_frac, .dcf = r->duration_correction_factor,
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
         .req_instances = r->cpu_req_instances, .in_progress = r->nother,
+        .cpu_features = r->p_features, .os_name = r->os_name, .mem_bytes = r->m_nbytes,
     };
+    /* the first HOST_MAX_COPROCS types with devices; a real host has one or two */
+    for (int k = 0; k < r->ncoprocs && h.ncoprocs < HOST_MAX_COPROCS; k++) {
+        const struct sr_coproc *cp = &r->coprocs[k];
+        if (cp->count < 1) continue;
+        struct host_coproc *hc = &h.coprocs[h.ncoprocs++];
+        *hc = (struct host_coproc){
+            .count = cp->count, .peak_flops = cp->peak_flops, .ram = cp->available_ram,
+            .driver_version = cp->drv_version, .cuda_version = cp->cuda_version,
+            .compute_cap = cp->major * 100 + cp->minor, .req_secs = cp->req_secs, .req_instances = cp->req_instances,
+        };
+        snprintf(hc->type, sizeof hc->type, "%s", cp->type);
+    }
+    return h;
 }
 
 /* The deadline check (docs/server.md) weighs new work against the tasks the
@@ -216,6 +234,7 @@ static struct rpc_input decision_input(struct rpc *c, const char **platforms, in
         .wants_work = wants_work(r), .platforms = platforms, .nplatforms = np,
         .files = c->names, .nfiles = r->nsticky,
         .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress},
+        .plan_classes = &s->plan_classes,
         .dispatch = locality_dispatch, .routing = server_routing(s), .now = now, .seed = server_random(s),
     };
 }
@@ -228,6 +247,7 @@ static void add_sent(struct rpc *c, const struct dispatched *d, const char *why)
     sj->inst = d->inst;
     sj->batch = d->job->batch->b;   /* copied: the batch may be reaped after the lock */
     sj->av = d->av;
+    sj->u = d->u;
     sj->is_seq = !sequence_io(d->job, &sj->io);
     for (int k = 0; k < d->av->nfiles; k++) sj->av_files[k] = imap_get(&c->s->files, d->av->files[k].file_id);
     log_debug(LT_SCHED, "host %lld: %s job %lld instance %d (batch %s, deadline %lld)", (long long)c->host.id, why,
@@ -337,9 +357,13 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     const char *app = app_name(s, sj->av->app_id);
     reply_add_app(&c->reply, app);
 
+    /* what the client's own scheduling goes by: the CPUs and device the
+     * job takes and how fast it runs on this host */
     struct rp_app_version v = {
         .app_name = app, .version_num = sj->av->version_num, .platform = sj->av->platform,
-        .api_version = sj->av->api_version, .avg_ncpus = sj->av->avg_ncpus, .flops = c->req.p_fpops,
+        .plan_class = sj->av->plan_class, .api_version = sj->av->api_version, .avg_ncpus = sj->u.ncpus,
+        .flops = sj->u.flops,
+        .coproc_type = sj->u.rsc != RSC_CPU ? c->hv_coprocs[sj->u.rsc - 1].type : NULL, .coproc_count = sj->u.ndevices,
     };
     for (int k = 0; k < sj->av->nfiles && sj->av_files[k]; k++) {
         add_file(c, sj->av_files[k]);
@@ -377,7 +401,7 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     instance_wire_name(inst, sizeof inst, sj->batch.name, sj->inst.job_id, sj->inst.seq);
     struct rp_result res = {
         .name = strpool_printf(&c->pool, "%s", inst), .wu_name = w.name, .platform = sj->av->platform,
-        .version_num = sj->av->version_num, .report_deadline = sj->inst.deadline,
+        .version_num = sj->av->version_num, .plan_class = sj->av->plan_class, .report_deadline = sj->inst.deadline,
         /* a sequence's validated prefix (its restart point) moves with each report */
         .report_immediately = s->proj.cfg.report_immediately || sj->is_seq,
     };
@@ -441,6 +465,7 @@ static void decide_locked(struct rpc *c, int retry)
     int64_t now = s->clock();
     if (!retry) record_host(c, now, &log);
     struct rpc_input in = decision_input(c, platforms, now);
+    memcpy(c->hv_coprocs, in.host.coprocs, sizeof c->hv_coprocs);
     struct edf_item *queued = deadline_view(c, &in.host, now);
     if (retry) {
         c->dec.sent = sent;

@@ -356,6 +356,26 @@ static char *read_public_key(struct server *s, char *err, size_t errlen)
     return key;
 }
 
+/* The project's plan classes: none without plan_class.xml; a file that
+ * does not parse stops the start, as a bad config.xml does. */
+static int load_plan_classes(struct server *s, char *err, size_t errlen)
+{
+    char path[PROJECT_PATH_MAX + 32], msg[256];
+    project_path(&s->proj, path, sizeof path, "plan_class.xml");
+    size_t len;
+    char *text = read_file(path, XML_PLAN_CLASS_MAX, &len);
+    if (!text && errno == ENOENT) return 0;
+    if (!text) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = plan_classes_parse(text, len, &s->plan_classes, msg, sizeof msg);
+    free(text);
+    if (rc) snprintf(err, errlen, "%s: %s", path, msg);
+    else log_info("%d plan class%s from %s", s->plan_classes.n, s->plan_classes.n == 1 ? "" : "es", path);
+    return rc;
+}
+
 int server_start(struct server *s, const char *project_dir, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -376,6 +396,8 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     char key_path[PROJECT_PATH_MAX + 64];
     project_path(&s->proj, key_path, sizeof key_path, "keys/upload_key");
     if (upload_key_load(key_path, s->clock(), &s->upload_key, err, errlen)) return -1;
+
+    if (load_plan_classes(s, err, errlen)) return -1;
 
     struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
     if (!wst) return -1;
@@ -441,6 +463,7 @@ void server_stop(struct server *s)
     workgen_free(s->workgen);
     writer_stop(s->writer);
     index_free(&s->idx);
+    plan_classes_free(&s->plan_classes);
     free_map_values(&s->apps, 0);
     free_map_values(&s->versions, 0);
     free_map_values(&s->files, 1);

@@ -10,6 +10,7 @@
 #include "model/model.h"
 #include "sched/host_rpc.h"
 #include "sched/index.h"
+#include "sched/plan_class.h"
 #include "server/workgen.h"
 #include "server/workq.h"
 #include "server/writer.h"
@@ -25,6 +26,7 @@ struct server {
     char url_prefix[256];        /* path part of the master URL: "/proj/" */
     char *code_sign_key;         /* public key text for clients */
     struct upload_key upload_key; /* signs and checks upload certificates */
+    struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;

@@ -232,5 +232,21 @@ static const char v8[] =
     "ALTER TABLE sequences ADD COLUMN avoid_host INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE sequences ADD COLUMN avoid_until INTEGER NOT NULL DEFAULT 0;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8};
-const int schema_nmigrations = 8;
+/* Version 9: an app version may name a plan class (the resources it
+ * needs, plan_class.xml); versions of one number may differ only by it
+ * (a CPU and a GPU build of one release). The table is rebuilt to widen
+ * its unique key, with foreign keys off while it is (migrate). */
+static const char v9[] =
+    "CREATE TABLE app_versions_v9("
+    " id INTEGER PRIMARY KEY, app_id INTEGER NOT NULL REFERENCES apps(id),"
+    " platform_id INTEGER NOT NULL REFERENCES platforms(id), version_num INTEGER NOT NULL,"
+    " plan_class TEXT NOT NULL DEFAULT '',"
+    " api_version TEXT NOT NULL, avg_ncpus REAL NOT NULL DEFAULT 1, create_time INTEGER NOT NULL,"
+    " UNIQUE(app_id, platform_id, version_num, plan_class));"
+    "INSERT INTO app_versions_v9(id, app_id, platform_id, version_num, api_version, avg_ncpus, create_time)"
+    " SELECT id, app_id, platform_id, version_num, api_version, avg_ncpus, create_time FROM app_versions;"
+    "DROP TABLE app_versions;"
+    "ALTER TABLE app_versions_v9 RENAME TO app_versions;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9};
+const int schema_nmigrations = 9;

@@ -105,7 +105,30 @@ int store_schema_version(struct store *s)
     return v;
 }
 
+/* 1 if the store holds a row whose foreign key points nowhere. */
+static int dangling_keys(struct store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) return 1;
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc != SQLITE_DONE;
+}
+
+/* Migrations run with foreign keys off, so that one may rebuild a table
+ * others point to (SQLite's way to change a table's constraints); every
+ * key is checked before each one commits. */
+static int migrate_all(struct store *s);
+
 static int migrate(struct store *s)
+{
+    if (exec(s, "PRAGMA foreign_keys=OFF")) return -1;
+    int rc = migrate_all(s);
+    if (exec(s, "PRAGMA foreign_keys=ON")) return -1;
+    return rc;
+}
+
+static int migrate_all(struct store *s)
 {
     int v = store_schema_version(s);
     if (v < 0) return fail(s, "read schema version");
@@ -119,7 +142,8 @@ static int migrate(struct store *s)
             exec(s, "ROLLBACK");
             continue;
         }
-        if (exec(s, schema_migrations[v]) || exec(s, bump)) {
+        if (exec(s, schema_migrations[v]) || exec(s, bump) ||
+            (dangling_keys(s) && store_failf(s, "a foreign key points nowhere") < 0)) {
             char keep[512];
             snprintf(keep, sizeof keep, "migration to schema %d: %.400s", v + 1, s->err);
             exec(s, "ROLLBACK");
@@ -520,8 +544,8 @@ int store_app_version_insert(struct store *s, struct app_version *v)
     int64_t pid = platform_id(s, v->platform);
     if (pid < 0) return -1;
     sqlite3_stmt *st = stmt(s, Q_AV_INS,
-        "INSERT INTO app_versions(app_id,platform_id,version_num,api_version,avg_ncpus,create_time)"
-        " VALUES(?,?,?,?,?,?)");
+        "INSERT INTO app_versions(app_id,platform_id,version_num,api_version,avg_ncpus,create_time,plan_class)"
+        " VALUES(?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, v->app_id);
     sqlite3_bind_int64(st, 2, pid);
@@ -529,6 +553,7 @@ int store_app_version_insert(struct store *s, struct app_version *v)
     sqlite3_bind_text(st, 4, v->api_version, -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 5, v->avg_ncpus);
     sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+    sqlite3_bind_text(st, 7, v->plan_class, -1, SQLITE_STATIC);
     if (run(s, st, "insert app version")) return -1;
     v->id = sqlite3_last_insert_rowid(s->db);
     for (int i = 0; i < v->nfiles; i++) {
@@ -545,7 +570,7 @@ int store_app_version_insert(struct store *s, struct app_version *v)
     return 0;
 }
 
-#define AV_COLS "v.id,v.app_id,p.name,v.version_num,v.api_version,v.avg_ncpus"
+#define AV_COLS "v.id,v.app_id,p.name,v.version_num,v.api_version,v.avg_ncpus,v.plan_class"
 
 static int av_files(struct store *s, struct app_version *v)
 {
@@ -574,6 +599,7 @@ static void av_from_row(sqlite3_stmt *st, struct app_version *v)
     v->version_num = sqlite3_column_int(st, 3);
     col_text(st, 4, v->api_version, sizeof v->api_version);
     v->avg_ncpus = sqlite3_column_double(st, 5);
+    col_text(st, 6, v->plan_class, sizeof v->plan_class);
 }
 
 int store_app_version_max(struct store *s, int64_t app_id, const char *platform, struct app_version *v)

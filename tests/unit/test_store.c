@@ -259,18 +259,31 @@ static void test_version_1_store_migrates(void **state)
                   "INSERT INTO batches(id,name,app_id,create_time,min_quorum,target_nresults,max_error_instances,"
                   "max_total_instances,max_success_instances,delay_bound,outputs) VALUES(1,'b',1,0,1,1,1,1,1,60,'');"
                   "INSERT INTO jobs(id,batch_id,name,flops_est,flops_bound,mem_bound,disk_bound,target_nresults)"
-                  " VALUES(7,1,'j',1,1,1,1,1);");
+                  " VALUES(7,1,'j',1,1,1,1,1);"
+                  "INSERT INTO platforms VALUES(1,'x86_64-pc-linux-gnu');"
+                  "INSERT INTO app_versions VALUES(5,1,1,100,'7.20.0',2,0);"
+                  "INSERT INTO files(id,name,nbytes,md5,executable,create_time) VALUES(3,'a_100',1,'',1,0);"
+                  "INSERT INTO app_version_files VALUES(5,0,3,'a',1);");
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')", 0), 2);
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 8);
+    assert_int_equal(STORE_SCHEMA_VERSION, 9);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);
     assert_int_equal(last, 7);
     store_close(s);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')", 0), 1);
+    /* v9: versions rebuilt with a plan class, their files still theirs, and
+     * one number may have a version per plan class */
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM app_versions WHERE id=5 AND plan_class=''"
+                                             " AND version_num=100 AND avg_ncpus=2", 0), 1);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_foreign_key_check", 0), 0);
+    assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM app_version_files f JOIN app_versions v"
+                                             " ON v.id=f.app_version_id", 0), 1);
+    store_fixture_sql(path, "INSERT INTO app_versions(app_id,platform_id,version_num,plan_class,api_version,create_time)"
+                            " VALUES(1,1,100,'cuda','7.20.0',0)");
     /* v7: affinities are the operator's table, no longer campaign settings */
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM grid_affinity", 0), 0);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('grid_camp_clusters')"
@@ -1380,7 +1393,7 @@ static const struct break_case breaks[] = {
     {"UPDATE app_version_files SET file_id=999", "app version file that does not exist: app_version_id=1 file_id=999"},
     {"UPDATE app_version_files SET main_program=0", "app version without exactly one main program: id=1"},
     {"INSERT INTO app_version_files VALUES(1,1,2,'second',1)", "app version without exactly one main program: id=1"},
-    {"INSERT INTO app_versions VALUES(2,1,1,2,'8',1,0)", "app version without exactly one main program: id=2"},
+    {"INSERT INTO app_versions VALUES(2,1,1,2,'','8',1,0)", "app version without exactly one main program: id=2"},
     {"UPDATE files SET signature=NULL WHERE id=1", "executable file without a signature: id=1 name=sim_1"},
     {"UPDATE files SET signature='' WHERE id=1", "executable file without a signature: id=1 name=sim_1"},
     {"UPDATE batches SET min_quorum=0 WHERE id=1", "batch redundancy out of range: id=1"},
