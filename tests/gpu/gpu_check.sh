@@ -10,7 +10,8 @@
 #   2. runs gpu_worker once by itself (is the app fine on this GPU?);
 #   3. makes a project on loopback with two apps: gpu_worker, whose only
 #      version has plan class cuda (plan_class.xml: one NVIDIA GPU, 0.2 CPU,
-#      256 MB of GPU RAM), and worker, a CPU app; a batch of 8 jobs of each;
+#      CUDA 11 or newer, compute capability 5.0 or more), and worker, a CPU
+#      app; a batch of 8 jobs of each;
 #   4. starts locusd and one real BOINC client that may use the GPU
 #      (no <no_gpus>, GPU use while the user is active, coproc_debug), and
 #      waits until both batches are done, GPU_CHECK_WAIT (240) s at most;
@@ -291,7 +292,8 @@ cat >"$PROJ/plan_class.xml" <<'XML'
     <gpu_type>nvidia</gpu_type>
     <ngpus>1</ngpus>
     <cpu_frac>0.2</cpu_frac>
-    <min_gpu_ram_mb>256</min_gpu_ram_mb>
+    <min_cuda_version>11000</min_cuda_version>
+    <min_compute_capability>500</min_compute_capability>
   </plan_class>
 </plan_classes>
 XML

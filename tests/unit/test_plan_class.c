@@ -421,6 +421,47 @@ static void test_request_declared_coproc(void **state)
     free(text);
 }
 
+/* The same client on a machine with an NVIDIA H100 (driver 580.159,
+ * CUDA 13.0), as the GPU check of tests/gpu found it. */
+static void test_request_h100(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = fixture("sched_request_cuda_h100.xml", &len);
+    struct sched_request r;
+    char err[256] = "";
+    assert_int_equal(sched_request_parse(text, len, &r, err, sizeof err), 0);
+    assert_int_equal(r.ncoprocs, 1);
+    const struct sr_coproc *c = &r.coprocs[0];
+    assert_string_equal(c->type, "NVIDIA");
+    assert_int_equal(c->count, 1);
+    assert_float_equal(c->peak_flops, 3.345408e13, 1e6);
+    assert_float_equal(c->available_ram, 85017493504.0, 1);
+    assert_int_equal(c->cuda_version, 13000);
+    assert_int_equal(c->drv_version, 58099);   /* BOINC 7.20's reading of 580.159 */
+    assert_int_equal(c->major * 100 + c->minor, 900);
+    assert_float_equal(c->req_secs, 51840, 0);
+    assert_float_equal(c->req_instances, 1, 0);
+    assert_int_equal(r.p_ncpus, 16);
+
+    /* and the plan classes above, on that host */
+    struct plan_class_set s = load();
+    struct host_view h = {.ncpus = r.p_ncpus, .flops = r.p_fpops, .cpu_features = r.p_features, .os_name = r.os_name,
+                          .mem_bytes = r.m_nbytes, .ncoprocs = 1};
+    h.coprocs[0] = (struct host_coproc){.count = c->count, .peak_flops = c->peak_flops, .ram = c->available_ram,
+                                        .driver_version = c->drv_version, .cuda_version = c->cuda_version,
+                                        .compute_cap = c->major * 100 + c->minor};
+    snprintf(h.coprocs[0].type, sizeof h.coprocs[0].type, "%s", c->type);
+    struct rsc_usage u;
+    assert_true(fits(&s, "cuda", &h, &u));
+    assert_true(fits(&s, "avx2", &h, &u));
+    assert_false(fits(&s, "cuda_old", &h, &u));
+    assert_false(fits(&s, "two_gpus", &h, &u));
+    plan_classes_free(&s);
+    sched_request_free(&r);
+    free(text);
+}
+
 static void test_request_vendor_coprocs(void **state)
 {
     (void)state;
@@ -478,6 +519,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fill_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test(test_request_declared_coproc),
+        cmocka_unit_test(test_request_h100),
         cmocka_unit_test(test_request_vendor_coprocs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
