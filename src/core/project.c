@@ -92,6 +92,7 @@ const struct setting project_settings[] = {
     {SETTING("sequences_per_host", SETTING_DOUBLE, sequences_per_host), .def = 1, .min = 1, .max = NO_MAX},
     {SETTING("sequence_twin_lag", SETTING_DOUBLE, sequence_twin_lag), .def = 2, .min = 1, .max = NO_MAX},
     {SETTING("no_deadline_check", SETTING_FLAG, deadline_check), .def = 1},
+    {SETTING("no_anonymous_platform", SETTING_FLAG, anonymous_platform), .def = 1},
     {SETTING("deadline_min_queue", SETTING_FLAG, deadline_min_queue), .def = 0},
     {SETTING("cursor_work_generator", SETTING_TEXT, cursor_generator)},
     {SETTING("cursor_cushion", SETTING_DOUBLE, cursor_cushion), .def = 100, .min = 1, .max = NO_MAX},

@@ -42,6 +42,8 @@ struct project_config {
                                     given up; 0: at the deadline only */
     int deadline_check;          /* the server deadline check (EDF of the host's work, docs/server.md);
                                     off with <no_deadline_check/> */
+    int anonymous_platform;      /* hosts with their own app versions (app_info.xml) get work; off with
+                                    <no_anonymous_platform/> */
     int deadline_min_queue;      /* <deadline_min_queue/>: also refuse a job due before now + the
                                     host's min_queue (off: that rule refuses all work of
                                     short-deadline projects) */

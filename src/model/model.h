@@ -100,6 +100,11 @@ struct app_version_file {
     int main_program;
 };
 
+/* The id of a version a host brought itself (BOINC's anonymous platform:
+ * an app_info.xml the volunteer wrote): in no store, sent with no file,
+ * and recorded so in the instances that ran it. */
+#define APP_VERSION_ANONYMOUS (-1)
+
 struct app_version {
     int64_t id, app_id;
     char platform[PLATFORM_LEN];
@@ -109,6 +114,10 @@ struct app_version {
     double avg_ncpus;
     int nfiles;
     struct app_version_file files[8];
+    /* APP_VERSION_ANONYMOUS only: what the host declares of its version */
+    char coproc_type[32];              /* the device it takes; "" none */
+    double coproc_count;
+    double flops;                      /* its speed on the host; 0 unknown */
 };
 
 /* Output file declaration: open name and size limit. */

@@ -43,6 +43,7 @@ enum ctx {
     C_OTHER_RESULT,
     C_APP_VERSIONS,
     C_APP_VERSION,
+    C_AV_COPROC,     /* the <coproc> of a held <app_version> */
     C_IP_RESULTS,
     C_IP_RESULT,
     C_COPROCS,
@@ -77,6 +78,7 @@ static const struct container containers[] = {
     { C_OTHER_RESULTS, C_OTHER_RESULT, "other_result" },
     { C_ROOT, C_APP_VERSIONS, "app_versions" },
     { C_APP_VERSIONS, C_APP_VERSION, "app_version" },
+    { C_APP_VERSION, C_AV_COPROC, "coproc" },
     { C_ROOT, C_IP_RESULTS, "in_progress_results" },
     { C_IP_RESULTS, C_IP_RESULT, "ip_result" },
     { C_ROOT, C_COPROCS, "coprocs" },
@@ -177,6 +179,11 @@ static const struct field fields[] = {
     FLD(C_APP_VERSION, F_STR, "app_name", AV, app_name),
     FLD(C_APP_VERSION, F_INT, "version_num", AV, version_num),
     FLD(C_APP_VERSION, F_STR, "platform", AV, platform),
+    FLD(C_APP_VERSION, F_STR, "plan_class", AV, plan_class),
+    FLD(C_APP_VERSION, F_DBL, "avg_ncpus", AV, avg_ncpus),
+    FLD(C_APP_VERSION, F_DBL, "flops", AV, flops),
+    FLD(C_AV_COPROC, F_STR, "type", AV, coproc_type),
+    FLD(C_AV_COPROC, F_DBL, "count", AV, coproc_count),
 
     FLD(C_IP_RESULT, F_STR, "name", IP, name),
     FLD(C_IP_RESULT, F_DBL, "report_deadline", IP, report_deadline),
@@ -336,7 +343,7 @@ static char *record_base(struct parser *ps, int ctx)
         return (char *)&r->sticky[r->nsticky - 1];
     case C_OTHER_RESULT:
         return r->other_results[r->nother - 1];
-    case C_APP_VERSION:
+    case C_APP_VERSION: case C_AV_COPROC:
         return (char *)&r->app_versions[r->napp_versions - 1];
     case C_COPROC:
         return (char *)&r->coprocs[r->ncoprocs - 1];

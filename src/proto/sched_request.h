@@ -58,10 +58,17 @@ struct sr_ip_result {             /* a task the host holds, for the deadline che
     double avg_ncpus;
 };
 
+/* A version the client holds. With app_info.xml (platform_name
+ * "anonymous") these are the volunteer's own, and what they declare is
+ * all the server knows of them. */
 struct sr_app_version {
     char app_name[SR_NAME_LEN];
     int version_num;
     char platform[64];
+    char plan_class[64];
+    double avg_ncpus, flops;
+    char coproc_type[SR_COPROC_TYPE_LEN];   /* its <coproc>: "" none */
+    double coproc_count;
 };
 
 /* A type of coprocessor the host has and its work request for it. The

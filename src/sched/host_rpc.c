@@ -120,10 +120,16 @@ static void take_aborts(struct sched_index *x, const struct rpc_input *in, struc
     }
 }
 
-/* The version an instance was sent with, or NULL if it is gone. */
-static const struct app_version *version_of(const struct sjob *j, int64_t version_id)
+/* The version an instance was sent with (the host's own of the job's app,
+ * if it brought one: it may have updated it), or NULL if it is gone. */
+static const struct app_version *version_of(const struct rpc_input *in, const struct sjob *j, int64_t version_id)
 {
     const struct sapp *a = j->batch->app;
+    if (version_id == APP_VERSION_ANONYMOUS) {
+        for (int k = 0; k < in->nown; k++)
+            if (in->own[k].app_id == a->id) return &in->own[k];
+        return NULL;
+    }
     for (int k = 0; k < a->nversions; k++)
         if (a->versions[k]->id == version_id) return a->versions[k];
     return NULL;
@@ -152,7 +158,7 @@ static void recover_lost(struct sched_index *x, const struct rpc_input *in, stru
         char name[256];
         instance_wire_name(name, sizeof name, j->batch->b.name, j->id, inst->seq);
         if (smap_get(&listed, name)) continue;
-        const struct app_version *av = version_of(j, inst->app_version_id);
+        const struct app_version *av = version_of(in, j, inst->app_version_id);
         struct rsc_usage u;
         /* a sequence's task lost means its state chain is too: relocate it;
          * a host that can no longer run its version (a GPU gone) gives it up */
@@ -175,7 +181,7 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
     struct dispatch_request dr = {
         .host = in->host, .platforms = in->platforms, .nplatforms = in->nplatforms, .limits = in->limits,
         .now = in->now, .files = in->files, .nfiles = in->nfiles, .seed = in->seed, .retry = retry,
-        .plan_classes = in->plan_classes,
+        .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown,
     };
     int room = d->max - d->nsent;
     if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;

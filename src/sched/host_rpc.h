@@ -56,6 +56,8 @@ struct rpc_input {
     int nfiles;
     struct dispatch_limits limits;
     const struct plan_class_set *plan_classes;  /* the project's; NULL: none */
+    const struct app_version *own;  /* an anonymous-platform host's versions (dispatch_request.own) */
+    int nown;
     dispatch_fn dispatch;           /* the project's policy */
     struct rpc_routing routing;
     int64_t now;

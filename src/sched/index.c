@@ -472,10 +472,33 @@ int host_may_take(const struct sched_index *x, const struct sjob *j, const struc
     return 1;
 }
 
+/* 1 and *out if v, run as u, is better than what *out holds (found). */
+static int keep_if_better(const struct app_version *v, const struct rsc_usage *u, int p, int found, int *found_p,
+                          struct version_choice *out)
+{
+    int better = !found || u->flops > out->u.flops ||
+                 (u->flops == out->u.flops && p == *found_p && v->version_num > out->av->version_num);
+    if (better) {
+        *out = (struct version_choice){v, *u};
+        *found_p = p;
+    }
+    return better;
+}
+
 int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
                  struct version_choice *out)
 {
     int found = 0, found_p = 0;
+    if (req->own) {
+        for (int i = 0; i < req->nown; i++) {
+            const struct app_version *v = &req->own[i];
+            struct rsc_usage u;
+            if (v->app_id == a->id && app_version_usage(req->plan_classes, v, &req->host, &u) &&
+                (!b || budget_rsc_wants(b, u.rsc)))
+                found |= keep_if_better(v, &u, 0, found, &found_p, out);
+        }
+        return found;
+    }
     for (int p = 0; p < req->nplatforms; p++)
         for (int i = 0; i < a->nversions; i++) {
             const struct app_version *v = a->versions[i];
@@ -483,13 +506,7 @@ int best_version(const struct sapp *a, const struct dispatch_request *req, const
             if (strcmp(v->platform, req->platforms[p]) || !app_version_usage(req->plan_classes, v, &req->host, &u) ||
                 (b && !budget_rsc_wants(b, u.rsc)))
                 continue;
-            int better = !found || u.flops > out->u.flops ||
-                         (u.flops == out->u.flops && p == found_p && v->version_num > out->av->version_num);
-            if (better) {
-                *out = (struct version_choice){v, u};
-                found = 1;
-                found_p = p;
-            }
+            found |= keep_if_better(v, &u, p, found, &found_p, out);
         }
     return found;
 }

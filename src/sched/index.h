@@ -146,6 +146,10 @@ struct dispatch_request {
     uint64_t seed;                  /* the driver's randomness for this request */
     int retry;                      /* second try after waiting for need_work */
     const struct plan_class_set *plan_classes;  /* the project's; NULL: none (versions naming one are not sent) */
+    /* An anonymous-platform host: the versions it brought (borrowed, id
+     * APP_VERSION_ANONYMOUS), its only ones; NULL otherwise */
+    const struct app_version *own;
+    int nown;
 };
 
 /* An instance sent, its app version and how the host runs it. */

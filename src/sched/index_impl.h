@@ -20,7 +20,8 @@ struct version_choice { const struct app_version *av; struct rsc_usage u; };
 /* The fastest version of app a the request's host can run, on one of its
  * platforms, whose plan class fits it, and whose resource budget b (NULL:
  * any) still wants work; among equally fast ones, the host's first
- * platform, then the newest. 1 and *out if there is one, else 0. */
+ * platform, then the newest. An anonymous-platform host's own versions
+ * instead of the project's. 1 and *out if there is one, else 0. */
 int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
                  struct version_choice *out);
 /* Creates an instance of j for the request's host, run as vc, and accounts it. */

@@ -239,9 +239,29 @@ int plan_class_usage(const struct plan_class *pc, const struct host_view *h, str
     return 1;
 }
 
+/* A version the host brought: it says what it takes and how fast it runs. */
+static int own_usage(const struct app_version *v, const struct host_view *h, struct rsc_usage *u)
+{
+    *u = cpu_usage(h);
+    if (v->avg_ncpus > 0) u->ncpus = v->avg_ncpus;
+    if (v->coproc_type[0]) {
+        int k = 0, n = h->ncoprocs < HOST_MAX_COPROCS ? h->ncoprocs : HOST_MAX_COPROCS;
+        while (k < n && strcasecmp(h->coprocs[k].type, v->coproc_type)) k++;
+        if (k == n || v->coproc_count <= 0 || v->coproc_count > h->coprocs[k].count) return 0;
+        u->rsc = 1 + k;
+        u->ndevices = v->coproc_count;
+        u->flops = h->coprocs[k].peak_flops > 0 ? h->coprocs[k].peak_flops * v->coproc_count : u->flops;
+    } else {
+        u->flops *= u->ncpus;
+    }
+    if (v->flops > 0) u->flops = v->flops;
+    return 1;
+}
+
 int app_version_usage(const struct plan_class_set *s, const struct app_version *v, const struct host_view *h,
                       struct rsc_usage *u)
 {
+    if (v->id == APP_VERSION_ANONYMOUS) return own_usage(v, h, u);
     const struct plan_class *pc = NULL;
     if (v->plan_class[0] && !(pc = plan_class_find(s, v->plan_class))) return 0;
     if (!plan_class_usage(pc, h, u)) return 0;

@@ -80,7 +80,9 @@ int plan_class_usage(const struct plan_class *pc, const struct host_view *h, str
 /* How host h runs app version v under the project's classes s (NULL:
  * none): 1 and *u if it can. A version naming a class s does not define
  * runs nowhere; one naming none runs on avg_ncpus CPUs (at most the
- * host's), as fast as that many. */
+ * host's), as fast as that many. A version the host brought
+ * (APP_VERSION_ANONYMOUS) runs as it declares: its CPUs, its device
+ * (which the host must have) and its flops. */
 int app_version_usage(const struct plan_class_set *s, const struct app_version *v, const struct host_view *h,
                       struct rsc_usage *u);
 #endif

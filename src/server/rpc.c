@@ -36,6 +36,8 @@ struct rpc {
     int send_hostid;             /* the client does not know its host id */
     struct rpc_report *reports;  /* the reports as the decision takes them, with the outputs that arrived */
     const char **names;          /* sticky files held, then the instances listed (borrowed from req) */
+    struct app_version *own;     /* an anonymous-platform host's versions of the project's apps (owned) */
+    int nown;
     struct rpc_decision dec;
     struct sent_job *sent;
     int nsent, capsent;
@@ -219,6 +221,41 @@ static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv,
     return v;
 }
 
+/* The platform name of a client with an app_info.xml of its own. */
+#define ANONYMOUS_PLATFORM "anonymous"
+
+static int is_anonymous(const struct sched_request *r) { return !strcmp(r->platform, ANONYMOUS_PLATFORM); }
+
+/* The project's app of that name, or NULL (lock held). */
+static const struct app *app_named(struct server *s, const char *name)
+{
+    size_t it = 0;
+    void *a;
+    while (imap_next(&s->apps, &it, NULL, &a))
+        if (!strcmp(((const struct app *)a)->name, name)) return a;
+    return NULL;
+}
+
+/* An anonymous-platform host's versions, those of apps the project has,
+ * as the decision takes them (lock held; once per request). */
+static void own_versions(struct rpc *c)
+{
+    const struct sched_request *r = &c->req;
+    if (c->own || !r->napp_versions) return;
+    c->own = xcalloc((size_t)r->napp_versions, sizeof *c->own);
+    for (int i = 0; i < r->napp_versions; i++) {
+        const struct sr_app_version *v = &r->app_versions[i];
+        const struct app *a = app_named(c->s, v->app_name);
+        if (!a) continue;
+        struct app_version *o = &c->own[c->nown++];
+        *o = (struct app_version){.id = APP_VERSION_ANONYMOUS, .app_id = a->id, .version_num = v->version_num,
+                                  .avg_ncpus = v->avg_ncpus, .coproc_count = v->coproc_count, .flops = v->flops};
+        snprintf(o->platform, sizeof o->platform, "%s", v->platform);
+        snprintf(o->plan_class, sizeof o->plan_class, "%s", v->plan_class);
+        snprintf(o->coproc_type, sizeof o->coproc_type, "%s", v->coproc_type);
+    }
+}
+
 /* What the decision takes from the request (lock held); the names it
  * borrows are c->names, platforms[] the caller's. */
 static struct rpc_input decision_input(struct rpc *c, const char **platforms, int64_t now)
@@ -228,10 +265,17 @@ static struct rpc_input decision_input(struct rpc *c, const char **platforms, in
     int np = 0;
     platforms[np++] = r->platform;
     for (int i = 0; i < r->nalt_platforms; i++) platforms[np++] = r->alt_platforms[i];
+    int anonymous = is_anonymous(r);
+    if (anonymous && s->proj.cfg.anonymous_platform) own_versions(c);
+    /* such a host runs its own versions only: one whose versions are of no
+     * app here (own not NULL, nown 0) gets nothing */
+    static const struct app_version none;
     return (struct rpc_input){
         .host = host_view_of(c), .reports = c->reports, .nreports = r->nresults,
         .has_listed = r->has_other_results, .listed = c->names + r->nsticky, .nlisted = r->nother,
-        .wants_work = wants_work(r), .platforms = platforms, .nplatforms = np,
+        .wants_work = wants_work(r) && (s->proj.cfg.anonymous_platform || !anonymous),
+        .platforms = platforms, .nplatforms = np,
+        .own = anonymous ? (c->own ? c->own : &none) : NULL, .nown = c->nown,
         .files = c->names, .nfiles = r->nsticky,
         .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress},
         .plan_classes = &s->plan_classes,
@@ -348,15 +392,9 @@ static void add_state_file(struct rpc *c, const char *name, const char *upload_u
     reply_add_file(&c->reply, &f);
 }
 
-/* Adds app, app version, inputs, workunit, outputs and result of one job. */
-static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
+/* The app version of a job sent, and its files. */
+static void reply_version(struct rpc *c, const struct sent_job *sj, const char *app)
 {
-    struct server *s = c->s;
-    struct job_spec spec;
-    if (store_job_spec(st, sj->inst.job_id, &spec)) return -1;
-    const char *app = app_name(s, sj->av->app_id);
-    reply_add_app(&c->reply, app);
-
     /* what the client's own scheduling goes by: the CPUs and device the
      * job takes and how fast it runs on this host */
     struct rp_app_version v = {
@@ -371,6 +409,17 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
                                                            sj->av->files[k].main_program};
     }
     reply_add_version(&c->reply, &v);
+}
+
+/* Adds app, app version, inputs, workunit, outputs and result of one job. */
+static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
+{
+    struct server *s = c->s;
+    struct job_spec spec;
+    if (store_job_spec(st, sj->inst.job_id, &spec)) return -1;
+    const char *app = app_name(s, sj->av->app_id);
+    reply_add_app(&c->reply, app);
+    if (sj->av->id != APP_VERSION_ANONYMOUS) reply_version(c, sj, app);   /* the host has its own */
 
     struct rp_workunit w = {
         .name = strpool_printf(&c->pool, "%s", spec.name), .app_name = app, .version_num = sj->av->version_num,
@@ -511,6 +560,9 @@ static void decide(struct rpc *c, const char *body, size_t len)
     c->names = xmalloc((size_t)(c->req.nsticky + c->req.nother + 1) * sizeof *c->names);
     for (int i = 0; i < c->req.nsticky; i++) c->names[i] = c->req.sticky[i].name;
     for (int i = 0; i < c->req.nother; i++) c->names[c->req.nsticky + i] = c->req.other_results[i];
+    if (is_anonymous(&c->req) && !s->proj.cfg.anonymous_platform && wants_work(&c->req))
+        reply_add_message(&c->reply, "This project does not send work to hosts with their own applications "
+                          "(app_info.xml): remove it to get work.", "notice");
 
     decide_locked(c, 0);
 }
@@ -601,6 +653,7 @@ void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
     }
     free(c->reports);
     free(c->names);
+    free(c->own);
     rpc_decision_free(&c->dec);
     free(c->sent);
     strlist_free(c->need_work, c->nneed_work);

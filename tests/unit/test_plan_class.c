@@ -388,8 +388,6 @@ static void test_deadline_per_resource(void **state)
     (void)f;
 }
 
-/* ---- the request as the real client sends it ---- */
-
 static char *fixture(const char *name, size_t *len)
 {
     const char *src = getenv("LOCUS_SOURCE_DIR");
@@ -399,6 +397,86 @@ static char *fixture(const char *name, size_t *len)
     if (!text) fail_msg("cannot read %s", path);
     return text;
 }
+
+/* An anonymous-platform host runs its own versions only, as it declares
+ * them: its GPU build while the GPU wants work, then its CPU one. */
+static void test_own_versions(void **state)
+{
+    struct fx *f = *state;
+    struct app_version own[3] = {
+        {.id = APP_VERSION_ANONYMOUS, .app_id = 1, .platform = LINUX, .version_num = 7, .avg_ncpus = 1},
+        {.id = APP_VERSION_ANONYMOUS, .app_id = 1, .platform = LINUX, .version_num = 8, .avg_ncpus = 0.5,
+         .coproc_type = "NVIDIA", .coproc_count = 1, .flops = 1e13},
+        {.id = APP_VERSION_ANONYMOUS, .app_id = 2, .platform = LINUX, .version_num = 9},   /* another app */
+    };
+    struct host_view h = gpu_host();
+    h.req_secs = 1500;
+    h.coprocs[0].req_secs = 1.5;
+    static const char *const pl[] = {"anonymous"};
+    struct dispatch_request req = {.host = h, .platforms = pl, .nplatforms = 1, .plan_classes = &f->classes,
+                                   .own = own, .nown = 3,
+                                   .limits = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 1000}};
+    struct dispatched sent[100];
+    struct dispatch_result res = {.sent = sent, .max = 100};
+    int n = index_dispatch(&f->x, &req, &res, &f->log);
+    int cpu = 0, gpu = 0;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(sent[i].inst.app_version_id, APP_VERSION_ANONYMOUS);
+        if (sent[i].u.rsc == 1) {
+            assert_ptr_equal(sent[i].av, &own[1]);
+            assert_float_equal(sent[i].u.flops, 1e13, 0);   /* the host's own figure */
+            assert_float_equal(sent[i].u.ncpus, 0.5, 0);
+            gpu++;
+        } else {
+            assert_ptr_equal(sent[i].av, &own[0]);
+            cpu++;
+        }
+    }
+    assert_int_equal(gpu, 3);   /* 0.5 s each against 1.5 s asked */
+    assert_int_equal(cpu, 2);   /* 1000 s each against 1500 s */
+
+    /* a declared device the host does not have: that version runs nowhere */
+    own[1].coproc_type[0] = 'X';
+    struct rsc_usage u;
+    assert_false(app_version_usage(&f->classes, &own[1], &h, &u));
+    /* a host whose versions are of no app of the project gets nothing */
+    req.host.host_id = 9;
+    req.own = &own[2];
+    req.nown = 1;
+    res = (struct dispatch_result){.sent = sent, .max = 100};
+    assert_int_equal(index_dispatch(&f->x, &req, &res, &f->log), 0);
+}
+
+/* ---- the request as the real client sends it ---- */
+
+/* The client with an app_info.xml: platform "anonymous" and its versions. */
+static void test_request_anonymous(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = fixture("sched_request_anonymous.xml", &len);
+    struct sched_request r;
+    char err[256] = "";
+    assert_int_equal(sched_request_parse(text, len, &r, err, sizeof err), 0);
+    assert_string_equal(r.platform, "anonymous");
+    assert_int_equal(r.napp_versions, 1);
+    assert_string_equal(r.app_versions[0].app_name, "worker");
+    assert_int_equal(r.app_versions[0].version_num, 555);
+    assert_float_equal(r.app_versions[0].avg_ncpus, 1, 0);
+    assert_float_equal(r.app_versions[0].flops, 1e9, 0);
+    sched_request_free(&r);
+    free(text);
+    const char *gpu = "<scheduler_request><app_versions><app_version><app_name>a</app_name><version_num>3</version_num>"
+                      "<plan_class>cuda</plan_class><coproc><type>NVIDIA</type><count>0.5</count></coproc>"
+                      "</app_version></app_versions></scheduler_request>";
+    assert_int_equal(sched_request_parse(gpu, strlen(gpu), &r, err, sizeof err), 0);
+    assert_string_equal(r.app_versions[0].plan_class, "cuda");
+    assert_string_equal(r.app_versions[0].coproc_type, "NVIDIA");
+    assert_float_equal(r.app_versions[0].coproc_count, 0.5, 0);
+    assert_int_equal(r.ncoprocs, 0);   /* a version's <coproc> is not the host's */
+    sched_request_free(&r);
+}
+
 
 /* Debian's boinc-client 7.20 with <coproc><type>locus_accel</type><count>2
  * </count><peak_flops>5e12</peak_flops></coproc> in its cc_config.xml. */
@@ -518,7 +596,9 @@ int main(void)
         cmocka_unit_test(test_cpu_classes),
         cmocka_unit_test_setup_teardown(test_fill_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_own_versions, fx_setup, fx_teardown),
         cmocka_unit_test(test_request_declared_coproc),
+        cmocka_unit_test(test_request_anonymous),
         cmocka_unit_test(test_request_h100),
         cmocka_unit_test(test_request_vendor_coprocs),
     };
