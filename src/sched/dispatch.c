@@ -22,7 +22,8 @@ double est_runtime(const struct host_view *h, double flops_est)
 
 double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est)
 {
-    double avail = (h->on_frac > 0 ? h->on_frac : 1) * (h->active_frac > 0 ? h->active_frac : 1);
+    double avail = (h->on_frac > 0 ? h->on_frac : 1) * (h->active_frac > 0 ? h->active_frac : 1) *
+                   (h->share > 0 && h->share < 1 ? h->share : 1);
     if (avail < 0.01) avail = 0.01;  /* hosts report tiny fractions just after install */
     return est_runtime_on(h, u, flops_est) / avail;
 }

@@ -43,6 +43,7 @@ struct host_view {
     int ncpus;
     double flops;             /* per CPU, from p_fpops (benchmarked) */
     double on_frac, active_frac, dcf;
+    double share;             /* the project's share of the host (resource_share_fraction); 0 unknown: all */
     double req_secs;          /* CPU seconds of work asked for */
     double req_instances;     /* idle CPUs to fill */
     int ncoprocs;
@@ -50,6 +51,7 @@ struct host_view {
     const char *cpu_features; /* space-separated; borrowed, NULL unknown */
     const char *os_name;      /* borrowed, NULL unknown */
     double mem_bytes;         /* RAM; 0 unknown */
+    double disk_free;         /* bytes free where the client keeps its files; 0 unknown */
     int in_progress;          /* instances the host holds already */
     /* The deadline check (edf.h): the results the host holds, as its
      * request lists them (<in_progress_results>; remaining in its own
@@ -83,7 +85,8 @@ struct rsc_usage cpu_usage(const struct host_view *h);
  * as u says, or as a plain CPU version (est_runtime, est_turnaround). */
 double est_runtime_on(const struct host_view *h, const struct rsc_usage *u, double flops_est);
 double est_runtime(const struct host_view *h, double flops_est);
-/* Wall time to completion, including the host's off and inactive time. */
+/* Wall time to completion, including the host's off and inactive time and
+ * the time it gives other projects. */
 double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est);
 double est_turnaround(const struct host_view *h, double flops_est);
 /* Flops per second the host delivers on all its CPUs, availability included. */

@@ -183,9 +183,11 @@ static struct host_view host_view_of(const struct rpc *c)
     struct host_view h = {
         .host_id = c->host.id, .user_id = c->user.id, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
         .on_frac = r->on_frac, .active_frac = r->active_frac, .dcf = r->duration_correction_factor,
+        .share = r->resource_share_fraction,
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
         .req_instances = r->cpu_req_instances, .in_progress = r->nother,
         .cpu_features = r->p_features, .os_name = r->os_name, .mem_bytes = r->m_nbytes,
+        .disk_free = r->d_free,
     };
     /* the first HOST_MAX_COPROCS types with devices; a real host has one or two */
     for (int k = 0; k < r->ncoprocs && h.ncoprocs < HOST_MAX_COPROCS; k++) {

@@ -58,6 +58,13 @@ static void test_turnaround_divides_by_availability(void **state)
     h.on_frac = 0.5;
     h.active_frac = 0.8;
     assert_float_equal(est_turnaround(&h, 1e12), 1000 / 0.4, 1e-9);
+    /* the seed's example: 1 GFLOPS, share 0.5, on 0.8, active 0.9 -> 0.36 GFLOPS */
+    h.on_frac = 0.8;
+    h.active_frac = 0.9;
+    h.share = 0.5;
+    assert_float_equal(1e12 / est_turnaround(&h, 1e12), 0.36e9, 1);
+    h.share = 0;   /* unknown: the host is the project's */
+    assert_float_equal(est_turnaround(&h, 1e12), 1000 / 0.72, 1e-9);
 }
 
 static void test_turnaround_zero_fractions_mean_always_on(void **state)
