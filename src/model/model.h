@@ -135,6 +135,10 @@ struct batch {
     int state;
     struct redundancy red;
     double delay_bound;          /* seconds from sending to deadline */
+    /* the most memory and disk one of its jobs says it needs (bytes), as
+     * the scheduling index loads it: a host that cannot hold that gets no
+     * job of the batch; 0 unknown */
+    double mem_bound, disk_bound;
     int priority;
     int noutputs;
     struct output_spec outputs[MAX_OUTPUTS];

@@ -464,6 +464,9 @@ void job_queue(struct sched_index *x, struct sjob *j)
 
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
 {
+    const struct batch *b = &j->batch->b;
+    if ((h->mem_bytes > 0 && b->mem_bound > h->mem_bytes) || (h->disk_free > 0 && b->disk_bound > h->disk_free))
+        return 0;
     int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
     for (int i = 0; i < j->ninst; i++) {
         if (j->inst[i].host_id == h->host_id) return 0;

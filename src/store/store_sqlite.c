@@ -623,6 +623,10 @@ int store_app_version_max(struct store *s, int64_t app_id, const char *platform,
     "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,one_result_per_user," \
     "parent_id"
 
+/* ... and, for the scheduling index, the largest bounds of its jobs */
+#define BATCH_LOAD_COLS BATCH_COLS ",(SELECT MAX(mem_bound) FROM jobs WHERE jobs.batch_id=batches.id)," \
+    "(SELECT MAX(disk_bound) FROM jobs WHERE jobs.batch_id=batches.id)"
+
 static void batch_from_row(sqlite3_stmt *st, struct batch *b)
 {
     memset(b, 0, sizeof *b);
@@ -645,6 +649,10 @@ static void batch_from_row(sqlite3_stmt *st, struct batch *b)
     if (b->noutputs < 0) b->noutputs = 0;
     b->one_result_per_user = sqlite3_column_int(st, 15);
     b->parent_id = sqlite3_column_int64(st, 16);
+    if (sqlite3_column_count(st) > 18) {   /* BATCH_LOAD_COLS */
+        b->mem_bound = sqlite3_column_double(st, 17);
+        b->disk_bound = sqlite3_column_double(st, 18);
+    }
 }
 
 int store_batch_insert(struct store *s, struct batch *b)
@@ -1123,7 +1131,8 @@ int store_each_batch(struct store *s, int64_t after_id, int (*cb)(void *, const 
 {
     struct each_ctx e = {(void *)cb, ctx};
     char sql[512];
-    snprintf(sql, sizeof sql, "SELECT " BATCH_COLS " FROM batches WHERE id>? OR state=%d ORDER BY id", BATCH_CANCELLING);
+    snprintf(sql, sizeof sql, "SELECT " BATCH_LOAD_COLS " FROM batches WHERE id>? OR state=%d ORDER BY id",
+             BATCH_CANCELLING);
     return each(s, sql, after_id, batch_row, &e);
 }
 

@@ -2,7 +2,8 @@
  * plan_class.xml (and refusing what is wrong in it), matching a class to a
  * host (GPU type, count, memory, driver, compute capability, CPU features,
  * OS, RAM, multithread CPU counts, fractional GPUs, declared coprocessor
- * types), the choice of the fastest version a host can run, each
+ * types), host limits (RAM, disk), the choice of the fastest version a
+ * host can run, each
  * resource's request filled by the versions that use it, the deadline
  * check per resource, and the scheduler request's <coprocs> as the real
  * BOINC client sends them (fixtures captured from Debian's boinc-client). */
@@ -354,6 +355,29 @@ static void test_fill_per_resource(void **state)
     assert_int_equal(cpu, 1);
 }
 
+/* A host that cannot hold a job (RAM, free disk) does not get it; one
+ * that does not say is not held to it. */
+static void test_host_limits(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *sb = index_batch(&f->x, 1);
+    assert_non_null(sb);
+    sb->b.mem_bound = 8e9;
+    sb->b.disk_bound = 2e9;
+    struct host_view h = gpu_host();
+    h.mem_bytes = 4e9;
+    struct dispatched sent[100];
+    assert_int_equal(send(f, &h, &f->classes, sent, 100), 0);
+    h.mem_bytes = 16e9;
+    h.disk_free = 1e9;
+    assert_int_equal(send(f, &h, &f->classes, sent, 100), 0);
+    h.disk_free = 5e9;
+    assert_true(send(f, &h, &f->classes, sent, 100) > 0);
+    h.host_id = 2;
+    h.mem_bytes = h.disk_free = 0;
+    assert_true(send(f, &h, &f->classes, sent, 100) > 0);
+}
+
 /* The deadline check runs per resource: a GPU full of work refuses more GPU
  * jobs while the CPUs, idle, still take theirs. */
 static void test_deadline_per_resource(void **state)
@@ -596,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_cpu_classes),
         cmocka_unit_test_setup_teardown(test_fill_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_host_limits, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_own_versions, fx_setup, fx_teardown),
         cmocka_unit_test(test_request_declared_coproc),
         cmocka_unit_test(test_request_anonymous),

@@ -1076,6 +1076,30 @@ static void test_each_batch_after_id_includes_cancelling(void **state)
     assert_int_equal(s.n, 1);
 }
 
+static int keep_bounds(void *ctx, const struct batch *b)
+{
+    if (b->id == 1) memcpy(ctx, b, sizeof *b);
+    return 0;
+}
+
+/* The index loads each batch with the largest memory and disk its jobs need. */
+static void test_each_batch_job_bounds(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f->s, add_app(f->s, "sim"), "b1");
+    assert_int_equal(b, 1);
+    struct batch got;
+    assert_int_equal(store_each_batch(f->s, 0, keep_bounds, &got), 0);
+    assert_float_equal(got.mem_bound, 0, 0);   /* no job yet: unknown */
+    add_job(f->s, b, "j1");
+    struct job_spec big = {.batch_id = b, .name = "j2", .flops_est = 1, .flops_bound = 1, .mem_bound = 4e9,
+                           .disk_bound = 2e8};
+    assert_int_equal(store_job_insert(f->s, &big, &red2), 0);
+    assert_int_equal(store_each_batch(f->s, 0, keep_bounds, &got), 0);
+    assert_float_equal(got.mem_bound, 4e9, 0);
+    assert_float_equal(got.disk_bound, 1e9, 0);
+}
+
 static void test_each_live_job_and_instance(void **state)
 {
     struct fx *f = *state;
@@ -1493,6 +1517,7 @@ int main(void)
         T(test_instance_stderr),
         T(test_each_app_and_file_after_id_and_stop),
         T(test_each_batch_after_id_includes_cancelling),
+        T(test_each_batch_job_bounds),
         T(test_each_live_job_and_instance),
         T(test_batch_stats_counts),
         T(test_batch_live_range),
