@@ -334,6 +334,23 @@ static int has_no_output(struct setup *s)
     return yes;
 }
 
+/* The store keeps only the keys' hashes: the keys made for the benchmark's
+ * users are kept in the project (BENCH_KEYS, private) for a later --project. */
+#define BENCH_KEYS "bench_keys.txt"
+
+static int save_keys(struct setup *s)
+{
+    struct strbuf b;
+    sb_init(&b);
+    for (int i = 0; i < s->nauth; i++) sb_printf(&b, "%s\n", s->auth[i]);
+    char path[PROJECT_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/" BENCH_KEYS, s->proj);
+    int rc = write_file_atomic_mode(path, b.s ? b.s : "", b.len, 0600);
+    if (rc) note("cannot write %s: %s", path, strerror(errno));
+    sb_free(&b);
+    return rc;
+}
+
 static int create_users(struct setup *s, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -348,7 +365,7 @@ static int create_users(struct setup *s, int n)
         sb_free(&key);
         if (rc) return -1;
     }
-    return 0;
+    return save_keys(s);
 }
 
 static int write_buf(const char *path, const void *data, size_t n, int mode)
@@ -580,21 +597,22 @@ static int edit_config(const struct setup *s, const struct opts *o, int http_thr
     return rc;
 }
 
-/* The account keys of a reused project, from its store. */
+/* The account keys of a reused project: those a run with --keep saved. */
 static int read_users(struct setup *s)
 {
-    char db_path[PROJECT_PATH_MAX + 16];
-    snprintf(db_path, sizeof db_path, "%s/locus.db", s->proj);
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "SELECT authenticator FROM users ORDER BY id", -1, &st, NULL);
-    while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) add_auth(s, (const char *)sqlite3_column_text(st, 0));
-    if (rc != SQLITE_OK) note("cannot read the users of %s: %s", db_path, sqlite3_errmsg(db));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    if (rc == SQLITE_OK && !s->nauth) note("%s has no users: create some with 'locus user create'", s->proj);
-    return rc == SQLITE_OK && s->nauth ? 0 : -1;
+    char path[PROJECT_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/" BENCH_KEYS, s->proj);
+    size_t len;
+    char *text = read_file(path, 1 << 24, &len);
+    if (!text) {
+        note("cannot read %s (%s): reuse a project a run with --keep made", path, strerror(errno));
+        return -1;
+    }
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (*line) add_auth(s, line);
+    free(text);
+    if (!s->nauth) note("%s lists no keys", path);
+    return s->nauth ? 0 : -1;
 }
 
 /* ---- the server process ---- */

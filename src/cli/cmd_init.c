@@ -45,7 +45,7 @@ static int check_target(const char *dir, char *err, size_t errlen)
 static int make_folders(const struct project *p, char *err, size_t errlen)
 {
     static const struct { const char *name; int mode; } folders[] = {
-        {"keys", 0700}, {"download", 0755}, {"upload", 0755}, {"results", 0755},
+        {"keys", 0700}, {"download", 0700}, {"upload", 0700}, {"results", 0700},
     };
     for (size_t i = 0; i < sizeof folders / sizeof folders[0]; i++) {
         char path[PROJECT_PATH_MAX + 16];
@@ -122,7 +122,8 @@ int cmd_init(int argc, char **argv, char *err, size_t errlen)
     if (!mkdtemp(p.dir))
         return cli_errf(err, errlen, CLI_FAIL, "cannot create a folder next to %s: %s (does its parent exist?)",
                         dir, strerror(errno));
-    rc = chmod(p.dir, 0755) ? cli_errf(err, errlen, CLI_FAIL, "chmod %s: %s", p.dir, strerror(errno))
+    /* private: the store holds every user's data, keys/ the project's secrets */
+    rc = chmod(p.dir, PROJECT_DIR_MODE) ? cli_errf(err, errlen, CLI_FAIL, "chmod %s: %s", p.dir, strerror(errno))
                             : build_project(&p, err, errlen);
     if (!rc && rename(p.dir, dir))
         rc = cli_errf(err, errlen, CLI_FAIL, "cannot move %s to %s: %s", p.dir, dir, strerror(errno));

@@ -3,6 +3,7 @@
  * exit status (0 success, 1 failure, 2 usage). */
 #include "cli/cli.h"
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 struct command {
@@ -76,6 +77,7 @@ static const struct command *find(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    umask(PROJECT_UMASK);   /* what locus creates in a project is its owner's alone */
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

@@ -49,6 +49,14 @@ void md5_hex_buf(const void *data, size_t len, char out[MD5_HEX_LEN])
     hex_encode(d, n, out);
 }
 
+void sha256_hex_buf(const void *data, size_t len, char out[SHA256_HEX_LEN])
+{
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned n = 0;
+    EVP_Digest(data, len, d, &n, EVP_sha256(), NULL);
+    hex_encode(d, n, out);
+}
+
 static int digest_file(const char *path, const EVP_MD *md, char *out, int64_t *size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

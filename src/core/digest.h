@@ -12,6 +12,7 @@
 void hex_encode(const void *bytes, size_t n, char *out);
 
 void md5_hex_buf(const void *data, size_t len, char out[MD5_HEX_LEN]);
+void sha256_hex_buf(const void *data, size_t len, char out[SHA256_HEX_LEN]);
 /* 0 on success; *size gets the file's size when size is not NULL. */
 int md5_hex_file(const char *path, char out[MD5_HEX_LEN], int64_t *size);
 int sha256_hex_file(const char *path, char out[SHA256_HEX_LEN]);

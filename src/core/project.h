@@ -10,6 +10,11 @@
 #define LOCUS_PROJECT_H
 #include <stddef.h>
 
+/* A project is its owner's alone: its folder and everything created in it
+ * (the store holds every user's data; keys/ the project's secrets). */
+#define PROJECT_DIR_MODE 0700
+#define PROJECT_FILE_MODE 0600
+#define PROJECT_UMASK 077
 #define PROJECT_PATH_MAX 4096
 
 struct project_config {

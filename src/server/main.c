@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "server/server.h"
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,9 @@ int main(int argc, char **argv)
         log_topic_on(LT_HTTP) || log_topic_on(LT_STORE))
         log_set_level(LOG_DEBUG);
 
+    /* everything locusd creates (uploads, results, the store's journal) is
+     * its user's alone */
+    umask(PROJECT_UMASK);
     /* signals are taken by sigwait below, never by the worker threads */
     sigset_t set;
     sigemptyset(&set);

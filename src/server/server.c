@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The writer's page cache with locality scheduling (SQLite's default, 2 MB,
@@ -356,6 +357,22 @@ static char *read_public_key(struct server *s, char *err, size_t errlen)
     return key;
 }
 
+/* A project made by an earlier locus (or loosened by hand) is made the
+ * owner's alone: its folder, the store and its journal, the keys. */
+static void make_private(struct server *s)
+{
+    static const char *const paths[] = {"", "locus.db", "locus.db-wal", "locus.db-shm", "keys"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char path[PROJECT_PATH_MAX + 32];
+        project_path(&s->proj, path, sizeof path, paths[i]);
+        struct stat st;
+        if (stat(path, &st) || !(st.st_mode & 077)) continue;
+        if (chmod(path, st.st_mode & 0700)) log_warn("cannot make %s private: %s", path, strerror(errno));
+        else log_warn("%s was readable by others (mode %03o): now %03o", path, (unsigned)(st.st_mode & 0777),
+                      (unsigned)(st.st_mode & 0700));
+    }
+}
+
 /* The project's plan classes: none without plan_class.xml; a file that
  * does not parse stops the start, as a bad config.xml does. */
 static int load_plan_classes(struct server *s, char *err, size_t errlen)
@@ -398,6 +415,7 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     if (upload_key_load(key_path, s->clock(), &s->upload_key, err, errlen)) return -1;
 
     if (load_plan_classes(s, err, errlen)) return -1;
+    make_private(s);
 
     struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
     if (!wst) return -1;

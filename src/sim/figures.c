@@ -1,6 +1,7 @@
 /* figures.c - the figures of merit of a run, as text or as one JSON line
  * (snake_case keys, the last line of the output so scripts can `tail -1`);
- * those of work sequences follow when the workload has some, then each
+ * those of work sequences follow when the workload has some, then those of
+ * GPUs when hosts have some, then each
  * batch's completion time (an array in JSON). */
 #include "sim/server_sim.h"
 
@@ -39,12 +40,21 @@
     X(positions_final, "%.0f", (double)f->seq.positions_final)                                          \
     X(work_lost_flops, "%.6g", f->seq.work_lost_flops) X(work_lost_fraction, "%.6f", f->seq.work_lost_fraction)
 
+/* GPUs (docs/sim.md, "GPU hosts"). */
+#define GPU_FIGS(X)                                                                                      \
+    X(gpu_hosts, "%.0f", (double)f->gpu_hosts) X(gpu_jobs, "%.0f", (double)f->gpu_jobs)                  \
+    X(gpu_jobs_fraction, "%.4f", f->gpu_jobs_fraction) X(gpu_busy_fraction, "%.4f", f->gpu_busy_fraction) \
+    X(gpu_tasks_max, "%.0f", (double)f->gpu_tasks_max)
+
 void sim_figures_print(FILE *out, const struct sim_figures *f)
 {
 #define TEXT(name, fmt, val) fprintf(out, "%-22s " fmt "\n", #name, val);
     FIGS(TEXT)
     if (f->seq.sequences) {
         SEQ_FIGS(TEXT)
+    }
+    if (f->gpus) {
+        GPU_FIGS(TEXT)
     }
 #undef TEXT
     /* one line per batch, numbered from 1 as the workload's batches are */
@@ -64,6 +74,9 @@ void sim_figures_json(FILE *out, const struct sim_figures *f)
     FIGS(JSON)
     if (f->seq.sequences) {
         SEQ_FIGS(JSON)
+    }
+    if (f->gpus) {
+        GPU_FIGS(JSON)
     }
 #undef JSON
     fprintf(out, ", \"batch_makespans_s\": [");

@@ -3,7 +3,9 @@
  * file plays the hosts (availability, absences, churn, downloads,
  * computing, state uploads), the network and the daemons (timeouts every
  * transition_period, validation by an equivalence matrix, assimilation);
- * seq_sim.c plays what locusd does around work sequences.
+ * seq_sim.c plays what locusd does around work sequences. Hosts may have
+ * GPUs: the app then has a second version of plan class "cuda", and each
+ * task runs where its dispatch says (struct dispatched's u).
  * Time is the event queue's virtual clock; the change log the index writes
  * is dropped once read. */
 #include "sim/server_sim.h"
@@ -12,6 +14,7 @@
 #include "core/vec.h"
 #include "sched/credit.h"
 #include "sched/host_rpc.h"
+#include "sched/plan_class.h"
 #include "sched/validate.h"
 #include "sim/events.h"
 #include "sim/rng.h"
@@ -26,6 +29,8 @@
 #define MAX_PER_RPC 64
 #define TASK_OUTPUTS 2           /* files a task uploads at most: its output and a sequence's state */
 #define NAME_LEN 256             /* an instance's wire name */
+#define GPU_TYPE "NVIDIA"        /* the simulated GPUs' type, as the BOINC client names it */
+#define GPU_CLASS "cuda"         /* the plan class of the app's GPU version */
 
 /* The simulated project's daemons: the validator compares results (by the
  * equivalence matrix below), so only a quorum-1 job's lone success is valid
@@ -51,12 +56,18 @@ struct task {
     int state;
     int error, wrong;           /* fails with CLIENT_ERROR / returns a wrong result */
     double flops_left;
+    int rsc;                    /* where it runs: RSC_CPU, or 1 for the host's GPUs (its dispatch's u.rsc) */
+    double ndev, ncpus;         /* GPU tasks: devices it takes and the CPU share it lists (u.ndevices, u.ncpus) */
+    double speed;               /* flops per second it really computes at */
+    double est;                 /* flops per second the host's estimates assume: the CPU's benchmark, or the
+                                   version's speed the server sent (u.flops) */
     struct seq_task sq;         /* a work sequence's task: its state files; is_seq 0 otherwise */
 };
 
 struct shost {
     double speed;               /* flops per second per CPU */
     int ncpus, present, on;
+    int gpus;                   /* GPU devices; 0: none */
     int away;                   /* vanished for a while, with its work; computes only when on and not away */
     double last_update;         /* progress is accounted up to here */
     int64_t epoch;              /* a wake event of an older epoch is stale */
@@ -95,6 +106,9 @@ struct sim {
     struct change_log log;
     struct app app;
     struct app_version av;
+    struct app_version gav;     /* the GPU version (plan class cuda), when hosts have GPUs */
+    struct plan_class_set pcs;  /* the project's plan classes: cuda, or none */
+    double gpu_real;            /* flops per second a whole device really delivers: gpu_speed x gpu_efficiency */
     struct sim_batch *batches;
     int nbatches;
     int *job_first;             /* by job id - 1: the first file it reads, -1: none */
@@ -110,6 +124,8 @@ struct sim {
     double *turnaround;
     int64_t njt, nended;
     double capacity, cap_integral, cap_time;   /* available flops/s of hosts present and on */
+    double gpu_up, gpu_up_integral;            /* GPU devices of hosts present, on and not away; in time */
+    double gpu_busy;                           /* device-seconds GPU tasks computed */
     double last_end;
     struct seq_sim seq;         /* work sequences: their jobs, back end and figures */
     struct sim_figures *fig;
@@ -152,8 +168,21 @@ static void drop_log(struct sim *s)
 static void capacity_change(struct sim *s, double delta)
 {
     s->cap_integral += s->capacity * (now(s) - s->cap_time);
+    s->gpu_up_integral += s->gpu_up * (now(s) - s->cap_time);
     s->cap_time = now(s);
     s->capacity += delta;
+}
+
+/* A host comes up (sign 1) or goes down (-1): its CPUs' flops and its
+ * devices' join or leave the capacity. */
+static void host_capacity(struct sim *s, const struct shost *h, int sign)
+{
+    if (!h->gpus) {
+        capacity_change(s, sign * h->speed * h->ncpus);
+        return;
+    }
+    capacity_change(s, sign * (h->speed * h->ncpus + h->gpus * s->gpu_real));
+    s->gpu_up += sign * h->gpus;
 }
 
 /* ---- jobs: the validator and assimilator the routing hands jobs to ---- */
@@ -198,8 +227,12 @@ static void job_daemons(struct sim *s, struct sjob *j, int route)
         if (route & ROUTE_ASSIMILATE) {
             /* count the valid results now: ending the job frees its instances (a
              * sequence's useful work is its final chain, counted at the end) */
-            for (int i = 0; i < j->ninst && is_plain(s, j->id); i++)
+            for (int i = 0; i < j->ninst && is_plain(s, j->id); i++) {
                 if (j->inst[i].validate_state == VALIDATE_VALID) s->fig->flops_useful += j->flops_est;
+                /* the server's record says which version computed the result kept */
+                if (j->inst[i].id == j->st.canonical_id && s->gav.id && j->inst[i].app_version_id == s->gav.id)
+                    s->fig->gpu_jobs++;
+            }
             seq_sim_validated(&s->seq, j);   /* the back end's result hook */
             index_end_job(&s->idx, j, JOB_DONE, 0, inow(s), &s->log);
         }
@@ -241,8 +274,9 @@ static void host_advance(struct sim *s, struct shost *h)
     for (int i = 0; i < h->nt; i++) {
         struct task *t = &h->t[i];
         if (t->state != T_RUNNING) continue;
-        double done = h->speed * dt;
+        double done = t->speed * dt;
         if (done > t->flops_left) done = t->flops_left;
+        if (t->rsc != RSC_CPU) s->gpu_busy += t->ndev * (done / t->speed);
         t->flops_left -= done;
         s->fig->flops_computed += done;
         if (t->sq.is_seq) s->fig->seq.flops_computed += done;
@@ -401,6 +435,15 @@ static void computed(struct sim *s, struct shost *h, int hi, struct task *t)
     if (t->sq.ul_bytes > 0) t->state = T_UPLOADING;
 }
 
+/* GPU tasks of ndev devices each that the host's devices run at once: a
+ * device runs 1/ndev of them when ndev < 1 (two of 0.5, two of 0.4), and
+ * one of ndev (whole) devices takes that many. */
+static int gpu_slots(const struct shost *h, double ndev)
+{
+    if (ndev <= 1) return h->gpus * (int)floor(1 / ndev + 1e-9);
+    return h->gpus / (int)ceil(ndev - 1e-9);
+}
+
 /* Finishes what is finished, starts what can start, and schedules the next
  * wake-up; done tasks wait for the next RPC to be reported. */
 static void host_plan(struct sim *s, struct shost *h, int hi)
@@ -417,42 +460,58 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
         }
         h->ul_inst = 0;
     }
-    int running = 0;
+    int running = 0, gpu_running = 0;
     for (int i = 0; i < h->nt; i++) {
         struct task *t = &h->t[i];
-        if (t->state == T_RUNNING && t->flops_left <= 1e-6 * h->speed) computed(s, h, hi, t);
+        if (t->state == T_RUNNING && t->flops_left <= 1e-6 * t->speed) computed(s, h, hi, t);
         if (t->state == T_NEED_FILE) task_get_files(s, h, hi, t);
-        running += t->state == T_RUNNING;
+        if (t->state == T_RUNNING) *(t->rsc == RSC_CPU ? &running : &gpu_running) += 1;
         if (t->state == T_UPLOADING && !h->ul_inst) {
             h->ul_inst = t->inst_id;
             h->ul_left = t->sq.ul_bytes;
         }
     }
-    for (int i = 0; i < h->nt && running < h->ncpus; i++)
-        if (h->t[i].state == T_READY) {
-            h->t[i].state = T_RUNNING;
-            running++;
+    /* ready tasks start in arrival order, each on its own resource */
+    for (int i = 0; i < h->nt; i++) {
+        struct task *t = &h->t[i];
+        if (t->state != T_READY) continue;
+        if (t->rsc == RSC_CPU ? running < h->ncpus : gpu_running < gpu_slots(h, t->ndev)) {
+            t->state = T_RUNNING;
+            *(t->rsc == RSC_CPU ? &running : &gpu_running) += 1;
         }
+    }
+    if (gpu_running > s->fig->gpu_tasks_max) s->fig->gpu_tasks_max = gpu_running;
     h->epoch++;
     if (!host_up(h)) return;
     double next = INFINITY;
     for (int i = 0; i < h->nt; i++)
-        if (h->t[i].state == T_RUNNING && h->t[i].flops_left / h->speed < next) next = h->t[i].flops_left / h->speed;
+        if (h->t[i].state == T_RUNNING && h->t[i].flops_left / h->t[i].speed < next)
+            next = h->t[i].flops_left / h->t[i].speed;
     if (h->dl_file != DL_NONE) next = fmin(next, h->dl_left / s->w.download_bandwidth);
     if (h->ul_inst) next = fmin(next, h->ul_left / s->w.upload_bandwidth);
     if (next < INFINITY) evq_push(&s->q, now(s) + next, SE_WAKE, hi, h->epoch);
 }
 
-/* CPU seconds of work queued and not finished. */
+/* CPU seconds of work queued on the CPUs and not finished. */
 static double host_queued_secs(const struct shost *h)
 {
     double secs = 0;
     for (int i = 0; i < h->nt; i++)
-        if (h->t[i].state != T_DONE) secs += h->t[i].flops_left / h->speed;
+        if (h->t[i].state != T_DONE && h->t[i].rsc == RSC_CPU) secs += h->t[i].flops_left / h->t[i].speed;
     return secs;
 }
 
-/* Tasks that hold or wait for a CPU (not those uploading or done). */
+/* Device-seconds of work queued on the GPUs, as the host estimates it (at
+ * the speed the server sent), each task weighing the devices it takes. */
+static double host_gpu_queued_secs(const struct shost *h)
+{
+    double secs = 0;
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state != T_DONE && h->t[i].rsc != RSC_CPU) secs += h->t[i].flops_left / h->t[i].est * h->t[i].ndev;
+    return secs;
+}
+
+/* Tasks that hold or wait for a CPU or a device (not those uploading or done). */
 static int host_unfinished(const struct shost *h)
 {
     int n = 0;
@@ -460,12 +519,30 @@ static int host_unfinished(const struct shost *h)
     return n;
 }
 
+/* The same on the CPUs only. */
+static int host_unfinished_cpu(const struct shost *h)
+{
+    int n = 0;
+    for (int i = 0; i < h->nt; i++) n += h->t[i].state < T_UPLOADING && h->t[i].rsc == RSC_CPU;
+    return n;
+}
+
+/* Devices no unfinished GPU task holds. */
+static double host_idle_gpus(const struct shost *h)
+{
+    double used = 0;
+    for (int i = 0; i < h->nt; i++)
+        if (h->t[i].state < T_UPLOADING && h->t[i].rsc != RSC_CPU) used += h->t[i].ndev;
+    return used < h->gpus ? h->gpus - used : 0;
+}
+
 static int host_wants_rpc(const struct sim *s, const struct shost *h)
 {
     if (!host_up(h)) return 0;
     for (int i = 0; i < h->nt; i++)
         if (h->t[i].state == T_DONE) return 1;
-    return host_unfinished(h) < h->ncpus || host_queued_secs(h) < s->w.rpc_buffer * h->ncpus;
+    if (host_unfinished_cpu(h) < h->ncpus || host_queued_secs(h) < s->w.rpc_buffer * h->ncpus) return 1;
+    return h->gpus && (host_idle_gpus(h) > 1e-9 || host_gpu_queued_secs(h) < s->w.rpc_buffer * h->gpus);
 }
 
 /* 1 if a finished sequence task waits: locusd has those reported at once,
@@ -509,9 +586,13 @@ static void task_abort(struct shost *h, int i)
     task_remove(h, i);
 }
 
-/* The new task for an instance the server sent, its failure drawn now. */
+/* The new task for an instance the server sent, its failure drawn now. It
+ * runs where the dispatch says: a CPU at the host's speed, or its GPUs at
+ * the devices' real speed (the peak they report x gpu_efficiency) for the
+ * devices it takes. */
 static void task_add(struct sim *s, struct shost *h, int hi, const struct dispatched *d)
 {
+    if (d->u.rsc != RSC_CPU && (d->u.rsc != 1 || !h->gpus)) abort();   /* the host has one resource besides its CPUs */
     VEC_GROW(h->t, h->nt, h->capt);
     double u = rng_uniform(&s->rng);
     int64_t id = d->job->id;
@@ -520,8 +601,14 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         .job_id = id, .inst_id = d->inst.id, .deadline = d->inst.deadline, .seq = d->inst.seq,
         .file = job_file(s, id), .nfiles = is_plain(s, id) ? s->job_nfiles[id - 1] : 0, .state = T_NEED_FILE,
         .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
-        .flops_left = d->job->flops_est,
+        .flops_left = d->job->flops_est, .rsc = d->u.rsc, .ncpus = 1, .speed = h->speed, .est = h->speed,
     };
+    if (t->rsc != RSC_CPU) {
+        t->ndev = d->u.ndevices;
+        t->ncpus = d->u.ncpus;
+        t->speed = s->gpu_real * d->u.ndevices;
+        t->est = d->u.flops;
+    }
     instance_wire_name(t->name, sizeof t->name, d->job->batch->b.name, id, d->inst.seq);
     seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
     trace(s, "dispatch", hi, t->job_id, t->file);
@@ -554,33 +641,56 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
             up->arrived[narrived++] = up->out[k];
         }
     }
-    double secs = s->w.flops_per_job / h->speed;
+    double secs = s->w.flops_per_job / h->speed, cpu = secs;
+    if (t->rsc != RSC_CPU) {
+        secs = s->w.flops_per_job / t->speed;
+        cpu = secs * t->ncpus;
+    }
     return (struct rpc_report){
-        .name = t->name, .computed = !t->error, .exit_status = t->error, .cpu_time = secs, .elapsed_time = secs,
+        .name = t->name, .computed = !t->error, .exit_status = t->error, .cpu_time = cpu, .elapsed_time = secs,
         .arrived = up->arrived, .narrived = narrived,
     };
 }
 
-/* One scheduler RPC: the host reports its finished tasks, lists the
- * others and asks for work; locusd's decision answers; the host drops
- * what it reported and what it is told to abort, and takes what it got. */
 /* The host's work as its request lists it for the deadline check (as the
  * BOINC client's <in_progress_results>): each task still computing, with
- * its run time left and deadline. NULL when the project does not check. */
+ * its run time left and deadline, and the CPUs it uses, a GPU task its
+ * CPU share (avg_ncpus), as locusd reads the list. NULL when the project
+ * does not check. */
 static struct edf_item *deadline_view(const struct sim *s, const struct shost *h, struct host_view *hv)
 {
     if (!s->w.deadline_check) return NULL;
     struct edf_item *v = xmalloc((size_t)(h->nt ? h->nt : 1) * sizeof *v);
     int n = 0;
     for (int i = 0; i < h->nt; i++)
-        if (h->t[i].state < T_UPLOADING)
-            v[n++] = (struct edf_item){h->t[i].flops_left / h->speed, (double)(h->t[i].deadline - inow(s)), 1};
+        if (h->t[i].state < T_UPLOADING) {
+            const struct task *t = &h->t[i];
+            double ncpus = t->rsc == RSC_CPU ? 1 : t->ncpus > 0 ? t->ncpus : 1;
+            v[n++] = (struct edf_item){t->flops_left / t->est, (double)(t->deadline - inow(s)), ncpus};
+        }
     hv->check_deadlines = 1;
     hv->queued = v;
     hv->nqueued = n;
     return v;
 }
 
+/* A GPU host's request for its devices: the device-seconds they lack to
+ * hold rpc_buffer each, and the idle ones. */
+static void gpu_request(const struct sim *s, const struct shost *h, struct host_view *hv)
+{
+    if (!h->gpus) return;
+    hv->ncoprocs = 1;
+    struct host_coproc *c = &hv->coprocs[0];
+    *c = (struct host_coproc){
+        .count = h->gpus, .peak_flops = s->w.gpu_speed,
+        .req_secs = fmax(0, s->w.rpc_buffer * h->gpus - host_gpu_queued_secs(h)), .req_instances = host_idle_gpus(h),
+    };
+    snprintf(c->type, sizeof c->type, "%s", GPU_TYPE);
+}
+
+/* One scheduler RPC: the host reports its finished tasks, lists the
+ * others and asks for work; locusd's decision answers; the host drops
+ * what it reported and what it is told to abort, and takes what it got. */
 static void host_rpc(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
@@ -607,7 +717,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         reports[nrep] = task_report(s, h, t, &up[nrep]);
         nrep++;
     }
-    int idle = h->ncpus - host_unfinished(h);
+    int idle = h->ncpus - host_unfinished_cpu(h);
     static const char *const platforms[] = {PLATFORM};
     /* every sticky file held, as the BOINC client lists them, state files too */
     const char **files = xmalloc((size_t)(h->nheld + h->nstates + 1) * sizeof *files);
@@ -624,9 +734,11 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         .reports = reports, .nreports = nrep, .has_listed = 1, .listed = listed, .nlisted = nlisted,
         .platforms = platforms, .nplatforms = 1, .files = files, .nfiles = nfiles,
         .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
-        .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s), .seed = rng_next(&s->rng),
+        .plan_classes = &s->pcs, .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s), .seed = rng_next(&s->rng),
     };
-    in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0;
+    gpu_request(s, h, &in.host);
+    in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0 ||
+                    (in.host.ncoprocs && (in.host.coprocs[0].req_secs > 0 || in.host.coprocs[0].req_instances > 0));
     struct edf_item *queued = deadline_view(s, h, &in.host);
     struct dispatched sent[MAX_PER_RPC];
     struct rpc_decision d = {.sent = sent, .max = MAX_PER_RPC};
@@ -679,7 +791,13 @@ static void host_new(struct sim *s)
         .present = 1, .on = s->w.on_fraction >= 1 || rng_uniform(&s->rng) < s->w.on_fraction,
         .last_update = now(s), .dl_file = DL_NONE, .last_rpc = -INFINITY, .backoff = s->w.request_delay,
     };
-    if (h->on) capacity_change(s, h->speed * h->ncpus);
+    /* GPUs go to gpu_fraction of the hosts, spread evenly by index (no draw) */
+    double f = s->w.gpu_fraction;
+    if (floor((hi + 1) * f) > floor(hi * f)) {
+        h->gpus = s->w.host_gpus;
+        s->fig->gpu_hosts++;
+    }
+    if (h->on) host_capacity(s, h, 1);
     if (s->w.on_fraction < 1)
         evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
     if (s->w.host_lifetime_mean > 0)
@@ -693,7 +811,7 @@ static void host_new(struct sim *s)
 static void host_leave(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
-    if (host_up(h)) capacity_change(s, -h->speed * h->ncpus);
+    if (host_up(h)) host_capacity(s, h, -1);
     h->present = 0;
     h->epoch++;
     /* its instances stay out on the server until their deadlines pass */
@@ -715,7 +833,7 @@ static void host_toggle(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
     h->on = !h->on;
-    if (!h->away) capacity_change(s, (h->on ? 1 : -1) * h->speed * h->ncpus);
+    if (!h->away) host_capacity(s, h, h->on ? 1 : -1);
     trace(s, h->on ? "host_on" : "host_off", hi, -1, -1);
     evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
     host_plan(s, h, hi);
@@ -729,7 +847,7 @@ static void host_away(struct sim *s, struct shost *h, int hi)
 {
     host_advance(s, h);
     h->away = !h->away;
-    if (h->on) capacity_change(s, (h->away ? -1 : 1) * h->speed * h->ncpus);
+    if (h->on) host_capacity(s, h, h->away ? -1 : 1);
     trace(s, h->away ? "host_away" : "host_back", hi, -1, -1);
     evq_push(&s->q, now(s) + rng_exp(&s->rng, h->away ? s->w.away_mean : s->w.away_interval_mean), SE_AWAY, hi, 0);
     host_plan(s, h, hi);
@@ -896,6 +1014,12 @@ static void setup(struct sim *s)
     s->av = (struct app_version){.id = 1, .app_id = 1, .platform = PLATFORM, .version_num = 1};
     index_add_app(&s->idx, &s->app);
     index_add_version(&s->idx, &s->av);
+    if (s->pcs.n) {   /* hosts with GPUs: the app's GPU version */
+        s->gav = (struct app_version){.id = 2, .app_id = 1, .platform = PLATFORM, .version_num = 1,
+                                      .plan_class = GPU_CLASS};
+        index_add_version(&s->idx, &s->gav);
+        s->gpu_real = w->gpu_speed * w->gpu_efficiency;
+    }
     make_batches(s);
     int64_t next_cursor = 1;
     for (int b = 0; b < s->nbatches; b++) add_batch_jobs(s, &s->batches[b], &next_cursor);
@@ -929,6 +1053,7 @@ static void teardown(struct sim *s)
     free(s->job_nfiles);
     imap_free(&s->wrong);
     index_free(&s->idx);
+    plan_classes_free(&s->pcs);
     change_log_free(&s->log);
     evq_free(&s->q);
 }
@@ -958,6 +1083,19 @@ static void figures(struct sim *s)
     f->cursor_joins = s->idx.cur.joins;
     f->cursor_moves = s->idx.cur.moves;
     f->cursor_lanes = s->idx.cur.lanes;
+    if (s->pcs.n) {
+        /* the GPU work done since each host's last update (nothing else is
+         * counted: the run is over) */
+        for (int i = 0; i < s->nh; i++) {
+            const struct shost *h = &s->h[i];
+            for (int k = 0; h->gpus && host_up(h) && k < h->nt; k++)
+                if (h->t[k].state == T_RUNNING && h->t[k].rsc != RSC_CPU)
+                    s->gpu_busy += h->t[k].ndev * fmin(now(s) - h->last_update, h->t[k].flops_left / h->t[k].speed);
+        }
+        f->gpus = 1;
+        f->gpu_jobs_fraction = f->jobs_done ? (double)f->gpu_jobs / (double)f->jobs_done : 0;
+        f->gpu_busy_fraction = s->gpu_up_integral > 0 ? s->gpu_busy / s->gpu_up_integral : 0;
+    }
     f->complete = s->nended == w->jobs && seq_sim_over(&s->seq);
 }
 
@@ -1030,6 +1168,22 @@ const struct sim_policy *sim_policy_find(const char *name)
 
 const char *sim_policy_names(void) { return "fifo, locality, locality_lite, cursor, cursor_in_order"; }
 
+/* The project's plan_class.xml when hosts have GPUs: one class, cuda, for
+ * NVIDIA devices, with the workload's devices and CPU share per job. */
+static int gpu_plan_class(const struct workload *w, struct plan_class_set *pcs, char *err, size_t errlen)
+{
+    char xml[512], why[256];
+    int n = snprintf(xml, sizeof xml,
+                     "<plan_classes><plan_class><name>" GPU_CLASS "</name><gpu_type>nvidia</gpu_type>"
+                     "<ngpus>%.17g</ngpus><cpu_frac>%.17g</cpu_frac></plan_class></plan_classes>",
+                     w->gpu_ngpus, w->gpu_cpu_frac);
+    if (plan_classes_parse(xml, (size_t)n, pcs, why, sizeof why)) {
+        snprintf(err, errlen, "the GPU plan class: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
 int sim_server_run(const struct workload *w, const struct sim_options *o, struct sim_figures *fig, char *err,
                    size_t errlen)
 {
@@ -1043,6 +1197,10 @@ int sim_server_run(const struct workload *w, const struct sim_options *o, struct
         free(s);
         snprintf(err, errlen, "policy %s: the workload has no files (a cursor batch's jobs read ranges of a "
                  "sequence of sticky files)", o->policy->name);
+        return -1;
+    }
+    if (w->gpu_fraction > 0 && gpu_plan_class(w, &s->pcs, err, errlen)) {
+        free(s);
         return -1;
     }
     if (s->o.trace) fprintf(s->o.trace, "time,kind,host,job,file\n");

@@ -49,6 +49,13 @@ struct sim_figures {
     int64_t cursor_joins, cursor_moves;         /* hosts that joined a team, and team changes (cursor policy) */
     int64_t cursor_lanes;                       /* lanes started in cursors (cursor policy) */
     struct seq_figures seq;                     /* work sequences, when the workload has some */
+    /* GPUs, when the workload gives hosts some (gpu_fraction > 0) */
+    int gpus;                                   /* 1: the GPU figures apply (and are printed) */
+    int64_t gpu_hosts;                          /* hosts that had GPUs (churn included) */
+    int64_t gpu_jobs;                           /* jobs DONE whose canonical result a GPU computed */
+    double gpu_jobs_fraction;                   /* gpu_jobs / jobs_done */
+    double gpu_busy_fraction;                   /* device-seconds computing / device-seconds of hosts up */
+    int64_t gpu_tasks_max;                      /* the most GPU tasks one host ran at once */
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };
 

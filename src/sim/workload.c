@@ -23,6 +23,7 @@ void workload_defaults(struct workload *w)
         .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
         .max_result_time = 86400, .sequences_per_host = SEQ_PER_HOST, .sequence_high_water = SEQ_HIGH_WATER,
         .extend_chunk = 10, .transition_period = 60, .deadline_check = 1,
+        .gpu_fraction = 0, .host_gpus = 1, .gpu_speed = 1e12, .gpu_efficiency = 1, .gpu_ngpus = 1, .gpu_cpu_frac = 0.1,
     };
 }
 
@@ -87,6 +88,12 @@ static const struct key keys[] = {
     F(extend_chunk, K_INT, 1, 1e6),
     F(extend_margin, K_INT, 0, 1e6),
     F(abandon_probability, K_REAL, 0, 1),
+    F(gpu_fraction, K_REAL, 0, 1),
+    F(host_gpus, K_INT, 1, 64),
+    F(gpu_speed, K_REAL, 1, 1e18),
+    F(gpu_efficiency, K_REAL, 0.001, 1),
+    F(gpu_ngpus, K_REAL, 0.001, 64),
+    F(gpu_cpu_frac, K_REAL, 0, 64),
     F(seed, K_SEED, 0, 0),
 };
 #undef F
@@ -130,6 +137,10 @@ static int check(const struct workload *w, char *err, size_t errlen)
     else if (w->sequences && w->jobs + (double)w->sequences * w->sequence_length > 1e8)
         bad = "sequences: more than 1e8 jobs in all";
     else if (w->files && w->files < w->batches) bad = "batches: more batches than files (each has its own sequence)";
+    else if (w->gpu_ngpus > 1 && w->gpu_ngpus != floor(w->gpu_ngpus))
+        bad = "gpu_ngpus: above 1, a whole number of devices";
+    else if (w->gpu_fraction > 0 && w->gpu_ngpus > w->host_gpus)
+        bad = "gpu_ngpus: more than host_gpus (the GPU version would run nowhere)";
     if (bad) snprintf(err, errlen, "%s", bad);
     return bad ? -1 : 0;
 }

@@ -57,6 +57,13 @@ struct workload {
     int extend_chunk;           /* open: positions the back end adds at a time */
     int extend_margin;          /* open: it extends once a validated position is this close to the last */
     double abandon_probability; /* open: at each extension it ends the sequence instead */
+    /* GPUs (docs/sim.md, "GPU hosts"): a share of the hosts has NVIDIA devices and the app a "cuda" version */
+    double gpu_fraction;        /* share of hosts with GPUs, spread evenly over host indices; 0: none */
+    int host_gpus;              /* devices per such host */
+    double gpu_speed;           /* flops per second of a device as the host reports it (peak) */
+    double gpu_efficiency;      /* the share of that peak a job really gets */
+    double gpu_ngpus;           /* devices per GPU job (the plan class's ngpus); fractions allowed */
+    double gpu_cpu_frac;        /* CPUs a GPU job keeps busy (the plan class's cpu_frac) */
     uint64_t seed;
 };
 

@@ -248,5 +248,11 @@ static const char v9[] =
     "DROP TABLE app_versions;"
     "ALTER TABLE app_versions_v9 RENAME TO app_versions;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9};
-const int schema_nmigrations = 9;
+/* Version 10: account keys are kept as their SHA-256 only, so that a copy
+ * of the store (a backup, a local user who can read it) gives no one a
+ * volunteer's or submitter's key. locus_key_hash is the store's own SQL
+ * function (store_sqlite.c). */
+static const char v10[] = "UPDATE users SET authenticator = locus_key_hash(authenticator);";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10};
+const int schema_nmigrations = 10;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 struct store;
 
@@ -50,6 +50,10 @@ int store_wal_pages(const struct store *s);
 int store_checkpoint(struct store *s, int *log_pages, int *copied_pages);
 
 /* Users. */
+/* Account keys: the store keeps the SHA-256 of u->authenticator, never the
+ * key, and finds a user by the key's hash; a user read back has an empty
+ * authenticator. Keys are 128 random bits, so the hash needs no salt or
+ * secret to be out of reach, and lookup stays one index probe. */
 int store_user_insert(struct store *s, struct user *u);          /* sets u->id */
 int store_user_by_name(struct store *s, const char *name, struct user *u);
 int store_user_by_auth(struct store *s, const char *auth, struct user *u);

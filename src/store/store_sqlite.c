@@ -4,6 +4,7 @@
 #include "store/store_internal.h"
 #include "store/schema.h"
 #include "store/codes.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
@@ -94,6 +95,19 @@ int store_prepare(struct store *s, const char *sql, unsigned flags, sqlite3_stmt
     return rc;
 }
 
+/* What the store keeps of an account key. */
+static void key_hash(const char *key, char out[SHA256_HEX_LEN]) { sha256_hex_buf(key, strlen(key), out); }
+
+/* locus_key_hash(KEY) in SQL, for the migration that hashed stored keys. */
+static void sql_key_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const unsigned char *key = sqlite3_value_text(argv[0]);
+    char h[SHA256_HEX_LEN];
+    key_hash(key ? (const char *)key : "", h);
+    sqlite3_result_text(ctx, h, -1, SQLITE_TRANSIENT);
+}
+
 int store_schema_version(struct store *s)
 {
     sqlite3_stmt *st;
@@ -167,6 +181,8 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
     }
     sqlite3_busy_timeout(s->db, 30000);
     sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_create_function(s->db, "locus_key_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_key_hash, NULL,
+                            NULL);
     const char *pragmas = (flags & STORE_READONLY)
         ? "PRAGMA foreign_keys=ON;"
         : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
@@ -233,21 +249,23 @@ static void user_from_row(sqlite3_stmt *st, struct user *u)
 {
     u->id = sqlite3_column_int64(st, 0);
     col_text(st, 1, u->name, sizeof u->name);
-    col_text(st, 2, u->authenticator, sizeof u->authenticator);
+    u->authenticator[0] = 0;   /* the store has its hash only */
     u->create_time = sqlite3_column_int64(st, 3);
     u->total_credit = sqlite3_column_double(st, 4);
     u->expavg_credit = sqlite3_column_double(st, 5);
     u->expavg_time = sqlite3_column_double(st, 6);
 }
 
-#define USER_COLS "id,name,authenticator,create_time,total_credit,expavg_credit,expavg_time"
+#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time"
 
 int store_user_insert(struct store *s, struct user *u)
 {
     sqlite3_stmt *st = stmt(s, Q_USER_INS, "INSERT INTO users(name,authenticator,create_time) VALUES(?,?,?)");
     if (!st) return -1;
+    char h[SHA256_HEX_LEN];
+    key_hash(u->authenticator, h);
     sqlite3_bind_text(st, 1, u->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, u->authenticator, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, h, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, u->create_time);
     if (run(s, st, "insert user")) return -1;
     u->id = sqlite3_last_insert_rowid(s->db);
@@ -273,7 +291,9 @@ int store_user_by_name(struct store *s, const char *name, struct user *u)
 
 int store_user_by_auth(struct store *s, const char *auth, struct user *u)
 {
-    return user_lookup(s, Q_USER_BY_AUTH, "SELECT " USER_COLS " FROM users WHERE authenticator=?", auth, u);
+    char h[SHA256_HEX_LEN];
+    key_hash(auth, h);
+    return user_lookup(s, Q_USER_BY_AUTH, "SELECT " USER_COLS " FROM users WHERE authenticator=?", h, u);
 }
 
 int store_user_get(struct store *s, int64_t id, struct user *u)

@@ -35,6 +35,7 @@
 #include "orders/campaign_order.h"
 #include "orders/campaign_record.h"
 #include "store/store.h"
+#include "user_fixture.h"
 #include "server/grid.h"
 #include "server/server.h"
 #include "drivers/driver_fake.h"
@@ -125,8 +126,8 @@ static void make_project(struct fx *f, int no_daemon)
     pr.cfg.grid_cycle_period = 1;
     pr.cfg.grid_daemon = !no_daemon;
     assert_int_equal(project_save_config(&pr, err, sizeof err), 0);
-    assert_int_equal(run(cmd_user_create, f->dir, "alice", NULL), 0);
-    assert_int_equal(run(cmd_user_create, f->dir, "bob", NULL), 0);
+    user_fixture_create(f->dir, "alice", f->key_a);
+    user_fixture_create(f->dir, "bob", f->key_b);
     snprintf(path, sizeof path, "%s/admission", f->dir);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/admission/no_forbidden.lua", f->dir);
@@ -134,11 +135,6 @@ static void make_project(struct fx *f, int no_daemon)
     assert_int_equal(write_file_atomic(path, rule, strlen(rule)), 0);
 
     struct store *st = open_store(f, 0);
-    struct user u;
-    assert_int_equal(store_user_by_name(st, "alice", &u), 0);
-    snprintf(f->key_a, sizeof f->key_a, "%s", u.authenticator);
-    assert_int_equal(store_user_by_name(st, "bob", &u), 0);
-    snprintf(f->key_b, sizeof f->key_b, "%s", u.authenticator);
     struct cluster_row c = {.cfg = {.name = "fake1", .kind = DRIVER_FAKE}, .waiting_allowed = -1};
     assert_int_equal(cluster_order_add(st, &c, drv_check, 1000, err, sizeof err), CAMP_ORDER_OK);
     store_close(st);

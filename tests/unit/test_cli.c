@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/jobdesc.h"
+#include "user_fixture.h"
 #include "core/fsutil.h"
 #include "core/sign.h"
 #include "core/strbuf.h"
@@ -496,8 +497,14 @@ static void test_user_and_files(void **state)
     struct store *s = open_store(f);
     struct user u;
     assert_int_equal(store_user_by_name(s, "alice", &u), 0);
-    assert_int_equal(strlen(u.authenticator), 32);
-    assert_int_equal(strspn(u.authenticator, "0123456789abcdef"), 32);
+    assert_string_equal(u.authenticator, "");   /* the store has the key's hash only */
+    char key[64];
+    user_fixture_create(f->dir, "carol", key);
+    assert_int_equal(strlen(key), 32);
+    assert_int_equal(strspn(key, "0123456789abcdef"), 32);
+    struct user by_key;
+    assert_int_equal(store_user_by_auth(s, key, &by_key), 0);
+    assert_string_equal(by_key.name, "carol");
     assert_int_equal(run(cmd_user_create, err, f->dir, "alice", NULL), CLI_FAIL);
     assert_non_null(strstr(err, "already exists"));
     assert_int_equal(run(cmd_user_create, err, f->dir, "bad\tname", NULL), CLI_FAIL);

@@ -32,6 +32,7 @@
 #include "server/rpc.h"
 #include "server/server.h"
 #include "store/store.h"
+#include "user_fixture.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -93,17 +94,8 @@ static void make_project(struct proj *p, int nusers, int max_jobs_per_rpc)
     for (int i = 0; i < nusers; i++) {
         char name[32];
         snprintf(name, sizeof name, "user%d", i);
-        assert_int_equal(run(cmd_user_create, p->dir, name, NULL), 0);
+        user_fixture_create(p->dir, name, p->auth[i]);
     }
-    struct store *st = open_store(p, STORE_READONLY);
-    for (int i = 0; i < nusers; i++) {
-        char name[32];
-        struct user u;
-        snprintf(name, sizeof name, "user%d", i);
-        assert_int_equal(store_user_by_name(st, name, &u), 0);
-        snprintf(p->auth[i], sizeof p->auth[i], "%s", u.authenticator);
-    }
-    store_close(st);
     char exe[200];
     put(in_root(p, exe, sizeof exe, "hello.sh"), "#!/bin/sh\necho hello\n");
     assert_int_equal(run(cmd_app_add, p->dir, "hello", "--platform", PLATFORM, "--exe", exe, "--version", "1", NULL), 0);

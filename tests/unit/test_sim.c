@@ -5,7 +5,11 @@
  * waste than without), bytes downloaded never below the lower bound (by hand for jobs reading
  * several files), and a file-sequence workload of three batches under
  * --policy cursor: every job done, every cursor job sent to a member of its
- * cursor's team, fewer bytes than fifo, each batch's completion reported. */
+ * cursor's team, fewer bytes than fifo, each batch's completion reported;
+ * hosts with GPUs (issue 19): the GPU keys change nothing while no host has
+ * one, GPU hosts take most of the work and end it sooner, never run more
+ * tasks than their devices hold, and the deadline check runs on each
+ * resource's own queue. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,6 +123,12 @@ static void test_workload_bad(void **state)
     workload_expect_error("files 2\nbatches 3\n", "batches: more batches than files");
     workload_expect_error("density_variation 1.5\n", "line 1: density_variation");
     workload_expect_error("batches 65\n", "line 1: batches");
+    workload_expect_error("gpu_fraction 1.5\n", "line 1: gpu_fraction: 1.5 is outside");
+    workload_expect_error("hosts 3\nhost_gpus 0\n", "line 2: host_gpus: 0 is outside");
+    workload_expect_error("gpu_efficiency 0\n", "line 1: gpu_efficiency: 0 is outside");
+    workload_expect_error("gpu_speed fast\n", "line 1: gpu_speed: expected a number");
+    workload_expect_error("gpu_ngpus 1.5\n", "gpu_ngpus: above 1, a whole number of devices");
+    workload_expect_error("gpu_fraction 0.5\ngpu_ngpus 2\n", "gpu_ngpus: more than host_gpus");
 }
 
 static void test_workload_sequence_keys(void **state)
@@ -428,6 +438,183 @@ static void test_cursor_policy_needs_files(void **state)
     assert_false(f.complete);
 }
 
+/* ---- hosts with GPUs ---- */
+
+/* Figures of workload TEXT under fifo, with the dispatch hook o (NULL: none). */
+static void run_text(const char *text, uint64_t seed, struct sim_options *o, struct sim_figures *f)
+{
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    if (workload_parse(&w, text, err, sizeof err)) fail_msg("%s", err);
+    w.seed = seed;
+    struct sim_options none = {0};
+    if (!o) o = &none;
+    o->policy = sim_policy_find("fifo");
+    if (sim_server_run(&w, o, f, err, sizeof err)) fail_msg("%s", err);
+}
+
+/* With gpu_fraction 0 the GPU keys change nothing, at their defaults or
+ * not: no host has a device, the app has its one CPU version, and no GPU
+ * figure is kept. */
+static void test_gpu_keys_without_gpus(void **state)
+{
+    (void)state;
+    struct workload w;
+    workload_defaults(&w);
+    assert_true(w.gpu_fraction == 0 && w.host_gpus == 1 && w.gpu_speed == 1e12 && w.gpu_efficiency == 1 &&
+                w.gpu_ngpus == 1 && w.gpu_cpu_frac == 0.1);
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        struct sim_figures plain, defaults, other;
+        run_busy_with(seed, "fifo", "", &plain);
+        run_busy_with(seed, "fifo", "gpu_fraction 0\nhost_gpus 1\ngpu_speed 1e12\ngpu_efficiency 1\ngpu_ngpus 1\n"
+                                    "gpu_cpu_frac 0.1\n", &defaults);
+        run_busy_with(seed, "locality", "", &other);
+        struct sim_figures loc;
+        run_busy_with(seed, "locality", "host_gpus 4\ngpu_speed 3e13\ngpu_efficiency 0.2\ngpu_ngpus 0.25\n"
+                                        "gpu_cpu_frac 1\n", &loc);
+        assert_memory_equal(&plain, &defaults, sizeof plain);
+        assert_memory_equal(&other, &loc, sizeof loc);
+        assert_int_equal(plain.gpus, 0);
+        assert_int_equal(plain.gpu_hosts, 0);
+        assert_int_equal(plain.gpu_jobs, 0);
+    }
+}
+
+/* 20 hosts of one CPU; with gpu_fraction 0.5 exactly 10 of them (every
+ * other index, no draw) also have a device 50x the median CPU. Capacity
+ * goes from 20 CPUs to 20 + 500 CPU-equivalents, 96% of it GPUs; the CPU
+ * hosts keep rpc_buffer (1000 s, a job of 1000 s at the median) and the
+ * run ends with them, so the makespan falls by less than 26x but by far
+ * more than 5x, and the GPUs compute most results. */
+static const char *gpu_half = "hosts 20\nhost_speed_median 1e9\nhost_speed_spread 4\njobs 2000\nflops_per_job 1e12\n"
+                              "gpu_speed 5e10\nrpc_buffer 1000\n";
+
+static void test_gpu_hosts_take_the_work(void **state)
+{
+    (void)state;
+    char text[512];
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        struct sim_figures cpu, gpu;
+        snprintf(text, sizeof text, "%sgpu_fraction 0\n", gpu_half);
+        run_text(text, seed, NULL, &cpu);
+        snprintf(text, sizeof text, "%sgpu_fraction 0.5\n", gpu_half);
+        run_text(text, seed, NULL, &gpu);
+        assert_int_equal(cpu.jobs_done, 2000);
+        assert_int_equal(gpu.jobs_done, 2000);
+        assert_int_equal(gpu.gpus, 1);
+        assert_int_equal(gpu.gpu_hosts, 10);
+        /* same hosts, same CPUs: the ideal's capacity grew by the 10 devices exactly */
+        double total = 2000 * 1e12;
+        double grew = total / gpu.ideal_s - total / cpu.ideal_s;
+        assert_true(fabs(grew - 10 * 5e10) < 1e-6 * 10 * 5e10);
+        if (!(gpu.makespan_s * 5 < cpu.makespan_s))
+            fail_msg("seed %llu: makespan %.0f with GPUs, %.0f without", (unsigned long long)seed, gpu.makespan_s,
+                     cpu.makespan_s);
+        if (!(gpu.gpu_jobs_fraction > 0.8))
+            fail_msg("seed %llu: GPUs did %.3f of the jobs", (unsigned long long)seed, gpu.gpu_jobs_fraction);
+        assert_true(fabs(gpu.gpu_jobs_fraction - (double)gpu.gpu_jobs / 2000) < 1e-12);
+        assert_true(gpu.gpu_busy_fraction > 0.3 && gpu.gpu_busy_fraction <= 1);
+        assert_int_equal(gpu.gpu_tasks_max, 1);
+        assert_true(gpu.wasted_flops_fraction < 1e-9);   /* nothing lost but rounding */
+    }
+}
+
+/* A host's devices run at most host_gpus / gpu_ngpus GPU tasks at once
+ * (1/ngpus per device: two of 0.4 on one, not 2.5), and they fill up. */
+static void test_gpu_tasks_fit_the_devices(void **state)
+{
+    (void)state;
+    static const struct { int gpus; double ngpus; int most; double busy_max; } c[] = {
+        {2, 0.5, 4, 1}, {1, 0.4, 2, 0.8}, {3, 1, 3, 1}, {3, 2, 1, 2.0 / 3},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "hosts 6\nhost_speed_median 1e9\nhost_ncpus 2\njobs 600\nflops_per_job 1e12\ngpu_fraction 0.5\n"
+                 "gpu_speed 2e10\nhost_gpus %d\ngpu_ngpus %g\nrpc_buffer 2000\n", c[k].gpus, c[k].ngpus);
+        for (uint64_t seed = 1; seed <= 2; seed++) {
+            struct sim_figures f;
+            run_text(text, seed, NULL, &f);
+            assert_int_equal(f.jobs_done, 600);
+            assert_int_equal(f.gpu_hosts, 3);
+            if (f.gpu_tasks_max != c[k].most)
+                fail_msg("%d GPUs, ngpus %g: at most %lld at once, expected %d", c[k].gpus, c[k].ngpus,
+                         (long long)f.gpu_tasks_max, c[k].most);
+            assert_true(f.gpu_tasks_max <= c[k].gpus / c[k].ngpus);
+            assert_true(f.gpu_busy_fraction > 0.3 && f.gpu_busy_fraction <= c[k].busy_max + 1e-9);
+            assert_true(f.gpu_jobs > 300);
+        }
+    }
+}
+
+/* What one reply sent, by resource: estimated seconds (the version's speed
+ * for the host, as budget_fits weighs them; hosts always on). */
+struct per_rsc {
+    double gpu_max, cpu_max;    /* the most one reply put on the GPU, on the CPU */
+    int64_t mixed_over;         /* replies with both whose sum a single queue could not finish in time */
+    int64_t cpu_jobs, gpu_jobs;
+    double delay_bound;
+};
+
+static void check_per_rsc(void *ctx, const struct sched_index *x, int64_t host_id, const struct dispatched *sent,
+                          int n)
+{
+    (void)x, (void)host_id;
+    struct per_rsc *p = ctx;
+    double secs[2] = {0, 0};
+    for (int i = 0; i < n; i++) {
+        assert_true(sent[i].u.rsc == RSC_CPU || sent[i].u.rsc == 1);
+        assert_true(sent[i].u.rsc == RSC_CPU ? sent[i].av->plan_class[0] == 0 : !strcmp(sent[i].av->plan_class, "cuda"));
+        secs[sent[i].u.rsc] += sent[i].job->flops_est / sent[i].u.flops;
+        *(sent[i].u.rsc ? &p->gpu_jobs : &p->cpu_jobs) += 1;
+    }
+    p->cpu_max = fmax(p->cpu_max, secs[0]);
+    p->gpu_max = fmax(p->gpu_max, secs[1]);
+    p->mixed_over += secs[0] > 0 && secs[1] > 0 && secs[0] + secs[1] > p->delay_bound;
+}
+
+/* The deadline check runs per resource in the simulator as in locusd:
+ * every host has 1 CPU and 1 GPU 10x faster, jobs of 1 h on the CPU, 6 min
+ * on the GPU, due 20,000 s after sending. (1) Hosts that want 40,000 s per
+ * resource: unchecked, a reply fills the GPU to 64 jobs (23,000 s); checked,
+ * never past the deadline on the device (each reply is all GPU: its request
+ * takes the 64 jobs or the scan). (2) Hosts that want 15,000 s: replies
+ * carry both kinds, each within the deadline on its own resource, together
+ * more than one queue could finish in time; the CPU's check counts the
+ * tasks the host lists, so nothing times out. */
+static void test_gpu_deadline_check_per_resource(void **state)
+{
+    (void)state;
+    static const char base[] = "hosts 10\nhost_speed_median 1e9\nflops_per_job 3.6e12\ndelay_bound 20000\n"
+                               "gpu_fraction 1\ngpu_speed 1e10\n";
+    char text[512];
+    struct per_rsc p[2];
+    struct sim_figures f[2];
+    for (int check = 0; check < 2; check++) {   /* (1) */
+        p[check] = (struct per_rsc){.delay_bound = 20000};
+        struct sim_options o = {.on_dispatch = check_per_rsc, .ctx = &p[check]};
+        snprintf(text, sizeof text, "%sjobs 600\nrpc_buffer 40000\ndeadline_check %d\n", base, check);
+        run_text(text, 1, &o, &f[check]);
+        assert_int_equal(f[check].jobs_done, 600);
+        assert_int_equal(p[check].cpu_jobs, 0);
+    }
+    assert_true(p[0].gpu_max > 20000);
+    assert_true(p[1].gpu_max <= 20000 && p[1].gpu_max > 19000);
+    for (uint64_t seed = 1; seed <= 2; seed++) {   /* (2) */
+        struct per_rsc q = {.delay_bound = 20000};
+        struct sim_options o = {.on_dispatch = check_per_rsc, .ctx = &q};
+        struct sim_figures g;
+        snprintf(text, sizeof text, "%sjobs 1000\nrpc_buffer 15000\n", base);
+        run_text(text, seed, &o, &g);
+        assert_int_equal(g.jobs_done, 1000);
+        assert_true(q.cpu_jobs >= 30 && q.gpu_jobs > 800);
+        assert_true(q.cpu_max <= 20000 && q.gpu_max <= 20000);
+        assert_true(q.mixed_over > 0);
+        assert_int_equal(g.timeouts, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +627,8 @@ int main(void)
         cmocka_unit_test(test_workload_sequence_keys), cmocka_unit_test(test_multi_file_jobs_bound),
         cmocka_unit_test(test_sequence_under_cursors), cmocka_unit_test(test_sequence_density_varies),
         cmocka_unit_test(test_cursor_policy_needs_files),
+        cmocka_unit_test(test_gpu_keys_without_gpus), cmocka_unit_test(test_gpu_hosts_take_the_work),
+        cmocka_unit_test(test_gpu_tasks_fit_the_devices), cmocka_unit_test(test_gpu_deadline_check_per_resource),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

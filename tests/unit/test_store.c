@@ -263,12 +263,17 @@ static void test_version_1_store_migrates(void **state)
                   "INSERT INTO platforms VALUES(1,'x86_64-pc-linux-gnu');"
                   "INSERT INTO app_versions VALUES(5,1,1,100,'7.20.0',2,0);"
                   "INSERT INTO files(id,name,nbytes,md5,executable,create_time) VALUES(3,'a_100',1,'',1,0);"
-                  "INSERT INTO app_version_files VALUES(5,0,3,'a',1);");
+                  "INSERT INTO app_version_files VALUES(5,0,3,'a',1);"
+                  "INSERT INTO users(id,name,authenticator,create_time) VALUES(4,'u','auth-b',0);");
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_info('jobs_batch')", 0), 2);
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 9);
+    assert_int_equal(STORE_SCHEMA_VERSION, 10);
+    /* v10: a key stored in clear is now its hash, and still finds its user */
+    struct user u;
+    assert_int_equal(store_user_by_auth(s, "auth-b", &u), 0);
+    assert_int_equal(u.id, 4);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);
     assert_int_equal(first, 7);
@@ -341,7 +346,11 @@ static void test_user_insert_and_lookups(void **state)
     struct user u;
     assert_int_equal(store_user_by_name(f->s, "bob", &u), 0);
     assert_int_equal(u.id, b);
-    assert_string_equal(u.authenticator, "auth-b");
+    assert_string_equal(u.authenticator, "");   /* never given back: the store has its hash */
+    /* the column holds SHA-256("auth-b"), not the key */
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM users WHERE authenticator='auth-b'", 0), 0);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM users WHERE authenticator="
+                                       "'a2966fdab5bb67d160ba186da4bea6ab897c31c8bc964db643d83e81a801ab76'", 0), 1);
     assert_int_equal(u.create_time, 1000);
     assert_float_equal(u.total_credit, 0, 0);
     assert_int_equal(store_user_by_auth(f->s, "auth-a", &u), 0);

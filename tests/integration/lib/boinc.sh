@@ -141,6 +141,7 @@ set_config() {
     local proj=$1 name=$2 value=$3 f=$1/config.xml line
     if [ "$value" = / ]; then line="  <$name/>"; else line="  <$name>$value</$name>"; fi
     grep -v -e "<$name>.*</$name>" -e "<$name/>" "$f" | sed "s|</config>|$line\n</config>|" >"$f.new"
+    chmod --reference="$f" "$f.new"   # private as locus made it
     mv "$f.new" "$f"
 }
 
