@@ -734,7 +734,8 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         .reports = reports, .nreports = nrep, .has_listed = 1, .listed = listed, .nlisted = nlisted,
         .platforms = platforms, .nplatforms = 1, .files = files, .nfiles = nfiles,
         .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
-        .plan_classes = &s->pcs, .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s), .seed = rng_next(&s->rng),
+        .plan_classes = &s->pcs, .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s),
+        .seed = rng_next(&s->rng),
     };
     gpu_request(s, h, &in.host);
     in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0 ||

@@ -565,7 +565,8 @@ static void check_per_rsc(void *ctx, const struct sched_index *x, int64_t host_i
     double secs[2] = {0, 0};
     for (int i = 0; i < n; i++) {
         assert_true(sent[i].u.rsc == RSC_CPU || sent[i].u.rsc == 1);
-        assert_true(sent[i].u.rsc == RSC_CPU ? sent[i].av->plan_class[0] == 0 : !strcmp(sent[i].av->plan_class, "cuda"));
+        const char *pc = sent[i].av->plan_class;
+        assert_true(sent[i].u.rsc == RSC_CPU ? pc[0] == 0 : !strcmp(pc, "cuda"));
         secs[sent[i].u.rsc] += sent[i].job->flops_est / sent[i].u.flops;
         *(sent[i].u.rsc ? &p->gpu_jobs : &p->cpu_jobs) += 1;
     }
