@@ -190,6 +190,9 @@ static const struct field fields[] = {
     FLD(C_IP_RESULT, F_DBL, "time_remaining", IP, time_remaining),
     FLD(C_IP_RESULT, F_DBL, "cpu_time_remaining", IP, time_remaining),   /* clients before 6.x */
     FLD(C_IP_RESULT, F_DBL, "avg_ncpus", IP, avg_ncpus),
+    FLD(C_IP_RESULT, F_DBL, "ncudas", IP, ncudas),
+    FLD(C_IP_RESULT, F_DBL, "natis", IP, natis),
+    FLD(C_IP_RESULT, F_DBL, "nintel_gpus", IP, nintel_gpus),
 
     FLD(C_GLOBAL_PREFS, F_DBL, "work_buf_min_days", RQ, work_buf_min_days),
     FLD(C_GLOBAL_PREFS, F_DBL, "work_buf_additional_days", RQ, work_buf_additional_days),

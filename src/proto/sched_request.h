@@ -56,6 +56,8 @@ struct sr_ip_result {             /* a task the host holds, for the deadline che
     double report_deadline;        /* absolute */
     double time_remaining;         /* the client's runtime estimate, seconds */
     double avg_ncpus;
+    double ncudas, natis, nintel_gpus;   /* the GPU share it holds, by vendor (one at most); a declared
+                                            coprocessor's tasks say none */
 };
 
 /* A version the client holds. With app_info.xml (platform_name

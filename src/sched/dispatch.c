@@ -71,12 +71,19 @@ void budget_init(struct dispatch_budget *b, const struct host_view *h, const str
         b->instances_left[k] = h->coprocs[k - 1].req_instances;
     }
     if (h->check_deadlines && h->nqueued > 0) {
+        /* each resource's listed tasks, in one simulation per resource */
         struct edf_item *v = xmalloc((size_t)h->nqueued * sizeof *v);
-        for (int i = 0; i < h->nqueued; i++) {
-            v[i] = h->queued[i];
-            v[i].remaining = with_availability(h, v[i].remaining);
+        for (int k = 0; k < b->nrsc; k++) {
+            int n = 0;
+            for (int i = 0; i < h->nqueued; i++) {
+                int rsc = h->queued_rsc && h->queued_rsc[i] > 0 && h->queued_rsc[i] < b->nrsc ? h->queued_rsc[i]
+                                                                                              : RSC_CPU;
+                if (rsc != k) continue;
+                v[n] = h->queued[i];
+                v[n++].remaining = with_availability(h, h->queued[i].remaining);
+            }
+            if (n) edf_add_all(&b->load[k], v, n);
         }
-        edf_add_all(&b->load[RSC_CPU], v, h->nqueued);
         free(v);
     }
     int cpus = h->ncpus > 0 ? h->ncpus : 1;
@@ -131,7 +138,7 @@ void budget_take(struct dispatch_budget *b, const struct host_view *h, const str
         struct edf_item it = usage_item(h, u, flops_est, delay_bound);
         edf_add(&b->load[u->rsc], &it);
     }
-    b->secs_left[u->rsc] -= est_runtime_on(h, u, flops_est);
+    b->secs_left[u->rsc] -= est_runtime_on(h, u, flops_est) * (u->rsc == RSC_CPU ? u->ncpus : u->ndevices);
     b->instances_left[u->rsc] -= u->rsc == RSC_CPU ? u->ncpus : u->ndevices;
     b->jobs_left -= 1;
 }

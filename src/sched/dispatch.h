@@ -57,7 +57,8 @@ struct host_view {
      * request lists them (<in_progress_results>; remaining in its own
      * runtime seconds, deadlines relative to now), and its min_queue. */
     int check_deadlines;      /* 1: the request listed its work and the project checks */
-    const struct edf_item *queued;   /* borrowed */
+    const struct edf_item *queued;   /* borrowed; ncpus is the devices a GPU task holds */
+    const int *queued_rsc;           /* borrowed: each queued task's resource; NULL: all on the CPUs */
     int nqueued;
     double min_queue;         /* no deadline before now + this: the host's work_buf_min_days (off: 0) */
 };
@@ -112,8 +113,9 @@ int budget_rsc_wants(const struct dispatch_budget *b, int rsc);
  * Counts refusals. */
 int budget_fits(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
                 double delay_bound);
-/* Records a job sent, run as u: its runtime leaves u's resource's request,
- * and the job joins that resource's simulated work. */
+/* Records a job sent, run as u: its runtime times the CPUs or devices it
+ * holds leaves u's resource's request (asked in instance-seconds, as BOINC
+ * clients ask), and the job joins that resource's simulated work. */
 void budget_take(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
                  double delay_bound);
 #endif

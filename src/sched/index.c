@@ -488,15 +488,16 @@ static int keep_if_better(const struct app_version *v, const struct rsc_usage *u
     return better;
 }
 
-int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
-                 struct version_choice *out)
+/* best_version, leaving out the versions that run on resource skip (-1: none). */
+static int choose_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
+                          int skip, struct version_choice *out)
 {
     int found = 0, found_p = 0;
     if (req->own) {
         for (int i = 0; i < req->nown; i++) {
             const struct app_version *v = &req->own[i];
             struct rsc_usage u;
-            if (v->app_id == a->id && app_version_usage(req->plan_classes, v, &req->host, &u) &&
+            if (v->app_id == a->id && app_version_usage(req->plan_classes, v, &req->host, &u) && u.rsc != skip &&
                 (!b || budget_rsc_wants(b, u.rsc)))
                 found |= keep_if_better(v, &u, 0, found, &found_p, out);
         }
@@ -507,11 +508,23 @@ int best_version(const struct sapp *a, const struct dispatch_request *req, const
             const struct app_version *v = a->versions[i];
             struct rsc_usage u;
             if (strcmp(v->platform, req->platforms[p]) || !app_version_usage(req->plan_classes, v, &req->host, &u) ||
-                (b && !budget_rsc_wants(b, u.rsc)))
+                u.rsc == skip || (b && !budget_rsc_wants(b, u.rsc)))
                 continue;
             found |= keep_if_better(v, &u, p, found, &found_p, out);
         }
     return found;
+}
+
+int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
+                 struct version_choice *out)
+{
+    return choose_version(a, req, b, -1, out);
+}
+
+int other_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b, int rsc,
+                  struct version_choice *out)
+{
+    return choose_version(a, req, b, rsc, out);
 }
 
 int dispatch_room(const struct dispatch_budget *b, const struct dispatch_result *res)
@@ -587,10 +600,18 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
         struct sjob *j = best->app->heap[0];
         heap_remove(best->app, j);
         aside[naside++] = j;   /* back in the queue after this request */
-        if (!host_may_take(x, j, &req->host) ||
-            !budget_fits(budget, &req->host, &best->vc.u, j->flops_est, j->batch->b.delay_bound))
-            continue;
-        send_instance(x, j, &best->vc, req, budget, res, log);
+        if (!host_may_take(x, j, &req->host)) continue;
+        /* the faster version's resource cannot return it in time: another
+         * resource that wants work may (a GPU's queue is full, its CPUs idle) */
+        const struct version_choice *vc = &best->vc;
+        struct version_choice alt;
+        if (!budget_fits(budget, &req->host, &vc->u, j->flops_est, j->batch->b.delay_bound)) {
+            if (!other_version(best->app, req, budget, vc->u.rsc, &alt) ||
+                !budget_fits(budget, &req->host, &alt.u, j->flops_est, j->batch->b.delay_bound))
+                continue;
+            vc = &alt;
+        }
+        send_instance(x, j, vc, req, budget, res, log);
         nsent++;
     }
     for (int i = 0; i < naside; i++) job_queue(x, aside[i]);

@@ -25,6 +25,9 @@ struct version_choice { const struct app_version *av; struct rsc_usage u; };
  * instead of the project's. 1 and *out if there is one, else 0. */
 int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
                  struct version_choice *out);
+/* The same among the versions that run on a resource other than rsc. */
+int other_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b, int rsc,
+                  struct version_choice *out);
 /* Creates an instance of j for the request's host, run as vc, and accounts it. */
 void send_instance(struct sched_index *x, struct sjob *j, const struct version_choice *vc,
                    const struct dispatch_request *req, struct dispatch_budget *budget,

@@ -212,12 +212,22 @@ static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv,
 {
     const struct sched_request *r = &c->req;
     if (!c->s->proj.cfg.deadline_check || !r->has_ip_results) return NULL;
-    struct edf_item *v = xmalloc((size_t)(r->nip ? r->nip : 1) * sizeof *v);
-    for (int i = 0; i < r->nip; i++)
-        v[i] = (struct edf_item){r->ip[i].time_remaining, r->ip[i].report_deadline - (double)now,
-                                 r->ip[i].avg_ncpus > 0 ? r->ip[i].avg_ncpus : 1};
+    struct edf_item *v = xmalloc((size_t)(r->nip ? r->nip : 1) * (sizeof *v + sizeof(int)));
+    int *rsc = (int *)(v + (r->nip ? r->nip : 1));
+    for (int i = 0; i < r->nip; i++) {
+        const struct sr_ip_result *ip = &r->ip[i];
+        /* a GPU task on its device's queue, by the share the client says it holds */
+        double gpu = ip->ncudas > 0 ? ip->ncudas : ip->natis > 0 ? ip->natis : ip->nintel_gpus;
+        const char *type = ip->ncudas > 0 ? "NVIDIA" : ip->natis > 0 ? "ATI" : ip->nintel_gpus > 0 ? "intel_gpu" : "";
+        rsc[i] = RSC_CPU;
+        for (int k = 0; type[0] && k < hv->ncoprocs; k++)
+            if (!strcmp(hv->coprocs[k].type, type)) rsc[i] = 1 + k;
+        double share = rsc[i] != RSC_CPU ? gpu : ip->avg_ncpus > 0 ? ip->avg_ncpus : 1;
+        v[i] = (struct edf_item){ip->time_remaining, ip->report_deadline - (double)now, share};
+    }
     hv->check_deadlines = 1;
     hv->queued = v;
+    hv->queued_rsc = rsc;
     hv->nqueued = r->nip;
     if (c->s->proj.cfg.deadline_min_queue) hv->min_queue = r->work_buf_min_days * 86400;
     return v;

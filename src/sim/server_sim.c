@@ -545,19 +545,26 @@ static int host_wants_rpc(const struct sim *s, const struct shost *h)
     return h->gpus && (host_idle_gpus(h) > 1e-9 || host_gpu_queued_secs(h) < s->w.rpc_buffer * h->gpus);
 }
 
-/* 1 if a finished sequence task waits: locusd has those reported at once,
- * so the client does not hold them back for its work-fetch backoff. */
-static int host_reports_now(const struct shost *h)
+/* A finished task due within this long is reported without waiting for
+ * the work-fetch backoff, as the BOINC client does. */
+#define REPORT_DEADLINE_CUSHION 86400.0
+
+/* 1 if a finished task should be reported now, whatever the work-fetch
+ * backoff: a sequence's (locusd has those reported at once), or one due
+ * within REPORT_DEADLINE_CUSHION. */
+static int host_reports_now(const struct sim *s, const struct shost *h)
 {
     for (int i = 0; i < h->nt; i++)
-        if (h->t[i].state == T_DONE && h->t[i].sq.is_seq) return 1;
+        if (h->t[i].state == T_DONE &&
+            (h->t[i].sq.is_seq || (double)h->t[i].deadline - now(s) < REPORT_DEADLINE_CUSHION))
+            return 1;
     return 0;
 }
 
 static void maybe_rpc(struct sim *s, struct shost *h, int hi)
 {
     if (!host_wants_rpc(s, h)) return;
-    double at = h->last_rpc + (host_reports_now(h) ? s->w.request_delay : h->backoff);
+    double at = h->last_rpc + (host_reports_now(s, h) ? s->w.request_delay : h->backoff);
     if (at < now(s)) at = now(s);
     if (h->rpc_pending && h->rpc_at <= at) return;
     h->rpc_pending = 1;
@@ -660,16 +667,20 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
 static struct edf_item *deadline_view(const struct sim *s, const struct shost *h, struct host_view *hv)
 {
     if (!s->w.deadline_check) return NULL;
-    struct edf_item *v = xmalloc((size_t)(h->nt ? h->nt : 1) * sizeof *v);
+    struct edf_item *v = xmalloc((size_t)(h->nt ? h->nt : 1) * (sizeof *v + sizeof(int)));
+    int *rsc = (int *)(v + (h->nt ? h->nt : 1));
     int n = 0;
     for (int i = 0; i < h->nt; i++)
         if (h->t[i].state < T_UPLOADING) {
+            /* as the BOINC client lists them: a GPU task with its device share (ncudas) */
             const struct task *t = &h->t[i];
-            double ncpus = t->rsc == RSC_CPU ? 1 : t->ncpus > 0 ? t->ncpus : 1;
-            v[n++] = (struct edf_item){t->flops_left / t->est, (double)(t->deadline - inow(s)), ncpus};
+            rsc[n] = t->rsc;
+            v[n++] = (struct edf_item){t->flops_left / t->est, (double)(t->deadline - inow(s)),
+                                       t->rsc == RSC_CPU ? 1 : t->ndev};
         }
     hv->check_deadlines = 1;
     hv->queued = v;
+    hv->queued_rsc = rsc;
     hv->nqueued = n;
     return v;
 }

@@ -378,6 +378,27 @@ static void test_host_limits(void **state)
     assert_true(send(f, &h, &f->classes, sent, 100) > 0);
 }
 
+/* A job the GPU cannot return in time goes to the CPUs, which want work. */
+static void test_fallback_to_another_resource(void **state)
+{
+    struct fx *f = *state;
+    struct host_view h = gpu_host();
+    h.req_secs = 3000;
+    h.coprocs[0].req_secs = 100;
+    h.check_deadlines = 1;
+    /* the GPU's queue: a task running until the jobs' deadline (a day) */
+    struct edf_item q[] = {{86400, 86400, 1}};
+    int rsc[] = {1};
+    h.queued = q;
+    h.queued_rsc = rsc;
+    h.nqueued = 1;
+    struct dispatched sent[100];
+    int n = send(f, &h, &f->classes, sent, 100), cpu, gpu;
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(gpu, 0);
+    assert_int_equal(cpu, 3);   /* 1000 s each for 3000 s asked, all due in a day */
+}
+
 /* The deadline check runs per resource: a GPU full of work refuses more GPU
  * jobs while the CPUs, idle, still take theirs. */
 static void test_deadline_per_resource(void **state)
@@ -469,6 +490,55 @@ static void test_own_versions(void **state)
     req.nown = 1;
     res = (struct dispatch_result){.sent = sent, .max = 100};
     assert_int_equal(index_dispatch(&f->x, &req, &res, &f->log), 0);
+}
+
+/* The host's listed GPU tasks load its GPU's queue, not the CPUs'; a job's
+ * device-seconds leave the request as instance-seconds. */
+static void test_listed_work_per_resource(void **state)
+{
+    (void)state;
+    struct host_view h = gpu_host();
+    h.check_deadlines = 1;
+    /* the GPU is busy for 100 s with a task due in 110 s; the CPUs are free */
+    struct edf_item q[] = {{100, 110, 1}};
+    int rsc[] = {1};
+    h.queued = q;
+    h.queued_rsc = rsc;
+    h.nqueued = 1;
+    struct dispatch_limits lim = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 1000};
+    struct dispatch_budget b;
+    budget_init(&b, &h, &lim);
+    struct rsc_usage gpu = {.rsc = 1, .ncpus = 0.1, .ndevices = 1, .flops = 1e12}, cpu = cpu_usage(&h);
+    assert_false(budget_fits(&b, &h, &gpu, 2e13, 100));   /* 20 s more on the device would make it late */
+    assert_true(budget_fits(&b, &h, &cpu, 2e11, 100));    /* 40 s on a CPU is fine */
+    budget_free(&b);
+    rsc[0] = RSC_CPU;                                      /* listed on the CPUs instead: the GPU is free */
+    budget_init(&b, &h, &lim);
+    assert_true(budget_fits(&b, &h, &gpu, 2e13, 100));
+    /* half a GPU for 20 s is 10 device-seconds of the request */
+    double before = b.secs_left[1];
+    gpu.ndevices = 0.5;
+    budget_take(&b, &h, &gpu, 2e13, 100);
+    assert_float_equal(before - b.secs_left[1], 10, 1e-9);
+    /* a 4-thread CPU job of 10 s is 40 CPU-seconds */
+    struct rsc_usage mt = {.rsc = RSC_CPU, .ncpus = 4, .flops = 2e10};
+    before = b.secs_left[RSC_CPU];
+    budget_take(&b, &h, &mt, 2e11, 1000);
+    assert_float_equal(before - b.secs_left[RSC_CPU], 40, 1e-9);
+    budget_free(&b);
+
+    const char *req = "<scheduler_request><in_progress_results>"
+                      "<ip_result><name>a</name><report_deadline>100</report_deadline><time_remaining>5</time_remaining>"
+                      "<avg_ncpus>0.2</avg_ncpus><ncudas>0.5</ncudas></ip_result>"
+                      "<ip_result><name>b</name><avg_ncpus>1</avg_ncpus><natis>1</natis></ip_result>"
+                      "</in_progress_results></scheduler_request>";
+    struct sched_request r;
+    char err[256];
+    assert_int_equal(sched_request_parse(req, strlen(req), &r, err, sizeof err), 0);
+    assert_float_equal(r.ip[0].ncudas, 0.5, 0);
+    assert_float_equal(r.ip[0].avg_ncpus, 0.2, 0);
+    assert_float_equal(r.ip[1].natis, 1, 0);
+    sched_request_free(&r);
 }
 
 /* ---- the request as the real client sends it ---- */
@@ -621,6 +691,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_fill_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_host_limits, fx_setup, fx_teardown),
+        cmocka_unit_test(test_listed_work_per_resource),
+        cmocka_unit_test_setup_teardown(test_fallback_to_another_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_own_versions, fx_setup, fx_teardown),
         cmocka_unit_test(test_request_declared_coproc),
         cmocka_unit_test(test_request_anonymous),

@@ -579,8 +579,8 @@ static void check_per_rsc(void *ctx, const struct sched_index *x, int64_t host_i
  * every host has 1 CPU and 1 GPU 10x faster, jobs of 1 h on the CPU, 6 min
  * on the GPU, due 20,000 s after sending. (1) Hosts that want 40,000 s per
  * resource: unchecked, a reply fills the GPU to 64 jobs (23,000 s); checked,
- * never past the deadline on the device (each reply is all GPU: its request
- * takes the 64 jobs or the scan). (2) Hosts that want 15,000 s: replies
+ * never past the deadline on the device (the listed GPU tasks load the
+ * device's queue, so the CPU's stays free for CPU jobs). (2) Hosts that want 15,000 s: replies
  * carry both kinds, each within the deadline on its own resource, together
  * more than one queue could finish in time; the CPU's check counts the
  * tasks the host lists, so nothing times out. */
@@ -598,7 +598,6 @@ static void test_gpu_deadline_check_per_resource(void **state)
         snprintf(text, sizeof text, "%sjobs 600\nrpc_buffer 40000\ndeadline_check %d\n", base, check);
         run_text(text, 1, &o, &f[check]);
         assert_int_equal(f[check].jobs_done, 600);
-        assert_int_equal(p[check].cpu_jobs, 0);
     }
     assert_true(p[0].gpu_max > 20000);
     assert_true(p[1].gpu_max <= 20000 && p[1].gpu_max > 19000);
