@@ -10,11 +10,13 @@
 # DIR/client.pid, its port to DIR/gui_port, its log to DIR/client.log.
 # GPUs are off, unless BOINC_CLIENT_GPUS holds XML for cc_config.xml's
 # <options> (the <coproc> a volunteer declares, say; a single space for
-# none): then the client looks for GPUs, and may use them while the
-# computer is in use.
+# none): then the client looks for GPUs, logs what it finds, and may use
+# them while the computer is in use. BOINC_CLIENT_BIN names the client
+# program (default: boinc on the PATH).
 boinc_client_start() {
     local dir=$1 port=$2 pid i gpus=${BOINC_CLIENT_GPUS:-} no_gpus='<no_gpus>1</no_gpus>' flag=--no_gpus
-    [ -z "$gpus" ] || { no_gpus=$gpus; flag=; }
+    local bin=${BOINC_CLIENT_BIN:-boinc} gpu_log=
+    [ -z "$gpus" ] || { no_gpus=$gpus; flag=; gpu_log='<coproc_debug>1</coproc_debug>'; }
     mkdir -p "$dir"
     : > "$dir/gui_rpc_auth.cfg"   # empty: boinccmd needs no password
     cat > "$dir/cc_config.xml" <<XML
@@ -23,6 +25,7 @@ boinc_client_start() {
     <sched_op_debug>1</sched_op_debug>
     <task_debug>1</task_debug>
     <file_xfer_debug>1</file_xfer_debug>
+    $gpu_log
   </log_flags>
   <options>
     <no_info_fetch>1</no_info_fetch>
@@ -43,7 +46,7 @@ XML
 </global_preferences>
 XML
     echo "$port" > "$dir/gui_port"
-    (cd "$dir" && exec boinc --dir "$dir" --gui_rpc_port "$port" --no_info_fetch --skip_cpu_benchmarks \
+    (cd "$dir" && exec "$bin" --dir "$dir" --gui_rpc_port "$port" --no_info_fetch --skip_cpu_benchmarks \
         $flag --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
         --pers_retry_delay_min 5 --pers_retry_delay_max 20 </dev/null >"$dir/client.log" 2>&1) &
     pid=$!

@@ -347,45 +347,11 @@ http_ok || fail "locusd does not serve $URL after 10 s"
 say "locusd serves $URL (pid $LOCUSD_PID)"
 
 mkdir -p "$CDIR"
-: >"$CDIR/gui_rpc_auth.cfg"
-cat >"$CDIR/cc_config.xml" <<'XML'
-<cc_config>
-  <log_flags>
-    <sched_op_debug>1</sched_op_debug>
-    <task_debug>1</task_debug>
-    <coproc_debug>1</coproc_debug>
-    <cpu_sched_debug>1</cpu_sched_debug>
-    <work_fetch_debug>1</work_fetch_debug>
-  </log_flags>
-  <options>
-    <no_info_fetch>1</no_info_fetch>
-    <dont_contact_ref_site>1</dont_contact_ref_site>
-    <skip_cpu_benchmarks>1</skip_cpu_benchmarks>
-    <report_results_immediately>1</report_results_immediately>
-    <allow_multiple_clients>1</allow_multiple_clients>
-  </options>
-</cc_config>
-XML
-cat >"$CDIR/global_prefs_override.xml" <<'XML'
-<global_preferences>
-  <run_if_user_active>1</run_if_user_active>
-  <run_gpu_if_user_active>1</run_gpu_if_user_active>
-  <suspend_cpu_usage>0</suspend_cpu_usage>
-  <cpu_usage_limit>100</cpu_usage_limit>
-</global_preferences>
-XML
 GUI_PORT=$(free_port "$WORK/.ports") || fail "no free port"
-echo "$GUI_PORT" >"$CDIR/gui_port"
-(cd "$CDIR" && exec "$CARRY/boinc" --dir "$CDIR" --gui_rpc_port "$GUI_PORT" --no_info_fetch --skip_cpu_benchmarks \
-    --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
-    --pers_retry_delay_min 5 --pers_retry_delay_max 20 </dev/null >"$CDIR/client.log" 2>&1) &
-CLIENT_PID=$!
-for _ in $(seq 150); do
-    alive "$CLIENT_PID" || fail "the BOINC client exited at start: $(tail -n 5 "$CDIR/client.log")"
-    boinc_cmd "$CDIR" --get_cc_status >/dev/null 2>&1 && break
-    sleep 0.2
-done
-boinc_cmd "$CDIR" --get_cc_status >/dev/null 2>&1 || fail "the BOINC client does not answer GUI RPCs"
+# the carried client, GPUs on (no <coproc> to declare: it finds the GPU itself)
+BOINC_CLIENT_BIN="$CARRY/boinc" BOINC_CLIENT_GPUS=' ' boinc_client_start "$CDIR" "$GUI_PORT" \
+    || fail "the BOINC client did not start: $(tail -n 5 "$CDIR/client.log")"
+CLIENT_PID=$(cat "$CDIR/client.pid")
 say "BOINC client started (pid $CLIENT_PID); its GPUs:"
 grep -e 'CUDA' -e 'NVIDIA' -e 'No usable GPUs' "$CDIR/client.log" | tee -a "$SUMMARY"
 boinc_client_attach "$CDIR" "$URL" "$KEY" >>"$SUMMARY" 2>&1 || fail "the client could not attach to $URL"
