@@ -25,21 +25,7 @@ int name_is_safe(const char *name)
     return strstr(name, "..") == NULL;
 }
 
-int mkdir_p(const char *path, int mode)
-{
-    char buf[4096];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) { errno = ENAMETOOLONG; return -1; }
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, (mode_t)mode) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, (mode_t)mode) && errno != EEXIST) return -1;
-    return 0;
-}
-
-static int fsync_dir_of(const char *path)
+int fsync_dir_of(const char *path)
 {
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
@@ -48,6 +34,27 @@ static int fsync_dir_of(const char *path)
     int rc = fsync(fd);
     close(fd);
     return rc;
+}
+
+/* A folder made is durable once its parent folder is synced: files
+ * renamed into it then cannot vanish with it after a power loss. */
+int mkdir_p(const char *path, int mode)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) { errno = ENAMETOOLONG; return -1; }
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/') continue;
+        char c = *p;
+        *p = 0;
+        if (mkdir(buf, (mode_t)mode) == 0) {
+            if (fsync_dir_of(buf)) return -1;
+        } else if (errno != EEXIST) {
+            return -1;
+        }
+        if (!c) break;
+        *p = c;
+    }
+    return 0;
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -147,6 +154,7 @@ int copy_file(const char *from, const char *to)
     close(in);
     close(out);
     if (!rc && rename(tmp, to)) { rc = -1; e = errno; }
+    if (!rc && fsync_dir_of(to)) { rc = -1; e = errno; }
     if (rc) { unlink(tmp); errno = e; }
     return rc;
 }

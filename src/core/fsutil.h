@@ -11,7 +11,11 @@
  * not starting with '.', so no '/', no "..", nothing the client rejects. */
 int name_is_safe(const char *name);
 
+/* mkdir -p, each folder it makes synced into its parent. 0, or -1 with errno. */
 int mkdir_p(const char *path, int mode);
+/* fsyncs the folder holding path, so that a name made or renamed there
+ * survives a power loss. 0, or -1 with errno. */
+int fsync_dir_of(const char *path);
 /* Writes data to path.tmp, fsyncs, renames over path, fsyncs the folder. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* The same with the file's permission bits (write_file_atomic: 0644);
@@ -21,7 +25,9 @@ int write_file_atomic_mode(const char *path, const void *data, size_t len, int m
  * buffer owned by the caller; *len gets its size. NULL on error or if larger
  * than max (errno EFBIG). */
 char *read_file(const char *path, size_t max, size_t *len);
-int copy_file(const char *from, const char *to);   /* atomic at the target */
+/* Copies through to.tmp, fsynced, renamed over to, its folder fsynced:
+ * atomic and durable at the target. 0, or -1 with errno. */
+int copy_file(const char *from, const char *to);
 int64_t file_size(const char *path);               /* -1 if absent */
 /* dir/xx/name where xx are two hex digits hashed from name: 256 buckets
  * keep folders small with millions of files. Writes into out (size outlen). */

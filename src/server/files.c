@@ -260,13 +260,31 @@ void upload_feed(struct upload *u, const char *data, size_t len)
     if (u->phase == UP_DATA && take < len) write_data(u, data + take, len - take);
 }
 
+static void finish_complete(struct upload *u);
+
+/* Ends the upload: a complete file with the right MD5 is synced to disk,
+ * then linked to its name and its folder synced, all under the file's lock
+ * (another upload of the same name waits), so that the report that counts
+ * on it is committed only once the bytes would survive a power loss. */
 static void finish_data(struct upload *u)
 {
-    close(u->fd);
-    u->fd = -1;
     if (u->remaining > 0) {
+        close(u->fd);
+        u->fd = -1;
         u->status = 1;
         snprintf(u->message, sizeof u->message, "upload incomplete: %lld bytes missing", (long long)u->remaining);
+        return;
+    }
+    finish_complete(u);
+    close(u->fd);   /* releases the lock */
+    u->fd = -1;
+}
+
+static void finish_complete(struct upload *u)
+{
+    if (fsync(u->fd)) {
+        u->status = 1;
+        snprintf(u->message, sizeof u->message, "server cannot store the file");
         return;
     }
     char md5[MD5_HEX_LEN];
@@ -286,6 +304,11 @@ static void finish_data(struct upload *u)
         return;
     }
     unlink(u->part);
+    if (fsync_dir_of(u->final)) {
+        u->status = 1;
+        snprintf(u->message, sizeof u->message, "server cannot store the file");
+        return;
+    }
     u->status = 0;
     log_debug(LT_HTTP, "upload %s complete (%lld bytes)", u->h.name, (long long)u->h.nbytes);
 }
