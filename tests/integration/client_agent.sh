@@ -69,13 +69,16 @@ check_agent_sanitizers() {
 
 # ---- attach, and the control commands' errors ----
 start_agent
-lc attach "$URL" "$(key_of alice)" --share 50 || afail "attach failed"
+# the key on stdin, out of sight of ps
+key_of alice | lc attach "$URL" - --share 50 || afail "attach failed"
 if lc attach "$URL" "$(key_of alice)" 2>"$TMP/err"; then afail "a second attach of $URL succeeded"; fi
 grep -q "already attached" "$TMP/err" || afail "second attach: unexpected message: $(cat "$TMP/err")"
 if lc attach http://localhost x 2>/dev/null; then afail "attach accepted a URL without a final /"; fi
 if "$AGENT" --dir "$TMP/nowhere" status 2>"$TMP/err"; then afail "status without a daemon succeeded"; fi
 grep -q "no locus-client daemon" "$TMP/err" || afail "status without daemon: $(cat "$TMP/err")"
 lc projects | grep -q "^$URL .*share=50" || afail "projects does not list $URL with share 50: $(lc projects)"
+loose=$(find "$D" -type f -perm /077 -printf '%m %p\n' | head -n 3)
+[ -z "$loose" ] || afail "the agent's files are readable by others (its state holds the key): $loose"
 say "attached; control command errors checked"
 
 # ---- a task running with a checkpoint, then kill -9 of the agent ----

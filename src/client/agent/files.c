@@ -57,7 +57,7 @@ static int verify(const struct aproject *p, const struct afile *f, const char *p
             errf(why, len, "missing or bad signature of an app file");
             return -1;
         }
-        return f->executable ? chmod(path, 0755) : 0;
+        return f->executable ? chmod(path, 0700) : 0;   /* the agent's user alone runs it */
     }
     if (f->md5[0] && strcmp(md5, f->md5)) {
         errf(why, len, "md5 %s, expected %s", md5, f->md5);

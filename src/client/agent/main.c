@@ -7,13 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char usage_text[] =
     "usage: locus-client --dir DIR [--debug TOPICS] [--retry-min S] [--retry-max S]\n"
     "                    [--max-cpus N] [--leave-in-memory 0|1] [--checkpoint-period S]\n"
     "                    [--sched-period S] [--min-queue S]          run the agent\n"
     "       locus-client --dir DIR [--json] CMD                       talk to it:\n"
-    "  attach URL KEY [--share N] | detach URL | status | tasks | projects\n"
+    "  attach URL KEY|- [--share N] | detach URL | status | tasks | projects\n"
+    "    (KEY - reads the key from the first line of stdin, out of sight of ps)\n"
     "  suspend [URL] | resume [URL] | update [URL]\n"
     "TOPICS: cpu_sched,work_fetch,task,rpc,http or all\n";
 
@@ -75,6 +77,15 @@ static void print_status(json_t *r)
            json_number_value(json_object_get(r, "cpu_efficiency")));
 }
 
+/* The account key given as "-": the first line of stdin, so that it never
+ * shows in the process list. Into key (size len); 0, or -1 if none. */
+static int key_from_stdin(char *key, size_t len)
+{
+    if (!fgets(key, (int)len, stdin)) return -1;
+    key[strcspn(key, "\r\n")] = 0;
+    return key[0] ? 0 : -1;
+}
+
 /* Builds the request of command argv[0..argc); NULL (message printed) if malformed. */
 static json_t *command_request(int argc, char **argv)
 {
@@ -85,7 +96,16 @@ static json_t *command_request(int argc, char **argv)
             share = number("--share", argv[4]);
         else if (argc != 3)
             return NULL;
-        return json_pack("{s:s, s:s, s:s, s:f}", "cmd", cmd, "url", argv[1], "key", argv[2], "share", share);
+        char key[256];
+        const char *k = argv[2];
+        if (!strcmp(k, "-")) {
+            if (key_from_stdin(key, sizeof key)) {
+                fprintf(stderr, "locus-client: attach: no key on stdin\n");
+                return NULL;
+            }
+            k = key;
+        }
+        return json_pack("{s:s, s:s, s:s, s:f}", "cmd", cmd, "url", argv[1], "key", k, "share", share);
     }
     if (!strcmp(cmd, "detach"))
         return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "url", argv[1]) : NULL;
@@ -159,6 +179,8 @@ int main(int argc, char **argv)
     }
     if (!o.dir)
         return usage("--dir DIR is required");
+    /* the state file and each task's init_data.xml hold account keys */
+    umask(077);
     if (i < argc)
         return run_command(o.dir, json, argc - i, argv + i);
     char err[1024];
