@@ -44,12 +44,20 @@ int deadline_feasible(const struct host_view *h, double flops_est, double delay_
     return est_turnaround(h, flops_est) <= delay_bound;
 }
 
+/* A coprocessor's deadline queue counts quarters of a device, so that jobs
+ * of half a GPU (two on a device at once) are simulated as running side by
+ * side; a share between quarters is rounded up. CPUs count whole. */
+#define DEVICE_SLOTS 4
+
+/* The queue units of `share` of resource rsc. */
+static double queue_units(int rsc, double share) { return rsc == RSC_CPU ? share : share * DEVICE_SLOTS; }
+
 /* How much of its resource a job run as u occupies in that resource's queue. */
 static struct edf_item usage_item(const struct host_view *h, const struct rsc_usage *u, double flops_est,
                                   double delay_bound)
 {
     return (struct edf_item){est_turnaround_on(h, u, flops_est), delay_bound,
-                             u->rsc == RSC_CPU ? u->ncpus : u->ndevices};
+                             queue_units(u->rsc, u->rsc == RSC_CPU ? u->ncpus : u->ndevices)};
 }
 
 /* Wall time on the host's clock for runtime seconds of computing. */
@@ -66,7 +74,7 @@ void budget_init(struct dispatch_budget *b, const struct host_view *h, const str
     b->secs_left[RSC_CPU] = h->req_secs;
     b->instances_left[RSC_CPU] = h->req_instances;
     for (int k = 1; k < b->nrsc; k++) {
-        edf_init(&b->load[k], h->coprocs[k - 1].count);
+        edf_init(&b->load[k], h->coprocs[k - 1].count * DEVICE_SLOTS);
         b->secs_left[k] = h->coprocs[k - 1].req_secs;
         b->instances_left[k] = h->coprocs[k - 1].req_instances;
     }
@@ -80,6 +88,7 @@ void budget_init(struct dispatch_budget *b, const struct host_view *h, const str
                                                                                               : RSC_CPU;
                 if (rsc != k) continue;
                 v[n] = h->queued[i];
+                v[n].ncpus = queue_units(k, h->queued[i].ncpus);
                 v[n++].remaining = with_availability(h, h->queued[i].remaining);
             }
             if (n) edf_add_all(&b->load[k], v, n);

@@ -210,12 +210,13 @@ static int gpu_usage(const struct plan_class *pc, const struct host_view *h, str
             !at_most(c->driver_version, pc->max_driver_version) || !at_least(c->cuda_version, pc->min_cuda_version) ||
             !at_least(c->compute_cap, pc->min_compute_cap) || !at_most(c->compute_cap, pc->max_compute_cap))
             return 0;
-        double cpu = cpu_usage(h).flops;
+        /* the job's speed is its share of the device (one that reports no
+         * peak is counted as fast as a CPU): the CPU share it keeps busy
+         * feeds the device, it does not make the job faster */
+        double peak = c->peak_flops > 0 ? c->peak_flops : cpu_usage(h).flops;
         *u = (struct rsc_usage){
             .rsc = 1 + k, .ncpus = pc->cpu_frac, .ndevices = pc->ngpus,
-            /* a device that reports no peak is counted as fast as a CPU */
-            .flops = (c->peak_flops > 0 ? c->peak_flops : cpu) * pc->ngpus * pc->gpu_peak_flops_scale
-                     + pc->cpu_frac * cpu,
+            .flops = peak * pc->ngpus * pc->gpu_peak_flops_scale,
         };
         return 1;
     }

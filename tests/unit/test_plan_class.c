@@ -144,11 +144,11 @@ static void test_gpu_match(void **state)
     assert_int_equal(u.rsc, 1);
     assert_float_equal(u.ndevices, 1, 0);
     assert_float_equal(u.ncpus, 0.2, 1e-12);
-    assert_float_equal(u.flops, 5e13 + 0.2 * 5e9, 1);   /* the device's peak, and the CPU share it keeps busy */
+    assert_float_equal(u.flops, 5e13, 1);   /* the device's peak: the CPU share feeds it */
 
     assert_true(fits(&s, "cuda_half", &h, &u));        /* two jobs per GPU */
     assert_float_equal(u.ndevices, 0.5, 0);
-    assert_float_equal(u.flops, 2.5e13 + 0.1 * 5e9, 1);
+    assert_float_equal(u.flops, 2.5e13, 1);
 
     assert_false(fits(&s, "cuda_old", &h, &u));        /* compute capability 9.0 > 6.0 */
     assert_false(fits(&s, "two_gpus", &h, &u));        /* one GPU only */
@@ -182,7 +182,7 @@ static void test_declared_coproc_second_type(void **state)
     struct rsc_usage u;
     assert_true(fits(&s, "accel", &h, &u));            /* type names compare in any case */
     assert_int_equal(u.rsc, 2);
-    assert_float_equal(u.flops, 5e9 + 0.1 * 5e9, 1);   /* no peak reported: as fast as a CPU */
+    assert_float_equal(u.flops, 5e9, 1);   /* no peak reported: as fast as a CPU */
     plan_classes_free(&s);
 }
 
@@ -376,6 +376,30 @@ static void test_host_limits(void **state)
     h.host_id = 2;
     h.mem_bytes = h.disk_free = 0;
     assert_true(send(f, &h, &f->classes, sent, 100) > 0);
+}
+
+/* Half-GPU jobs run two at a time on a device, in the deadline check too:
+ * two of 60 s due in 100 s fit one device, a third does not. */
+static void test_half_gpu_jobs_side_by_side(void **state)
+{
+    (void)state;
+    struct host_view h = gpu_host();
+    h.check_deadlines = 1;
+    h.coprocs[0].req_secs = 1000;
+    struct dispatch_limits lim = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 1000};
+    struct dispatch_budget b;
+    budget_init(&b, &h, &lim);
+    struct rsc_usage half = {.rsc = 1, .ncpus = 0.1, .ndevices = 0.5, .flops = 1e12};
+    for (int i = 0; i < 2; i++) {
+        assert_true(budget_fits(&b, &h, &half, 6e13, 100));
+        budget_take(&b, &h, &half, 6e13, 100);
+    }
+    assert_false(budget_fits(&b, &h, &half, 6e13, 100));
+    /* a whole-device job waits for both: 60 s more ends at 120 */
+    struct rsc_usage whole = {.rsc = 1, .ncpus = 0.1, .ndevices = 1, .flops = 1e12};
+    assert_false(budget_fits(&b, &h, &whole, 6e13, 100));
+    assert_true(budget_fits(&b, &h, &whole, 6e13, 120));
+    budget_free(&b);
 }
 
 /* A job the GPU cannot return in time goes to the CPUs, which want work. */
@@ -692,6 +716,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_host_limits, fx_setup, fx_teardown),
         cmocka_unit_test(test_listed_work_per_resource),
+        cmocka_unit_test(test_half_gpu_jobs_side_by_side),
         cmocka_unit_test_setup_teardown(test_fallback_to_another_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_own_versions, fx_setup, fx_teardown),
         cmocka_unit_test(test_request_declared_coproc),
