@@ -387,9 +387,19 @@ static void close_record(struct parser *ps, int ctx)
         if (!r->app_versions[r->napp_versions - 1].app_name[0])
             fail(ps, "<app_version> without <app_name>");
         break;
-    case C_IP_RESULT:
-        if (!r->ip[r->nip - 1].name[0]) fail(ps, "<ip_result> without <name>");
+    case C_IP_RESULT: {
+        struct sr_ip_result *ip = &r->ip[r->nip - 1];
+        if (!ip->name[0]) fail(ps, "<ip_result> without <name>");
+        const struct { double share; const char *type; } gpu[] = {
+            { ip->ncudas, "NVIDIA" }, { ip->natis, "ATI" }, { ip->nintel_gpus, "intel_gpu" },
+        };
+        for (size_t i = 0; i < sizeof gpu / sizeof gpu[0] && !ip->gpu_type[0]; i++)
+            if (gpu[i].share > 0) {
+                snprintf(ip->gpu_type, sizeof ip->gpu_type, "%s", gpu[i].type);
+                ip->gpu_share = gpu[i].share;
+            }
         break;
+    }
     case C_COPROC: {
         struct sr_coproc *cp = &r->coprocs[r->ncoprocs - 1];
         if (!cp->type[0]) fail(ps, "<coproc> without <type>");

@@ -58,6 +58,8 @@ struct sr_ip_result {             /* a task the host holds, for the deadline che
     double avg_ncpus;
     double ncudas, natis, nintel_gpus;   /* the GPU share it holds, by vendor (one at most); a declared
                                             coprocessor's tasks say none */
+    char gpu_type[SR_COPROC_TYPE_LEN];   /* of those, the one held, as sr_coproc names it; "" none */
+    double gpu_share;
 };
 
 /* A version the client holds. With app_info.xml (platform_name

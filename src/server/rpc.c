@@ -217,12 +217,10 @@ static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv,
     for (int i = 0; i < r->nip; i++) {
         const struct sr_ip_result *ip = &r->ip[i];
         /* a GPU task on its device's queue, by the share the client says it holds */
-        double gpu = ip->ncudas > 0 ? ip->ncudas : ip->natis > 0 ? ip->natis : ip->nintel_gpus;
-        const char *type = ip->ncudas > 0 ? "NVIDIA" : ip->natis > 0 ? "ATI" : ip->nintel_gpus > 0 ? "intel_gpu" : "";
         rsc[i] = RSC_CPU;
-        for (int k = 0; type[0] && k < hv->ncoprocs; k++)
-            if (!strcmp(hv->coprocs[k].type, type)) rsc[i] = 1 + k;
-        double share = rsc[i] != RSC_CPU ? gpu : ip->avg_ncpus > 0 ? ip->avg_ncpus : 1;
+        for (int k = 0; ip->gpu_type[0] && k < hv->ncoprocs; k++)
+            if (!strcmp(hv->coprocs[k].type, ip->gpu_type)) rsc[i] = 1 + k;
+        double share = rsc[i] != RSC_CPU ? ip->gpu_share : ip->avg_ncpus > 0 ? ip->avg_ncpus : 1;
         v[i] = (struct edf_item){ip->time_remaining, ip->report_deadline - (double)now, share};
     }
     hv->check_deadlines = 1;

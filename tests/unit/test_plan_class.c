@@ -562,6 +562,9 @@ static void test_listed_work_per_resource(void **state)
     assert_float_equal(r.ip[0].ncudas, 0.5, 0);
     assert_float_equal(r.ip[0].avg_ncpus, 0.2, 0);
     assert_float_equal(r.ip[1].natis, 1, 0);
+    assert_string_equal(r.ip[0].gpu_type, "NVIDIA");   /* named as the host's coprocessors are */
+    assert_float_equal(r.ip[0].gpu_share, 0.5, 0);
+    assert_string_equal(r.ip[1].gpu_type, "ATI");
     sched_request_free(&r);
 }
 
