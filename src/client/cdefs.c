@@ -2,6 +2,7 @@
  * downloading, fetchable, overworked, latency-limited and potentially
  * runnable, one function each (see cdefs.h). */
 #include "client/cdefs.h"
+#include <math.h>
 #include <string.h>
 
 static int unsuspended(const struct cresult *r)
@@ -89,4 +90,38 @@ void cdef_project_flags(const struct cstate *cs, double now, unsigned char *flag
         if ((flags[i] & CDEF_RUNNABLE) || downloading || potential_by_itself(cs, p, now)) flags[i] |= CDEF_POTENTIAL;
         flags[i] &= CDEF_RUNNABLE | CDEF_POTENTIAL;
     }
+}
+
+int cdef_nrsc(const struct cstate *cs)
+{
+    int n = cs->host.nrsc;
+    return n < 1 ? 1 : n > CRSC_MAX ? CRSC_MAX : n;
+}
+
+int cdef_rsc_count(const struct cstate *cs, int k)
+{
+    if (k == CRSC_CPU) return cs->host.ncpus > 0 ? cs->host.ncpus : 1;
+    int n = cs->host.rsc[k].count;
+    return n < 0 ? 0 : n > CRSC_DEVICES_MAX ? CRSC_DEVICES_MAX : n;
+}
+
+int cdef_is_coproc(const struct cresult *r)
+{
+    return r->rsc > CRSC_CPU && r->rsc < CRSC_MAX;
+}
+
+double cdef_width(const struct cresult *r)
+{
+    double w = cdef_is_coproc(r) ? r->ndevices : r->avg_ncpus;
+    return w > 0 ? w : 1;
+}
+
+int cdef_has_process(const struct cresult *r)
+{
+    return r->state == CR_RUNNING || (r->state == CR_PREEMPTED && r->in_memory);
+}
+
+int cdef_cpus_reserved(double cpus)
+{
+    return (int)floor(cpus + 1e-9);
 }

@@ -39,4 +39,22 @@ int cdef_project_potentially_runnable(const struct cstate *cs, const struct cpro
  * flags has cs->nprojects entries, owned by the caller. */
 enum { CDEF_RUNNABLE = 1, CDEF_POTENTIAL = 2 };
 void cdef_project_flags(const struct cstate *cs, double now, unsigned char *flags);
+
+/* Resources. The host's resources: 1 + its coprocessor types (at least
+ * 1, at most CRSC_MAX). */
+int cdef_nrsc(const struct cstate *cs);
+/* Instances of resource k: the CPUs (at least 1) or k's devices (at most
+ * CRSC_DEVICES_MAX). */
+int cdef_rsc_count(const struct cstate *cs, int k);
+/* What r holds of its own resource while it runs: avg_ncpus CPUs, or
+ * ndevices devices; 1 when unset. */
+double cdef_width(const struct cresult *r);
+/* A coprocessor job uses (part of) a device, whose host's CPUs it feeds. */
+int cdef_is_coproc(const struct cresult *r);
+/* R has a process: running, or preempted and kept in memory. */
+int cdef_has_process(const struct cresult *r);
+/* CPUs that coprocessor jobs using `cpus` CPUs in all take from the CPU
+ * jobs: whole CPUs only, as BOINC counts them, so a GPU job feeding its
+ * device with a tenth of a CPU leaves every CPU to CPU jobs. */
+int cdef_cpus_reserved(double cpus);
 #endif

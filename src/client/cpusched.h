@@ -32,8 +32,18 @@
  *    sched_period / ncpus x avg_ncpus.
  * No more results of one project and app_id than their max_concurrent are
  * scheduled. "CPUs left" counts avg_ncpus: a result is scheduled only if it fits in
- * the CPUs not yet taken, except a lone result wider than the host. Sets
- * r->scheduled (1) and r->sched_order (1, 2, ... in list order) on the
+ * the CPUs not yet taken, except a lone result wider than the host.
+ * Coprocessors: the steps run first for each coprocessor type, over its
+ * jobs, with its devices for CPUs (the payoff spread over them, the
+ * project's misses those of its jobs on that type); a job is placed on a
+ * device where its ndevices fit (a share of one device, or that many whole
+ * devices in a row), a job with a process on the device it has, and
+ * r->sched_device says which. The CPU jobs then get the CPUs less the whole
+ * CPUs the scheduled coprocessor jobs feed (cdef_cpus_reserved), and the
+ * project's misses less those of its coprocessor jobs. Anticipated debt
+ * starts from what is owed in each resource's steps; p->anticipated_debt
+ * is the CPU's.
+ * Sets r->scheduled (1) and r->sched_order (1, 2, ... in list order) on the
  * chosen results and 0 on all others, writes up to max pointers (borrowed
  * from cs) to out in list order and returns how many it wrote. Does not
  * change cs->last_sched: the driver sets it after enforcement, which needs

@@ -21,6 +21,15 @@ enum cresult_state {
 
 struct cproject;
 
+/* Resources a result runs on: index 0 is the CPU, 1..CRSC_MAX-1 the
+ * host's coprocessor types (struct chost's rsc[]). The policies handle
+ * each resource separately (BOINC 6.4 on: "if the host has 1 GPU, only one
+ * coproc app can run at a time"); a coprocessor job's CPU share counts
+ * against the CPUs only in whole CPUs (cresult.avg_ncpus below). */
+#define CRSC_CPU 0
+#define CRSC_MAX 5
+#define CRSC_DEVICES_MAX 16     /* devices of one coprocessor type the policies place jobs on */
+
 struct cresult {
     char name[256];
     struct cproject *project;   /* borrowed */
@@ -30,8 +39,10 @@ struct cresult {
     double received;            /* when it arrived */
     double deadline;            /* report deadline, absolute */
     double flops_est;           /* the job's flops estimate (rsc_fpops_est) */
-    double avg_ncpus;           /* CPUs it uses while running (multi-thread apps); >= a small positive */
-    double app_flops;           /* flops/s of its app version per CPU (defaults to the host's benchmark) */
+    double avg_ncpus;           /* CPUs it uses while running (multi-thread apps; for a coprocessor job, the
+                                 * CPU share feeding its device); >= a small positive */
+    double app_flops;           /* flops/s of its app version per CPU, for a coprocessor job its whole speed
+                                 * (defaults to the host's benchmark) */
     double elapsed;             /* wall time it has been running, all runs together */
     double fraction_done;       /* last reported by the app, 0..1 */
     double checkpoint_elapsed;  /* elapsed at its last checkpoint (0: none) */
@@ -40,6 +51,10 @@ struct cresult {
     int in_memory;              /* preempted but kept in memory (SIGSTOP), so nothing is lost on resume */
     int app_id;                 /* results of one project with equal app_id share max_concurrent (added) */
     int max_concurrent;         /* at most this many of them scheduled at once; 0: no limit (added) */
+    int rsc;                    /* resource it runs on: CRSC_CPU or a coprocessor index of struct chost */
+    double ndevices;            /* coprocessor jobs: devices it uses (0.5: half of one; >= 1: whole ones) */
+    int device;                 /* coprocessor jobs with a process (running, or preempted in memory): the
+                                 * first device it runs on, which it keeps until its process ends */
 
     /* policy output */
     int rr_deadline_missed;     /* the round-robin simulation says it misses its deadline */
@@ -47,6 +62,7 @@ struct cresult {
     double rr_finish;           /* when the simulation finishes it (absolute) */
     int scheduled;              /* cpusched chose it for this period */
     int sched_order;            /* its place in cpusched's list, from 1 (0: not scheduled); enforce starts in this order */
+    int sched_device;           /* coprocessor jobs scheduled: the first device cpusched placed it on */
 };
 
 struct cproject {
@@ -77,10 +93,23 @@ struct cproject {
     double min_delay_bound;     /* shortest deadline - received seen among its results (workfetch_compute keeps it; 0: none seen) */
     double rr_share_frac;       /* policy output of rrsim: share fraction among potentially runnable CPU-intensive projects */
     double rr_shortfall_fill;   /* policy output of rrsim: rr_shortfall over min_queue + extra_queue */
+
+    /* coprocessors: index k of each array is resource k (CRSC_CPU unused) */
+    double rsc_backoff[CRSC_MAX];   /* no request for resource k before then: the project sent none when asked
+                                     * (set by the driver; a project without apps for k backs off for good) */
+    double rsc_shortfall[CRSC_MAX]; /* policy output of rrsim: its share of k's idle instance-seconds, over
+                                     * min_queue + extra_queue */
+};
+
+struct crsc {
+    char type[32];              /* the wire's name: "NVIDIA", "ATI", "intel_gpu" or a declared type */
+    int count;                  /* devices, at most CRSC_DEVICES_MAX */
 };
 
 struct chost {
     int ncpus;                  /* min(physical CPUs, max_cpus preference) */
+    int nrsc;                   /* resources: 1 + coprocessor types (0 counts as 1: CPU only) */
+    struct crsc rsc[CRSC_MAX];  /* rsc[CRSC_CPU] unused: ncpus is the CPU's count */
     double flops;               /* benchmark flops/s per CPU */
     double on_frac;             /* measured fraction of time the agent runs */
     double active_frac;         /* measured fraction of on-time computing is allowed */
@@ -105,6 +134,10 @@ struct cstate {
     int nresults;
     double total_shortfall;     /* policy output of rrsim */
     double total_shortfall_fill; /* policy output of rrsim: total_shortfall over min_queue + extra_queue */
+    /* policy outputs of rrsim for the coprocessors, index k = resource k (CRSC_CPU unused) */
+    double rsc_shortfall[CRSC_MAX];      /* instance-seconds idle over [now, now + min_queue] */
+    double rsc_shortfall_fill[CRSC_MAX]; /* the same over [now, now + min_queue + extra_queue] */
+    double rsc_idle[CRSC_MAX];           /* instances with nothing to run now */
     double last_sched;          /* when cpusched last ran (enforce's T) */
 
     /* added for the policies */

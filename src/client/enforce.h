@@ -25,6 +25,12 @@ struct enforce_action {
  *   checkpointed is not one of them (it would lose all its work: it runs
  *   on until it checkpoints or ends). With host.leave_in_memory nothing is
  *   lost by a preemption, so every result of Y qualifies.
+ * Coprocessor jobs are the same over devices: R needs its share of the
+ * devices cpusched placed it on (r->sched_device), and only running
+ * coprocessor jobs of its type on those devices are in its way (a CPU job
+ * only CPU jobs); the CPUs idle are the host's less those of the CPU jobs
+ * running and the whole CPUs the running coprocessor jobs feed
+ * (cdef_cpus_reserved).
  * Each preemption comes before the run it makes room for. Writes up to max
  * actions to acts and returns how many; state is not changed. */
 int enforce_plan(const struct cstate *cs, double now, struct enforce_action *acts, int max);

@@ -1,11 +1,13 @@
 /* estimate.c - static and dynamic run-time estimates and the duration
  * correction factor (see estimate.h for the rules). */
 #include "client/estimate.h"
+#include "client/cdefs.h"
 
 static double raw_static(double host_flops, const struct cresult *r)
 {
     double speed = r->app_flops > 0 ? r->app_flops : host_flops;
-    double ncpus = r->avg_ncpus > 0 ? r->avg_ncpus : 1;
+    /* a coprocessor version's speed is the device's share, not per CPU */
+    double ncpus = cdef_is_coproc(r) ? 1 : r->avg_ncpus > 0 ? r->avg_ncpus : 1;
     if (speed <= 0) speed = 1;
     return r->flops_est / (speed * ncpus);
 }

@@ -10,7 +10,9 @@
 
 /* Wall seconds of running left for r. Unstarted (no elapsed time): the
  * static estimate, flops_est / (app_flops x avg_ncpus) x dcf (app_flops
- * is per CPU; the host's benchmark when unset; dcf 1 when unset). Started: w x dynamic + (1 - w) x max(0, static - elapsed)
+ * is per CPU; the host's benchmark when unset; dcf 1 when unset; for a
+ * coprocessor job app_flops is its version's whole speed, not times
+ * avg_ncpus). Started: w x dynamic + (1 - w) x max(0, static - elapsed)
  * with dynamic = elapsed x (1 - f) / f and w = f, the fraction done: the
  * further a job is, the more its own progress is trusted. 0 once done. */
 double estimate_remaining(const struct cstate *cs, const struct cresult *r);

@@ -6,7 +6,12 @@
  * its results in proportion to their avg_ncpus (CP_DEBT, as BOINC 6.x; with
  * CP_REC in deadline order, each up to its avg_ncpus, as they really run),
  * all slowed by on-fraction x active-fraction. Run times come from
- * estimate_remaining. Pure. */
+ * estimate_remaining. Each resource (cstate.h) is simulated on its own:
+ * each coprocessor type with its devices and its jobs' ndevices as width,
+ * then the CPUs with the CPU jobs, less the whole CPUs that the
+ * coprocessor jobs running at the start feed (cdef_cpus_reserved; at
+ * least one CPU is left): CPUs busy feeding a GPU are not CPU shortfall.
+ * Pure. */
 #ifndef LOCUS_RRSIM_H
 #define LOCUS_RRSIM_H
 #include "client/cstate.h"
@@ -26,7 +31,14 @@
  *   avg_ncpus of P's unfinished results, when positive (0 for
  *   non-CPU-intensive projects), and p->rr_share_frac, that fraction;
  * - cs->total_shortfall_fill and p->rr_shortfall_fill: the same two over
- *   [now, now + min_queue + extra_queue], the buffer a fetch fills.
+ *   [now, now + min_queue + extra_queue], the buffer a fetch fills;
+ * - for each coprocessor type k the host has: cs->rsc_shortfall[k] and
+ *   cs->rsc_shortfall_fill[k], its idle instance-seconds over both
+ *   horizons, cs->rsc_idle[k], its instances idle now, and
+ *   p->rsc_shortfall[k], P's share of k over the larger horizon, shares
+ *   taken among the potentially runnable CPU-intensive projects holding
+ *   work for k or not backed off from it (p->rsc_backoff[k]); also
+ *   cs->rsc_idle[CRSC_CPU], the CPUs idle now.
  * Scratch memory is allocated and freed inside. */
 void rrsim_run(struct cstate *cs, double now);
 #endif

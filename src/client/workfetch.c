@@ -111,22 +111,65 @@ double workfetch_request_seconds(const struct cstate *cs, const struct cproject 
     return p->rr_share_frac > 0 ? p->work_request_size / p->rr_share_frac : p->work_request_size;
 }
 
-struct cproject *workfetch_pass(struct cstate *cs, double now, double *seconds)
+struct cproject *workfetch_pass(struct cstate *cs, double now, struct wf_request *req)
 {
     rrsim_run(cs, now);
-    return workfetch_decide(cs, now, seconds);
+    return workfetch_decide(cs, now, req);
 }
 
-struct cproject *workfetch_decide(struct cstate *cs, double now, double *seconds)
+/* May p be asked for work for coprocessor k? */
+static int coproc_askable(const struct cstate *cs, const struct cproject *p, int k, double now)
 {
-    *seconds = 0;
-    workfetch_compute(cs, now);
-    if (!workfetch_choose(cs, now)) return NULL;
-    /* the shortfalls of the larger buffer, from the same simulation */
-    cs->total_shortfall = cs->total_shortfall_fill;
-    for (int i = 0; i < cs->nprojects; i++) cs->projects[i].rr_shortfall = cs->projects[i].rr_shortfall_fill;
+    return !p->non_cpu_intensive && !barred(cs, p, now, 0) && p->rsc_backoff[k] <= now;
+}
+
+/* The project to ask for coprocessor k's work: askable, and the greatest
+ * what-it-is-owed for fetch plus its share of k's shortfall. */
+static struct cproject *coproc_choose(const struct cstate *cs, int k, double now)
+{
+    struct cproject *best = NULL;
+    double best_v = 0;
+    double *owed = xcalloc((size_t)cs->nprojects + 1, sizeof *owed);
+    debt_owed(cs, now, 1, owed);
+    for (int i = 0; i < cs->nprojects; i++) {
+        struct cproject *p = &cs->projects[i];
+        double v = owed[i] + p->rsc_shortfall[k];
+        if (coproc_askable(cs, p, k, now) && (!best || v > best_v)) {
+            best = p;
+            best_v = v;
+        }
+    }
+    free(owed);
+    return best;
+}
+
+/* Adds to req what p is asked for on each coprocessor below its buffer. */
+static void coproc_fill(const struct cstate *cs, const struct cproject *p, double now, struct wf_request *req)
+{
+    for (int k = CRSC_CPU + 1; k < cdef_nrsc(cs); k++)
+        if (cs->rsc_shortfall[k] > 0 && coproc_askable(cs, p, k, now)) {
+            req->secs[k] = cs->rsc_shortfall_fill[k];
+            req->instances[k] = cs->rsc_idle[k];
+        }
+}
+
+struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_request *req)
+{
+    *req = (struct wf_request){0};
     workfetch_compute(cs, now);
     struct cproject *p = workfetch_choose(cs, now);
-    if (p) *seconds = workfetch_request_seconds(cs, p);
+    if (p) {
+        /* the shortfalls of the larger buffer, from the same simulation */
+        cs->total_shortfall = cs->total_shortfall_fill;
+        for (int i = 0; i < cs->nprojects; i++) cs->projects[i].rr_shortfall = cs->projects[i].rr_shortfall_fill;
+        workfetch_compute(cs, now);
+        if ((p = workfetch_choose(cs, now))) {
+            req->secs[CRSC_CPU] = workfetch_request_seconds(cs, p);
+            req->instances[CRSC_CPU] = cs->rsc_idle[CRSC_CPU];
+        }
+    }
+    for (int k = CRSC_CPU + 1; !p && k < cdef_nrsc(cs); k++)
+        if (cs->rsc_shortfall[k] > 0) p = coproc_choose(cs, k, now);
+    if (p) coproc_fill(cs, p, now, req);
     return p;
 }

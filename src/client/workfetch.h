@@ -36,15 +36,31 @@ struct cproject *workfetch_choose(const struct cstate *cs, double now);
  * unchanged if that is 0). */
 double workfetch_request_seconds(const struct cstate *cs, const struct cproject *p);
 
+/* What one scheduler RPC asks for, per resource (cstate.h): secs[CRSC_CPU]
+ * is the project-normalized work_req_seconds, secs[k] a coprocessor's
+ * instance-seconds (the wire's req_secs); instances the idle instances to
+ * fill (req_instances). Zero: nothing asked for that resource. */
+struct wf_request {
+    double secs[CRSC_MAX];
+    double instances[CRSC_MAX];
+};
+
 /* The driver's whole decision with a buffer hysteresis, from the outputs
- * of an rrsim_run(cs, now) that just ran: the policy with the shortfalls
- * over min_queue; if some project should be asked, the policy again on
- * the shortfalls over min_queue + extra_queue (the buffer to fill: the
- * *_fill outputs, which then replace rr_shortfall and total_shortfall in
- * cs); returns the project to ask with *seconds its work_req_seconds.
- * NULL (and *seconds 0) if the buffer is above min_queue or nobody can be
- * asked. */
-struct cproject *workfetch_decide(struct cstate *cs, double now, double *seconds);
+ * of an rrsim_run(cs, now) that just ran. CPU: the policy with the
+ * shortfalls over min_queue; if some project should be asked, the policy
+ * again on the shortfalls over min_queue + extra_queue (the buffer to
+ * fill: the *_fill outputs, which then replace rr_shortfall and
+ * total_shortfall in cs), and that project is asked for its
+ * work_req_seconds and the CPUs idle now (rsc_idle). Coprocessors (BOINC 7's
+ * per-resource fetch): each type whose idle time over min_queue is
+ * positive is asked of the same project, if it is not barred nor backed
+ * off from that type (p->rsc_backoff), for the idle instance-seconds up to
+ * min_queue + extra_queue and its idle devices; when no project is asked
+ * for CPU work, the project asked is the one with the greatest
+ * what-it-is-owed plus share of the first such type's shortfall. Fills
+ * *req and returns the project to ask; NULL (and *req zero) if every
+ * buffer is above min_queue or nobody can be asked. */
+struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_request *req);
 /* rrsim_run, then workfetch_decide. */
-struct cproject *workfetch_pass(struct cstate *cs, double now, double *seconds);
+struct cproject *workfetch_pass(struct cstate *cs, double now, struct wf_request *req);
 #endif

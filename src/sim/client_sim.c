@@ -327,10 +327,11 @@ static void fetch_check(struct csim *s)
     if (!s->on || !s->connected) return;
     for (int round = 0; round <= s->cs.nprojects; round++) {
         advance(s);
-        double seconds;
+        struct wf_request req;
         if (s->rr_at != now(s)) rrsim_run(&s->cs, now(s));
         s->rr_at = -1;          /* workfetch_decide may leave the larger buffer's shortfalls */
-        struct cproject *p = workfetch_decide(&s->cs, now(s), &seconds), *due = report_due(s);
+        struct cproject *p = workfetch_decide(&s->cs, now(s), &req), *due = report_due(s);
+        double seconds = req.secs[CRSC_CPU];
         if (due && due != p) {   /* the report goes first, with its own work request if any */
             p = due;
             seconds = due->work_request_size > 0 ? workfetch_request_seconds(&s->cs, due) : 0;

@@ -206,7 +206,7 @@ static void test_request_parsed_by_server(void **unused)
     struct astate st;
     struct hostinfo h = {.ncpus = 8, .m_nbytes = 8e9, .d_total = 1e11, .d_free = 5e10,
                          .os_name = "Linux", .host_cpid = "0123456789abcdef0123456789abcdef"};
-    struct rpc_want w = {.req_secs = 3600, .req_instances = 2, .client_start = NOW - 100};
+    struct rpc_want w = {.req = {.secs = {[CRSC_CPU] = 3600}, .instances = {[CRSC_CPU] = 2}}, .client_start = NOW - 100};
     struct sched_request req;
     struct strbuf sb;
     char err[300] = "";

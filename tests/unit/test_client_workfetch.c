@@ -138,12 +138,13 @@ static void test_pass_fetches_below_min_buffer_up_to_min_plus_extra(void **st)
     f.cs.host.min_queue = 100;
     f.cs.host.extra_queue = 900;
     struct cresult *r = cfx_add(&f, 0, 500, 1e9);
-    double secs;
-    assert_null(workfetch_pass(&f.cs, 0, &secs));    /* 500 s queued > 100: no fetch */
-    assert_near(secs, 0, 0);
+    struct wf_request req;
+    assert_null(workfetch_pass(&f.cs, 0, &req));    /* 500 s queued > 100: no fetch */
+    assert_near(req.secs[CRSC_CPU], 0, 0);
     r->state = CR_DONE;
-    assert_ptr_equal(workfetch_pass(&f.cs, 0, &secs), &f.p[0]);
-    assert_near(secs, 1000, 1e-9);                  /* filled to min + extra */
+    assert_ptr_equal(workfetch_pass(&f.cs, 0, &req), &f.p[0]);
+    assert_near(req.secs[CRSC_CPU], 1000, 1e-9);    /* filled to min + extra */
+    assert_near(req.instances[CRSC_CPU], 1, 0);     /* the idle CPU */
     assert_near(f.cs.host.min_queue, 100, 0);       /* restored */
 }
 

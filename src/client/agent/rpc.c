@@ -73,18 +73,14 @@ static void keep_copy(const struct agent *a, const struct aproject *p, const cha
         write_file_atomic(path, text, len);
 }
 
-static void do_rpc(struct agent *a, struct aproject *p, double secs, double now, const char *why)
+static void do_rpc(struct agent *a, struct aproject *p, const struct wf_request *ask, double now, const char *why)
 {
-    struct rpc_want w = {.req_secs = secs, .client_start = a->start_time};
+    struct rpc_want w = {.req = *ask, .client_start = a->start_time};
     struct strbuf req;
     char *reply = NULL, err[512];
     size_t len;
     struct reply_effects fx;
-    int ncpus = a->host.ncpus, busy = 0;
-    for (int i = 0; i < a->st.nprojects; i++)
-        for (int j = 0; j < a->st.projects[i]->nresults; j++)
-            busy += a->st.projects[i]->results[j]->phase <= AR_RUNNING;
-    w.req_instances = secs > 0 && busy < ncpus ? ncpus - busy : 0;
+    double secs = ask->secs[CRSC_CPU];
     sb_init(&req);
     schedmsg_request(&a->st, p, &a->host, &w, now, &req);
     keep_copy(a, p, "request", req.s, req.len);
@@ -147,9 +143,9 @@ void rpc_maybe(struct agent *a, double now)
     /* work fetch, on the whole state's view: the policy picks the project */
     struct cstate cs;
     struct cproject *cps;
-    double secs = 0;
+    struct wf_request want, none = {0};
     tasks_fill_cstate(a, now, &cs, &cps);
-    struct cproject *fetch = workfetch_pass(&cs, now, &secs);
+    struct cproject *fetch = workfetch_pass(&cs, now, &want);
     int fi = fetch ? (int)(fetch - cps) : -1;
     if (fi >= 0 && log_topic_on(LT_WORK_FETCH))   /* the passes that decide to ask someone */
         for (int i = 0; i < cs.nprojects; i++)
@@ -166,11 +162,11 @@ void rpc_maybe(struct agent *a, double now)
     for (int i = 0; best && i < a->st.nprojects; i++)
         if (a->st.projects[i] == best)
             bi = i;
-    double ask = bi == fi ? secs : 0;
+    const struct wf_request *ask = bi == fi ? &want : &none;
     tasks_release_cstate(a, &cs, cps);
     if (best) {
-        if (ask > 0)
-            log_debug(LT_WORK_FETCH, "asking %s for %.0f s of work", best->c.url, ask);
+        if (ask->secs[CRSC_CPU] > 0)
+            log_debug(LT_WORK_FETCH, "asking %s for %.0f s of work", best->c.url, ask->secs[CRSC_CPU]);
         do_rpc(a, best, ask, now, why);
     }
 }

@@ -125,9 +125,14 @@ void schedmsg_request(const struct astate *st, const struct aproject *p, const s
     put_num(o, "", "duration_correction_factor", p->c.dcf);
     put_int(o, "", "sandbox", 0);
     put_int(o, "", "dont_send_work", p->c.no_new_work);
-    put_num(o, "", "work_req_seconds", w->req_secs);
-    put_num(o, "", "cpu_req_secs", w->req_secs);
-    put_num(o, "", "cpu_req_instances", w->req_instances);
+    /* older servers read only work_req_seconds: the largest request */
+    double most = 0;
+    for (int k = CRSC_CPU; k < CRSC_MAX; k++)
+        if (w->req.secs[k] > most)
+            most = w->req.secs[k];
+    put_num(o, "", "work_req_seconds", most);
+    put_num(o, "", "cpu_req_secs", w->req.secs[CRSC_CPU]);
+    put_num(o, "", "cpu_req_instances", w->req.instances[CRSC_CPU]);
     put_num(o, "", "estimated_delay", w->estimated_delay);
     put_int(o, "", "client_cap_plan_class", 1);
     put_str(o, "", "platform_name", SCHEDMSG_PLATFORM);

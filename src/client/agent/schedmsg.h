@@ -6,6 +6,7 @@
 #define LOCUS_AGENT_SCHEDMSG_H
 #include "client/agent/astate.h"
 #include "client/agent/hostinfo.h"
+#include "client/workfetch.h"
 #include "core/strbuf.h"
 
 #define SCHEDMSG_REPLY_MAX (8u << 20)   /* a reply larger than this is refused */
@@ -13,8 +14,7 @@
 
 /* What this RPC asks for. */
 struct rpc_want {
-    double req_secs;           /* CPU seconds of work wanted; 0: none */
-    double req_instances;      /* idle CPUs to fill */
+    struct wf_request req;     /* work wanted per resource (workfetch.h); zero: none */
     double estimated_delay;    /* seconds until a CPU is free */
     double client_start;       /* when the agent started (time_stats) */
 };
