@@ -9,7 +9,10 @@
 #  - the control commands are used: status, tasks, projects, suspend (the
 #    tasks quit), resume (they run again); then, after a clean stop and a
 #    start with --leave-in-memory 1, suspend of the project (the apps are
-#    stopped in memory) and resume.
+#    stopped in memory) and resume;
+#  - the CPU benchmark runs at the first start (briefly: --benchmark-seconds
+#    0.5) and not at the restarts, and the scheduler requests report its
+#    figures (p_fpops, p_iops), not the 1e9 assumed without one.
 # Then every job must be validated, with exactly one instance each (quorum
 # 1: none sent twice, none lost), every report acknowledged (the agent ends
 # with no task), no sanitizer report in the agent's log, and a clean stop.
@@ -68,7 +71,7 @@ check_agent_sanitizers() {
 }
 
 # ---- attach, and the control commands' errors ----
-start_agent
+start_agent --benchmark-seconds 0.5
 # the key on stdin, out of sight of ps
 key_of alice | lc attach "$URL" - --share 50 || afail "attach failed"
 if lc attach "$URL" "$(key_of alice)" 2>"$TMP/err"; then afail "a second attach of $URL succeeded"; fi
@@ -80,6 +83,22 @@ lc projects | grep -q "^$URL .*share=50" || afail "projects does not list $URL w
 loose=$(find "$D" -type f -perm /077 -printf '%m %p\n' | head -n 3)
 [ -z "$loose" ] || afail "the agent's files are readable by others (its state holds the key): $loose"
 say "attached; control command errors checked"
+
+# ---- the benchmark's figures in the request, and in locusd's store ----
+for i in $(seq 40); do
+    [ "$(sql "$proj" "SELECT count(*) FROM hosts")" -gt 0 ] && break
+    sleep 0.25
+done
+[ "$(sql "$proj" "SELECT count(*) FROM hosts")" -gt 0 ] || afail "no host in locusd's store 10 s after attach"
+grep -q "CPU benchmark: " "$AGENT_LOG" || afail "no CPU benchmark in the agent's log"
+req=$(cat "$D"/sched_request_*.xml)
+fpops=$(sed -n 's:.*<p_fpops>\(.*\)</p_fpops>.*:\1:p' <<<"$req")
+iops=$(sed -n 's:.*<p_iops>\(.*\)</p_iops>.*:\1:p' <<<"$req")
+stored=$(sql "$proj" "SELECT p_fpops FROM hosts")
+awk -v f="$fpops" -v i="$iops" -v s="$stored" \
+    'BEGIN { d = s - f; exit !(f > 0 && f != 1e9 && i > 0 && i != 1e9 && d * d <= 1e-12 * f * f) }' \
+    || afail "request reports p_fpops=$fpops p_iops=$iops (locusd keeps $stored): not the benchmark's figures"
+say "benchmark: p_fpops=$fpops p_iops=$iops in the request, and in locusd's hosts table"
 
 # ---- a task running with a checkpoint, then kill -9 of the agent ----
 victim= ; done_before=0
@@ -218,6 +237,8 @@ wait "$AGENT_PID" || rc=$?
 AGENT_PID=
 [ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
 check_agent_sanitizers
+nbench=$(grep -c "CPU benchmark: " "$AGENT_LOG" || true)
+[ "$nbench" -eq 1 ] || fail "the CPU benchmark ran $nbench times in 3 starts (once expected: its time is saved)"
 stop_locusd
 
 bid=$(sql "$proj" "SELECT id FROM batches WHERE name='$BATCH'")

@@ -2,6 +2,7 @@
  * is on disk), its loop and its time statistics. */
 #include "client/agent/agent_internal.h"
 
+#include "client/agent/benchmark.h"
 #include "client/agent/ctl.h"
 #include "client/agent/exec.h"
 #include "core/fsutil.h"
@@ -24,6 +25,9 @@
 #define OFF_GAP 10.0          /* a longer pause between turns means the agent was not running */
 #define SAVE_EVERY 10.0       /* running tasks' elapsed time is saved at least this often */
 #define SHUTDOWN_WAIT 5.0     /* seconds apps get to checkpoint and quit at shutdown */
+
+_Static_assert(2 * AGENT_BENCHMARK_MAX_SECONDS < (int)OFF_GAP,
+               "a weekly benchmark in the loop must not read as the agent being off");
 
 /* Set by SIGTERM / SIGINT; the loop checks it (a signal handler can only
  * reach a static). */
@@ -159,6 +163,27 @@ static void apply_options(struct agent *a)
     a->dirty = 1;
 }
 
+/* Runs the CPU benchmark if it is on and due (never run, or a week ago):
+ * its figures replace the state's host_flops and host_iops, which the
+ * estimates and the scheduler requests use. A failure keeps the old
+ * figures and counts as a run, so that it is not retried every turn. */
+static void maybe_benchmark(struct agent *a, double now)
+{
+    struct bench_result b;
+    if (a->opt.benchmark_seconds <= 0 || !benchmark_due(a->st.bench_time, now))
+        return;
+    log_info("running the CPU benchmark (%g s of CPU time for each of its two loops)", a->opt.benchmark_seconds);
+    a->st.bench_time = now;
+    agent_changed(a, 1);
+    if (benchmark_run(a->opt.benchmark_seconds, &b) != 0) {
+        log_error("CPU benchmark failed: %m; keeping %.3g flops/s per CPU", a->st.host_flops);
+        return;
+    }
+    a->st.host_flops = b.fpops;
+    a->st.host_iops = b.iops;
+    log_info("CPU benchmark: %.3g floating-point and %.3g integer operations per second per CPU", b.fpops, b.iops);
+}
+
 static int start(struct agent *a, const struct agent_options *o, char *err, size_t errlen)
 {
     char slots[PATH_MAX + 8];
@@ -186,6 +211,7 @@ static int start(struct agent *a, const struct agent_options *o, char *err, size
     apply_options(a);
     log_info("locus-client in %s: %d CPUs, %d projects%s", a->dir, a->host.ncpus, a->st.nprojects,
              rc == 1 ? " (new state)" : "");
+    maybe_benchmark(a, a->start_time);   /* before any task runs, so none competes with it */
     tasks_recover(a, a->start_time);
     remove_orphan_slots(a);
     check_files(a);
@@ -241,6 +267,7 @@ int agent_run(const struct agent_options *o, char *err, size_t errlen)
     signal(SIGINT, on_stop);
     double last_turn = wall_now(), last_save = last_turn;
     while (!stop_requested) {
+        maybe_benchmark(a, wall_now());   /* its run is part of this turn's time */
         double now = wall_now(), dt = now - last_turn;
         last_turn = now;
         if (account_time(a, now) == 0)

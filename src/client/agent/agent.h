@@ -13,7 +13,15 @@ struct agent_options {
     /* preferences given on the command line (< 0: keep the saved value) */
     int max_cpus, leave_in_memory;
     double checkpoint_period, sched_period, min_queue;
+    /* CPU time each loop of the CPU benchmark runs (benchmark.h), at the
+     * first start and weekly; 0: never run it, keep the state's figures */
+    double benchmark_seconds;
 };
+
+/* The longest benchmark_seconds: a weekly run blocks one turn of the loop
+ * for twice that, which must stay shorter than the pause that reads as the
+ * agent having been off (agent.c). */
+#define AGENT_BENCHMARK_MAX_SECONDS 4
 
 /* Runs the daemon until SIGTERM or SIGINT (then saves and returns 0), or
  * fails at start (-1, with err): unreadable state, another daemon. */

@@ -366,6 +366,8 @@ static const struct field state_fields[] = {
 };
 
 static const struct field prefs_fields[] = {
+    F_NUM(struct astate, "host_iops", host_iops),
+    F_NUM(struct astate, "bench_time", bench_time),
     F_INT(struct ahost_prefs, "max_cpus", max_cpus, 0, 4096),
     F_NUM(struct ahost_prefs, "min_queue", min_queue),
     F_NUM(struct ahost_prefs, "extra_queue", extra_queue),

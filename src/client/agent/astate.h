@@ -149,7 +149,9 @@ struct astate {
     struct atime_stats stats;
     int user_suspended;        /* computing suspended by the user (all projects) */
     int64_t next_seq;          /* order of arrival of results */
-    double host_flops;         /* per-CPU flops/s used for estimates */
+    double host_flops;         /* per-CPU flops/s used for estimates: the benchmark's, 1e9 until it runs */
+    double host_iops;          /* per-CPU integer ops/s the benchmark measured (0: not yet) */
+    double bench_time;         /* when the CPU benchmark last ran (0: never) */
     double rec_time, last_sched;  /* the cstate fields the policies keep */
     int ncpus_physical;
 };

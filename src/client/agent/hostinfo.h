@@ -6,7 +6,7 @@
 
 struct hostinfo {
     int ncpus;                 /* online CPUs */
-    double iops;               /* per CPU; a fixed 1e9 (no benchmark yet) */
+    double iops;               /* per CPU: an assumed 1e9, reported until the benchmark measures (astate.host_iops) */
     double m_nbytes, d_total, d_free;
     char os_name[128], os_version[128];
     char domain_name[128];

@@ -99,7 +99,7 @@ static void put_host(struct strbuf *o, const struct astate *st, const struct hos
     put_str(o, "    ", "p_vendor", h->p_vendor);
     put_str(o, "    ", "p_model", h->p_model);
     put_num(o, "    ", "p_fpops", st->host_flops);
-    put_num(o, "    ", "p_iops", h->iops);
+    put_num(o, "    ", "p_iops", st->host_iops > 0 ? st->host_iops : h->iops);
     put_num(o, "    ", "m_nbytes", h->m_nbytes);
     put_num(o, "    ", "d_total", h->d_total);
     put_num(o, "    ", "d_free", h->d_free);
