@@ -4,10 +4,15 @@
  * FAKE_CUDA_WRONG=1 makes the last thread's result wrong) and runs examples/gpu_worker's kernel, fma_chain, on the CPU with fmaf,
  * which rounds exactly as the GPU's fma.rn.f32 does. It implements what
  * gpu_worker calls and what BOINC 7.20's GPU detection (client/gpu_nvidia.cpp)
- * looks up, with the driver's exported names and C ABI; nothing else.
+ * looks up, with the driver's exported names and C ABI, and the three NVML
+ * calls locus-client reads the display driver's version with
+ * (nvmlInit_v2, nvmlSystemGetDriverVersion, nvmlShutdown: "580.159.03"), so
+ * the same file can stand for libnvidia-ml.so.1; nothing else.
  * Built by tests/gpu/fake_check.sh:
  *     cc -shared -fPIC -O2 -o DIR/libcuda.so.1 tests/gpu/fake_libcuda.c -lm
- * Not part of the build: a real driver must never be shadowed by it. */
+ * and by tests/CMakeLists.txt as BUILD/tests/gpu/libcuda.so.1 for
+ * test_agent_coproc, which opens it by its path. Never installed nor put on
+ * a library path: a real driver must never be shadowed by it. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -331,4 +336,36 @@ EXPORT CUresult cuGetErrorString(CUresult r, const char **s)
     case NOT_FOUND: *s = "named symbol not found"; return OK;
     default: *s = NULL; return INVALID_VALUE;
     }
+}
+
+/* NVML (libnvidia-ml.so.1): the display driver's version. */
+typedef int nvmlReturn_t;
+
+enum { NVML_OK = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INSUFFICIENT_SIZE = 7 };
+
+static int nvml_initialized;
+
+EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+    nvml_initialized = 1;
+    return NVML_OK;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned length)
+{
+    static const char driver[] = "580.159.03";   /* a minor over 99, as on Linux */
+    if (!nvml_initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    if (length < sizeof driver)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(version, driver, sizeof driver);
+    return NVML_OK;
+}
+
+EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    if (!nvml_initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    nvml_initialized = 0;
+    return NVML_OK;
 }
