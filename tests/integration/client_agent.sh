@@ -19,14 +19,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 
-AGENT=$LOCUS_BUILD_DIR/bin/locus-client
-[ -x "$AGENT" ] || fail "$AGENT is not built"
 NJOBS=6
 BATCH=agent
 proj=$TMP/proj
-D=$TMP/agent
+AGENT_DIR=$TMP/agent
 AGENT_LOG=$TMP/agent.log
-AGENT_PID=
+AGENT_OPTS=(--max-cpus 2 --retry-min 1 --retry-max 4 --checkpoint-period 1 --min-queue 60
+            --debug cpu_sched,work_fetch,task,rpc)
+D=$AGENT_DIR
+. "$(dirname "$0")/lib/agent.sh"
 
 make_project "$proj" alice
 # ~8 s per job: 100 sleeps of 80 ms, a checkpoint about every second
@@ -35,40 +36,6 @@ echo '{"cmdline": "--iterations 200000 --sleep-ms 80 --seed {n}", "inputs": ["in
     --quorum 1 --delay-bound 600 >/dev/null || fail "locus batch create failed"
 start_locusd "$proj"
 say "locusd serves $URL (pid $LOCUSD_PID)"
-
-lc() { "$AGENT" --dir "$D" "$@"; }
-
-# start_agent [OPTION...]: the daemon, with the test's options and these
-start_agent() {
-    echo "==== agent start at +$(elapsed)s ====" >>"$AGENT_LOG"
-    "$AGENT" --dir "$D" --max-cpus 2 --retry-min 1 --retry-max 4 --checkpoint-period 1 --min-queue 60 \
-        --debug cpu_sched,work_fetch,task,rpc "$@" </dev/null >>"$AGENT_LOG" 2>&1 &
-    AGENT_PID=$!
-    local i
-    for i in $(seq 50); do
-        alive "$AGENT_PID" || fail "locus-client exited at start: $(tail -n 5 "$AGENT_LOG")"
-        lc status >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    fail "locus-client does not answer status after 5 s"
-}
-
-# Stops the agent and its apps on any exit (lib/boinc.sh's trap handles locusd).
-_agent_cleanup() { kill_tree "$AGENT_PID"; }
-trap '_agent_cleanup; _cleanup' EXIT
-
-agent_dump() { echo "---- agent log (last 40 lines) ----" >&2; tail -n 40 "$AGENT_LOG" >&2; }
-afail() { agent_dump; fail "$@"; }
-
-# field NAME LINE: the value of NAME=... in a key=value line
-field() { sed -n "s/.*[ ^]$1=\([^ ]*\).*/\1/p" <<<" $2"; }
-
-check_agent_sanitizers() {
-    if grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$AGENT_LOG"; then
-        grep -n -A 30 -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$AGENT_LOG" | head -n 60 >&2
-        fail "sanitizer report in the agent's log"
-    fi
-}
 
 # ---- attach, and the control commands' errors ----
 start_agent --benchmark-seconds 0.5

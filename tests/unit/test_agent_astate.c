@@ -71,6 +71,9 @@ static void fill(struct astate *s)
     snprintf(v->app_name, sizeof v->app_name, "worker");
     v->version_num = 100;
     v->avg_ncpus = 2;
+    snprintf(v->plan_class, sizeof v->plan_class, "cuda");
+    snprintf(v->coproc_type, sizeof v->coproc_type, "NVIDIA");
+    v->coproc_count = 0.5;
     v->nrefs = 1;
     snprintf(v->refs[0].file_name, sizeof v->refs[0].file_name, "worker_100");
     v->refs[0].main_program = 1;
@@ -83,6 +86,7 @@ static void fill(struct astate *s)
     snprintf(r->c.name, sizeof r->c.name, "wu_1_0");
     snprintf(r->wu_name, sizeof r->wu_name, "wu_1");
     r->version_num = 100;
+    snprintf(r->plan_class, sizeof r->plan_class, "cuda");
     r->phase = AR_RUNNING;
     r->slot = 2;
     r->pid = 4321;
@@ -171,9 +175,12 @@ static void test_round_trip(void **unused)
     assert_int_equal(f->sticky, 1);
     assert_int_equal(f->status, AF_PRESENT);
     assert_true(f->nbytes == 3000);
-    struct aapp_version *v = aproject_version(p, "worker", 100);
+    assert_null(aproject_version(p, "worker", 100, ""));   /* versions of one number differ by plan class */
+    struct aapp_version *v = aproject_version(p, "worker", 100, "cuda");
     assert_non_null(v);
     assert_true(v->avg_ncpus == 2);
+    assert_string_equal(v->coproc_type, "NVIDIA");
+    assert_true(v->coproc_count == 0.5);
     assert_int_equal(v->refs[0].main_program, 1);
     assert_string_equal(aproject_wu(p, "wu_1")->command_line, "--iterations 5 --seed 1");
     struct aresult *r = aproject_result(p, "wu_1_0");

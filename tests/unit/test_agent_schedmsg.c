@@ -101,7 +101,7 @@ static void test_reply_merged(void **unused)
     assert_int_equal(out->status, AF_OUTPUT);
     assert_string_equal(out->upload_url, URL "upload");
     assert_true(out->max_nbytes == 65536);
-    struct aapp_version *v = aproject_version(p, "worker", 100);
+    struct aapp_version *v = aproject_version(p, "worker", 100, "");
     assert_non_null(v);
     assert_true(v->flops == 2e9);
     assert_string_equal(v->refs[0].file_name, "worker_100");
@@ -288,6 +288,92 @@ static void test_request_parsed_by_server(void **unused)
     astate_free(&st);
 }
 
+/* A reply offering one app in a CPU and a CUDA version of one number, and
+ * a job of the CUDA one: the plan class tells the versions apart. */
+static char *gpu_reply(double coproc_count)
+{
+    struct sched_reply r;
+    struct strbuf sb;
+    sched_reply_init(&r);
+    r.hostid = 5;
+    reply_add_app(&r, "worker");
+    reply_add_file(&r, &(struct rp_file){.name = "worker_100", .url = URL "download/worker_100", .nbytes = 1000,
+                                         .executable = 1, .signature = "00ff\n.\n"});
+    reply_add_file(&r, &(struct rp_file){.name = "worker_100_cuda", .url = URL "download/worker_100_cuda",
+                                         .nbytes = 1000, .executable = 1, .signature = "00ff\n.\n"});
+    reply_add_version(&r, &(struct rp_app_version){
+        .app_name = "worker", .version_num = 100, .platform = "x86_64-pc-linux-gnu", .avg_ncpus = 1, .flops = 2e9,
+        .nfile_refs = 1, .file_refs = {{.file_name = "worker_100", .main_program = 1}}});
+    reply_add_version(&r, &(struct rp_app_version){
+        .app_name = "worker", .version_num = 100, .platform = "x86_64-pc-linux-gnu", .plan_class = "cuda",
+        .avg_ncpus = 0.1, .flops = 5e10, .coproc_type = "NVIDIA", .coproc_count = coproc_count, .nfile_refs = 1,
+        .file_refs = {{.file_name = "worker_100_cuda", .main_program = 1}}});
+    reply_add_workunit(&r, &(struct rp_workunit){.name = "wu_1", .app_name = "worker", .version_num = 100,
+                                                 .rsc_fpops_est = 1e12});
+    reply_add_result(&r, &(struct rp_result){.name = "wu_1_0", .wu_name = "wu_1", .platform = "x86_64-pc-linux-gnu",
+                                             .version_num = 100, .plan_class = "cuda",
+                                             .report_deadline = (int64_t)NOW + 600});
+    sb_init(&sb);
+    sched_reply_write(&r, &sb);
+    sched_reply_free(&r);
+    char *text = sb_detach(&sb);
+    sb_free(&sb);
+    return text;
+}
+
+static void test_gpu_version_and_request(void **unused)
+{
+    (void)unused;
+    struct astate st;
+    struct reply_effects fx;
+    char err[300] = "";
+    astate_init(&st, NOW);
+    struct aproject *p = astate_add_project(&st, URL, "key", 100);
+    char *text = gpu_reply(CRSC_DEVICES_MAX + 1);     /* more devices than any host places a job on */
+    assert_int_equal(schedmsg_apply_reply(&st, p, text, strlen(text), NOW, &fx, err, sizeof err), -1);
+    assert_non_null(strstr(err, "coproc count"));
+    assert_int_equal(p->nversions, 0);
+    free(text);
+    text = gpu_reply(0.5);
+    if (schedmsg_apply_reply(&st, p, text, strlen(text), NOW, &fx, err, sizeof err) != 0)
+        fail_msg("apply: %s", err);
+    free(text);
+    assert_int_equal(p->nversions, 2);
+    struct aresult *r = aproject_result(p, "wu_1_0");
+    const struct aapp_version *v = aresult_version(p, r);
+    assert_string_equal(v->plan_class, "cuda");
+    assert_string_equal(v->coproc_type, "NVIDIA");
+    assert_true(v->coproc_count == 0.5);
+    assert_true(r->c.avg_ncpus == 0.1);
+    assert_true(r->c.app_flops == 5e10);   /* the version's whole speed, not per CPU */
+
+    /* the request lists the GPU with what is asked of it, the task's share of it, the versions' classes */
+    struct hostinfo h = {.ncpus = 4, .host_cpid = "0123456789abcdef0123456789abcdef"};
+    h.coprocs.n = 1;
+    h.coprocs.c[0] = (struct acoproc){.type = "NVIDIA", .count = 2, .peak_flops = 1e13, .name = "GPU"};
+    struct rpc_want w = {.req = {.secs = {[CRSC_CPU] = 100, [1] = 7200}, .instances = {[1] = 2}}};
+    struct sched_request req;
+    struct strbuf sb;
+    sb_init(&sb);
+    schedmsg_request(&st, p, &h, &w, NOW, &sb);
+    if (sched_request_parse(sb.s, sb.len, &req, err, sizeof err) != 0)
+        fail_msg("locusd's parser refused the request: %s\n%s", err, sb.s);
+    assert_int_equal(req.ncoprocs, 1);
+    assert_string_equal(req.coprocs[0].type, "NVIDIA");
+    assert_int_equal(req.coprocs[0].count, 2);
+    assert_true(req.coprocs[0].req_secs == 7200 && req.coprocs[0].req_instances == 2);
+    assert_true(req.cpu_req_secs == 100 && req.work_req_seconds == 7200);
+    assert_int_equal(req.nip, 1);
+    assert_string_equal(req.ip[0].gpu_type, "NVIDIA");
+    assert_true(req.ip[0].gpu_share == 0.5);
+    assert_int_equal(req.napp_versions, 2);
+    assert_string_equal(req.app_versions[1].plan_class, "cuda");
+    assert_string_equal(req.app_versions[1].coproc_type, "NVIDIA");
+    sched_request_free(&req);
+    sb_free(&sb);
+    astate_free(&st);
+}
+
 static void test_master_page(void **unused)
 {
     (void)unused;
@@ -309,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_bad_replies_refused),
         cmocka_unit_test(test_deadline_flag_read),
         cmocka_unit_test(test_request_parsed_by_server),
+        cmocka_unit_test(test_gpu_version_and_request),
         cmocka_unit_test(test_master_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

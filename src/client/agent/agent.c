@@ -184,6 +184,19 @@ static void maybe_benchmark(struct agent *a, double now)
     log_info("CPU benchmark: %.3g floating-point and %.3g integer operations per second per CPU", b.fpops, b.iops);
 }
 
+/* What the coprocessor probe found, a log line per vendor and per type. */
+static void log_coprocs(const struct acoprocs *c)
+{
+    for (const char *s = c->notes, *e; *s; s = *e ? e + 1 : e) {
+        e = s + strcspn(s, "\n");
+        log_info("coprocessors: %.*s", (int)(e - s), s);
+    }
+    for (int i = 0; i < c->n; i++)
+        log_info("coprocessor %s: %d x %s, %.3g flops/s each%s", c->c[i].type, c->c[i].count,
+                 c->c[i].name[0] ? c->c[i].name : "(unnamed)", c->c[i].peak_flops,
+                 c->c[i].declared ? " (declared in cc_config.xml)" : "");
+}
+
 static int start(struct agent *a, const struct agent_options *o, char *err, size_t errlen)
 {
     char slots[PATH_MAX + 8];
@@ -207,6 +220,9 @@ static int start(struct agent *a, const struct agent_options *o, char *err, size
     if (rc < 0)
         return -1;
     hostinfo_probe(&a->host, a->dir);
+    if (coproc_probe(a->dir, &a->host.coprocs, err, errlen) != 0)
+        return -1;   /* a cc_config.xml the volunteer got wrong: say so rather than run without it */
+    log_coprocs(&a->host.coprocs);
     srand48((long)a->start_time ^ getpid());
     apply_options(a);
     log_info("locus-client in %s: %d CPUs, %d projects%s", a->dir, a->host.ncpus, a->st.nprojects,

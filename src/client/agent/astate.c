@@ -181,10 +181,12 @@ struct aworkunit *aproject_wu(const struct aproject *p, const char *name)
     return NULL;
 }
 
-struct aapp_version *aproject_version(const struct aproject *p, const char *app_name, int version_num)
+struct aapp_version *aproject_version(const struct aproject *p, const char *app_name, int version_num,
+                                      const char *plan_class)
 {
     for (int i = 0; i < p->nversions; i++)
-        if (!strcmp(p->versions[i].app_name, app_name) && p->versions[i].version_num == version_num)
+        if (!strcmp(p->versions[i].app_name, app_name) && p->versions[i].version_num == version_num &&
+            !strcmp(p->versions[i].plan_class, plan_class))
             return &p->versions[i];
     return NULL;
 }
@@ -209,7 +211,7 @@ struct aresult *aproject_result(const struct aproject *p, const char *name)
 struct aapp_version *aresult_version(const struct aproject *p, const struct aresult *r)
 {
     const struct aworkunit *wu = aproject_wu(p, r->wu_name);
-    return wu ? aproject_version(p, wu->app_name, r->version_num) : NULL;
+    return wu ? aproject_version(p, wu->app_name, r->version_num, r->plan_class) : NULL;
 }
 
 static int refs_name(const struct afile_ref *refs, int n, const char *name)
@@ -283,8 +285,11 @@ static const struct field version_fields[] = {
     F_INT(struct aapp_version, "version_num", version_num, 0, INT32_MAX),
     F_BUF(struct aapp_version, "platform", platform, 0),
     F_BUF(struct aapp_version, "api_version", api_version, 0),
+    F_BUF(struct aapp_version, "plan_class", plan_class, 0),
     F_NUM(struct aapp_version, "avg_ncpus", avg_ncpus),
     F_NUM(struct aapp_version, "flops", flops),
+    F_BUF(struct aapp_version, "coproc_type", coproc_type, 0),
+    F_NUM(struct aapp_version, "coproc_count", coproc_count),
 };
 
 static const struct field wu_fields[] = {
@@ -303,6 +308,7 @@ static const struct field result_fields[] = {
     F_BUF(struct aresult, "wu_name", wu_name, 1),
     F_BUF(struct aresult, "platform", platform, 0),
     F_INT(struct aresult, "version_num", version_num, 0, INT32_MAX),
+    F_BUF(struct aresult, "plan_class", plan_class, 0),
     F_INT(struct aresult, "report_immediately", report_immediately, 0, 1),
     F_INT(struct aresult, "phase", phase, AR_DOWNLOADING, AR_TO_REPORT),
     F_INT(struct aresult, "slot", slot, -1, 100000),
@@ -360,14 +366,14 @@ static const struct field state_fields[] = {
     F_INT(struct astate, "user_suspended", user_suspended, 0, 1),
     F_INT(struct astate, "next_seq", next_seq, 0, INT64_MAX),
     F_NUM(struct astate, "host_flops", host_flops),
+    F_NUM(struct astate, "host_iops", host_iops),
+    F_NUM(struct astate, "bench_time", bench_time),
     F_INT(struct astate, "ncpus_physical", ncpus_physical, 1, 4096),
     F_NUM(struct astate, "rec_time", rec_time),
     F_NUM(struct astate, "last_sched", last_sched),
 };
 
 static const struct field prefs_fields[] = {
-    F_NUM(struct astate, "host_iops", host_iops),
-    F_NUM(struct astate, "bench_time", bench_time),
     F_INT(struct ahost_prefs, "max_cpus", max_cpus, 0, 4096),
     F_NUM(struct ahost_prefs, "min_queue", min_queue),
     F_NUM(struct ahost_prefs, "extra_queue", extra_queue),

@@ -57,7 +57,10 @@ struct aapp_version {
     int version_num;
     char platform[64];
     char api_version[32];
+    char plan_class[64];       /* "" for a plain CPU version */
     double avg_ncpus, flops;
+    char coproc_type[32];      /* the coprocessor it runs on ("" for none): its wire name */
+    double coproc_count;       /* devices of it a job uses (0.5: half of one) */
     int nrefs;
     struct afile_ref refs[AS_MAX_REFS];
 };
@@ -87,6 +90,7 @@ struct aresult {
     char wu_name[AS_NAME_LEN];
     char platform[64];
     int version_num;
+    char plan_class[64];       /* with app and version_num, names its app version */
     int report_immediately;
     int nrefs;
     struct afile_ref refs[AS_MAX_REFS];   /* outputs */
@@ -103,6 +107,7 @@ struct aresult {
     double est_remaining;      /* not saved: seconds left, set at each scheduling pass */
     double quit_sent;          /* not saved: when <quit/> was sent (0: not asked) */
     int premature_exits;       /* not saved: exits without finishing nor being asked to */
+    int device_num;            /* not saved: the device number its app was told (coprocessor jobs) */
 };
 
 struct aproject {
@@ -118,6 +123,8 @@ struct aproject {
     double nowork_backoff;     /* current no-work backoff length */
     double last_rpc;
     double fetch_backoff_until; /* a reply brought no work: no work request before then */
+    double rsc_backoff_len[CRSC_MAX]; /* not saved: current backoff from asking for coprocessor k's work
+                                       * (c.rsc_backoff[k] is its end); a restart asks again */
     int detach_requested;      /* detach once nothing is left to report */
 
     int nfiles, capfiles;
@@ -172,7 +179,8 @@ int astate_save(const char *path, const struct astate *st, char *err, size_t err
 struct aproject *astate_project(const struct astate *st, const char *url);
 struct afile *aproject_file(const struct aproject *p, const char *name);
 struct aworkunit *aproject_wu(const struct aproject *p, const char *name);
-struct aapp_version *aproject_version(const struct aproject *p, const char *app_name, int version_num);
+struct aapp_version *aproject_version(const struct aproject *p, const char *app_name, int version_num,
+                                      const char *plan_class);
 struct aresult *aproject_result(const struct aproject *p, const char *name);
 /* 1 if file f must carry a valid code signature: it is executable or a
  * file of one of p's app versions, whatever the reply said of it (else
@@ -198,7 +206,8 @@ void aproject_remove_result(struct aproject *p, int i);
 void aproject_remove_file(struct aproject *p, int i);
 /* 1 if any workunit, result or app version of p refers to file name. */
 int aproject_file_in_use(const struct aproject *p, const char *name);
-/* The app version r runs (its workunit's app, r's version_num), or NULL. */
+/* The app version r runs (its workunit's app, r's version_num and
+ * plan_class), or NULL. */
 struct aapp_version *aresult_version(const struct aproject *p, const struct aresult *r);
 /* The folder name of a master URL ("127.0.0.1_8080_proj"), into out. */
 void project_dir_name(const char *url, char *out, size_t len);

@@ -9,14 +9,19 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define CC_CONFIG "cc_config.xml"
+#define DETECT_TIMEOUT_MS 60000   /* a driver that takes longer is hung: the host gets no GPU */
 #define MIB (1024.0 * 1024.0)
 #define GIGA 1e9
 #define WHY_LEN 256
@@ -667,10 +672,59 @@ static void add_detected(struct acoprocs *out, int found, const struct acoproc *
         out->c[out->n++] = *c;
 }
 
+/* What the vendors' detections found, as the child sends it. */
+struct detected {
+    int nvidia, ati;
+    struct acoproc nvidia_c, ati_c;
+    char nvidia_note[COPROC_NOTES_LEN / 2], ati_note[COPROC_NOTES_LEN / 2];
+};
+
+/* Runs both detections in a child process, as BOINC's client does: a GPU
+ * driver that crashes or hangs in its initialisation takes the child down,
+ * not the agent, and the agent never holds a CUDA context. The child sends
+ * *d through a pipe; a child that dies or does not answer within
+ * DETECT_TIMEOUT_MS leaves nothing found and a note saying so. */
+static void detect_in_child(struct detected *d)
+{
+    int fds[2];
+    memset(d, 0, sizeof *d);
+    if (pipe(fds) != 0) {
+        snprintf(d->nvidia_note, sizeof d->nvidia_note, "GPU detection not run: pipe: %s", strerror(errno));
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct detected c;
+        memset(&c, 0, sizeof c);
+        close(fds[0]);
+        c.nvidia = coproc_detect_nvidia(NULL, NULL, &c.nvidia_c, c.nvidia_note, sizeof c.nvidia_note);
+        c.ati = coproc_detect_ati(NULL, &c.ati_c, c.ati_note, sizeof c.ati_note);
+        size_t off = 0;
+        for (ssize_t n; off < sizeof c && (n = write(fds[1], (char *)&c + off, sizeof c - off)) > 0;)
+            off += (size_t)n;
+        _exit(off == sizeof c ? 0 : 1);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    if (pid > 0) {
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        for (ssize_t n = 1; got < sizeof *d && n > 0 && poll(&pfd, 1, DETECT_TIMEOUT_MS) > 0;)
+            if ((n = read(fds[0], (char *)d + got, sizeof *d - got)) > 0)
+                got += (size_t)n;
+        kill(pid, SIGKILL);   /* gone already, or hung in a driver */
+        waitpid(pid, NULL, 0);
+    }
+    close(fds[0]);
+    if (got < sizeof *d) {
+        memset(d, 0, sizeof *d);
+        snprintf(d->nvidia_note, sizeof d->nvidia_note, "GPU detection %s: no GPU reported",
+                 pid < 0 ? "could not start" : "died or did not answer");
+    }
+}
+
 int coproc_probe(const char *dir, struct acoprocs *out, char *err, size_t errlen)
 {
-    char path[PATH_MAX], note[COPROC_NOTES_LEN / 2];
-    struct acoproc found;
+    char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, CC_CONFIG) >= sizeof path) {
         memset(out, 0, sizeof *out);
         errf(err, errlen, "%s: folder name too long", dir);
@@ -678,10 +732,10 @@ int coproc_probe(const char *dir, struct acoprocs *out, char *err, size_t errlen
     }
     if (coproc_read_config(path, out, err, errlen) < 0)
         return -1;
-    int nv = coproc_detect_nvidia(NULL, NULL, &found, note, sizeof note);
-    add_detected(out, nv, &found, note);
-    int ati = coproc_detect_ati(NULL, &found, note, sizeof note);
-    add_detected(out, ati, &found, note);
+    struct detected d;
+    detect_in_child(&d);
+    add_detected(out, d.nvidia, &d.nvidia_c, d.nvidia_note);
+    add_detected(out, d.ati, &d.ati_c, d.ati_note);
     return 0;
 }
 

@@ -11,8 +11,9 @@
  * element as BOINC 7.20 does, so locusd and BOINC servers read it alike.
  *
  * Nothing here logs: detection notes and errors come back as text for the
- * agent to log. Detection calls cuInit in the calling process and closes the
- * libraries it opened before returning. */
+ * agent to log. coproc_probe runs the detections in a child process (a
+ * driver that crashes or hangs costs the host its GPUs, not the agent);
+ * the coproc_detect_* functions, open for tests, run in the caller. */
 #ifndef LOCUS_AGENT_COPROC_H
 #define LOCUS_AGENT_COPROC_H
 #include "core/strbuf.h"
@@ -67,8 +68,10 @@ struct acoprocs {
  * also when there is no cc_config.xml and no GPU; -1 only when cc_config.xml
  * is bad (see coproc_read_config), with the reason in err and *out emptied:
  * the agent must refuse to start rather than run without what the volunteer
- * declared. Every buffer is the caller's; nothing is kept or allocated
- * past the call. */
+ * declared. The detections run in a child process that has at most a
+ * minute (DETECT_TIMEOUT_MS); one that dies or hangs counts as no GPU
+ * found, with a note. Every buffer is the caller's; nothing is kept or
+ * allocated past the call. */
 int coproc_probe(const char *dir, struct acoprocs *out, char *err, size_t errlen);
 
 /* Reads the <coproc> elements of BOINC's cc_config.xml at path into *out

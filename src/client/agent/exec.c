@@ -67,7 +67,7 @@ static void put_tag(struct strbuf *b, const char *tag, const char *text)
 }
 
 static int write_init_data(const char *dir, const struct astate *st, const struct aproject *p,
-                           const struct aresult *r, const struct aworkunit *wu, const char *app)
+                           const struct aresult *r, const struct aworkunit *wu, const struct aapp_version *v)
 {
     char path[PATH_MAX], pdir[PATH_MAX], bdir[PATH_MAX];
     struct strbuf b;
@@ -77,7 +77,7 @@ static int write_init_data(const char *dir, const struct astate *st, const struc
         return -1;
     sb_init(&b);
     sb_puts(&b, "<app_init_data>\n<major_version>7</major_version>\n<minor_version>20</minor_version>\n");
-    put_tag(&b, "app_name", app);
+    put_tag(&b, "app_name", v->app_name);
     put_tag(&b, "project_dir", pdir);
     put_tag(&b, "boinc_dir", bdir);
     put_tag(&b, "authenticator", p->authenticator);
@@ -94,6 +94,10 @@ static int write_init_data(const char *dir, const struct astate *st, const struc
     sb_printf(&b, "<wu_cpu_time>%.6f</wu_cpu_time>\n<starting_elapsed_time>%.6f</starting_elapsed_time>\n",
               r->checkpoint_cpu, r->c.checkpoint_elapsed);
     sb_printf(&b, "<computation_deadline>%.6f</computation_deadline>\n", r->c.deadline);
+    if (v->coproc_type[0]) {
+        put_tag(&b, "gpu_type", v->coproc_type);
+        sb_printf(&b, "<gpu_device_num>%d</gpu_device_num>\n", r->device_num);
+    }
     sb_puts(&b, "</app_init_data>\n");
     slot_path(path, sizeof path, dir, r->slot, "init_data.xml");
     int rc = write_file_atomic(path, b.s, b.len);
@@ -138,7 +142,7 @@ static int prepare_slot(const char *dir, const struct astate *st, const struct a
     for (int i = 0; i < v->nrefs; i++)
         if (!v->refs[i].main_program && link_file(dir, p, r->slot, &v->refs[i]) != 0)
             return -1;
-    return write_init_data(dir, st, p, r, wu, v->app_name);
+    return write_init_data(dir, st, p, r, wu, v);
 }
 
 /* Splits a command line on white space into argv[1..]; argv[0] is prog. */
@@ -176,8 +180,15 @@ int exec_start(const char *dir, const struct astate *st, const struct aproject *
     slot_path(slot, sizeof slot, dir, r->slot, NULL);
     slot_path(errpath, sizeof errpath, dir, r->slot, "stderr.txt");
     snprintf(prog, sizeof prog, "../../projects/%s/%s", p->dir_name, main_ref->file_name);
-    char *cmd = wu->command_line ? xstrdup(wu->command_line) : NULL, *argv[MAX_ARGS + 2];
-    split_args(cmd, prog, argv);
+    char *cmd = wu->command_line ? xstrdup(wu->command_line) : NULL, *argv[MAX_ARGS + 4], devnum[16];
+    int argc = split_args(cmd, prog, argv);
+    if (v->coproc_type[0]) {
+        /* the device, as BOINC's client tells a GPU app */
+        snprintf(devnum, sizeof devnum, "%d", r->device_num);
+        argv[argc++] = "--device";
+        argv[argc++] = devnum;
+        argv[argc] = NULL;
+    }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {

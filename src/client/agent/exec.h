@@ -14,7 +14,9 @@
 
 /* Starts r (project p, state st, all borrowed) in its slot, creating the
  * slot first if r has none. Sets r->slot, r->pid, r->c.run_started = now.
- * 0, or -1 with err (the task cannot run: a missing file, fork failure). */
+ * A coprocessor job's app is told its device (r->device_num) as BOINC's
+ * client tells it: "--device N" after its command line, and gpu_type and
+ * gpu_device_num in init_data.xml. 0, or -1 with err (the task cannot run: a missing file, fork failure). */
 int exec_start(const char *dir, const struct astate *st, const struct aproject *p, struct aresult *r,
                double now, char *err, size_t errlen);
 

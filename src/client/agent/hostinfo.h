@@ -3,6 +3,7 @@
  * cross-project id stable for one data folder. Measured at start. */
 #ifndef LOCUS_AGENT_HOSTINFO_H
 #define LOCUS_AGENT_HOSTINFO_H
+#include "client/agent/coproc.h"
 
 struct hostinfo {
     int ncpus;                 /* online CPUs */
@@ -12,6 +13,7 @@ struct hostinfo {
     char domain_name[128];
     char p_vendor[64], p_model[128];
     char host_cpid[33];        /* md5 of host name and data folder */
+    struct acoprocs coprocs;   /* GPUs and declared coprocessors (coproc_probe; not hostinfo_probe's) */
 };
 
 /* Fills *h for the agent running in data folder dir. Never fails: what

@@ -73,6 +73,31 @@ static void keep_copy(const struct agent *a, const struct aproject *p, const cha
         write_file_atomic(path, text, len);
 }
 
+/* After a reply: each coprocessor type asked for and not sent backs the
+ * project off from being asked for it, doubling up to a day (a project
+ * without apps for that type is then asked once a day); one sent ends it. */
+static void coproc_backoff(struct agent *a, struct aproject *p, const struct wf_request *ask, double now)
+{
+    for (int k = 1; k <= a->host.coprocs.n && k < CRSC_MAX; k++) {
+        if (ask->secs[k] <= 0)
+            continue;
+        const char *type = a->host.coprocs.c[k - 1].type;
+        int got = 0;
+        for (int i = 0; i < p->nresults && !got; i++) {
+            const struct aapp_version *v = aresult_version(p, p->results[i]);
+            got = p->results[i]->c.received == now && v && !strcmp(v->coproc_type, type);
+        }
+        double b = got ? 0 : p->rsc_backoff_len[k] * 2;
+        if (!got && b < a->opt.retry_min)
+            b = a->opt.retry_min;
+        p->rsc_backoff_len[k] = b < NOWORK_BACKOFF_MAX ? b : NOWORK_BACKOFF_MAX;
+        p->c.rsc_backoff[k] = got ? 0 : now + p->rsc_backoff_len[k];
+        if (!got)
+            log_debug(LT_WORK_FETCH, "project %s sent no %s work: not asked for any for %.0f s", p->c.url, type,
+                      p->rsc_backoff_len[k]);
+    }
+}
+
 static void do_rpc(struct agent *a, struct aproject *p, const struct wf_request *ask, double now, const char *why)
 {
     struct rpc_want w = {.req = *ask, .client_start = a->start_time};
@@ -84,7 +109,11 @@ static void do_rpc(struct agent *a, struct aproject *p, const struct wf_request 
     sb_init(&req);
     schedmsg_request(&a->st, p, &a->host, &w, now, &req);
     keep_copy(a, p, "request", req.s, req.len);
-    log_debug(LT_RPC, "project %s: RPC (%s), asking %.0f s of work", p->c.url, why, secs);
+    log_debug(LT_RPC, "project %s: RPC (%s), asking %.0f s of CPU work", p->c.url, why, secs);
+    for (int k = 1; k <= a->host.coprocs.n && k < CRSC_MAX; k++)
+        if (ask->secs[k] > 0)
+            log_debug(LT_RPC, "project %s: and %.0f s of %s work for %.0f idle devices", p->c.url, ask->secs[k],
+                      a->host.coprocs.c[k - 1].type, ask->instances[k]);
     enum xfer_rc rc = xfer_post(p->scheduler_url, req.s, req.len, SCHEDMSG_REPLY_MAX, &reply, &len, err, sizeof err);
     sb_free(&req);
     p->last_rpc = now;
@@ -118,6 +147,7 @@ static void do_rpc(struct agent *a, struct aproject *p, const struct wf_request 
         p->nowork_backoff = 0;
         p->fetch_backoff_until = 0;
     }
+    coproc_backoff(a, p, ask, now);
     log_info("project %s: RPC done: %d new tasks, %d reports acknowledged, %d aborted%s%s", p->c.url, fx.nnew,
              fx.nacked, fx.naborted, fx.message[0] ? "; server says: " : "", fx.message);
     if (fx.nacked || fx.ndeleted)

@@ -108,6 +108,30 @@ static void put_host(struct strbuf *o, const struct astate *st, const struct hos
     sb_puts(o, "</host_info>\n");
 }
 
+/* A listed task's GPU usage, under the names BOINC's client gives the
+ * three vendors (other coprocessor types have none on the wire). */
+static void put_gpu_usage(struct strbuf *o, const struct aapp_version *v)
+{
+    static const char *const wire[][2] = {{"NVIDIA", "ncudas"}, {"ATI", "natis"}, {"intel_gpu", "nintel_gpus"}};
+    for (size_t i = 0; v && i < sizeof wire / sizeof wire[0]; i++)
+        if (!strcmp(v->coproc_type, wire[i][0]))
+            put_num(o, "    ", wire[i][1], v->coproc_count);
+}
+
+/* The host's coprocessors with what is asked of each: coprocessor i is
+ * the policies' resource i + 1 (tasks.c fills the host view so). */
+static void put_coprocs(struct strbuf *o, const struct hostinfo *h, const struct wf_request *req)
+{
+    double secs[COPROC_MAX] = {0}, inst[COPROC_MAX] = {0};
+    if (h->coprocs.n == 0)
+        return;
+    for (int i = 0; i < h->coprocs.n && i + 1 < CRSC_MAX; i++) {
+        secs[i] = req->secs[i + 1];
+        inst[i] = req->instances[i + 1];
+    }
+    coprocs_write(&h->coprocs, secs, inst, NULL, o);
+}
+
 void schedmsg_request(const struct astate *st, const struct aproject *p, const struct hostinfo *h,
                       const struct rpc_want *w, double now, struct strbuf *o)
 {
@@ -156,6 +180,7 @@ void schedmsg_request(const struct astate *st, const struct aproject *p, const s
     put_num(o, "    ", "now", now);
     sb_puts(o, "</time_stats>\n");
     put_host(o, st, h);
+    put_coprocs(o, h, &w->req);
     for (int i = 0; i < p->nresults; i++)
         if (p->results[i]->phase == AR_TO_REPORT)
             put_report(o, p, p->results[i]);
@@ -176,8 +201,16 @@ void schedmsg_request(const struct astate *st, const struct aproject *p, const s
         put_str(o, "    ", "app_name", v->app_name);
         put_int(o, "    ", "version_num", v->version_num);
         put_str(o, "    ", "platform", v->platform[0] ? v->platform : SCHEDMSG_PLATFORM);
+        if (v->plan_class[0])
+            put_str(o, "    ", "plan_class", v->plan_class);
         put_num(o, "    ", "avg_ncpus", v->avg_ncpus);
         put_num(o, "    ", "flops", v->flops > 0 ? v->flops : st->host_flops);
+        if (v->coproc_type[0]) {
+            sb_puts(o, "    <coproc>\n");
+            put_str(o, "        ", "type", v->coproc_type);
+            put_num(o, "        ", "count", v->coproc_count);
+            sb_puts(o, "    </coproc>\n");
+        }
         sb_puts(o, "</app_version>\n");
     }
     sb_puts(o, "</app_versions>\n<other_results>\n");
@@ -200,6 +233,7 @@ void schedmsg_request(const struct astate *st, const struct aproject *p, const s
         put_num(o, "    ", "report_deadline", r->c.deadline);
         put_num(o, "    ", "time_remaining", r->est_remaining);
         put_num(o, "    ", "avg_ncpus", r->c.avg_ncpus > 0 ? r->c.avg_ncpus : 1);
+        put_gpu_usage(o, aresult_version(p, r));
         sb_puts(o, "</ip_result>\n");
     }
     sb_puts(o, "</in_progress_results>\n</scheduler_request>\n");
@@ -255,6 +289,25 @@ static int has_named(const struct xml_node *root, const char *elem, const char *
     return 0;
 }
 
+/* An app version's plan class and coprocessor usage fit the state. */
+static int check_version(const struct xml_node *v, char *err, size_t errlen)
+{
+    const struct aapp_version *av = NULL;
+    const char *pc = xml_child_text(v, "plan_class");
+    if (pc && strlen(pc) >= sizeof av->plan_class)
+        return bad(err, errlen, "plan_class too long", pc);
+    const struct xml_node *cp = xml_child(v, "coproc");
+    if (!cp)
+        return 0;
+    const char *type = xml_child_text(cp, "type");
+    double count;
+    if (!type || !*type || strlen(type) >= sizeof av->coproc_type)
+        return bad(err, errlen, "bad coproc type in app version of", xml_child_text(v, "app_name"));
+    if (xml_child_double(cp, "count", &count) != 0 || !(count > 0 && count <= CRSC_DEVICES_MAX))
+        return bad(err, errlen, "bad coproc count in app version of", xml_child_text(v, "app_name"));
+    return 0;
+}
+
 static int check_reply(const struct xml_node *root, const struct aproject *p, char *err, size_t errlen)
 {
     int nres = 0;
@@ -262,7 +315,8 @@ static int check_reply(const struct xml_node *root, const struct aproject *p, ch
         if (!checked_name(f, "name", err, errlen))
             return -1;
     for (const struct xml_node *v = xml_child(root, "app_version"); v; v = xml_next_named(v))
-        if (!checked_name(v, "app_name", err, errlen) || check_refs(v, root, p, err, errlen))
+        if (!checked_name(v, "app_name", err, errlen) || check_refs(v, root, p, err, errlen) ||
+            check_version(v, err, errlen))
             return -1;
     for (const struct xml_node *w = xml_child(root, "workunit"); w; w = xml_next_named(w))
         if (!checked_name(w, "name", err, errlen) || !checked_name(w, "app_name", err, errlen) ||
@@ -341,14 +395,20 @@ static void merge_file(struct aproject *p, const struct xml_node *n)
 
 static void merge_version(struct aproject *p, const struct xml_node *n)
 {
-    const char *app = xml_child_text(n, "app_name");
+    const char *app = xml_child_text(n, "app_name"), *pc = xml_child_text(n, "plan_class");
     int64_t vn = 0;
     xml_child_int64(n, "version_num", &vn);
-    if (aproject_version(p, app, (int)vn))
+    if (aproject_version(p, app, (int)vn, pc ? pc : ""))
         return;
     struct aapp_version *v = aproject_add_version(p);
     copy_text(v->app_name, sizeof v->app_name, app);
     v->version_num = (int)vn;
+    copy_text(v->plan_class, sizeof v->plan_class, pc);
+    const struct xml_node *cp = xml_child(n, "coproc");
+    if (cp) {
+        copy_text(v->coproc_type, sizeof v->coproc_type, xml_child_text(cp, "type"));
+        v->coproc_count = num(cp, "count", 1);
+    }
     copy_text(v->platform, sizeof v->platform, xml_child_text(n, "platform"));
     copy_text(v->api_version, sizeof v->api_version, xml_child_text(n, "api_version"));
     v->avg_ncpus = num(n, "avg_ncpus", 1);
@@ -391,6 +451,7 @@ static int merge_result(struct astate *st, struct aproject *p, const struct xml_
     copy_text(r->platform, sizeof r->platform, xml_child_text(n, "platform"));
     xml_child_int64(n, "version_num", &vn);
     r->version_num = (int)vn;
+    copy_text(r->plan_class, sizeof r->plan_class, xml_child_text(n, "plan_class"));
     r->c.deadline = num(n, "report_deadline", 0);
     r->report_immediately = xml_child(n, "report_immediately") != NULL;
     r->nrefs = read_refs(n, r->refs);
@@ -400,8 +461,10 @@ static int merge_result(struct astate *st, struct aproject *p, const struct xml_
     const struct aapp_version *v = aresult_version(p, r);
     r->c.flops_est = wu ? wu->rsc_fpops_est : 0;
     r->c.avg_ncpus = v && v->avg_ncpus > 0 ? v->avg_ncpus : 1;
-    /* the server's flops are the whole version's; the policies want one CPU's */
-    r->c.app_flops = v && v->flops > 0 ? v->flops / (r->c.avg_ncpus > 1 ? r->c.avg_ncpus : 1) : st->host_flops;
+    /* the server's flops are the whole version's; the policies want one
+     * CPU's, or a coprocessor version's whole */
+    double per = v && !v->coproc_type[0] && r->c.avg_ncpus > 1 ? r->c.avg_ncpus : 1;
+    r->c.app_flops = v && v->flops > 0 ? v->flops / per : st->host_flops;
     r->c.state = CR_DOWNLOADING;
     r->phase = AR_DOWNLOADING;
     return 1;

@@ -5,6 +5,7 @@
 #include "client/agent/agent_internal.h"
 
 #include "client/agent/exec.h"
+#include "client/cdefs.h"
 #include "client/cpusched.h"
 #include "client/debt.h"
 #include "client/enforce.h"
@@ -15,6 +16,7 @@
 #include "core/strbuf.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -24,6 +26,7 @@
 #define ERR_FILE_MISSING (-161)
 #define ERR_TOO_MANY_EXITS (-226)
 #define ERR_RESULT_START (-185)
+#define ERR_INSUFFICIENT_RESOURCE (-198)
 #define MAX_PREMATURE_EXITS 100
 
 /* Result states on the wire. */
@@ -199,10 +202,45 @@ static enum cresult_state policy_state(const struct aproject *p, const struct ar
     }
 }
 
+_Static_assert(COPROC_MAX + 1 <= CRSC_MAX, "each coprocessor type the agent finds is a resource of the policies");
+
+/* The policies' resource of app version v on this host: CRSC_CPU for a
+ * CPU version (or none known), coprocessor i's i + 1, -1 when the host
+ * lacks its type. */
+static int resource_of(const struct agent *a, const struct aapp_version *v)
+{
+    if (!v || !v->coproc_type[0])
+        return CRSC_CPU;
+    for (int i = 0; i < a->host.coprocs.n; i++)
+        if (!strcmp(a->host.coprocs.c[i].type, v->coproc_type))
+            return i + 1;
+    return -1;
+}
+
+/* Ends the tasks not started whose app version needs a coprocessor this
+ * host does not have (it was removed, or a cc_config.xml declaration
+ * dropped): they could never run, and the project hears why at once. */
+static void end_without_coproc(struct agent *a, double now)
+{
+    for (int i = 0; i < a->st.nprojects; i++) {
+        struct aproject *p = a->st.projects[i];
+        for (int j = 0; j < p->nresults; j++) {
+            struct aresult *r = p->results[j];
+            const struct aapp_version *v = aresult_version(p, r);
+            if (r->phase > AR_READY || r->pid || resource_of(a, v) >= 0)
+                continue;
+            log_warn("task %s: its app version needs a %s coprocessor, which this host does not have", r->c.name,
+                     v->coproc_type);
+            result_over(a, p, r, now, RS_COMPUTE_ERROR, ERR_INSUFFICIENT_RESOURCE);
+        }
+    }
+}
+
 void tasks_fill_cstate(struct agent *a, double now, struct cstate *cs, struct cproject **cps)
 {
     struct astate *st = &a->st;
     int n = 0;
+    end_without_coproc(a, now);
     memset(cs, 0, sizeof *cs);
     *cps = xcalloc((size_t)(st->nprojects ? st->nprojects : 1), sizeof **cps);
     for (int i = 0; i < st->nprojects; i++)
@@ -221,6 +259,10 @@ void tasks_fill_cstate(struct agent *a, double now, struct cstate *cs, struct cp
             r->c.project = c;
             r->c.state = policy_state(p, r, now);
             r->c.in_memory = r->suspended_via_signal;
+            const struct aapp_version *v = aresult_version(p, r);
+            int k = resource_of(a, v);
+            r->c.rsc = k > CRSC_CPU ? k : CRSC_CPU;   /* -1: a task that has its process, let it end */
+            r->c.ndevices = k > CRSC_CPU ? v->coproc_count : 0;
             cs->results[cs->nresults++] = &r->c;
         }
     }
@@ -235,6 +277,11 @@ void tasks_fill_cstate(struct agent *a, double now, struct cstate *cs, struct cp
         .extra_queue = st->prefs.extra_queue, .sched_period = st->prefs.sched_period,
         .leave_in_memory = st->prefs.leave_in_memory,
     };
+    cs->host.nrsc = 1 + a->host.coprocs.n;
+    for (int i = 0; i < a->host.coprocs.n; i++) {
+        snprintf(cs->host.rsc[i + 1].type, sizeof cs->host.rsc[i + 1].type, "%s", a->host.coprocs.c[i].type);
+        cs->host.rsc[i + 1].count = a->host.coprocs.c[i].count;
+    }
     cs->last_sched = st->last_sched;
     cs->rec_time = st->rec_time;
     cs->policy = CPOLICY_DEFAULT;
@@ -260,6 +307,17 @@ void tasks_release_cstate(struct agent *a, struct cstate *cs, struct cproject *c
     free(cps);
 }
 
+/* A coprocessor task about to start takes the device the scheduler placed
+ * it on, under the number the host knows that device by. */
+static void place_on_device(const struct agent *a, struct aresult *r)
+{
+    if (!cdef_is_coproc(&r->c))
+        return;
+    const struct acoproc *c = &a->host.coprocs.c[r->c.rsc - 1];
+    r->c.device = r->c.sched_device;
+    r->device_num = r->c.device < c->count ? c->device_nums[r->c.device] : r->c.device;
+}
+
 static void carry_out(struct agent *a, const struct enforce_action *act, double now)
 {
     struct aresult *r = of_cresult(act->r);
@@ -282,12 +340,15 @@ static void carry_out(struct agent *a, const struct enforce_action *act, double 
     if (r->pid) {
         exec_resume(a->dir, r);
         r->c.run_started = now;
-    } else if (exec_start(a->dir, &a->st, p, r, now, err, sizeof err) == 0) {
-        r->phase = AR_RUNNING;
-        r->quit_sent = 0;
     } else {
-        log_warn("%s", err);
-        result_over(a, p, r, now, RS_COMPUTE_ERROR, ERR_RESULT_START);
+        place_on_device(a, r);
+        if (exec_start(a->dir, &a->st, p, r, now, err, sizeof err) == 0) {
+            r->phase = AR_RUNNING;
+            r->quit_sent = 0;
+        } else {
+            log_warn("%s", err);
+            result_over(a, p, r, now, RS_COMPUTE_ERROR, ERR_RESULT_START);
+        }
     }
     agent_changed(a, 0);
 }
