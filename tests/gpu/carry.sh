@@ -6,14 +6,14 @@
 # they load except glibc's own (the other machine's glibc, 2.34 or newer,
 # is used); also the sqlite3 shell if this machine has one, so that the
 # check can read the project's store there. Layout of OUTDIR:
-#     locusd locus gpu_worker worker boinc boinccmd   the programs
+#     locusd locus locus-client gpu_worker worker boinc boinccmd   the programs
 #     sqlite3                                          (if installed here)
 #     lib/                                             their libraries (LD_LIBRARY_PATH)
 #     debs/                                            the .deb files boinc came from, for the record
 #     MANIFEST.txt                                     versions, sizes, sha256 of it all
 # BUILD is a release build, e.g.
 #     cmake -S . -B build/gpu_rel -DCMAKE_BUILD_TYPE=Release -DLOCUS_TESTS=OFF
-#     make -C build/gpu_rel -j2 locusd locus example_gpu_worker example_worker
+#     make -C build/gpu_rel -j2 locusd locus locus-client example_gpu_worker example_worker
 # OUTDIR is emptied first; it must stay small (the device machine gets at
 # most 64 MiB with the working tree): copies are stripped, and the script
 # fails above 50 MB.
@@ -25,7 +25,7 @@ out=$1
 build=$2
 limit=$((50 * 1000 * 1000))
 
-progs=("$build/bin/locusd" "$build/bin/locus" "$build/examples/gpu_worker" "$build/examples/worker"
+progs=("$build/bin/locusd" "$build/bin/locus" "$build/bin/locus-client" "$build/examples/gpu_worker" "$build/examples/worker"
        /usr/bin/boinc /usr/bin/boinccmd)
 for p in "${progs[@]}"; do
     [ -x "$p" ] || die "$p is missing (build BUILD in Release; install boinc-client)"

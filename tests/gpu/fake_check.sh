@@ -8,6 +8,7 @@
 # OUTDIR (default BUILD/gpu_fake_out) gets gpu_check.sh's files. When BUILD's
 # locus has no --plan-class yet, gpu_worker is added without one
 # (GPU_CHECK_PLAN_CLASS=0): then it runs as a CPU app, still on the fake.
+# GPU_CHECK_CLIENT=locus runs locus-client instead of the BOINC client.
 # Exit status: gpu_check.sh's.
 set -euo pipefail
 

@@ -12,15 +12,17 @@
 #      version has plan class cuda (plan_class.xml: one NVIDIA GPU, 0.2 CPU,
 #      CUDA 11 or newer, compute capability 5.0 or more), and worker, a CPU
 #      app; a batch of 8 jobs of each;
-#   4. starts locusd and one real BOINC client that may use the GPU
-#      (no <no_gpus>, GPU use while the user is active, coproc_debug), and
-#      waits until both batches are done, GPU_CHECK_WAIT (240) s at most;
+#   4. starts locusd and one client that may use the GPU, and waits until
+#      both batches are done, GPU_CHECK_WAIT (240) s at most. The client is
+#      the real BOINC client (no <no_gpus>, GPU use while the user is
+#      active, coproc_debug), or with GPU_CHECK_CLIENT=locus, locus-client
+#      (which must then be in CARRYDIR);
 #   5. copies to OUTDIR, always, failed or not (flat, at most 8 files):
 #      summary.txt        what happened, job by job, and the verdict
 #      gpu_outputs.txt    the GPU jobs' outputs as the server assimilated them
-#      coproc_info.xml    the GPUs BOINC detected
+#      coproc_info.xml    the GPUs BOINC detected (locus-client: its log's lines on them)
 #      sched_request_cuda.xml  the first scheduler request seen with <coproc_cuda>
-#      client_state.xml   the client's state at the end
+#      client_state.xml   the client's state at the end (locus-client: client_state.json)
 #      client.log locusd.log   the logs (1 MB ends each at most)
 # Exit status: 0 when all 8 GPU jobs and all 8 CPU jobs are done and the GPU
 # outputs are those computed on the CPU with fmaf (EXPECTED_GPU below);
@@ -35,7 +37,7 @@ CARRY=$(cd "$1" 2>/dev/null && pwd) || { echo "gpu_check: no folder $1" >&2; exi
 mkdir -p "$2" || exit 1
 OUT=$(cd "$2" && pwd)
 (cd "$OUT" && rm -f summary.txt gpu_outputs.txt coproc_info.xml sched_request_cuda.xml client_state.xml \
-    client.log locusd.log)   # no file of an earlier run passes for this one's
+    client_state.json client.log locusd.log)   # no file of an earlier run passes for this one's
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # boinc_cmd, boinc_client_attach, boinc_client_update, free_port
 # shellcheck source=scripts/lib/boinc_client.sh
@@ -43,6 +45,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 NJOBS=8
 WAIT_S=${GPU_CHECK_WAIT:-240}
+CLIENT=${GPU_CHECK_CLIENT:-boinc}
+case $CLIENT in boinc|locus) ;; *) echo "gpu_check: GPU_CHECK_CLIENT is boinc or locus, not $CLIENT" >&2; exit 2 ;; esac
 GPU_CMDLINE=${GPU_CHECK_GPU_CMDLINE:-"--threads 1048576 --iterations 20000"}
 CPU_CMDLINE=${GPU_CHECK_CPU_CMDLINE:-"--iterations 2000000 --seed {n}"}
 # What every GPU job writes for the default command line: computed on
@@ -186,10 +190,16 @@ finish() {
     if [ -d "$CDIR" ]; then
         section "what the client logged about GPUs and tasks"
         grep -e 'CUDA' -e 'NVIDIA' -e 'GPU' -e '\[coproc\]' -e 'Starting task' -e 'Computation for task' \
-             -e 'exit' -e 'rror' "$CDIR/client.log" 2>/dev/null \
+             -e 'coprocessor' -e 'device' -e 'task .*: ' -e 'exit' -e 'rror' "$CDIR/client.log" 2>/dev/null \
             | grep -v -e '\[work_fetch\]' -e '\[cpu_sched_debug\]' -e 'result state=' | head -n 80 | tee -a "$SUMMARY"
-        cp "$CDIR/coproc_info.xml" "$OUT/coproc_info.xml" 2>/dev/null || echo "(no coproc_info.xml)" >"$OUT/coproc_info.xml"
-        cp "$CDIR/client_state.xml" "$OUT/client_state.xml" 2>/dev/null
+        if [ "$CLIENT" = locus ]; then
+            grep -e 'coprocessor' "$CDIR/client.log" >"$OUT/coproc_info.xml" 2>/dev/null \
+                || echo "(no coprocessor line in the log)" >"$OUT/coproc_info.xml"
+            cp "$CDIR/client_state.json" "$OUT/client_state.json" 2>/dev/null
+        else
+            cp "$CDIR/coproc_info.xml" "$OUT/coproc_info.xml" 2>/dev/null || echo "(no coproc_info.xml)" >"$OUT/coproc_info.xml"
+            cp "$CDIR/client_state.xml" "$OUT/client_state.xml" 2>/dev/null
+        fi
         keep_log "$CDIR/client.log" client.log
     fi
     [ -f "$OUT/sched_request_cuda.xml" ] || echo "(no scheduler request with <coproc_cuda> was seen)" >"$OUT/sched_request_cuda.xml"
@@ -265,9 +275,14 @@ starts() {
 }
 starts locusd 'usage: locusd' --help
 starts locus 'usage: locus' --help
-starts boinc '^7\.' --version
-starts boinccmd 'usage' --help
-say "locusd, locus, boinc $("$CARRY/boinc" --version 2>&1 | head -n 1) and boinccmd start"
+if [ "$CLIENT" = locus ]; then
+    starts locus-client 'usage: locus-client' --help
+    say "locusd, locus and locus-client start"
+else
+    starts boinc '^7\.' --version
+    starts boinccmd 'usage' --help
+    say "locusd, locus, boinc $("$CARRY/boinc" --version 2>&1 | head -n 1) and boinccmd start"
+fi
 
 # ---- 2. the GPU app by itself ----
 
@@ -346,16 +361,43 @@ done
 http_ok || fail "locusd does not serve $URL after 10 s"
 say "locusd serves $URL (pid $LOCUSD_PID)"
 
-mkdir -p "$CDIR"
-GUI_PORT=$(free_port "$WORK/.ports") || fail "no free port"
-# the carried client, GPUs on (no <coproc> to declare: it finds the GPU itself)
-BOINC_CLIENT_BIN="$CARRY/boinc" BOINC_CLIENT_GPUS=' ' boinc_client_start "$CDIR" "$GUI_PORT" \
-    || fail "the BOINC client did not start: $(tail -n 5 "$CDIR/client.log")"
-CLIENT_PID=$(cat "$CDIR/client.pid")
-say "BOINC client started (pid $CLIENT_PID); its GPUs:"
-grep -e 'CUDA' -e 'NVIDIA' -e 'No usable GPUs' "$CDIR/client.log" | tee -a "$SUMMARY"
-boinc_client_attach "$CDIR" "$URL" "$KEY" >>"$SUMMARY" 2>&1 || fail "the client could not attach to $URL"
+mkdir -m 700 -p "$CDIR"
+lc() { timeout 20 "$CARRY/locus-client" --dir "$CDIR" "$@"; }
+if [ "$CLIENT" = locus ]; then
+    # it finds the GPU itself; ten minutes of work wanted, the benchmark brief
+    "$CARRY/locus-client" --dir "$CDIR" --min-queue 600 --retry-min 1 --retry-max 4 --benchmark-seconds 1 \
+        --debug cpu_sched,work_fetch,task,rpc </dev/null >>"$CDIR/client.log" 2>&1 &
+    CLIENT_PID=$!
+    for _ in $(seq 100); do
+        alive "$CLIENT_PID" || fail "locus-client exited at start: $(tail -n 5 "$CDIR/client.log")"
+        lc status >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    lc status >/dev/null 2>&1 || fail "locus-client does not answer status after 10 s"
+    say "locus-client started (pid $CLIENT_PID); its coprocessors:"
+    grep -e 'coprocessor' "$CDIR/client.log" | tee -a "$SUMMARY"
+    echo "$KEY" | lc attach "$URL" - >>"$SUMMARY" 2>&1 || fail "locus-client could not attach to $URL"
+else
+    GUI_PORT=$(free_port "$WORK/.ports") || fail "no free port"
+    # the carried client, GPUs on (no <coproc> to declare: it finds the GPU itself)
+    BOINC_CLIENT_BIN="$CARRY/boinc" BOINC_CLIENT_GPUS=' ' boinc_client_start "$CDIR" "$GUI_PORT" \
+        || fail "the BOINC client did not start: $(tail -n 5 "$CDIR/client.log")"
+    CLIENT_PID=$(cat "$CDIR/client.pid")
+    say "BOINC client started (pid $CLIENT_PID); its GPUs:"
+    grep -e 'CUDA' -e 'NVIDIA' -e 'No usable GPUs' "$CDIR/client.log" | tee -a "$SUMMARY"
+    boinc_client_attach "$CDIR" "$URL" "$KEY" >>"$SUMMARY" 2>&1 || fail "the client could not attach to $URL"
+fi
 say "client attached with alice's key; waiting for both batches, ${WAIT_S} s at most"
+
+# client_tasks: how many tasks the client holds; client_update: an RPC now
+client_tasks() {
+    if [ "$CLIENT" = locus ]; then lc tasks 2>/dev/null | grep -c ' state='
+    else boinc_cmd "$CDIR" --get_tasks 2>/dev/null | grep -c '^ *name: '; fi
+}
+client_update() {
+    if [ "$CLIENT" = locus ]; then lc update "$URL" >/dev/null 2>&1
+    else boinc_client_update "$CDIR" "$URL"; fi
+}
 
 # ---- the wait ----
 
@@ -385,13 +427,13 @@ while :; do
     now=$(elapsed)
     [ $((now - wait_start)) -lt "$WAIT_S" ] || fail "not done after ${WAIT_S} s of waiting: g1 [$g] c1 [$c]"
     alive "$LOCUSD_PID" || fail "locusd died"
-    alive "$CLIENT_PID" || fail "the BOINC client died"
+    alive "$CLIENT_PID" || fail "the client died"
     if [ $((now - last)) -ge 10 ]; then
-        say "g1 [$g] c1 [$c] (state jobs done valid active failed); client tasks: $(boinc_cmd "$CDIR" --get_tasks 2>/dev/null | grep -c '^ *name: ')"
+        say "g1 [$g] c1 [$c] (state jobs done valid active failed); client tasks: $(client_tasks)"
         last=$now
     fi
     if [ $((now - nudged)) -ge 10 ]; then
-        boinc_client_update "$CDIR" "$URL"
+        client_update
         nudged=$now
     fi
     sleep 2
