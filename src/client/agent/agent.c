@@ -2,6 +2,7 @@
  * is on disk), its loop and its time statistics. */
 #include "client/agent/agent_internal.h"
 
+#include "client/agent/app_info.h"
 #include "client/agent/benchmark.h"
 #include "client/agent/ctl.h"
 #include "client/agent/exec.h"
@@ -145,6 +146,26 @@ static void check_files(struct agent *a)
     }
 }
 
+/* Each project's app_info.xml (the volunteer's own builds), read at start
+ * as BOINC's client does. A bad one is said in the log and leaves the
+ * project running the project's own apps. */
+static void load_app_infos(struct agent *a)
+{
+    char pdir[PATH_MAX], err[512];
+    for (int i = 0; i < a->st.nprojects; i++) {
+        struct aproject *p = a->st.projects[i];
+        agent_file_path(a, p, "", pdir, sizeof pdir);
+        int rc = app_info_load(p, pdir, err, sizeof err);
+        if (rc < 0)
+            log_error("project %s: %s; using the project's own apps", p->c.url, err);
+        else if (rc > 0)
+            log_info("project %s: found %s: anonymous platform, %d app versions of the host's own", p->c.url,
+                     APP_INFO_FILE, p->nversions);
+        if (rc != 0)
+            agent_changed(a, 1);
+    }
+}
+
 static void apply_options(struct agent *a)
 {
     const struct agent_options *o = &a->opt;
@@ -230,6 +251,7 @@ static int start(struct agent *a, const struct agent_options *o, char *err, size
     maybe_benchmark(a, a->start_time);   /* before any task runs, so none competes with it */
     tasks_recover(a, a->start_time);
     remove_orphan_slots(a);
+    load_app_infos(a);
     check_files(a);
     a->need_schedule = 1;
     agent_save(a);

@@ -126,6 +126,7 @@ struct aproject {
     double rsc_backoff_len[CRSC_MAX]; /* not saved: current backoff from asking for coprocessor k's work
                                        * (c.rsc_backoff[k] is its end); a restart asks again */
     int detach_requested;      /* detach once nothing is left to report */
+    int anonymous;             /* not saved: its apps are the host's own (app_info.xml, read at start) */
 
     int nfiles, capfiles;
     struct afile *files;

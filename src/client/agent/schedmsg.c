@@ -159,7 +159,7 @@ void schedmsg_request(const struct astate *st, const struct aproject *p, const s
     put_num(o, "", "cpu_req_instances", w->req.instances[CRSC_CPU]);
     put_num(o, "", "estimated_delay", w->estimated_delay);
     put_int(o, "", "client_cap_plan_class", 1);
-    put_str(o, "", "platform_name", SCHEDMSG_PLATFORM);
+    put_str(o, "", "platform_name", p->anonymous ? SCHEDMSG_ANONYMOUS : SCHEDMSG_PLATFORM);
     put_str(o, "", "client_brand", "locus-client");
     if (p->code_sign_key)
         put_str(o, "", "code_sign_key", p->code_sign_key);
@@ -244,7 +244,7 @@ void schedmsg_request(const struct astate *st, const struct aproject *p, const s
 static int bad(char *err, size_t errlen, const char *what, const char *name)
 {
     char q[48];
-    errf(err, errlen, "scheduler reply: %s '%s'", what, snippet(name ? name : "", q));
+    errf(err, errlen, "%s '%s'", what, snippet(name ? name : "", q));
     return -1;
 }
 
@@ -314,9 +314,9 @@ static int check_reply(const struct xml_node *root, const struct aproject *p, ch
     for (const struct xml_node *f = xml_child(root, "file_info"); f; f = xml_next_named(f))
         if (!checked_name(f, "name", err, errlen))
             return -1;
+    struct aapp_version scratch;
     for (const struct xml_node *v = xml_child(root, "app_version"); v; v = xml_next_named(v))
-        if (!checked_name(v, "app_name", err, errlen) || check_refs(v, root, p, err, errlen) ||
-            check_version(v, err, errlen))
+        if (schedmsg_read_version(v, root, p, &scratch, err, errlen))
             return -1;
     for (const struct xml_node *w = xml_child(root, "workunit"); w; w = xml_next_named(w))
         if (!checked_name(w, "name", err, errlen) || !checked_name(w, "app_name", err, errlen) ||
@@ -393,15 +393,14 @@ static void merge_file(struct aproject *p, const struct xml_node *n)
     f->status = f->upload_url ? AF_OUTPUT : AF_NEEDED;
 }
 
-static void merge_version(struct aproject *p, const struct xml_node *n)
+/* Fills *v from an <app_version> element already checked. */
+static void read_version(const struct xml_node *n, struct aapp_version *v)
 {
-    const char *app = xml_child_text(n, "app_name"), *pc = xml_child_text(n, "plan_class");
+    const char *pc = xml_child_text(n, "plan_class");
     int64_t vn = 0;
     xml_child_int64(n, "version_num", &vn);
-    if (aproject_version(p, app, (int)vn, pc ? pc : ""))
-        return;
-    struct aapp_version *v = aproject_add_version(p);
-    copy_text(v->app_name, sizeof v->app_name, app);
+    memset(v, 0, sizeof *v);
+    copy_text(v->app_name, sizeof v->app_name, xml_child_text(n, "app_name"));
     v->version_num = (int)vn;
     copy_text(v->plan_class, sizeof v->plan_class, pc);
     const struct xml_node *cp = xml_child(n, "coproc");
@@ -416,6 +415,27 @@ static void merge_version(struct aproject *p, const struct xml_node *n)
         v->avg_ncpus = 1;
     v->flops = num(n, "flops", 0);
     v->nrefs = read_refs(n, v->refs);
+}
+
+/* A version the host runs its own of (anonymous platform) is not replaced
+ * by what a reply says. */
+static void merge_version(struct aproject *p, const struct xml_node *n)
+{
+    struct aapp_version v;
+    read_version(n, &v);
+    if (p->anonymous || aproject_version(p, v.app_name, v.version_num, v.plan_class))
+        return;
+    *aproject_add_version(p) = v;
+}
+
+int schedmsg_read_version(const struct xml_node *n, const struct xml_node *root, const struct aproject *p,
+                          struct aapp_version *v, char *err, size_t errlen)
+{
+    if (!checked_name(n, "app_name", err, errlen) || check_refs(n, root, p, err, errlen) ||
+        check_version(n, err, errlen))
+        return -1;
+    read_version(n, v);
+    return 0;
 }
 
 static void merge_wu(struct aproject *p, const struct xml_node *n)
@@ -517,8 +537,8 @@ static int unstick(struct aproject *p, const char *name)
     return 1;
 }
 
-int schedmsg_apply_reply(struct astate *st, struct aproject *p, const char *buf, size_t len,
-                         double now, struct reply_effects *fx, char *err, size_t errlen)
+static int apply_reply(struct astate *st, struct aproject *p, const char *buf, size_t len, double now,
+                       struct reply_effects *fx, char *err, size_t errlen)
 {
     static const char start[] = "<scheduler_reply";
     memset(fx, 0, sizeof *fx);
@@ -568,6 +588,16 @@ int schedmsg_apply_reply(struct astate *st, struct aproject *p, const char *buf,
     fx->ndeleted = each_name(root, "delete_file_info", p, unstick);
     xml_free(root);
     return 0;
+}
+
+int schedmsg_apply_reply(struct astate *st, struct aproject *p, const char *buf, size_t len,
+                         double now, struct reply_effects *fx, char *err, size_t errlen)
+{
+    char why[512] = "";
+    if (apply_reply(st, p, buf, len, now, fx, why, sizeof why) == 0)
+        return 0;
+    errf(err, errlen, "scheduler reply: %s", why);
+    return -1;
 }
 
 int schedmsg_master_scheduler(const char *page, char *out, size_t len)

@@ -11,6 +11,7 @@
 
 #define SCHEDMSG_REPLY_MAX (8u << 20)   /* a reply larger than this is refused */
 #define SCHEDMSG_PLATFORM "x86_64-pc-linux-gnu"
+#define SCHEDMSG_ANONYMOUS "anonymous"   /* the platform of a project run with the host's own apps */
 
 /* What this RPC asks for. */
 struct rpc_want {
@@ -46,6 +47,15 @@ struct reply_effects {
  * reason in err. */
 int schedmsg_apply_reply(struct astate *st, struct aproject *p, const char *buf, size_t len,
                          double now, struct reply_effects *fx, char *err, size_t errlen);
+
+/* Checks an <app_version> element n (of a reply or an app_info.xml, root
+ * its document) and fills *v (the caller's): a safe app name, at most
+ * AS_MAX_REFS file_refs with safe names, each naming a file of p or a
+ * <file_info> of root, a plan class and a <coproc> that fit. 0, or -1 with
+ * the reason in err and *v untouched. */
+struct xml_node;
+int schedmsg_read_version(const struct xml_node *n, const struct xml_node *root, const struct aproject *p,
+                          struct aapp_version *v, char *err, size_t errlen);
 
 /* The scheduler URL in a master page (<link rel="boinc_scheduler"
  * href="..."> or <scheduler>...</scheduler>), into out; 0 or -1 if none. */

@@ -367,3 +367,47 @@ uploads_left() {
 
 # upload_path PROJ NAME: where locusd keeps an uploaded file (fan-out folder).
 upload_path() { find "$1/upload" -type f -name "$2" 2>/dev/null | head -n 1; }
+
+# own_build PDIR: a volunteer's own build of the app worker, put in the
+# client's project folder PDIR (BOINC's anonymous platform): the project's
+# worker program as myworker, declared version 555 in an app_info.xml.
+own_build() {
+    cp "$WORKER" "$1/myworker"
+    cat >"$1/app_info.xml" <<'XML'
+<app_info>
+  <app><name>worker</name></app>
+  <file_info><name>myworker</name><executable/></file_info>
+  <app_version>
+    <app_name>worker</app_name>
+    <version_num>555</version_num>
+    <platform>x86_64-pc-linux-gnu</platform>
+    <avg_ncpus>1</avg_ncpus>
+    <file_ref><file_name>myworker</file_name><main_program/></file_ref>
+  </app_version>
+</app_info>
+XML
+}
+
+# own_build_template: a batch template for own_build's tests, in $TMP/own.json
+own_build_template() {
+    echo '{"cmdline": "--iterations 200000 --seed {n}", "inputs": ["in.dat=in"], "flops": 1e9}' >"$TMP/own.json"
+}
+
+# check_own_build_ran PROJ BATCH: every instance of BATCH is recorded as run
+# by the host's own version (APP_VERSION_ANONYMOUS, -1), and the output of
+# its first job is what the project's worker computes here.
+check_own_build_ran() {
+    local proj=$1 batch=$2 bad job res
+    bad=$(sql "$proj" "SELECT i.id||':'||i.app_version_id FROM instances i JOIN jobs j ON j.id=i.job_id
+                       JOIN batches b ON b.id=j.batch_id WHERE b.name='$batch' AND i.app_version_id<>-1")
+    [ -z "$bad" ] || fail "instances recorded with a project version: $bad"
+    job=$(sql "$proj" "SELECT j.name FROM jobs j JOIN batches b ON b.id=j.batch_id WHERE b.name='$batch'
+                       ORDER BY j.id LIMIT 1")
+    res=$(find "$proj/results/$batch" -name out -path "*/$job/*" | head -n 1)
+    [ -s "$res" ] || fail "no result of $job in $proj/results/$batch"
+    rm -rf "$TMP/here"
+    mkdir "$TMP/here"
+    cp "$TMP/in.dat" "$TMP/here/in"
+    (cd "$TMP/here" && "$WORKER" --iterations 200000 --seed "${job##*_}" 2>/dev/null) || fail "the worker failed here"
+    cmp -s "$res" "$TMP/here/out" || fail "$job's output differs from the worker's own"
+}
