@@ -4,6 +4,7 @@
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include "sched/index_impl.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -456,7 +457,15 @@ struct fill {
     struct dispatch_result *res;
     struct change_log *log;
     int scans;                  /* jobs looked at, against DISPATCH_SCAN_LIMIT */
+    double disk_left;           /* bytes of files new to the host it can still take (its free disk, less
+                                 * the new files of this reply; the files it keeps need none) */
 };
+
+/* Can the host take file f, which it does not hold, on its free disk? */
+static int fits_disk(const struct fill *c, const struct lfile *f)
+{
+    return f->nbytes <= c->disk_left;
+}
 
 /* Sends jobs of f to the host. Per user, jobs go in increasing id order:
  * the file remembers the last job id each user was offered, so a request
@@ -570,11 +579,12 @@ static int walk_files(struct fill *c, struct lhost *h, const struct bitidx *set,
         if (seq == SIZE_MAX || seq == first) return 0;   /* none, or around once */
         if (first == SIZE_MAX) first = seq;
         struct lfile *f = l->files[seq++];
-        if (host_holds(h, f) || f->flops_needed < min_flops) continue;
+        if (host_holds(h, f) || f->flops_needed < min_flops || !fits_disk(c, f)) continue;
         int n0 = c->res->nsent;
         int r = from_file(c, f);
         if (c->res->nsent > n0) {
             host_add_file(l, h, f, c->req->now, 0);
+            c->disk_left -= f->nbytes;
             l->sent_fallback += c->res->nsent - n0;
             return 1;
         }
@@ -583,19 +593,20 @@ static int walk_files(struct fill *c, struct lhost *h, const struct bitidx *set,
     return 0;
 }
 
-/* Starts the host on one file it does not hold: one chosen uniformly from
- * the working set; if the user is excluded from it (one result per user),
- * an open file outside the set (walk_files). */
+/* Starts the host on one file it does not hold and has the free disk for:
+ * one chosen uniformly from the working set; if the user is excluded from
+ * it (one result per user), an open file outside the set (walk_files). */
 static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
 {
     struct locality *l = &c->x->loc;
     for (int k = 0; k < WS_PICKS && l->nws; k++) {
         struct lfile *f = l->ws[mix(rng) % l->nws];
-        if (host_holds(h, f)) continue;
+        if (host_holds(h, f) || !fits_disk(c, f)) continue;
         int n0 = c->res->nsent;
         int r = from_file(c, f);
         if (c->res->nsent > n0) {
             host_add_file(l, h, f, c->req->now, 0);
+            c->disk_left -= f->nbytes;
             l->sent_new_file += c->res->nsent - n0;
             return;
         }
@@ -614,12 +625,13 @@ static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
 }
 
 /* Lite mode: jobs with several inputs. Each round takes, from every file
- * the host holds, the first job the host may take, and sends the one with
- * the most input bytes already on the host; the ready queues fill the rest. */
+ * the host holds, the first job the host may take whose inputs new to the
+ * host fit its free disk, and sends the one with the most input bytes
+ * already on the host; the ready queues fill the rest. */
 static void fill_lite(struct fill *c, struct lhost *h)
 {
     struct locality *l = &c->x->loc;
-    uint32_t held = ++l->mark;
+    uint32_t held = ++l->mark, coming = ++l->mark;   /* on the host; new to it, sent in this reply */
     for (int i = 0; i < h->nfiles; i++) h->files[i].f->mark = held;
     while (dispatch_room(c->budget, c->res) && c->scans < DISPATCH_SCAN_LIMIT) {
         struct sjob *best = NULL;
@@ -636,9 +648,13 @@ static void fill_lite(struct fill *c, struct lhost *h)
                 if (!host_may_take(c->x, j, &c->req->host) ||
                     !budget_fits(c->budget, &c->req->host, &vc.u, j->flops_est, j->batch->b.delay_bound))
                     continue;
-                double bytes = 0;
-                for (int k = 0; k < j->nlref; k++)
-                    if (job_lref(j, k)->f->mark == held) bytes += job_lref(j, k)->f->nbytes;
+                double bytes = 0, fresh = 0;
+                for (int k = 0; k < j->nlref; k++) {
+                    const struct lfile *in = job_lref(j, k)->f;
+                    if (in->mark == held) bytes += in->nbytes;
+                    else if (in->mark != coming) fresh += in->nbytes;
+                }
+                if (fresh > c->disk_left) continue;
                 if (!best || bytes > best_bytes) {
                     best = j;
                     best_vc = vc;
@@ -649,6 +665,12 @@ static void fill_lite(struct fill *c, struct lhost *h)
         }
         if (!best) break;
         send_instance(c->x, best, &best_vc, c->req, c->budget, c->res, c->log);
+        for (int k = 0; k < best->nlref; k++) {   /* its new files are on their way: counted once */
+            struct lfile *in = job_lref(best, k)->f;
+            if (in->mark == held || in->mark == coming) continue;
+            in->mark = coming;
+            c->disk_left -= in->nbytes;
+        }
         l->sent_from_held++;
     }
     for (int i = h->nfiles - 1; i >= 0; i--) {
@@ -671,7 +693,8 @@ static int reads_held_file(void *ctx, const struct sjob *j)
 static int files_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
                       struct dispatch_result *res, struct change_log *log, void *ctx)
 {
-    struct fill c = {.x = x, .req = req, .budget = budget, .res = res, .log = log};
+    struct fill c = {.x = x, .req = req, .budget = budget, .res = res, .log = log,
+                     .disk_left = req->host.disk_free > 0 ? req->host.disk_free : INFINITY};
     uint64_t rng = req->seed;
     int n0 = res->nsent;
     if (x->loc.mode == LOC_LITE) fill_lite(&c, ctx);

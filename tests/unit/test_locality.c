@@ -612,6 +612,43 @@ static void test_lite_mode_most_held_bytes_first_then_ready_queue(void **state)
     DELETES(f, "s1", "s2", "big");   /* nothing left to read them */
 }
 
+/* Files new to a host must fit its free disk; the files it keeps need none. */
+static void test_new_files_fit_the_host_s_free_disk(void **state)
+{
+    struct fx *f = *state;
+    struct sbatch *b = add_batch(f, 1, 1, 1, 6, &red2);
+    add_file_jobs(f, b, 1, 3, "F0");   /* 1 GB each file */
+    add_file_jobs(f, b, 4, 6, "F1");
+    ask(f, 1, 1, 0, T0, NULL);
+    struct dispatch_request rq = request(2, 2, 2, T0 + 10, NULL);
+    rq.host.disk_free = 5e8;
+    assert_int_equal(ask_req(f, &rq), 0);   /* no file fits */
+    assert_null(held_by(f, 2, "F0"));
+    rq.host.disk_free = 1.5e9;
+    assert_int_equal(ask_req(f, &rq), 2);   /* one file fits: its jobs */
+    assert_non_null(held_by(f, 2, "F0"));
+    assert_null(held_by(f, 2, "F1"));
+    rq = request(2, 2, 1, T0 + 20, NAMES("F0"));
+    rq.host.disk_free = 1;                  /* a full disk: still the file it keeps */
+    assert_int_equal(ask_req(f, &rq), 1);
+    assert_sent(f, IDS(3));
+}
+
+static void test_lite_mode_new_inputs_fit_the_free_disk(void **state)
+{
+    struct fx *f = *state;
+    f->x.loc.mode = LOC_LITE;
+    const struct lfile_key held = {"held", 1e6}, big = {"big", 1e9}, small = {"small", 1e8};
+    struct sbatch *b = add_batch(f, 1, 1, 1, 3, &red1);
+    add_job_keys(f, b, 1, 1e12, (const struct lfile_key[]){held, big}, 2);
+    add_job_keys(f, b, 2, 1e12, (const struct lfile_key[]){held, small}, 2);
+    add_job_keys(f, b, 3, 1e12, (const struct lfile_key[]){held, small}, 2);
+    struct dispatch_request rq = request(1, 1, 2, T0, NAMES("held"));
+    rq.host.disk_free = 1.5e8;              /* room for small, once, not for big */
+    assert_int_equal(ask_req(f, &rq), 2);
+    assert_sent(f, IDS(2, 3));
+}
+
 static void test_job_host_cannot_finish_in_time_skipped(void **state)
 {
     struct fx *f = *state;
@@ -909,6 +946,8 @@ int main(void)
         T(test_fallback_walk_start_depends_on_the_host),
         T(test_file_without_version_for_platform_given_up_at_once),
         T(test_lite_mode_most_held_bytes_first_then_ready_queue),
+        T(test_new_files_fit_the_host_s_free_disk),
+        T(test_lite_mode_new_inputs_fit_the_free_disk),
         T(test_job_host_cannot_finish_in_time_skipped),
         T(test_request_scans_at_most_the_limit_and_keeps_the_file),
         T(test_randomized_full_random_order),
