@@ -1,11 +1,15 @@
 /* cmd_user.c - `locus user create`: a user and its authenticator, the
  * account key a volunteer attaches a BOINC client with. The key alone goes
  * to stdout so a script can capture it: KEY=$(locus user create DIR NAME).
- * `locus user hook`: where the user's campaign notices go. */
+ * `locus user role`: what a user may do (volunteer, submitter, admin).
+ * `locus user key`, `keys`, `revoke`: a submitter's submit keys, the keys
+ * the REST API takes. `locus user hook`: where the user's campaign notices
+ * go. */
 #include "cli/cli.h"
 #include "store/store_grid.h"
 #include <openssl/rand.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -39,15 +43,24 @@ static int insert_user(struct store *s, struct user *u, char *err, size_t errlen
     return 0;
 }
 
+/* The role called name into *role; CLI_USAGE naming the roles if none. */
+static int role_of(const char *name, int *role, char *err, size_t errlen)
+{
+    *role = user_role_parse(name);
+    if (*role < 0)
+        return cli_errf(err, errlen, CLI_USAGE, "unknown role '%s' (expected volunteer, submitter or admin)", name);
+    return 0;
+}
+
 int cmd_user_create(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2];
-    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
-    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
-    if (rc) return rc;
+    const char *pos[2], *role_name = "volunteer";
+    struct cli_opt opts[] = {{"role", OPT_STR, &role_name, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen), role;
+    if (rc || (rc = role_of(role_name, &role, err, errlen))) return rc;
     if (!name_printable(pos[1]))
         return cli_errf(err, errlen, CLI_FAIL, "user name must be 1 to %d printable ASCII characters", USER_NAME_MAX);
-    struct user u = {.create_time = (int64_t)time(NULL)};
+    struct user u = {.create_time = (int64_t)time(NULL), .role = role};
     snprintf(u.name, sizeof u.name, "%s", pos[1]);
     if (make_authenticator(u.authenticator, sizeof u.authenticator, err, errlen)) return CLI_FAIL;
     struct cli_project cp;
@@ -85,6 +98,109 @@ int cmd_user_hook(int argc, char **argv, char *err, size_t errlen)
     }
     if (!rc && store_grid_hook_set(cp.s, u.id, command, url))
         rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    cli_close(&cp);
+    return rc;
+}
+
+/* Opens project dir and finds user name: 0 with cp open, or the error
+ * with cp closed. */
+static int open_user(struct cli_project *cp, const char *dir, const char *name, struct user *u, char *err,
+                     size_t errlen)
+{
+    int rc = cli_open(cp, dir, 0, err, errlen);
+    if (rc) return rc;
+    int found = store_user_by_name(cp->s, name, u);
+    if (!found) return 0;
+    if (found > 0) rc = cli_errf(err, errlen, CLI_FAIL, "no user '%s'", name);
+    else rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    cli_close(cp);
+    return rc;
+}
+
+/* `locus user role DIR NAME ROLE`. A user made a volunteer keeps their
+ * submit keys, unusable until the role comes back. */
+int cmd_user_role(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[3];
+    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen), role;
+    if (rc || (rc = role_of(pos[2], &role, err, errlen))) return rc;
+    struct cli_project cp;
+    struct user u;
+    if ((rc = open_user(&cp, pos[0], pos[1], &u, err, errlen))) return rc;
+    if (store_user_set_role(cp.s, u.id, role)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    cli_close(&cp);
+    return rc;
+}
+
+/* `locus user key DIR NAME [--label TEXT]`: a new submit key for a
+ * submitter or admin, printed once (the store keeps its hash). */
+int cmd_user_key(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2], *label = "";
+    struct cli_opt opts[] = {{"label", OPT_STR, &label, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc) return rc;
+    struct submit_key k = {.create_time = (int64_t)time(NULL)};
+    if (strlen(label) >= sizeof k.label)
+        return cli_errf(err, errlen, CLI_FAIL, "--label is at most %zu bytes", sizeof k.label - 1);
+    snprintf(k.label, sizeof k.label, "%s", label);
+    char key[2 * AUTH_BYTES + 1];
+    if (make_authenticator(key, sizeof key, err, errlen)) return CLI_FAIL;
+    struct cli_project cp;
+    struct user u;
+    if ((rc = open_user(&cp, pos[0], pos[1], &u, err, errlen))) return rc;
+    k.user_id = u.id;
+    if (u.role < USER_SUBMITTER)
+        rc = cli_errf(err, errlen, CLI_FAIL, "'%s' is a volunteer: make them a submitter first (locus user role DIR %s "
+                      "submitter)", u.name, u.name);
+    else if (store_submit_key_insert(cp.s, key, &k))
+        rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    cli_close(&cp);
+    if (!rc) printf("%s\n", key);
+    return rc;
+}
+
+static int print_key(void *arg, const struct submit_key *k)
+{
+    (void)arg;
+    printf("%lld %s created=%lld%s%s\n", (long long)k->id, k->revoke_time ? "revoked" : "in-force",
+           (long long)k->create_time, k->label[0] ? " label=" : "", k->label);
+    return 0;
+}
+
+/* `locus user keys DIR NAME`: the user's role, then one line per submit key. */
+int cmd_user_keys(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    struct user u;
+    if ((rc = open_user(&cp, pos[0], pos[1], &u, err, errlen))) return rc;
+    printf("user %s role=%s\n", u.name, user_role_name(u.role));
+    if (store_submit_keys_each(cp.s, u.id, print_key, NULL)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    cli_close(&cp);
+    return rc;
+}
+
+/* `locus user revoke DIR NAME KEY_ID`: the key stops working at once. */
+int cmd_user_revoke(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[3];
+    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen);
+    if (rc) return rc;
+    char *end;
+    long long id = strtoll(pos[2], &end, 10);
+    if (*end || id <= 0) return cli_errf(err, errlen, CLI_USAGE, "KEY_ID is a key's number (locus user keys)");
+    struct cli_project cp;
+    struct user u;
+    if ((rc = open_user(&cp, pos[0], pos[1], &u, err, errlen))) return rc;
+    int r = store_submit_key_revoke(cp.s, u.id, id, (int64_t)time(NULL));
+    if (r > 0) rc = cli_errf(err, errlen, CLI_FAIL, "'%s' has no key %lld in force", u.name, id);
+    else if (r < 0) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
     cli_close(&cp);
     return rc;
 }

@@ -18,7 +18,11 @@ static const struct command commands[] = {
      "DIR NAME --platform P --exe PATH --version N [--api-version 7.20.0] [--avg-ncpus 1] [--plan-class NAME] "
      "[--friendly-name TEXT] [--file PATH[=OPEN_NAME]]..."},
     {"file", "add", cmd_file_add, "DIR PATH [--name NAME] [--sticky] [--report-on-rpc]"},
-    {"user", "create", cmd_user_create, "DIR NAME"},
+    {"user", "create", cmd_user_create, "DIR NAME [--role volunteer|submitter|admin]"},
+    {"user", "role", cmd_user_role, "DIR NAME volunteer|submitter|admin"},
+    {"user", "key", cmd_user_key, "DIR NAME [--label TEXT]"},
+    {"user", "keys", cmd_user_keys, "DIR NAME"},
+    {"user", "revoke", cmd_user_revoke, "DIR NAME KEY_ID"},
     {"user", "hook", cmd_user_hook, "DIR NAME [--command CMD] [--url URL]"},
     {"batch", "create", cmd_batch_create,
      "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json | --generate N) [--name NAME] [--quorum Q] "

@@ -107,6 +107,11 @@ const struct setting project_settings[] = {
     {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX},
     {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX},
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX},
+    /* per-user limits of submitters (admins have none) */
+    {SETTING("submit_max_order_sequences", SETTING_INT, submit_max_order_sequences), .def = 10000, .min = 1,
+     .max = 1e6},
+    {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
+    {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1},
 };
 const size_t project_settings_count = sizeof project_settings / sizeof project_settings[0];

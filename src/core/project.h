@@ -67,6 +67,10 @@ struct project_config {
     int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */
     double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */
     char grid_predictor[32];     /* <grid_predictor>: tap, slow_start, two_way_adaptive, adapt_down_exp_up */
+    /* what one submitter may order (docs/api.md, "Keys and roles"); admins are not limited */
+    int submit_max_order_sequences; /* <submit_max_order_sequences>: sequences one order creates (10000) */
+    int submit_max_live_batches; /* <submit_max_live_batches>: batches not ended (100) */
+    int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
     double grid_waiting_allowed; /* <grid_waiting_allowed>: waiting jobs of a campaign on a cluster (5) */
     double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */

@@ -25,6 +25,21 @@ const char *job_state_name(int state)
     return state >= 0 && state <= JOB_CANCELLED ? n[state] : "unknown";
 }
 
+static const char *const role_names[] = {[USER_VOLUNTEER] = "volunteer", [USER_SUBMITTER] = "submitter",
+                                         [USER_ADMIN] = "admin"};
+
+const char *user_role_name(int role)
+{
+    return role >= USER_VOLUNTEER && role <= USER_ADMIN ? role_names[role] : "unknown";
+}
+
+int user_role_parse(const char *name)
+{
+    for (int r = USER_VOLUNTEER; r <= USER_ADMIN; r++)
+        if (!strcmp(name, role_names[r])) return r;
+    return -1;
+}
+
 const char *batch_state_name(int state)
 {
     static const char *n[] = {"active", "done", "cancelling", "cancelled"};

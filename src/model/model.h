@@ -57,12 +57,21 @@ struct redundancy {
     int max_success_instances; /* more successes than this without agreement: job fails */
 };
 
+/* What a user may do. Only submitters and admins hold submit keys, the
+ * keys the REST API takes; the account key attaches hosts and nothing else. */
+enum user_role {
+    USER_VOLUNTEER = 0,  /* computes, with hosts attached by the account key */
+    USER_SUBMITTER = 1,  /* also orders work (sequences, campaigns), within the per-user limits */
+    USER_ADMIN = 2,      /* a submitter without the per-user limits, who may act on any user's work */
+};
+
 struct user {
     int64_t id;
     char name[128];
     char authenticator[64];
     double total_credit, expavg_credit, expavg_time;
     int64_t create_time;
+    int role;                       /* enum user_role */
 };
 
 struct host {
@@ -255,6 +264,10 @@ int output_parse_name(const char *name, char *inst, size_t len, int *k);
 const char *outcome_name(int outcome);
 const char *job_state_name(int state);
 const char *batch_state_name(int state);
+/* A role's name ("volunteer", "submitter", "admin"), and back: the role, or
+ * -1 for a name that is none. */
+const char *user_role_name(int role);
+int user_role_parse(const char *name);
 
 /* Redundancy options: fields left at RED_UNSET get their defaults (quorum
  * 1, target = quorum, 3 errors, total max(10, 2 x target), successes

@@ -330,6 +330,7 @@ struct order {
     const struct user *u;
     json_t *body;
     const char *seq_name;       /* extend / end: the sequence */
+    int max_sequences;          /* create: what one order may make (admins: no limit) */
     int extend;
     int64_t now;
     json_t *result;             /* on success */
@@ -342,6 +343,12 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
         sequence_order_defaults(&ord);
         const char *outs[MAX_OUTPUTS];
         if (read_order(o->body, &ord, outs, err, errlen)) return SEQ_ORDER_INVALID;
+        long long n = ord.twins ? 2LL * ord.count : ord.count;
+        if (o->u->role != USER_ADMIN && n > o->max_sequences) {
+            snprintf(err, errlen, "an order creates at most %d sequences (submit_max_order_sequences), not %lld",
+                     o->max_sequences, n);
+            return SEQ_ORDER_INVALID;
+        }
         ord.user_id = o->u->id;
         struct batch b;
         enum seq_order_rc rc = sequence_order_create(st, &ord, o->now, &b, err, errlen);
@@ -362,7 +369,7 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
         return SEQ_ORDER_INVALID;
     }
     struct sequence_rec q;
-    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, o->u->id, o->extend ? SEQ_EXTEND_BY : SEQ_END, more,
+    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, api_scope(o->u), o->extend ? SEQ_EXTEND_BY : SEQ_END, more,
                                                  o->now, &q, err, errlen);
     if (!rc && !(o->result = sequence_json(st, &q))) {
         snprintf(err, errlen, "%s", store_error(st));
@@ -388,12 +395,49 @@ json_t *api_body(const char *body, size_t len, struct strbuf *out, int *status)
 
 int api_user(struct server *s, const char *key, struct user *u, struct strbuf *out, int *status)
 {
-    if (!key) return api_error(out, status, 401, "send your account key as 'Authorization: Bearer KEY'"), -1;
+    if (!key)
+        return api_error(out, status, 401, "send your submit key as 'Authorization: Bearer KEY' (the operator "
+                         "makes one: locus user key DIR NAME)"), -1;
     struct store *rd = server_reader(s);
     if (!rd) return api_error(out, status, 503, "store unavailable"), -1;
-    int urc = store_user_by_auth(rd, key, u);
-    if (urc) api_error(out, status, urc > 0 ? 401 : 503, urc > 0 ? "unknown account key" : store_error(rd));
-    return urc ? -1 : 0;
+    int urc = store_user_by_submit_key(rd, key, u);
+    if (urc < 0) return api_error(out, status, 503, store_error(rd)), -1;
+    if (urc > 0) {
+        /* the key every client of a volunteer holds must not order work */
+        struct user v;
+        int acc = store_user_by_auth(rd, key, &v);
+        if (acc < 0) return api_error(out, status, 503, store_error(rd)), -1;
+        return api_error(out, status, acc ? 401 : 403, acc ? "unknown or revoked submit key"
+                         : "an account key attaches hosts and orders nothing: send a submit key "
+                           "(locus user key DIR NAME)"), -1;
+    }
+    if (u->role < USER_SUBMITTER)
+        return api_errorf(out, status, 403, "user '%s' is a volunteer: ordering work takes the submitter role", u->name),
+               -1;
+    return 0;
+}
+
+int64_t api_scope(const struct user *u)
+{
+    return u->role == USER_ADMIN ? 0 : u->id;
+}
+
+int api_over_limit(struct server *s, const struct user *u, int batches, int campaigns, struct strbuf *out,
+                   int *status)
+{
+    if (u->role == USER_ADMIN) return 0;
+    struct store *rd = server_reader(s);
+    int64_t nb = 0, nc = 0;
+    if (!rd || store_user_live_work(rd, u->id, &nb, &nc))
+        return api_error(out, status, 503, rd ? store_error(rd) : "store unavailable"), -1;
+    const struct project_config *c = &s->proj.cfg;
+    if (batches && nb >= c->submit_max_live_batches)
+        return api_errorf(out, status, 429, "you have %lld batches not ended, the most a submitter may hold "
+                          "(submit_max_live_batches): end some first", (long long)nb), -1;
+    if (campaigns && nc >= c->submit_max_live_campaigns)
+        return api_errorf(out, status, 429, "you have %lld campaigns not ended, the most a submitter may hold "
+                          "(submit_max_live_campaigns): let some end or cancel them", (long long)nc), -1;
+    return 0;
 }
 
 void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
@@ -403,7 +447,7 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     struct user u;
     if (api_user(s, key, &u, out, status)) return;
     if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
-    struct order o = {.u = &u, .now = s->clock()};
+    struct order o = {.u = &u, .now = s->clock(), .max_sequences = s->proj.cfg.submit_max_order_sequences};
     char name[256] = "";
     if (!strncmp(path, "sequences/", 10)) {
         const char *rest = path + 10, *slash = strrchr(rest, '/');
@@ -416,6 +460,7 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     } else if (strcmp(path, "sequences")) {
         return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
     }
+    if (!o.seq_name && api_over_limit(s, &u, 1, 0, out, status)) return;
     if (!(o.body = api_body(body, len, out, status))) return;
     char err[512] = "";
     struct store *st = store_open(s->db_path, 0, err, sizeof err);

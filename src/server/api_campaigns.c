@@ -149,14 +149,16 @@ static int find_event(void *ctx, const struct event_view *e)
     return 0;
 }
 
-/* 0 if campaign id is user_id's, else -1 with the error answered: a
- * campaign of another user is not shown to be there (404, as for none). */
+/* 0 if campaign id is user_id's (any user's for 0, an admin's scope), else
+ * -1 with the error answered: a campaign of another user is not shown to
+ * be there (404, as for none). */
 static int check_owner(struct store *st, int64_t id, int64_t user_id, struct strbuf *out, int *status)
 {
     int64_t owner = 0;
     int rc = campaign_owner(st, id, &owner);
     if (rc < 0) return api_error(out, status, 503, store_error(st)), -1;
-    if (rc || owner != user_id) return api_errorf(out, status, 404, "no campaign %lld of yours", (long long)id), -1;
+    if (rc || (user_id && owner != user_id))
+        return api_errorf(out, status, 404, "no campaign %lld of yours", (long long)id), -1;
     return 0;
 }
 
@@ -210,7 +212,7 @@ int api_campaigns_get(struct server *s, const char *path, const char *key, struc
     int failed = 0;
     switch (r) {
     case CR_CAMPAIGNS:
-        failed = campaign_view_each(st, u.id, s->clock(), add_campaign, arr);
+        failed = campaign_view_each(st, api_scope(&u), s->clock(), add_campaign, arr);
         result = json_pack("{s:O}", "campaigns", arr);
         break;
     case CR_CLUSTERS: {
@@ -220,10 +222,10 @@ int api_campaigns_get(struct server *s, const char *path, const char *key, struc
         break;
     }
     case CR_CAMPAIGN:
-        result = campaign_stat(st, id, u.id, s->clock(), out, status);
+        result = campaign_stat(st, id, api_scope(&u), s->clock(), out, status);
         break;
     default:
-        result = campaign_events(st, id, u.id, out, status);
+        result = campaign_events(st, id, api_scope(&u), out, status);
         break;
     }
     json_decref(arr);
@@ -367,9 +369,11 @@ int api_campaigns_post(struct server *s, const char *path, const struct user *u,
     enum croute r = route_of(path, 1, &id, &wrong_method);
     if (r == CR_NONE) return 0;
     if (r == CR_BAD) return no_route(wrong_method, 1, out, status);
+    if (r == CR_SUBMIT && api_over_limit(s, u, 0, 1, out, status)) return 1;
     struct api_wait *w = xcalloc(1, sizeof *w);
-    *w = (struct api_wait){.s = s, .kind = kinds[r], .user_id = u->id, .campaign_id = r == CR_FIX ? 0 : id,
-                           .event_id = r == CR_FIX ? id : 0};
+    /* a submission is the submitter's own; a change may be of any user's campaign for an admin */
+    *w = (struct api_wait){.s = s, .kind = kinds[r], .user_id = r == CR_SUBMIT ? u->id : api_scope(u),
+                           .campaign_id = r == CR_FIX ? 0 : id, .event_id = r == CR_FIX ? id : 0};
     snprintf(w->user, sizeof w->user, "%s", u->name);
     sb_init(&w->out);
     if (read_body(w, r, body, len, out, status)) {

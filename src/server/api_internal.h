@@ -17,9 +17,19 @@ void api_send(struct strbuf *out, int *status, int code, json_t *o);
  * the error answered (400). */
 json_t *api_body(const char *body, size_t len, struct strbuf *out, int *status);
 
-/* The user whose account key is key (NULL: none) into *u: 0, or -1 with
- * the error answered (401 no or unknown key, 503 the store failed). */
+/* The submitter or admin whose submit key (in force) is key (NULL: none)
+ * into *u: 0, or -1 with the error answered: 401 no key or an unknown or
+ * revoked one, 403 an account key (it attaches hosts, orders nothing) or a
+ * volunteer's key, 503 the store failed. */
 int api_user(struct server *s, const char *key, struct user *u, struct strbuf *out, int *status);
+/* The owner whose work u may see and change: u's own id, or 0 (every
+ * user's) for an admin. */
+int64_t api_scope(const struct user *u);
+/* 0 if u may order one more batch (batches) or campaign (campaigns) under
+ * the per-user limits (admins always may), else -1 with the error
+ * answered (429 over a limit, 503 the store failed). */
+int api_over_limit(struct server *s, const struct user *u, int batches, int campaigns, struct strbuf *out,
+                   int *status);
 
 /* The grid's routes (campaigns, events, clusters): 0 when path is none
  * of theirs, else 1 with the request answered, or for a POST, with *wait

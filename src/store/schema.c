@@ -254,5 +254,19 @@ static const char v9[] =
  * function (store_sqlite.c). */
 static const char v10[] = "UPDATE users SET authenticator = locus_key_hash(authenticator);";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10};
-const int schema_nmigrations = 10;
+/* Version 11: roles, and submit keys apart from the account key: a
+ * volunteer's key (which sits in every client of theirs) must not be able
+ * to order work, and a submitter's keys can be revoked one by one without
+ * detaching their hosts. Keys are kept as their SHA-256 only, as account
+ * keys are. */
+static const char v11[] =
+    "ALTER TABLE users ADD COLUMN role INTEGER NOT NULL DEFAULT {USER_VOLUNTEER}"
+    " CHECK(role BETWEEN {USER_VOLUNTEER} AND {USER_ADMIN});"
+    "CREATE TABLE submit_keys("
+    " id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),"
+    " key_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL DEFAULT '',"
+    " create_time INTEGER NOT NULL, revoke_time INTEGER NOT NULL DEFAULT 0);"
+    "CREATE INDEX submit_keys_user ON submit_keys(user_id);";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11};
+const int schema_nmigrations = 11;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 struct store;
 
@@ -59,6 +59,30 @@ int store_user_by_name(struct store *s, const char *name, struct user *u);
 int store_user_by_auth(struct store *s, const char *auth, struct user *u);
 int store_user_get(struct store *s, int64_t id, struct user *u);
 int store_user_add_credit(struct store *s, int64_t user_id, double credit, double expavg, double expavg_time);
+/* Sets the user's role (enum user_role). 0, 1 unknown user, -1 error. */
+int store_user_set_role(struct store *s, int64_t user_id, int role);
+
+/* What user_id has ordered and not ended, for the per-user limits: its
+ * batches active or cancelling, and its campaigns running, paused or
+ * ordered and not yet taken by the grid daemon. 0 or -1. */
+int store_user_live_work(struct store *s, int64_t user_id, int64_t *batches, int64_t *campaigns);
+
+/* Submit keys: the keys the REST API takes, several per user, each
+ * revocable; kept as their SHA-256 like account keys. */
+struct submit_key {
+    int64_t id, user_id, create_time, revoke_time;   /* revoke_time 0: in force */
+    char label[128];
+};
+/* Records key (the caller drew it) for user_id; sets k->id. 0 or -1. */
+int store_submit_key_insert(struct store *s, const char *key, struct submit_key *k);
+/* The user holding key, a key in force; 0, 1 (no such key in force), -1. */
+int store_user_by_submit_key(struct store *s, const char *key, struct user *u);
+/* Revokes key key_id of user_id at now: 0, 1 (none such in force), -1. */
+int store_submit_key_revoke(struct store *s, int64_t user_id, int64_t key_id, int64_t now);
+/* Calls fn for each key of user_id, oldest first; stops at fn's non-zero.
+ * 0, or -1 on a store error. */
+int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, const struct submit_key *),
+                           void *arg);
 
 /* Hosts. */
 int store_host_insert(struct store *s, struct host *h);          /* h->id given, or set */

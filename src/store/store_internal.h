@@ -7,7 +7,8 @@ sqlite3 *store_db(struct store *s);
 
 /* The store's prepared statements, each made once on first use. */
 enum {
-    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT,
+    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT, Q_USER_ROLE,
+    Q_SKEY_INS, Q_SKEY_USER, Q_SKEY_REVOKE,
     Q_HOST_INS, Q_HOST_GET, Q_HOST_BY_CPID, Q_HOST_UPD, Q_HOST_CREDIT,
     Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
     Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,

@@ -254,19 +254,21 @@ static void user_from_row(sqlite3_stmt *st, struct user *u)
     u->total_credit = sqlite3_column_double(st, 4);
     u->expavg_credit = sqlite3_column_double(st, 5);
     u->expavg_time = sqlite3_column_double(st, 6);
+    u->role = sqlite3_column_int(st, 7);
 }
 
-#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time"
+#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role"
 
 int store_user_insert(struct store *s, struct user *u)
 {
-    sqlite3_stmt *st = stmt(s, Q_USER_INS, "INSERT INTO users(name,authenticator,create_time) VALUES(?,?,?)");
+    sqlite3_stmt *st = stmt(s, Q_USER_INS, "INSERT INTO users(name,authenticator,create_time,role) VALUES(?,?,?,?)");
     if (!st) return -1;
     char h[SHA256_HEX_LEN];
     key_hash(u->authenticator, h);
     sqlite3_bind_text(st, 1, u->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, h, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 3, u->create_time);
+    sqlite3_bind_int(st, 4, u->role);
     if (run(s, st, "insert user")) return -1;
     u->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -323,6 +325,97 @@ int store_user_add_credit(struct store *s, int64_t user_id, double credit, doubl
     return add_credit(s, stmt(s, Q_USER_CREDIT,
         "UPDATE users SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?"),
         user_id, credit, expavg, t);
+}
+
+int store_user_set_role(struct store *s, int64_t user_id, int role)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_ROLE, "UPDATE users SET role=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, role);
+    sqlite3_bind_int64(st, 2, user_id);
+    if (run(s, st, "set role")) return -1;
+    return sqlite3_changes(s->db) ? 0 : 1;
+}
+
+/* The single integer a bound one-row query gives, into *out. */
+static int count_one(struct store *s, const char *sql, int64_t id, int64_t *out)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, 0, &st)) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : fail(s, "count");
+    if (!rc) *out = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_user_live_work(struct store *s, int64_t user_id, int64_t *batches, int64_t *campaigns)
+{
+    return count_one(s, "SELECT count(*) FROM batches WHERE user_id=?1 AND state IN ({BATCH_ACTIVE},{BATCH_CANCELLING})",
+                     user_id, batches) ||
+           count_one(s, "SELECT (SELECT count(*) FROM grid_campaigns WHERE user_id=?1"
+                        " AND state IN ({GCS_RUNNING},{GCS_PAUSED})) + (SELECT count(*) FROM grid_orders"
+                        " WHERE user_id=?1 AND kind={GO_SUBMIT} AND state={GOS_PENDING})", user_id, campaigns)
+               ? -1 : 0;
+}
+
+/* ---- submit keys ---- */
+
+int store_submit_key_insert(struct store *s, const char *key, struct submit_key *k)
+{
+    sqlite3_stmt *st = stmt(s, Q_SKEY_INS, "INSERT INTO submit_keys(user_id,key_hash,label,create_time) VALUES(?,?,?,?)");
+    if (!st) return -1;
+    char h[SHA256_HEX_LEN];
+    key_hash(key, h);
+    sqlite3_bind_int64(st, 1, k->user_id);
+    sqlite3_bind_text(st, 2, h, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 3, k->label, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, k->create_time);
+    if (run(s, st, "insert submit key")) return -1;
+    k->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_user_by_submit_key(struct store *s, const char *key, struct user *u)
+{
+    char h[SHA256_HEX_LEN];
+    key_hash(key, h);
+    return user_lookup(s, Q_SKEY_USER,
+                       "SELECT " USER_COLS " FROM users WHERE id=(SELECT user_id FROM submit_keys"
+                       " WHERE key_hash=? AND revoke_time=0)", h, u);
+}
+
+int store_submit_key_revoke(struct store *s, int64_t user_id, int64_t key_id, int64_t now)
+{
+    sqlite3_stmt *st = stmt(s, Q_SKEY_REVOKE,
+                            "UPDATE submit_keys SET revoke_time=? WHERE id=? AND user_id=? AND revoke_time=0");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, now > 0 ? now : 1);
+    sqlite3_bind_int64(st, 2, key_id);
+    sqlite3_bind_int64(st, 3, user_id);
+    if (run(s, st, "revoke submit key")) return -1;
+    return sqlite3_changes(s->db) ? 0 : 1;
+}
+
+int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, const struct submit_key *),
+                           void *arg)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT id,user_id,label,create_time,revoke_time FROM submit_keys WHERE user_id=? ORDER BY id",
+                      0, &st))
+        return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct submit_key k = {.id = sqlite3_column_int64(st, 0), .user_id = sqlite3_column_int64(st, 1),
+                               .create_time = sqlite3_column_int64(st, 3), .revoke_time = sqlite3_column_int64(st, 4)};
+        col_text(st, 2, k.label, sizeof k.label);
+        if (fn(arg, &k)) break;
+    }
+    int failed = rc != SQLITE_ROW && rc != SQLITE_DONE;
+    if (failed) fail(s, "list submit keys");
+    sqlite3_finalize(st);
+    return failed ? -1 : 0;
 }
 
 /* ---- hosts ---- */

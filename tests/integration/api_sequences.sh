@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # api_sequences: work sequences ordered through the REST API (docs/api.md),
-# as the user whose account key comes in 'Authorization: Bearer KEY':
+# as the submitter whose submit key comes in 'Authorization: Bearer KEY':
 # create, list, extend, end; and every bad order refused with its HTTP
 # status and a message, the store unchanged (compared with a full dump):
-# no key, unknown key, malformed JSON, unknown or mistyped field, values out
-# of range, unknown app, a taken name, another user's sequence, an ended
-# sequence, a body over the limit. Then locusd loads what was ordered and
-# sends position 1 to a host.
+# no key, unknown key, an account key (it attaches hosts and orders
+# nothing), a volunteer's, malformed JSON, unknown or mistyped field,
+# values out of range, unknown app, a taken name, another user's sequence,
+# an ended sequence, a body over the limit, an order over the per-user
+# limits (sequences in one order, batches held). Then locusd loads what was
+# ordered and sends position 1 to a host.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 . "$(dirname "$0")/lib/rpc.sh"
 
 proj=$TMP/proj
-make_project "$proj" alice bob
+make_project "$proj" alice bob carl
+set_config "$proj" submit_max_live_batches 1
 start_locusd "$proj"
 API=http://127.0.0.1:$PORT/api/v1
 B=$TMP/body H=$TMP/headers R=$TMP/req.xml SCHED=${URL}scheduler
-KEY_A=$(key_of alice) KEY_B=$(key_of bob)
+KEY_A=$(submit_key_of "$proj" alice) KEY_B=$(submit_key_of "$proj" bob) KEY_C=$(submit_key_of "$proj" carl)
+"$LOCUS" user role "$proj" carl volunteer || fail "locus user role carl volunteer failed"
 
 # api METHOD PATH KEY [JSON]: prints the HTTP status; body in $B.
 api() {
@@ -48,7 +52,11 @@ ORDER='{"name": "climate", "app": "worker", "length": 5, "max_result_time": 600,
         "flops": 1e11, "cmdline": "--iterations 1000", "outputs": ["out:1000000"]}'
 
 refused 401 "Authorization: Bearer" POST sequences "" "$ORDER"
-refused 401 "unknown account key" POST sequences nosuchkey "$ORDER"
+refused 401 "unknown or revoked submit key" POST sequences nosuchkey "$ORDER"
+refused 403 "an account key attaches hosts" POST sequences "$(key_of alice)" "$ORDER"
+refused 403 "'carl' is a volunteer" POST sequences "$KEY_C" "$ORDER"
+refused 400 "at most 10000 sequences (submit_max_order_sequences)" POST sequences "$KEY_A" \
+    '{"name": "many", "app": "worker", "length": 2, "max_result_time": 9, "count": 10001}'
 refused 400 "malformed JSON" POST sequences "$KEY_A" '{"name": "x",'
 refused 400 "must be a JSON object" POST sequences "$KEY_A" '[1, 2]'
 refused 400 "unknown field 'lenght'" POST sequences "$KEY_A" '{"name": "x", "app": "worker", "lenght": 5}'
@@ -71,7 +79,8 @@ grep -q '"batch":"climate"' "$B" || fail "create: unexpected answer $(cat "$B")"
 [ "$(sql "$proj" "SELECT COUNT(*) FROM jobs j JOIN batches b ON b.id = j.batch_id JOIN users u ON u.id = b.user_id
                   WHERE b.name = 'climate' AND u.name = 'alice' AND j.sequence_id > 0")" = 5 ] \
     || fail "create: the store does not hold 5 positions of alice's sequence"
-refused 409 "a batch named climate exists" POST sequences "$KEY_A" "$ORDER"
+refused 409 "a batch named climate exists" POST sequences "$KEY_B" "$ORDER"   # bob: under his limit
+refused 429 "submit_max_live_batches" POST sequences "$KEY_A" '{"name": "second", "app": "worker", "length": 2, "max_result_time": 9}'
 st=$(api GET sequences/climate "")
 [ "$st" = 200 ] && grep -q '"length":5' "$B" && grep -q '"state":"active"' "$B" || fail "GET sequence: $st $(cat "$B")"
 say "alice created sequence climate of 5 positions"
@@ -84,10 +93,10 @@ st=$(api POST sequences/climate/extend "$KEY_A" '{"positions": 3}')
 say "bob may not extend it; alice extended it to 8"
 
 # locusd loads the sequence and sends position 1 to a host that asks
-HOST=$(register "$KEY_B")
+HOST=$(register "$(key_of bob)")
 got=
 for i in $(seq 30); do
-    SEQNO=$i request "$KEY_B" "$HOST" 3600 >"$R"
+    SEQNO=$i request "$(key_of bob)" "$HOST" 3600 >"$R"
     [ "$(post "$SCHED" "$R")" = 200 ] || fail "RPC: HTTP error"
     got=$(tr -d '\n' <"$B" | grep -o '<workunit>[[:space:]]*<name>climate_1</name>' || true)
     [ -n "$got" ] && break

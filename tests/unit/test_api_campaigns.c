@@ -71,7 +71,9 @@ struct fx {
     char root[128], dir[160];
     struct server s;
     int running, serving, port;
-    char key_a[64], key_b[64];
+    char key_a[64], key_b[64];   /* alice's and bob's submit keys (submitters) */
+    char acct_a[64];             /* alice's account key, which attaches hosts and orders nothing */
+    char key_admin[64];          /* carol's submit key: an admin */
     struct own_daemon d;         /* d.g: running */
 };
 
@@ -125,9 +127,12 @@ static void make_project(struct fx *f, int no_daemon)
     assert_int_equal(project_load(&pr, f->dir, err, sizeof err), 0);
     pr.cfg.grid_cycle_period = 1;
     pr.cfg.grid_daemon = !no_daemon;
+    pr.cfg.submit_max_live_campaigns = 1000;   /* some tests fill the order queue: the limit has its own */
     assert_int_equal(project_save_config(&pr, err, sizeof err), 0);
-    user_fixture_create(f->dir, "alice", f->key_a);
-    user_fixture_create(f->dir, "bob", f->key_b);
+    user_fixture_submitter(f->dir, "alice", "submitter", f->key_a);
+    user_fixture_submitter(f->dir, "bob", "submitter", f->key_b);
+    user_fixture_submitter(f->dir, "carol", "admin", f->key_admin);
+    user_fixture_create(f->dir, "dave", f->acct_a);   /* a volunteer's account key, as alice's is */
     snprintf(path, sizeof path, "%s/admission", f->dir);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/admission/no_forbidden.lua", f->dir);
@@ -267,9 +272,24 @@ static void test_bad_requests_are_refused_and_write_nothing(void **state)
     start(f);
     const char *good = JDL("c", "\"params\": [\"a\", \"b\"], ");
     refused(f, 401, "Authorization: Bearer", "POST", "campaigns", NULL, good);
-    refused(f, 401, "unknown account key", "POST", "campaigns", "nosuchkey", good);
+    refused(f, 401, "unknown or revoked submit key", "POST", "campaigns", "nosuchkey", good);
     refused(f, 401, "Authorization: Bearer", "GET", "campaigns", NULL, NULL);
-    refused(f, 401, "unknown account key", "GET", "clusters", "nosuchkey", NULL);
+    refused(f, 401, "unknown or revoked submit key", "GET", "clusters", "nosuchkey", NULL);
+    /* the key in every client of a volunteer orders nothing, nor a demoted submitter's */
+    refused(f, 403, "an account key attaches hosts", "POST", "campaigns", f->acct_a, good);
+    refused(f, 403, "an account key attaches hosts", "GET", "campaigns", f->acct_a, NULL);
+    char cerr[CLI_ERR_MAX];
+    char *demote[] = {f->dir, "bob", "volunteer", NULL}, *promote[] = {f->dir, "bob", "submitter", NULL};
+    assert_int_equal(cmd_user_role(3, demote, cerr, sizeof cerr), 0);
+    refused(f, 403, "'bob' is a volunteer", "POST", "campaigns", f->key_b, good);
+    assert_int_equal(cmd_user_role(3, promote, cerr, sizeof cerr), 0);
+    /* a revoked key stops at once; key 1 is alice's, not bob's to revoke */
+    char *not_his[] = {f->dir, "bob", "1", NULL}, *revoke[] = {f->dir, "bob", "2", NULL}, *mint[] = {f->dir, "bob", NULL};
+    assert_int_equal(cmd_user_revoke(3, not_his, cerr, sizeof cerr), CLI_FAIL);
+    assert_int_equal(cmd_user_revoke(3, revoke, cerr, sizeof cerr), 0);
+    refused(f, 401, "unknown or revoked submit key", "GET", "campaigns", f->key_b, NULL);
+    user_fixture_run(cmd_user_key, mint, f->key_b);
+    json_decref(expect(f, 200, "GET", "campaigns", f->key_b, NULL));
     refused(f, 400, "malformed JSON", "POST", "campaigns", f->key_a, "{\"name\": \"x\",");
     refused(f, 400, "duplicate", "POST", "campaigns", f->key_a, "{\"name\": \"x\", \"name\": \"y\"}");
     refused(f, 400, "must be a JSON object", "POST", "campaigns", f->key_a, "[1, 2]");
@@ -415,6 +435,18 @@ static void test_campaigns_of_their_owner(void **state)
     refused(f, 400, "malformed JSON", "POST", pause, f->key_a, "{");
     assert_int_equal(orders(f), n);
 
+    /* an admin sees and changes every user's */
+    j = expect(f, 200, "GET", "campaigns", f->key_admin, NULL);
+    assert_int_equal(json_array_size(json_object_get(j, "campaigns")), 3);
+    json_decref(j);
+    json_decref(expect(f, 200, "GET", path, f->key_admin, NULL));
+    j = expect(f, 200, "POST", pause, f->key_admin, "");
+    assert_string_equal(str_of(j, "state"), "paused");
+    json_decref(j);
+    j = expect(f, 200, "POST", resume, f->key_admin, "");
+    assert_string_equal(str_of(j, "state"), "running");
+    json_decref(j);
+
     /* alice does, and is answered with the new state */
     j = expect(f, 200, "POST", pause, f->key_a, "");
     assert_string_equal(str_of(j, "state"), "paused");
@@ -434,6 +466,32 @@ static void test_campaigns_of_their_owner(void **state)
     assert_string_equal(str_of(json_array_get(list, 0), "name"), "fake1");
     assert_string_equal(str_of(json_array_get(list, 0), "driver"), "fake");
     json_decref(j);
+}
+
+/* A submitter holds at most submit_max_live_campaigns campaigns not
+ * ended: one more is refused (429) and writes no order; an admin is not
+ * limited; a cancelled campaign no longer counts. */
+static void test_live_campaigns_limited_per_submitter(void **state)
+{
+    struct fx *f = *state;
+    make_project(f, 0);
+    struct project pr;
+    char err[256];
+    assert_int_equal(project_load(&pr, f->dir, err, sizeof err), 0);
+    pr.cfg.submit_max_live_campaigns = 1;
+    assert_int_equal(project_save_config(&pr, err, sizeof err), 0);
+    start(f);
+    json_t *j = expect(f, 201, "POST", "campaigns", f->key_a, JDL("one", "\"params\": [\"a\"], "));
+    int64_t c1 = int_of(j, "id");
+    json_decref(j);
+    int64_t n = orders(f);
+    refused(f, 429, "submit_max_live_campaigns", "POST", "campaigns", f->key_a, JDL("two", "\"params\": [\"a\"], "));
+    assert_int_equal(orders(f), n);
+    json_decref(expect(f, 201, "POST", "campaigns", f->key_admin, JDL("admins", "\"params\": [\"a\"], ")));
+    char cancel[64];
+    snprintf(cancel, sizeof cancel, "campaigns/%lld/cancel", (long long)c1);
+    json_decref(expect(f, 200, "POST", cancel, f->key_a, ""));
+    json_decref(expect(f, 201, "POST", "campaigns", f->key_a, JDL("two", "\"params\": [\"a\"], ")));
 }
 
 /* POST campaigns/ID/params: the owner adds params ({"params": [...]}),
@@ -697,6 +755,7 @@ int main(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bad_requests_are_refused_and_write_nothing, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_live_campaigns_limited_per_submitter, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_campaigns_of_their_owner, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_add_params, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_events_listed_and_fixed, fx_setup, fx_teardown),

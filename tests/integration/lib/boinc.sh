@@ -170,6 +170,17 @@ make_project() {
 
 key_of() { cat "$TMP/key.$1"; }
 
+# submit_key_of PROJ NAME: a submit key of user NAME, made a submitter: the
+# key the REST API takes (an account key attaches hosts only). Minted once
+# per test, kept in $TMP/skey.NAME.
+submit_key_of() {
+    if [ ! -s "$TMP/skey.$2" ]; then
+        "$LOCUS" user role "$1" "$2" submitter || fail "locus user role $2 submitter failed"
+        "$LOCUS" user key "$1" "$2" >"$TMP/skey.$2" || fail "locus user key $2 failed"
+    fi
+    cat "$TMP/skey.$2"
+}
+
 # ---- locusd ----
 
 # start_locusd PROJ: starts locusd (debug log appended to $LOCUSD_LOG) and
