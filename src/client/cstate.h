@@ -58,7 +58,8 @@ struct cresult {
 
     /* policy output */
     int rr_deadline_missed;     /* the round-robin simulation says it misses its deadline */
-    int rr_at_risk;             /* it would miss if it waited one scheduling period more (added; CP_REC uses it) */
+    int rr_at_risk;             /* it would miss if it waited one scheduling period more, an hour at least
+                                 * without leave_in_memory (added; CP_REC uses it) */
     double rr_finish;           /* when the simulation finishes it (absolute) */
     int scheduled;              /* cpusched chose it for this period */
     int sched_order;            /* its place in cpusched's list, from 1 (0: not scheduled); enforce starts in this order */

@@ -75,6 +75,21 @@ static void allocate(struct rr_proj *pp, int np, double count)
 
 static double positive(double x) { return x > 0 ? x : 0; }
 
+/* The least margin before its deadline at which a result counts as at risk
+ * while preempted tasks leave memory: an hour, BOINC's default scheduling
+ * period. A task at risk then waits not only for the next pass but for a
+ * running task's next checkpoint (enforce preempts none before it), and
+ * apps checkpoint minutes to an hour apart; with a 1-minute period the
+ * margin of one period flagged tasks too late to get a CPU (issue 19 a). */
+#define RISK_MARGIN_MIN 3600.0
+
+/* How long before its deadline a result must finish not to be at risk. */
+static double risk_margin(const struct cstate *cs)
+{
+    double period = cs->host.sched_period;
+    return cs->host.leave_in_memory ? period : fmax(period, RISK_MARGIN_MIN);
+}
+
 /* Items by project; within one, by what finishes first under each rule
  * (key): the least left for CP_DEBT's equal sharing, else (CP_REC) the
  * earliest deadline; then arrival. */
@@ -210,7 +225,7 @@ static void simulate(struct rr_pass *s)
             q->need -= x->w;
             if (q->need < 1e-12) q->need = 0;
             while (q->head < q->end && s->it[q->head].done) q->head++;
-            r->rr_at_risk = t + cs->host.sched_period > r->deadline;
+            r->rr_at_risk = t + risk_margin(cs) > r->deadline;
             if (t > r->deadline) {
                 r->rr_deadline_missed = 1;
                 r->project->rr_deadlines_missed++;

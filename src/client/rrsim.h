@@ -21,7 +21,8 @@
  *   r->rr_deadline_missed (rr_finish > deadline); also r->rr_at_risk
  *   (rr_finish + sched_period > deadline: the fluid simulation is
  *   optimistic by up to one period, as the real scheduler hands out CPUs
- *   for a period at a time);
+ *   for a period at a time; without leave_in_memory at least an hour
+ *   before the deadline, the wait for a running task's checkpoint);
  * - p->rr_deadlines_missed, the count of its results missing;
  * - cs->total_shortfall: integral over [now, now + min_queue] of the CPUs
  *   with nothing to run (ncpus - sum of avg_ncpus of unfinished results,

@@ -1,6 +1,7 @@
 /* test_client_rrsim.c - the round-robin simulation (client/rrsim.h): the
  * seed's worked example with its numbers, deadline misses (proportional
- * sharing for the seed, deadline order for CP_REC), the at-risk flag,
+ * sharing for the seed, deadline order for CP_REC), the at-risk flag
+ * (one period, an hour at least when tasks leave memory),
  * on- and active-fraction, multi-thread results, shortfall of a project
  * without work, and who is left out (suspended, non-CPU-intensive). */
 #include <setjmp.h>
@@ -64,6 +65,7 @@ static void test_at_risk_when_one_period_of_waiting_would_miss(void **st)
     struct cfx f;
     cfx_init(&f, 1, 1);
     f.cs.host.sched_period = 5;
+    f.cs.host.leave_in_memory = 1;   /* preempting loses nothing: one period is the whole wait */
     struct cresult *a = cfx_add(&f, 0, 20, 24), *b = cfx_add(&f, 0, 1, 1000);
     b->state = CR_DONE;
     rrsim_run(&f.cs, 0);
@@ -73,6 +75,26 @@ static void test_at_risk_when_one_period_of_waiting_would_miss(void **st)
     rrsim_run(&f.cs, 0);
     assert_false(a->rr_at_risk);
     assert_near(b->rr_finish, 0, 0);   /* finished results are not simulated */
+}
+
+/* Issue 19 (a): with a 1-minute period and tasks leaving memory, a task
+ * due in 30 minutes after its end is at risk (it may wait for a running
+ * task's checkpoint), one due more than an hour after its end is not. */
+static void test_at_risk_an_hour_ahead_when_tasks_leave_memory(void **st)
+{
+    struct cfx f;
+    cfx_init(&f, 1, 1);
+    f.cs.host.sched_period = 60;
+    struct cresult *a = cfx_add(&f, 0, 600, 600 + 1800);
+    rrsim_run(&f.cs, 0);
+    assert_true(a->rr_at_risk);
+    assert_false(a->rr_deadline_missed);
+    a->deadline = 600 + 3601;
+    rrsim_run(&f.cs, 0);
+    assert_false(a->rr_at_risk);
+    f.cs.host.sched_period = 7200;    /* a longer period is the margin */
+    rrsim_run(&f.cs, 0);
+    assert_true(a->rr_at_risk);
 }
 
 static void test_on_and_active_fraction_slow_everything(void **st)
@@ -128,6 +150,7 @@ int main(void)
         cmocka_unit_test(test_seed_worked_example),
         cmocka_unit_test(test_deadline_missed_proportional_for_the_seed_in_order_for_rec),
         cmocka_unit_test(test_at_risk_when_one_period_of_waiting_would_miss),
+        cmocka_unit_test(test_at_risk_an_hour_ahead_when_tasks_leave_memory),
         cmocka_unit_test(test_on_and_active_fraction_slow_everything),
         cmocka_unit_test(test_multithread_results_fill_their_cpus),
         cmocka_unit_test(test_left_out_results_and_projects),
