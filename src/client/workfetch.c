@@ -173,3 +173,10 @@ struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_reque
     if (p) coproc_fill(cs, p, now, req);
     return p;
 }
+
+void workfetch_rsc_backoff(struct cproject *p, int k, int sent, double *len, double min_len, double now)
+{
+    double b = sent ? 0 : fmax(*len * 2, min_len);
+    *len = fmin(b, WF_RSC_BACKOFF_MAX);
+    p->rsc_backoff[k] = sent ? 0 : now + *len;
+}

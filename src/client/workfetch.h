@@ -61,6 +61,15 @@ struct wf_request {
  * *req and returns the project to ask; NULL (and *req zero) if every
  * buffer is above min_queue or nobody can be asked. */
 struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_request *req);
+/* After a reply to a request that asked for coprocessor k's work: none
+ * sent (sent = 0) backs p off from asking for k (p->rsc_backoff[k]) for
+ * *len doubled, min_len at first, up to WF_RSC_BACKOFF_MAX, so that a
+ * project without apps for k is asked once a day rather than at every
+ * request; some sent ends the backoff and resets *len. *len is the
+ * driver's, kept between replies (not saved, as BOINC). */
+#define WF_RSC_BACKOFF_MAX 86400.0
+void workfetch_rsc_backoff(struct cproject *p, int k, int sent, double *len, double min_len, double now);
+
 /* rrsim_run, then workfetch_decide. */
 struct cproject *workfetch_pass(struct cstate *cs, double now, struct wf_request *req);
 #endif

@@ -7,7 +7,9 @@
  * workfetch_decide on the pass's simulation) after each of those, and when
  * a deferral ends if CPUs would idle or a report waits. It owns what the
  * policies do not: task progress and checkpoints, the host's availability,
- * the projects' servers, and the figures. */
+ * the projects' servers, and the figures. A host with GPUs has them as
+ * the policies' one coprocessor type, GPU_RSC, and its GPU tasks are
+ * placed on devices as locus-client places them (tasks.c). */
 #include "sim/client_sim.h"
 #include "client/cstate.h"
 #include "client/cdefs.h"
@@ -29,6 +31,8 @@
 #define BACKOFF_MIN 60.0            /* first retry after a failed RPC, doubling... */
 #define BACKOFF_MAX (4 * 3600.0)    /* ...up to this */
 #define REPORT_CUSHION 86400.0      /* report at once a finished task whose deadline is this close */
+#define GPU_RSC 1                   /* the host's GPUs: the one coprocessor type, struct chost's rsc[1] */
+#define GPU_TYPE "NVIDIA"           /* its type on the wire; the policies only compare it */
 
 enum { EV_END, EV_PERIOD, EV_CKPT, EV_HOST, EV_ACTIVE, EV_CONN, EV_PROJ, EV_FETCH };
 
@@ -39,7 +43,10 @@ struct sres {
     int64_t epoch;              /* bumped at every start and stop: older events are stale */
     double work;                /* seconds of running it needs (exact; r.elapsed counts towards it) */
     double ckpt;                /* checkpoint interval in seconds of its own progress */
-    double rate;                /* flops per second while running */
+    double rate;                /* flops per second while running, as the CPU figures count them (a GPU
+                                 * task: 0, its devices are counted apart) */
+    double devices;             /* GPU devices it holds while running; 0: a CPU task */
+    double feed;                /* CPUs it keeps busy feeding them; 0: a CPU task */
     double done_time;
     double wake_at;             /* time of the EV_CKPT pending for it (one per checkpoint, not one per pass) */
 };
@@ -50,6 +57,8 @@ struct psim {
     int running;                /* its tasks running now */
     double gap_start, gap_sq;   /* monotony: start of the current gap without a running task; integral of I^2 */
     double used;                /* flops its tasks ran (U_p) */
+    double gpu_used;            /* device-seconds its GPU tasks ran */
+    double rsc_backoff_len[CRSC_MAX];   /* workfetch_rsc_backoff's length, per coprocessor type */
 };
 
 struct csim {
@@ -67,10 +76,14 @@ struct csim {
     struct enforce_action *acts;   /* enforce_plan's actions: capacts >= 2 * cs.nresults */
     int capacts;
     int on, active, connected;
-    double last, end, host_flops;
+    double last, end, host_flops, gpu_flops;
     double rr_at;               /* when rrsim_run last ran with min_queue, state unchanged since; -1: stale */
     int64_t seq;
     double used, lost_pre, lost_off, wasted;
+    double gpu_busy;            /* device-seconds run by GPU tasks */
+    double gpu_lost;            /* device-seconds since their checkpoints they threw away */
+    double gpu_wasted;          /* device-seconds of GPU tasks reported late */
+    double gpu_feed;            /* CPU-seconds their CPU shares took */
     struct client_figures *f;
 };
 
@@ -118,9 +131,13 @@ static void advance(struct csim *s)
         if (r->state != CR_RUNNING) continue;
         struct sres *x = of(r);
         double d0 = r->elapsed, d1 = fmin(x->work, d0 + dt);
-        double flops = (d1 - d0) * x->rate;
+        double flops = (d1 - d0) * x->rate, device_secs = (d1 - d0) * x->devices;
+        struct psim *ps = &s->ps[r->project - s->cs.projects];
         s->used += flops;
-        s->ps[r->project - s->cs.projects].used += flops;
+        ps->used += flops;
+        s->gpu_busy += device_secs;
+        s->gpu_feed += (d1 - d0) * x->feed;
+        ps->gpu_used += device_secs;
         r->project->wall_this_period += (d1 - d0) * r->avg_ncpus;
         r->elapsed = d1;
         r->fraction_done = d1 / x->work;
@@ -137,6 +154,10 @@ static void advance(struct csim *s)
 
 static void start(struct csim *s, struct sres *x)
 {
+    /* a GPU task takes the device the scheduler placed it on when its
+     * process starts, and keeps it while kept in memory (the agent's
+     * place_on_device) */
+    if (cdef_is_coproc(&x->r) && !x->r.in_memory) x->r.device = x->r.sched_device;
     x->r.state = CR_RUNNING;
     x->r.run_started = now(s);
     x->r.in_memory = 0;
@@ -157,6 +178,7 @@ static void stop(struct csim *s, struct sres *x, int keep, double *lost)
     if (keep) return;
     s->rr_at = -1;              /* its estimate changed */
     *lost += (r->elapsed - r->checkpoint_elapsed) * x->rate;
+    s->gpu_lost += (r->elapsed - r->checkpoint_elapsed) * x->devices;
     r->elapsed = r->checkpoint_elapsed;
     r->fraction_done = r->elapsed / x->work;
 }
@@ -213,7 +235,8 @@ static void judge(struct csim *s, struct sres *x, int met)
         return;
     }
     pf->deadlines_missed++;
-    s->wasted += x->r.flops_est;
+    s->wasted += x->work * x->rate;     /* a CPU task's flops, as peak counts them */
+    s->gpu_wasted += x->work * x->devices;
 }
 
 static void remove_result(struct csim *s, int i)
@@ -225,17 +248,24 @@ static void remove_result(struct csim *s, int i)
     free(x);
 }
 
+/* A task of app a: C hours on one CPU or one whole GPU device, run on
+ * a->ncpus CPUs or a->ngpus devices; a GPU task's app speed is that of
+ * all its devices, as a coprocessor version's is (estimate.c). */
 static void new_task(struct csim *s, struct cproject *p, const struct scn_app *a, int app_id)
 {
+    int gpu = a->ngpus > 0;
+    double width = gpu ? a->ngpus : a->ncpus, speed = gpu ? s->gpu_flops : s->host_flops;
     VEC_GROW(s->cs.results, s->cs.nresults, s->capresults);
     VEC_GROW(s->list, s->cs.nresults, s->caplist);
     VEC_GROW(s->acts, 2 * s->cs.nresults + 1, s->capacts);   /* two actions per result */
     VEC_GROW(s->byid, s->nid, s->capid);
     struct sres *x = xcalloc(1, sizeof *x);
     x->id = s->nid;
-    x->work = a->cpu_hours * 3600 / a->ncpus;
+    x->work = a->hours * 3600 / width;
     x->ckpt = a->checkpoint_hours * 3600;
-    x->rate = s->host_flops * a->ncpus;
+    x->rate = gpu ? 0 : s->host_flops * a->ncpus;
+    x->devices = gpu ? a->ngpus : 0;
+    x->feed = gpu ? a->ncpus : 0;
     struct cresult *r = &x->r;
     snprintf(r->name, sizeof r->name, "%s_%lld", p->name, (long long)x->id);
     r->project = p;
@@ -243,9 +273,11 @@ static void new_task(struct csim *s, struct cproject *p, const struct scn_app *a
     r->seq = s->seq++;
     r->received = now(s);
     r->deadline = now(s) + a->delay_hours * 3600;
-    r->flops_est = a->cpu_hours * 3600 * s->host_flops;
+    r->flops_est = a->hours * 3600 * speed;
     r->avg_ncpus = a->ncpus;
-    r->app_flops = s->host_flops;
+    r->app_flops = gpu ? speed * a->ngpus : speed;
+    r->rsc = gpu ? GPU_RSC : CRSC_CPU;
+    r->ndevices = x->devices;
     r->app_id = app_id;
     r->max_concurrent = a->max_concurrent;
     s->byid[s->nid++] = x;
@@ -260,15 +292,67 @@ static void fetch_again_at(struct csim *s, double t)
     evq_push(&s->q, t, EV_FETCH, 0, 0);
 }
 
-/* A scheduler RPC to p asking for `seconds` of project-normalized work:
- * reports p's finished tasks, then (server up) sends tasks of its kinds,
- * drawn by weight, until their CPU time covers the request scaled back by
- * the share fraction and the host's availability, as a BOINC server does.
+/* The resource an app's tasks run on. */
+static int app_rsc(const struct scn_app *a) { return a->ngpus > 0 ? GPU_RSC : CRSC_CPU; }
+
+/* One of sp's apps for resource rsc, drawn by weight among them; -1 if
+ * it has none (and nothing drawn). */
+static int draw_app(struct csim *s, const struct scn_project *sp, int rsc)
+{
+    double wsum = 0;
+    int last = -1;
+    for (int k = 0; k < sp->napps; k++)
+        if (app_rsc(&sp->apps[k]) == rsc) {
+            wsum += sp->apps[k].weight;
+            last = k;
+        }
+    if (last < 0) return -1;
+    double u = rng_uniform(&s->job_rng) * wsum;
+    for (int k = 0; k < last; k++) {
+        if (app_rsc(&sp->apps[k]) != rsc) continue;
+        if (u < sp->apps[k].weight) return k;
+        u -= sp->apps[k].weight;
+    }
+    return last;
+}
+
+/* Sends p tasks of its apps for resource rsc until their lengths (CPU or
+ * device seconds) cover `want`; returns how many. */
+static int send_tasks(struct csim *s, struct cproject *p, int rsc, double want)
+{
+    const struct scn_project *sp = &s->scn->projects[p - s->cs.projects];
+    int n = 0, k;
+    for (double got = 0; got < want && (k = draw_app(s, sp, rsc)) >= 0; n++) {
+        new_task(s, p, &sp->apps[k], k);
+        got += sp->apps[k].hours * 3600;
+    }
+    return n;
+}
+
+/* Whether some resource's instances would idle with the runnable tasks
+ * queued now. */
+static int would_idle(const struct csim *s)
+{
+    double width[CRSC_MAX] = {0};
+    for (int i = 0; i < s->cs.nresults; i++)
+        if (cdef_result_runnable(s->cs.results[i])) width[s->cs.results[i]->rsc] += cdef_width(s->cs.results[i]);
+    for (int k = CRSC_CPU; k < cdef_nrsc(&s->cs); k++)
+        if (width[k] < cdef_rsc_count(&s->cs, k)) return 1;
+    return 0;
+}
+
+/* A scheduler RPC to p asking for req's work: reports p's finished tasks,
+ * then (server up) answers each resource's request apart, as a BOINC
+ * server does: tasks of the project's apps for that resource, drawn by
+ * weight, until their lengths cover the request scaled back by the host's
+ * availability (and for the CPU, whose request is project-normalized, by
+ * the share fraction), at least one if it has such an app. A GPU request
+ * it sends nothing for backs p off from GPU requests, as the agent does.
  * Returns how many tasks arrived. */
-static int rpc(struct csim *s, struct cproject *p, double seconds)
+static int rpc(struct csim *s, struct cproject *p, const struct wf_request *req)
 {
     struct psim *ps = &s->ps[p - s->cs.projects];
-    const struct scn_project *sp = &s->scn->projects[p - s->cs.projects];
+    struct client_project_figures *pf = &s->f->projects[p - s->cs.projects];
     s->f->rpcs++;
     if (!ps->up) {
         ps->backoff = ps->backoff > 0 ? fmin(2 * ps->backoff, BACKOFF_MAX) : BACKOFF_MIN;
@@ -284,27 +368,21 @@ static int rpc(struct csim *s, struct cproject *p, double seconds)
         judge(s, of(r), now(s) <= r->deadline);
         remove_result(s, i);
     }
-    double want = seconds * p->rr_share_frac * s->cs.host.on_frac * s->cs.host.active_frac, got = 0;
-    double wsum = 0;
-    for (int k = 0; k < sp->napps; k++) wsum += sp->apps[k].weight;
     int n = 0;
-    while (got < want) {
-        double u = rng_uniform(&s->job_rng) * wsum;
-        int k = 0;
-        while (k < sp->napps - 1 && u >= sp->apps[k].weight) u -= sp->apps[k++].weight;
-        new_task(s, p, &sp->apps[k], k);
-        got += sp->apps[k].cpu_hours * 3600;
-        n++;
+    for (int k = CRSC_CPU; k < cdef_nrsc(&s->cs); k++) {
+        double norm = k == CRSC_CPU ? p->rr_share_frac : 1;
+        int sent = send_tasks(s, p, k, req->secs[k] * norm * s->cs.host.on_frac * s->cs.host.active_frac);
+        if (k != CRSC_CPU && req->secs[k] > 0)
+            workfetch_rsc_backoff(p, k, sent > 0, &ps->rsc_backoff_len[k], BACKOFF_MIN, now(s));
+        if (k == GPU_RSC) pf->gpu_jobs_sent += sent;
+        n += sent;
     }
-    s->f->projects[p - s->cs.projects].jobs_sent += n;
+    pf->jobs_sent += n;
     s->f->jobs_sent += n;
     s->rr_at = -1;
-    /* look again when the deferral ends only if CPUs would idle meanwhile;
-     * else the next pass (a task's end, the period) will */
-    double width = 0;
-    for (int i = 0; i < s->cs.nresults; i++)
-        if (cdef_result_runnable(s->cs.results[i])) width += s->cs.results[i]->avg_ncpus;
-    if (width < s->cs.host.ncpus) fetch_again_at(s, p->min_rpc_time);
+    /* look again when the deferral ends only if CPUs or GPUs would idle
+     * meanwhile; else the next pass (a task's end, the period) will */
+    if (would_idle(s)) fetch_again_at(s, p->min_rpc_time);
     return n;
 }
 
@@ -331,13 +409,13 @@ static void fetch_check(struct csim *s)
         if (s->rr_at != now(s)) rrsim_run(&s->cs, now(s));
         s->rr_at = -1;          /* workfetch_decide may leave the larger buffer's shortfalls */
         struct cproject *p = workfetch_decide(&s->cs, now(s), &req), *due = report_due(s);
-        double seconds = req.secs[CRSC_CPU];
-        if (due && due != p) {   /* the report goes first, with its own work request if any */
+        if (due && due != p) {   /* the report goes first, with its own CPU work request if any */
             p = due;
-            seconds = due->work_request_size > 0 ? workfetch_request_seconds(&s->cs, due) : 0;
+            req = (struct wf_request){0};
+            req.secs[CRSC_CPU] = due->work_request_size > 0 ? workfetch_request_seconds(&s->cs, due) : 0;
         }
         if (!p) return;
-        if (rpc(s, p, seconds) > 0) sched_pass(s);
+        if (rpc(s, p, &req) > 0) sched_pass(s);
     }
 }
 
@@ -419,6 +497,7 @@ static void setup(struct csim *s, const struct scenario *scn, const struct clien
     rng_seed(&s->avail_rng, o->seed);
     rng_seed(&s->job_rng, o->seed ^ 0x9e3779b97f4a7c15ull);
     s->host_flops = scn->cpu_gflops * 1e9;
+    s->gpu_flops = scn->gpu_gflops * 1e9;
     s->end = scn->duration_days * 86400;
     struct cstate *cs = &s->cs;
     cs->host = (struct chost){
@@ -426,6 +505,11 @@ static void setup(struct csim *s, const struct scenario *scn, const struct clien
         .min_queue = scn->min_buffer_days * 86400, .extra_queue = scn->extra_buffer_days * 86400,
         .sched_period = scn->cpu_scheduling_period_minutes * 60, .leave_in_memory = scn->leave_in_memory,
     };
+    if (scn->gpus > 0) {
+        cs->host.nrsc = GPU_RSC + 1;
+        cs->host.rsc[GPU_RSC] = (struct crsc){.type = GPU_TYPE, .count = scn->gpus};
+    }
+    f->gpus = scn->gpus;
     cs->policy = (enum cpolicy)o->policy;
     cs->fetch_deadline_cap = o->fetch_deadline_cap;
     cs->rec_half_life = scn->rec_half_life_days * 86400;
@@ -474,11 +558,19 @@ static void figures(struct csim *s)
     f->lost_to_preemption_fraction = s->lost_pre / peak;
     f->lost_to_offtime_fraction = s->lost_off / peak;
     f->rpcs_per_job = f->jobs_sent ? (double)f->rpcs / (2.0 * (double)f->jobs_sent) : 0;
+    double gpu_peak = f->gpus * s->end;   /* device-seconds */
+    if (f->gpus) {
+        f->gpu_idle_fraction = (gpu_peak - s->gpu_busy) / gpu_peak;
+        f->gpu_lost_fraction = s->gpu_lost / gpu_peak;
+        f->gpu_wasted_fraction = s->gpu_wasted / gpu_peak;
+        f->gpu_cpu_fraction = s->gpu_feed / (s->cs.host.ncpus * s->end);
+    }
     double sum_s = 0;
     for (int i = 0; i < f->nprojects; i++) {
         struct client_project_figures *pf = &f->projects[i];
         struct psim *ps = &s->ps[i];
         pf->used_fraction = s->used > 0 ? ps->used / s->used : 0;
+        if (f->gpus) pf->gpu_used_fraction = ps->gpu_used / gpu_peak;
         f->share_violation += s->used > 0 ? fabs(ps->used - s->used * pf->share_target) / s->used : 0;
         double gap_sq = ps->gap_sq;
         if (ps->running == 0) {
@@ -488,6 +580,7 @@ static void figures(struct csim *s)
         sum_s += sqrt(gap_sq / s->end);
         f->deadlines_met += pf->deadlines_met;
         f->deadlines_missed += pf->deadlines_missed;
+        f->gpu_jobs_sent += pf->gpu_jobs_sent;
     }
     double x = sum_s / ((double)f->nprojects * f->nprojects * s->cs.host.sched_period);
     f->monotony = x / (1 + x);
@@ -523,18 +616,31 @@ void client_sim_run(const struct scenario *scn, const struct client_sim_options 
     X(lost_to_offtime_fraction, "%.6f", f->lost_to_offtime_fraction) X(rpcs, "%.0f", (double)f->rpcs)        \
     X(jobs_sent, "%.0f", (double)f->jobs_sent) X(preemptions, "%.0f", (double)f->preemptions)                \
     X(events, "%.0f", (double)f->events) X(wall_s, "%.3f", f->wall_s)
+/* Printed only for a host with GPUs: a CPU-only scenario's output is as it
+ * was before GPUs. */
+#define GPU_CFIGS(X)                                                                                          \
+    X(gpu_idle_fraction, "%.6f", f->gpu_idle_fraction) X(gpu_wasted_fraction, "%.6f", f->gpu_wasted_fraction) \
+    X(gpu_lost_fraction, "%.6f", f->gpu_lost_fraction) X(gpu_cpu_fraction, "%.6f", f->gpu_cpu_fraction)       \
+    X(gpu_jobs_sent, "%.0f", (double)f->gpu_jobs_sent)
 
 void client_figures_print(FILE *out, const struct client_figures *f)
 {
 #define TEXT(name, fmt, val) fprintf(out, "%-28s " fmt "\n", #name, val);
     CFIGS(TEXT)
+    if (f->gpus) {
+        GPU_CFIGS(TEXT)
+    }
 #undef TEXT
     for (int i = 0; i < f->nprojects; i++) {
         const struct client_project_figures *p = &f->projects[i];
         fprintf(out, "project %s share_target %.4f used_fraction %.4f jobs_sent %lld deadlines_met %lld "
-                     "deadlines_missed %lld preempted_early %lld\n",
+                     "deadlines_missed %lld preempted_early %lld",
                 p->name, p->share_target, p->used_fraction, (long long)p->jobs_sent, (long long)p->deadlines_met,
                 (long long)p->deadlines_missed, (long long)p->preempted_early);
+        if (f->gpus)
+            fprintf(out, " gpu_used_fraction %.4f gpu_jobs_sent %lld", p->gpu_used_fraction,
+                    (long long)p->gpu_jobs_sent);
+        fprintf(out, "\n");
     }
 }
 
@@ -556,6 +662,9 @@ void client_figures_json(FILE *out, const struct client_figures *f)
     fprintf(out, "%s\"" #name "\": " fmt, sep, val); \
     sep = ", ";
     CFIGS(JSON)
+    if (f->gpus) {
+        GPU_CFIGS(JSON)
+    }
 #undef JSON
     PROJECT_ARRAY(out, f, "projects", "\"%s\"", p->name);   /* names come from the scenario: [A-Za-z0-9_...] */
     PROJECT_ARRAY(out, f, "share_target", "%.4f", p->share_target);
@@ -564,5 +673,9 @@ void client_figures_json(FILE *out, const struct client_figures *f)
     PROJECT_ARRAY(out, f, "deadlines_met_per_project", "%lld", (long long)p->deadlines_met);
     PROJECT_ARRAY(out, f, "deadlines_missed_per_project", "%lld", (long long)p->deadlines_missed);
     PROJECT_ARRAY(out, f, "preempted_early_per_project", "%lld", (long long)p->preempted_early);
+    if (f->gpus) {
+        PROJECT_ARRAY(out, f, "gpu_used_fraction", "%.4f", p->gpu_used_fraction);
+        PROJECT_ARRAY(out, f, "gpu_jobs_sent_per_project", "%lld", (long long)p->gpu_jobs_sent);
+    }
     fprintf(out, "}\n");
 }

@@ -23,6 +23,8 @@ struct client_project_figures {
     double used_fraction;       /* U_p / U */
     int64_t jobs_sent, deadlines_met, deadlines_missed;
     int64_t preempted_early;    /* its tasks stopped by the scheduler before running one scheduling period */
+    double gpu_used_fraction;   /* device-seconds its GPU tasks ran / (gpus x T) */
+    int64_t gpu_jobs_sent;      /* of jobs_sent, its GPU tasks */
 };
 
 struct client_figures {
@@ -31,6 +33,16 @@ struct client_figures {
     double lost_to_offtime_fraction;     /* the same for off and inactive periods / peak */
     int64_t deadlines_met, deadlines_missed, rpcs, jobs_sent, preemptions, events;
     double wall_s;              /* filled by the caller */
+    /* a host with GPUs (gpus > 0): the CPU figures above count CPU tasks
+     * only (not the CPU share feeding a GPU task), these the GPU tasks */
+    int gpus;
+    double gpu_idle_fraction;   /* (gpus x T - device-seconds run) / (gpus x T) */
+    double gpu_wasted_fraction; /* device-seconds of GPU tasks reported late (as wasted_fraction) / (gpus x T) */
+    double gpu_lost_fraction;   /* device-seconds since the checkpoint thrown away (preemption and off
+                                 * periods) / (gpus x T) */
+    double gpu_cpu_fraction;    /* CPU-seconds the GPU tasks' CPU shares took / (ncpus x T): CPU time
+                                 * idle_fraction counts as idle though it fed the GPUs */
+    int64_t gpu_jobs_sent;
     int nprojects;
     struct client_project_figures projects[SCN_MAX_PROJECTS];
 };

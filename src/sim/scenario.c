@@ -17,7 +17,7 @@ static void defaults(struct scenario *s)
         .duration_days = 10, .time_step_seconds = 60, .ncpus = 1, .cpu_gflops = 1, .ram_gb = 16,
         .on_frac = 1, .on_lambda_hours = 1, .active_frac = 1, .active_lambda_hours = 1, .connected_frac = 1,
         .min_buffer_days = 0.1, .extra_buffer_days = 0.5, .cpu_scheduling_period_minutes = 60,
-        .rec_half_life_days = 10,
+        .rec_half_life_days = 10, .gpu_gflops = 0, /* 0: not given, follows cpu_gflops (check_host) */
     };
 }
 
@@ -40,6 +40,8 @@ static const struct key keys[] = {
     F(ncpus, K_INT, 1, 4096),
     F(cpu_gflops, K_REAL, 1e-6, 1e9),
     F(ram_gb, K_REAL, 0, 1e9),
+    F(gpus, K_INT, 0, SCN_MAX_GPUS),
+    F(gpu_gflops, K_REAL, 1e-6, 1e9),
     F(on_frac, K_REAL, 0.001, 1),
     F(on_lambda_hours, K_REAL, 1e-3, 1e6),
     F(active_frac, K_REAL, 0.001, 1),
@@ -94,12 +96,13 @@ static int set_key(struct scenario *s, const struct key *k, const char *val, cha
 
 /* Options of project and app lines (`name=value` words); the avail_* ones
  * describe the project's server and only go on its project line. */
-enum opt_id { O_WEIGHT, O_MAX_CONCURRENT, O_CHECKPOINT, O_NCPUS, O_AVAIL_FRAC, O_AVAIL_LAMBDA };
+enum opt_id { O_WEIGHT, O_MAX_CONCURRENT, O_CHECKPOINT, O_NCPUS, O_NGPUS, O_AVAIL_FRAC, O_AVAIL_LAMBDA };
 static const struct { const char *name; double min, max; int integer, project_only; } opts[] = {
     [O_WEIGHT] = {"weight", 1e-9, 1e9, 0, 0},
     [O_MAX_CONCURRENT] = {"max_concurrent", 0, 1e6, 1, 0},
     [O_CHECKPOINT] = {"checkpoint_hours", 1e-6, 1e6, 0, 0},
     [O_NCPUS] = {"ncpus", 0.01, 4096, 0, 0},
+    [O_NGPUS] = {"ngpus", 0, SCN_MAX_GPUS, 0, 0},
     [O_AVAIL_FRAC] = {"avail_frac", 0.001, 1, 0, 1},
     [O_AVAIL_LAMBDA] = {"avail_lambda_hours", 1e-3, 1e6, 0, 1},
 };
@@ -124,15 +127,28 @@ static int set_option(struct scn_project *p, struct scn_app *a, int is_project, 
     case O_MAX_CONCURRENT: a->max_concurrent = (int)d; break;
     case O_CHECKPOINT: a->checkpoint_hours = d; break;
     case O_NCPUS: a->ncpus = d; break;
+    case O_NGPUS: a->ngpus = d; break;
     case O_AVAIL_FRAC: p->avail_frac = d; break;
     case O_AVAIL_LAMBDA: p->avail_lambda_hours = d; break;
     }
     return 0;
 }
 
-/* `NAME(C, D[, R]) [options]`: nums numbers in the parentheses. */
-static int parse_job_line(struct scenario *s, char *val, int is_project, char *why, size_t len)
+/* A GPU task takes a share of one device or whole devices, as the
+ * policies place them; an app without ncpus= gets a CPU task's one CPU or
+ * a GPU task's usual CPU share. */
+static int finish_app(struct scn_app *a, char *why, size_t len)
 {
+    if (a->ngpus > 1 && a->ngpus != floor(a->ngpus))
+        return snprintf(why, len, "ngpus=%g: above 1, a task takes whole devices", a->ngpus), -1;
+    if (a->ncpus == 0) a->ncpus = a->ngpus > 0 ? SCN_GPU_TASK_NCPUS : 1;
+    return 0;
+}
+
+/* `NAME(C, D[, R]) [options]`: nums numbers in the parentheses. */
+static int parse_job_line(struct scenario *s, char *val, int lineno, const char *key, char *why, size_t len)
+{
+    int is_project = !strcmp(key, "project");
     char *open = strchr(val, '('), *close = open ? strchr(open, ')') : NULL;
     if (!open || !close) return snprintf(why, len, "expected NAME(C, D%s), got '%s'", is_project ? ", R" : "", val), -1;
     char name[64];
@@ -172,9 +188,27 @@ static int parse_job_line(struct scenario *s, char *val, int is_project, char *w
     }
     if (p->napps == SCN_MAX_APPS) return snprintf(why, len, "%s: more than %d apps", name, SCN_MAX_APPS), -1;
     struct scn_app *a = &p->apps[p->napps++];
-    *a = (struct scn_app){.cpu_hours = v[0], .delay_hours = v[1], .weight = 1, .checkpoint_hours = 1.0 / 60, .ncpus = 1};
+    /* ncpus 0: not given (finish_app) */
+    *a = (struct scn_app){.hours = v[0], .delay_hours = v[1], .weight = 1, .checkpoint_hours = 1.0 / 60,
+                          .line = lineno, .key = is_project ? "project" : "app"};
     for (char *w = strtok_r(close + 1, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
         if (set_option(p, a, is_project, w, why, len)) return -1;
+    return finish_app(a, why, len);
+}
+
+/* What needs the whole file: the GPU speed's default follows the CPU's,
+ * and every GPU app's devices must exist (`gpus:` may come after it). */
+static int check_host(struct scenario *s, char *err, size_t errlen)
+{
+    if (s->gpu_gflops == 0) s->gpu_gflops = SCN_GPU_SPEED_PER_CPU * s->cpu_gflops;
+    for (int i = 0; i < s->nprojects; i++)
+        for (int j = 0; j < s->projects[i].napps; j++) {
+            const struct scn_app *a = &s->projects[i].apps[j];
+            if (a->ngpus > s->gpus)
+                return snprintf(err, errlen, "line %d: %s: %s: ngpus=%g is more than the host's gpus: %d", a->line,
+                                a->key, s->projects[i].name, a->ngpus, s->gpus),
+                       -1;
+        }
     return 0;
 }
 
@@ -207,7 +241,7 @@ int scenario_parse(struct scenario *s, const char *text, char *err, size_t errle
         char why[200] = "";
         int rc;
         if (!strcmp(key, "project") || !strcmp(key, "app")) {
-            rc = parse_job_line(s, val, !strcmp(key, "project"), why, sizeof why);
+            rc = parse_job_line(s, val, lineno, key, why, sizeof why);
         } else {
             const struct key *k = NULL;
             for (size_t i = 0; i < NKEYS; i++)
@@ -218,7 +252,7 @@ int scenario_parse(struct scenario *s, const char *text, char *err, size_t errle
         if (rc) return snprintf(err, errlen, "line %d: %s: %s", lineno, key, why), -1;
     }
     if (s->nprojects == 0) return snprintf(err, errlen, "project: no project declared"), -1;
-    return 0;
+    return check_host(s, err, errlen);
 }
 
 int scenario_load(struct scenario *s, const char *path, char *err, size_t errlen)

@@ -244,6 +244,25 @@ static void test_estimate_gpu_speed_is_the_version_s(void **st)
     assert_near(estimate_remaining(&f.cs, mt), 250, 1e-9);    /* a multithread job: per-CPU speed x 4 */
 }
 
+/* The rule locus-client and locus-sim share: doubling from the minimum
+ * up to a day while nothing is sent, cleared by a task sent. */
+static void test_workfetch_rsc_backoff_doubles_to_a_day(void **st)
+{
+    struct cproject p = {0};
+    double len = 0;
+    workfetch_rsc_backoff(&p, GPU, 0, &len, 60, 1000);
+    assert_near(len, 60, 0);
+    assert_near(p.rsc_backoff[GPU], 1060, 0);
+    workfetch_rsc_backoff(&p, GPU, 0, &len, 60, 2000);
+    assert_near(p.rsc_backoff[GPU], 2120, 0);
+    for (int i = 0; i < 20; i++) workfetch_rsc_backoff(&p, GPU, 0, &len, 60, 3000);
+    assert_near(len, WF_RSC_BACKOFF_MAX, 0);
+    assert_near(p.rsc_backoff[GPU], 3000 + WF_RSC_BACKOFF_MAX, 0);
+    workfetch_rsc_backoff(&p, GPU, 1, &len, 60, 4000);
+    assert_near(len, 0, 0);
+    assert_near(p.rsc_backoff[GPU], 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_enforce_only_the_same_device_is_in_the_way),
         cmocka_unit_test(test_workfetch_gpu_asked_of_one_project_with_backoff),
         cmocka_unit_test(test_workfetch_cpu_project_also_asked_for_gpu),
+        cmocka_unit_test(test_workfetch_rsc_backoff_doubles_to_a_day),
         cmocka_unit_test(test_estimate_gpu_speed_is_the_version_s),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

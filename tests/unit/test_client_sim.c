@@ -6,7 +6,9 @@
  * and S2 within 0.31, and in S2 no task of P2 or P3 is switched out before a
  * full scheduling period. Also: one seed gives one run, off periods
  * really stop computing and lose work, leave_in_memory loses nothing to
- * preemption. */
+ * preemption. With a GPU (examples/sim/client_gpu.txt, and two half-GPU
+ * apps): the GPU is kept busy by the one project that has GPU work, no
+ * deadline is missed, and the CPU figures count the CPU tasks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +27,18 @@ static const char s2[] =
     "extra_buffer_days: 0.5\ncpu_scheduling_period_minutes: 60\nleave_in_memory: false\ncpu_gflops: 1\n"
     "connected_frac: 1\nrec_half_life_days: 10\nproject: P1(0.1, 1, .5) checkpoint_hours=0.05\n"
     "project: P2(1, 24, .25) checkpoint_hours=0.25\nproject: P3(1, 24, .25) checkpoint_hours=0.25\n";
+
+static const char gpu1[] =
+    "name: client_gpu\nncpus: 4\ncpu_gflops: 1\ngpus: 1\ngpu_gflops: 10\nmin_buffer_days: 0.1\n"
+    "extra_buffer_days: 0.5\nproject: A(2, 48, 1) checkpoint_hours=0.1\napp: A(1, 24) ngpus=1 checkpoint_hours=0.1\n"
+    "project: B(4, 12, 1) checkpoint_hours=0.25\n";
+/* two projects' half-GPU apps share the device; a buffer shorter than A's
+ * GPU deadline, since GPU requests are not cut to it (docs/sim.md) */
+static const char gpu_half[] =
+    "ncpus: 4\ngpus: 1\nmin_buffer_days: 0.1\nextra_buffer_days: 0.2\n"
+    "project: A(2, 48, 1) checkpoint_hours=0.1\napp: A(0.5, 12) ngpus=0.5 checkpoint_hours=0.1\n"
+    "project: B(4, 24, 1) checkpoint_hours=0.25\n"
+    "project: C(1, 24, 1) checkpoint_hours=0.1\napp: C(1, 24) ngpus=0.5 ncpus=0.5 checkpoint_hours=0.1\n";
 
 static struct scenario scn;
 static struct client_figures fig, fig2;
@@ -93,6 +107,40 @@ static void test_leave_in_memory_loses_nothing_to_preemption(void **st)
     assert_true(fig2.preemptions > 0 && fig2.lost_to_preemption_fraction > 0);
 }
 
+/* Measured with both policies: gpu_idle_fraction 0.000000, 250 to 255 GPU
+ * tasks of A, none missed; the CPU shares within 0.03 of equal. */
+static void test_gpu_kept_busy_by_the_project_with_gpu_work(void **st)
+{
+    int debt;
+    assert_int_equal(client_policy_parse("debt", &debt), 0);
+    int policies[] = {client_policy_default(), debt};
+    for (int i = 0; i < 2; i++) {
+        run(gpu1, policies[i], 1, &fig);
+        assert_int_equal(fig.gpus, 1);
+        assert_true(fig.gpu_idle_fraction < 0.01);
+        assert_true(fig.projects[0].gpu_jobs_sent > 200);
+        assert_int_equal(fig.projects[1].gpu_jobs_sent, 0);     /* B has no GPU app */
+        assert_int_equal(fig.projects[0].deadlines_missed, 0);
+        assert_true(fig.projects[0].gpu_used_fraction > 0.99);
+        assert_true(fig.gpu_wasted_fraction == 0 && fig.gpu_cpu_fraction > 0);
+        assert_true(fig.idle_fraction < 0.01 && fig.share_violation < 0.1);
+    }
+    assert_int_equal(fig.jobs_sent, fig.projects[0].jobs_sent + fig.projects[1].jobs_sent);
+    run(gpu1, client_policy_default(), 1, &fig);
+    assert_int_equal(fig.deadlines_missed, 0);      /* the debt policy misses a few of B's CPU tasks */
+}
+
+/* Measured: gpu_idle_fraction 0.000000, no deadline missed, A's GPU tasks
+ * 0.60 of the device and C's 0.40. */
+static void test_half_gpu_apps_share_the_device(void **st)
+{
+    run(gpu_half, client_policy_default(), 1, &fig);
+    assert_true(fig.gpu_idle_fraction < 0.01);
+    assert_int_equal(fig.deadlines_missed, 0);
+    assert_true(fig.projects[0].gpu_used_fraction > 0.3 && fig.projects[2].gpu_used_fraction > 0.3);
+    assert_true(fig.gpu_idle_fraction + fig.projects[0].gpu_used_fraction + fig.projects[2].gpu_used_fraction > 0.999);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -101,6 +149,8 @@ int main(void)
         cmocka_unit_test(test_one_seed_one_run),
         cmocka_unit_test(test_off_periods_stop_computing_and_lose_work),
         cmocka_unit_test(test_leave_in_memory_loses_nothing_to_preemption),
+        cmocka_unit_test(test_gpu_kept_busy_by_the_project_with_gpu_work),
+        cmocka_unit_test(test_half_gpu_apps_share_the_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

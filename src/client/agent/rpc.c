@@ -74,8 +74,8 @@ static void keep_copy(const struct agent *a, const struct aproject *p, const cha
 }
 
 /* After a reply: each coprocessor type asked for and not sent backs the
- * project off from being asked for it, doubling up to a day (a project
- * without apps for that type is then asked once a day); one sent ends it. */
+ * project off from being asked for it (workfetch_rsc_backoff's rule, which
+ * locus-sim client follows too); one sent ends it. */
 static void coproc_backoff(struct agent *a, struct aproject *p, const struct wf_request *ask, double now)
 {
     for (int k = 1; k <= a->host.coprocs.n && k < CRSC_MAX; k++) {
@@ -87,11 +87,7 @@ static void coproc_backoff(struct agent *a, struct aproject *p, const struct wf_
             const struct aapp_version *v = aresult_version(p, p->results[i]);
             got = p->results[i]->c.received == now && v && !strcmp(v->coproc_type, type);
         }
-        double b = got ? 0 : p->rsc_backoff_len[k] * 2;
-        if (!got && b < a->opt.retry_min)
-            b = a->opt.retry_min;
-        p->rsc_backoff_len[k] = b < NOWORK_BACKOFF_MAX ? b : NOWORK_BACKOFF_MAX;
-        p->c.rsc_backoff[k] = got ? 0 : now + p->rsc_backoff_len[k];
+        workfetch_rsc_backoff(&p->c, k, got, &p->rsc_backoff_len[k], a->opt.retry_min, now);
         if (!got)
             log_debug(LT_WORK_FETCH, "project %s sent no %s work: not asked for any for %.0f s", p->c.url, type,
                       p->rsc_backoff_len[k]);
