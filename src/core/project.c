@@ -12,13 +12,15 @@
 #include <string.h>
 #include <strings.h>
 
+static int is_https(const char *url) { return !strncmp(url, "https://", 8); }
+
 /* url_split says only yes or no; this says what is wrong and how to fix it. */
 static int check_master_url(const char *url, char *err, size_t errlen)
 {
     char host[256], path[512];
     int port;
     if (!url_split(url, host, sizeof host, &port, path, sizeof path)) return 0;
-    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+    if (strncmp(url, "http://", 7) && !is_https(url)) {
         snprintf(err, errlen, "<master_url> '%s' must start with http:// or https://", url);
         return -1;
     }
@@ -33,6 +35,8 @@ static int check_master_url(const char *url, char *err, size_t errlen)
     return -1;
 }
 
+#define PORT_MAX 65535
+
 /* Splits "ADDRESS:PORT"; -1 unless both parts are there and the port is valid. */
 static int listen_split(const char *listen, char *addr, size_t addrlen, int *port)
 {
@@ -40,7 +44,7 @@ static int listen_split(const char *listen, char *addr, size_t addrlen, int *por
     if (!colon || colon == listen || (size_t)(colon - listen) >= addrlen) return -1;
     char *end;
     long v = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || v <= 0 || v > 65535) return -1;
+    if (end == colon + 1 || *end || v <= 0 || v > PORT_MAX) return -1;
     snprintf(addr, addrlen, "%.*s", (int)(colon - listen), listen);
     *port = (int)v;
     return 0;
@@ -65,6 +69,10 @@ const struct setting project_settings[] = {
     {SETTING("project_name", SETTING_TEXT, name), .min = 1, .always_saved = 1},
     {SETTING("master_url", SETTING_TEXT, master_url), .min = 1, .always_saved = 1, .check = check_master_url},
     {SETTING("listen", SETTING_TEXT, listen), .check = check_listen},
+    {SETTING("https_cert", SETTING_TEXT, https_cert)},
+    {SETTING("https_key", SETTING_TEXT, https_key)},
+    /* 0, the default, is not written: it means the master URL's port */
+    {SETTING("https_port", SETTING_INT, https_port), .def = 0, .min = 1, .max = PORT_MAX},
     /* no thread waits for a commit: about the cores, not the connections */
     {SETTING("http_threads", SETTING_INT, threads), .def = 4, .min = 1, .max = 1024, .always_saved = 1},
     {SETTING("request_delay", SETTING_DOUBLE, request_delay), .def = 5, .max = NO_MAX, .always_saved = 1},
@@ -99,6 +107,11 @@ const struct setting project_settings[] = {
     {SETTING("cursor_in_order", SETTING_FLAG, cursor_in_order), .def = 0},
     /* at 1 or more a host would leave a team that ends after the one it joins */
     {SETTING("cursor_move_ratio", SETTING_DOUBLE, cursor_move_ratio), .def = 0, .min = 0, .max = 1, .max_open = 1},
+    /* per-user limits of submitters (admins have none) */
+    {SETTING("submit_max_order_sequences", SETTING_INT, submit_max_order_sequences), .def = 10000, .min = 1,
+     .max = 1e6},
+    {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
+    {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
     {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1},
     {SETTING("grid_cycle_period", SETTING_DOUBLE, grid_cycle_period), .def = 30, .min = 0.1, .max = NO_MAX},
     /* checked against the predictors when the grid daemon starts */
@@ -107,11 +120,6 @@ const struct setting project_settings[] = {
     {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX},
     {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX},
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX},
-    /* per-user limits of submitters (admins have none) */
-    {SETTING("submit_max_order_sequences", SETTING_INT, submit_max_order_sequences), .def = 10000, .min = 1,
-     .max = 1e6},
-    {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
-    {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1},
 };
 const size_t project_settings_count = sizeof project_settings / sizeof project_settings[0];
@@ -256,7 +264,7 @@ int url_split(const char *url, char *host, size_t hostlen, int *port, char *path
     if (*p == ':') {
         char *end;
         long v = strtol(p + 1, &end, 10);
-        if (end == p + 1 || v <= 0 || v > 65535) return -1;
+        if (end == p + 1 || v <= 0 || v > PORT_MAX) return -1;
         *port = (int)v;
         p = end;
     }
@@ -266,15 +274,49 @@ int url_split(const char *url, char *host, size_t hostlen, int *port, char *path
     return 0;
 }
 
-/* listen_addr and listen_port: from <listen> when set, else master_url. */
+/* https_listen_port: from <https_port>, else the master URL's port when it
+ * is https://; 0 without a certificate. url_port is the master URL's. */
+static int derive_https(struct project_config *c, int url_port, char *err, size_t errlen)
+{
+    int tls = c->https_cert[0] != 0;
+    if (tls != (c->https_key[0] != 0)) {
+        snprintf(err, errlen, "<https_cert> and <https_key> go together: set both to serve HTTPS, or neither");
+        return -1;
+    }
+    c->https_listen_port = !tls ? 0 : c->https_port ? c->https_port : is_https(c->master_url) ? url_port : 0;
+    if (tls && !c->https_listen_port) {
+        snprintf(err, errlen, "<https_cert> is set but <master_url> is http://: set <https_port>, the port "
+                              "HTTPS is served on (and make the master URL https:// for hosts to use it)");
+        return -1;
+    }
+    return 0;
+}
+
+/* listen_addr and listen_port (plain HTTP): from <listen> when set, else
+ * master_url's host and port; then https_listen_port. An https:// master
+ * URL is HTTPS's when locusd has a certificate, and plain HTTP then needs
+ * <listen>; without one it is served as plain HTTP, for a TLS proxy in
+ * front. */
 static int derive_listen(struct project_config *c, char *err, size_t errlen)
 {
     char path_part[512];
-    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &c->listen_port, path_part,
-                  sizeof path_part))
+    int url_port;
+    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &url_port, path_part, sizeof path_part))
         return check_master_url(c->master_url, err, errlen);
+    if (derive_https(c, url_port, err, errlen)) return -1;
+    if (!c->listen[0] && c->https_listen_port && is_https(c->master_url)) {
+        snprintf(err, errlen, "<master_url> is https:// and locusd serves HTTPS: set <listen>ADDRESS:PORT</listen>, "
+                              "where plain HTTP is served for hosts that need it");
+        return -1;
+    }
+    c->listen_port = url_port;
     if (c->listen[0] && listen_split(c->listen, c->listen_addr, sizeof c->listen_addr, &c->listen_port))
         return check_listen(c->listen, err, errlen);
+    if (c->listen_port == c->https_listen_port) {
+        snprintf(err, errlen, "plain HTTP and HTTPS are both on port %d: give <listen> and <https_port> "
+                              "different ports", c->listen_port);
+        return -1;
+    }
     return 0;
 }
 

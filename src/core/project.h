@@ -21,8 +21,13 @@ struct project_config {
     char name[128];              /* <project_name> */
     char master_url[512];        /* <master_url>, ends with '/' */
     char listen[128];            /* <listen>: ADDRESS:PORT instead of master_url's host and port */
+    char https_cert[1024];       /* <https_cert>: PEM certificate (then its chain) HTTPS is served with;
+                                    relative to the project folder, or absolute */
+    char https_key[1024];        /* <https_key>: its PEM private key, the project user's alone */
+    int https_port;              /* <https_port>: where HTTPS listens; 0: the port of an https master_url */
     char listen_addr[64];        /* where locusd listens: from listen, else master_url (derived) */
-    int listen_port;
+    int listen_port;             /* plain HTTP's port (derived) */
+    int https_listen_port;       /* HTTPS's port; 0: no HTTPS (derived) */
     int threads;                 /* <http_threads>: HTTP worker threads */
     double request_delay;        /* <request_delay>: seconds between a host's RPCs */
     double next_rpc_delay;       /* <next_rpc_delay>: 0 = none */
@@ -62,15 +67,15 @@ struct project_config {
     double sequences_per_host;   /* <sequences_per_host>: sequences a host may hold, at most its CPUs (1) */
     double sequence_twin_lag;    /* <sequence_twin_lag>: restartable intervals a twin may fall behind its
                                     twin before a faster host takes it over (2) */
+    /* what one submitter may order (docs/api.md, "Keys and roles"); admins are not limited */
+    int submit_max_order_sequences; /* <submit_max_order_sequences>: sequences one order creates (10000) */
+    int submit_max_live_batches; /* <submit_max_live_batches>: batches not ended (100) */
+    int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
     /* the grid daemon (campaigns on clusters, docs/campaigns.md) */
     int grid_daemon;             /* off with <no_grid_daemon/>: this locusd runs no campaign */
     int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */
     double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */
     char grid_predictor[32];     /* <grid_predictor>: tap, slow_start, two_way_adaptive, adapt_down_exp_up */
-    /* what one submitter may order (docs/api.md, "Keys and roles"); admins are not limited */
-    int submit_max_order_sequences; /* <submit_max_order_sequences>: sequences one order creates (10000) */
-    int submit_max_live_batches; /* <submit_max_live_batches>: batches not ended (100) */
-    int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
     double grid_waiting_allowed; /* <grid_waiting_allowed>: waiting jobs of a campaign on a cluster (5) */
     double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */
@@ -120,7 +125,11 @@ int project_config_set(struct project_config *c, const char *name, const char *v
  * flag that is set or a count of 1, the empty element). Returns 1 when the
  * value differs from the default, else 0. */
 int project_setting_text(const struct project_config *c, const struct setting *s, char *out, size_t len);
-/* Loads dir/config.xml over the defaults. -1 with the reason in err. */
+/* Loads dir/config.xml over the defaults and derives where locusd
+ * listens: HTTPS (with <https_cert> and <https_key>, which go together) on
+ * <https_port>, else on the port of an https:// master URL; plain HTTP on
+ * <listen>, else on the master URL's host and port unless HTTPS has that
+ * port. -1 with the reason in err. */
 int project_load(struct project *p, const char *dir, char *err, size_t errlen);
 /* Writes cfg as dir/config.xml (atomically): every setting not at its
  * default, and those always_saved. -1 with the reason in err. */

@@ -1,8 +1,11 @@
 /* http.c - locusd's HTTP front on libmicrohttpd (a thread pool): routes
  * the master page, scheduler RPCs, downloads, uploads and the JSON API. A
- * request body is bounded before it is read. */
+ * request body is bounded before it is read. With a certificate, a second
+ * daemon serves the same handlers over TLS (GnuTLS, inside libmicrohttpd)
+ * beside plain HTTP. */
 #include "core/log.h"
 #include "core/strbuf.h"
+#include "core/tls_creds.h"
 #include "server/api.h"
 #include "server/files.h"
 #include "server/rpc.h"
@@ -14,6 +17,14 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+
+#define CONNECTION_TIMEOUT_S 120u
+#define CONNECTION_LIMIT 4096u
+#define LISTEN_BACKLOG 1024u
+/* GnuTLS priorities: TLS 1.2 and 1.3 only. The older versions have known
+ * weaknesses; BOINC clients (libcurl with OpenSSL) and locus-client speak
+ * 1.2 and 1.3. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 enum route { R_NONE, R_MASTER, R_RPC, R_DOWNLOAD, R_UPLOAD, R_API, R_API_POST, R_NOT_FOUND };
 
@@ -151,6 +162,9 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     const char *rest = NULL;
     struct conn *c = xcalloc(1, sizeof *c);
     c->route = route_of(s, method, url, &rest);
+    /* only a TLS connection has a protocol version: shows which port a host uses */
+    log_debug(LT_HTTP, "%s %s (%s)", method, url,
+              MHD_get_connection_info(mc, MHD_CONNECTION_INFO_PROTOCOL) ? "https" : "http");
     sb_init(&c->body);
     *con_cls = c;
     if (c->route == R_RPC || c->route == R_API_POST) {
@@ -293,31 +307,83 @@ static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
     return MHD_http_unescape(s);
 }
 
+/* A path of config.xml: absolute, or relative to the project folder. */
+static void config_path(const struct server *s, char *out, size_t len, const char *path)
+{
+    if (path[0] == '/') snprintf(out, len, "%s", path);
+    else project_path(&s->proj, out, len, path);
+}
+
+int http_load_tls(struct server *s, char *err, size_t errlen)
+{
+    const struct project_config *c = &s->proj.cfg;
+    if (!c->https_listen_port) return 0;
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+        snprintf(err, errlen, "cannot serve HTTPS: this libmicrohttpd was built without TLS; install one built "
+                              "with GnuTLS (Debian's libmicrohttpd12 is), or remove <https_cert> and <https_key>");
+        return -1;
+    }
+    char cert[PROJECT_PATH_MAX + 1024], key[PROJECT_PATH_MAX + 1024], why[1024];
+    config_path(s, cert, sizeof cert, c->https_cert);
+    config_path(s, key, sizeof key, c->https_key);
+    if (tls_creds_load(cert, key, &s->tls, why, sizeof why)) {
+        snprintf(err, errlen, "cannot serve HTTPS: %s", why);
+        return -1;
+    }
+    if (s->tls.warning[0]) log_warn("HTTPS: %s", s->tls.warning);
+    return 0;
+}
+
+/* A daemon on addr and port with every handler; with tls, over TLS. */
+static struct MHD_Daemon *start_daemon(struct server *s, struct sockaddr_in addr, int port,
+                                       const struct tls_creds *tls)
+{
+    addr.sin_port = htons((uint16_t)port);
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, &addr},
+        {MHD_OPTION_THREAD_POOL_SIZE, s->proj.cfg.threads, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, s},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
+        /* a plain daemon's list ends here */
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, tls ? tls->cert : NULL},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? tls->key : NULL},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, TLS_PRIORITIES},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0);
+    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handler, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
 int http_start(struct server *s, char *err, size_t errlen)
 {
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->proj.cfg.listen_port)};
-    if (inet_pton(AF_INET, s->proj.cfg.listen_addr, &addr.sin_addr) != 1) {
+    const struct project_config *c = &s->proj.cfg;
+    struct sockaddr_in addr = {.sin_family = AF_INET};
+    if (inet_pton(AF_INET, c->listen_addr, &addr.sin_addr) != 1) {
         snprintf(err, errlen, "listen address '%s' is not an IPv4 address; set <listen> in config.xml",
-                 s->proj.cfg.listen_addr);
+                 c->listen_addr);
         return -1;
     }
-    s->http = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO | MHD_USE_ITC |
-                               MHD_ALLOW_SUSPEND_RESUME,
-                               (uint16_t)s->proj.cfg.listen_port, NULL, NULL, handler, s,
-                               MHD_OPTION_SOCK_ADDR, &addr,
-                               MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->proj.cfg.threads,
-                               MHD_OPTION_CONNECTION_TIMEOUT, 120u,
-                               MHD_OPTION_CONNECTION_LIMIT, 4096u,
-                               MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-                               MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-                               MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-                               MHD_OPTION_END);
-    if (!s->http) {
+    if (!(s->http = start_daemon(s, addr, c->listen_port, NULL))) {
         snprintf(err, errlen, "cannot listen on %s:%d (in use, or not an address of this machine)",
-                 s->proj.cfg.listen_addr, s->proj.cfg.listen_port);
+                 c->listen_addr, c->listen_port);
         return -1;
     }
-    return 0;
+    if (!c->https_listen_port || (s->https = start_daemon(s, addr, c->https_listen_port, &s->tls))) return 0;
+    http_stop(s);   /* never plain HTTP alone when HTTPS was asked for */
+    snprintf(err, errlen, "cannot serve HTTPS on %s:%d (the port is in use, or GnuTLS refused the certificate "
+                          "or key)", c->listen_addr, c->https_listen_port);
+    return -1;
+}
+
+/* Takes no new connection on d (none: nothing). */
+static void quiesce(struct MHD_Daemon *d)
+{
+    MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
+    if (fd != MHD_INVALID_SOCKET) close(fd);
 }
 
 void http_stop(struct server *s)
@@ -328,9 +394,10 @@ void http_stop(struct server *s)
      * be sent, before MHD stops: it aborts if any is still suspended, and
      * drops an answer not sent yet */
     api_wait_shutdown(s);
-    MHD_socket fd = MHD_quiesce_daemon(s->http);
-    if (fd != MHD_INVALID_SOCKET) close(fd);
+    quiesce(s->http);
+    quiesce(s->https);
     for (int waited = 0; waited < 1000 && atomic_load(&s->http_unanswered) > 0; waited++) usleep(10000);
     MHD_stop_daemon(s->http);
-    s->http = NULL;
+    if (s->https) MHD_stop_daemon(s->https);
+    s->http = s->https = NULL;
 }

@@ -66,8 +66,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "locusd: %s\n", err);
         return 1;
     }
-    log_info("locusd: serving %s at %s (listening on %s:%d)", s.proj.cfg.name, s.proj.cfg.master_url,
-             s.proj.cfg.listen_addr, s.proj.cfg.listen_port);
+    const struct project_config *c = &s.proj.cfg;
+    if (c->https_listen_port)
+        log_info("locusd: serving %s at %s (HTTP on %s:%d, HTTPS on %s:%d)", c->name, c->master_url, c->listen_addr,
+                 c->listen_port, c->listen_addr, c->https_listen_port);
+    else
+        log_info("locusd: serving %s at %s (listening on %s:%d)", c->name, c->master_url, c->listen_addr,
+                 c->listen_port);
     int sig;
     sigwait(&set, &sig);
     log_info("locusd: signal %d, stopping", sig);

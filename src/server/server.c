@@ -404,7 +404,7 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
         snprintf(err, errlen, "project %s: %s", project_dir, strerror(errno));
         return -1;
     }
-    if (project_load(&s->proj, abs, err, errlen)) return -1;
+    if (project_load(&s->proj, abs, err, errlen) || http_load_tls(s, err, errlen)) return -1;
     char host[128];
     int port;
     url_split(s->proj.cfg.master_url, host, sizeof host, &port, s->url_prefix, sizeof s->url_prefix);
@@ -494,5 +494,6 @@ void server_stop(struct server *s)
     workq_free(&s->validate_q);
     workq_free(&s->assimilate_q);
     free(s->code_sign_key);
+    tls_creds_free(&s->tls);
     pthread_mutex_destroy(&s->lock);
 }

@@ -6,6 +6,7 @@
 #include "core/digest.h"
 #include "core/hashmap.h"
 #include "core/project.h"
+#include "core/tls_creds.h"
 #include "core/upload_cert.h"
 #include "model/model.h"
 #include "sched/host_rpc.h"
@@ -27,6 +28,7 @@ struct server {
     char *code_sign_key;         /* public key text for clients */
     struct upload_key upload_key; /* signs and checks upload certificates */
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
+    struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;
@@ -47,7 +49,8 @@ struct server {
     struct workgen *workgen;     /* locality: need_work waits, generator, folder */
     struct workq validate_q, assimilate_q;   /* job ids */
     pthread_t maint_thread, validate_thread, assimilate_thread, grid_thread;
-    struct MHD_Daemon *http;
+    struct MHD_Daemon *http;     /* plain HTTP */
+    struct MHD_Daemon *https;    /* the same over TLS; NULL without a certificate */
     atomic_int stopping;         /* set by server_stop, read by the daemon threads */
     atomic_int api_waits;        /* campaign orders awaited off the HTTP threads (api_campaigns.c) */
     atomic_int api_stopping;     /* set before HTTP stops: those answer at once */
@@ -86,6 +89,12 @@ struct rpc_routing server_routing(const struct server *s);
 void server_hand_on(struct server *s, int64_t job_id, int route);
 
 /* HTTP front (http.c). */
+/* Reads and checks the HTTPS certificate and key when config.xml names
+ * them (and that libmicrohttpd has TLS), before anything else starts.
+ * -1 with the reason in err. */
+int http_load_tls(struct server *s, char *err, size_t errlen);
+/* Serves plain HTTP, and HTTPS when configured: both, or neither (-1 with
+ * the reason in err). */
 int http_start(struct server *s, char *err, size_t errlen);
 void http_stop(struct server *s);
 

@@ -4,7 +4,10 @@
  * ignores Range gets the file rewritten, 404 is permanent and removes the
  * partial file, 503 is transient; an upload asks the handler what it holds
  * and sends only the rest with the right offset, size and md5; upload
- * statuses 1 and -1 are transient and permanent. */
+ * statuses 1 and -1 are transient and permanent; an https server is
+ * talked to only when its certificate verifies against the CA file given
+ * (a wrong CA, the system's, or a name the certificate does not hold is a
+ * TLS error that names the CAs trusted). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "tls_fixture.h"
 
 #define BODY_LEN 100000
 
@@ -236,12 +241,81 @@ static void test_upload_sends_the_rest(void **unused)
     assert_non_null(strstr(err, "no"));
 }
 
+/* A CA's certificate as PEM at dir/name; its key in *key (the caller's). */
+static X509 *make_ca(const char *name, EVP_PKEY **key, char *out, size_t len)
+{
+    *key = fx_key();
+    X509 *ca = fx_cert(*key, NULL, NULL, -1, 30, 1);
+    snprintf(out, len, "%s/%s", dir, name);
+    fx_write_cert(out, ca);
+    return ca;
+}
+
+static void test_https_verified(void **unused)
+{
+    (void)unused;
+    char ca_path[128], other_path[128], cert_path[128], key_path[128], err[512] = "";
+    EVP_PKEY *ca_key, *other_key, *key = fx_key();
+    X509 *ca = make_ca("ca.pem", &ca_key, ca_path, sizeof ca_path);
+    X509 *other = make_ca("other.pem", &other_key, other_path, sizeof other_path);
+    X509 *cert = fx_cert(key, ca, ca_key, -1, 30, 0);
+    snprintf(cert_path, sizeof cert_path, "%s/cert.pem", dir);
+    snprintf(key_path, sizeof key_path, "%s/key.pem", dir);
+    fx_write_cert(cert_path, cert);
+    fx_write_key(key_path, key, 0600, NULL);
+    char *cert_pem = read_file(cert_path, 1 << 16, NULL), *key_pem = read_file(key_path, 1 << 16, NULL);
+    assert_true(cert_pem && key_pem);
+    struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS, 0, NULL, NULL, handler,
+                                            NULL, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+                                            MHD_OPTION_HTTPS_MEM_CERT, cert_pem, MHD_OPTION_HTTPS_MEM_KEY, key_pem,
+                                            MHD_OPTION_END);
+    assert_non_null(d);
+    int port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+    char *page = NULL;
+    size_t len;
+
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/file", port);
+    xfer_set_ca_file(ca_path);
+    assert_int_equal(xfer_get(url, 1 << 20, &page, &len, err, sizeof err), XF_OK);
+    assert_int_equal(len, BODY_LEN);
+    free(page);
+    static const struct { const char *host; int ca; const char *trusting; } refused[] = {
+        {"127.0.0.1", 0, "other.pem"},          /* signed by a CA not trusted */
+        {"127.0.0.1", -1, "the system's CAs"},  /* a test CA is in no system's list */
+        {"localhost", 1, "ca.pem"},             /* a name the certificate does not hold */
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(url, sizeof url, "https://%s:%d/file", refused[i].host, port);
+        xfer_set_ca_file(refused[i].ca < 0 ? NULL : refused[i].ca ? ca_path : other_path);
+        page = NULL;
+        assert_int_equal(xfer_get(url, 1 << 20, &page, &len, err, sizeof err), XF_TRANSIENT);
+        assert_null(page);
+        if (!strstr(err, "TLS: ") || !strstr(err, refused[i].trusting))
+            fail_msg("%s: '%s' is not a TLS error trusting %s", url, err, refused[i].trusting);
+    }
+    xfer_set_ca_file(NULL);
+    MHD_stop_daemon(d);
+    free(cert_pem);
+    free(key_pem);
+    X509_free(ca);
+    X509_free(other);
+    X509_free(cert);
+    EVP_PKEY_free(ca_key);
+    EVP_PKEY_free(other_key);
+    EVP_PKEY_free(key);
+    unlink(ca_path);
+    unlink(other_path);
+    unlink(cert_path);
+    unlink(key_path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_download_resumes),
         cmocka_unit_test(test_download_errors),
         cmocka_unit_test(test_upload_sends_the_rest),
+        cmocka_unit_test(test_https_verified),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

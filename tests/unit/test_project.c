@@ -1,7 +1,7 @@
 /* test_project.c - config.xml: every setting of the table through its
  * default, its bounds and a save and load; docs/guide.md's list held to
- * the table; and the grid daemon settings, the cursor speed rule and the
- * cursor generator in particular. */
+ * the table; the grid daemon settings, the cursor speed rule, the cursor
+ * generator and the ports of HTTP and HTTPS in particular. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +174,54 @@ static void test_cursor_generator_and_cushion(void **state)
     assert_true(p.cfg.cursor_cushion == 1);
     static const char *const bad[] = {"0", "-5", "0.5", "many", NULL};
     assert_refused(f, "cursor_cushion", bad);
+}
+
+/* Where plain HTTP and HTTPS listen: no HTTPS without a certificate (an
+ * https:// master URL is then plain HTTP behind a proxy); with one, HTTPS
+ * on <https_port> or the port of an https:// master URL, plain HTTP on
+ * <listen> or the master URL's port. Each setting that leaves a port
+ * unknown or shared is refused with the elements to fix named. */
+static void test_https_ports(void **state)
+{
+    struct fx *f = *state;
+    struct project p;
+    static const char pair[] = "  <https_cert>tls/cert.pem</https_cert>\n  <https_key>/etc/k.pem</https_key>\n";
+    static const char https_url[] = "  <master_url>https://127.0.0.1:8443/p/</master_url>\n";
+    char cfg[1024];
+
+    put_config(f, https_url);
+    load_ok(f, &p);
+    assert_int_equal(p.cfg.listen_port, 8443);
+    assert_int_equal(p.cfg.https_listen_port, 0);
+
+    snprintf(cfg, sizeof cfg, "%s%s  <listen>127.0.0.1:8080</listen>\n", https_url, pair);
+    put_config(f, cfg);
+    load_ok(f, &p);
+    assert_int_equal(p.cfg.https_listen_port, 8443);
+    assert_int_equal(p.cfg.listen_port, 8080);
+    assert_string_equal(p.cfg.https_cert, "tls/cert.pem");
+
+    snprintf(cfg, sizeof cfg, "%s  <https_port>9443</https_port>\n", pair);   /* an http:// master URL */
+    put_config(f, cfg);
+    load_ok(f, &p);
+    assert_int_equal(p.cfg.https_listen_port, 9443);
+    assert_int_equal(p.cfg.listen_port, 8123);
+
+    static const struct { const char *config, *want; } bad[] = {
+        {"  <https_cert>c.pem</https_cert>\n", "<https_key>"},
+        {"  <https_key>k.pem</https_key>\n", "<https_cert>"},
+        {"  <https_cert>c.pem</https_cert>\n  <https_key>k.pem</https_key>\n", "<https_port>"},
+        {"  <https_cert>c.pem</https_cert>\n  <https_key>k.pem</https_key>\n"
+         "  <master_url>https://127.0.0.1:8443/p/</master_url>\n", "<listen>"},
+        {"  <https_cert>c.pem</https_cert>\n  <https_key>k.pem</https_key>\n  <https_port>8123</https_port>\n",
+         "both on port 8123"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[256] = "";
+        put_config(f, bad[i].config);
+        if (project_load(&p, f->dir, err, sizeof err) != -1 || !strstr(err, bad[i].want))
+            fail_msg("%s: not refused with %s ('%s')", bad[i].config, bad[i].want, err);
+    }
 }
 
 /* ---- every setting of the table ---- */
@@ -356,6 +404,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_grid_no_finalize, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_move_ratio, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cursor_generator_and_cushion, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_https_ports, setup, teardown),
         cmocka_unit_test(test_table_well_formed),
         cmocka_unit_test_setup_teardown(test_table_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_bounds, setup, teardown),

@@ -2,23 +2,53 @@
  * and the commands that talk to it over DIR/control.sock. */
 #include "client/agent/agent.h"
 #include "client/agent/ctl.h"
+#include "client/agent/xfer.h"
 #include "core/log.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char usage_text[] =
     "usage: locus-client --dir DIR [--debug TOPICS] [--retry-min S] [--retry-max S]\n"
     "                    [--max-cpus N] [--leave-in-memory 0|1] [--checkpoint-period S]\n"
     "                    [--sched-period S] [--min-queue S]\n"
-    "                    [--benchmark-seconds S]                     run the agent\n"
+    "                    [--benchmark-seconds S] [--ca-file PEM]     run the agent\n"
     "       locus-client --dir DIR [--json] CMD                       talk to it:\n"
     "  attach URL KEY|- [--share N] | detach URL | status | tasks | projects\n"
     "    (KEY - reads the key from the first line of stdin, out of sight of ps)\n"
     "  suspend [URL] | resume [URL] | update [URL]\n"
     "TOPICS: cpu_sched,work_fetch,task,rpc,http or all\n";
+
+/* The CAs a BOINC client trusts instead of the system's when its data
+ * folder holds this file. */
+#define CA_BUNDLE_NAME "ca-bundle.crt"
+
+/* Hands xfer the CAs https servers are checked against: --ca-file (opt),
+ * else DIR/ca-bundle.crt when there, as BOINC does, else the system's
+ * (nothing to do). Absolute, as the agent works in other folders. 0, or
+ * -1 with the reason: the file cannot be read. */
+static int choose_ca_file(const char *dir, const char *opt, char *err, size_t errlen)
+{
+    char bundle[PATH_MAX], abs[PATH_MAX];
+    if (!opt) {
+        snprintf(bundle, sizeof bundle, "%s/%s", dir, CA_BUNDLE_NAME);
+        if (access(bundle, F_OK))
+            return 0;
+        opt = bundle;
+    }
+    if (!realpath(opt, abs) || access(abs, R_OK)) {
+        snprintf(err, errlen, "CA file %s: %s", opt, strerror(errno));
+        return -1;
+    }
+    xfer_set_ca_file(abs);
+    log_info("https servers are checked against the CAs of %s", abs);
+    return 0;
+}
 
 /* CPU time of each benchmark loop: long enough to smooth out a busy
  * moment, short enough not to delay the start much. */
@@ -161,7 +191,7 @@ int main(int argc, char **argv)
     struct agent_options o = {.retry_min = 60, .retry_max = 14400, .max_cpus = -1, .leave_in_memory = -1,
                               .checkpoint_period = -1, .sched_period = -1, .min_queue = -1,
                               .benchmark_seconds = DEFAULT_BENCHMARK_SECONDS};
-    const char *debug = NULL;
+    const char *debug = NULL, *ca_file = NULL;
     int json = 0, i;
     for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -182,6 +212,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--sched-period")) o.sched_period = number(a, v);
         else if (!strcmp(a, "--min-queue")) o.min_queue = number(a, v);
         else if (!strcmp(a, "--benchmark-seconds")) o.benchmark_seconds = number(a, v);
+        else if (!strcmp(a, "--ca-file")) ca_file = v;
         else return usage("unknown option");
     }
     if (!o.dir)
@@ -199,7 +230,7 @@ int main(int argc, char **argv)
         snprintf(err, sizeof err, "--benchmark-seconds is at most %d (0: no benchmark)", AGENT_BENCHMARK_MAX_SECONDS);
         return usage(err);
     }
-    if (agent_run(&o, err, sizeof err) != 0) {
+    if (choose_ca_file(o.dir, ca_file, err, sizeof err) != 0 || agent_run(&o, err, sizeof err) != 0) {
         fprintf(stderr, "locus-client: %s\n", err);
         return 1;
     }

@@ -8,12 +8,16 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define USER_AGENT "BOINC client (x86_64-pc-linux-gnu 7.20.5; locus-client)"
+
+/* The CAs https servers are checked against (xfer_set_ca_file); "": the system's. */
+static char ca_file[PATH_MAX];
 
 struct sink {
     struct strbuf sb;
@@ -46,14 +50,35 @@ static CURL *easy(const char *url)
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, (long)XFER_STALL_SECONDS);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* curl's defaults, set so that no one mistakes them for optional: an
+     * https server proves it is the one in the URL, or nothing is sent */
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (ca_file[0])
+        curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
     return c;
+}
+
+void xfer_set_ca_file(const char *path)
+{
+    snprintf(ca_file, sizeof ca_file, "%s", path ? path : "");
+}
+
+/* curl's codes for a failed TLS handshake: a certificate not trusted, not
+ * the host's, or unreadable CAs. */
+static int tls_failure(CURLcode rc)
+{
+    return rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+           rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_ISSUER_ERROR || rc == CURLE_SSL_CIPHER;
 }
 
 /* Runs c and classifies the outcome; *code gets the HTTP status. */
 static enum xfer_rc perform(CURL *c, const char *url, long *code, char *err, size_t errlen)
 {
-    char q[48];
+    char q[48], detail[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
     CURLcode rc = curl_easy_perform(c);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL);   /* detail ends with this call */
     *code = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, code);
     log_debug(LT_HTTP, "%s: curl %d, HTTP %ld", url, (int)rc, *code);
@@ -63,6 +88,12 @@ static enum xfer_rc perform(CURL *c, const char *url, long *code, char *err, siz
         errf(err, errlen, "%s: HTTP %ld", snippet(url, q), *code);
         /* 408 and 429 mean "later", like 5xx */
         return *code < 500 && *code != 408 && *code != 429 ? XF_PERMANENT : XF_TRANSIENT;
+    }
+    /* says which CAs were trusted: the fix is there or in the server's certificate */
+    if (tls_failure(rc)) {
+        errf(err, errlen, "%s: TLS: %s (trusting %s)", snippet(url, q), detail[0] ? detail : curl_easy_strerror(rc),
+             ca_file[0] ? ca_file : "the system's CAs");
+        return XF_TRANSIENT;
     }
     if (rc != CURLE_OK) {
         errf(err, errlen, "%s: %s", snippet(url, q), curl_easy_strerror(rc));

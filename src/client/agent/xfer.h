@@ -16,6 +16,12 @@ enum xfer_rc {
     XF_PERMANENT = -2    /* HTTP 4xx, upload refused: give up */
 };
 
+/* Trusts the CAs in path (PEM) instead of the system's for every https
+ * transfer from now on; NULL: the system's again. Certificates are always
+ * verified, host name included: a server that fails is never talked to,
+ * and the error says "TLS" and which CAs were trusted. */
+void xfer_set_ca_file(const char *path);
+
 /* GETs url into a malloc'd NUL-terminated buffer *out (owned by the caller)
  * of at most max bytes (*len its size). */
 enum xfer_rc xfer_get(const char *url, size_t max, char **out, size_t *len, char *err, size_t errlen);

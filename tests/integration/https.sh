@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# https: locusd serves HTTPS with a certificate of a test CA (made here
+# with openssl, for 127.0.0.1) beside plain HTTP, its master URL
+# https://127.0.0.1:PORT/proj/, the certificate and key given relative to
+# the project folder.
+#  - locus-client trusting another CA (--ca-file) cannot attach: its log
+#    says TLS and which CAs it trusted, and locusd sees no host; a
+#    --ca-file that does not exist stops it at start;
+#  - a real BOINC client (the test CA as ca-bundle.crt in its data folder,
+#    as BOINC reads it) and locus-client (the CA as ca-bundle.crt in its
+#    data folder too) attach over https and compute a small batch, both;
+#  - every scheduler RPC, download and upload came over TLS (locusd's log
+#    says the scheme of each request), the client was handed https URLs,
+#    and plain HTTP still answers on its own port;
+#  - a key file every user may read stops locusd at start, with the reason
+#    and nothing served on either port.
+set -euo pipefail
+. "$(dirname "$0")/lib/boinc.sh"
+command -v openssl >/dev/null || fail "openssl is missing; run scripts/deps.sh"
+
+NJOBS=8
+BATCH=tls
+proj=$TMP/proj
+AGENT_DIR=$TMP/agent
+AGENT_LOG=$TMP/agent.log
+AGENT_OPTS=(--max-cpus 1 --retry-min 1 --retry-max 4 --min-queue 60 --benchmark-seconds 0 --debug rpc,http)
+. "$(dirname "$0")/lib/agent.sh"
+
+# ---- a test CA, another CA, and the server's certificate ----
+
+# make_ca NAME: a self-signed CA, $TMP/NAME.pem and its key $TMP/NAME.key.
+make_ca() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=locus test $1" \
+        -keyout "$TMP/$1.key" -out "$TMP/$1.pem" 2>/dev/null || fail "openssl: cannot make CA $1"
+}
+make_ca ca
+make_ca other
+make_project "$proj" alice bob
+mkdir "$proj/tls"
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
+    -keyout "$proj/tls/server.key" -out "$TMP/server.csr" 2>/dev/null || fail "openssl: cannot make the server key"
+printf 'subjectAltName=IP:127.0.0.1\n' >"$TMP/san.ext"
+openssl x509 -req -in "$TMP/server.csr" -CA "$TMP/ca.pem" -CAkey "$TMP/ca.key" -CAcreateserial -days 2 \
+    -extfile "$TMP/san.ext" -out "$proj/tls/server.pem" 2>/dev/null || fail "openssl: cannot sign the server certificate"
+chmod 600 "$proj/tls/server.key"
+
+HTTP_PORT=$(port)
+URL=https://127.0.0.1:$PORT/proj/
+set_config "$proj" master_url "$URL"
+set_config "$proj" listen "127.0.0.1:$HTTP_PORT"
+set_config "$proj" https_cert tls/server.pem
+set_config "$proj" https_key tls/server.key
+set_config "$proj" max_wus_in_progress 1   # one task per CPU at a time: both hosts get work
+# curl (start_locusd's probe, the checks below) trusts the test CA only
+export CURL_CA_BUNDLE=$TMP/ca.pem
+echo '{"cmdline": "--iterations 200000 --sleep-ms 8 --seed {n}", "inputs": ["in.dat=in"], "flops": 1e9}' >"$TMP/tmpl.json"
+"$LOCUS" batch create "$proj" --app worker --count "$NJOBS" --input-template "$TMP/tmpl.json" --name "$BATCH" \
+    --quorum 1 --delay-bound 3600 >/dev/null || fail "locus batch create failed"
+start_locusd "$proj"
+grep -q "HTTP on 127.0.0.1:$HTTP_PORT, HTTPS on 127.0.0.1:$PORT" "$LOCUSD_LOG" \
+    || fail "locusd does not say it serves HTTP on $HTTP_PORT and HTTPS on $PORT"
+say "locusd serves $URL, and plain HTTP on port $HTTP_PORT"
+
+# ---- the master page: on both ports, its URLs https ----
+curl -sf "$URL" | grep -q "href=\"${URL}scheduler\"" || fail "the https master page does not name ${URL}scheduler"
+curl -sf "http://127.0.0.1:$HTTP_PORT/proj/" | grep -q "href=\"${URL}scheduler\"" \
+    || fail "plain HTTP on port $HTTP_PORT does not answer with the master page"
+if curl -sf -o /dev/null --cacert "$TMP/other.pem" "$URL"; then fail "curl trusting another CA got the page"; fi
+say "master page on both ports, naming the https scheduler; refused by a client of another CA"
+
+# ---- locus-client with the wrong CA, or a CA file that is not there ----
+if "$AGENT" --dir "$TMP/agent-none" --ca-file "$TMP/none.pem" 2>"$TMP/err"; then fail "locus-client started with a missing CA file"; fi
+grep -q "CA file $TMP/none.pem: No such file" "$TMP/err" || fail "missing --ca-file: unexpected message: $(cat "$TMP/err")"
+start_agent --ca-file "$TMP/other.pem"
+key_of bob | lc attach "$URL" - || afail "attach failed"
+for _ in $(seq 30); do grep -q "scheduler RPC failed: .*TLS: " "$AGENT_LOG" && break; sleep 0.5; done
+grep "scheduler RPC failed: .*TLS: .*trusting $TMP/other.pem" "$AGENT_LOG" >/dev/null \
+    || afail "no TLS error naming the CA trusted in the agent's log"
+[ "$(sql "$proj" "SELECT count(*) FROM hosts")" -eq 0 ] || afail "an agent that trusts another CA made a host"
+say "locus-client trusting another CA: $(grep -o 'TLS: .*' "$AGENT_LOG" | head -n 1)"
+lc detach "$URL" || afail "detach failed"
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID" || afail "the agent did not stop cleanly"
+
+# ---- both clients trust the test CA through ca-bundle.crt, as BOINC does ----
+cp "$TMP/ca.pem" "$AGENT_DIR/ca-bundle.crt"
+start_agent
+grep -q "checked against the CAs of $AGENT_DIR/ca-bundle.crt" "$AGENT_LOG" || afail "the agent does not use its ca-bundle.crt"
+key_of bob | lc attach "$URL" - || afail "attach failed"
+mkdir -p "$TMP/client-A"
+cp "$TMP/ca.pem" "$TMP/client-A/ca-bundle.crt"
+start_client A "$(key_of alice)" 1
+say "locus-client and a BOINC client attached over https"
+wait_batch_done "$proj" "$BATCH" 240
+for _ in $(seq 60); do [ "$(lc status | grep -o 'tasks=[0-9]*')" = tasks=0 ] && break; sleep 1; lc update >/dev/null || true; done
+wait_clients_idle 60
+
+# ---- both computed, every request over TLS ----
+nhosts=$(sql "$proj" "SELECT count(DISTINCT host_id) FROM instances WHERE outcome=$OUTCOME_SUCCESS")
+[ "$nhosts" -eq 2 ] || fail "$nhosts hosts returned results, expected the BOINC client and locus-client"
+grep -q "<scheduler_url>${URL}scheduler</scheduler_url>" "$TMP/client-A/client_state.xml" \
+    || fail "the BOINC client does not hold the https scheduler URL"
+for what in "POST /proj/scheduler" "GET /proj/download/" "POST /proj/file_upload_handler"; do
+    grep -q "\[http\] $what.* (https)$" "$LOCUSD_LOG" || fail "no '$what' over https in locusd's log"
+done
+plain=$(grep -E '\[http\] (POST|GET) /proj/(scheduler|download/|file_upload_handler).* \(http\)$' "$LOCUSD_LOG" || true)
+[ -z "$plain" ] || fail "requests over plain HTTP: $(head -n 3 <<<"$plain")"
+say "$(grep -c '(https)$' "$LOCUSD_LOG") requests over https, none of the hosts' over plain HTTP"
+stop_client A
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID" || afail "the agent did not stop cleanly"
+check_agent_sanitizers
+stop_locusd
+
+# ---- a key every user may read: no start, nothing served ----
+chmod 644 "$proj/tls/server.key"
+rc=0
+timeout 20 "$LOCUSD" "$proj" >"$TMP/start.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "locusd with a world-readable key exited $rc, not 1: $(cat "$TMP/start.log")"
+grep -q "tls/server.key is readable by every user (mode 644)" "$TMP/start.log" \
+    || fail "no clear message for a world-readable key: $(cat "$TMP/start.log")"
+if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$HTTP_PORT/proj/"; then fail "plain HTTP served with a bad key"; fi
+say "a world-readable key stops locusd at start: $(tail -n 1 "$TMP/start.log")"
+say "PASS"
