@@ -100,6 +100,7 @@ struct cproject {
                                      * (set by the driver; a project without apps for k backs off for good) */
     double rsc_shortfall[CRSC_MAX]; /* policy output of rrsim: its share of k's idle instance-seconds, over
                                      * min_queue + extra_queue */
+    double rsc_share_frac[CRSC_MAX]; /* policy output of rrsim: its share of k among the projects taking part */
 };
 
 struct crsc {

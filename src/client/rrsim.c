@@ -283,6 +283,7 @@ void rrsim_run(struct cstate *cs, double now)
                 p->rr_shortfall_fill = s.pp[i].lack_fill;
             } else {
                 p->rsc_shortfall[s.k] = s.pp[i].lack_fill;
+                p->rsc_share_frac[s.k] = frac[i];
             }
         }
         if (s.k == CRSC_CPU) {

@@ -36,7 +36,8 @@
  * - for each coprocessor type k the host has: cs->rsc_shortfall[k] and
  *   cs->rsc_shortfall_fill[k], its idle instance-seconds over both
  *   horizons, cs->rsc_idle[k], its instances idle now, and
- *   p->rsc_shortfall[k], P's share of k over the larger horizon, shares
+ *   p->rsc_shortfall[k], P's share of k over the larger horizon (and
+ *   p->rsc_share_frac[k], that share as a fraction of k), shares
  *   taken among the potentially runnable CPU-intensive projects holding
  *   work for k or not backed off from it (p->rsc_backoff[k]); also
  *   cs->rsc_idle[CRSC_CPU], the CPUs idle now.

@@ -143,14 +143,35 @@ static struct cproject *coproc_choose(const struct cstate *cs, int k, double now
     return best;
 }
 
+/* With the deadline cap: the most instance-seconds of coprocessor k's
+ * work p may be asked for, so that its queued work on k and the request
+ * stay within what its share of k's devices finishes before the deadline
+ * of a task sent now (the CPU's rule, workfetch_compute); 1 second, one
+ * task, while no delay bound of p is known. */
+static double coproc_cap(const struct cstate *cs, const struct cproject *p, int k)
+{
+    if (p->min_delay_bound <= 0) return 1;
+    double speed = (cs->host.on_frac > 0 ? cs->host.on_frac : 1) * (cs->host.active_frac > 0 ? cs->host.active_frac : 1);
+    double queued = 0;
+    for (int i = 0; i < cs->nresults; i++) {
+        const struct cresult *r = cs->results[i];
+        if (r->project == p && r->rsc == k && cdef_result_nearly_runnable(r))
+            queued += estimate_remaining(cs, r) * cdef_width(r);
+    }
+    return DEADLINE_CAP_SAFETY * p->min_delay_bound * cdef_rsc_count(cs, k) * p->rsc_share_frac[k] * speed - queued;
+}
+
 /* Adds to req what p is asked for on each coprocessor below its buffer. */
 static void coproc_fill(const struct cstate *cs, const struct cproject *p, double now, struct wf_request *req)
 {
-    for (int k = CRSC_CPU + 1; k < cdef_nrsc(cs); k++)
-        if (cs->rsc_shortfall[k] > 0 && coproc_askable(cs, p, k, now)) {
-            req->secs[k] = cs->rsc_shortfall_fill[k];
-            req->instances[k] = cs->rsc_idle[k];
-        }
+    for (int k = CRSC_CPU + 1; k < cdef_nrsc(cs); k++) {
+        if (cs->rsc_shortfall[k] <= 0 || !coproc_askable(cs, p, k, now)) continue;
+        double secs = cs->rsc_shortfall_fill[k];
+        if (cs->fetch_deadline_cap) secs = fmin(secs, coproc_cap(cs, p, k));
+        if (secs <= 0) continue;
+        req->secs[k] = secs;
+        req->instances[k] = cs->rsc_idle[k];
+    }
 }
 
 struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_request *req)
@@ -168,9 +189,15 @@ struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_reque
             req->instances[CRSC_CPU] = cs->rsc_idle[CRSC_CPU];
         }
     }
+    int for_cpu = p != NULL;
     for (int k = CRSC_CPU + 1; !p && k < cdef_nrsc(cs); k++)
         if (cs->rsc_shortfall[k] > 0) p = coproc_choose(cs, k, now);
     if (p) coproc_fill(cs, p, now, req);
+    if (p && !for_cpu) {   /* chosen for a coprocessor the cap leaves nothing to ask for: no RPC */
+        int asks = 0;
+        for (int k = CRSC_CPU + 1; k < CRSC_MAX; k++) asks |= req->secs[k] > 0;
+        if (!asks) p = NULL;
+    }
     return p;
 }
 

@@ -55,7 +55,9 @@ struct wf_request {
  * per-resource fetch): each type whose idle time over min_queue is
  * positive is asked of the same project, if it is not barred nor backed
  * off from that type (p->rsc_backoff), for the idle instance-seconds up to
- * min_queue + extra_queue and its idle devices; when no project is asked
+ * min_queue + extra_queue (with cs->fetch_deadline_cap, no more than its
+ * share of the devices finishes, with what it holds for them, within 0.8
+ * of its delay bound: the CPU's rule) and its idle devices; when no project is asked
  * for CPU work, the project asked is the one with the greatest
  * what-it-is-owed plus share of the first such type's shortfall. Fills
  * *req and returns the project to ask; NULL (and *req zero) if every
