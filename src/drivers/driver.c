@@ -3,6 +3,7 @@
  * the names of states and end reasons. */
 #include "drivers/driver.h"
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,15 +97,27 @@ int drv_cancel(struct cluster_driver *d, const char *const *ids, int n, char *er
     return -1;
 }
 
-int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
-             int max, char *err, size_t errlen)
+void drv_set_job_token(struct cluster_driver *d, const char *token)
+{
+    snprintf(d->job_token, sizeof d->job_token, "%s", token ? token : "");
+}
+
+void drv_job_name(const struct cluster_driver *d, int64_t campaign_id, int64_t tag, char *out, size_t len)
+{
+    char tail[32] = "";
+    if (tag > 0) snprintf(tail, sizeof tail, ".%" PRId64, tag);
+    snprintf(out, len, "locus%s%s.%" PRId64 "%s", d->job_token[0] ? "." : "", d->job_token, campaign_id, tail);
+}
+
+int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, const char *user, time_t since,
+             char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen)
 {
     char why[1024] = "";
     if (!d->ops->find) {
         named(d, err, errlen, "this driver cannot search the scheduler's jobs by name");
         return -1;
     }
-    int n = d->ops->find(d, campaign_id, tag, since, ids, max, why, sizeof why);
+    int n = d->ops->find(d, campaign_id, tag, user ? user : "", since, ids, max, why, sizeof why);
     if (n < 0) named(d, err, errlen, why);
     return n;
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #define DRV_ID_MAX 48            /* bytes of a remote job id, with its NUL */
+#define DRV_NAME_MAX 96          /* bytes of a job name (drv_job_name), with its NUL */
 
 /* A job's state, normalised. */
 enum drv_state {
@@ -77,15 +78,18 @@ struct cluster_driver_ops {
     int (*tail)(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
                 struct strbuf *out, char *err, size_t errlen);
     /* NULL when the scheduler cannot be searched by job name. */
-    int (*find)(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
-                int max, char *err, size_t errlen);
+    int (*find)(struct cluster_driver *d, int64_t campaign_id, int64_t tag, const char *user, time_t since,
+                char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen);
     void (*close)(struct cluster_driver *d);
 };
+
+#define DRV_TOKEN_MAX 17          /* a store's job token and its NUL */
 
 /* A driver instance: its config and its implementation's data. */
 struct cluster_driver {
     const struct cluster_driver_ops *ops;
     struct cluster_config cfg;
+    char job_token[DRV_TOKEN_MAX];   /* in its jobs' names (drv_job_name); "": none */
     void *impl;                  /* owned by the implementation */
 };
 
@@ -118,16 +122,29 @@ int drv_resources(struct cluster_driver *d, struct drv_resources *out, char *err
 int drv_tail(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
              struct strbuf *out, char *err, size_t errlen);
 
+/* Puts a store's job token (up to 16 of [0-9a-z], copied) in the names of
+ * the jobs d submits and looks for, so that two stores sharing a cluster
+ * never take each other's jobs; until then names have none (a driver
+ * opened to be checked). */
+void drv_set_job_token(struct cluster_driver *d, const char *token);
+/* The scheduler's name of the jobs of campaign_id submitted with tag (0:
+ * none): "locus.TOKEN.C.T" ("locus.C.T" without a token, ".T" left out
+ * without a tag), into out. */
+void drv_job_name(const struct cluster_driver *d, int64_t campaign_id, int64_t tag, char *out, size_t len);
+
 /* The scheduler's jobs (at most max) submitted with tag for campaign_id
- * that it still knows, ended or not, their ids into ids in submission
- * order (array elements by index). since is when the submission was made,
+ * that it still knows, ended or not, and that run as user (the cluster
+ * account the submission ran as; "": the driver's own), their ids into ids
+ * in submission order (array elements by index): a job of that name of
+ * another user, who may read our names and reuse one, is not taken.
+ * since is when the submission was made,
  * by the caller's clock (0: unknown): a driver whose scheduler keeps ended
  * jobs for long looks among those submitted or ended since then only (with
  * a margin for the clocks' difference), so as not to read its history.
  * Returns how many, or -1 (the scheduler could not be asked, or this
  * driver cannot search: err says which). */
-int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
-             int max, char *err, size_t errlen);
+int drv_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, const char *user, time_t since,
+             char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen);
 
 /* Names for messages: "waiting", "preempted"... (static). */
 const char *drv_state_name(enum drv_state s);

@@ -215,11 +215,13 @@ static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec
     return done;
 }
 
-/* Every job the fake ever had: no history to bound, so since is unused. */
-static int fake_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since,
+/* Every job the fake ever had: no history to bound, so since is unused;
+ * the fake runs every job as one user. */
+static int fake_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, const char *user, time_t since,
                      char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen)
 {
     (void)since;
+    (void)user;   /* the fake has one user */
     struct fake *f = F(d);
     if (call(d, err, errlen)) return -1;
     int n = 0;

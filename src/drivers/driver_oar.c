@@ -147,6 +147,13 @@ static long member_index(json_t *job)
     return sp ? atol(sp + 1) : -1;
 }
 
+/* What a "workdir" may hold. OAR's API writes it unquoted into a command
+ * line, "bash -c \"cp SCRIPT WORKDIR/ && cd WORKDIR && oarsub ...\"", that
+ * a shell runs as OAR's own user before switching to the job's user: a
+ * quote, $(...), ';' or a space there would run what a submitter wrote as
+ * OAR. */
+#define OAR_WORKDIR_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+/~-"
+
 /* Submits jobs[0..n-1] (n <= OAR_ARRAY_CHUNK) as one OAR job, an array
  * when array. */
 static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
@@ -177,15 +184,21 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
     sb_printf(&s, "%s,walltime=%ld:%02ld:%02ld", res, wall / 3600, wall / 60 % 60, wall % 60);
     json_object_set_new(req, "resources", json_string(s.s));
     sb_reset(&s);
-    if (jobs[0].tag > 0) sb_printf(&s, "locus.%" PRId64 ".%" PRId64, jobs[0].campaign_id, jobs[0].tag);
-    else sb_printf(&s, "locus.%" PRId64, jobs[0].campaign_id);
-    json_object_set_new(req, "name", json_string(s.s));
+    char name[DRV_NAME_MAX];
+    drv_job_name(d, jobs[0].campaign_id, jobs[0].tag, name, sizeof name);
+    json_object_set_new(req, "name", json_string(name));
     sb_reset(&s);
     /* the API's "workdir", where it puts the script and oarsub runs: the
      * home as "~user", which the API's shell expands */
     char home[CLUSTER_FIELD_MAX + 2];
     snprintf(home, sizeof home, "~%s", user);
     drv_expand_dir(&s, spec->exec_directory, home, jobs[0].campaign_id);
+    if (strspn(s.s, OAR_WORKDIR_CHARS) != s.len) {
+        errf(err, errlen, "the working directory %s has a character OAR's API would hand to its shell (which runs "
+             "as OAR's own user): only letters, digits and _ . + / ~ - may be in exec_directory and the user name",
+             s.s);
+        goto out;
+    }
     json_object_set_new(req, "workdir", json_string(s.s));
     sb_reset(&s);   /* clusters may share a working directory: the name tells them apart */
     sb_printf(&s, "locus.%s.%%jobid%%.stdout", d->cfg.name);
@@ -488,14 +501,18 @@ static int found_order(const void *a, const void *b)
 }
 
 struct finding {
-    const char *name;            /* locus.CAMPAIGN.TAG */
+    const char *name;            /* drv_job_name's */
+    const char *user;            /* the account the jobs must run as */
     time_t after;                /* jobs submitted before are not looked at; 0: none */
     struct found *f;
     int n, cap;
     struct imap seen;            /* ids in f */
 };
 
-/* Adds to s the jobs named s->name of one listing of OAR's job table
+/* The job table's column naming the account a job runs as. */
+#define OAR_OWNER_FIELD "job_user"
+
+/* Adds to s the jobs named s->name and run as s->user of one listing of OAR's job table
  * (query: its filters), read page after page. /jobs/table gives the
  * table's rows as they are (name, command, array, submission time),
  * without the queries per job of /jobs/details. Pages may overlap when
@@ -512,9 +529,10 @@ static int find_in(struct cluster_driver *d, const char *query, struct finding *
         size_t k;
         json_array_foreach(items, k, it) {
             const char *nm = json_string_value(json_object_get(it, "job_name"));
+            const char *owner = json_string_value(json_object_get(it, OAR_OWNER_FIELD));
             json_int_t id = json_integer_value(json_object_get(it, "id"));
             json_t *at = json_object_get(it, "submission_time");   /* not a number: not filtered on */
-            if (!nm || strcmp(nm, s->name) || imap_get(&s->seen, id) ||
+            if (!nm || strcmp(nm, s->name) || !owner || strcmp(owner, s->user) || imap_get(&s->seen, id) ||
                 (s->after && json_is_integer(at) && json_integer_value(at) < s->after))
                 continue;
             VEC_GROW(s->f, s->n, s->cap);
@@ -536,12 +554,13 @@ static int find_in(struct cluster_driver *d, const char *query, struct finding *
  * the jobs ended on the cluster since the submission, not its history.
  * The queue is read first: a job ending between the two listings is then
  * in the second. */
-static int oar_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since, char (*ids)[DRV_ID_MAX],
-                    int max, char *err, size_t errlen)
+static int oar_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, const char *user, time_t since,
+                    char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen)
 {
-    char name[64];
-    snprintf(name, sizeof name, "locus.%" PRId64 ".%" PRId64, campaign_id, tag);
-    struct finding s = {.name = name, .after = since > 0 ? since - OAR_CLOCK_MARGIN : 0};
+    char name[DRV_NAME_MAX];
+    drv_job_name(d, campaign_id, tag, name, sizeof name);
+    struct finding s = {.name = name, .user = *user ? user : d->cfg.user,
+                        .after = since > 0 ? since - OAR_CLOCK_MARGIN : 0};
     imap_init(&s.seen);
     struct strbuf live, ended;
     sb_init(&live);

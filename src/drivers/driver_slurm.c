@@ -141,8 +141,9 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
     argv[argc++] = "sbatch";
     argv[argc++] = "--parsable";
     argv[argc++] = "--no-requeue";   /* a preempted or failed job comes back to locus, which resubmits */
-    argv[argc++] = j->tag > 0 ? strpool_printf(&pool, "--job-name=locus.%" PRId64 ".%" PRId64, j->campaign_id, j->tag)
-                              : strpool_printf(&pool, "--job-name=locus.%" PRId64, j->campaign_id);
+    char name[DRV_NAME_MAX];
+    drv_job_name(d, j->campaign_id, j->tag, name, sizeof name);
+    argv[argc++] = strpool_printf(&pool, "--job-name=%s", name);
     argv[argc++] = strpool_printf(&pool, "--chdir=%s", dir.s);
     const char *num = array ? "%A_%a" : "%j";   /* cluster names hold no '%' (jdl_cluster_name_ok) */
     argv[argc++] = strpool_printf(&pool, "--output=locus.%s.%s.stdout", d->cfg.name, num);
@@ -641,16 +642,23 @@ static int id_order(const void *a, const void *b)
     return jx != jy ? (jx > jy) - (jx < jy) : (ex > ey) - (ex < ey);
 }
 
-/* squeue by job name; slurmctld forgets ended jobs after MinJobAge (300 s
- * by default), which bounds how late a lost submission can be found, and
- * how much is read: since is not needed. */
-static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, time_t since,
+/* squeue by job name and user; slurmctld forgets ended jobs after
+ * MinJobAge (300 s by default), which bounds how late a lost submission
+ * can be found, and how much is read: since is not needed. */
+static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, const char *user, time_t since,
                       char (*ids)[DRV_ID_MAX], int max, char *err, size_t errlen)
 {
     (void)since;
-    char name[64];
-    snprintf(name, sizeof name, "locus.%" PRId64 ".%" PRId64, campaign_id, tag);
-    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-o", "%i", NULL};
+    char name[DRV_NAME_MAX], home[PATH_MAX], me[256];
+    uid_t uid;
+    gid_t gid;
+    if (!*user) {   /* the driver's own jobs: by uid, as squeue takes a number too */
+        if (user_home(NULL, home, sizeof home, &uid, &gid, err, errlen)) return -1;
+        snprintf(me, sizeof me, "%u", (unsigned)uid);
+        user = me;
+    }
+    drv_job_name(d, campaign_id, tag, name, sizeof name);
+    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-u", user, "-o", "%i", NULL};
     struct run_output res = {0};
     int n = -1;
     if (!slurm_cmd(d, argv, &res, err, errlen)) {

@@ -34,6 +34,7 @@ struct gridd {
     struct cluster_driver **drv;          /* drv[id - 1]; NULL: could not be opened */
     int nrows, caprows, capdrv;           /* rows and drv hold nrows each; each has its cap */
     struct campaign_spec **specs;         /* specs[id - 1], read from the store when first needed */
+    char job_token[DRV_TOKEN_MAX];        /* the store's, in the names of the jobs submitted */
     int nspecs, capspecs;
 };
 
@@ -57,6 +58,7 @@ static void open_driver(struct gridd *g, int i)
     if (g->drv[i]) g->ops.close(g->ops.ctx, g->drv[i]);
     g->drv[i] = g->ops.open(g->ops.ctx, &g->rows[i].cfg, err, sizeof err);
     if (!g->drv[i]) log_warn("grid: cluster '%s': %s", g->rows[i].cfg.name, err);
+    else drv_set_job_token(g->drv[i], g->job_token);
 }
 
 /* ---- saving ---- */
@@ -768,14 +770,22 @@ static void recover_submission(struct gridd *g, int64_t sub, int n, int64_t clus
     char err[512] = "no driver";
     const struct grid_copy *first = grid_copy_find(&g->g, sub);
     int grouped = first->grouped, jobs = grouped ? 1 : n;
-    int found = drv ? drv_find(drv, first->campaign_id, sub, (time_t)first->submitted_at, ids, jobs, err, sizeof err)
+    struct user u;
+    const struct grid_campaign *c = grid_campaign_find(&g->g, first->campaign_id);
+    const char *who = c ? user_name(g, c->user_id, &u) : "";
+    int found = drv ? drv_find(drv, first->campaign_id, sub, who, (time_t)first->submitted_at, ids, jobs, err,
+                               sizeof err)
                     : -1;
     for (int k = 1; grouped && k < n; k++) memcpy(ids[k], ids[0], sizeof ids[k]);
     if (grouped && found > 0) found = n;
     if (found < 0)
+    {
+        char name[DRV_NAME_MAX] = "";
+        if (drv) drv_job_name(drv, first->campaign_id, sub, name, sizeof name);
         log_warn("grid: submission %" PRId64 " to %s was under way when locusd stopped and could not be looked "
-                 "for (%s): its jobs are queued again; cancel jobs named locus.%" PRId64 ".%" PRId64 " there",
-                 sub, cl ? cl->name : "?", err, grid_copy_find(&g->g, sub)->campaign_id, sub);
+                 "for (%s): its jobs are queued again; cancel jobs named %s of %s there", sub, cl ? cl->name : "?",
+                 err, name[0] ? name : "(no driver)", who);
+    }
     else
         log_info("grid: submission %" PRId64 " to %s was under way when locusd stopped: %d of its %d jobs "
                  "found there%s", sub, cl ? cl->name : "?", found, n, grouped ? " (one grouped job)" : "");
@@ -833,7 +843,11 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     g->sh = grid_shadow_new();
     curl_global_init(CURL_GLOBAL_DEFAULT);   /* for webhooks */
     g->st = store_open(db_path, 0, err, errlen);
-    if (!g->st || reload(g, err, errlen) || gridd_refresh(g, err, errlen) || recover_launches(g, err, errlen)) {
+    _Static_assert(STORE_TOKEN_LEN <= DRV_TOKEN_MAX, "a store's token fits a driver's");
+    if (g->st && store_job_token(g->st, g->job_token))
+        snprintf(err, errlen, "%s", store_error(g->st));
+    if (!g->st || !g->job_token[0] || reload(g, err, errlen) || gridd_refresh(g, err, errlen) ||
+        recover_launches(g, err, errlen)) {
         gridd_close(g);
         return NULL;
     }

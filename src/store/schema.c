@@ -268,5 +268,13 @@ static const char v11[] =
     " create_time INTEGER NOT NULL, revoke_time INTEGER NOT NULL DEFAULT 0);"
     "CREATE INDEX submit_keys_user ON submit_keys(user_id);";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11};
-const int schema_nmigrations = 11;
+/* Version 12: a random token of this store, in the names of the jobs it
+ * submits to clusters, so that two stores sharing a cluster (or a user who
+ * names a job like one of ours) never have their jobs taken for each
+ * other's when a lost submission is looked for. */
+static const char v12[] =
+    "CREATE TABLE store_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+    "INSERT INTO store_meta VALUES('job_token', lower(hex(randomblob(8))));";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12};
+const int schema_nmigrations = 12;

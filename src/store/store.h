@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 
 struct store;
 
@@ -48,6 +48,11 @@ void store_rollback(struct store *s);
 void store_wal_manual(struct store *s);
 int store_wal_pages(const struct store *s);
 int store_checkpoint(struct store *s, int *log_pages, int *copied_pages);
+
+/* This store's job token (16 hex digits, drawn when the store was made),
+ * into out (at least STORE_TOKEN_LEN bytes). 0 or -1. */
+#define STORE_TOKEN_LEN 17
+int store_job_token(struct store *s, char *out);
 
 /* Users. */
 /* Account keys: the store keeps the SHA-256 of u->authenticator, never the

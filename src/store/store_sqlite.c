@@ -243,6 +243,16 @@ int store_begin(struct store *s) { return exec(s, "BEGIN IMMEDIATE"); }
 int store_commit(struct store *s) { return exec(s, "COMMIT"); }
 void store_rollback(struct store *s) { sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL); }
 
+int store_job_token(struct store *s, char *out)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT value FROM store_meta WHERE name='job_token'", 0, &st)) return -1;
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : store_failf(s, "the store has no job token");
+    if (!rc) col_text(st, 0, out, STORE_TOKEN_LEN);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ---- users ---- */
 
 static void user_from_row(sqlite3_stmt *st, struct user *u)

@@ -46,12 +46,13 @@ say "clusters up: alpha (slurm, port $pa), beta (slurm, port $pb), gamma (OAR, $
 T0=$(date +%s)
 
 sq() { local c=$1; shift; SLURM_CONF=${SLURM_CONF_OF[$c]} timeout 5 "$@"; }
-# Scheduler-side jobs of campaign C are named locus.C, or locus.C.TAG when
-# the driver tags each submission.
-of_campaign() { awk -v c="locus.$1" -v k="${2:-1}" '$k == c || index($k, c ".") == 1'; }
+# Scheduler-side jobs of campaign C are named locus.TOKEN.C, or
+# locus.TOKEN.C.TAG when the driver tags each submission (TOKEN: the
+# store's, set once the project exists).
+of_campaign() { awk -v c="locus.$TOKEN.$1" -v k="${2:-1}" '$k == c || index($k, c ".") == 1'; }
 oar_jobs_of() {
-    oarstat --sql "(job_name = 'locus.$1' OR job_name LIKE 'locus.$1.%') AND submission_time >= $T0" 2>/dev/null \
-        | awk '$1 ~ /^[0-9]+$/'
+    oarstat --sql "(job_name = 'locus.$TOKEN.$1' OR job_name LIKE 'locus.$TOKEN.$1.%') AND submission_time >= $T0" \
+        2>/dev/null | awk '$1 ~ /^[0-9]+$/'
 }
 # the other user's jobs keep part of beta and gamma busy all along
 sq beta runuser -u locusb -- sbatch -Q -p normal -n 1 -o /dev/null -D /tmp --wrap "sleep 3000" \
@@ -61,6 +62,7 @@ runuser -u locusb -- oarsub -n background -l /core=1,walltime=1:00:00 -d /tmp "s
 
 proj=$TMP/proj
 make_project "$proj" locusa locusb
+TOKEN=$(job_token "$proj")
 set_config "$proj" grid_cycle_period 1
 set_config "$proj" grid_predictor adapt_down_exp_up
 set_config "$proj" grid_waiting_allowed "$WAITING_ALLOWED"
@@ -269,7 +271,7 @@ wait_for 200 main_at 200 || bad "main did not reach 200 jobs done ($(done_jobs "
 # resources and misses a job that has none (yet, or ever).
 oar_sub_states() {
     PGPASSWORD=oarropw psql -h 127.0.0.1 -U oar_ro -d oar -Atc \
-        "SELECT state FROM jobs WHERE job_name = 'locus.$MAIN.$1' AND submission_time >= $T0" 2>/dev/null
+        "SELECT state FROM jobs WHERE job_name = 'locus.$TOKEN.$MAIN.$1' AND submission_time >= $T0" 2>/dev/null
 }
 oar_sub_ended() { ! oar_sub_states "$1" | grep -qv '^\(Terminated\|Error\)$'; }
 let_oar_jobs_end() {
@@ -289,7 +291,7 @@ for _ in 1 2 3; do
     kill_while_submitting gamma let_oar_jobs_end || continue
     if ! wait_for 10 same_count; then
         n=$(PGPASSWORD=oarropw psql -h 127.0.0.1 -U oar_ro -d oar -Atc "SELECT job_id || ':' || state || ':' || \
-submission_time FROM jobs WHERE job_name = 'locus.$MAIN.$sub'" 2>&1 | tr '\n' ' ')
+submission_time FROM jobs WHERE job_name = 'locus.$TOKEN.$MAIN.$sub'" 2>&1 | tr '\n' ' ')
         # Seen now and then: the restart counts a job of the killed
         # submission that OAR's database no longer holds by that name (the
         # cause is not known yet). locusd then finds it gone at its next

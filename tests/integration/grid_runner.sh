@@ -25,6 +25,7 @@ sq() { SLURM_CONF=${SLURM_CONF_OF[alpha]} timeout 5 "$@"; }
 
 proj=$TMP/proj
 make_project "$proj" locusa
+TOKEN=$(job_token "$proj")
 set_config "$proj" grid_cycle_period 1
 # CiGri's tap waits 60 s after a job was seen waiting: too long for this test
 set_config "$proj" grid_predictor adapt_down_exp_up
@@ -120,7 +121,7 @@ awk -v a="$last" -v b="$epi" 'BEGIN { exit !(a < b) }' || fail "the epilogue ($e
 say "epilogue at $epi, after the last job at $last"
 
 # ---- 4. Slurm ran what locus recorded ----
-slurm_ids=$(sq squeue -h -t all -o '%i %j' | awk -v c="locus.$C." 'index($2, c) == 1 {print $1}' | sort -u)
+slurm_ids=$(sq squeue -h -t all -o '%i %j' | awk -v c="locus.$TOKEN.$C." 'index($2, c) == 1 {print $1}' | sort -u)
 locus_ids=$(sql "$proj" "SELECT DISTINCT cluster_job_id FROM grid_copies WHERE campaign_id=$C AND cluster_job_id != ''" \
     | sort -u)
 [ "$slurm_ids" = "$locus_ids" ] || fail "Slurm's jobs ($(echo $slurm_ids)) are not locus's ($(echo $locus_ids))"

@@ -21,6 +21,8 @@
 
 #include "core/run.h"
 #include "driver_fixtures.h"
+
+#define STORE_A "0123456789abcdef"   /* the job token of the store the tests submit for */
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -41,6 +43,7 @@ static struct cluster_driver *open_oar(const char *url)
     char err[512];
     struct cluster_driver *d = drv_open(&c, err, sizeof err);
     if (!d) fail_msg("%s", err);
+    drv_set_job_token(d, STORE_A);
     return d;
 }
 
@@ -89,12 +92,12 @@ static void test_environment_of_a_job(void **state)
     fx_check_env(T.d, id, T.user);
 }
 
-/* drv_find of tag in campaign 5, submitted since since: how many, their
- * ids into found (8 at most). */
-static int find_tag(int64_t tag, time_t since, char (*found)[DRV_ID_MAX])
+/* drv_find of tag in campaign 5 run as user, submitted since since: how
+ * many, their ids into found (8 at most). */
+static int find_as(const char *user, int64_t tag, time_t since, char (*found)[DRV_ID_MAX])
 {
     char err[512];
-    int n = drv_find(T.d, 5, tag, since, found, 8, err, sizeof err);
+    int n = drv_find(T.d, 5, tag, user, since, found, 8, err, sizeof err);
     if (n < 0) fail_msg("%s", err);
     return n;
 }
@@ -110,11 +113,13 @@ static void test_array_of_params(void **state)
         for (int k = 0; k < i; k++) assert_string_not_equal(ids[i], ids[k]);
     /* all ended (fx_array waited): found again by the tag, in index order,
      * as a submission lost in a crash is */
-    assert_int_equal(find_tag(tag, since, found), 5);
+    assert_int_equal(find_as(T.user, tag, since, found), 5);
     for (int i = 0; i < 5; i++) assert_string_equal(found[i], ids[i]);
-    assert_int_equal(find_tag(tag + 1, since, found), 0);
+    assert_int_equal(find_as(T.user, tag + 1, since, found), 0);
+    /* not a job of that name run as another user, who can read our names */
+    assert_int_equal(find_as(T.other, tag, since, found), 0);
     /* jobs that ended (and were submitted) before since are not read */
-    assert_int_equal(find_tag(tag, since + 3600, found), 0);
+    assert_int_equal(find_as(T.user, tag, since + 3600, found), 0);
 
     /* a job found while it runs, then once deleted (Error) */
     fx_script("long.sh", fx_long);
@@ -127,15 +132,15 @@ static void test_array_of_params(void **state)
     if (rc) fail_msg("%s", err);
     struct fx_count running = {T.d, one, 1, DRV_RUNNING, DRV_END_NONE, 1};
     fx_wait_until(fx_count_is, &running, 60, "the long job running");
-    assert_int_equal(find_tag(tag + 2, since, found), 1);
+    assert_int_equal(find_as(T.user, tag + 2, since, found), 1);
     assert_string_equal(found[0], one[0]);
     /* but not for a submission made well after it: a job of the same name
      * submitted before is another's (an earlier store's, say) */
-    assert_int_equal(find_tag(tag + 2, time(NULL) + 3600, found), 0);
+    assert_int_equal(find_as(T.user, tag + 2, time(NULL) + 3600, found), 0);
     const char *v[] = {one[0]};
     if (drv_cancel(T.d, v, 1, err, sizeof err)) fail_msg("%s", err);
     assert_int_equal(fx_wait_end(T.d, one[0], 60).end, DRV_END_CANCELLED);
-    assert_int_equal(find_tag(tag + 2, since, found), 1);
+    assert_int_equal(find_as(T.user, tag + 2, since, found), 1);
     assert_string_equal(found[0], one[0]);
 }
 
@@ -155,6 +160,31 @@ static void test_walltime_after_checkpoint_signal(void **state)
 {
     NEED_OAR();
     fx_walltime_check(T.d, T.wall_id, 40, 150);
+}
+
+/* A working directory that OAR's API would hand to its shell, run as
+ * OAR's own user, is refused before the API is called: nothing it names
+ * runs (a ';' or $(...) in exec_directory would have run as OAR). */
+static void test_workdir_for_the_api_shell_refused(void **state)
+{
+    NEED_OAR();
+    char marker[256], section[600], id[DRV_ID_MAX], err[512] = "";
+    snprintf(marker, sizeof marker, "%s/pwned.%d", fx_work, (int)getpid());
+    const char *tricks[] = {"/tmp;touch %s", "/tmp/$(touch %s)", "/tmp/`touch %s`", "/tmp/a b"};
+    for (size_t i = 0; i < sizeof tricks / sizeof *tricks; i++) {
+        char dir[400];
+        snprintf(dir, sizeof dir, tricks[i], marker);
+        snprintf(section, sizeof section, "\"exec_file\": \"/bin/true\", \"walltime\": 60, \"exec_directory\": \"%s\"",
+                 dir);
+        struct campaign_spec spec;
+        fx_spec(&spec, "grenoble", section);
+        struct drv_job job = {.job_id = 1, .campaign_id = 5, .name = "w", .user = T.user, .param = "w", .tag = 9};
+        assert_int_equal(drv_submit(T.d, &spec.clusters[0], &job, id, err, sizeof err), -1);
+        campaign_spec_free(&spec);
+        if (!strstr(err, "hand to its shell")) fail_msg("%s: %s", dir, err);
+    }
+    sleep(2);
+    assert_int_equal(access(marker, F_OK), -1);
 }
 
 static void test_dead_api_fails_fast(void **state)
@@ -204,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_besteffort_preempted_cancel_and_resources),
         cmocka_unit_test(test_walltime_after_checkpoint_signal),
+        cmocka_unit_test(test_workdir_for_the_api_shell_refused),
         cmocka_unit_test(test_dead_api_fails_fast),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -28,6 +28,8 @@
 
 #include "core/run.h"
 #include "driver_fixtures.h"
+
+#define STORE_A "0123456789abcdef"   /* the job token of the store the tests submit for */
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -37,7 +39,7 @@
 
 static struct {
     int on;
-    struct cluster_driver *a, *b;
+    struct cluster_driver *a, *b, *a2;   /* a2: alpha as another store sees it */
     const char *user, *other, *ctld_pidfile_b;
     char wall_id[DRV_ID_MAX];    /* the walltime job, on beta */
     char single_id[DRV_ID_MAX];  /* the environment job, on beta */
@@ -60,10 +62,14 @@ static int group_setup(void **state)
     snprintf(b.conf, sizeof b.conf, "%s", cb);
     T.a = drv_open(&a, err, sizeof err);
     T.b = drv_open(&b, err, sizeof err);
-    if (!T.a || !T.b) {
+    T.a2 = drv_open(&a, err, sizeof err);
+    if (!T.a || !T.b || !T.a2) {
         fprintf(stderr, "%s\n", err);
         return -1;
     }
+    drv_set_job_token(T.a, STORE_A);
+    drv_set_job_token(T.b, STORE_A);
+    drv_set_job_token(T.a2, "fedcba9876543210");   /* another store sharing alpha */
     /* Slurm checks time limits every 30 s or so, and only by the minute */
     fx_walltime_submit(T.b, "beta", T.user, 60, 55, T.wall_id);
     T.on = 1;
@@ -74,6 +80,7 @@ static int group_teardown(void **state)
 {
     drv_close(T.a);
     drv_close(T.b);
+    drv_close(T.a2);
     return 0;
 }
 
@@ -255,11 +262,17 @@ static void test_array_of_params(void **state)
     }
     /* found again by its tag, as after a crash before its ids were recorded */
     char found[8][DRV_ID_MAX], err[512];
-    int n = drv_find(T.a, 5, 77, since, found, 8, err, sizeof err);
+    int n = drv_find(T.a, 5, 77, T.user, since, found, 8, err, sizeof err);
     if (n < 0) fail_msg("%s", err);
     assert_int_equal(n, 5);
     for (int i = 0; i < 5; i++) assert_string_equal(found[i], ids[i]);
-    assert_int_equal(drv_find(T.a, 5, 78, since, found, 8, err, sizeof err), 0);
+    assert_int_equal(drv_find(T.a, 5, 78, T.user, since, found, 8, err, sizeof err), 0);
+    /* not another store's, nor a job of that name run as another user (who can read our names) */
+    assert_int_equal(drv_find(T.a2, 5, 77, T.user, since, found, 8, err, sizeof err), 0);
+    assert_int_equal(drv_find(T.a, 5, 77, T.other, since, found, 8, err, sizeof err), 0);
+    char name[DRV_NAME_MAX];
+    drv_job_name(T.a, 5, 77, name, sizeof name);
+    assert_string_equal(name, "locus." STORE_A ".5.77");
 }
 
 static void test_failures(void **state)

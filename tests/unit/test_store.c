@@ -269,12 +269,17 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 11);
+    assert_int_equal(STORE_SCHEMA_VERSION, 12);
     /* v10: a key stored in clear is now its hash, and still finds its user */
     struct user u;
     assert_int_equal(store_user_by_auth(s, "auth-b", &u), 0);
     /* v11: users made before roles are volunteers */
     assert_int_equal(u.role, USER_VOLUNTEER);
+    /* v12: a job token of 16 hex digits, drawn for this store */
+    char token[STORE_TOKEN_LEN];
+    assert_int_equal(store_job_token(s, token), 0);
+    assert_int_equal(strlen(token), 16);
+    assert_int_equal(strspn(token, "0123456789abcdef"), 16);
     assert_int_equal(u.id, 4);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);

@@ -170,6 +170,10 @@ make_project() {
 
 key_of() { cat "$TMP/key.$1"; }
 
+# job_token PROJ: the store's token in the names of the jobs it submits to
+# clusters (locus.TOKEN.CAMPAIGN[.TAG]).
+job_token() { sql "$1" "SELECT value FROM store_meta WHERE name='job_token'"; }
+
 # submit_key_of PROJ NAME: a submit key of user NAME, made a submitter: the
 # key the REST API takes (an account key attaches hosts only). Minted once
 # per test, kept in $TMP/skey.NAME.
