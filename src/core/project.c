@@ -75,6 +75,11 @@ const struct setting project_settings[] = {
     {SETTING("https_port", SETTING_INT, https_port), .def = 0, .min = 1, .max = PORT_MAX},
     /* no thread waits for a commit: about the cores, not the connections */
     {SETTING("http_threads", SETTING_INT, threads), .def = 4, .min = 1, .max = 1024, .always_saved = 1},
+    /* the HTTP front's bounds: what one address, and all connections, may hold of locusd */
+    {SETTING("max_connections", SETTING_INT, max_connections), .def = 4096, .min = 16, .max = 1e6},
+    {SETTING("max_connections_per_ip", SETTING_INT, max_connections_per_ip), .def = 64, .min = 1, .max = 1e6},
+    {SETTING("http_idle_timeout", SETTING_INT, http_idle_timeout), .def = 30, .min = 1, .max = 86400},
+    {SETTING("max_body_mib_in_flight", SETTING_INT, max_body_mib_in_flight), .def = 256, .min = 1, .max = 1e6},
     {SETTING("request_delay", SETTING_DOUBLE, request_delay), .def = 5, .max = NO_MAX, .always_saved = 1},
     {SETTING("next_rpc_delay", SETTING_DOUBLE, next_rpc_delay), .def = 0, .max = NO_MAX},
     {SETTING("max_wus_to_send", SETTING_INT, max_jobs_per_rpc), .def = 50, .min = 1, .max = 1e6, .always_saved = 1},

@@ -29,6 +29,12 @@ struct project_config {
     int listen_port;             /* plain HTTP's port (derived) */
     int https_listen_port;       /* HTTPS's port; 0: no HTTPS (derived) */
     int threads;                 /* <http_threads>: HTTP worker threads */
+    int max_connections;         /* <max_connections>: open at once, each port (4096; fewer if the file
+                                    descriptors locusd may open do not allow them) */
+    int max_connections_per_ip;  /* <max_connections_per_ip>: open at once from one address (64) */
+    int http_idle_timeout;       /* <http_idle_timeout>: seconds a connection may send nothing (30) */
+    int max_body_mib_in_flight;  /* <max_body_mib_in_flight>: MiB of request bodies held at once, all
+                                    connections together, before they are handled (256) */
     double request_delay;        /* <request_delay>: seconds between a host's RPCs */
     double next_rpc_delay;       /* <next_rpc_delay>: 0 = none */
     int max_jobs_per_rpc;        /* <max_wus_to_send> */

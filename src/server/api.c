@@ -158,6 +158,32 @@ static int add_sequence(void *ctx, const struct sequence_rec *q)
     return 0;
 }
 
+/* The answer to GET batches: kept API_LIST_CACHE_S seconds (server.h), so
+ * that anyone asking it in a loop costs one computation per period. 0 with
+ * out filled, or -1 with the error answered. */
+static int batch_list(struct server *s, struct store *st, int64_t now, struct strbuf *out, int *status)
+{
+    pthread_mutex_lock(&s->list_lock);
+    if (!s->list_text || now - s->list_time >= API_LIST_CACHE_S || now < s->list_time) {
+        struct list_ctx c = {st, json_array(), now, 0};
+        if (store_each_batch(st, 0, add_batch, &c) || c.failed) {
+            pthread_mutex_unlock(&s->list_lock);
+            json_decref(c.arr);
+            return api_error(out, status, 500, store_error(st)), -1;
+        }
+        json_t *o = json_pack("{s:o}", "batches", c.arr);
+        free(s->list_text);
+        s->list_text = json_dumps(o, JSON_COMPACT);
+        s->list_time = now;
+        json_decref(o);
+    }
+    sb_puts(out, s->list_text);
+    pthread_mutex_unlock(&s->list_lock);
+    sb_puts(out, "\n");
+    *status = 200;
+    return 0;
+}
+
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status)
 {
     if (api_campaigns_get(s, path, auth, out, status)) return;
@@ -166,12 +192,8 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
     json_t *result = NULL;
     int64_t now = s->clock();
     if (!strcmp(path, "batches")) {
-        struct list_ctx c = {st, json_array(), now, 0};
-        if (store_each_batch(st, 0, add_batch, &c) || c.failed) {
-            json_decref(c.arr);
-            return api_error(out, status, 500, store_error(st));
-        }
-        result = json_pack("{s:o}", "batches", c.arr);
+        batch_list(s, st, now, out, status);
+        return;
     } else if (!strncmp(path, "batches/", 8)) {
         const char *key = path + 8;
         struct batch b;

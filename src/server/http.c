@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#define CONNECTION_TIMEOUT_S 120u
-#define CONNECTION_LIMIT 4096u
 #define LISTEN_BACKLOG 1024u
+/* File descriptors locusd keeps beside its connections: the store's
+ * connections, files served and uploaded, logs, pipes to hooks. */
+#define FD_RESERVE 256
 /* GnuTLS priorities: TLS 1.2 and 1.3 only. The older versions have known
  * weaknesses; BOINC clients (libcurl with OpenSSL) and locus-client speak
  * 1.2 and 1.3. */
@@ -32,6 +34,7 @@ struct conn {
     int route;
     struct strbuf body;
     int too_large;
+    int busy;                    /* the bodies in flight are at their bound: answered 503 */
     struct upload *up;
     struct rpc *rpc;             /* decided, waiting for its commit */
     struct api_wait *wait;       /* an API order awaited on its own thread */
@@ -191,6 +194,27 @@ static void suspend(struct server *s, struct MHD_Connection *mc, struct conn *c)
 
 static void resume(void *mc) { MHD_resume_connection(mc); }
 
+/* Counts n more body bytes held by c against max_body_mib_in_flight: 1,
+ * or 0 when that would pass it (c is then busy, its body dropped, and it
+ * is answered 503: an RPC held its body before authentication, so many
+ * large bodies at once could exhaust the memory). */
+static int hold_body(struct server *s, struct conn *c, size_t n)
+{
+    int64_t after = atomic_fetch_add(&s->http_body_bytes, (int64_t)n) + (int64_t)n;
+    if (after <= (int64_t)s->proj.cfg.max_body_mib_in_flight << 20) return 1;
+    atomic_fetch_sub(&s->http_body_bytes, (int64_t)(n + c->body.len));
+    sb_free(&c->body);
+    sb_init(&c->body);
+    c->busy = 1;
+    return 0;
+}
+
+/* 503 to a request whose body did not fit in max_body_mib_in_flight. */
+static enum MHD_Result busy(struct MHD_Connection *mc)
+{
+    return send_text(mc, 503, "the server holds as many requests as it may: retry in a moment\n");
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char *url, const char *method,
                                const char *version, const char *data, size_t *data_size, void **con_cls)
 {
@@ -200,9 +224,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
     struct conn *c = *con_cls;
     if (*data_size) {
         if (c->route == R_UPLOAD) upload_feed(c->up, data, *data_size);
-        else if ((c->route == R_RPC || c->route == R_API_POST) && !c->too_large) {
+        else if ((c->route == R_RPC || c->route == R_API_POST) && !c->too_large && !c->busy) {
             if (c->body.len + *data_size > (size_t)body_limit(s, c->route)) c->too_large = 1;
-            else sb_append(&c->body, data, *data_size);
+            else if (hold_body(s, c, *data_size)) sb_append(&c->body, data, *data_size);
         }
         *data_size = 0;
         return MHD_YES;
@@ -218,8 +242,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = master_page(s, mc);
         break;
     case R_RPC:
-        if (c->too_large) {
-            rc = too_large(mc, c->route);
+        if (c->too_large || c->busy) {
+            rc = c->busy ? busy(mc) : too_large(mc, c->route);
             break;
         }
         if (!c->rpc) c->rpc = rpc_begin(s, c->body.s, c->body.len);
@@ -248,8 +272,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = send_buf(mc, status, &out, "application/json");
         break;
     case R_API_POST:
-        if (c->too_large) {
-            rc = too_large(mc, c->route);
+        if (c->too_large || c->busy) {
+            rc = c->busy ? busy(mc) : too_large(mc, c->route);
             break;
         }
         if (c->wait) {               /* resumed: the answer is ready */
@@ -290,6 +314,7 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
         if (c->wait) api_wait_finish(c->wait, &lost, &status);
         sb_free(&lost);
     }
+    atomic_fetch_sub(&s->http_body_bytes, (int64_t)c->body.len);
     sb_free(&c->body);
     free(c);
     *con_cls = NULL;
@@ -342,8 +367,9 @@ static struct MHD_Daemon *start_daemon(struct server *s, struct sockaddr_in addr
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_SOCK_ADDR, 0, &addr},
         {MHD_OPTION_THREAD_POOL_SIZE, s->proj.cfg.threads, NULL},
-        {MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_S, NULL},
-        {MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->proj.cfg.http_idle_timeout, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->http_max_connections, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)s->proj.cfg.max_connections_per_ip, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, s},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape, NULL},
@@ -358,9 +384,34 @@ static struct MHD_Daemon *start_daemon(struct server *s, struct sockaddr_in addr
     return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handler, s, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
+/* Raises the soft limit of open files towards what max_connections on
+ * each port needs (the default soft limit, about 1,000, is below 4096
+ * connections): up to the hard limit, and when that is short, fewer
+ * connections, said in the log. Sets s->http_max_connections. */
+static void fit_open_files(struct server *s)
+{
+    const struct project_config *c = &s->proj.cfg;
+    int ports = c->https_listen_port ? 2 : 1;
+    rlim_t want = (rlim_t)c->max_connections * (rlim_t)ports + FD_RESERVE;
+    struct rlimit rl;
+    s->http_max_connections = c->max_connections;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    if (rl.rlim_cur < want) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur >= want) return;
+    long fit = ((long)rl.rlim_cur - FD_RESERVE) / ports;
+    s->http_max_connections = fit > 16 ? (int)fit : 16;
+    log_warn("open files are limited to %llu (ulimit -n; the hard limit): %d connections on each port instead of "
+             "the %d of max_connections", (unsigned long long)rl.rlim_cur, s->http_max_connections, c->max_connections);
+}
+
 int http_start(struct server *s, char *err, size_t errlen)
 {
     const struct project_config *c = &s->proj.cfg;
+    fit_open_files(s);
     struct sockaddr_in addr = {.sin_family = AF_INET};
     if (inet_pton(AF_INET, c->listen_addr, &addr.sin_addr) != 1) {
         snprintf(err, errlen, "listen address '%s' is not an IPv4 address; set <listen> in config.xml",

@@ -426,6 +426,7 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
         return -1;
     }
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_init(&s->list_lock, NULL);
     imap_init(&s->apps);
     imap_init(&s->versions);
     imap_init(&s->files);
@@ -495,5 +496,7 @@ void server_stop(struct server *s)
     workq_free(&s->assimilate_q);
     free(s->code_sign_key);
     tls_creds_free(&s->tls);
+    free(s->list_text);
+    pthread_mutex_destroy(&s->list_lock);
     pthread_mutex_destroy(&s->lock);
 }

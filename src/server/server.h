@@ -21,6 +21,8 @@
 
 struct MHD_Daemon;
 
+#define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept */
+
 struct server {
     struct project proj;
     char db_path[PROJECT_PATH_MAX + 16];
@@ -29,6 +31,13 @@ struct server {
     struct upload_key upload_key; /* signs and checks upload certificates */
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
+
+    /* GET /api/v1/batches, open to anyone, computes every batch's figures:
+     * its answer is kept API_LIST_CACHE_S seconds, so a flood of such
+     * requests costs one computation per period. */
+    pthread_mutex_t list_lock;   /* guards the two below */
+    int64_t list_time;           /* when list_text was made (by clock) */
+    char *list_text;             /* owned, or NULL */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;
@@ -54,6 +63,8 @@ struct server {
     atomic_int stopping;         /* set by server_stop, read by the daemon threads */
     atomic_int api_waits;        /* campaign orders awaited off the HTTP threads (api_campaigns.c) */
     atomic_int api_stopping;     /* set before HTTP stops: those answer at once */
+    atomic_llong http_body_bytes; /* request bodies held now, all connections (max_body_mib_in_flight) */
+    int http_max_connections;    /* on each port: max_connections, or fewer if open files do not allow */
     atomic_int http_unanswered;  /* requests suspended at some point and not yet completed: HTTP stops
                                     only once they are answered */
     int64_t (*clock)(void);      /* seconds; time(NULL) unless a test sets it */

@@ -128,6 +128,7 @@ static void make_project(struct fx *f, int no_daemon)
     pr.cfg.grid_cycle_period = 1;
     pr.cfg.grid_daemon = !no_daemon;
     pr.cfg.submit_max_live_campaigns = 1000;   /* some tests fill the order queue: the limit has its own */
+    pr.cfg.max_connections_per_ip = 1000;      /* ... from one address, with more connections than the default */
     assert_int_equal(project_save_config(&pr, err, sizeof err), 0);
     user_fixture_submitter(f->dir, "alice", "submitter", f->key_a);
     user_fixture_submitter(f->dir, "bob", "submitter", f->key_b);
