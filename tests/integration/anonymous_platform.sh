@@ -40,11 +40,7 @@ grep -q "<version_num>555</version_num>" "$d/client_state.xml" || fail "the clie
 say "jobs done by the host's own version 555; the outputs are the worker's"
 
 # the operator refuses hosts with their own apps: no more work for A
-stop_locusd
-set_config "$proj" no_anonymous_platform /
-start_locusd "$proj"
-"$LOCUS" batch create "$proj" --app worker --count 2 --input-template "$TMP/own.json" --name anon2 \
-    --quorum 1 --delay-bound 3600 >/dev/null || fail "batch anon2"
+refuse_own_builds "$proj"
 for _ in $(seq 20); do
     client_update A
     sleep 1
@@ -52,8 +48,7 @@ for _ in $(seq 20); do
 done
 bcmd A --get_messages 0 2>/dev/null | grep -q "does not send work to hosts with their own applications" \
     || fail "the client was not told why it gets no work"
-sent=$(sql "$proj" "SELECT count(*) FROM instances i JOIN jobs j ON j.id=i.job_id JOIN batches b ON b.id=j.batch_id
-                    WHERE b.name='anon2'")
+sent=$(anon2_sent "$proj")
 [ "$sent" -eq 0 ] || fail "$sent instances of anon2 went to an anonymous host the project refuses"
 stop_client A
 stop_locusd

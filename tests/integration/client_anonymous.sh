@@ -60,11 +60,7 @@ ls "$pdir" | grep -q '^worker_100' && afail "the agent downloaded the project's 
 say "jobs done by the host's own version 555; the outputs are the worker's"
 
 # the operator refuses hosts with their own apps: no more work, and the agent says why
-stop_locusd
-set_config "$proj" no_anonymous_platform /
-start_locusd "$proj"
-"$LOCUS" batch create "$proj" --app worker --count 2 --input-template "$TMP/own.json" --name anon2 \
-    --quorum 1 --delay-bound 3600 >/dev/null || fail "batch anon2"
+refuse_own_builds "$proj"
 for _ in $(seq 30); do
     lc update "$URL" >/dev/null 2>&1 || true
     sleep 1
@@ -72,8 +68,7 @@ for _ in $(seq 30); do
 done
 grep -q "does not send work to hosts with their own applications" "$AGENT_LOG" \
     || afail "the agent was not told (or did not log) why it gets no work"
-sent=$(sql "$proj" "SELECT count(*) FROM instances i JOIN jobs j ON j.id=i.job_id JOIN batches b ON b.id=j.batch_id
-                    WHERE b.name='anon2'")
+sent=$(anon2_sent "$proj")
 [ "$sent" -eq 0 ] || fail "$sent instances of anon2 went to an anonymous host the project refuses"
 stop_agent
 stop_locusd

@@ -20,11 +20,22 @@
 #define URL "http://127.0.0.1:8080/proj/"
 #define NOW 1.7e9
 
+/* r written as locusd writes it (owned text), r freed. */
+static char *reply_text(struct sched_reply *r)
+{
+    struct strbuf sb;
+    sb_init(&sb);
+    sched_reply_write(r, &sb);
+    sched_reply_free(r);
+    char *text = sb_detach(&sb);
+    sb_free(&sb);
+    return text;
+}
+
 /* A reply as locusd writes it for one job of app worker, sending hostid 5. */
 static char *job_reply(const char *result, int64_t deadline, const char *ack, const char *del)
 {
     struct sched_reply r;
-    struct strbuf sb;
     sched_reply_init(&r);
     r.project_name = "Test Project";
     r.master_url = URL;
@@ -56,12 +67,7 @@ static char *job_reply(const char *result, int64_t deadline, const char *ack, co
     if (del)
         reply_add_delete(&r, del);
     reply_add_message(&r, "hello & welcome", "low");
-    sb_init(&sb);
-    sched_reply_write(&r, &sb);
-    sched_reply_free(&r);
-    char *text = sb_detach(&sb);
-    sb_free(&sb);
-    return text;
+    return reply_text(&r);
 }
 
 static void test_reply_merged(void **unused)
@@ -293,7 +299,6 @@ static void test_request_parsed_by_server(void **unused)
 static char *gpu_reply(double coproc_count)
 {
     struct sched_reply r;
-    struct strbuf sb;
     sched_reply_init(&r);
     r.hostid = 5;
     reply_add_app(&r, "worker");
@@ -313,12 +318,7 @@ static char *gpu_reply(double coproc_count)
     reply_add_result(&r, &(struct rp_result){.name = "wu_1_0", .wu_name = "wu_1", .platform = "x86_64-pc-linux-gnu",
                                              .version_num = 100, .plan_class = "cuda",
                                              .report_deadline = (int64_t)NOW + 600});
-    sb_init(&sb);
-    sched_reply_write(&r, &sb);
-    sched_reply_free(&r);
-    char *text = sb_detach(&sb);
-    sb_free(&sb);
-    return text;
+    return reply_text(&r);
 }
 
 static void test_gpu_version_and_request(void **unused)

@@ -408,6 +408,23 @@ own_build_template() {
     echo '{"cmdline": "--iterations 200000 --seed {n}", "inputs": ["in.dat=in"], "flops": 1e9}' >"$TMP/own.json"
 }
 
+# refuse_own_builds PROJ: the operator closes the door to hosts with their
+# own builds (<no_anonymous_platform/>, locusd restarted) and orders batch
+# anon2 (2 jobs), which such a host must not get.
+refuse_own_builds() {
+    stop_locusd
+    set_config "$1" no_anonymous_platform /
+    start_locusd "$1"
+    "$LOCUS" batch create "$1" --app worker --count 2 --input-template "$TMP/own.json" --name anon2 \
+        --quorum 1 --delay-bound 3600 >/dev/null || fail "batch anon2"
+}
+
+# anon2_sent PROJ: how many instances of refuse_own_builds's batch went out.
+anon2_sent() {
+    sql "$1" "SELECT count(*) FROM instances i JOIN jobs j ON j.id=i.job_id JOIN batches b ON b.id=j.batch_id
+              WHERE b.name='anon2'"
+}
+
 # check_own_build_ran PROJ BATCH: every instance of BATCH is recorded as run
 # by the host's own version (APP_VERSION_ANONYMOUS, -1), and the output of
 # its first job is what the project's worker computes here.
