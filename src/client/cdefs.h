@@ -8,6 +8,11 @@
 #define LOCUS_CDEFS_H
 #include "client/cstate.h"
 
+/* BOINC's default CPU scheduling period: the least of the margins the
+ * policies count in periods, so that a short period set by a user (a
+ * minute) does not shrink them below what apps' checkpoints need. */
+#define CDEF_DEFAULT_PERIOD 3600.0
+
 /* R and its project are not suspended, its files are here, it has not
  * finished computing. */
 int cdef_result_runnable(const struct cresult *r);

@@ -75,19 +75,17 @@ static void allocate(struct rr_proj *pp, int np, double count)
 
 static double positive(double x) { return x > 0 ? x : 0; }
 
-/* The least margin before its deadline at which a result counts as at risk
- * while preempted tasks leave memory: an hour, BOINC's default scheduling
- * period. A task at risk then waits not only for the next pass but for a
- * running task's next checkpoint (enforce preempts none before it), and
- * apps checkpoint minutes to an hour apart; with a 1-minute period the
- * margin of one period flagged tasks too late to get a CPU (issue 19 a). */
-#define RISK_MARGIN_MIN 3600.0
-
-/* How long before its deadline a result must finish not to be at risk. */
+/* How long before its deadline a result must finish not to be at risk:
+ * one period, and while preempted tasks leave memory at least
+ * CDEF_DEFAULT_PERIOD, an hour. A task at risk then waits not only for the
+ * next pass but for a running task's next checkpoint (enforce preempts
+ * none before it), and apps checkpoint minutes to an hour apart; with a
+ * 1-minute period the margin of one period flagged tasks too late to get
+ * a CPU (issue 19 a). */
 static double risk_margin(const struct cstate *cs)
 {
     double period = cs->host.sched_period;
-    return cs->host.leave_in_memory ? period : fmax(period, RISK_MARGIN_MIN);
+    return cs->host.leave_in_memory ? period : fmax(period, CDEF_DEFAULT_PERIOD);
 }
 
 /* Items by project; within one, by what finishes first under each rule

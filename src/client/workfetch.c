@@ -11,20 +11,36 @@
 
 #define DEADLINE_CAP_SAFETY 0.8
 
-static int barred(const struct cstate *cs, const struct cproject *p, double now, int overworked_too)
+/* Overworked: BOINC 6's rule on the long-term debt (cdefs.h); under
+ * CP_REC also when what the project is owed for fetch (debt_owed, owed[]
+ * from the caller) is below minus one scheduling period, an hour at
+ * least, of every CPU: REC's analogue of the long-term debt, normalized
+ * per CPU as BOINC 6.6 normalizes it per instance. The long-term debt
+ * accrues only while a project could run or fetch, so a project whose
+ * server was down is owed nothing by it; REC keeps the time it missed, and
+ * while it can be asked again the projects that ran in its place stop
+ * asking, so it gets the host's whole shortfall (docs/client.md). */
+static int overworked(const struct cstate *cs, const struct cproject *p, const double *owed)
+{
+    if (cdef_project_overworked(cs, p)) return 1;
+    double slack = fmax(cs->host.sched_period, CDEF_DEFAULT_PERIOD) * (cs->host.ncpus > 0 ? cs->host.ncpus : 1);
+    return cs->policy == CP_REC && owed[p - cs->projects] < -slack;
+}
+
+static int barred(const struct cstate *cs, const struct cproject *p, double now, const double *owed)
 {
     return p->suspended || cdef_project_deferred(p, now) || p->no_new_work ||
-           (overworked_too && cdef_project_overworked(cs, p));
+           (owed && overworked(cs, p, owed));
 }
 
 /* The fallback when work is short but no project asked any: 1 second
  * for every CPU-intensive project not barred. Returns whether any got it. */
-static int ask_one_second(struct cstate *cs, double now, int overworked_too)
+static int ask_one_second(struct cstate *cs, double now, const double *owed)
 {
     int any = 0;
     for (int i = 0; i < cs->nprojects; i++) {
         struct cproject *p = &cs->projects[i];
-        if (p->non_cpu_intensive || barred(cs, p, now, overworked_too)) continue;
+        if (p->non_cpu_intensive || barred(cs, p, now, owed)) continue;
         p->work_request_size = 1;
         any = 1;
     }
@@ -51,14 +67,16 @@ static void queued_and_learn(struct cstate *cs, double *queued)
 void workfetch_compute(struct cstate *cs, double now)
 {
     int any = 0;
+    double *owed = xcalloc((size_t)cs->nprojects + 1, sizeof *owed);
+    if (cs->policy == CP_REC) debt_owed(cs, now, 1, owed);
     for (int i = 0; i < cs->nprojects; i++) {
         struct cproject *p = &cs->projects[i];
-        p->work_request_size = p->non_cpu_intensive || barred(cs, p, now, 1) ? 0 : p->rr_shortfall;
+        p->work_request_size = p->non_cpu_intensive || barred(cs, p, now, owed) ? 0 : p->rr_shortfall;
         any |= p->work_request_size > 0;
     }
     if (cs->total_shortfall > 0) {
-        if (!any) any = ask_one_second(cs, now, 1);
-        if (!any) any = ask_one_second(cs, now, 0);
+        if (!any) any = ask_one_second(cs, now, owed);
+        if (!any) any = ask_one_second(cs, now, NULL);
         double shares = 0;
         for (int i = 0; i < cs->nprojects; i++)
             if (cs->projects[i].work_request_size > 0) shares += cs->projects[i].resource_share;
@@ -75,7 +93,7 @@ void workfetch_compute(struct cstate *cs, double now)
     for (int i = 0; i < cs->nprojects; i++) {
         struct cproject *p = &cs->projects[i];
         if (p->non_cpu_intensive) {
-            p->work_request_size = !barred(cs, p, now, 0) && queued[i] < 0;
+            p->work_request_size = !barred(cs, p, now, NULL) && queued[i] < 0;
         } else if (cs->fetch_deadline_cap && p->work_request_size > 0) {
             /* a delay bound not known yet: one second, that is one task, to learn it */
             double cap = p->min_delay_bound > 0
@@ -86,6 +104,7 @@ void workfetch_compute(struct cstate *cs, double now)
         }
     }
     free(queued);
+    free(owed);
 }
 
 struct cproject *workfetch_choose(const struct cstate *cs, double now)
@@ -120,7 +139,7 @@ struct cproject *workfetch_pass(struct cstate *cs, double now, struct wf_request
 /* May p be asked for work for coprocessor k? */
 static int coproc_askable(const struct cstate *cs, const struct cproject *p, int k, double now)
 {
-    return !p->non_cpu_intensive && !barred(cs, p, now, 0) && p->rsc_backoff[k] <= now;
+    return !p->non_cpu_intensive && !barred(cs, p, now, NULL) && p->rsc_backoff[k] <= now;
 }
 
 /* The project to ask for coprocessor k's work: askable, and the greatest

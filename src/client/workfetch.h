@@ -23,7 +23,13 @@
  * delay bound x ncpus x rr_share_frac x on_frac x active_frac: what its
  * share of the host can finish before the deadline of a job sent now;
  * while no delay bound of the project is known, to 1 second (one task).
- * Also keeps p->min_delay_bound (shortest deadline - received seen). */
+ * Also keeps p->min_delay_bound (shortest deadline - received seen).
+ * Overworked is cdefs.h's rule (long-term debt below minus a scheduling
+ * period); under CP_REC a project is also overworked while what it is
+ * owed for fetch (debt_owed) is below minus max(sched_period, 3600) x
+ * ncpus: one that ran in the place of a project whose server was down
+ * stops asking while that project can be asked, which then gets the
+ * whole total_shortfall. */
 void workfetch_compute(struct cstate *cs, double now);
 
 /* The project to ask: work_request_size > 0 and the greatest what-it-is-

@@ -2,8 +2,10 @@
  * work_request_size from shortfall, the projects barred, the two fallback
  * loops, the normalization to total_shortfall by resource share (only when
  * total_shortfall > 0), non-CPU-intensive projects, the choice by debt +
- * shortfall, the project-normalized request, the deadline cap, and the
- * buffer hysteresis of workfetch_pass. */
+ * shortfall, the project-normalized request, the deadline cap, the
+ * buffer hysteresis of workfetch_pass, and CP_REC's overworked rule (what
+ * a project is owed for fetch below minus a period, an hour at least, of
+ * every CPU). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -148,6 +150,67 @@ static void test_pass_fetches_below_min_buffer_up_to_min_plus_extra(void **st)
     assert_near(f.cs.host.min_queue, 100, 0);       /* restored */
 }
 
+/* Three projects of equal share on 2 CPUs, CP_REC: P0 has had no CPU time
+ * (its server was down), P1 and P2 have had `rec` each; every one short of
+ * work by 100 s, the host by 300 s. */
+static void rec_catch_up_state(struct cfx *f, double rec, double sched_period)
+{
+    cfx_init(f, 3, 2);
+    f->cs.policy = CP_REC;
+    f->cs.host.sched_period = sched_period;
+    f->cs.total_shortfall = 300;
+    for (int i = 0; i < 3; i++) f->p[i].rr_shortfall = 100;
+    f->p[1].rec = f->p[2].rec = rec;
+}
+
+static void test_rec_overworked_leave_the_whole_shortfall_to_the_owed(void **st)
+{
+    struct cfx f;
+    /* REC sum 48000: each is owed 16000 - its REC; P1 and P2 -8000, below
+     * -3600 x 2 CPUs: overworked, P0 asks the host's whole shortfall */
+    rec_catch_up_state(&f, 24000, 3600);
+    workfetch_compute(&f.cs, 0);
+    assert_near(f.p[0].work_request_size, 300, 1e-9);
+    assert_near(f.p[1].work_request_size, 0, 0);
+    assert_near(f.p[2].work_request_size, 0, 0);
+    assert_ptr_equal(workfetch_choose(&f.cs, 0), &f.p[0]);
+    /* -6667 is within the slack: all ask their share */
+    rec_catch_up_state(&f, 20000, 3600);
+    workfetch_compute(&f.cs, 0);
+    for (int i = 0; i < 3; i++) assert_near(f.p[i].work_request_size, 100, 1e-9);
+    /* the slack is an hour of every CPU at least, even with a 1-minute period */
+    rec_catch_up_state(&f, 20000, 60);
+    workfetch_compute(&f.cs, 0);
+    for (int i = 0; i < 3; i++) assert_near(f.p[i].work_request_size, 100, 1e-9);
+    /* the long-term debt's rule is unchanged: CP_DEBT ignores REC */
+    rec_catch_up_state(&f, 24000, 3600);
+    f.cs.policy = CP_DEBT;
+    workfetch_compute(&f.cs, 0);
+    for (int i = 0; i < 3; i++) assert_near(f.p[i].work_request_size, 100, 1e-9);
+}
+
+static void test_rec_owed_project_that_cannot_be_asked_bars_nobody(void **st)
+{
+    struct cfx f;
+    /* P0 deferred (its server down) with nothing to run: not potentially
+     * runnable, so P1 and P2 are owed among themselves and fetch */
+    rec_catch_up_state(&f, 24000, 3600);
+    f.p[0].min_rpc_time = 5;
+    workfetch_compute(&f.cs, 0);
+    assert_near(f.p[0].work_request_size, 0, 0);
+    assert_near(f.p[1].work_request_size, 150, 1e-9);
+    assert_near(f.p[2].work_request_size, 150, 1e-9);
+    /* P0 runnable but no-new-work: P1 and P2 overworked, nobody else to
+     * ask, so the second fallback asks them */
+    rec_catch_up_state(&f, 24000, 3600);
+    f.p[0].no_new_work = 1;
+    cfx_add(&f, 0, 10, 1e9);
+    workfetch_compute(&f.cs, 0);
+    assert_near(f.p[0].work_request_size, 0, 0);
+    assert_near(f.p[1].work_request_size, 150, 1e-9);
+    assert_near(f.p[2].work_request_size, 150, 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +223,8 @@ int main(void)
         cmocka_unit_test(test_choose_by_debt_plus_shortfall_and_request_seconds),
         cmocka_unit_test(test_deadline_cap),
         cmocka_unit_test(test_pass_fetches_below_min_buffer_up_to_min_plus_extra),
+        cmocka_unit_test(test_rec_overworked_leave_the_whole_shortfall_to_the_owed),
+        cmocka_unit_test(test_rec_owed_project_that_cannot_be_asked_bars_nobody),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
