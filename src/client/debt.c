@@ -102,3 +102,9 @@ void debt_owed(const struct cstate *cs, double now, int fetch, double *owed)
     }
     free(flags);
 }
+
+double debt_charge(const struct cresult *r, double host_flops, double dt)
+{
+    double device = cdef_is_coproc(r) && host_flops > 0 && r->app_flops > 0 ? r->app_flops / host_flops : 0;
+    return dt * (r->avg_ncpus + device);
+}

@@ -24,4 +24,12 @@ void debt_update(struct cstate *cs, double now);
  * (fetch 1): its long-term debt, or the REC form over the potentially
  * runnable ones. */
 void debt_owed(const struct cstate *cs, double now, int fetch, double *owed);
+/* The CPU seconds a run of dt seconds of r is charged to its project
+ * (wall_this_period, which the debts and REC follow): its avg_ncpus for dt,
+ * and for a coprocessor job also its device work as the CPU time that
+ * does the same flops (its app_flops, the device share's whole speed,
+ * over host_flops, one CPU's). BOINC 7's REC charges a GPU its flops in
+ * the same way: without it a project with a GPU app gets the GPU on top
+ * of its share of the CPUs. */
+double debt_charge(const struct cresult *r, double host_flops, double dt);
 #endif

@@ -138,7 +138,7 @@ static void advance(struct csim *s)
         s->gpu_busy += device_secs;
         s->gpu_feed += (d1 - d0) * x->feed;
         ps->gpu_used += device_secs;
-        r->project->wall_this_period += (d1 - d0) * r->avg_ncpus;
+        r->project->wall_this_period += debt_charge(r, s->host_flops, d1 - d0);
         r->elapsed = d1;
         r->fraction_done = d1 / x->work;
         /* the last checkpoint passed, if one was: a multiple of the

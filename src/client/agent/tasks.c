@@ -137,7 +137,7 @@ void tasks_poll(struct agent *a, double now, double dt)
             int computing = r->pid && !r->suspended_via_signal;
             if (computing && dt > 0) {
                 r->c.elapsed += dt;
-                p->c.wall_this_period += dt * r->c.avg_ncpus;
+                p->c.wall_this_period += debt_charge(&r->c, a->st.host_flops, dt);
             }
             if (exec_poll_status(a->dir, r, now))
                 agent_changed(a, 0);
