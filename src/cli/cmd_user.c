@@ -3,9 +3,11 @@
  * to stdout so a script can capture it: KEY=$(locus user create DIR NAME).
  * `locus user role`: what a user may do (volunteer, submitter, admin).
  * `locus user key`, `keys`, `revoke`: a submitter's submit keys, the keys
- * the REST API takes. `locus user hook`: where the user's campaign notices
+ * the REST API takes. `locus user account`: the cluster account a user's
+ * campaigns run as. `locus user hook`: where the user's campaign notices
  * go. */
 #include "cli/cli.h"
+#include "grid/jdl.h"
 #include "store/store_grid.h"
 #include <openssl/rand.h>
 #include <stdio.h>
@@ -201,6 +203,40 @@ int cmd_user_revoke(int argc, char **argv, char *err, size_t errlen)
     int r = store_submit_key_revoke(cp.s, u.id, id, (int64_t)time(NULL));
     if (r > 0) rc = cli_errf(err, errlen, CLI_FAIL, "'%s' has no key %lld in force", u.name, id);
     else if (r < 0) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    cli_close(&cp);
+    return rc;
+}
+
+/* A cluster account name: a portable user name (letters, digits, _ . -,
+ * not starting with '-'), at most STORE_ACCOUNT_MAX - 1 bytes. */
+static int account_name_ok(const char *a)
+{
+    size_t n = strlen(a);
+    return n > 0 && n < STORE_ACCOUNT_MAX && a[0] != '-' &&
+           strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+/* `locus user account DIR NAME ACCOUNT|- [--cluster C]`: the cluster
+ * account NAME's campaigns run as (on C, or on every cluster without one
+ * of its own); - removes it. root is refused here, and every account
+ * below grid_min_uid when a campaign is submitted. */
+int cmd_user_account(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[3], *cluster = "";
+    struct cli_opt opts[] = {{"cluster", OPT_STR, &cluster, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen);
+    if (rc) return rc;
+    const char *account = strcmp(pos[2], "-") ? pos[2] : "";
+    if (*account && !account_name_ok(account))
+        return cli_errf(err, errlen, CLI_FAIL, "'%s' is not an account name (letters, digits, _ . -; at most %d)",
+                        account, STORE_ACCOUNT_MAX - 1);
+    if (!strcmp(account, "root")) return cli_errf(err, errlen, CLI_FAIL, "no campaign runs as root");
+    if (*cluster && !jdl_cluster_name_ok(cluster))
+        return cli_errf(err, errlen, CLI_FAIL, "'%s' is not a cluster name", cluster);
+    struct cli_project cp;
+    struct user u;
+    if ((rc = open_user(&cp, pos[0], pos[1], &u, err, errlen))) return rc;
+    if (store_cluster_account_set(cp.s, u.id, cluster, account)) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
     cli_close(&cp);
     return rc;
 }

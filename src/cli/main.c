@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"user", "key", cmd_user_key, "DIR NAME [--label TEXT]"},
     {"user", "keys", cmd_user_keys, "DIR NAME"},
     {"user", "revoke", cmd_user_revoke, "DIR NAME KEY_ID"},
+    {"user", "account", cmd_user_account, "DIR NAME ACCOUNT|- [--cluster NAME]"},
     {"user", "hook", cmd_user_hook, "DIR NAME [--command CMD] [--url URL]"},
     {"batch", "create", cmd_batch_create,
      "DIR --app APP (--jobs FILE.jsonl | --count N --input-template FILE.json | --generate N) [--name NAME] [--quorum Q] "

@@ -126,6 +126,8 @@ const struct setting project_settings[] = {
     {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX},
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1},
+    /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
+    {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9},
 };
 const size_t project_settings_count = sizeof project_settings / sizeof project_settings[0];
 

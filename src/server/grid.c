@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -558,6 +559,38 @@ static void job_name(char *out, size_t len, const char *param)
 
 #define ENV_PER_JOB 3
 
+/* The cluster account user_id's jobs run as on cluster, the operator's
+ * choice (locus user account), into out (STORE_ACCOUNT_MAX bytes): 0; 1
+ * with the reason in err when there is none or it is a system account
+ * (uid 0, or below grid_min_uid where this host knows it): the
+ * submission is refused, never run as another account; -1 when the store
+ * failed (err too). */
+static int cluster_account(struct gridd *g, int64_t user_id, const char *cluster, char *out, char *err,
+                           size_t errlen)
+{
+    struct user u;
+    int rc = store_cluster_account_get(g->st, user_id, cluster, out, STORE_ACCOUNT_MAX);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s", store_error(g->st));
+        return -1;
+    }
+    if (rc) {
+        const char *who = user_name(g, user_id, &u);
+        snprintf(err, errlen, "user %s has no account on cluster %s: the operator maps one (locus user account "
+                              "DIR %s ACCOUNT --cluster %s)", who, cluster, who, cluster);
+        return 1;
+    }
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int unknown = getpwnam_r(out, &pw, buf, sizeof buf, &res) || !res;   /* an account of the cluster's alone */
+    if (!strcmp(out, "root") || (!unknown && (pw.pw_uid == 0 || (long)pw.pw_uid < g->cfg.grid_min_uid))) {
+        snprintf(err, errlen, "account %s (uid %ld) is a system account, below grid_min_uid %d: no campaign runs "
+                              "as it", out, unknown ? 0L : (long)pw.pw_uid, g->cfg.grid_min_uid);
+        return 1;
+    }
+    return 0;
+}
+
 /* Submits decision s through its driver; each of its copies gets its
  * outcome (grid_submit_result). Its jobs are best-effort or not as the
  * decision says (a test job is not); a prologue or an epilogue runs its
@@ -574,16 +607,19 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
     int done = 0;
     enum grid_submit_status fail_status = GS_TRANSIENT;
     char (*ids)[DRV_ID_MAX] = xcalloc((size_t)s->n, sizeof *ids);
+    char who[STORE_ACCOUNT_MAX];
+    int acc = 1;
     if (!cs || !drv) {
         snprintf(err, sizeof err, "campaign %" PRId64 " on cluster %" PRId64 ": %s", s->campaign_id, s->cluster_id,
                  !cs ? "its settings could not be read" : "no driver");
+    } else if ((acc = cluster_account(g, grid_campaign_find(&g->g, s->campaign_id)->user_id, cl->name, who, err,
+                                      sizeof err))) {
+        if (acc > 0) fail_status = GS_REFUSED;   /* fatal there until the operator maps the user */
     } else {
         struct drv_job *jobs = xcalloc((size_t)s->n, sizeof *jobs);
         char (*names)[64] = xcalloc((size_t)s->n, sizeof *names);
         char (*env)[ENV_PER_JOB][48] = xcalloc((size_t)s->n, sizeof *env);
         const char *(*envp)[ENV_PER_JOB + 1] = xcalloc((size_t)s->n, sizeof *envp);
-        struct user u;
-        const char *who = user_name(g, grid_campaign_find(&g->g, s->campaign_id)->user_id, &u);
         struct cluster_spec sec = *cs;   /* borrowed strings: only read while submitting */
         sec.best_effort = s->best_effort;
         int script = s->kind == GSK_PROLOGUE || s->kind == GSK_EPILOGUE;
@@ -770,12 +806,11 @@ static void recover_submission(struct gridd *g, int64_t sub, int n, int64_t clus
     char err[512] = "no driver";
     const struct grid_copy *first = grid_copy_find(&g->g, sub);
     int grouped = first->grouped, jobs = grouped ? 1 : n;
-    struct user u;
     const struct grid_campaign *c = grid_campaign_find(&g->g, first->campaign_id);
-    const char *who = c ? user_name(g, c->user_id, &u) : "";
-    int found = drv ? drv_find(drv, first->campaign_id, sub, who, (time_t)first->submitted_at, ids, jobs, err,
-                               sizeof err)
-                    : -1;
+    char who[STORE_ACCOUNT_MAX] = "";
+    /* without its account the submission could not have been made: nothing of it to find */
+    int found = !drv ? -1 : !c || cluster_account(g, c->user_id, cl->name, who, err, sizeof err) ? 0
+              : drv_find(drv, first->campaign_id, sub, who, (time_t)first->submitted_at, ids, jobs, err, sizeof err);
     for (int k = 1; grouped && k < n; k++) memcpy(ids[k], ids[0], sizeof ids[k]);
     if (grouped && found > 0) found = n;
     if (found < 0)

@@ -276,5 +276,15 @@ static const char v12[] =
     "CREATE TABLE store_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
     "INSERT INTO store_meta VALUES('job_token', lower(hex(randomblob(8))));";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12};
-const int schema_nmigrations = 12;
+/* Version 13: the cluster account each user's campaigns run as, set by
+ * the operator (a locus user named root must not run as root). Users who
+ * already ran campaigns keep the account of their name, which they ran as
+ * until now (the grid daemon still refuses system accounts). */
+static const char v13[] =
+    "CREATE TABLE cluster_accounts("
+    " user_id INTEGER NOT NULL REFERENCES users(id), cluster TEXT NOT NULL, account TEXT NOT NULL,"
+    " PRIMARY KEY(user_id, cluster)) WITHOUT ROWID;"
+    "INSERT INTO cluster_accounts SELECT DISTINCT c.user_id, '', u.name FROM campaigns c JOIN users u ON u.id = c.user_id;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13};
+const int schema_nmigrations = 13;

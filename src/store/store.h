@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 12
+#define STORE_SCHEMA_VERSION 13
 
 struct store;
 
@@ -71,6 +71,14 @@ int store_user_set_role(struct store *s, int64_t user_id, int role);
  * batches active or cancelling, and its campaigns running, paused or
  * ordered and not yet taken by the grid daemon. 0 or -1. */
 int store_user_live_work(struct store *s, int64_t user_id, int64_t *batches, int64_t *campaigns);
+
+/* The cluster account user_id's campaigns run as on cluster (the
+ * operator's table, locus user account). _set: cluster "" for every
+ * cluster without one of its own; account "" removes. _get: the cluster's
+ * own, else the "" one, into out (len bytes): 0, 1 (none), -1. */
+#define STORE_ACCOUNT_MAX 64
+int store_cluster_account_set(struct store *s, int64_t user_id, const char *cluster, const char *account);
+int store_cluster_account_get(struct store *s, int64_t user_id, const char *cluster, char *out, size_t len);
 
 /* Submit keys: the keys the REST API takes, several per user, each
  * revocable; kept as their SHA-256 like account keys. */

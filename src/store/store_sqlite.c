@@ -369,6 +369,34 @@ int store_user_live_work(struct store *s, int64_t user_id, int64_t *batches, int
                ? -1 : 0;
 }
 
+int store_cluster_account_set(struct store *s, int64_t user_id, const char *cluster, const char *account)
+{
+    sqlite3_stmt *st;
+    const char *sql = *account ? "INSERT OR REPLACE INTO cluster_accounts VALUES(?1, ?2, ?3)"
+                               : "DELETE FROM cluster_accounts WHERE user_id = ?1 AND cluster = ?2";
+    if (store_prepare(s, sql, 0, &st)) return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_text(st, 2, cluster, -1, SQLITE_STATIC);
+    if (*account) sqlite3_bind_text(st, 3, account, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : fail(s, "set cluster account");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_cluster_account_get(struct store *s, int64_t user_id, const char *cluster, char *out, size_t len)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT account FROM cluster_accounts WHERE user_id = ?1 AND cluster IN (?2, '')"
+                         " ORDER BY cluster = '' LIMIT 1", 0, &st))
+        return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_text(st, 2, cluster, -1, SQLITE_STATIC);
+    int step = sqlite3_step(st), rc = step == SQLITE_ROW ? 0 : step == SQLITE_DONE ? 1 : fail(s, "get cluster account");
+    if (!rc) col_text(st, 0, out, len);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ---- submit keys ---- */
 
 int store_submit_key_insert(struct store *s, const char *key, struct submit_key *k)

@@ -62,6 +62,7 @@ runuser -u locusb -- oarsub -n background -l /core=1,walltime=1:00:00 -d /tmp "s
 
 proj=$TMP/proj
 make_project "$proj" locusa locusb
+map_accounts "$proj" locusa locusb
 TOKEN=$(job_token "$proj")
 set_config "$proj" grid_cycle_period 1
 set_config "$proj" grid_predictor adapt_down_exp_up

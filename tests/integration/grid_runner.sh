@@ -25,6 +25,7 @@ sq() { SLURM_CONF=${SLURM_CONF_OF[alpha]} timeout 5 "$@"; }
 
 proj=$TMP/proj
 make_project "$proj" locusa
+map_accounts "$proj" locusa
 TOKEN=$(job_token "$proj")
 set_config "$proj" grid_cycle_period 1
 # CiGri's tap waits 60 s after a job was seen waiting: too long for this test
@@ -126,4 +127,30 @@ locus_ids=$(sql "$proj" "SELECT DISTINCT cluster_job_id FROM grid_copies WHERE c
     | sort -u)
 [ "$slurm_ids" = "$locus_ids" ] || fail "Slurm's jobs ($(echo $slurm_ids)) are not locus's ($(echo $locus_ids))"
 say "Slurm ran $(echo "$slurm_ids" | wc -l) jobs, those locus recorded"
+
+# ---- 5. no campaign runs as a system account, nor without the operator's mapping ----
+"$LOCUS" user create "$proj" daemon >/dev/null || fail "locus user create daemon failed"
+"$LOCUS" user create "$proj" nomap >/dev/null || fail "locus user create nomap failed"
+"$LOCUS" user account "$proj" daemon root 2>/dev/null && fail "a user was mapped to root"
+"$LOCUS" user account "$proj" daemon daemon || fail "locus user account daemon failed"   # uid 1: refused at submission
+start_locusd "$proj"
+cat >"$TMP/sys.json" <<JSON
+{"name": "sys", "exec_directory": "/tmp", "exec_file": "/usr/bin/id", "type": "normal", "walltime": 60,
+ "params": ["a", "b"], "clusters": {"alpha": {}}}
+JSON
+for who in daemon nomap; do
+    S=$("$LOCUS" campaign submit "$proj" "$TMP/sys.json" --user "$who" 2>"$TMP/err") \
+        || fail "locus campaign submit as $who failed: $(cat "$TMP/err")"
+    for _ in $(seq 60); do
+        "$LOCUS" campaign events "$proj" "$S" 2>/dev/null | grep -q submit_refused && break
+        sleep 0.5
+    done
+    "$LOCUS" campaign events "$proj" "$S" | grep -q submit_refused || fail "campaign $S of $who: no submit_refused event"
+    [ -z "$(sq squeue -h -t all -o '%j' | grep "^locus\.$TOKEN\.$S\(\.\|$\)")" ] || fail "a job of campaign $S of $who reached Slurm"
+done
+grep -q "account daemon (uid 1) is a system account" "$LOCUSD_LOG" || fail "the log does not say why daemon was refused"
+grep -q "user nomap has no account on cluster alpha" "$LOCUSD_LOG" || fail "the log does not say why nomap was refused"
+stop_locusd
+check_sanitizers
+say "campaigns as a system account or an unmapped user refused, none of their jobs on Slurm"
 say "PASS"

@@ -36,6 +36,7 @@ say "clusters up: alpha (port $pa, 8 cores), beta (port $pb, 2 cores)"
 
 proj=$TMP/proj
 make_project "$proj" locusa locusb
+map_accounts "$proj" locusa locusb
 set_config "$proj" grid_cycle_period 1
 set_config "$proj" grid_predictor adapt_down_exp_up
 # Slurm starts a job 1 to 2 s after its submission (more on a loaded

@@ -134,6 +134,11 @@ static void make_project(struct fx *f, int no_daemon)
     user_fixture_submitter(f->dir, "bob", "submitter", f->key_b);
     user_fixture_submitter(f->dir, "carol", "admin", f->key_admin);
     user_fixture_create(f->dir, "dave", f->acct_a);   /* a volunteer's account key, as alice's is */
+    const char *const runners[] = {"alice", "bob", "carol"};   /* their campaigns run as the account of their name */
+    for (size_t i = 0; i < sizeof runners / sizeof *runners; i++) {
+        char *map[] = {f->dir, (char *)runners[i], (char *)runners[i], NULL};
+        assert_int_equal(cmd_user_account(3, map, err, sizeof err), 0);
+    }
     snprintf(path, sizeof path, "%s/admission", f->dir);
     assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/admission/no_forbidden.lua", f->dir);

@@ -70,6 +70,8 @@ static int setup(void **state)
     snprintf(u.authenticator, sizeof u.authenticator, "k-alice");
     if (store_user_insert(f->s, &u)) return -1;
     f->user = u.id;
+    /* an account of the clusters' own, unknown to this host: taken as it is */
+    if (store_cluster_account_set(f->s, u.id, "", "alice_hpc")) return -1;
     const char *names[NCL] = {"alpha", "beta"};
     for (int i = 0; i < NCL; i++) {
         struct cluster_row c = {.cfg = {.kind = DRIVER_FAKE}, .waiting_allowed = -1, .create_time = 1};
@@ -183,6 +185,38 @@ static void run_to_end(struct fx *f, int64_t campaign)
 {
     for (int i = 0; i < 5000 && camp_state(f, campaign) != GCS_TERMINATED; i++) cycle(f, 10);
     assert_int_equal(camp_state(f, campaign), GCS_TERMINATED);
+}
+
+/* A campaign's jobs run as the account the operator mapped its user to,
+ * nothing else: no mapping, or a system account (root, an account below
+ * grid_min_uid on this host), and the submission is refused, fatal for
+ * the campaign on that cluster; none of its jobs reaches the cluster. */
+static void test_jobs_run_as_the_mapped_account_only(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    const char *refused[] = {NULL, "root", "daemon"};   /* daemon: uid 1 on Debian */
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        assert_int_equal(store_cluster_account_set(f->s, f->user, "", refused[i] ? refused[i] : ""), 0);
+        int64_t c = submit(f, 2, 30);
+        for (int k = 0; k < 5; k++) cycle(f, 10);
+        const struct grid_state *st = gridd_state(f->g);
+        for (int64_t k = 0; k < st->ncopies; k++)
+            if (st->copies[k].campaign_id == c && st->copies[k].cluster_job_id[0])
+                fail_msg("a job of a campaign with account %s reached a cluster", refused[i] ? refused[i] : "(none)");
+        int fatal = 0;
+        for (int64_t e = 0; e < st->nevents; e++)
+            fatal += st->events[e].campaign_id == c && st->events[e].kind == GEV_SUBMIT_REFUSED;
+        if (!fatal) fail_msg("no submit_refused event for account %s", refused[i] ? refused[i] : "(none)");
+    }
+    assert_int_equal(store_cluster_account_set(f->s, f->user, "alpha", "alice_alpha"), 0);
+    int64_t c = submit(f, 2, 30);
+    for (int k = 0; k < 5; k++) cycle(f, 10);
+    const struct grid_state *st = gridd_state(f->g);
+    int on_alpha = 0;
+    for (int64_t k = 0; k < st->ncopies; k++)
+        on_alpha += st->copies[k].campaign_id == c && st->copies[k].cluster_id == 1 && st->copies[k].cluster_job_id[0];
+    assert_true(on_alpha > 0);   /* alpha's own account; beta's ("daemon") still refused */
 }
 
 static void test_campaign_runs_to_its_end(void **state)
@@ -691,6 +725,7 @@ static void test_crash_mid_group(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_jobs_run_as_the_mapped_account_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_runs_to_its_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_mid_campaign_loses_and_repeats_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_launch_is_requeued, setup, teardown),

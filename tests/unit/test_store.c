@@ -269,7 +269,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 12);
+    assert_int_equal(STORE_SCHEMA_VERSION, 13);
     /* v10: a key stored in clear is now its hash, and still finds its user */
     struct user u;
     assert_int_equal(store_user_by_auth(s, "auth-b", &u), 0);
@@ -280,6 +280,18 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(store_job_token(s, token), 0);
     assert_int_equal(strlen(token), 16);
     assert_int_equal(strspn(token, "0123456789abcdef"), 16);
+    /* v13: cluster accounts, a cluster's own before the one for every cluster */
+    char acct[STORE_ACCOUNT_MAX];
+    assert_int_equal(store_cluster_account_get(s, u.id, "alpha", acct, sizeof acct), 1);
+    assert_int_equal(store_cluster_account_set(s, u.id, "", "u_all"), 0);
+    assert_int_equal(store_cluster_account_set(s, u.id, "alpha", "u_alpha"), 0);
+    assert_int_equal(store_cluster_account_get(s, u.id, "alpha", acct, sizeof acct), 0);
+    assert_string_equal(acct, "u_alpha");
+    assert_int_equal(store_cluster_account_get(s, u.id, "beta", acct, sizeof acct), 0);
+    assert_string_equal(acct, "u_all");
+    assert_int_equal(store_cluster_account_set(s, u.id, "alpha", ""), 0);
+    assert_int_equal(store_cluster_account_get(s, u.id, "alpha", acct, sizeof acct), 0);
+    assert_string_equal(acct, "u_all");
     assert_int_equal(u.id, 4);
     int64_t first = 0, last = 0;
     assert_int_equal(store_batch_live_range(s, 1, &first, &last), 0);

@@ -170,6 +170,16 @@ make_project() {
 
 key_of() { cat "$TMP/key.$1"; }
 
+# map_accounts PROJ USER...: each user's campaigns run as the cluster
+# account of the same name (locus user account, on every cluster).
+map_accounts() {
+    local proj=$1 u
+    shift
+    for u in "$@"; do
+        "$LOCUS" user account "$proj" "$u" "$u" || fail "locus user account $u failed"
+    done
+}
+
 # job_token PROJ: the store's token in the names of the jobs it submits to
 # clusters (locus.TOKEN.CAMPAIGN[.TAG]).
 job_token() { sql "$1" "SELECT value FROM store_meta WHERE name='job_token'"; }
