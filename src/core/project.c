@@ -91,6 +91,8 @@ const struct setting project_settings[] = {
      .always_saved = 1},
     {SETTING("max_request_bytes", SETTING_INT, max_request_bytes), .def = 8 << 20, .min = 4096, .max = 1 << 30},
     {SETTING("validator_cmd", SETTING_TEXT, validator_cmd)},
+    /* a hook that hangs must not hold its daemon forever: killed past this */
+    {SETTING("hook_timeout", SETTING_INT, hook_timeout), .def = 3600, .min = 1, .max = 86400},
     {SETTING("assimilator_cmd", SETTING_TEXT, assimilator_cmd)},
     {SETTING("sequence_result_cmd", SETTING_TEXT, sequence_result_cmd)},
     {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = 0, .min = 0, .max = 8},

@@ -43,6 +43,8 @@ struct project_config {
     double transition_period;    /* <transition_period>: seconds between timeout scans */
     int max_request_bytes;       /* <max_request_bytes> of a scheduler request */
     char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */
+    int hook_timeout;            /* <hook_timeout>: seconds a validator, assimilator, work generator or
+                                    notification hook may run before it is killed (3600) */
     char assimilator_cmd[1024];  /* <assimilator_cmd>: run after outputs are copied */
     char sequence_result_cmd[1024]; /* <sequence_result_cmd>: run for each validated position of a work
                                     sequence; prints "extend N", "end" or nothing */

@@ -40,8 +40,29 @@ static char **env_with(const char *const *add)
     return envp;
 }
 
+/* Waits for pid until timeout_ms from t0 have passed, then kills its
+ * process group (it made one) and reaps it. Its wait status into *status:
+ * 0; -1 when the wait failed or the time ran out. Polls at most every
+ * RUN_POLL_MAX_MS, so a long hook costs a few wake-ups a second. */
+#define RUN_POLL_MAX_MS 100
+static int wait_bounded(pid_t pid, long t0, int timeout_ms, int *status)
+{
+    for (long nap = 1;; nap = nap * 2 < RUN_POLL_MAX_MS ? nap * 2 : RUN_POLL_MAX_MS) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w > 0) return 0;
+        if (w < 0 && errno != EINTR) return -1;
+        long left = t0 + timeout_ms - (long)monotonic_ms();
+        if (left <= 0) {
+            kill(-pid, SIGKILL);
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+            return -1;
+        }
+        usleep((useconds_t)(nap < left ? nap : left) * 1000);
+    }
+}
+
 int run_command(const char *cmd, const char *name, const char *const *args, const char *cwd,
-                const char *const *env)
+                const char *const *env, int timeout_ms)
 {
     const char *argv[RUN_MAX_ARGS + 5];
     int n = 0;
@@ -52,8 +73,10 @@ int run_command(const char *cmd, const char *name, const char *const *args, cons
     for (int i = 0; args && args[i] && i < RUN_MAX_ARGS; i++) argv[n++] = args[i];
     argv[n] = NULL;
     char **envp = env_with(env);
+    long t0 = (long)monotonic_ms();
     pid_t pid = fork();
     if (pid == 0) {
+        setpgid(0, 0);           /* so that a timeout kills whatever it started too */
         if (cwd && chdir(cwd)) _exit(126);
         execve("/bin/sh", (char *const *)argv, envp);
         _exit(127);
@@ -61,10 +84,7 @@ int run_command(const char *cmd, const char *name, const char *const *args, cons
     free(envp);
     if (pid < 0) return -1;
     int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno == EINTR) continue;
-        return -1;
-    }
+    if (wait_bounded(pid, t0, timeout_ms, &status)) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -9,10 +9,12 @@
 
 /* Runs cmd with arguments args (NULL-terminated, may be NULL), in dir cwd
  * (NULL: unchanged), with the "NAME=VALUE" strings of env (NULL-terminated,
- * may be NULL) added to the environment. Waits for it. Returns its exit
- * status, or -1 if it could not run or was killed by a signal. */
+ * may be NULL) added to the environment. Waits for it, timeout_ms at most:
+ * then it and what it started are killed (a hung hook must not hold up the
+ * daemon that runs it forever). Returns its exit status, or -1 if it could
+ * not run, was killed by a signal or ran out of time. */
 int run_command(const char *cmd, const char *name, const char *const *args, const char *cwd,
-                const char *const *env);
+                const char *const *env, int timeout_ms);
 
 /* What run_capture saw of a command: owned by the caller, who frees it with
  * run_output_free (also after an error). */

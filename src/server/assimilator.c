@@ -117,7 +117,7 @@ static void sequence_hook(struct server *s, const char *dir, const struct ajob *
     run_output_free(&out);
 }
 
-static int run_hook(const char *cmd, const char *dir, const struct ajob *a, const char *job_name)
+static int run_hook(const char *cmd, const char *dir, const struct ajob *a, const char *job_name, int timeout_ms)
 {
     char v_dir[PROJECT_PATH_MAX + 600], v_name[300], v_id[64], v_batch[160];
     snprintf(v_dir, sizeof v_dir, "LOCUS_RESULT_DIR=%s", dir);
@@ -125,7 +125,7 @@ static int run_hook(const char *cmd, const char *dir, const struct ajob *a, cons
     snprintf(v_id, sizeof v_id, "LOCUS_JOB_ID=%lld", (long long)a->job_id);
     snprintf(v_batch, sizeof v_batch, "LOCUS_BATCH=%s", a->batch);
     const char *env[] = {v_dir, v_name, v_id, v_batch, NULL};
-    return run_command(cmd, "locus-assimilator", NULL, dir, env) == 0 ? 0 : -1;
+    return run_command(cmd, "locus-assimilator", NULL, dir, env, timeout_ms) == 0 ? 0 : -1;
 }
 
 /* 0 on success; -1 if the outputs could not be kept or the hook failed
@@ -153,7 +153,7 @@ static int assimilate(struct server *s, const struct ajob *a)
             return -1;
         }
     }
-    if (s->proj.cfg.assimilator_cmd[0] && run_hook(s->proj.cfg.assimilator_cmd, dir, a, spec.name)) {
+    if (s->proj.cfg.assimilator_cmd[0] && run_hook(s->proj.cfg.assimilator_cmd, dir, a, spec.name, HOOK_MS(s))) {
         log_error("assimilator: job %s: assimilator_cmd failed", spec.name);
         return -1;
     }

@@ -740,7 +740,7 @@ static void notify(struct gridd *g, const struct grid_notify *n)
         snprintf(e[3], sizeof e[3], "LOCUS_USER=%s", user_name(g, n->user_id, &u));
         snprintf(e[4], sizeof e[4], "LOCUS_MESSAGE=%s", n->text);
         const char *env[] = {e[0], e[1], e[2], e[3], e[4], NULL};
-        int rc = run_command(cmd, "locus-notify", NULL, NULL, env);
+        int rc = run_command(cmd, "locus-notify", NULL, NULL, env, g->cfg.hook_timeout * 1000);
         if (rc) log_warn("grid: notification hook of user %" PRId64 " exited with %d", n->user_id, rc);
     }
     if (url[0]) {

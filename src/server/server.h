@@ -21,6 +21,9 @@
 
 struct MHD_Daemon;
 
+/* The time a hook of s may run (config.xml's hook_timeout), in ms. */
+#define HOOK_MS(s) ((s)->proj.cfg.hook_timeout * 1000)
+
 #define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept */
 
 struct server {
@@ -111,9 +114,10 @@ void http_stop(struct server *s);
 
 /* The validator's comparison of two results of nout files each (paths a,
  * b; their SHA-256 digests da, db): the project's validator_cmd on the
- * files of a then b when it has one (exit 0: they agree), else equal
- * digests. 1 if they agree, else 0 (validator.c). */
-int results_agree(const char *cmd, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
+ * files of a then b when it has one (exit 0: they agree; past hook_timeout
+ * it is killed and they do not), else equal digests. 1 if they agree,
+ * else 0 (validator.c). */
+int results_agree(const struct server *s, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
                   char (*db)[SHA256_HEX_LEN], int nout);
 /* Compares the state files of twin sequences at the restart points the
  * policy lists, with results_agree, and hands it the verdicts (twins.c;

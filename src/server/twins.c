@@ -24,7 +24,7 @@ static int states_agree(struct server *s, const struct seq_compare *c)
             return 0;
         }
     }
-    return results_agree(s->proj.cfg.validator_cmd, p[0], digests[0], p[1], digests[1], 1);
+    return results_agree(s, p[0], digests[0], p[1], digests[1], 1);
 }
 
 void twins_compare(struct server *s)

@@ -58,16 +58,17 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
     return v->n;
 }
 
-int results_agree(const char *cmd, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
+int results_agree(const struct server *s, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
                   char (*db)[SHA256_HEX_LEN], int nout)
 {
+    const char *cmd = s->proj.cfg.validator_cmd;
     if (cmd[0]) {   /* the project's comparison command: exit 0 = agree */
         const char *args[2 * MAX_OUTPUTS + 1];
         int n = 0;
         for (int k = 0; k < nout; k++) args[n++] = a[k];
         for (int k = 0; k < nout; k++) args[n++] = b[k];
         args[n] = NULL;
-        return run_command(cmd, "locus-validator", args, NULL, NULL) == 0;
+        return run_command(cmd, "locus-validator", args, NULL, NULL, HOOK_MS(s)) == 0;
     }
     for (int k = 0; k < nout; k++)
         if (strcmp(da[k], db[k])) return 0;
@@ -92,7 +93,7 @@ static void compare(struct server *s, struct vjob *v, struct validate_input *in)
         for (int j = i + 1; j < v->n; j++) {
             struct candidate *a = &v->c[i], *b = &v->c[j];
             int same = in->usable[i] && in->usable[j] &&
-                       results_agree(s->proj.cfg.validator_cmd, a->path, a->digest, b->path, b->digest, v->noutputs);
+                       results_agree(s, a->path, a->digest, b->path, b->digest, v->noutputs);
             in->eq[i][j] = in->eq[j][i] = same;
         }
     }

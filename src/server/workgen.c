@@ -224,7 +224,7 @@ static void generate_for_file(struct workgen *g, const char *name)
     snprintf(v_file, sizeof v_file, "LOCUS_FILE=%s", name);
     const char *env[] = {v_dir, v_file, NULL};
     const char *args[] = {name, NULL};
-    int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env);
+    int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env, HOOK_MS(s));
     if (rc) {
         log_warn("work generator for %s failed (exit %d); it is asked again by the next host", name, rc);
         return;
@@ -264,7 +264,7 @@ static void generate_for_cursor(struct workgen *g, int64_t cursor_id)
     snprintf(v_last, sizeof v_last, "LOCUS_LAST=%s", last);
     const char *env[] = {v_dir, v_batch, v_cur, v_first, v_last, NULL};
     const char *args[] = {want.batch, first, last, NULL};
-    int rc = run_command(s->proj.cfg.cursor_generator, "locus-cursor-generator", args, s->proj.dir, env);
+    int rc = run_command(s->proj.cfg.cursor_generator, "locus-cursor-generator", args, s->proj.dir, env, HOOK_MS(s));
     if (rc) {
         log_warn("cursor generator for batch %s, jobs %s-%s, failed (exit %d); asked again at the next pass", want.batch,
                  first, last, rc);

@@ -86,6 +86,23 @@ static void test_timeout_kills_the_group(void **state)
     assert_int_equal(access(mark, F_OK), -1);   /* the background child died too */
 }
 
+/* A hook past its time is killed with what it started, and counts as
+ * failed; one within it gives its exit status. */
+static void test_hook_timeout_kills_the_group(void **state)
+{
+    char mark[64], cmd[200];
+    snprintf(mark, sizeof mark, "/tmp/locus-test-hook-%d", (int)getpid());
+    unlink(mark);
+    snprintf(cmd, sizeof cmd, "(sleep 1; touch %s) & sleep 10", mark);
+    double t0 = now_s();
+    assert_int_equal(run_command(cmd, "hook", NULL, NULL, NULL, 300), -1);
+    double t = now_s() - t0;
+    assert_true(t >= 0.299 && t < 9.0);
+    sleep(2);
+    assert_int_equal(access(mark, F_OK), -1);   /* the background child died too */
+    assert_int_equal(run_command("exit 3", "hook", NULL, NULL, NULL, 5000), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -93,6 +110,7 @@ int main(void)
         cmocka_unit_test(test_missing_program_and_signal),
         cmocka_unit_test(test_output_beyond_the_cap_is_dropped),
         cmocka_unit_test(test_timeout_kills_the_group),
+        cmocka_unit_test(test_hook_timeout_kills_the_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
