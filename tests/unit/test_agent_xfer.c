@@ -177,19 +177,19 @@ static void test_download_resumes(void **unused)
     char err[300] = "";
     at("/file");
     unlink(path);
-    assert_int_equal(xfer_download(url, path, err, sizeof err), XF_OK);
+    assert_int_equal(xfer_download(url, path, 0, err, sizeof err), XF_OK);
     assert_string_equal(srv.range, "");
     assert_file_is_body();
     /* an interrupted download: 30000 bytes here, the rest asked for */
     assert_int_equal(truncate(path, 30000), 0);
-    assert_int_equal(xfer_download(url, path, err, sizeof err), XF_OK);
+    assert_int_equal(xfer_download(url, path, 0, err, sizeof err), XF_OK);
     assert_string_equal(srv.range, "bytes=30000-");
     assert_int_equal(srv.bytes_sent, BODY_LEN - 30000);
     assert_file_is_body();
     /* a server ignoring Range sends everything: the file is rewritten */
     at("/norange");
     assert_int_equal(truncate(path, 5000), 0);
-    assert_int_equal(xfer_download(url, path, err, sizeof err), XF_OK);
+    assert_int_equal(xfer_download(url, path, 0, err, sizeof err), XF_OK);
     assert_file_is_body();
 }
 
@@ -199,15 +199,23 @@ static void test_download_errors(void **unused)
     char err[300] = "";
     at("/busy");
     unlink(path);
-    assert_int_equal(xfer_download(url, path, err, sizeof err), XF_TRANSIENT);
+    assert_int_equal(xfer_download(url, path, 0, err, sizeof err), XF_TRANSIENT);
     assert_non_null(strstr(err, "503"));
     at("/missing");
     write_file_atomic(path, "part", 4);
-    assert_int_equal(xfer_download(url, path, err, sizeof err), XF_PERMANENT);
+    assert_int_equal(xfer_download(url, path, 0, err, sizeof err), XF_PERMANENT);
     assert_non_null(strstr(err, "404"));
     assert_int_equal(file_size(path), -1);
     snprintf(url, sizeof url, "http://127.0.0.1:1/none");
-    assert_int_equal(xfer_download(url, path, err, sizeof err), XF_TRANSIENT);
+    assert_int_equal(xfer_download(url, path, 0, err, sizeof err), XF_TRANSIENT);
+    /* a server sending more than the file's declared size is cut off, the file removed */
+    at("/file");
+    unlink(path);
+    assert_int_equal(xfer_download(url, path, BODY_LEN - 1, err, sizeof err), XF_PERMANENT);
+    assert_non_null(strstr(err, "more than the"));
+    assert_int_equal(file_size(path), -1);
+    assert_int_equal(xfer_download(url, path, BODY_LEN, err, sizeof err), XF_OK);   /* exactly its size: fine */
+    assert_file_is_body();
 }
 
 static void test_upload_sends_the_rest(void **unused)

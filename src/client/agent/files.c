@@ -76,7 +76,7 @@ static void download(struct agent *a, struct aproject *p, struct afile *f, doubl
     }
     const char *url = f->urls[f->url_index % f->nurls];
     log_debug(LT_HTTP, "download %s from %s (have %lld bytes)", f->name, url, (long long)file_size(path));
-    enum xfer_rc rc = xfer_download(url, path, err, sizeof err);
+    enum xfer_rc rc = xfer_download(url, path, f->nbytes > 0 ? (int64_t)f->nbytes : 0, err, sizeof err);
     if (rc != XF_OK) {
         file_failed(a, f, rc, err, now);
         return;

@@ -156,7 +156,26 @@ enum xfer_rc xfer_post(const char *url, const char *body, size_t len, size_t max
     return rc;
 }
 
-enum xfer_rc xfer_download(const char *url, const char *path, char *err, size_t errlen)
+/* A download written to its file, stopped once past its bound. */
+struct file_sink {
+    FILE *f;
+    int64_t at, max;     /* bytes in the file; the most it may hold (0: no bound) */
+    int over;
+};
+
+static size_t to_file(char *data, size_t size, size_t n, void *arg)
+{
+    struct file_sink *k = arg;
+    size_t len = size * n;
+    if (k->max > 0 && k->at + (int64_t)len > k->max) {
+        k->over = 1;
+        return 0;       /* curl stops: a server must not fill the disk with more than it declared */
+    }
+    k->at += (int64_t)len;
+    return fwrite(data, 1, len, k->f);
+}
+
+enum xfer_rc xfer_download(const char *url, const char *path, int64_t max_bytes, char *err, size_t errlen)
 {
     int64_t have = file_size(path);
     FILE *f = fopen(path, have > 0 ? "ab" : "wb");
@@ -170,12 +189,20 @@ enum xfer_rc xfer_download(const char *url, const char *path, char *err, size_t 
     }
     if (have > 0)
         curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)have);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, f);
+    struct file_sink k = {.f = f, .at = have > 0 ? have : 0, .max = max_bytes};
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, to_file);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &k);
     enum xfer_rc rc = perform(c, url, &code, err, errlen);
     curl_easy_cleanup(c);
     if (fclose(f) != 0 && rc == XF_OK) {
         errf(err, errlen, "%s: %s", path, strerror(errno));
         rc = XF_TRANSIENT;
+    }
+    if (k.over) {
+        errf(err, errlen, "%s: the server sent more than the %lld bytes the file was declared to have", url,
+             (long long)max_bytes);
+        unlink(path);
+        return XF_PERMANENT;
     }
     /* a 200 to a Range request (curl refuses to append it): start over */
     if (have > 0 && code == 200) {
@@ -183,7 +210,7 @@ enum xfer_rc xfer_download(const char *url, const char *path, char *err, size_t 
             errf(err, errlen, "%s: %s", path, strerror(errno));
             return XF_TRANSIENT;
         }
-        return xfer_download(url, path, err, errlen);
+        return xfer_download(url, path, max_bytes, err, errlen);
     }
     if (rc == XF_PERMANENT)
         unlink(path);

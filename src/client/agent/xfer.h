@@ -6,6 +6,7 @@
 #ifndef LOCUS_AGENT_XFER_H
 #define LOCUS_AGENT_XFER_H
 #include <stddef.h>
+#include <stdint.h>
 
 #define XFER_STALL_SECONDS 30
 #define XFER_UPLOAD_MAX (256u << 20)   /* outputs are read whole into memory */
@@ -33,8 +34,10 @@ enum xfer_rc xfer_post(const char *url, const char *body, size_t len, size_t max
 
 /* Downloads url to path. If path already holds bytes, asks for the rest
  * with Range and appends; a server that answers 200 instead rewrites the
- * file. The caller checks size and md5. */
-enum xfer_rc xfer_download(const char *url, const char *path, char *err, size_t errlen);
+ * file. With max_bytes > 0 (the file's declared size), a server sending
+ * more is cut off as it does: XF_PERMANENT, the file removed, so no server
+ * fills the host's disk. The caller checks size and md5. */
+enum xfer_rc xfer_download(const char *url, const char *path, int64_t max_bytes, char *err, size_t errlen);
 
 /* Uploads file path as name (its full size nbytes, md5 hex) to the upload
  * handler at url: asks how much the server holds, then sends the rest,
