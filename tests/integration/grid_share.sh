@@ -37,6 +37,7 @@ say "clusters up: alpha (port $pa, 8 cores), beta (port $pb, 2 cores)"
 proj=$TMP/proj
 make_project "$proj" locusa locusb
 map_accounts "$proj" locusa locusb
+TOKEN=$(job_token "$proj")
 set_config "$proj" grid_cycle_period 1
 set_config "$proj" grid_predictor adapt_down_exp_up
 # Slurm starts a job 1 to 2 s after its submission (more on a loaded
@@ -215,10 +216,10 @@ odd=$(awk -F'|' '$2 != 1 || $3 != 0 || ($4 > 0 && $5 == 0)' <<<"$per_job")
 # locus recorded, one of them COMPLETED, the others CANCELLED
 sql "$proj" "SELECT c.cluster_id, c.cluster_job_id, j.param FROM grid_copies c JOIN grid_jobs j ON j.id=c.job_id
     WHERE c.campaign_id=$TAIL" | tr '|' ' ' >"$TMP/copies.tail"
-sched=$(python3 - "$TAIL" "$TMP/copies.tail" "${CL[alpha]}=${SLURM_DIR[alpha]}/log/jobcomp.txt" \
+sched=$(python3 - "$TOKEN.$TAIL" "$TMP/copies.tail" "${CL[alpha]}=${SLURM_DIR[alpha]}/log/jobcomp.txt" \
     "${CL[beta]}=${SLURM_DIR[beta]}/log/jobcomp.txt" <<'PY'
 import sys, collections
-camp, copies = sys.argv[1], sys.argv[2]
+camp, copies = sys.argv[1], sys.argv[2]   # camp: TOKEN.CAMPAIGN, as the job names hold it
 param_of = {}
 for line in open(copies):
     cluster, job, param = line.split()
