@@ -44,6 +44,7 @@ declare -A URL_OF
 for mode in on off; do
     proj=$TMP/proj-$mode
     make_project "$proj" locusa
+    map_accounts "$proj" locusa
     URL_OF[$mode]=$URL
     set_config "$proj" grid_cycle_period 1
     set_config "$proj" grid_predictor adapt_down_exp_up
