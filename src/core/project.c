@@ -85,6 +85,8 @@ const struct setting project_settings[] = {
     {SETTING("max_wus_to_send", SETTING_INT, max_jobs_per_rpc), .def = 50, .min = 1, .max = 1e6, .always_saved = 1},
     {SETTING("max_wus_in_progress", SETTING_INT, max_jobs_in_progress), .def = 16, .min = 1, .max = 1e6,
      .always_saved = 1},
+    /* each new host id costs a row and a cache entry for ever: a user making them by the thousand is stopped */
+    {SETTING("max_new_hosts_per_day", SETTING_INT, max_new_hosts_per_day), .def = 100, .min = 1, .max = 1e6},
     {SETTING("one_result_per_user_per_wu", SETTING_FLAG, one_result_per_user_per_wu), .def = 0},
     {SETTING("report_immediately", SETTING_FLAG, report_immediately), .def = 0},
     {SETTING("transition_period", SETTING_DOUBLE, transition_period), .def = 2, .min = 0.1, .max = NO_MAX,

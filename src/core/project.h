@@ -39,6 +39,7 @@ struct project_config {
     double next_rpc_delay;       /* <next_rpc_delay>: 0 = none */
     int max_jobs_per_rpc;        /* <max_wus_to_send> */
     int max_jobs_in_progress;    /* <max_wus_in_progress> per CPU */
+    int max_new_hosts_per_day;   /* <max_new_hosts_per_day>: hosts one account may add in a day (100) */
     int one_result_per_user_per_wu; /* <one_result_per_user_per_wu/> */
     double transition_period;    /* <transition_period>: seconds between timeout scans */
     int max_request_bytes;       /* <max_request_bytes> of a scheduler request */

@@ -100,6 +100,8 @@ static int find_host(struct server *s, int64_t id, int64_t user_id, const char *
     return out->user_id == user_id ? 0 : 1;
 }
 
+#define HOST_ADD_WINDOW_S 86400   /* max_new_hosts_per_day counts the hosts added in this window */
+
 static void host_from_request(struct host *h, const struct sched_request *r, int64_t now)
 {
     h->rpc_time = now;
@@ -565,6 +567,22 @@ static void decide(struct rpc *c, const char *body, size_t len)
     int hrc = find_host(s, c->req.hostid, c->user.id, c->req.host_cpid, &c->host);
     if (hrc < 0) return answer_now(c, 503, "store unavailable, retry later");
     c->new_host = hrc != 0;
+    int64_t added = 0;
+    if (c->new_host) {   /* each new host is a row and a cache entry for good: bounded per account */
+        struct store *st = server_reader(s);
+        if (!st || store_user_new_hosts(st, c->user.id, s->clock() - HOST_ADD_WINDOW_S, &added))
+            return answer_now(c, 503, "store unavailable, retry later");
+    }
+    if (added >= s->proj.cfg.max_new_hosts_per_day) {
+        log_info("user %lld: refused a new host (%lld added in a day)", (long long)c->user.id, (long long)added);
+        reply_add_message(&c->reply, "This account added as many new hosts today as the project allows: try again "
+                          "tomorrow, or attach this computer as the host it was before.", "notice");
+        c->reply.request_delay = HOST_ADD_WINDOW_S / 24;
+        c->reply.project_name = s->proj.cfg.name;
+        sched_reply_write(&c->reply, &c->early);
+        c->status = 200;
+        return;
+    }
     c->send_hostid = c->new_host || c->req.hostid != c->host.id;
     check_uploads(c);
     c->names = xmalloc((size_t)(c->req.nsticky + c->req.nother + 1) * sizeof *c->names);

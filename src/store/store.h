@@ -98,6 +98,8 @@ int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, c
                            void *arg);
 
 /* Hosts. */
+/* Hosts user_id added since since (create_time), into *n. 0 or -1. */
+int store_user_new_hosts(struct store *s, int64_t user_id, int64_t since, int64_t *n);
 int store_host_insert(struct store *s, struct host *h);          /* h->id given, or set */
 int store_host_get(struct store *s, int64_t id, struct host *h);
 /* The user's most recently seen host with this cross-project host id. */

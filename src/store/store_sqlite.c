@@ -359,6 +359,18 @@ static int count_one(struct store *s, const char *sql, int64_t id, int64_t *out)
     return rc;
 }
 
+int store_user_new_hosts(struct store *s, int64_t user_id, int64_t since, int64_t *n)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, "SELECT count(*) FROM hosts WHERE user_id = ?1 AND create_time >= ?2", 0, &st)) return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_int64(st, 2, since);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : fail(s, "count new hosts");
+    if (!rc) *n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int store_user_live_work(struct store *s, int64_t user_id, int64_t *batches, int64_t *campaigns)
 {
     return count_one(s, "SELECT count(*) FROM batches WHERE user_id=?1 AND state IN ({BATCH_ACTIVE},{BATCH_CANCELLING})",

@@ -4,7 +4,8 @@
 # and headers) and $SCHED (the scheduler URL), which the test sets.
 
 # request AUTH HOSTID WORK_SECS [EXTRA_XML]: a minimal scheduler request as
-# the 7.20 client writes it (protocol notes 2.2), on stdout.
+# the 7.20 client writes it (protocol notes 2.2), on stdout; $CPID, when
+# set, is its host CPID.
 request() {
     cat <<XML
 <scheduler_request>
@@ -34,7 +35,7 @@ request() {
         <timezone>0</timezone>
         <domain_name>badinput</domain_name>
         <ip_addr>127.0.0.1</ip_addr>
-        <host_cpid>0123456789abcdef0123456789abcdef</host_cpid>
+        <host_cpid>${CPID:-0123456789abcdef0123456789abcdef}</host_cpid>
         <p_ncpus>1</p_ncpus>
         <p_vendor>test</p_vendor>
         <p_model>test</p_model>
