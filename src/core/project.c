@@ -117,8 +117,8 @@ const struct setting project_settings[] = {
     /* at 1 or more a host would leave a team that ends after the one it joins */
     {SETTING("cursor_move_ratio", SETTING_DOUBLE, cursor_move_ratio), .def = 0, .min = 0, .max = 1, .max_open = 1},
     /* per-user limits of submitters (admins have none) */
-    {SETTING("submit_max_order_sequences", SETTING_INT, submit_max_order_sequences), .def = 10000, .min = 1,
-     .max = 1e6},
+    {SETTING("submit_max_order_positions", SETTING_INT, submit_max_order_positions), .def = 100000, .min = 1,
+     .max = 1e9},
     {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
     {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
     {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1},

@@ -77,7 +77,8 @@ struct project_config {
     double sequence_twin_lag;    /* <sequence_twin_lag>: restartable intervals a twin may fall behind its
                                     twin before a faster host takes it over (2) */
     /* what one submitter may order (docs/api.md, "Keys and roles"); admins are not limited */
-    int submit_max_order_sequences; /* <submit_max_order_sequences>: sequences one order creates (10000) */
+    int submit_max_order_positions; /* <submit_max_order_positions>: positions (jobs) one order creates or
+                                    adds to a sequence (100000: about half a second of the store) */
     int submit_max_live_batches; /* <submit_max_live_batches>: batches not ended (100) */
     int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
     /* the grid daemon (campaigns on clusters, docs/campaigns.md) */

@@ -352,7 +352,7 @@ struct order {
     const struct user *u;
     json_t *body;
     const char *seq_name;       /* extend / end: the sequence */
-    int max_sequences;          /* create: what one order may make (admins: no limit) */
+    int max_positions;          /* positions one order may make (admins: no limit) */
     int extend;
     int64_t now;
     json_t *result;             /* on success */
@@ -365,10 +365,11 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
         sequence_order_defaults(&ord);
         const char *outs[MAX_OUTPUTS];
         if (read_order(o->body, &ord, outs, err, errlen)) return SEQ_ORDER_INVALID;
-        long long n = ord.twins ? 2LL * ord.count : ord.count;
-        if (o->u->role != USER_ADMIN && n > o->max_sequences) {
-            snprintf(err, errlen, "an order creates at most %d sequences (submit_max_order_sequences), not %lld",
-                     o->max_sequences, n);
+        /* a position is a job row: the order's transaction is as long as they are many */
+        long long n = (ord.twins ? 2LL : 1LL) * ord.count * ord.length;
+        if (o->u->role != USER_ADMIN && n > o->max_positions) {
+            snprintf(err, errlen, "an order creates at most %d positions (submit_max_order_positions), not %lld "
+                     "(sequences x length)", o->max_positions, n);
             return SEQ_ORDER_INVALID;
         }
         ord.user_id = o->u->id;
@@ -386,6 +387,11 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
             return SEQ_ORDER_INVALID;
         }
         more = json_integer_value(p);
+        if (o->u->role != USER_ADMIN && more > o->max_positions) {
+            snprintf(err, errlen, "an order adds at most %d positions (submit_max_order_positions), not %lld",
+                     o->max_positions, (long long)more);
+            return SEQ_ORDER_INVALID;
+        }
     } else if (json_object_size(o->body)) {
         snprintf(err, errlen, "end takes an empty body");
         return SEQ_ORDER_INVALID;
@@ -469,7 +475,7 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     struct user u;
     if (api_user(s, key, &u, out, status)) return;
     if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
-    struct order o = {.u = &u, .now = s->clock(), .max_sequences = s->proj.cfg.submit_max_order_sequences};
+    struct order o = {.u = &u, .now = s->clock(), .max_positions = s->proj.cfg.submit_max_order_positions};
     char name[256] = "";
     if (!strncmp(path, "sequences/", 10)) {
         const char *rest = path + 10, *slash = strrchr(rest, '/');

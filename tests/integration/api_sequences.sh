@@ -55,8 +55,8 @@ refused 401 "Authorization: Bearer" POST sequences "" "$ORDER"
 refused 401 "unknown or revoked submit key" POST sequences nosuchkey "$ORDER"
 refused 403 "an account key attaches hosts" POST sequences "$(key_of alice)" "$ORDER"
 refused 403 "'carl' is a volunteer" POST sequences "$KEY_C" "$ORDER"
-refused 400 "at most 10000 sequences (submit_max_order_sequences)" POST sequences "$KEY_A" \
-    '{"name": "many", "app": "worker", "length": 2, "max_result_time": 9, "count": 10001}'
+refused 400 "at most 100000 positions (submit_max_order_positions)" POST sequences "$KEY_A" \
+    '{"name": "many", "app": "worker", "length": 100, "max_result_time": 9, "count": 1001}'
 refused 400 "malformed JSON" POST sequences "$KEY_A" '{"name": "x",'
 refused 400 "must be a JSON object" POST sequences "$KEY_A" '[1, 2]'
 refused 400 "unknown field 'lenght'" POST sequences "$KEY_A" '{"name": "x", "app": "worker", "lenght": 5}'
