@@ -312,8 +312,12 @@ static int derive_listen(struct project_config *c, char *err, size_t errlen)
 {
     char path_part[512];
     int url_port;
-    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &url_port, path_part, sizeof path_part))
-        return check_master_url(c->master_url, err, errlen);
+    if (url_split(c->master_url, c->listen_addr, sizeof c->listen_addr, &url_port, path_part, sizeof path_part)) {
+        if (check_master_url(c->master_url, err, errlen)) return -1;
+        /* a good URL whose host does not fit listen_addr: no port known */
+        snprintf(err, errlen, "<master_url>'s host is longer than %zu bytes", sizeof c->listen_addr - 1);
+        return -1;
+    }
     if (derive_https(c, url_port, err, errlen)) return -1;
     if (!c->listen[0] && c->https_listen_port && is_https(c->master_url)) {
         snprintf(err, errlen, "<master_url> is https:// and locusd serves HTTPS: set <listen>ADDRESS:PORT</listen>, "
@@ -360,6 +364,11 @@ int project_load(struct project *p, const char *dir, char *err, size_t errlen)
             rc = -1;
         } else if (e) {
             rc = project_config_set(&p->cfg, name, xml_child_text(cfg, name), why, sizeof why);
+        } else if (project_settings[i].type == SETTING_TEXT && !project_settings[i].def_text &&
+                   project_settings[i].min > 0) {
+            /* its empty default would be saved, and refused at the next load */
+            snprintf(why, sizeof why, "<%s> is missing", name);
+            rc = -1;
         }
     }
     xml_free(root);

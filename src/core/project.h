@@ -141,7 +141,8 @@ int project_setting_text(const struct project_config *c, const struct setting *s
  * listens: HTTPS (with <https_cert> and <https_key>, which go together) on
  * <https_port>, else on the port of an https:// master URL; plain HTTP on
  * <listen>, else on the master URL's host and port unless HTTPS has that
- * port. -1 with the reason in err. */
+ * port. -1 with the reason in err, also when <project_name> or <master_url>
+ * is missing. */
 int project_load(struct project *p, const char *dir, char *err, size_t errlen);
 /* Writes cfg as dir/config.xml (atomically): every setting not at its
  * default, and those always_saved. -1 with the reason in err. */

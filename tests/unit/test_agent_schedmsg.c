@@ -177,6 +177,8 @@ static void test_bad_replies_refused(void **unused)
     expect_refused("<scheduler_reply><hostid>3</hostid><workunit><name>w</name><app_name>a</app_name>"
                    "<file_ref><file_name>ghost</file_name></file_ref></workunit></scheduler_reply>",
                    "unknown file");
+    expect_refused("<scheduler_reply><workunit><name>w</name><app_name>a</app_name><version_num>-100</version_num>"
+                   "</workunit></scheduler_reply>", "version_num out of range");
     expect_refused("<scheduler_reply><!DOCTYPE x [<!ENTITY a \"b\">]><hostid>3</hostid></scheduler_reply>", "");
     free(good);
     free(cut);

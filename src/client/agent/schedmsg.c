@@ -289,11 +289,23 @@ static int has_named(const struct xml_node *root, const char *elem, const char *
     return 0;
 }
 
-/* An app version's plan class and coprocessor usage fit the state. */
+/* n's <version_num>, when it is a number, fits the state (0..INT32_MAX:
+ * the state file refuses others, so the agent could not restart). */
+static int check_version_num(const struct xml_node *n, char *err, size_t errlen)
+{
+    int64_t vn;
+    if (xml_child_int64(n, "version_num", &vn) == 0 && (vn < 0 || vn > INT32_MAX))
+        return bad(err, errlen, "version_num out of range in", n->name);
+    return 0;
+}
+
+/* An app version's number, plan class and coprocessor usage fit the state. */
 static int check_version(const struct xml_node *v, char *err, size_t errlen)
 {
     const struct aapp_version *av = NULL;
     const char *pc = xml_child_text(v, "plan_class");
+    if (check_version_num(v, err, errlen))
+        return -1;
     if (pc && strlen(pc) >= sizeof av->plan_class)
         return bad(err, errlen, "plan_class too long", pc);
     const struct xml_node *cp = xml_child(v, "coproc");
@@ -320,11 +332,12 @@ static int check_reply(const struct xml_node *root, const struct aproject *p, ch
             return -1;
     for (const struct xml_node *w = xml_child(root, "workunit"); w; w = xml_next_named(w))
         if (!checked_name(w, "name", err, errlen) || !checked_name(w, "app_name", err, errlen) ||
-            check_refs(w, root, p, err, errlen))
+            check_version_num(w, err, errlen) || check_refs(w, root, p, err, errlen))
             return -1;
     for (const struct xml_node *r = xml_child(root, "result"); r; r = xml_next_named(r), nres++) {
         const char *wu = checked_name(r, "wu_name", err, errlen);
-        if (!checked_name(r, "name", err, errlen) || !wu || check_refs(r, root, p, err, errlen))
+        if (!checked_name(r, "name", err, errlen) || !wu || check_version_num(r, err, errlen) ||
+            check_refs(r, root, p, err, errlen))
             return -1;
         if (!aproject_wu(p, wu) && !has_named(root, "workunit", "name", wu))
             return bad(err, errlen, "result for an unknown workunit", wu);
@@ -342,9 +355,19 @@ static double num(const struct xml_node *n, const char *tag, double dflt)
     return xml_child_double(n, tag, &v) == 0 ? v : dflt;
 }
 
+/* Copies s into out, cut where it does not fit before a UTF-8 character,
+ * never inside one: a cut character would make the text invalid UTF-8,
+ * which the state file cannot hold (the field would vanish from it). */
 static void copy_text(char *out, size_t len, const char *s)
 {
-    snprintf(out, len, "%s", s ? s : "");
+    size_t n = s ? strlen(s) : 0;
+    if (n >= len) {
+        n = len - 1;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--;
+    }
+    memcpy(out, s ? s : "", n);
+    out[n] = '\0';
 }
 
 static int read_refs(const struct xml_node *n, struct afile_ref *refs)
