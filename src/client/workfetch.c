@@ -107,7 +107,17 @@ void workfetch_compute(struct cstate *cs, double now)
     free(owed);
 }
 
-struct cproject *workfetch_choose(const struct cstate *cs, double now)
+/* May p be asked for work for coprocessor k? */
+static int coproc_askable(const struct cstate *cs, const struct cproject *p, int k, double now)
+{
+    return !p->non_cpu_intensive && !barred(cs, p, now, NULL) && p->rsc_backoff[k] <= now;
+}
+
+/* The project to ask for resource k's work: among those that may be asked
+ * (the CPU: work_request_size > 0; a coprocessor: coproc_askable), the
+ * greatest what-it-is-owed for fetch plus its shortfall on k; ties to the
+ * lower index. */
+static struct cproject *most_owed(const struct cstate *cs, double now, int k)
 {
     struct cproject *best = NULL;
     double best_v = 0;
@@ -115,14 +125,20 @@ struct cproject *workfetch_choose(const struct cstate *cs, double now)
     debt_owed(cs, now, 1, owed);
     for (int i = 0; i < cs->nprojects; i++) {
         struct cproject *p = &cs->projects[i];
-        double v = owed[i] + p->rr_shortfall;
-        if (p->work_request_size > 0 && (!best || v > best_v)) {
+        int may = k == CRSC_CPU ? p->work_request_size > 0 : coproc_askable(cs, p, k, now);
+        double v = owed[i] + (k == CRSC_CPU ? p->rr_shortfall : p->rsc_shortfall[k]);
+        if (may && (!best || v > best_v)) {
             best = p;
             best_v = v;
         }
     }
     free(owed);
     return best;
+}
+
+struct cproject *workfetch_choose(const struct cstate *cs, double now)
+{
+    return most_owed(cs, now, CRSC_CPU);
 }
 
 double workfetch_request_seconds(const struct cstate *cs, const struct cproject *p)
@@ -136,31 +152,7 @@ struct cproject *workfetch_pass(struct cstate *cs, double now, struct wf_request
     return workfetch_decide(cs, now, req);
 }
 
-/* May p be asked for work for coprocessor k? */
-static int coproc_askable(const struct cstate *cs, const struct cproject *p, int k, double now)
-{
-    return !p->non_cpu_intensive && !barred(cs, p, now, NULL) && p->rsc_backoff[k] <= now;
-}
 
-/* The project to ask for coprocessor k's work: askable, and the greatest
- * what-it-is-owed for fetch plus its share of k's shortfall. */
-static struct cproject *coproc_choose(const struct cstate *cs, int k, double now)
-{
-    struct cproject *best = NULL;
-    double best_v = 0;
-    double *owed = xcalloc((size_t)cs->nprojects + 1, sizeof *owed);
-    debt_owed(cs, now, 1, owed);
-    for (int i = 0; i < cs->nprojects; i++) {
-        struct cproject *p = &cs->projects[i];
-        double v = owed[i] + p->rsc_shortfall[k];
-        if (coproc_askable(cs, p, k, now) && (!best || v > best_v)) {
-            best = p;
-            best_v = v;
-        }
-    }
-    free(owed);
-    return best;
-}
 
 /* With the deadline cap: the most instance-seconds of coprocessor k's
  * work p may be asked for, so that its queued work on k and the request
@@ -210,7 +202,7 @@ struct cproject *workfetch_decide(struct cstate *cs, double now, struct wf_reque
     }
     int for_cpu = p != NULL;
     for (int k = CRSC_CPU + 1; !p && k < cdef_nrsc(cs); k++)
-        if (cs->rsc_shortfall[k] > 0) p = coproc_choose(cs, k, now);
+        if (cs->rsc_shortfall[k] > 0) p = most_owed(cs, now, k);
     if (p) coproc_fill(cs, p, now, req);
     if (p && !for_cpu) {   /* chosen for a coprocessor the cap leaves nothing to ask for: no RPC */
         int asks = 0;

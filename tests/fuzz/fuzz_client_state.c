@@ -5,6 +5,7 @@
  * file (a round trip the agent makes at every restart). */
 #include "client/agent/astate.h"
 #include "core/fsutil.h"
+#include "fuzz_astate.h"
 #include "fuzz_tmp.h"
 
 #include <stdint.h>
@@ -18,16 +19,6 @@ static void check(int cond)
     if (!cond) __builtin_trap();
 }
 
-/* st saved as name, and the text of the file. */
-static char *saved(const struct astate *st, const char *name)
-{
-    char path[1024], err[512];
-    size_t len;
-    check(astate_save(fuzz_tmp_path(path, name), st, err, sizeof err) == 0);
-    char *text = read_file(path, (size_t)1 << 30, &len);
-    check(text != NULL);
-    return text;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = astate_load(fuzz_tmp_write(path, "client_state.json", data, size, 0600), &st, NOW, err, sizeof err);
     check(rc == 0 || rc == -1);
     if (rc == 0) {
-        char *a = saved(&st, "a.json");
+        char *a = fuzz_state_text(&st, "a.json");
         check(astate_load(fuzz_tmp_path(path, "a.json"), &st2, NOW, err, sizeof err) == 0);
-        char *b = saved(&st2, "b.json");
+        char *b = fuzz_state_text(&st2, "b.json");
         check(strcmp(a, b) == 0);
         astate_free(&st2);
         free(a);

@@ -10,6 +10,7 @@
  * http(s) URL. */
 #include "client/agent/schedmsg.h"
 #include "core/fsutil.h"
+#include "fuzz_astate.h"
 #include "fuzz_tmp.h"
 
 #include <stdint.h>
@@ -53,23 +54,14 @@ static void check_project(const struct aproject *p)
     }
 }
 
-static char *saved(const struct astate *st, const char *name)
-{
-    char path[1024], err[512];
-    size_t len;
-    check(astate_save(fuzz_tmp_path(path, name), st, err, sizeof err) == 0);
-    char *text = read_file(path, (size_t)1 << 30, &len);
-    check(text != NULL);
-    return text;
-}
 
 static void check_restart(const struct astate *st)
 {
     char path[1024], err[512];
     struct astate st2;
-    char *a = saved(st, "a.json");
+    char *a = fuzz_state_text(st, "a.json");
     check(astate_load(fuzz_tmp_path(path, "a.json"), &st2, NOW, err, sizeof err) == 0);
-    char *b = saved(&st2, "b.json");
+    char *b = fuzz_state_text(&st2, "b.json");
     check(strcmp(a, b) == 0);
     astate_free(&st2);
     free(a);
