@@ -1,7 +1,8 @@
 /* api.c - the JSON REST API (jansson): views of the store for tools and
  * dashboards, and orders on work sequences checked by the same code as
- * `locus sequence` (orders/sequence_order.c), as the caller's user. The
- * grid's routes are in api_campaigns.c. */
+ * `locus sequence` (orders/sequence_order.c), as the caller's user, and
+ * carried out off the HTTP threads (api_wait.c). The grid's routes are in
+ * api_campaigns.c. */
 #include "server/api_internal.h"
 #include "core/log.h"
 #include "store/progress.h"
@@ -347,12 +348,13 @@ static const int order_http[] = {
     [SEQ_ORDER_FORBIDDEN] = 403, [SEQ_ORDER_CONFLICT] = 409, [SEQ_ORDER_STORE] = 503,
 };
 
-/* Runs one order in a transaction of a store opened for it. */
+/* One order on sequences, carried out by seq_carry_out off the HTTP
+ * threads in one transaction, which its positions bound. */
 struct order {
-    const struct user *u;
-    json_t *body;
-    const char *seq_name;       /* extend / end: the sequence */
-    int max_positions;          /* positions one order may make (admins: no limit) */
+    struct user u;              /* the caller */
+    json_t *body;               /* owned */
+    char seq_name[256];         /* extend / end: the sequence; "" for a new batch */
+    int max_positions;          /* job rows one order may make (submit_max_order_positions) */
     int extend;
     int64_t now;
     json_t *result;             /* on success */
@@ -360,19 +362,20 @@ struct order {
 
 static enum seq_order_rc run_order(struct store *st, struct order *o, char *err, size_t errlen)
 {
-    if (!o->seq_name) {
+    if (!o->seq_name[0]) {
         struct sequence_order ord;
         sequence_order_defaults(&ord);
         const char *outs[MAX_OUTPUTS];
         if (read_order(o->body, &ord, outs, err, errlen)) return SEQ_ORDER_INVALID;
-        /* a position is a job row: the order's transaction is as long as they are many */
+        /* a position is a job row: the order's transaction is as long as they are many,
+           for an admin too (other writers wait on it) */
         long long n = (ord.twins ? 2LL : 1LL) * ord.count * ord.length;
-        if (o->u->role != USER_ADMIN && n > o->max_positions) {
+        if (n > o->max_positions) {
             snprintf(err, errlen, "an order creates at most %d positions (submit_max_order_positions), not %lld "
                      "(sequences x length)", o->max_positions, n);
             return SEQ_ORDER_INVALID;
         }
-        ord.user_id = o->u->id;
+        ord.user_id = o->u.id;
         struct batch b;
         enum seq_order_rc rc = sequence_order_create(st, &ord, o->now, &b, err, errlen);
         if (!rc) o->result = json_pack("{s:I, s:s, s:i}", "batch_id", (json_int_t)b.id, "batch", b.name,
@@ -387,7 +390,7 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
             return SEQ_ORDER_INVALID;
         }
         more = json_integer_value(p);
-        if (o->u->role != USER_ADMIN && more > o->max_positions) {
+        if (more > o->max_positions) {
             snprintf(err, errlen, "an order adds at most %d positions (submit_max_order_positions), not %lld",
                      o->max_positions, (long long)more);
             return SEQ_ORDER_INVALID;
@@ -397,7 +400,7 @@ static enum seq_order_rc run_order(struct store *st, struct order *o, char *err,
         return SEQ_ORDER_INVALID;
     }
     struct sequence_rec q;
-    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, api_scope(o->u), o->extend ? SEQ_EXTEND_BY : SEQ_END, more,
+    enum seq_order_rc rc = sequence_order_change(st, o->seq_name, api_scope(&o->u), o->extend ? SEQ_EXTEND_BY : SEQ_END, more,
                                                  o->now, &q, err, errlen);
     if (!rc && !(o->result = sequence_json(st, &q))) {
         snprintf(err, errlen, "%s", store_error(st));
@@ -468,33 +471,23 @@ int api_over_limit(struct server *s, const struct user *u, int batches, int camp
     return 0;
 }
 
-void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
-              struct strbuf *out, int *status, struct api_wait **wait)
+static void order_free(void *p)
 {
-    *wait = NULL;
-    struct user u;
-    if (api_user(s, key, &u, out, status)) return;
-    if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
-    struct order o = {.u = &u, .now = s->clock(), .max_positions = s->proj.cfg.submit_max_order_positions};
-    char name[256] = "";
-    if (!strncmp(path, "sequences/", 10)) {
-        const char *rest = path + 10, *slash = strrchr(rest, '/');
-        size_t n = slash ? (size_t)(slash - rest) : 0;
-        if (!slash || !n || n >= sizeof name || (strcmp(slash, "/extend") && strcmp(slash, "/end")))
-            return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
-        memcpy(name, rest, n);
-        o.seq_name = name;
-        o.extend = !strcmp(slash, "/extend");
-    } else if (strcmp(path, "sequences")) {
-        return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
-    }
-    if (!o.seq_name && api_over_limit(s, &u, 1, 0, out, status)) return;
-    if (!(o.body = api_body(body, len, out, status))) return;
+    struct order *o = p;
+    json_decref(o->body);
+    json_decref(o->result);
+    free(o);
+}
+
+/* Carries out order p (a struct order) in a store opened for it, and answers it. */
+static void seq_carry_out(struct server *s, void *p, struct strbuf *out, int *status)
+{
+    struct order *o = p;
     char err[512] = "";
     struct store *st = store_open(s->db_path, 0, err, sizeof err);
     enum seq_order_rc rc = SEQ_ORDER_STORE;
     if (st && !store_begin(st)) {
-        rc = run_order(st, &o, err, sizeof err);
+        rc = run_order(st, o, err, sizeof err);
         if (rc == SEQ_ORDER_OK && store_commit(st)) {
             rc = SEQ_ORDER_STORE;
             snprintf(err, sizeof err, "%s", store_error(st));
@@ -504,12 +497,41 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
         snprintf(err, sizeof err, "%s", store_error(st));
     }
     if (st) store_close(st);
-    json_decref(o.body);
-    if (rc) {
-        json_decref(o.result);
-        return api_error(out, status, order_http[rc], err);
+    if (rc) return api_error(out, status, order_http[rc], err);
+    const char *name = o->seq_name[0] ? o->seq_name : json_string_value(json_object_get(o->result, "batch"));
+    log_msg(LOG_INFO, "api: user %s %s %s", o->u.name,
+            o->seq_name[0] ? (o->extend ? "extended" : "ended") : "created", name);
+    api_send(out, status, o->seq_name[0] ? 200 : 201, o->result);
+    o->result = NULL;           /* taken by api_send */
+}
+
+void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
+              struct strbuf *out, int *status, struct api_wait **wait)
+{
+    *wait = NULL;
+    struct user u;
+    if (api_user(s, key, &u, out, status)) return;
+    if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
+    const char *name = NULL;
+    size_t n = 0;
+    int extend = 0;
+    if (!strncmp(path, "sequences/", 10)) {
+        const char *rest = path + 10, *slash = strrchr(rest, '/');
+        n = slash ? (size_t)(slash - rest) : 0;
+        if (!slash || !n || n >= sizeof ((struct order *)0)->seq_name ||
+            (strcmp(slash, "/extend") && strcmp(slash, "/end")))
+            return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
+        name = rest;
+        extend = !strcmp(slash, "/extend");
+    } else if (strcmp(path, "sequences")) {
+        return api_error(out, status, 404, "POST /api/v1/sequences, /sequences/NAME/extend or /sequences/NAME/end");
     }
-    log_msg(LOG_INFO, "api: user %s %s %s", u.name, o.seq_name ? (o.extend ? "extended" : "ended") : "created",
-            o.seq_name ? o.seq_name : json_string_value(json_object_get(o.result, "batch")));
-    api_send(out, status, o.seq_name ? 200 : 201, o.result);
+    if (!name && api_over_limit(s, &u, 1, 0, out, status)) return;
+    json_t *o_body = api_body(body, len, out, status);
+    if (!o_body) return;
+    struct order *o = xcalloc(1, sizeof *o);
+    *o = (struct order){.u = u, .body = o_body, .max_positions = s->proj.cfg.submit_max_order_positions,
+                        .extend = extend, .now = s->clock()};
+    if (name) memcpy(o->seq_name, name, n);
+    api_wait_new(s, seq_carry_out, order_free, o, out, status, wait);
 }

@@ -12,16 +12,18 @@
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);
 
 #define API_MAX_BODY (1 << 20)
-/* A POST: path after "/api/v1/", the caller's account key (NULL: none),
- * the body (borrowed, len bytes). Fills out with JSON and *status, or,
- * for an order the grid daemon carries out (campaigns), sets *wait
- * (NULL otherwise) and leaves out empty: see api_wait_start. */
+/* A POST: path after "/api/v1/", the caller's submit key (NULL: none),
+ * the body (borrowed, len bytes). Fills out with JSON and *status when
+ * the request is refused at once; for an order (sequences, campaigns),
+ * sets *wait instead (NULL otherwise) and leaves out empty: see
+ * api_wait_start. */
 struct api_wait;
 void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
               struct strbuf *out, int *status, struct api_wait **wait);
 
-/* An order's answer is awaited on a thread of its own, never on an HTTP
- * thread (each serves many connections): the caller suspends the request,
+/* An order is carried out, and for campaigns awaited, on a thread of its
+ * own, never on an HTTP thread (each serves many connections, scheduler
+ * RPCs among them): the caller suspends the request,
  * then calls api_wait_start, which takes w; wake(arg) is called once,
  * from that thread, when api_wait_finish can fill out and *status (it
  * frees w). */

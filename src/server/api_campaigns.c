@@ -3,7 +3,7 @@
  * store/store_campaign_view.h show them, and orders on campaigns checked
  * and written by the same code as `locus campaign`
  * (orders/campaign_order.c). An order is carried out by locusd's grid
- * daemon; its answer is awaited on a thread of its own, so that no HTTP
+ * daemon; its answer is awaited on a thread of its own (api_wait.c), so no HTTP
  * thread (each serves many connections, scheduler RPCs among them) ever
  * sleeps on it. */
 #include "core/log.h"
@@ -11,7 +11,6 @@
 #include "server/api_internal.h"
 #include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 
 #define ORDER_WAIT_MS 30000      /* then 503: the order stays queued */
 #define WAIT_SLICE_MS 200        /* how soon a wait sees that HTTP stops */
-#define MAX_WAITS 64             /* orders awaited at once; more are refused (503) before being written */
 #define ID_DIGITS_MAX 18         /* an id in a path: below 10^18, no overflow */
 
 /* ---- routes ---- */
@@ -245,8 +243,8 @@ static const int order_http[] = {
     [CAMP_ORDER_TIMEOUT] = 503,
 };
 
-/* An order written and awaited by wait_main, then answered. */
-struct api_wait {
+/* An order written and awaited by carry_out, then answered. */
+struct camp_order {
     struct server *s;
     enum grid_order_kind kind;
     int64_t user_id, campaign_id, event_id;
@@ -255,16 +253,12 @@ struct api_wait {
     char *jdl, *params;          /* GO_SUBMIT: owned; params NULL without param_file_text;
                                     GO_ADD_PARAMS: params, one per line */
     size_t jdl_len, params_len;
-    void (*wake)(void *);
-    void *arg;
-    struct strbuf out;           /* the answer */
-    int status;
 };
 
 /* The JDL of a submission from body o (borrowed): the body as it came,
  * or without its "param_file_text", whose text goes to w->params. 0, or
  * -1 with the error answered. */
-static int take_jdl(struct api_wait *w, json_t *o, const char *body, size_t len, struct strbuf *out, int *status)
+static int take_jdl(struct camp_order *w, json_t *o, const char *body, size_t len, struct strbuf *out, int *status)
 {
     json_t *text = json_object_get(o, "param_file_text");
     int has_file = json_object_get(o, "param_file") != NULL;
@@ -295,7 +289,7 @@ static int take_jdl(struct api_wait *w, json_t *o, const char *body, size_t len,
  * the lines of a param file into w->params. Each string must read back
  * as itself from such a file: one line, not empty nor a comment. 0, or
  * -1 with the error answered. */
-static int take_params(struct api_wait *w, json_t *o, struct strbuf *out, int *status)
+static int take_params(struct camp_order *w, json_t *o, struct strbuf *out, int *status)
 {
     json_t *list = json_object_get(o, "params"), *x;
     if (json_object_size(o) != 1 || !json_is_array(list) || !json_array_size(list))
@@ -322,9 +316,9 @@ static int take_params(struct api_wait *w, json_t *o, struct strbuf *out, int *s
     return 0;
 }
 
-static void wait_free(struct api_wait *w)
+static void order_free(void *p)
 {
-    sb_free(&w->out);
+    struct camp_order *w = p;
     free(w->jdl);
     free(w->params);
     free(w);
@@ -333,7 +327,7 @@ static void wait_free(struct api_wait *w)
 /* Reads what an order's body says into w: the JDL (submit), the params
  * (add-params), resubmit (fix) or nothing (pause, resume, cancel). 0, or
  * -1 with the error answered. */
-static int read_body(struct api_wait *w, enum croute r, const char *body, size_t len, struct strbuf *out,
+static int read_body(struct camp_order *w, enum croute r, const char *body, size_t len, struct strbuf *out,
                      int *status)
 {
     if (!len && r == CR_SUBMIT) return api_error(out, status, 400, "the body must be the campaign's JDL"), -1;
@@ -357,6 +351,72 @@ static int read_body(struct api_wait *w, enum croute r, const char *body, size_t
     return rc;
 }
 
+/* Waits for order `order` in slices until it is carried out, ORDER_WAIT_MS
+ * pass, or HTTP stops (then CAMP_ORDER_TIMEOUT too). */
+static enum camp_order_rc await_order(struct camp_order *w, struct store *st, int64_t order, int64_t *result,
+                                      char *err, size_t errlen)
+{
+    int64_t deadline = monotonic_ms() + ORDER_WAIT_MS;
+    enum camp_order_rc rc = CAMP_ORDER_TIMEOUT;
+    while (rc == CAMP_ORDER_TIMEOUT && !atomic_load(&w->s->api_stopping) && monotonic_ms() < deadline)
+        rc = campaign_order_wait(st, order, WAIT_SLICE_MS, result, err, errlen);
+    return rc;
+}
+
+/* What the caller gets once a change was carried out: the campaign as its
+ * stat shows it, or for a fix, the event. */
+static json_t *changed_json(struct camp_order *w, struct store *st, struct strbuf *out, int *status)
+{
+    if (w->kind != GO_FIX) return campaign_stat(st, w->campaign_id, w->user_id, w->s->clock(), out, status);
+    struct find_event f = {w->event_id, NULL};
+    int64_t campaign_id;
+    if (event_campaign(st, w->event_id, &campaign_id) || event_view_each(st, campaign_id, find_event, &f) ||
+        !f.found)
+        api_error(out, status, 503, store_error(st));
+    return f.found;
+}
+
+/* Writes order p (a struct camp_order), awaits it and answers it. */
+static void carry_out(struct server *s, void *p, struct strbuf *out, int *status)
+{
+    static const char *const done[] = {[GO_SUBMIT] = "submitted campaign", [GO_PAUSE] = "paused campaign",
+                                       [GO_RESUME] = "resumed campaign", [GO_CANCEL] = "cancelled campaign",
+                                       [GO_FIX] = "fixed event", [GO_ADD_PARAMS] = "added params to campaign"};
+    struct camp_order *w = p;
+    char err[512] = "";
+    struct store *st = store_open(s->db_path, 0, err, sizeof err);
+    if (!st) return api_error(out, status, 503, err);
+    int64_t order = 0, result = 0, now = s->clock();
+    enum camp_order_rc rc =
+        w->kind == GO_SUBMIT
+            ? campaign_order_submit(st, s->proj.dir, w->user_id, w->jdl, w->jdl_len, w->params, w->params_len,
+                                    now, &order, err, sizeof err)
+        : w->kind == GO_ADD_PARAMS
+            ? campaign_order_add_params(st, s->proj.dir, w->user_id, w->campaign_id, w->params, w->params_len,
+                                        now, &order, err, sizeof err)
+            : campaign_order_change(st, w->kind, w->user_id, w->campaign_id, w->event_id, w->resubmit, now,
+                                    &order, err, sizeof err);
+    if (!rc) rc = await_order(w, st, order, &result, err, sizeof err);
+    if (rc == CAMP_ORDER_TIMEOUT) {
+        char when[64] = "before locusd began to stop";
+        if (!atomic_load(&s->api_stopping)) snprintf(when, sizeof when, "within %d s", ORDER_WAIT_MS / 1000);
+        json_t *msg = json_sprintf("order %lld is queued, but locusd's grid daemon did not carry it out %s: it "
+                                   "stays queued and is carried out when the daemon runs (see GET /api/v1/campaigns)",
+                                   (long long)order, when);
+        api_send(out, status, 503, json_pack("{s:o, s:I}", "error", msg, "order", (json_int_t)order));
+    } else if (rc) {
+        api_error(out, status, order_http[rc], err);
+    } else {
+        log_info("api: user %s %s %lld (order %lld)", w->user, done[w->kind],
+                 (long long)(w->kind == GO_SUBMIT ? result : w->kind == GO_FIX ? w->event_id : w->campaign_id),
+                 (long long)order);
+        json_t *o = w->kind == GO_SUBMIT ? json_pack("{s:I}", "id", (json_int_t)result)
+                                         : changed_json(w, st, out, status);
+        if (o) api_send(out, status, w->kind == GO_SUBMIT ? 201 : 200, o);
+    }
+    store_close(st);
+}
+
 int api_campaigns_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
                        struct strbuf *out, int *status, struct api_wait **wait)
 {
@@ -370,120 +430,12 @@ int api_campaigns_post(struct server *s, const char *path, const struct user *u,
     if (r == CR_NONE) return 0;
     if (r == CR_BAD) return no_route(wrong_method, 1, out, status);
     if (r == CR_SUBMIT && api_over_limit(s, u, 0, 1, out, status)) return 1;
-    struct api_wait *w = xcalloc(1, sizeof *w);
+    struct camp_order *w = xcalloc(1, sizeof *w);
     /* a submission is the submitter's own; a change may be of any user's campaign for an admin */
-    *w = (struct api_wait){.s = s, .kind = kinds[r], .user_id = r == CR_SUBMIT ? u->id : api_scope(u),
-                           .campaign_id = r == CR_FIX ? 0 : id, .event_id = r == CR_FIX ? id : 0};
+    *w = (struct camp_order){.s = s, .kind = kinds[r], .user_id = r == CR_SUBMIT ? u->id : api_scope(u),
+                             .campaign_id = r == CR_FIX ? 0 : id, .event_id = r == CR_FIX ? id : 0};
     snprintf(w->user, sizeof w->user, "%s", u->name);
-    sb_init(&w->out);
-    if (read_body(w, r, body, len, out, status)) {
-        wait_free(w);
-    } else if (atomic_fetch_add(&s->api_waits, 1) >= MAX_WAITS) {
-        atomic_fetch_sub(&s->api_waits, 1);
-        wait_free(w);
-        api_errorf(out, status, 503, "%d campaign orders are in progress: retry in a moment", MAX_WAITS);
-    } else {
-        *wait = w;
-    }
+    if (read_body(w, r, body, len, out, status)) order_free(w);
+    else api_wait_new(s, carry_out, order_free, w, out, status, wait);
     return 1;
 }
-
-/* Waits for order `order` in slices until it is carried out, ORDER_WAIT_MS
- * pass, or HTTP stops (then CAMP_ORDER_TIMEOUT too). */
-static enum camp_order_rc await_order(struct api_wait *w, struct store *st, int64_t order, int64_t *result,
-                                      char *err, size_t errlen)
-{
-    int64_t deadline = monotonic_ms() + ORDER_WAIT_MS;
-    enum camp_order_rc rc = CAMP_ORDER_TIMEOUT;
-    while (rc == CAMP_ORDER_TIMEOUT && !atomic_load(&w->s->api_stopping) && monotonic_ms() < deadline)
-        rc = campaign_order_wait(st, order, WAIT_SLICE_MS, result, err, errlen);
-    return rc;
-}
-
-/* What the caller gets once a change was carried out: the campaign as its
- * stat shows it, or for a fix, the event. */
-static json_t *changed_json(struct api_wait *w, struct store *st)
-{
-    if (w->kind != GO_FIX) return campaign_stat(st, w->campaign_id, w->user_id, w->s->clock(), &w->out, &w->status);
-    struct find_event f = {w->event_id, NULL};
-    int64_t campaign_id;
-    if (event_campaign(st, w->event_id, &campaign_id) || event_view_each(st, campaign_id, find_event, &f) ||
-        !f.found)
-        api_error(&w->out, &w->status, 503, store_error(st));
-    return f.found;
-}
-
-/* Writes w's order, awaits it and fills w's answer. */
-static void carry_out(struct api_wait *w)
-{
-    static const char *const done[] = {[GO_SUBMIT] = "submitted campaign", [GO_PAUSE] = "paused campaign",
-                                       [GO_RESUME] = "resumed campaign", [GO_CANCEL] = "cancelled campaign",
-                                       [GO_FIX] = "fixed event", [GO_ADD_PARAMS] = "added params to campaign"};
-    char err[512] = "";
-    if (atomic_load(&w->s->api_stopping)) return api_error(&w->out, &w->status, 503, "locusd is stopping");
-    struct store *st = store_open(w->s->db_path, 0, err, sizeof err);
-    if (!st) return api_error(&w->out, &w->status, 503, err);
-    int64_t order = 0, result = 0, now = w->s->clock();
-    enum camp_order_rc rc =
-        w->kind == GO_SUBMIT
-            ? campaign_order_submit(st, w->s->proj.dir, w->user_id, w->jdl, w->jdl_len, w->params, w->params_len,
-                                    now, &order, err, sizeof err)
-        : w->kind == GO_ADD_PARAMS
-            ? campaign_order_add_params(st, w->s->proj.dir, w->user_id, w->campaign_id, w->params, w->params_len,
-                                        now, &order, err, sizeof err)
-            : campaign_order_change(st, w->kind, w->user_id, w->campaign_id, w->event_id, w->resubmit, now,
-                                    &order, err, sizeof err);
-    if (!rc) rc = await_order(w, st, order, &result, err, sizeof err);
-    if (rc == CAMP_ORDER_TIMEOUT) {
-        char when[64] = "before locusd began to stop";
-        if (!atomic_load(&w->s->api_stopping)) snprintf(when, sizeof when, "within %d s", ORDER_WAIT_MS / 1000);
-        json_t *msg = json_sprintf("order %lld is queued, but locusd's grid daemon did not carry it out %s: it "
-                                   "stays queued and is carried out when the daemon runs (see GET /api/v1/campaigns)",
-                                   (long long)order, when);
-        api_send(&w->out, &w->status, 503, json_pack("{s:o, s:I}", "error", msg, "order", (json_int_t)order));
-    } else if (rc) {
-        api_error(&w->out, &w->status, order_http[rc], err);
-    } else {
-        log_info("api: user %s %s %lld (order %lld)", w->user, done[w->kind],
-                 (long long)(w->kind == GO_SUBMIT ? result : w->kind == GO_FIX ? w->event_id : w->campaign_id),
-                 (long long)order);
-        json_t *o = w->kind == GO_SUBMIT ? json_pack("{s:I}", "id", (json_int_t)result) : changed_json(w, st);
-        if (o) api_send(&w->out, &w->status, w->kind == GO_SUBMIT ? 201 : 200, o);
-    }
-    store_close(st);
-}
-
-static void *wait_main(void *p)
-{
-    struct api_wait *w = p;
-    carry_out(w);
-    atomic_fetch_sub(&w->s->api_waits, 1);
-    w->wake(w->arg);             /* last: from here on w is the HTTP thread's */
-    return NULL;
-}
-
-void api_wait_start(struct api_wait *w, void (*wake)(void *), void *arg)
-{
-    w->wake = wake;
-    w->arg = arg;
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, wait_main, w);
-    pthread_attr_destroy(&attr);
-    if (rc) {
-        api_error(&w->out, &w->status, 503, "cannot start a thread to await the order: retry in a moment");
-        atomic_fetch_sub(&w->s->api_waits, 1);
-        wake(arg);
-    }
-}
-
-void api_wait_finish(struct api_wait *w, struct strbuf *out, int *status)
-{
-    sb_append(out, w->out.s, w->out.len);
-    *status = w->status;
-    wait_free(w);
-}
-
-void api_wait_shutdown(struct server *s) { atomic_store(&s->api_stopping, 1); }

@@ -31,6 +31,15 @@ int64_t api_scope(const struct user *u);
 int api_over_limit(struct server *s, const struct user *u, int batches, int campaigns, struct strbuf *out,
                    int *status);
 
+/* An order carried out off the HTTP threads: run(s, order, out, status)
+ * fills the answer on a thread of its own (see api_wait_start). */
+typedef void (*api_order_fn)(struct server *s, void *order, struct strbuf *out, int *status);
+/* Prepares order (taken: drop frees it once answered, or at once on
+ * failure) to be carried out by run: 0 with *wait set, or -1 with the
+ * error answered (503: too many orders in progress). */
+int api_wait_new(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
+                 int *status, struct api_wait **wait);
+
 /* The grid's routes (campaigns, events, clusters): 0 when path is none
  * of theirs, else 1 with the request answered, or for a POST, with *wait
  * set as api_post says. Every one of them acts as the key's user. */

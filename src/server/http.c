@@ -3,6 +3,7 @@
  * request body is bounded before it is read. With a certificate, a second
  * daemon serves the same handlers over TLS (GnuTLS, inside libmicrohttpd)
  * beside plain HTTP. */
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/strbuf.h"
 #include "core/tls_creds.h"
@@ -27,6 +28,13 @@
  * weaknesses; BOINC clients (libcurl with OpenSSL) and locus-client speak
  * 1.2 and 1.3. */
 #define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+/* How long http_stop awaits suspended requests. Each ends by itself
+ * sooner: an RPC at its commit or its work wait's end, a campaign order
+ * when told locusd stops, a sequence order at its transaction's end (the
+ * store's busy timeout, 30 s, bounds its wait). MHD aborts the process if
+ * it is stopped with a request still suspended, so past this, it is not
+ * stopped at all. */
+#define STOP_WAIT_MS 60000
 
 enum route { R_NONE, R_MASTER, R_RPC, R_DOWNLOAD, R_UPLOAD, R_API, R_API_POST, R_NOT_FOUND };
 
@@ -447,7 +455,14 @@ void http_stop(struct server *s)
     api_wait_shutdown(s);
     quiesce(s->http);
     quiesce(s->https);
-    for (int waited = 0; waited < 1000 && atomic_load(&s->http_unanswered) > 0; waited++) usleep(10000);
+    int64_t deadline = monotonic_ms() + STOP_WAIT_MS;
+    while (atomic_load(&s->http_unanswered) > 0 && monotonic_ms() < deadline) usleep(10000);
+    int left = atomic_load(&s->http_unanswered);
+    if (left > 0) {
+        log_error("http: %d requests still unanswered after %d s; HTTP is left to the exit", left,
+                  STOP_WAIT_MS / 1000);
+        return;
+    }
     MHD_stop_daemon(s->http);
     if (s->https) MHD_stop_daemon(s->https);
     s->http = s->https = NULL;

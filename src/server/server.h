@@ -64,7 +64,7 @@ struct server {
     struct MHD_Daemon *http;     /* plain HTTP */
     struct MHD_Daemon *https;    /* the same over TLS; NULL without a certificate */
     atomic_int stopping;         /* set by server_stop, read by the daemon threads */
-    atomic_int api_waits;        /* campaign orders awaited off the HTTP threads (api_campaigns.c) */
+    atomic_int api_waits;        /* API orders in progress off the HTTP threads (api_wait.c) */
     atomic_int api_stopping;     /* set before HTTP stops: those answer at once */
     atomic_llong http_body_bytes; /* request bodies held now, all connections (max_body_mib_in_flight) */
     int http_max_connections;    /* on each port: max_connections, or fewer if open files do not allow */
@@ -110,6 +110,10 @@ int http_load_tls(struct server *s, char *err, size_t errlen);
 /* Serves plain HTTP, and HTTPS when configured: both, or neither (-1 with
  * the reason in err). */
 int http_start(struct server *s, char *err, size_t errlen);
+/* Takes no new connection, awaits the answers of suspended requests (the
+ * writer and the work generator must still run), then stops. If some are
+ * still unanswered after a minute it says so in the log and leaves HTTP
+ * running for the process's exit: stopping MHD then would abort. */
 void http_stop(struct server *s);
 
 /* The validator's comparison of two results of nout files each (paths a,

@@ -7,8 +7,10 @@
 # nothing), a volunteer's, malformed JSON, unknown or mistyped field,
 # values out of range, unknown app, a taken name, another user's sequence,
 # an ended sequence, a body over the limit, an order over the per-user
-# limits (sequences in one order, batches held). Then locusd loads what was
-# ordered and sends position 1 to a host.
+# limits (sequences in one order, batches held). An order waiting on the
+# store does not hold locusd's only HTTP thread: other requests are served
+# meanwhile. Then locusd loads what was ordered and sends position 1 to a
+# host. Stopped while an order waits, locusd answers it first.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 . "$(dirname "$0")/lib/rpc.sh"
@@ -16,6 +18,7 @@ set -euo pipefail
 proj=$TMP/proj
 make_project "$proj" alice bob carl
 set_config "$proj" submit_max_live_batches 1
+set_config "$proj" http_threads 1
 start_locusd "$proj"
 API=http://127.0.0.1:$PORT/api/v1
 B=$TMP/body H=$TMP/headers R=$TMP/req.xml SCHED=${URL}scheduler
@@ -85,6 +88,27 @@ st=$(api GET sequences/climate "")
 [ "$st" = 200 ] && grep -q '"length":5' "$B" && grep -q '"state":"active"' "$B" || fail "GET sequence: $st $(cat "$B")"
 say "alice created sequence climate of 5 positions"
 
+# An order runs its transaction off the HTTP threads: while another
+# writer holds the store, bob's order waits for it, and locusd's one HTTP
+# thread goes on serving (on an HTTP thread, the order would hold it
+# until the store was free, and this GET with it).
+(echo "BEGIN IMMEDIATE;"; sleep 8; echo "COMMIT;") | sqlite3 "$proj/locus.db" &
+locker=$!
+sleep 1
+curl -s -o "$TMP/held.json" -w '%{http_code}' --max-time 60 -X POST -H "Authorization: Bearer $KEY_B" \
+    --data-binary '{"name": "held", "app": "worker", "length": 2, "max_result_time": 9}' \
+    "$API/sequences" >"$TMP/held.status" &
+order=$!
+sleep 1
+st=$(api GET sequences/climate "")
+[ "$st" = 200 ] || fail "GET while an order waits on the store: HTTP $st"
+kill -0 "$order" 2>/dev/null || fail "bob's order was answered while the store was held: $(cat "$TMP/held.status")"
+kill -0 "$locker" 2>/dev/null || fail "the store lock ended before the GET was answered (the test needs it held)"
+wait "$locker"
+wait "$order"
+[ "$(cat "$TMP/held.status")" = 201 ] || fail "bob's order once the store was free: HTTP $(cat "$TMP/held.status")"
+say "a GET was served while an order waited on the store; the order was carried out after"
+
 refused 403 "belongs to another user" POST sequences/climate/extend "$KEY_B" '{"positions": 3}'
 refused 400 "positions" POST sequences/climate/extend "$KEY_A" '{"positions": 0}'
 refused 404 "no sequence named 'nosuch'" POST sequences/nosuch/extend "$KEY_A" '{"positions": 3}'
@@ -112,6 +136,21 @@ ONLY="$ORDERED" refused 409 "has ended" POST sequences/climate/end "$KEY_A" ''
 ONLY="$ORDERED" refused 409 "has ended" POST sequences/climate/extend "$KEY_A" '{"positions": 1}'
 say "alice ended it; a second end and an extension are refused"
 
+# Stopped while an order waits on the store for longer than locusd once
+# waited for suspended requests (10 s): locusd awaits it, answers it and
+# exits cleanly (stopping libmicrohttpd with it suspended aborted).
+(echo "BEGIN IMMEDIATE;"; sleep 14; echo "COMMIT;") | sqlite3 "$proj/locus.db" &
+locker=$!
+sleep 1
+curl -s -o "$TMP/late.json" -w '%{http_code}' --max-time 60 -X POST -H "Authorization: Bearer $KEY_B" \
+    --data-binary '{"positions": 1}' "$API/sequences/held/extend" >"$TMP/late.status" &
+order=$!
+sleep 1
 stop_locusd
+wait "$locker"
+wait "$order" || true
+[ "$(cat "$TMP/late.status")" = 200 ] || fail "an order awaited through the stop: HTTP $(cat "$TMP/late.status")"
+[ "$(sql "$proj" "SELECT length FROM sequences WHERE name = 'held'")" = 3 ] || fail "the extension answered 200 is not in the store"
+say "stopped with an order waiting on the store: the order was carried out and answered, locusd exited cleanly"
 check_sanitizers
 say "PASS"
