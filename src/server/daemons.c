@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "server/rpc.h"
 #include "server/server.h"
 #include <time.h>
 #include <unistd.h>
@@ -126,10 +127,14 @@ static void sweep_orphan_uploads(struct server *s)
     if (deleted) log_info("deleted %d uploaded files of jobs that ended before a restart", deleted);
 }
 
+#define HOST_CACHE_IDLE_S 86400     /* a host silent this long leaves the host cache */
+#define HOST_CACHE_SWEEP_S 3600     /* how often the cache is swept */
+
 void *maintenance_main(void *arg)
 {
     struct server *s = arg;
     double period = s->proj.cfg.transition_period;
+    int64_t next_host_sweep = 0;
     sweep_orphan_uploads(s);
     while (!s->stopping) {
         char err[512];
@@ -158,6 +163,11 @@ void *maintenance_main(void *arg)
         if (moved) log_info("%d work sequences relocated from their last restartable state", moved);
         twins_compare(s);
         delete_outputs(s);
+        if (now >= next_host_sweep) {
+            size_t gone = rpc_forget_silent_hosts(s, now, HOST_CACHE_IDLE_S);
+            if (gone) log_debug(LT_RPC, "%zu hosts silent for a day left the host cache", gone);
+            next_host_sweep = now + HOST_CACHE_SWEEP_S;
+        }
         if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
         if (s->idx.loc.mode != LOC_OFF) workgen_sync(s->workgen);
         sleep_seconds(period);

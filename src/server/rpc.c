@@ -141,6 +141,21 @@ static void record_host(struct rpc *c, int64_t now, struct change_log *log)
     *cached = c->host;
 }
 
+size_t rpc_forget_silent_hosts(struct server *s, int64_t now, int64_t idle)
+{
+    size_t n = 0, it = 0;
+    int64_t id;
+    void *v;
+    pthread_mutex_lock(&s->lock);
+    while (imap_next(&s->hosts, &it, &id, &v)) {
+        if (now - ((struct host *)v)->rpc_time <= idle) continue;
+        free(imap_del(&s->hosts, id));   /* a tombstone: the iteration goes on */
+        n++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
 /* ---- reports ---- */
 
 /* The reports as the decision takes them, with the output files that

@@ -23,4 +23,9 @@ uint64_t rpc_ticket(const struct rpc *r);
 void rpc_wait_work(struct rpc *r, void (*wake)(void *), void *arg);
 void rpc_finish(struct rpc *r, struct strbuf *out, int *http_status);
 
+/* Drops from s's host cache (taking s->lock) the hosts whose last request
+ * is more than idle seconds before now; the store keeps them, and their
+ * next request reads them back. Returns how many were dropped. */
+size_t rpc_forget_silent_hosts(struct server *s, int64_t now, int64_t idle);
+
 #endif

@@ -44,8 +44,11 @@ struct server {
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;
-    /* Append-only caches: entries are never freed while the server runs, so
-     * a pointer taken under the lock stays valid after it is released. */
+    /* Append-only caches (all but hosts): entries are never freed while the
+     * server runs, so a pointer taken under the lock stays valid after it
+     * is released. A host is copied out under the lock, and one silent for
+     * a day leaves the cache (rpc_forget_silent_hosts): host ids made by
+     * the thousand cost memory only while they are in use. */
     struct imap apps;            /* id -> struct app* */
     struct imap versions;        /* id -> struct app_version* */
     struct imap files;           /* id -> struct file_rec* */

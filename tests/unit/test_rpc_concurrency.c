@@ -852,12 +852,64 @@ static void test_concurrent_rpcs_on_one_work_sequence(void **state)
     ledger_free(&L);
 }
 
+/* One RPC of h in a thread of its own, as an HTTP thread runs it: each
+ * thread caches its store reader (server_reader), and the test's own
+ * thread's may be an earlier test's project's. */
+struct one_rpc { struct server *s; struct vhost *h; int status; char why[256]; };
+
+static void *one_rpc_main(void *p)
+{
+    struct one_rpc *a = p;
+    struct strbuf b, out;
+    sb_init(&b);
+    sb_init(&out);
+    a->h->seqno++;
+    request_body(&b, a->s, a->h, NULL, 0, 0, 1);
+    a->status = rpc_call(a->s, &b, &out);
+    struct reply rp;
+    if (a->status == 200 && !take_reply(a->h, &out, &rp, a->why, sizeof a->why)) free(rp.v);
+    sb_free(&b);
+    sb_free(&out);
+    return NULL;
+}
+
+/* A host silent longer than the bound leaves the host cache, and its next
+ * request reads it back from the store under the same id. */
+static void test_silent_hosts_leave_the_cache(void **state)
+{
+    struct fx *f = *state;
+    make_project(&f->p, 1, 10);
+    start_server(f);
+    struct vhost h;
+    host_init(&h, 0, 0, f->p.auth[0], 1e9);
+    int64_t first_id = 0;
+    for (int round = 0; round < 2; round++) {
+        struct one_rpc a = {.s = &f->s, .h = &h};
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, one_rpc_main, &a), 0);
+        pthread_join(t, NULL);
+        assert_int_equal(a.status, 200);
+        if (a.why[0]) fail_msg("reply: %s", a.why);
+        if (!round) first_id = h.id;
+        assert_true(h.id > 0);
+        assert_int_equal(h.id, first_id);
+        assert_int_equal(f->s.hosts.count, 1);
+        int64_t now = f->s.clock();
+        assert_int_equal(rpc_forget_silent_hosts(&f->s, now + 10, 3600), 0);
+        assert_int_equal(f->s.hosts.count, 1);
+        assert_int_equal(rpc_forget_silent_hosts(&f->s, now + 7200, 3600), 1);
+        assert_int_equal(f->s.hosts.count, 0);
+    }
+    host_free(&h);
+}
+
 int main(void)
 {
     log_set_level(LOG_WARN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_concurrent_rpcs_on_one_cursor_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_rpcs_on_one_work_sequence, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_silent_hosts_leave_the_cache, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
