@@ -114,15 +114,16 @@ int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t
     size_t len = colon ? (size_t)(colon - text) : 0;
     char *end = NULL;
     long long max = colon ? strtoll(colon + 1, &end, 10) : 0;
+    char quoted[48];   /* what the caller wrote, quoted in one line */
     if (!colon || end == colon + 1 || *end || max <= 0) {
-        errf(err, errlen, "output '%s' must be OPEN_NAME:MAX_BYTES with a positive size", text);
+        errf(err, errlen, "output '%s' must be OPEN_NAME:MAX_BYTES with a positive size", snippet(text, quoted));
         return -1;
     }
     if (len >= sizeof o->open_name) len = sizeof o->open_name;   /* too long: fails the check below */
     snprintf(o->open_name, sizeof o->open_name, "%.*s", (int)len, text);
     if (len >= sizeof o->open_name || !name_is_safe(o->open_name)) {
-        errf(err, errlen, "output open name in '%s' is not a safe name of at most %zu characters", text,
-             sizeof o->open_name - 1);
+        errf(err, errlen, "output open name in '%s' is not a safe name of at most %zu characters",
+             snippet(text, quoted), sizeof o->open_name - 1);
         return -1;
     }
     o->max_nbytes = max;

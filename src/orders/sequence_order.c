@@ -3,6 +3,7 @@
 #include "orders/sequence_order.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,12 @@ void sequence_order_defaults(struct sequence_order *o)
     o->output_every = 1;
     o->flops = 1e12;
     o->state_max_bytes = 1 << 30;
+}
+
+long long sequence_order_positions(const struct sequence_order *o)
+{
+    if (o->count < 1 || o->count > SEQ_COUNT_MAX || o->length < 1 || o->length > SEQ_LENGTH_MAX) return LLONG_MAX;
+    return (o->twins ? 2LL : 1LL) * o->count * o->length;
 }
 
 static enum seq_order_rc fail(enum seq_order_rc rc, char *err, size_t errlen, const char *fmt, ...)
@@ -39,9 +46,10 @@ static enum seq_order_rc store_failed(struct store *st, char *err, size_t errlen
 static enum seq_order_rc build(const struct sequence_order *o, int64_t now, struct batch *b, struct sequence_rec *q,
                                struct job_spec *first, char *err, size_t errlen)
 {
+    char quoted[48];   /* what the caller wrote, quoted in one line */
     if (!o->name || !name_is_safe(o->name) || strlen(o->name) > 100)
         return fail(SEQ_ORDER_INVALID, err, errlen, "name '%s' is not a safe name of at most 100 characters",
-                    o->name ? o->name : "");
+                    snippet(o->name ? o->name : "", quoted));
     if (!o->app || !o->app[0]) return fail(SEQ_ORDER_INVALID, err, errlen, "app is required");
     if (o->length < 1 || o->length > SEQ_LENGTH_MAX)
         return fail(SEQ_ORDER_INVALID, err, errlen, "length must be from 1 to %d", SEQ_LENGTH_MAX);
@@ -94,21 +102,23 @@ static enum seq_order_rc resolve(struct store *st, const struct sequence_order *
 {
     struct app a;
     int rc = store_app_by_name(st, o->app, &a);
-    if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "unknown app '%s'", o->app);
+    char quoted[48];   /* what the caller wrote, quoted in one line */
+    if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "unknown app '%s'", snippet(o->app, quoted));
     if (rc) return store_failed(st, err, errlen);
     b->app_id = first->app_id = a.id;
     b->user_id = o->user_id;
     if (o->user) {
         struct user u;
         rc = store_user_by_name(st, o->user, &u);
-        if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "unknown user '%s'", o->user);
+        if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "unknown user '%s'", snippet(o->user, quoted));
         if (rc) return store_failed(st, err, errlen);
         b->user_id = u.id;
     }
     if (o->initial_state) {
         struct file_rec f;
         rc = store_file_by_name(st, o->initial_state, &f);
-        if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "unknown file '%s' (initial_state)", o->initial_state);
+        if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "unknown file '%s' (initial_state)",
+                                 snippet(o->initial_state, quoted));
         if (rc) return store_failed(st, err, errlen);
         first->inputs[0].file_id = f.id;
         snprintf(first->inputs[0].open_name, sizeof first->inputs[0].open_name, "state_in");
@@ -171,8 +181,10 @@ enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_
 enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, enum seq_change how,
                                         long long n, int64_t now, struct sequence_rec *q, char *err, size_t errlen)
 {
+    char quoted[48];
     int rc = store_sequence_by_name(st, name, q);
-    if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "no sequence named '%s'", name);
+    if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "no sequence named '%s'",
+                                 snippet(name, quoted));
     if (rc) return store_failed(st, err, errlen);
     if (user_id > 0) {
         struct batch b;

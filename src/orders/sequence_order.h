@@ -47,6 +47,11 @@ struct sequence_order {
 
 void sequence_order_defaults(struct sequence_order *o);
 
+/* The job rows the order makes: count x length, twice with twins; for a
+ * count or length out of range (sequence_order_create refuses them),
+ * LLONG_MAX, so the product never overflows. */
+long long sequence_order_positions(const struct sequence_order *o);
+
 /* Creates the batch (returned in *b), its sequences and the jobs of every
  * position. The name of sequence i is the batch name, or NAME-i when
  * count > 1; with twins, each has a twin named after it with ".twin".
