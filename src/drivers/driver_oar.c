@@ -12,9 +12,8 @@
  * (oarapi.subscript.XXXXX, left there) and submits; OAR appends each array
  * element's param_file line, its index, to the command. Remote ids are
  * OAR's job ids. */
-#include "core/hashmap.h"
-#include "core/vec.h"
 #include "drivers/driver.h"
+#include "drivers/oar_parse.h"
 #include "grid/jdl.h"
 #include "grid/jobscript.h"
 #include <curl/curl.h>
@@ -29,6 +28,7 @@
 #define OAR_BODY_MAX (16u << 20)     /* bytes of an answer */
 #define OAR_TAIL_LINES_MAX 100000
 #define OAR_FIND_PAGE 1000           /* jobs per answer when searching by name */
+#define OAR_FIND_PAGES_MAX 1000      /* answers read at most in one listing (an API that ignores offset) */
 #define OAR_CLOCK_MARGIN 120         /* seconds OAR's clock may lag behind the caller's */
 
 struct oar {
@@ -139,14 +139,6 @@ static json_t *api(struct cluster_driver *d, const char *method, const char *pat
 
 /* ---- submission ---- */
 
-/* The index OAR appended to an array member's command; -1 if none. */
-static long member_index(json_t *job)
-{
-    const char *cmd = json_string_value(json_object_get(job, "command"));
-    const char *sp = cmd ? strrchr(cmd, ' ') : NULL;
-    return sp ? atol(sp + 1) : -1;
-}
-
 /* What a "workdir" may hold. OAR's API writes it unquoted into a command
  * line, "bash -c \"cp SCRIPT WORKDIR/ && cd WORKDIR && oarsub ...\"", that
  * a shell runs as OAR's own user before switching to the job's user: a
@@ -214,32 +206,23 @@ static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, 
         json_object_set_new(req, "signal", json_integer(spec->checkpointing_signal));
     }
     if (!(ans = api(d, "POST", "/jobs.json", user, req, err, errlen))) goto out;
-    json_int_t id = json_integer_value(json_object_get(ans, "id"));
+    int64_t id = oar_parse_post_id(ans);
     if (id <= 0) {
         errf(err, errlen, "POST /jobs.json: no job id in the answer");
         goto out;
     }
     if (!array) {
-        snprintf(ids[0], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, id);
+        snprintf(ids[0], DRV_ID_MAX, "%" PRId64, id);
         rc = 0;
         goto out;
     }
     /* an array's members, by the index OAR appended to their command */
     char path[96];
-    snprintf(path, sizeof path, "/jobs/details.json?array=%" JSON_INTEGER_FORMAT "&limit=%d", id, n);
+    snprintf(path, sizeof path, "/jobs/details.json?array=%" PRId64 "&limit=%d", id, n);
     if (!(members = api(d, "GET", path, user, NULL, err, errlen))) goto out;
-    int found = 0;
-    size_t k;
-    json_t *it;
-    for (int i = 0; i < n; i++) ids[i][0] = '\0';
-    json_array_foreach(json_object_get(members, "items"), k, it) {
-        long idx = member_index(it);
-        if (idx < 0 || idx >= n || ids[idx][0]) continue;
-        snprintf(ids[idx], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(it, "id")));
-        found++;
-    }
+    int found = oar_parse_members(members, n, ids);
     if (found != n) {
-        errf(err, errlen, "array %" JSON_INTEGER_FORMAT ": %d of its %d jobs found", id, found, n);
+        errf(err, errlen, "array %" PRId64 ": %d of its %d jobs found", id, found, n);
         goto out;
     }
     rc = 0;
@@ -265,66 +248,6 @@ static int oar_submit(struct cluster_driver *d, const struct cluster_spec *spec,
 
 /* ---- status ---- */
 
-/* OAR's job states, normalised; Terminated and Error are read further. */
-static const struct { const char *name; enum drv_state state; } oar_states[] = {
-    {"Waiting", DRV_WAITING},  {"Hold", DRV_WAITING},      {"toLaunch", DRV_WAITING},
-    {"toError", DRV_WAITING},  {"toAckReservation", DRV_WAITING},
-    {"Launching", DRV_RUNNING}, {"Running", DRV_RUNNING},  {"Finishing", DRV_RUNNING},
-    {"Suspended", DRV_RUNNING}, {"Resuming", DRV_RUNNING}, {"Terminated", DRV_FINISHED},
-    {"Error", DRV_FINISHED},
-};
-
-/* Why a job in Error ended, from its events, the most telling first (a
- * walltime kill also has FRAG_JOB_REQUEST, which alone means a delete). */
-static const struct { const char *event; enum drv_end end; } oar_events[] = {
-    {"BESTEFFORT_KILL", DRV_END_PREEMPTED},
-    {"WALLTIME", DRV_END_WALLTIME},
-    {"PING_CHECKER_NODE_SUSPECTED", DRV_END_NODE_FAIL},
-    {"EXTERMINATE_JOB", DRV_END_NODE_FAIL},
-    {"FRAG_JOB_REQUEST", DRV_END_CANCELLED},
-    {"WORKING_DIRECTORY", DRV_END_EXIT},
-};
-
-static void normalise(json_t *job, struct drv_status *st)
-{
-    const char *state = json_string_value(json_object_get(job, "state"));
-    snprintf(st->raw, sizeof st->raw, "%s", state ? state : "?");
-    st->state = DRV_FINISHED;
-    st->end = DRV_END_UNKNOWN;
-    for (size_t i = 0; i < sizeof oar_states / sizeof *oar_states; i++)
-        if (state && !strcmp(state, oar_states[i].name)) st->state = oar_states[i].state;
-    st->start = (time_t)json_integer_value(json_object_get(job, "start_time"));
-    st->stop = (time_t)json_integer_value(json_object_get(job, "stop_time"));
-    if (st->state != DRV_FINISHED) {
-        st->end = DRV_END_NONE;
-        st->stop = 0;
-        st->run_seconds = st->state == DRV_RUNNING && st->start > 0 ? (long)(time(NULL) - st->start) : 0;
-        return;
-    }
-    if (st->start > 0 && st->stop >= st->start) st->run_seconds = (long)(st->stop - st->start);
-    json_t *code = json_object_get(job, "exit_code");
-    if (state && !strcmp(state, "Terminated") && json_is_integer(code)) {
-        int raw = (int)json_integer_value(code);   /* a wait status */
-        st->exit_code = raw & 0x7f ? 128 + (raw & 0x7f) : (raw >> 8) & 0xff;
-        st->end = st->exit_code ? DRV_END_EXIT : DRV_END_SUCCESS;
-        return;
-    }
-    json_t *events = json_object_get(job, "events");
-    for (size_t i = 0; i < sizeof oar_events / sizeof *oar_events && st->end == DRV_END_UNKNOWN; i++) {
-        size_t k;
-        json_t *e;
-        json_array_foreach(events, k, e) {
-            const char *type = json_string_value(json_object_get(e, "type"));
-            if (type && !strcmp(type, oar_events[i].event)) {
-                st->end = oar_events[i].end;
-                if (st->end == DRV_END_EXIT) st->exit_code = JOBSCRIPT_SETUP_FAILED;
-                snprintf(st->raw, sizeof st->raw, "%s", type);
-                break;
-            }
-        }
-    }
-}
-
 static int oar_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
                       size_t errlen)
 {
@@ -341,13 +264,9 @@ static int oar_status(struct cluster_driver *d, const char *const *ids, int n, s
         json_t *ans = api(d, "GET", path.s, o->admin, NULL, err, errlen);
         sb_free(&path);
         if (!ans) return -1;
-        size_t j;
-        json_t *it;
-        json_array_foreach(json_object_get(ans, "items"), j, it) {
-            json_int_t id = json_integer_value(json_object_get(it, "id"));
-            for (int i = from; i < from + k; i++)
-                if (atol(ids[i]) == id) normalise(it, &out[i]);
-        }
+        int64_t want[OAR_IDS_CHUNK];
+        for (int i = 0; i < k; i++) want[i] = atol(ids[from + i]);
+        oar_parse_details(ans, want, k, time(NULL), out + from);
         json_decref(ans);
     }
     /* The list leaves out a job between its scheduling and its resources'
@@ -359,7 +278,7 @@ static int oar_status(struct cluster_driver *d, const char *const *ids, int n, s
         long status;
         snprintf(path, sizeof path, "/jobs/%ld.json", atol(ids[i]));
         json_t *job = api_status(d, "GET", path, o->admin, NULL, &status, err, errlen);
-        if (job) normalise(job, &out[i]);
+        if (job) oar_normalise(job, time(NULL), &out[i]);
         json_decref(job);
         if (!job && status != 404) return -1;
     }
@@ -396,26 +315,7 @@ static int oar_resources(struct cluster_driver *d, struct drv_resources *out, ch
     json_t *stress = jobs ? api(d, "GET", "/stress_factor.json", o->admin, NULL, err, errlen) : NULL;
     int rc = -1;
     if (stress) {
-        size_t k;
-        json_t *it;
-        json_array_foreach(json_object_get(res, "items"), k, it) {
-            const char *s = json_string_value(json_object_get(it, "state"));
-            if (s && !strcmp(s, "Alive")) out->total_cores++;
-        }
-        long used = 0;
-        json_array_foreach(json_object_get(jobs, "items"), k, it) {
-            struct drv_status st = {0};
-            normalise(it, &st);
-            if (st.state == DRV_WAITING) out->waiting_jobs++;
-            if (st.state != DRV_RUNNING) continue;
-            out->running_jobs++;
-            used += (long)json_array_size(json_object_get(it, "resources"));
-        }
-        out->free_cores = out->total_cores > used ? out->total_cores - used : 0;
-        const char *g = json_string_value(json_object_get(stress, "GLOBAL_STRESS"));
-        out->stress = g ? atof(g) : 0;
-        if (out->stress < 0) out->stress = 0;
-        if (out->stress > 1) out->stress = 1;
+        oar_parse_resources(res, jobs, stress, out);
         rc = 0;
     }
     json_decref(res);
@@ -488,62 +388,31 @@ static void oar_close(struct cluster_driver *d)
 
 /* ---- finding a submission by name ---- */
 
-struct found { json_int_t array, index, id; };
-
-/* Arrays (chunks of one submission) in submission order, each by member
- * index; single jobs are their own array. */
-static int found_order(const void *a, const void *b)
-{
-    const struct found *x = a, *y = b;
-    if (x->array != y->array) return (x->array > y->array) - (x->array < y->array);
-    if (x->index != y->index) return (x->index > y->index) - (x->index < y->index);
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-struct finding {
-    const char *name;            /* drv_job_name's */
-    const char *user;            /* the account the jobs must run as */
-    time_t after;                /* jobs submitted before are not looked at; 0: none */
-    struct found *f;
-    int n, cap;
-    struct imap seen;            /* ids in f */
-};
-
-/* The job table's column naming the account a job runs as. */
-#define OAR_OWNER_FIELD "job_user"
-
-/* Adds to s the jobs named s->name and run as s->user of one listing of OAR's job table
- * (query: its filters), read page after page. /jobs/table gives the
- * table's rows as they are (name, command, array, submission time),
+/* Adds to s the jobs named s->name and run as s->user of one listing of
+ * OAR's job table (query: its filters), read page after page
+ * (oar_finding_page), OAR_FIND_PAGES_MAX pages at most. /jobs/table gives
+ * the table's rows as they are (name, command, array, submission time),
  * without the queries per job of /jobs/details. Pages may overlap when
  * jobs change state meanwhile: ids are counted once. */
-static int find_in(struct cluster_driver *d, const char *query, struct finding *s, char *err, size_t errlen)
+static int find_in(struct cluster_driver *d, const char *query, struct oar_finding *s, char *err, size_t errlen)
 {
     struct oar *o = d->impl;
-    for (long offset = 0;; offset += OAR_FIND_PAGE) {
+    for (long page = 0; page < OAR_FIND_PAGES_MAX; page++) {
         char path[512];
-        snprintf(path, sizeof path, "/jobs/table.json?%s&limit=%d&offset=%ld", query, OAR_FIND_PAGE, offset);
+        snprintf(path, sizeof path, "/jobs/table.json?%s&limit=%d&offset=%ld", query, OAR_FIND_PAGE,
+                 page * OAR_FIND_PAGE);
         json_t *ans = api(d, "GET", path, o->admin, NULL, err, errlen);
         if (!ans) return -1;
-        json_t *items = json_object_get(ans, "items"), *it;
-        size_t k;
-        json_array_foreach(items, k, it) {
-            const char *nm = json_string_value(json_object_get(it, "job_name"));
-            const char *owner = json_string_value(json_object_get(it, OAR_OWNER_FIELD));
-            json_int_t id = json_integer_value(json_object_get(it, "id"));
-            json_t *at = json_object_get(it, "submission_time");   /* not a number: not filtered on */
-            if (!nm || strcmp(nm, s->name) || !owner || strcmp(owner, s->user) || imap_get(&s->seen, id) ||
-                (s->after && json_is_integer(at) && json_integer_value(at) < s->after))
-                continue;
-            VEC_GROW(s->f, s->n, s->cap);
-            json_int_t array = json_integer_value(json_object_get(it, "array_id"));
-            s->f[s->n++] = (struct found){array > 0 ? array : id, member_index(it), id};
-            imap_put(&s->seen, id, (void *)1);
-        }
-        size_t got = json_array_size(items);
+        long got = oar_finding_page(s, ans);
         json_decref(ans);
+        if (got < 0) {
+            errf(err, errlen, "more than %d jobs named %s", OAR_FIND_MAX, s->name);
+            return -1;
+        }
         if (got < OAR_FIND_PAGE) return 0;
     }
+    errf(err, errlen, "more than %d jobs listed by /jobs/table.json?%s", OAR_FIND_PAGES_MAX * OAR_FIND_PAGE, query);
+    return -1;
 }
 
 /* The jobs named by the tag, in two listings: the jobs not ended (OAR's
@@ -559,26 +428,18 @@ static int oar_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, 
 {
     char name[DRV_NAME_MAX];
     drv_job_name(d, campaign_id, tag, name, sizeof name);
-    struct finding s = {.name = name, .user = *user ? user : d->cfg.user,
-                        .after = since > 0 ? since - OAR_CLOCK_MARGIN : 0};
-    imap_init(&s.seen);
+    struct oar_finding s;
+    oar_finding_init(&s, name, *user ? user : d->cfg.user, since > 0 ? since - OAR_CLOCK_MARGIN : 0);
     struct strbuf live, ended;
     sb_init(&live);
     sb_init(&ended);
-    const char *sep = "state=";
-    for (size_t i = 0; i < sizeof oar_states / sizeof *oar_states; i++) {
-        if (oar_states[i].state == DRV_FINISHED) continue;
-        sb_printf(&live, "%s%s", sep, oar_states[i].name);
-        sep = ",";
-    }
+    sb_puts(&live, "state=");
+    oar_live_states(&live);
     sb_puts(&ended, "state=Terminated,Error");
     if (s.after) sb_printf(&ended, "&from=%ld", (long)s.after);
-    int n = find_in(d, live.s, &s, err, errlen) || find_in(d, ended.s, &s, err, errlen) ? -1 : s.n;
-    if (n > 0) qsort(s.f, (size_t)n, sizeof *s.f, found_order);
-    if (n > max) n = max;
-    for (int i = 0; i < n; i++) snprintf(ids[i], DRV_ID_MAX, "%" JSON_INTEGER_FORMAT, s.f[i].id);
-    free(s.f);
-    imap_free(&s.seen);
+    int n = find_in(d, live.s, &s, err, errlen) || find_in(d, ended.s, &s, err, errlen) ? -1
+                                                                                        : oar_finding_ids(&s, ids, max);
+    oar_finding_free(&s);
     sb_free(&live);
     sb_free(&ended);
     return n;

@@ -14,8 +14,8 @@
 #include "core/hashmap.h"
 #include "core/run.h"
 #include "drivers/driver.h"
+#include "drivers/slurm_parse.h"
 #include "grid/jobscript.h"
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -171,9 +171,8 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
     argv[argc++] = script;
     argv[argc] = NULL;
     if (slurm_cmd(d, argv, &res, err, errlen)) goto out;
-    char *end;
-    long id = strtol(res.out, &end, 10);   /* "id" or "id;cluster" */
-    if (end == res.out || id <= 0 || (*end && *end != ';' && *end != '\n')) {
+    long id;
+    if (slurm_parse_sbatch_id(res.out, &id)) {
         char q[48];
         errf(err, errlen, "sbatch answered \"%s\", not a job id", snippet(res.out, q));
         goto out;
@@ -206,117 +205,24 @@ static int slurm_submit(struct cluster_driver *d, const struct cluster_spec *spe
 
 /* ---- status ---- */
 
-/* Slurm's job states, normalised. */
-static const struct {
-    const char *name;
-    enum drv_state state;
-    enum drv_end end;           /* DRV_END_EXIT: decided by the exit code */
-} slurm_states[] = {
-    {"PENDING", DRV_WAITING, DRV_END_NONE},         {"CONFIGURING", DRV_WAITING, DRV_END_NONE},
-    {"REQUEUED", DRV_WAITING, DRV_END_NONE},        {"REQUEUE_HOLD", DRV_WAITING, DRV_END_NONE},
-    {"REQUEUE_FED", DRV_WAITING, DRV_END_NONE},     {"RESV_DEL_HOLD", DRV_WAITING, DRV_END_NONE},
-    {"SPECIAL_EXIT", DRV_WAITING, DRV_END_NONE},    {"RUNNING", DRV_RUNNING, DRV_END_NONE},
-    {"COMPLETING", DRV_RUNNING, DRV_END_NONE},      {"SUSPENDED", DRV_RUNNING, DRV_END_NONE},
-    {"STOPPED", DRV_RUNNING, DRV_END_NONE},         {"RESIZING", DRV_RUNNING, DRV_END_NONE},
-    {"SIGNALING", DRV_RUNNING, DRV_END_NONE},       {"STAGE_OUT", DRV_RUNNING, DRV_END_NONE},
-    {"COMPLETED", DRV_FINISHED, DRV_END_EXIT},      {"FAILED", DRV_FINISHED, DRV_END_EXIT},
-    {"OUT_OF_MEMORY", DRV_FINISHED, DRV_END_EXIT},  {"TIMEOUT", DRV_FINISHED, DRV_END_WALLTIME},
-    {"DEADLINE", DRV_FINISHED, DRV_END_WALLTIME},   {"PREEMPTED", DRV_FINISHED, DRV_END_PREEMPTED},
-    {"CANCELLED", DRV_FINISHED, DRV_END_CANCELLED}, {"REVOKED", DRV_FINISHED, DRV_END_CANCELLED},
-    {"NODE_FAIL", DRV_FINISHED, DRV_END_NODE_FAIL}, {"BOOT_FAIL", DRV_FINISHED, DRV_END_NODE_FAIL},
-};
-
-/* Fills st from a state name ("CANCELLED by 0" counts as CANCELLED) and an
- * exit code (the status, or 128 + the signal). */
-static void normalise(const char *state, int exit_code, struct drv_status *st)
-{
-    snprintf(st->raw, sizeof st->raw, "%.*s", (int)strcspn(state, " "), state);
-    st->state = DRV_FINISHED;
-    st->end = DRV_END_UNKNOWN;
-    for (size_t i = 0; i < sizeof slurm_states / sizeof *slurm_states; i++) {
-        if (strcmp(st->raw, slurm_states[i].name)) continue;
-        st->state = slurm_states[i].state;
-        st->end = slurm_states[i].end;
-        break;
-    }
-    if (st->end == DRV_END_EXIT) {
-        /* FAILED with status 0: the job could not be launched at all */
-        st->end = exit_code ? DRV_END_EXIT : strcmp(st->raw, "COMPLETED") ? DRV_END_UNKNOWN : DRV_END_SUCCESS;
-        st->exit_code = exit_code;
-    }
-}
-
-/* "2026-11-21T12:06:35" (local time) as a time_t; 0 for "Unknown", "N/A". */
-static time_t slurm_time(const char *s)
-{
-    struct tm tm = {0};
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end) return 0;
-    tm.tm_isdst = -1;
-    return mktime(&tm);
-}
-
-/* "[D-][[H:]M:]S" as seconds. */
-static long slurm_duration(const char *s)
-{
-    long days = 0, parts[3] = {0}, n = 0;
-    const char *dash = strchr(s, '-');
-    if (dash) {
-        days = atol(s);
-        s = dash + 1;
-    }
-    for (char *end; n < 3; s = end + 1) {
-        parts[n++] = strtol(s, &end, 10);
-        if (*end != ':') break;
-    }
-    long v = 0;
-    for (long i = 0; i < n; i++) v = v * 60 + parts[i];
-    return days * 86400 + v;
-}
-
-/* Splits line at '|' into at most max fields (line is modified). */
-static int split(char *line, char **f, int max)
-{
-    int n = 0;
-    while (n < max) {
-        f[n++] = line;
-        char *bar = strchr(line, '|');
-        if (!bar) break;
-        *bar = '\0';
-        line = bar + 1;
-    }
-    return n;
-}
-
-/* One job of squeue's answer: JobArrayID|State|exit_code|Start|End|TimeUsed|WorkDir| */
-#define SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,WorkDir:|"
-struct sq_job {
-    struct drv_status st;
-    char workdir[PATH_MAX];
-};
-
 /* Runs squeue on ids (comma-separated in list) into jobs, keyed by remote
  * id (owned entries). 0, or -1 when squeue could not tell. */
 static int squeue_jobs(struct cluster_driver *d, const char *list, struct smap *jobs, char *err, size_t errlen)
 {
-    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", list, "-O", SQUEUE_FIELDS, NULL};
+    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-j", list, "-O", SLURM_SQUEUE_FIELDS, NULL};
     struct run_output res;
     int rc = slurm_cmd(d, argv, &res, err, errlen);
     if (rc == 1 && strstr(res.err, "Invalid job id")) rc = 0;   /* none of them is known any more */
     for (char *line = res.out; rc == 0 && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        char *f[8];
-        if (split(line, f, 8) >= 7) {
-            struct sq_job *j = xcalloc(1, sizeof *j);
-            int raw = atoi(f[2]);   /* a wait status */
-            normalise(f[1], raw & 0x7f ? 128 + (raw & 0x7f) : (raw >> 8) & 0xff, &j->st);
-            j->st.start = slurm_time(f[3]);
-            j->st.stop = j->st.state == DRV_FINISHED ? slurm_time(f[4]) : 0;
-            j->st.run_seconds = slurm_duration(f[5]);
-            snprintf(j->workdir, sizeof j->workdir, "%s", f[6]);
-            free(smap_get(jobs, f[0]));
-            smap_put(jobs, f[0], j);
+        char id[DRV_ID_MAX];
+        struct slurm_job *j = xmalloc(sizeof *j);
+        if (slurm_parse_squeue_line(line, id, j) == 0) {
+            free(smap_get(jobs, id));
+            smap_put(jobs, id, j);
+        } else {
+            free(j);
         }
         line = nl ? nl + 1 : line + strlen(line);
     }
@@ -333,46 +239,11 @@ static const char *jobcomp_path(struct cluster_driver *d, char *err, size_t errl
     struct run_output res;
     int rc = slurm_cmd(d, argv, &res, err, errlen);
     if (rc == 0) {
-        int filetxt = strstr(res.out, "jobcomp/filetxt") != NULL;
-        char *p = strstr(res.out, "\nJobCompLoc");
-        if (filetxt && p && (p = strchr(p, '=')))
-            sscanf(p + 1, " %4095[^\n]", s->jobcomp);
+        slurm_parse_jobcomp_loc(res.out, s->jobcomp, sizeof s->jobcomp);   /* "" when none, or too long */
         s->jobcomp_known = 1;
     }
     run_output_free(&res);
     return rc ? NULL : s->jobcomp;
-}
-
-/* The value of " key=" in a jobcomp line, up to the next " Name=" (values
- * such as WorkDir may hold spaces), into out. */
-static int jc_field(const char *line, const char *key, char *out, size_t outlen)
-{
-    size_t kl = strlen(key);
-    const char *p = line;
-    while ((p = strstr(p, key))) {
-        if ((p == line || p[-1] == ' ') && p[kl] == '=') break;
-        p += kl;
-    }
-    if (!p) return -1;
-    p += kl + 1;
-    const char *e = p;
-    for (; *e && *e != '\n'; e++) {
-        if (*e != ' ') continue;
-        const char *q = e + 1;
-        while (isalnum((unsigned char)*q) || *q == '_' || *q == ':') q++;
-        if (*q == '=' && q > e + 1) break;
-    }
-    snprintf(out, outlen, "%.*s", (int)(e - p), p);
-    return 0;
-}
-
-/* The array of element id "A_i" into a ("A"); 0 when id is no element. */
-static int array_of(const char *id, char a[DRV_ID_MAX])
-{
-    const char *us = strchr(id, '_');
-    if (!us) return 0;
-    snprintf(a, DRV_ID_MAX, "%.*s", (int)(us - id), id);
-    return 1;
 }
 
 /* Jobs of ids not in jobs, looked up in the jobcomp log and added; an
@@ -393,28 +264,20 @@ static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n,
         if (smap_get(jobs, ids[i])) continue;
         smap_put(&wanted, ids[i], (void *)ids[i]);
         /* and the line of its array's own record, if any (unlisted_elements) */
-        if (array_of(ids[i], arr)) smap_put(&wanted, arr, (void *)ids[i]);
+        if (slurm_array_of(ids[i], arr)) smap_put(&wanted, arr, (void *)ids[i]);
     }
     for (char *line = text; wanted.count && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        /* job and task ids are numbers: a and t fit in an id together */
-        char id[DRV_ID_MAX], a[(DRV_ID_MAX - 1) / 2], t[(DRV_ID_MAX - 1) / 2], state[64], code[32], v[PATH_MAX];
-        if (!jc_field(line, "ArrayJobId", a, sizeof a) && !jc_field(line, "ArrayTaskId", t, sizeof t))
-            snprintf(id, sizeof id, "%s_%s", a, t);
-        else if (jc_field(line, "JobId", id, sizeof id))
-            id[0] = '\0';
-        if (id[0] && smap_get(&wanted, id) && !jc_field(line, "JobState", state, sizeof state)) {
-            struct sq_job *j = xcalloc(1, sizeof *j);
-            int status = 0, sig = 0;
-            if (!jc_field(line, "ExitCode", code, sizeof code)) sscanf(code, "%d:%d", &status, &sig);
-            normalise(state, sig ? 128 + sig : status, &j->st);
-            if (!jc_field(line, "StartTime", v, sizeof v)) j->st.start = slurm_time(v);
-            if (!jc_field(line, "EndTime", v, sizeof v)) j->st.stop = slurm_time(v);
-            if (j->st.start && j->st.stop >= j->st.start) j->st.run_seconds = (long)(j->st.stop - j->st.start);
-            if (!jc_field(line, "WorkDir", v, sizeof v)) snprintf(j->workdir, sizeof j->workdir, "%s", v);
-            free(smap_get(jobs, id));   /* a later line (a requeued job) wins */
-            smap_put(jobs, id, j);
+        char id[DRV_ID_MAX];
+        if (!slurm_jobcomp_id(line, id) && smap_get(&wanted, id)) {
+            struct slurm_job *j = xmalloc(sizeof *j);
+            if (slurm_parse_jobcomp_line(line, j) == 0) {
+                free(smap_get(jobs, id));   /* a later line (a requeued job) wins */
+                smap_put(jobs, id, j);
+            } else {
+                free(j);
+            }
         }
         line = nl ? nl + 1 : line + strlen(line);
     }
@@ -432,7 +295,7 @@ static void free_jobs(struct smap *jobs)
 }
 
 /* A record of an element of array a in m, or NULL. */
-static const struct sq_job *element_of(const struct smap *m, const char *a)
+static const struct slurm_job *element_of(const struct smap *m, const char *a)
 {
     size_t al = strlen(a);
     const char *k;
@@ -462,18 +325,18 @@ static int unlisted_elements(struct cluster_driver *d, const char *const *ids, i
     smap_init(&arrays);
     char a[DRV_ID_MAX];
     for (int i = 0; i < n; i++)
-        if (!smap_get(jobs, ids[i]) && array_of(ids[i], a) && !smap_get(jobs, a) && !smap_get(&asked, a)) {
+        if (!smap_get(jobs, ids[i]) && slurm_array_of(ids[i], a) && !smap_get(jobs, a) && !smap_get(&asked, a)) {
             smap_put(&asked, a, (void *)1);
             sb_printf(&list, "%s%s", list.len ? "," : "", a);
         }
     int rc = list.len ? squeue_jobs(d, list.s, &arrays, err, errlen) : 0;
     for (int i = 0; rc == 0 && i < n; i++) {
-        if (smap_get(jobs, ids[i]) || !array_of(ids[i], a)) continue;
-        const struct sq_job *own = smap_get(&arrays, ids[i]);   /* it started since */
-        const struct sq_job *whole = smap_get(jobs, a) ? smap_get(jobs, a) : smap_get(&arrays, a);
-        const struct sq_job *any = own ? own : whole ? whole : element_of(&arrays, a);
+        if (smap_get(jobs, ids[i]) || !slurm_array_of(ids[i], a)) continue;
+        const struct slurm_job *own = smap_get(&arrays, ids[i]);   /* it started since */
+        const struct slurm_job *whole = smap_get(jobs, a) ? smap_get(jobs, a) : smap_get(&arrays, a);
+        const struct slurm_job *any = own ? own : whole ? whole : element_of(&arrays, a);
         if (!any) continue;                                     /* its array is unknown too */
-        struct sq_job *j = xmalloc(sizeof *j);
+        struct slurm_job *j = xmalloc(sizeof *j);
         *j = *any;   /* the workdir, for tails */
         if (!own && whole && whole->st.state == DRV_FINISHED) {
             j->st.start = 0;   /* the array's record "started" when it was cancelled */
@@ -511,7 +374,7 @@ static int slurm_status(struct cluster_driver *d, const char *const *ids, int n,
     smap_init(&jobs);
     int rc = find_jobs(d, ids, n, &jobs, err, errlen);
     for (int i = 0; rc == 0 && i < n; i++) {
-        struct sq_job *j = smap_get(&jobs, ids[i]);
+        struct slurm_job *j = smap_get(&jobs, ids[i]);
         if (j) out[i] = j->st;
         else out[i] = (struct drv_status){.state = DRV_FINISHED, .end = DRV_END_UNKNOWN, .raw = "UNKNOWN"};
     }
@@ -548,34 +411,14 @@ static int slurm_cancel(struct cluster_driver *d, const char *const *ids, int n,
 static int slurm_resources(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen)
 {
     /* one line per node and partition: count each node once */
-    const char *sinfo[] = {"sinfo", "-h", "-N", "-o", "%N|%C", NULL};
+    const char *sinfo[] = {"sinfo", "-h", "-N", "-o", SLURM_SINFO_FORMAT, NULL};
     const char *squeue[] = {"squeue", "-h", "-r", "-o", "%T", NULL};
     struct run_output r1, r2 = {0};
     int rc = slurm_cmd(d, sinfo, &r1, err, errlen);
     if (rc == 0) rc = slurm_cmd(d, squeue, &r2, err, errlen);
     if (rc == 0) {
-        struct smap seen;
-        smap_init(&seen);
-        for (char *line = r1.out; *line;) {
-            char *nl = strchr(line, '\n');
-            if (nl) *nl = '\0';
-            char *f[2];
-            long alloc, idle, other, total;
-            if (split(line, f, 2) == 2 && !smap_get(&seen, f[0]) &&
-                sscanf(f[1], "%ld/%ld/%ld/%ld", &alloc, &idle, &other, &total) == 4) {
-                smap_put(&seen, f[0], (void *)1);
-                out->total_cores += total - other;   /* other: down or drained */
-                out->free_cores += idle;
-            }
-            line = nl ? nl + 1 : line + strlen(line);
-        }
-        smap_free(&seen);
-        for (char *line = r2.out; *line;) {
-            size_t len = strcspn(line, "\n");
-            if (!strncmp(line, "PENDING", len) && len == 7) out->waiting_jobs++;
-            else if (!strncmp(line, "RUNNING", len) && len == 7) out->running_jobs++;
-            line += len + (line[len] ? 1 : 0);
-        }
+        slurm_parse_sinfo(r1.out, out);
+        slurm_parse_job_states(r2.out, out);
         /* slurmctld answering slower than half the timeout is stressed */
         double slow = d->cfg.timeout_ms / 2.0;
         out->stress = (r1.elapsed_ms + r2.elapsed_ms) / slow;
@@ -593,7 +436,7 @@ static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream 
     smap_init(&jobs);
     const char *ids[] = {id};
     int rc = find_jobs(d, ids, 1, &jobs, err, errlen);
-    struct sq_job *j = rc ? NULL : smap_get(&jobs, id);
+    struct slurm_job *j = rc ? NULL : smap_get(&jobs, id);
     if (!rc && (!j || !j->workdir[0])) {
         errf(err, errlen, "job %s is not known to the scheduler any more", id);
         rc = -1;
@@ -632,16 +475,6 @@ static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream 
 
 static void slurm_close(struct cluster_driver *d) { free(d->impl); }
 
-/* Orders "123", "123_4" by job, then array index. */
-static int id_order(const void *a, const void *b)
-{
-    const char *x = a, *y = b;
-    long jx = atol(x), jy = atol(y);
-    const char *ux = strchr(x, '_'), *uy = strchr(y, '_');
-    long ex = ux ? atol(ux + 1) : -1, ey = uy ? atol(uy + 1) : -1;
-    return jx != jy ? (jx > jy) - (jx < jy) : (ex > ey) - (ex < ey);
-}
-
 /* squeue by job name and user; slurmctld forgets ended jobs after
  * MinJobAge (300 s by default), which bounds how late a lost submission
  * can be found, and how much is read: since is not needed. */
@@ -662,11 +495,7 @@ static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag
     struct run_output res = {0};
     int n = -1;
     if (!slurm_cmd(d, argv, &res, err, errlen)) {
-        n = 0;
-        char *save = NULL;
-        for (char *line = strtok_r(res.out, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
-            if (*line) snprintf(ids[n++], DRV_ID_MAX, "%s", line);
-        qsort(ids, (size_t)n, DRV_ID_MAX, id_order);
+        n = slurm_parse_ids(res.out, ids, max);
     }
     run_output_free(&res);
     return n;

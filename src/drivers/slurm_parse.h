@@ -1,0 +1,126 @@
+/* slurm_parse.h - the text of Slurm's commands as the Slurm driver
+ * (driver_slurm.c) reads it: squeue's lines in the format the driver asks
+ * for, lines of the jobcomp/filetxt log, sinfo's cores per node, squeue's
+ * job ids and states, sbatch's answer and the jobcomp log's place in
+ * `scontrol show config`, with Slurm's times, durations and job states.
+ * Pure functions: text in, the caller's structs out; no I/O, no globals,
+ * no clock (slurm_parse_time reads Slurm's local time through mktime, in
+ * the process's time zone). Inputs are borrowed and NUL-terminated, and
+ * may be anything: every size, count and number is bounded, and what does
+ * not fit is an error, returned (never printed). */
+#ifndef LOCUS_SLURM_PARSE_H
+#define LOCUS_SLURM_PARSE_H
+#include "drivers/driver.h"
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+/* squeue -O fields the driver asks for, and the line they give:
+ * JobArrayID|State|exit_code|Start|End|TimeUsed|WorkDir| */
+#define SLURM_SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,WorkDir:|"
+/* sinfo -N -o: one line per node and partition, "name|alloc/idle/other/total" */
+#define SLURM_SINFO_FORMAT "%N|%C"
+
+#define SLURM_DURATION_MAX (100L * 366 * 86400)   /* seconds of a duration at most (a century) */
+#define SLURM_NODE_NAME_MAX 256   /* bytes of a node name, with its NUL */
+#define SLURM_NODE_CPUS_MAX (1L << 20)   /* cpus of one node at most */
+#define SLURM_STATE_MAX 64        /* bytes of a job state read from a jobcomp line, with its NUL */
+
+/* What the driver knows of one job. */
+struct slurm_job {
+    struct drv_status st;
+    char workdir[PATH_MAX];       /* its working directory; "": not known */
+};
+
+/* Fills st->raw, st->state and st->end (and st->exit_code when the exit
+ * code decides) from a Slurm job state (borrowed; "CANCELLED by 0" counts
+ * as CANCELLED; raw keeps its first word, cut to fit) and an exit code
+ * (the status, or 128 + the signal). Never fails: a state Slurm does not
+ * have is DRV_FINISHED with DRV_END_UNKNOWN; so is FAILED with exit code 0
+ * (a job that could not start). The other fields of st are left alone. */
+void slurm_normalise(const char *state, int exit_code, struct drv_status *st);
+
+/* A time as Slurm writes it, "2026-11-21T12:06:35" in local time (s
+ * borrowed), as a time_t; 0 for anything else: "Unknown", "N/A", "None",
+ * a date out of range or that mktime cannot represent. */
+time_t slurm_parse_time(const char *s);
+
+/* A duration "[D-][[H:]M:]S" (squeue's TimeUsed; s borrowed) into *secs.
+ * 0, or -1 (*secs then 0) when s is not one ("INVALID", "UNLIMITED", a
+ * sign, a blank) or exceeds SLURM_DURATION_MAX ("99999999-23:59:59"). */
+int slurm_parse_duration(const char *s, long *secs);
+
+/* One line (borrowed, without its newline) of squeue -h -r -O
+ * SLURM_SQUEUE_FIELDS: the job's remote id into id, the caller's, and
+ * what it says of the job into *job (overwritten): its state and exit code
+ * (squeue's exit_code is a wait status), start, stop (only once
+ * finished), time running, working directory. Fields that are not what
+ * Slurm writes read as not known (a time 0, a duration 0, exit code 0, an
+ * empty working directory when it does not fit). -1 when the line has
+ * fewer than 7 fields or its id is empty, longer than DRV_ID_MAX - 1 bytes
+ * or holds a byte that is not printable ASCII (a blank included). */
+int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_job *job);
+
+/* The value of "key=" in a line of the jobcomp/filetxt log (both
+ * borrowed), up to the next " Name=" (values such as WorkDir may hold
+ * spaces) or the blank that ends the line, into out (outlen bytes, the
+ * caller's). 0, or -1 when the line
+ * has no such field or its value does not fit (out is then ""). */
+int slurm_jobcomp_field(const char *line, const char *key, char *out, size_t outlen);
+
+/* The remote id a jobcomp line is about, into id (the caller's): "A_T"
+ * for an array element (ArrayJobId=A ArrayTaskId=T), else its JobId. 0, or
+ * -1 (id "") when it has neither or the id does not fit. */
+int slurm_jobcomp_id(const char *line, char id[DRV_ID_MAX]);
+
+/* What a jobcomp line (borrowed) says of its job, into *job (overwritten):
+ * its state, exit code ("status:signal"), start, end, time run and working
+ * directory; fields missing or not as Slurm writes them read as not known.
+ * -1 when the line has no JobState that fits SLURM_STATE_MAX. */
+int slurm_parse_jobcomp_line(const char *line, struct slurm_job *job);
+
+/* For the id of an array element "A_i" (borrowed), its array's id "A"
+ * into a (the caller's; cut to fit); 1 then, 0 (a untouched) when id is no
+ * element. */
+int slurm_array_of(const char *id, char a[DRV_ID_MAX]);
+
+/* One node of sinfo -N -o SLURM_SINFO_FORMAT. */
+struct slurm_node {
+    char name[SLURM_NODE_NAME_MAX];
+    long alloc, idle, other, total;   /* cpus: other are down or drained */
+};
+
+/* One sinfo line (borrowed, without its newline) into *node (the
+ * caller's). 0, or -1 when it is not "name|A/I/O/T" with a non-empty name
+ * that fits, four decimal counts of at most SLURM_NODE_CPUS_MAX, and
+ * idle + other at most total. */
+int slurm_parse_sinfo_line(const char *line, struct slurm_node *node);
+
+/* Adds the cpus of sinfo's answer (borrowed; lines as above, each node
+ * counted once however many partitions list it) to out: total_cores gets
+ * total - other, free_cores idle. Lines that are not a node's are
+ * skipped. Returns the number of nodes counted. */
+size_t slurm_parse_sinfo(const char *text, struct drv_resources *out);
+
+/* Adds the jobs of squeue -h -r -o %T's answer (borrowed: a state per
+ * line) to out: waiting_jobs for each PENDING, running_jobs for each
+ * RUNNING; other lines are skipped. */
+void slurm_parse_job_states(const char *text, struct drv_resources *out);
+
+/* The job ids of squeue -o %i's answer (borrowed: an id per line) into
+ * ids (room for max, the caller's), sorted by job, then array index.
+ * Returns how many (at most max); lines that are not "J" or "J_I" (up to
+ * 18 digits each) are skipped. */
+int slurm_parse_ids(const char *text, char (*ids)[DRV_ID_MAX], int max);
+
+/* The job id of sbatch --parsable's answer (borrowed), "ID" or
+ * "ID;CLUSTER" and a newline, into *id. 0, or -1 (*id then 0) when it is
+ * not one (a positive number of 1 to 18 digits, without a leading zero). */
+int slurm_parse_sbatch_id(const char *text, long *id);
+
+/* The jobcomp/filetxt log's path in `scontrol show config`'s answer
+ * (borrowed) into out (outlen bytes, the caller's): "" when the cluster
+ * writes none (JobCompType is not jobcomp/filetxt, or no JobCompLoc). 0,
+ * or -1 (out "") when the path does not fit. */
+int slurm_parse_jobcomp_loc(const char *config, char *out, size_t outlen);
+#endif
