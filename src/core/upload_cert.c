@@ -1,5 +1,5 @@
-/* upload_cert.c - upload certificates (upload_cert.h). The key file is
- * two lines: "since UNIX_TIME" and the key in hex. */
+/* upload_cert.c - upload certificates (upload_cert.h): the key file's
+ * text (two lines, "since UNIX_TIME" and the key in hex), and the MACs. */
 #include "core/upload_cert.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
@@ -18,13 +18,54 @@
  * use of the key, then the name. */
 #define CERT_LABEL "locus upload certificate v1\n"
 
-static int from_hex(const char *s, unsigned char *b, size_t n)
+static const char SINCE[] = "since";
+static const char BLANKS[] = " \t\r\n";
+#define TIME_DIGITS_MAX 18   /* a decimal time that fits in int64_t */
+
+static int hex_value(char c)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1) return -1;
-        b[i] = (unsigned char)v;
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int upload_key_format(const struct upload_key *k, char out[UPLOAD_KEY_TEXT_MAX])
+{
+    char hex[2 * UPLOAD_KEY_BYTES + 1];
+    hex_encode(k->key, sizeof k->key, hex);
+    return snprintf(out, UPLOAD_KEY_TEXT_MAX, "%s %" PRId64 "\n%s\n", SINCE, k->since, hex);
+}
+
+/* By hand, not sscanf: its %x takes a sign or "0x" as part of a digit
+ * pair, so a damaged file could read as some other key. */
+int upload_key_parse(const char *text, struct upload_key *k)
+{
+    memset(k, 0, sizeof *k);
+    const char *p = text;
+    if (strncmp(p, SINCE, sizeof SINCE - 1)) return -1;
+    p += sizeof SINCE - 1;
+    size_t blanks = strspn(p, BLANKS), digits = strspn(p + blanks, "0123456789");
+    if (!blanks || !digits || digits > TIME_DIGITS_MAX) return -1;
+    p += blanks;
+    int64_t since = 0;
+    for (size_t i = 0; i < digits; i++) since = since * 10 + (p[i] - '0');
+    p += digits;
+    if (!(blanks = strspn(p, BLANKS))) return -1;
+    p += blanks;
+    for (size_t i = 0; i < UPLOAD_KEY_BYTES; i++, p += 2) {
+        int hi = hex_value(p[0]), lo = hi < 0 ? -1 : hex_value(p[1]);
+        if (lo < 0) {
+            memset(k, 0, sizeof *k);
+            return -1;
+        }
+        k->key[i] = (unsigned char)(hi << 4 | lo);
     }
+    if (p[strspn(p, BLANKS)]) {
+        memset(k, 0, sizeof *k);
+        return -1;
+    }
+    k->since = since;
     return 0;
 }
 
@@ -35,9 +76,8 @@ static int make_key(const char *path, int64_t now, struct upload_key *k, char *e
         return -1;
     }
     k->since = now;
-    char hex[2 * UPLOAD_KEY_BYTES + 1], text[128];
-    hex_encode(k->key, sizeof k->key, hex);
-    int n = snprintf(text, sizeof text, "since %" PRId64 "\n%s\n", now, hex);
+    char text[UPLOAD_KEY_TEXT_MAX];
+    int n = upload_key_format(k, text);
     if (write_file_atomic_mode(path, text, (size_t)n, 0600)) {
         snprintf(err, errlen, "cannot write the upload key %s: %s", path, strerror(errno));
         return -1;
@@ -55,19 +95,13 @@ int upload_key_load(const char *path, int64_t now, struct upload_key *k, char *e
         snprintf(err, errlen, "cannot read the upload key %s: %s", path, strerror(errno));
         return -1;
     }
-    long long since;
-    char hex[2 * UPLOAD_KEY_BYTES + 2];
-    int ok = sscanf(text, "since %lld %65s", &since, hex) == 2 && strlen(hex) == 2 * UPLOAD_KEY_BYTES &&
-             !from_hex(hex, k->key, sizeof k->key);
+    int rc = upload_key_parse(text, k);
     OPENSSL_cleanse(text, len);
     free(text);
-    if (!ok) {
+    if (rc)
         snprintf(err, errlen, "upload key %s is malformed (expected 'since TIME' and %d hex digits)", path,
                  2 * UPLOAD_KEY_BYTES);
-        return -1;
-    }
-    k->since = since;
-    return 0;
+    return rc;
 }
 
 static void mac(const struct upload_key *k, const char *name, unsigned char out[32])

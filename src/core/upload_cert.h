@@ -27,6 +27,17 @@ struct upload_key {
  * file there. 0, or -1 if it cannot be read, is malformed, or cannot be
  * written. */
 int upload_key_load(const char *path, int64_t now, struct upload_key *k, char *err, size_t errlen);
+/* The key file's text: "since UNIX_TIME\n", then the key as
+ * 2 x UPLOAD_KEY_BYTES lowercase hex digits and "\n". upload_key_format
+ * writes it into out and returns its length (out holds UPLOAD_KEY_TEXT_MAX
+ * bytes: every key fits; a key's since is >= 0, a time the clock gave);
+ * upload_key_parse reads it back into *k: 0, or -1
+ * when text is not that ("since", a decimal time, blanks, exactly that
+ * many hex digits of either case, then only blanks up to the end), *k then
+ * zeroed. Neither keeps a pointer to its arguments. */
+#define UPLOAD_KEY_TEXT_MAX 128
+int upload_key_format(const struct upload_key *k, char out[UPLOAD_KEY_TEXT_MAX]);
+int upload_key_parse(const char *text, struct upload_key *k);
 /* The certificate of the file name, in lowercase hex, into out. */
 void upload_cert_make(const struct upload_key *k, const char *name, char out[UPLOAD_CERT_LEN + 1]);
 /* 1 if cert is the certificate of name (compared in constant time). */

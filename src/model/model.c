@@ -52,12 +52,14 @@ void instance_wire_name(char *out, size_t len, const char *batch, int64_t job_id
 }
 
 /* Reads the decimal number that ends s at *end (exclusive), moving *end to
- * its first digit. -1 if there is none. */
+ * its first digit. -1 if there is none, or if it has a leading zero: the
+ * names made here have none, and a name has one spelling only, so that no
+ * second name (b_05_0) stands for the file or instance of another. */
 static long long trailing_number(const char *s, size_t *end)
 {
     size_t e = *end, b = e;
     while (b > 0 && s[b - 1] >= '0' && s[b - 1] <= '9') b--;
-    if (b == e || e - b > 18) return -1;
+    if (b == e || e - b > 18 || (s[b] == '0' && e - b > 1)) return -1;
     long long v = 0;
     for (size_t i = b; i < e; i++) v = v * 10 + (s[i] - '0');
     *end = b;

@@ -5,6 +5,7 @@
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "proto/http_range.h"
 #include "proto/upload.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -18,26 +19,6 @@
 #include <unistd.h>
 
 /* ---- downloads ---- */
-
-/* Parses "bytes=A-" or "bytes=A-B" against a file of size n. */
-static int parse_range(const char *range, int64_t n, int64_t *from, int64_t *to)
-{
-    if (strncmp(range, "bytes=", 6)) return -1;
-    char *end;
-    long long a = strtoll(range + 6, &end, 10);
-    if (end == range + 6 || *end != '-' || a < 0) return -1;
-    long long b = n - 1;
-    if (end[1]) {
-        char *end2;
-        b = strtoll(end + 1, &end2, 10);
-        if (*end2 || b < a) return -1;
-        if (b > n - 1) b = n - 1;
-    }
-    if (a >= n) return 1;
-    *from = a;
-    *to = b;
-    return 0;
-}
 
 int download_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
                   int *status, char *content_range, size_t crlen)
@@ -60,14 +41,14 @@ int download_open(struct server *s, const char *name, const char *range, int64_t
     *status = 200;
     if (range) {
         int64_t a, b;
-        int rc = parse_range(range, st.st_size, &a, &b);
-        if (rc == 1) {
+        enum http_range_rc rc = http_range_parse(range, st.st_size, &a, &b);
+        if (rc == HTTP_RANGE_UNSATISFIABLE) {
             close(fd);
             snprintf(content_range, crlen, "bytes */%lld", (long long)st.st_size);
             *status = 416;
             return -1;
         }
-        if (rc == 0) {
+        if (rc == HTTP_RANGE_OK) {
             *offset = a;
             *len = b - a + 1;
             *status = 206;
@@ -152,15 +133,19 @@ static int64_t expected_limit(struct server *s, const char *name, int *certified
     return limit;
 }
 
+/* The answer to an upload of a file the server did not ask for, and to one
+ * without the certificate of its name: the same bytes, whatever the name
+ * (not echoed), so that no one without the certificate learns whether the
+ * instance exists or is out. Permanent: the client gives the file up. */
+static const char NOT_ASKED[] = "the server did not ask for this file";
+
 static void start_data(struct upload *u)
 {
     struct server *s = u->s;
     int certified = 0;
     int64_t limit = expected_limit(s, u->h.name, &certified);
-    if (limit < 0) return fail(u, -1, "unexpected file %s: the server did not ask for it", u->h.name);
-    /* The same answer as above: whether the file exists is not for others to learn. */
-    if (certified && !upload_cert_ok(&s->upload_key, u->h.name, u->h.signature))
-        return fail(u, -1, "unexpected file %s: the server did not ask for it", u->h.name);
+    if (limit < 0 || (certified && !upload_cert_ok(&s->upload_key, u->h.name, u->h.signature)))
+        return fail(u, -1, "%s", NOT_ASKED);
     if (u->h.nbytes > limit)
         return fail(u, -1, "file %s has %lld bytes, more than its limit of %lld", u->h.name,
                     (long long)u->h.nbytes, (long long)limit);
@@ -238,9 +223,15 @@ void upload_feed(struct upload *u, const char *data, size_t len)
         return;
     }
     if (u->h.kind == UPLOAD_GET_FILE_SIZE) {
+        /* The query carries no certificate (the client sends none), so any
+         * size told says that something of that name was uploaded. It is
+         * told for an output expected now, as the client needs to resume;
+         * for any other name 0, as for nothing held: the outputs of ended
+         * instances, and whatever else the folder holds, are not shown. */
         char path[PROJECT_PATH_MAX + 300];
         int64_t size = 0;
-        if (name_is_safe(u->h.name)) {
+        int certified;
+        if (expected_limit(u->s, u->h.name, &certified) >= 0) {
             project_file_path(&u->s->proj, path, sizeof path, "upload", u->h.name);
             size = file_size(path);
             if (size < 0) {

@@ -11,6 +11,7 @@
 #include "server/files.h"
 #include "server/rpc.h"
 #include "server/server.h"
+#include "server/url.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <pthread.h>
@@ -36,10 +37,8 @@
  * stopped at all. */
 #define STOP_WAIT_MS 60000
 
-enum route { R_NONE, R_MASTER, R_RPC, R_DOWNLOAD, R_UPLOAD, R_API, R_API_POST, R_NOT_FOUND };
-
 struct conn {
-    int route;
+    enum url_route route;
     struct strbuf body;
     int too_large;
     int busy;                    /* the bodies in flight are at their bound: answered 503 */
@@ -49,34 +48,10 @@ struct conn {
     int unanswered;              /* counted in server.http_unanswered until completed */
 };
 
-static int route_of(const struct server *s, const char *method, const char *url, const char **rest)
-{
-    const char *prefix = s->url_prefix;
-    size_t pl = strlen(prefix);
-    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
-    if (!strncmp(url, "/api/v1/", 8) && (get || post)) {
-        *rest = url + 8;
-        return get ? R_API : R_API_POST;
-    }
-    if (strncmp(url, prefix, pl)) {
-        /* the prefix without its final slash is the master page too */
-        return get && strlen(url) == pl - 1 && !strncmp(url, prefix, pl - 1) ? R_MASTER : R_NOT_FOUND;
-    }
-    const char *p = url + pl;
-    if (!*p && get) return R_MASTER;
-    if (!strcmp(p, "scheduler") && post) return R_RPC;
-    if (!strcmp(p, "file_upload_handler") && post) return R_UPLOAD;
-    if (!strncmp(p, "download/", 9) && get) {
-        *rest = p + 9;
-        return R_DOWNLOAD;
-    }
-    return R_NOT_FOUND;
-}
-
 /* Bytes a request body may have on this route. */
 static long long body_limit(const struct server *s, int route)
 {
-    return route == R_RPC ? s->proj.cfg.max_request_bytes : API_MAX_BODY;
+    return route == URL_RPC ? s->proj.cfg.max_request_bytes : API_MAX_BODY;
 }
 
 /* The account key of "Authorization: Bearer KEY"; NULL if none. */
@@ -112,7 +87,7 @@ static enum MHD_Result send_text(struct MHD_Connection *mc, int status, const ch
 /* 413 for a body over the route's limit: the API answers in JSON. */
 static enum MHD_Result too_large(struct MHD_Connection *mc, int route)
 {
-    if (route == R_RPC) return send_text(mc, 413, "scheduler request too large\n");
+    if (route == URL_RPC) return send_text(mc, 413, "scheduler request too large\n");
     struct strbuf sb;
     sb_init(&sb);
     sb_printf(&sb, "{\"error\":\"the body is over %d bytes\"}\n", API_MAX_BODY);
@@ -172,20 +147,20 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
 {
     const char *rest = NULL;
     struct conn *c = xcalloc(1, sizeof *c);
-    c->route = route_of(s, method, url, &rest);
+    c->route = url_route(s->url_prefix, method, url, &rest);
     /* only a TLS connection has a protocol version: shows which port a host uses */
     log_debug(LT_HTTP, "%s %s (%s)", method, url,
               MHD_get_connection_info(mc, MHD_CONNECTION_INFO_PROTOCOL) ? "https" : "http");
     sb_init(&c->body);
     *con_cls = c;
-    if (c->route == R_RPC || c->route == R_API_POST) {
+    if (c->route == URL_RPC || c->route == URL_API_POST) {
         const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoll(cl, NULL, 10) > body_limit(s, c->route)) {
             c->too_large = 1;
             return too_large(mc, c->route);
         }
     }
-    if (c->route == R_UPLOAD) c->up = upload_begin(s);
+    if (c->route == URL_UPLOAD) c->up = upload_begin(s);
     return MHD_YES;
 }
 
@@ -231,8 +206,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
     if (!*con_cls) return begin(s, mc, url, method, con_cls);
     struct conn *c = *con_cls;
     if (*data_size) {
-        if (c->route == R_UPLOAD) upload_feed(c->up, data, *data_size);
-        else if ((c->route == R_RPC || c->route == R_API_POST) && !c->too_large && !c->busy) {
+        if (c->route == URL_UPLOAD) upload_feed(c->up, data, *data_size);
+        else if ((c->route == URL_RPC || c->route == URL_API_POST) && !c->too_large && !c->busy) {
             if (c->body.len + *data_size > (size_t)body_limit(s, c->route)) c->too_large = 1;
             else if (hold_body(s, c, *data_size)) sb_append(&c->body, data, *data_size);
         }
@@ -240,16 +215,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         return MHD_YES;
     }
     const char *rest = NULL;
-    route_of(s, method, url, &rest);
+    url_route(s->url_prefix, method, url, &rest);
     struct strbuf out;
     sb_init(&out);
     int status = 200;
     enum MHD_Result rc;
     switch (c->route) {
-    case R_MASTER:
+    case URL_MASTER:
         rc = master_page(s, mc);
         break;
-    case R_RPC:
+    case URL_RPC:
         if (c->too_large || c->busy) {
             rc = c->busy ? busy(mc) : too_large(mc, c->route);
             break;
@@ -267,19 +242,19 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         c->rpc = NULL;
         rc = send_buf(mc, status, &out, status == 200 ? "text/xml" : "text/plain");
         break;
-    case R_UPLOAD:
+    case URL_UPLOAD:
         upload_finish(c->up, &out);
         c->up = NULL;
         rc = send_buf(mc, 200, &out, "text/xml");
         break;
-    case R_DOWNLOAD:
+    case URL_DOWNLOAD:
         rc = download(s, mc, rest);
         break;
-    case R_API:
+    case URL_API:
         api_handle(s, rest, bearer_key(mc), &out, &status);
         rc = send_buf(mc, status, &out, "application/json");
         break;
-    case R_API_POST:
+    case URL_API_POST:
         if (c->too_large || c->busy) {
             rc = c->busy ? busy(mc) : too_large(mc, c->route);
             break;
@@ -328,16 +303,12 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     *con_cls = NULL;
 }
 
-/* MHD decodes %XX in the URL before routing. A %00 would cut the C string
- * the handlers see, so that download/in.dat%00.txt served in.dat. Such a
- * URL is left undecoded: no route or file name matches it. */
+/* MHD decodes %XX in the URL before routing, through this (url.h). */
 static size_t unescape(void *cls, struct MHD_Connection *mc, char *s)
 {
     (void)cls;
     (void)mc;
-    for (const char *p = s; *p; p++)
-        if (p[0] == '%' && p[1] == '0' && p[2] == '0') return strlen(s);
-    return MHD_http_unescape(s);
+    return url_unescape(s);
 }
 
 /* A path of config.xml: absolute, or relative to the project folder. */

@@ -58,6 +58,13 @@ void files_transfer(struct agent *a, double now);
 /* Deletes files of p no longer referenced and not sticky, and workunits no
  * result needs, from disk and state. */
 void files_collect(struct agent *a, struct aproject *p);
+/* Checks a complete download of f at path: its size; then, for a file
+ * that must be signed (aproject_file_signed), p's code-signing key and f's
+ * signature, its md5 never standing in for them (as BOINC: the signature
+ * vouches for app files); for any other file, its md5. An executable file
+ * accepted is made its owner's alone (mode 0700). 0 accepted, or -1 with
+ * the reason in why (also when path cannot be read). */
+int files_verify(const struct aproject *p, const struct afile *f, const char *path, char *why, size_t len);
 
 /* rpc.c */
 /* Does at most one scheduler RPC (or master page fetch), to the project

@@ -12,6 +12,7 @@
 #include "core/sign.h"
 #include "core/strbuf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,9 +38,7 @@ static void file_failed(struct agent *a, struct afile *f, enum xfer_rc rc, const
     agent_changed(a, 1);
 }
 
-/* Checks a complete download: size, md5 (data files), signature (every
- * app file, see aproject_file_signed). 0, or -1 with the reason in why. */
-static int verify(const struct aproject *p, const struct afile *f, const char *path, char *why, size_t len)
+int files_verify(const struct aproject *p, const struct afile *f, const char *path, char *why, size_t len)
 {
     char md5[MD5_HEX_LEN];
     int64_t size;
@@ -57,7 +56,11 @@ static int verify(const struct aproject *p, const struct afile *f, const char *p
             errf(why, len, "missing or bad signature of an app file");
             return -1;
         }
-        return f->executable ? chmod(path, 0700) : 0;   /* the agent's user alone runs it */
+        if (f->executable && chmod(path, 0700)) {   /* the agent's user alone runs it */
+            errf(why, len, "cannot make it executable: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
     }
     if (f->md5[0] && strcmp(md5, f->md5)) {
         errf(why, len, "md5 %s, expected %s", md5, f->md5);
@@ -81,7 +84,7 @@ static void download(struct agent *a, struct aproject *p, struct afile *f, doubl
         file_failed(a, f, rc, err, now);
         return;
     }
-    if (verify(p, f, path, err, sizeof err) != 0) {
+    if (files_verify(p, f, path, err, sizeof err) != 0) {
         unlink(path);   /* a bad file is fetched again from scratch */
         file_failed(a, f, XF_TRANSIENT, err, now);
         return;

@@ -1,0 +1,39 @@
+/* url.c - a request's URL as locusd reads it (url.h): decoding on top of
+ * libmicrohttpd's, and the routes. A download name found here is not yet
+ * safe: download_open checks it (name_is_safe) before it names a file. */
+#include "server/url.h"
+
+#include <microhttpd.h>
+#include <string.h>
+
+static const char API_PREFIX[] = "/api/v1/";
+static const char DOWNLOAD_DIR[] = "download/";
+
+size_t url_unescape(char *s)
+{
+    if (strstr(s, "%00")) return strlen(s);
+    return MHD_http_unescape(s);
+}
+
+enum url_route url_route(const char *prefix, const char *method, const char *url, const char **rest)
+{
+    const size_t pl = strlen(prefix), api_len = sizeof API_PREFIX - 1, dl_len = sizeof DOWNLOAD_DIR - 1;
+    int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
+    if (!strncmp(url, API_PREFIX, api_len) && (get || post)) {
+        *rest = url + api_len;
+        return get ? URL_API : URL_API_POST;
+    }
+    if (strncmp(url, prefix, pl)) {
+        /* the prefix without its final slash is the master page too */
+        return get && strlen(url) == pl - 1 && !strncmp(url, prefix, pl - 1) ? URL_MASTER : URL_NOT_FOUND;
+    }
+    const char *p = url + pl;
+    if (!*p && get) return URL_MASTER;
+    if (!strcmp(p, "scheduler") && post) return URL_RPC;
+    if (!strcmp(p, "file_upload_handler") && post) return URL_UPLOAD;
+    if (!strncmp(p, DOWNLOAD_DIR, dl_len) && get) {
+        *rest = p + dl_len;
+        return URL_DOWNLOAD;
+    }
+    return URL_NOT_FOUND;
+}
