@@ -79,6 +79,8 @@ const struct setting project_settings[] = {
     {SETTING("max_connections", SETTING_INT, max_connections), .def = 4096, .min = 16, .max = 1e6},
     {SETTING("max_connections_per_ip", SETTING_INT, max_connections_per_ip), .def = 64, .min = 1, .max = 1e6},
     {SETTING("http_idle_timeout", SETTING_INT, http_idle_timeout), .def = 30, .min = 1, .max = 86400},
+    /* a connection that has proven nothing holds a slot only briefly (slow senders) */
+    {SETTING("http_preauth_timeout", SETTING_INT, http_preauth_timeout), .def = 10, .min = 1, .max = 86400},
     {SETTING("max_body_mib_in_flight", SETTING_INT, max_body_mib_in_flight), .def = 256, .min = 1, .max = 1e6},
     {SETTING("request_delay", SETTING_DOUBLE, request_delay), .def = 5, .max = NO_MAX, .always_saved = 1},
     {SETTING("next_rpc_delay", SETTING_DOUBLE, next_rpc_delay), .def = 0, .max = NO_MAX},

@@ -32,7 +32,9 @@ struct project_config {
     int max_connections;         /* <max_connections>: open at once, each port (4096; fewer if the file
                                     descriptors locusd may open do not allow them) */
     int max_connections_per_ip;  /* <max_connections_per_ip>: open at once from one address (64) */
-    int http_idle_timeout;       /* <http_idle_timeout>: seconds a connection may send nothing (30) */
+    int http_idle_timeout;       /* <http_idle_timeout>: seconds a file transfer may stall (30) */
+    int http_preauth_timeout;    /* <http_preauth_timeout>: seconds any other connection may send nothing,
+                                    before its key or certificate is checked or between requests (10) */
     int max_body_mib_in_flight;  /* <max_body_mib_in_flight>: MiB of request bodies held at once, all
                                     connections together, before they are handled (256) */
     double request_delay;        /* <request_delay>: seconds between a host's RPCs */

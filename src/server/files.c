@@ -74,6 +74,7 @@ struct upload {
     int status;                   /* reply status once decided */
     char message[256];
     int64_t file_size;            /* for size queries, -1 otherwise */
+    int asked;                    /* the header named a file the server asked for, with its certificate */
     char part[PROJECT_PATH_MAX + 310], final[PROJECT_PATH_MAX + 300];
 };
 
@@ -149,6 +150,7 @@ static void start_data(struct upload *u)
     if (u->h.nbytes > limit)
         return fail(u, -1, "file %s has %lld bytes, more than its limit of %lld", u->h.name,
                     (long long)u->h.nbytes, (long long)limit);
+    u->asked = 1;
     project_file_path(&s->proj, u->final, sizeof u->final, "upload", u->h.name);
     snprintf(u->part, sizeof u->part, "%s.part", u->final);
     int64_t complete = file_size(u->final);
@@ -206,6 +208,8 @@ static void write_data(struct upload *u, const char *data, size_t len)
         u->remaining -= w;
     }
 }
+
+int upload_receiving(const struct upload *u) { return u->asked && u->phase != UP_ERROR; }
 
 void upload_feed(struct upload *u, const char *data, size_t len)
 {

@@ -19,6 +19,10 @@ struct upload;
 struct upload *upload_begin(struct server *s);
 /* Feeds body bytes as they arrive. */
 void upload_feed(struct upload *u, const char *data, size_t len);
+/* 1 once u's header is accepted, its bytes being written (or dropped, for
+ * a file complete already): the server asked for the file and the
+ * header's certificate is its name's. */
+int upload_receiving(const struct upload *u);
 /* The body is complete: writes the <data_server_reply> and frees u. */
 void upload_finish(struct upload *u, struct strbuf *reply);
 /* The connection broke: keeps what arrived for a resumed upload, frees u. */

@@ -46,6 +46,7 @@ struct conn {
     struct rpc *rpc;             /* decided, waiting for its commit */
     struct api_wait *wait;       /* an API order awaited on its own thread */
     int unanswered;              /* counted in server.http_unanswered until completed */
+    int moves_file;              /* has the longer timeout (set_timeout) */
 };
 
 /* Bytes a request body may have on this route. */
@@ -141,6 +142,19 @@ static enum MHD_Result download(struct server *s, struct MHD_Connection *mc, con
     return rc;
 }
 
+/* A request that moves a file (a download; an upload once its
+ * certificate checked, see upload_receiving) may stall longer
+ * (http_idle_timeout) than one that has proven nothing yet
+ * (http_preauth_timeout, also a new connection's and one idle between
+ * requests): a host's disk or link can pause a transfer, while a slow
+ * sender before authentication only holds a slot. Set at each request. */
+static void set_timeout(struct server *s, struct MHD_Connection *mc, int moves_file)
+{
+    const struct project_config *c = &s->proj.cfg;
+    unsigned t = (unsigned)(moves_file ? c->http_idle_timeout : c->http_preauth_timeout);
+    MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT, t);
+}
+
 /* First call for a request: choose the route and refuse oversized bodies. */
 static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const char *url, const char *method,
                              void **con_cls)
@@ -161,6 +175,8 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
         }
     }
     if (c->route == URL_UPLOAD) c->up = upload_begin(s);
+    c->moves_file = c->route == URL_DOWNLOAD;
+    set_timeout(s, mc, c->moves_file);
     return MHD_YES;
 }
 
@@ -206,7 +222,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
     if (!*con_cls) return begin(s, mc, url, method, con_cls);
     struct conn *c = *con_cls;
     if (*data_size) {
-        if (c->route == URL_UPLOAD) upload_feed(c->up, data, *data_size);
+        if (c->route == URL_UPLOAD) {
+            upload_feed(c->up, data, *data_size);
+            if (!c->moves_file && upload_receiving(c->up)) set_timeout(s, mc, c->moves_file = 1);
+        }
         else if ((c->route == URL_RPC || c->route == URL_API_POST) && !c->too_large && !c->busy) {
             if (c->body.len + *data_size > (size_t)body_limit(s, c->route)) c->too_large = 1;
             else if (hold_body(s, c, *data_size)) sb_append(&c->body, data, *data_size);
@@ -346,7 +365,8 @@ static struct MHD_Daemon *start_daemon(struct server *s, struct sockaddr_in addr
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_SOCK_ADDR, 0, &addr},
         {MHD_OPTION_THREAD_POOL_SIZE, s->proj.cfg.threads, NULL},
-        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->proj.cfg.http_idle_timeout, NULL},
+        /* until a request moves a file (see set_timeout) */
+        {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)s->proj.cfg.http_preauth_timeout, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)s->http_max_connections, NULL},
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)s->proj.cfg.max_connections_per_ip, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL},

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # http_limits: what one address, and everyone together, may hold of a
 # real locusd (issue 18, item 11). With max_connections_per_ip 4, six idle
-# connections from one address leave four open; with http_idle_timeout 2,
-# those are closed within seconds; with max_body_mib_in_flight 1, a
+# connections from one address leave four open; with http_preauth_timeout
+# 2, those are closed within seconds, while a download that stalls longer
+# (its reader pauses 6 s) goes on to the end (http_idle_timeout, 30); with
+# max_body_mib_in_flight 1, a
 # scheduler request whose body would pass it while another's body is held
 # gets 503 (it would have held up to 8 MiB each before authentication),
 # the held one is answered as usual, and the next request is served. At
@@ -16,7 +18,9 @@ set -euo pipefail
 proj=$TMP/proj
 make_project "$proj" alice
 set_config "$proj" max_connections_per_ip 4
-set_config "$proj" http_idle_timeout 2
+set_config "$proj" http_preauth_timeout 2
+head -c $((64 << 20)) /dev/urandom >"$TMP/big.dat"
+"$LOCUS" file add "$proj" "$TMP/big.dat" >/dev/null || fail "locus file add big.dat failed"
 set_config "$proj" max_body_mib_in_flight 1
 ulimit -Sn 1024
 start_locusd "$proj"
@@ -49,6 +53,27 @@ print("all closed after %.1f s" % (time.time() - t0))
 assert all(closed(s) for s in socks)
 PY
 say "four connections per address, idle ones closed"
+
+# a download whose reader pauses: the server's sends stall (the socket
+# buffers, a few MiB, are full) longer than http_preauth_timeout
+python3 - "$PORT" "$TMP/big.dat" <<'PY' || fail "a stalled download was cut off"
+import hashlib, os, socket, sys, time
+port, path = int(sys.argv[1]), sys.argv[2]
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"GET /proj/download/big.dat HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+data = s.recv(65536)
+time.sleep(6)
+while True:
+    chunk = s.recv(1 << 20)
+    if not chunk: break
+    data += chunk
+head, _, body = data.partition(b"\r\n\r\n")
+print(head.split(b"\r\n")[0].decode(), len(body), "bytes")
+assert head.startswith(b"HTTP/1.1 200"), head[:100]
+assert len(body) == os.path.getsize(path), len(body)
+assert hashlib.sha256(body).digest() == hashlib.sha256(open(path, "rb").read()).digest()
+PY
+say "a download stalled 6 s went on to its end"
 
 # two scheduler requests whose bodies together pass 1 MiB
 snapshot() { dump_store "$proj"; }

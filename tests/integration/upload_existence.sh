@@ -16,13 +16,17 @@
 # needs: a transient error for an upload cut short, the size held in the
 # size query while its instance is out (so that it resumes; the query
 # carries no certificate, so this much is told to anyone), the rest
-# accepted, and a second upload of the whole file accepted too.
+# accepted, and a second upload of the whole file accepted too. With
+# http_preauth_timeout 2, the host's upload that pauses 4 s in its data
+# (its certificate checked) goes on to the end (http_idle_timeout), while
+# one that pauses as long in its header is cut off.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 . "$(dirname "$0")/lib/rpc.sh"
 
 proj=$TMP/proj
 make_project "$proj" alice
+set_config "$proj" http_preauth_timeout 2
 echo '{"cmdline": "--iterations 1000 --seed {n}", "inputs": ["in.dat=in"], "flops": 1e9}' >"$TMP/tmpl.json"
 "$LOCUS" batch create "$proj" --app worker --count 3 --input-template "$TMP/tmpl.json" --name b1 >/dev/null \
     || fail "locus batch create failed"
@@ -140,9 +144,35 @@ post "$UPLOAD" "$R" >/dev/null
 tail -c +101 "$TMP/data" >"$TMP/rest"
 upload_req "$OUT" 10000 "$MD5" 100 "$CERT" "$TMP/rest"
 [ "$(post "$UPLOAD" "$R")" = 200 ] && [ "$(upload_status)" = 0 ] || fail "resumed upload: $(head -c 300 "$B")"
+# slow_post FILE AT: POSTs FILE to the upload handler, pausing 4 s after
+# its first AT bytes; the answer's body into $B (empty when the server
+# closed the connection).
+slow_post() {
+    python3 - "$PORT" "$1" "$2" "${URL#http://*/}" >"$B" <<'PY'
+import socket, sys, time
+port, body, at, prefix = int(sys.argv[1]), open(sys.argv[2], "rb").read(), int(sys.argv[3]), sys.argv[4]
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"POST /%sfile_upload_handler HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+          b"Content-Length: %d\r\n\r\n" % (prefix.encode(), len(body)) + body[:at])
+time.sleep(4)
+try:
+    s.sendall(body[at:])
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk: break
+        data += chunk
+except OSError:
+    data = b""
+sys.stdout.write(data.partition(b"\r\n\r\n")[2].decode(errors="replace"))
+PY
+}
 upload_req "$OUT" 10000 "$MD5" 0 "$CERT" "$TMP/data"
-[ "$(post "$UPLOAD" "$R")" = 200 ] && [ "$(upload_status)" = 0 ] \
-    || fail "the whole file sent again (the client lost the reply): $(head -c 300 "$B")"
+slow_post "$R" 60
+[ -z "$(cat "$B")" ] || fail "an upload paused 4 s in its header (before its certificate) was not cut off: $(head -c 300 "$B")"
+slow_post "$R" $(( $(stat -c %s "$R") - 5000 ))
+[ "$(upload_status)" = 0 ] \
+    || fail "the whole file sent again (the client lost the reply), paused 4 s in its data: $(head -c 300 "$B")"
 [ -n "$(upload_path "$proj" "$OUT")" ] || fail "$OUT is not in the upload folder"
 a_cases "after the output arrived"
 say "uploads without the certificate answered alike, before and after the output arrived"
