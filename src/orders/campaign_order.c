@@ -193,7 +193,7 @@ static enum camp_order_rc check_campaign(struct store *st, int64_t user_id, int6
     if (r == 1) return fail(CAMP_ORDER_UNKNOWN, err, errlen, "no campaign %lld", (long long)campaign_id);
     if (r) return store_failed(st, err, errlen);
     if (user_id > 0 && owner != user_id)
-        return fail(CAMP_ORDER_FORBIDDEN, err, errlen, "campaign %lld belongs to another user",
+        return fail(CAMP_ORDER_NOT_OWNER, err, errlen, "campaign %lld belongs to another user",
                     (long long)campaign_id);
     return CAMP_ORDER_OK;
 }

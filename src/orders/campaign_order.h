@@ -15,7 +15,8 @@ enum camp_order_rc {
     CAMP_ORDER_OK = 0,
     CAMP_ORDER_INVALID,          /* bad JDL or value: the message names the field */
     CAMP_ORDER_UNKNOWN,          /* a user, cluster, campaign or event that does not exist */
-    CAMP_ORDER_FORBIDDEN,        /* another user's campaign, or a rule rejected it */
+    CAMP_ORDER_FORBIDDEN,        /* a rule rejected it */
+    CAMP_ORDER_NOT_OWNER,        /* another user's campaign: the REST API answers it as one that does not exist */
     CAMP_ORDER_CONFLICT,         /* a cluster name taken; refused by the daemon (already ended...) */
     CAMP_ORDER_STORE,            /* the store, or the project's own files (its admission rules), failed */
     CAMP_ORDER_TIMEOUT,          /* the daemon did not carry the order out in time (locusd not running?) */

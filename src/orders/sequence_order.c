@@ -183,15 +183,13 @@ enum seq_order_rc sequence_order_change(struct store *st, const char *name, int6
 {
     char quoted[48];
     int rc = store_sequence_by_name(st, name, q);
-    if (rc == 1) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "no sequence named '%s'",
-                                 snippet(name, quoted));
-    if (rc) return store_failed(st, err, errlen);
-    if (user_id > 0) {
+    if (rc < 0) return store_failed(st, err, errlen);
+    if (rc == 0 && user_id > 0) {
         struct batch b;
         if (store_batch_get(st, q->batch_id, &b)) return store_failed(st, err, errlen);
-        if (b.user_id != user_id)
-            return fail(SEQ_ORDER_FORBIDDEN, err, errlen, "sequence %s belongs to another user", name);
+        rc = b.user_id != user_id;   /* another user's sequence is none of the caller's, as one that does not exist */
     }
+    if (rc) return fail(SEQ_ORDER_UNKNOWN, err, errlen, "no sequence named '%s'", snippet(name, quoted));
     if (q->state != SEQ_ACTIVE)
         return fail(SEQ_ORDER_CONFLICT, err, errlen, "sequence %s has %s", name,
                     q->state == SEQ_FAILED ? "failed (its twins disagreed)" : "ended");

@@ -15,8 +15,7 @@
 enum seq_order_rc {
     SEQ_ORDER_OK = 0,
     SEQ_ORDER_INVALID,          /* a value out of range: the message names the field */
-    SEQ_ORDER_UNKNOWN,          /* an app, user, file or sequence that does not exist */
-    SEQ_ORDER_FORBIDDEN,        /* the sequence belongs to another user */
+    SEQ_ORDER_UNKNOWN,          /* an app, user, file or sequence that does not exist (or is another user's) */
     SEQ_ORDER_CONFLICT,         /* the batch name is taken; the sequence has ended */
     SEQ_ORDER_STORE,            /* the store failed */
 };
@@ -64,7 +63,9 @@ enum seq_order_rc sequence_order_create(struct store *st, const struct sequence_
 enum seq_change { SEQ_EXTEND_BY, SEQ_EXTEND_TO, SEQ_END };
 
 /* Changes the sequence called name, and its twin with it. user_id > 0:
- * only the owner of its batch may; 0: anyone (the project's command line,
+ * only the owner of its batch may (another user's sequence is
+ * SEQ_ORDER_UNKNOWN, as one that does not exist, so that no one learns
+ * the names of others' sequences); 0: anyone (the project's command line,
  * its hooks). *q is the named sequence after the change. */
 enum seq_order_rc sequence_order_change(struct store *st, const char *name, int64_t user_id, enum seq_change how,
                                         long long n, int64_t now, struct sequence_rec *q, char *err, size_t errlen);

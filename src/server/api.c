@@ -259,7 +259,7 @@ void api_errorf(struct strbuf *out, int *status, int code, const char *fmt, ...)
 
 static const int order_http[] = {
     [SEQ_ORDER_OK] = 200, [SEQ_ORDER_INVALID] = 400, [SEQ_ORDER_UNKNOWN] = 404,
-    [SEQ_ORDER_FORBIDDEN] = 403, [SEQ_ORDER_CONFLICT] = 409, [SEQ_ORDER_STORE] = 503,
+    [SEQ_ORDER_CONFLICT] = 409, [SEQ_ORDER_STORE] = 503,
 };
 
 /* One order on sequences, carried out by seq_carry_out off the HTTP

@@ -239,7 +239,7 @@ int api_campaigns_get(struct server *s, const char *path, const char *key, struc
 
 static const int order_http[] = {
     [CAMP_ORDER_OK] = 200, [CAMP_ORDER_INVALID] = 400, [CAMP_ORDER_UNKNOWN] = 404,
-    [CAMP_ORDER_FORBIDDEN] = 403, [CAMP_ORDER_CONFLICT] = 409, [CAMP_ORDER_STORE] = 503,
+    [CAMP_ORDER_FORBIDDEN] = 403, [CAMP_ORDER_NOT_OWNER] = 404, [CAMP_ORDER_CONFLICT] = 409, [CAMP_ORDER_STORE] = 503,
     [CAMP_ORDER_TIMEOUT] = 503,
 };
 
@@ -397,6 +397,9 @@ static void carry_out(struct server *s, void *p, struct strbuf *out, int *status
             : campaign_order_change(st, w->kind, w->user_id, w->campaign_id, w->event_id, w->resubmit, now,
                                     &order, err, sizeof err);
     if (!rc) rc = await_order(w, st, order, &result, err, sizeof err);
+    if (rc == CAMP_ORDER_NOT_OWNER)   /* as campaign_order.c says of one that does not exist: no oracle */
+        snprintf(err, sizeof err, w->kind == GO_FIX ? "no event %lld" : "no campaign %lld",
+                 (long long)(w->kind == GO_FIX ? w->event_id : w->campaign_id));
     if (rc == CAMP_ORDER_TIMEOUT) {
         char when[64] = "before locusd began to stop";
         if (!atomic_load(&s->api_stopping)) snprintf(when, sizeof when, "within %d s", ORDER_WAIT_MS / 1000);

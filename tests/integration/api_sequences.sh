@@ -109,7 +109,7 @@ wait "$order"
 [ "$(cat "$TMP/held.status")" = 201 ] || fail "bob's order once the store was free: HTTP $(cat "$TMP/held.status")"
 say "a GET was served while an order waited on the store; the order was carried out after"
 
-refused 403 "belongs to another user" POST sequences/climate/extend "$KEY_B" '{"positions": 3}'
+refused 404 "no sequence named 'climate'" POST sequences/climate/extend "$KEY_B" '{"positions": 3}'
 refused 400 "positions" POST sequences/climate/extend "$KEY_A" '{"positions": 0}'
 refused 404 "no sequence named 'nosuch'" POST sequences/nosuch/extend "$KEY_A" '{"positions": 3}'
 st=$(api POST sequences/climate/extend "$KEY_A" '{"positions": 3}')
@@ -129,7 +129,7 @@ done
 [ -n "$got" ] || fail "locusd never sent position 1 of the ordered sequence"
 say "locusd sent position 1 to a host"
 
-ONLY="$ORDERED" refused 403 "belongs to another user" POST sequences/climate/end "$KEY_B" ''
+ONLY="$ORDERED" refused 404 "no sequence named 'climate'" POST sequences/climate/end "$KEY_B" ''
 st=$(api POST sequences/climate/end "$KEY_A" '')
 [ "$st" = 200 ] && grep -q '"state":"ended"' "$B" || fail "end: HTTP $st: $(cat "$B")"
 ONLY="$ORDERED" refused 409 "has ended" POST sequences/climate/end "$KEY_A" ''

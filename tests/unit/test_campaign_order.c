@@ -299,13 +299,13 @@ static void test_changes_check_the_owner(void **state)
     daemon_state(f);
     int64_t order;
     int before = norders(f);
-    assert_int_equal(change(f, GO_PAUSE, f->bob, 1, 0, &order), CAMP_ORDER_FORBIDDEN);
+    assert_int_equal(change(f, GO_PAUSE, f->bob, 1, 0, &order), CAMP_ORDER_NOT_OWNER);
     assert_non_null(strstr(f->err, "campaign 1 belongs to another user"));
     assert_int_equal(change(f, GO_CANCEL, f->alice, 3, 0, &order), CAMP_ORDER_UNKNOWN);
     assert_non_null(strstr(f->err, "no campaign 3"));
     assert_int_equal(change(f, GO_FIX, f->alice, 0, 5, &order), CAMP_ORDER_UNKNOWN);
     assert_non_null(strstr(f->err, "no event 5"));
-    assert_int_equal(change(f, GO_FIX, f->bob, 0, 1, &order), CAMP_ORDER_FORBIDDEN);
+    assert_int_equal(change(f, GO_FIX, f->bob, 0, 1, &order), CAMP_ORDER_NOT_OWNER);
     assert_int_equal(change(f, GO_SHARE, 0, 1, 0, &order), CAMP_ORDER_INVALID);
     assert_int_equal(norders(f), before);
 
@@ -379,7 +379,7 @@ static void test_add_params_checked_and_written(void **state)
     struct fx *f = *state;
     daemon_made(f, 1, f->alice);   /* params "0" and "1" (count form) */
     daemon_made(f, 2, f->bob);
-    params_refused(f, f->bob, 1, "a\n", CAMP_ORDER_FORBIDDEN, "campaign 1 belongs to another user");
+    params_refused(f, f->bob, 1, "a\n", CAMP_ORDER_NOT_OWNER, "campaign 1 belongs to another user");
     params_refused(f, f->alice, 9, "a\n", CAMP_ORDER_UNKNOWN, "no campaign 9");
     params_refused(f, f->alice, 1, "", CAMP_ORDER_INVALID, "no param to add");
     params_refused(f, f->alice, 1, "# only a comment\n\n   \n", CAMP_ORDER_INVALID, "no param to add");
