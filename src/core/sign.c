@@ -196,6 +196,13 @@ out:
     return pkey;
 }
 
+int sign_public_key_valid(const char *public_key_text)
+{
+    EVP_PKEY *k = parse_public_text(public_key_text);
+    EVP_PKEY_free(k);
+    return k != NULL;
+}
+
 static EVP_PKEY *generate_rsa(char *err, size_t errlen)
 {
     EVP_PKEY *pkey = NULL;

@@ -50,4 +50,7 @@ int sign_verify_file(const char *public_key_text, const char *file_path,
                      const char *signature_text);
 int sign_verify_text(const char *public_key_text, const char *text,
                      const char *signature_text);
+/* 1 if public_key_text (borrowed) is a public key the functions above
+ * read, 0 if not (damaged, cut, not a key); never fails otherwise. */
+int sign_public_key_valid(const char *public_key_text);
 #endif

@@ -5,6 +5,7 @@
 #include "server/files.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "core/sign.h"
 #include "core/strbuf.h"
 #include "store/store.h"
 #include <errno.h>
@@ -348,12 +349,22 @@ int server_rebuild(struct server *s, char *err, size_t errlen)
     return rc;
 }
 
+/* The code-signing public key every host is sent (owned), or NULL with
+ * the reason in err. */
 static char *read_public_key(struct server *s, char *err, size_t errlen)
 {
     char path[PROJECT_PATH_MAX + 64];
     project_path(&s->proj, path, sizeof path, "keys/code_sign_public");
     char *key = read_file(path, 4096, NULL);
-    if (!key) snprintf(err, errlen, "cannot read the code-signing public key %s: run 'locus init' first", path);
+    if (!key) {
+        snprintf(err, errlen, "cannot read the code-signing public key %s: run 'locus init' first", path);
+    } else if (!sign_public_key_valid(key)) {
+        /* a client trusts the first key it gets for good: never hand out a damaged one */
+        snprintf(err, errlen, "the code-signing public key %s is damaged (not a key): restore it from a backup; "
+                 "hosts already attached keep the key they were given", path);
+        free(key);
+        key = NULL;
+    }
     return key;
 }
 

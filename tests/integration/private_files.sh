@@ -7,7 +7,8 @@
 # 1a3bc37: another local user reads locus.db (0644 in a 0755 folder) and
 # finds every key in clear; a key copied from a backup of the store works.
 # A project loosened by hand (or made by an earlier locus) is made private
-# again when locusd starts, and says so.
+# again when locusd starts, and says so. A damaged code-signing public key
+# (every new host would trust it for good) stops locusd at start.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 . "$(dirname "$0")/lib/rpc.sh"
@@ -68,4 +69,13 @@ start_locusd "$proj"
 grep -q "was readable by others (mode 755): now 700" "$LOCUSD_LOG" || fail "locusd did not say it closed the project"
 stop_locusd
 check_sanitizers
+
+cp "$proj/keys/code_sign_public" "$TMP/code_sign_public"
+head -c 100 "$TMP/code_sign_public" >"$proj/keys/code_sign_public"
+rc=0
+timeout 20 "$LOCUSD" "$proj" >"$TMP/start.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "locusd with a cut code-signing key exited $rc, not 1: $(cat "$TMP/start.log")"
+grep -q "code_sign_public is damaged" "$TMP/start.log" || fail "no clear message for a cut key: $(cat "$TMP/start.log")"
+cp "$TMP/code_sign_public" "$proj/keys/code_sign_public"
+say "a damaged code-signing public key stops locusd at start"
 say "PASS"

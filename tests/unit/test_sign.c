@@ -134,6 +134,12 @@ static void test_public_key_layout(void **state)
     assert_memory_equal(exp_line, "0000000000000000000000000000000000000000000000000000000000010001", 64);
     /* the modulus of a 1024-bit key has its top bit set */
     assert_true(strchr("89abcdef", text[5]) != NULL);
+    /* the text is a key; cut, or with a digit gone, it is none */
+    assert_int_equal(sign_public_key_valid(text), 1);
+    text[5 + 3 * 65] = 0;
+    assert_int_equal(sign_public_key_valid(text), 0);
+    assert_int_equal(sign_public_key_valid(""), 0);
+    assert_int_equal(sign_public_key_valid("1024\nnot hex\n.\n"), 0);
     free(text);
 }
 
