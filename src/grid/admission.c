@@ -2,10 +2,16 @@
  * state per run with a counting allocator and an instruction hook, the
  * campaign handed over as tables and taken back through the JDL checks.
  * Every Lua call that may allocate runs inside one lua_pcall, so running
- * out of the rule's memory is a Lua error, never a panic. */
+ * out of the rule's memory is a Lua error, never a panic. What takes time
+ * within one instruction is charged to the same instruction budget: the
+ * bytes a rule allocates, and the steps of the library functions whose C
+ * loops it could make long without memory (patterns: grid/lua_strpat.c;
+ * table ranges: here), which are replaced. */
 #include "grid/admission.h"
 #include "core/strbuf.h"
+#include "grid/lua_strpat.h"
 #include <lauxlib.h>
+#include <limits.h>
 #include <lua.h>
 #include <lualib.h>
 #include <math.h>
@@ -14,6 +20,14 @@
 #include <string.h>
 
 #define HOOK_STEP 1000      /* instructions between two calls of the hook */
+/* A rule pays one instruction per this many bytes it allocates: the C
+ * functions that make strings (rep, .., format, gsub...) are bounded per
+ * call by the memory ceiling, but a rule may call them millions of times
+ * (string.rep('x', 3e7) in a loop took 90 ms a turn: days in all). Copying
+ * fresh memory costs 0.1 to 1.5 ns a byte, an instruction about 3 ns: 32
+ * keeps a byte's charge near its cost, and a rule that fills its 64 MiB
+ * (128 MiB allocated, buffers included) within budget. */
+#define ALLOC_BYTES_PER_INSTRUCTION 32
 #define MAX_DEPTH 16        /* nesting of the tables a rule hands back */
 
 /* One run; reached from Lua through the allocator's user data. */
@@ -22,8 +36,11 @@ struct rule_ctx {
     const struct campaign_spec *spec;
     json_t *in;             /* the campaign given to the rule; owned */
     json_t *out;            /* the campaign it left; owned */
+    lua_State *L;           /* while the rule runs: where the allocator sets the hook to stop it */
     size_t mem_used;
-    long instructions;
+    size_t alloc_carry;     /* bytes allocated and not yet charged (less than ALLOC_BYTES_PER_INSTRUCTION) */
+    long instructions;      /* spent: VM instructions, library steps and allocated bytes */
+    struct strpat_meter meter;   /* the string functions' view of instructions */
     int over_memory;        /* an allocation was refused at least once */
     int over_budget;
     int rejected;
@@ -36,6 +53,19 @@ static struct rule_ctx *ctx_of(lua_State *L)
     void *ud;
     lua_getallocf(L, &ud);
     return ud;
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar);
+
+/* Charges n allocated bytes. An allocator cannot raise an error: past
+ * the budget, the hook is set to fail at the next instruction (lua_sethook
+ * may be called anywhere; lua.c calls it from a signal handler). */
+static void charge_bytes(struct rule_ctx *c, size_t n)
+{
+    c->alloc_carry += n;
+    c->instructions += (long)(c->alloc_carry / ALLOC_BYTES_PER_INSTRUCTION);
+    c->alloc_carry %= ALLOC_BYTES_PER_INSTRUCTION;
+    if (c->instructions > ADMISSION_MAX_INSTRUCTIONS && c->L) lua_sethook(c->L, count_hook, LUA_MASKCOUNT, 1);
 }
 
 /* lua_Alloc with a ceiling: a refused allocation becomes Lua's "not
@@ -55,21 +85,179 @@ static void *rule_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     void *p = realloc(ptr, nsize);
-    if (p) c->mem_used = c->mem_used - old + nsize;
+    if (!p) return NULL;
+    c->mem_used = c->mem_used - old + nsize;
+    if (nsize > old) charge_bytes(c, nsize - old);
     return p;
 }
 
-/* Counts instructions; past the budget, fails at every instruction, so a
- * rule that catches the error with pcall cannot go on. */
+/* Fails the rule for its budget; from then on every instruction fails
+ * too, so that a rule that catches the error with pcall cannot go on. */
+static void over_budget(lua_State *L, struct rule_ctx *c)
+{
+    if (!c->over_budget) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    c->over_budget = 1;
+    luaL_error(L, "rule exceeded its instruction budget (%ld instructions)", ADMISSION_MAX_INSTRUCTIONS);
+}
+
+/* Counts instructions (HOOK_STEP at a time). */
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
     struct rule_ctx *c = ctx_of(L);
     c->instructions += HOOK_STEP;
-    if (c->instructions <= ADMISSION_MAX_INSTRUCTIONS && !c->over_budget) return;
-    if (!c->over_budget) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
-    c->over_budget = 1;
-    luaL_error(L, "rule exceeded its instruction budget (%ld instructions)", ADMISSION_MAX_INSTRUCTIONS);
+    if (c->instructions > ADMISSION_MAX_INSTRUCTIONS || c->over_budget) over_budget(L, c);
+}
+
+static void meter_over(lua_State *L, void *ud)
+{
+    over_budget(L, ud);
+}
+
+/* Charges steps a library function takes inside one instruction. */
+static void charge(lua_State *L, long steps)
+{
+    struct rule_ctx *c = ctx_of(L);
+    if (steps > ADMISSION_MAX_INSTRUCTIONS - c->instructions) over_budget(L, c);
+    c->instructions += steps;
+}
+
+/* ---- the table functions, charged ---- */
+
+/* table.insert, remove, move, concat and sort loop in C over a range the
+ * rule picks, reading and writing nils at no memory cost: #t is any border,
+ * and a table of 122 entries (1, 2, then 2^k and 2^k + 1 for k up to 60)
+ * has one above 2^60; table.move takes its range as given. The wrappers
+ * below make every check Lua's function makes on its arguments, in its
+ * order and with its message (raised by Lua's function, called from C, one
+ * would name the function '?' and lose the rule's line), charge one step
+ * per element (per comparison level for sort: Lua's sort picks random
+ * pivots on unbalanced splits, so its expected work is n log n
+ * comparisons), then call Lua's function, upvalue 1. concat is written
+ * here instead: its own error is about an element. table.unpack is left
+ * as it is: the stack limit bounds it ("too many results to unpack"). */
+
+/* How many integers from..to holds (0 if none), at most LONG_MAX. */
+static long span(lua_Integer from, lua_Integer to)
+{
+    if (to < from) return 0;
+    lua_Unsigned d = (lua_Unsigned)to - (lua_Unsigned)from;
+    return d >= (lua_Unsigned)LONG_MAX ? LONG_MAX : (long)d + 1;
+}
+
+/* #t of argument 1, which must be a table. A __len metamethod is refused:
+ * Lua's function calls it again, and could be told a longer length than
+ * the one charged. */
+static lua_Integer table_len(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (luaL_getmetafield(L, 1, "__len") != LUA_TNIL)
+        luaL_argerror(L, 1, "a table with a __len metamethod is not allowed in admission rules");
+    return (lua_Integer)lua_rawlen(L, 1);
+}
+
+/* Charges steps plus the call itself and runs Lua's function. */
+static int call_charged(lua_State *L, long steps)
+{
+    charge(L, steps < LONG_MAX ? steps + 1 : steps);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* table.insert(t, [pos,] v): the elements from pos up move one up. */
+static int t_insert(lua_State *L)
+{
+    lua_Integer n = table_len(L);
+    long steps = 0;
+    if (lua_gettop(L) != 2 && lua_gettop(L) != 3) return luaL_error(L, "wrong number of arguments to 'insert'");
+    if (lua_gettop(L) == 3) {
+        lua_Integer pos = luaL_checkinteger(L, 2);
+        luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)n + 1u, 2, "position out of bounds");
+        steps = span(pos, n);
+    }
+    return call_charged(L, steps);
+}
+
+/* table.remove(t [, pos]): the elements after pos move one down. */
+static int t_remove(lua_State *L)
+{
+    lua_Integer n = table_len(L);
+    lua_Integer pos = luaL_optinteger(L, 2, n);
+    if (pos != n) luaL_argcheck(L, (lua_Unsigned)pos - 1u <= (lua_Unsigned)n, 2, "position out of bounds");
+    return call_charged(L, pos < n ? span(pos, n - 1) : 0);
+}
+
+/* table.move(a1, f, e, t [, a2]): e - f + 1 elements. a1 may be a string
+ * (its metatable's __index reads it); the destination must be a table. */
+static int t_move(lua_State *L)
+{
+    lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3), t = luaL_checkinteger(L, 4);
+    int dest = lua_isnoneornil(L, 5) ? 1 : 5;
+    if (lua_type(L, 1) != LUA_TSTRING) luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, dest, LUA_TTABLE);
+    if (e >= f) {
+        luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3, "too many elements to move");
+        luaL_argcheck(L, t <= LUA_MAXINTEGER - (e - f + 1) + 1, 4, "destination wrap around");
+    }
+    return call_charged(L, span(f, e));
+}
+
+/* table.concat(t [, sep [, i [, j]]]) as Lua's, a step per element paid
+ * as it goes. */
+static int t_concat(lua_State *L)
+{
+    lua_Integer n = table_len(L);
+    size_t lsep;
+    const char *sep = luaL_optlstring(L, 2, "", &lsep);
+    lua_Integer i = luaL_optinteger(L, 3, 1), j = luaL_optinteger(L, 4, n);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (; i <= j; i++) {
+        charge(L, 1);
+        lua_geti(L, 1, i);
+        if (!lua_isstring(L, -1))
+            return luaL_error(L, "invalid value (%s) at index %I in table for 'concat'", luaL_typename(L, -1),
+                              (LUAI_UACINT)i);
+        luaL_addvalue(&b);
+        if (i == j) break;   /* i + 1 could overflow */
+        luaL_addlstring(&b, sep, lsep);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* table.sort(t [, comp]): n * ceil(log2 n) for n elements. */
+static int t_sort(lua_State *L)
+{
+    lua_Integer n = table_len(L);
+    long steps = 0;
+    if (n > 1) {
+        luaL_argcheck(L, n < INT_MAX, 1, "array too big");
+        if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TFUNCTION);
+        long levels = 0;
+        while (((lua_Integer)1 << levels) < n) levels++;
+        steps = (long)n * levels;
+    }
+    return call_charged(L, steps);
+}
+
+/* Wraps (or replaces: concat) functions of the table library. */
+static void charge_table_library(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"insert", t_insert}, {"remove", t_remove}, {"move", t_move}, {"sort", t_sort},
+    };
+    lua_getglobal(L, LUA_TABLIBNAME);
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        lua_getfield(L, -1, fns[i].name);
+        lua_pushcclosure(L, fns[i].func, 1);
+        lua_setfield(L, -2, fns[i].name);
+    }
+    lua_pushcfunction(L, t_concat);
+    lua_setfield(L, -2, "concat");
+    lua_pop(L, 1);
 }
 
 /* ---- what a rule may call ---- */
@@ -101,7 +289,7 @@ static int l_nothing(lua_State *L)
     return 0;
 }
 
-static void open_sandbox(lua_State *L)
+static void open_sandbox(lua_State *L, struct rule_ctx *c)
 {
     static const luaL_Reg libs[] = {
         {LUA_GNAME, luaopen_base},         {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
@@ -117,6 +305,11 @@ static void open_sandbox(lua_State *L)
         lua_pushnil(L);
         lua_setglobal(L, removed[i]);
     }
+    /* the string metatable's __index is this same table: s:find is covered */
+    lua_getglobal(L, LUA_STRLIBNAME);
+    strpat_install(L, -1, &c->meter);
+    lua_pop(L, 1);
+    charge_table_library(L);
     lua_pushcfunction(L, l_nothing);
     lua_setglobal(L, "print");
     lua_pushcfunction(L, l_nothing);
@@ -275,7 +468,7 @@ static json_t *lua_value_to_json(lua_State *L, int idx, int depth, const char *p
 static int rule_main(lua_State *L)
 {
     struct rule_ctx *c = lua_touserdata(L, 1);
-    open_sandbox(L);
+    open_sandbox(L, c);
     push_json(L, c->in);
     lua_pushinteger(L, (lua_Integer)campaign_nparams(c->spec));
     lua_setfield(L, -2, "nb_params");
@@ -285,9 +478,14 @@ static int rule_main(lua_State *L)
     char chunkname[128];
     snprintf(chunkname, sizeof chunkname, "=%s", c->name);
     if (luaL_loadbufferx(L, c->text, strlen(c->text), chunkname, "t") != LUA_OK) return lua_error(L);
+    /* the sandbox's setup is not the rule's to pay for */
+    c->instructions = 0;
+    c->alloc_carry = 0;
+    c->L = L;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
     lua_call(L, 0, 0);
     lua_sethook(L, NULL, 0, 0);
+    c->L = NULL;
     lua_getglobal(L, "campaign");
     if (lua_type(L, -1) != LUA_TTABLE) snprintf(c->conv_err, sizeof c->conv_err, "campaign: no longer a table");
     else c->out = lua_value_to_json(L, lua_gettop(L), 0, "campaign", c);
@@ -364,6 +562,8 @@ int admission_run(const char *script_text, const char *script_name, const char *
                   char *err, size_t errlen)
 {
     struct rule_ctx c = {.text = script_text, .name = script_name ? script_name : "rule", .user = user, .spec = spec};
+    c.meter = (struct strpat_meter){.used = &c.instructions, .limit = ADMISSION_MAX_INSTRUCTIONS, .over = meter_over,
+                                    .ud = &c};
     c.in = jdl_settings_to_json(spec);
     int rc = run_lua(&c, err, errlen);
     if (rc == 0) rc = take_back(&c, spec, err, errlen);

@@ -3,7 +3,12 @@
  * catches it; a syntax error and a runtime error with their lines; io, os,
  * require, load, dofile, loadfile, collectgarbage and binary chunks out of
  * reach; an endless loop stopped by the instruction budget (also under
- * pcall); memory bombs stopped by the allocator's limit; a rule that leaves
+ * pcall), and so are a backtracking pattern, which Lua matches inside one
+ * instruction, and the library loops a rule could make long without memory
+ * (table ranges, replacements, plain searches) or with memory it frees
+ * again (a string made again and again), while patterns and the table
+ * functions still work and fail as in Lua; memory bombs stopped by
+ * the allocator's limit; a rule that leaves
  * an invalid campaign is refused and the spec unchanged; what a rule may
  * change (name, priority, clusters) and what it sees (user, nb_params,
  * param()). */
@@ -234,6 +239,104 @@ static void test_endless_loop_is_stopped_by_the_instruction_budget(void **state)
     run_fails("local function f() return f() end\nf()", "rule exceeded its instruction budget");
 }
 
+#define BUDGET_MSG "admission: rule 'r.lua' failed: rule exceeded its instruction budget (10000000 instructions)"
+
+/* One call of Lua's string.find on this runs for hours: the patterns are
+ * ours, and every step is charged to the rule's budget. */
+static void test_backtracking_pattern_is_stopped_by_the_instruction_budget(void **state)
+{
+    (void)state;
+    run_fails("local s = string.rep('a', 1e6)\nlocal i = s:find('.-.-.-.-b')", BUDGET_MSG);
+    /* catching the error does not let the rule go on */
+    run_fails("local ok = pcall(string.find, string.rep('a', 1e6), '.-.-.-.-b')\ncampaign.name = 'survived'",
+              BUDGET_MSG);
+}
+
+static void test_patterns_work_as_in_lua(void **state)
+{
+    (void)state;
+    struct campaign_spec s;
+    load(&s, CAMPAIGN);
+    run("local parts = {}\n"
+        "for w in ('x y  z'):gmatch('%a+') do parts[#parts + 1] = w end\n"
+        "assert(#parts == 3 and parts[3] == 'z')\n"
+        "local k, v = ('walltime=3600'):match('^(%w+)=(%d+)$')\n"
+        "assert(k == 'walltime' and v == '3600')\n"
+        "assert(string.find('a.b', '.', 1, true) == 2 and select(2, ('a,b,c'):gsub(',', ';')) == 2)\n"
+        "campaign.name = campaign.name:gsub('^(c)$', function(x) return x .. '-renamed' end)\n",
+        "alice", &s, 0, NULL);
+    assert_string_equal(s.name, "c-renamed");
+    campaign_spec_free(&s);
+    run_fails("string.find('x', '[a')", "admission: rule 'r.lua' failed: r.lua:1: malformed pattern (missing ']')");
+    run_fails("string.gsub('x', 'x', '%2')", "admission: rule 'r.lua' failed: r.lua:1: invalid capture index %2");
+}
+
+/* Lua runs these loops in C, inside one instruction; each costs the rule
+ * what it does, or is refused. */
+static void test_library_loops_are_charged_to_the_budget(void **state)
+{
+    (void)state;
+    /* ranges a rule picks without the memory to back them */
+    run_fails("table.move({}, 1, 1e12, 2)", BUDGET_MSG);
+    const char *border = "local t = {1, 1}\nfor k = 1, 60 do t[1 << k] = 1; t[(1 << k) + 1] = 1 end\n";
+    char rule[512];
+    snprintf(rule, sizeof rule, "%sassert(#t > 1 << 60)\ntable.insert(t, 1, 'x')", border);
+    run_fails(rule, BUDGET_MSG);
+    snprintf(rule, sizeof rule, "%stable.remove(t, 1)", border);
+    run_fails(rule, BUDGET_MSG);
+    run_fails("local t = {1, 1}\nfor k = 1, 29 do t[1 << k] = 1; t[(1 << k) + 1] = 1 end\ntable.sort(t)", BUDGET_MSG);
+    run_fails("local t = {}\nfor i = 1, 100000 do t[i] = '' end\nfor i = 1, 200 do table.concat(t) end", BUDGET_MSG);
+    /* what is bounded per call by the memory ceiling, but called again and again: the bytes are paid for */
+    run_fails("for i = 1, 1000 do local x = string.rep('x', 3e7) end", BUDGET_MSG);
+    run_fails("local s = ''\nfor i = 1, 1e6 do s = s .. 'x' end", BUDGET_MSG);
+    /* a replacement that makes nothing, once per subject byte */
+    run_fails("string.rep('a', 1 << 16):gsub('', string.rep('%0', 1 << 12))", BUDGET_MSG);
+    /* a length from __len would be read twice: refused */
+    run_fails("table.sort(setmetatable({}, {__len = function() return (1 << 31) - 2 end}), tonumber)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #1 to 'sort' (a table with a __len metamethod is "
+              "not allowed in admission rules)");
+    /* cheap now: Lua's rep of nothing loops n times, its plain search is quadratic */
+    struct campaign_spec s;
+    load(&s, CAMPAIGN);
+    run("assert(string.rep('', math.maxinteger) == '' and string.rep('', 1e15, '') == '')\n"
+        "local s = string.rep('a', 1 << 20)\n"
+        "assert(not s:find(string.rep('a', 1 << 16) .. 'b', 1, true))\n"
+        /* and the table functions still do their work */
+        "local t = {3, 1, 2}\n"
+        "table.sort(t)\n"
+        "table.insert(t, 1, 0)\n"
+        "table.insert(t, 4)\n"
+        "assert(table.remove(t, 1) == 0 and table.remove(t) == 4)\n"
+        "assert(table.concat(t, ',') == '1,2,3' and table.concat(t, '-', 2) == '2-3' and table.concat({}, 'x') == '')\n"
+        "assert(table.concat({1, 2.5, 'x'}) == '12.5x' and table.concat(t, ',', 3, 2) == '')\n"
+        "assert(table.concat(table.move(t, 2, 3, 1, {}), ',') == '2,3' and table.move('ab', 1, 2, 1, {})[2] == nil)\n"
+        "campaign.name = table.concat({'c', 'd'}, '-')\n",
+        "alice", &s, 0, NULL);
+    assert_string_equal(s.name, "c-d");
+    campaign_spec_free(&s);
+    /* with Lua's messages, on the rule's line */
+    run_fails("\ntable.concat({1, {}, 3})",
+              "admission: rule 'r.lua' failed: r.lua:2: invalid value (table) at index 2 in table for 'concat'");
+    run_fails("table.insert({}, 1, 2, 3)",
+              "admission: rule 'r.lua' failed: r.lua:1: wrong number of arguments to 'insert'");
+    run_fails("table.insert({}, 5, 2)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #2 to 'insert' (position out of bounds)");
+    run_fails("table.remove({}, 5)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #2 to 'remove' (position out of bounds)");
+    run_fails("table.insert(nil, 1)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #1 to 'insert' (table expected, got nil)");
+    run_fails("table.move({}, 1, 2, 1, 'x')",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #5 to 'move' (table expected, got string)");
+    run_fails("table.move({}, -1, math.maxinteger, 1)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #3 to 'move' (too many elements to move)");
+    run_fails("table.move({}, 1, 3, math.maxinteger)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #4 to 'move' (destination wrap around)");
+    run_fails("table.sort({2, 1}, 3)",
+              "admission: rule 'r.lua' failed: r.lua:1: bad argument #2 to 'sort' (function expected, got number)");
+    run_fails("string.rep('xy', math.maxinteger)",
+              "admission: rule 'r.lua' failed: r.lua:1: resulting string too large");
+}
+
 static void test_memory_bombs_are_stopped_by_the_memory_limit(void **state)
 {
     (void)state;
@@ -345,6 +448,9 @@ int main(void)
         cmocka_unit_test(test_runtime_error_names_rule_and_line),
         cmocka_unit_test(test_io_os_require_load_and_friends_are_not_there),
         cmocka_unit_test(test_endless_loop_is_stopped_by_the_instruction_budget),
+        cmocka_unit_test(test_backtracking_pattern_is_stopped_by_the_instruction_budget),
+        cmocka_unit_test(test_patterns_work_as_in_lua),
+        cmocka_unit_test(test_library_loops_are_charged_to_the_budget),
         cmocka_unit_test(test_memory_bombs_are_stopped_by_the_memory_limit),
         cmocka_unit_test(test_invalid_campaign_is_refused_and_spec_unchanged),
         cmocka_unit_test(test_rule_may_change_name_type_priority_and_clusters),

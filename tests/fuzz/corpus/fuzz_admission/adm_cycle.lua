@@ -1,0 +1,3 @@
+local t = {}
+t.t = t
+campaign.x = t

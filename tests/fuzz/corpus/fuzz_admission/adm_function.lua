@@ -1,0 +1,1 @@
+campaign.clusters.beta.prologue = {print}

@@ -1,0 +1,1 @@
+campaign.clusters.alpha.walltime = 60

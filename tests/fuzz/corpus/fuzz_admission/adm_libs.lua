@@ -1,0 +1,1 @@
+campaign.name = string.upper('x') .. table.concat({'a', 'b'}) .. math.max(1, 2) .. utf8.char(233)

@@ -1,0 +1,1 @@
+campaign.clusters.beta[1] = 'x'

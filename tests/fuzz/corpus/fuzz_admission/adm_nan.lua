@@ -1,0 +1,1 @@
+campaign.clusters.beta.walltime = 0/0

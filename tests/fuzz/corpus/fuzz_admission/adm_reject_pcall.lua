@@ -1,0 +1,2 @@
+local ok = pcall(reject, 'caught')
+campaign.name = 'x'

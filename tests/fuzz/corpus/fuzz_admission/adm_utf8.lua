@@ -1,0 +1,1 @@
+campaign.name = '\xff'

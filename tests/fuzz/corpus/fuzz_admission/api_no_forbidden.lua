@@ -1,0 +1,1 @@
+if campaign.name == 'forbidden' then reject('no campaign may be named forbidden') end

@@ -1,0 +1,1 @@
+campaign.priority = 7

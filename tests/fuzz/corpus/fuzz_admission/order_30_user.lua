@@ -1,0 +1,1 @@
+if user ~= 'alice' then reject('only alice') end

@@ -1,0 +1,1 @@
+local x = campaign.clusters.gamma.walltime

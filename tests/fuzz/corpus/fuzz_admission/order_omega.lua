@@ -1,0 +1,1 @@
+campaign.clusters.omega = {exec_file = 'y'}
