@@ -247,7 +247,14 @@ static const char *jobcomp_path(struct cluster_driver *d, char *err, size_t errl
 }
 
 /* Jobs of ids not in jobs, looked up in the jobcomp log and added; an
- * array's own line without an index is added under the array's id. */
+ * array's own line without an index is added under the array's id. A line
+ * is matched by its JobId and its array fields only, which only Slurm
+ * writes (slurm_jobcomp_id). Yet any user's job name or folder may hold a
+ * newline, and Slurm writes it as it is: the text after it reads as a line
+ * of its own, which can be a whole line as Slurm writes it, for any id.
+ * Locus's jobs end once (--no-requeue), so have one line each: an id that
+ * more than one line claims is added as unknown, its status and folder
+ * taken from none of them. */
 static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
                         size_t errlen)
 {
@@ -257,8 +264,9 @@ static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n,
     size_t len;
     char *text = read_file(path, SLURM_JOBCOMP_MAX, &len);
     if (!text) return errno == ENOENT ? 0 : (errf(err, errlen, "cannot read %s: %s", path, strerror(errno)), -1);
-    struct smap wanted;
+    struct smap wanted, claimed;   /* claimed: how many lines each wanted id had */
     smap_init(&wanted);
+    smap_init(&claimed);
     char arr[DRV_ID_MAX];
     for (int i = 0; i < n; i++) {
         if (smap_get(jobs, ids[i])) continue;
@@ -271,16 +279,23 @@ static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n,
         if (nl) *nl = '\0';
         char id[DRV_ID_MAX];
         if (!slurm_jobcomp_id(line, id) && smap_get(&wanted, id)) {
+            uintptr_t lines = (uintptr_t)smap_get(&claimed, id);
+            smap_put(&claimed, id, (void *)(lines + 1));
             struct slurm_job *j = xmalloc(sizeof *j);
-            if (slurm_parse_jobcomp_line(line, j) == 0) {
-                free(smap_get(jobs, id));   /* a later line (a requeued job) wins */
+            if (lines) {   /* a second line: not ours alone */
+                *j = (struct slurm_job){.st = {.state = DRV_FINISHED, .end = DRV_END_UNKNOWN, .raw = "UNKNOWN"}};
+            } else if (slurm_parse_jobcomp_line(line, j)) {
+                free(j);   /* not one of ours (their names are one word): the id stays open */
+                j = NULL;
+            }
+            if (j) {
+                free(smap_get(jobs, id));
                 smap_put(jobs, id, j);
-            } else {
-                free(j);
             }
         }
         line = nl ? nl + 1 : line + strlen(line);
     }
+    smap_free(&claimed);
     smap_free(&wanted);
     free(text);
     return 0;

@@ -192,69 +192,220 @@ int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_
     return 0;
 }
 
+/* ---- the jobcomp/filetxt log ----
+ * A line is cut where Slurm's format (slurm_parse.h) puts each field, never
+ * where a "Key=" first shows: Name, WorkDir, Account and WcKey are text the
+ * job's user chose, which may hold blanks and "Key=" words of its own. */
+
+enum {
+    JC_JOBID, JC_USERID, JC_GROUPID,                        /* the head, Slurm's */
+    JC_NAME, JC_JOBSTATE, JC_PARTITION, JC_TIMELIMIT, JC_STARTTIME, JC_ENDTIME, JC_NODELIST, JC_NODECNT,
+    JC_PROCCNT,                                             /* a Name of one word, then Slurm's words */
+    JC_WORKDIR, JC_RESERVATIONNAME, JC_TRES,                /* a WorkDir without "Key=" words, then two words */
+    JC_CLUSTER, JC_SUBMITTIME,                              /* the two words before the tail */
+    JC_ELIGIBLETIME, JC_ARRAYJOBID, JC_ARRAYTASKID, JC_HETJOBID, JC_HETJOBOFFSET, JC_DERIVEDEXITCODE,
+    JC_EXITCODE,                                            /* the tail, Slurm's */
+    JC_N
+};
+
+static const char *const jc_keys[JC_N] = {
+    "JobId",    "UserId",     "GroupId",     "Name",       "JobState",     "Partition",       "TimeLimit",
+    "StartTime", "EndTime",   "NodeList",    "NodeCnt",    "ProcCnt",      "WorkDir",         "ReservationName",
+    "Tres",     "Cluster",    "SubmitTime",  "EligibleTime", "ArrayJobId", "ArrayTaskId",     "HetJobId",
+    "HetJobOffset", "DerivedExitCode", "ExitCode",
+};
+
+/* What jobcomp_read found of a line: f[i] when bit i of have is set. */
+struct jobcomp {
+    struct field f[JC_N];
+    unsigned have;
+};
+
+/* Where the n bytes of needle first are in h, or NULL. */
+static const char *find_in(struct field h, const char *needle, size_t n)
+{
+    return n <= h.len ? memmem(h.s, h.len, needle, n) : NULL;
+}
+
+/* Consumes lit from the start of *r: 1, or 0 (*r untouched). */
+static int take(struct field *r, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (r->len < n || memcmp(r->s, lit, n)) return 0;
+    r->s += n;
+    r->len -= n;
+    return 1;
+}
+
+/* Consumes the bytes of *r up to its first blank or its end: that word. */
+static struct field word(struct field *r)
+{
+    const char *b = memchr(r->s, ' ', r->len);
+    struct field w = {r->s, b ? (size_t)(b - r->s) : r->len};
+    r->s += w.len;
+    r->len -= w.len;
+    return w;
+}
+
+/* A user or group "name(number)" of the head, from the start of *r to the
+ * first ")" + sep (the system's names come before any text of users), into
+ * *out with its ")"; 0 with *r past sep, or -1. */
+static int owner(struct field *r, const char *sep, struct field *out)
+{
+    size_t n = strlen(sep);
+    const char *e = find_in(*r, sep, n);
+    if (!e) return -1;
+    *out = (struct field){r->s, (size_t)(e - r->s) + 1};
+    r->len -= (size_t)(e - r->s) + n;
+    r->s = e + n;
+    size_t open = out->len - 1;   /* the number, back from its ")" */
+    while (open > 0 && out->s[open - 1] >= '0' && out->s[open - 1] <= '9') open--;
+    return open > 0 && open < out->len - 1 && out->s[open - 1] == '(' ? 0 : -1;
+}
+
+/* A "Key=" word at s (a blank, letters, digits, '_' or ':', then '='),
+ * before end: 1, or 0. */
+static int key_at(const char *s, const char *end)
+{
+    if (*s != ' ') return 0;   /* so that each byte is looked at twice at most */
+    const char *q = s + 1;
+    while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+                       *q == '_' || *q == ':'))
+        q++;
+    return q > s + 1 && q < end && *q == '=';
+}
+
+/* Reads line (up to its first newline) into *jc (overwritten): 0 when its
+ * head ("JobId=N UserId=U(n) GroupId=G(n) Name=", at its start) and its
+ * tail (EligibleTime to ExitCode, after the line's last " EligibleTime=":
+ * users' text all comes before it) are as Slurm writes them; else -1.
+ * Then, when found: the words from Name to ProcCnt when Name is one word
+ * followed by " JobState=" and Slurm's words up to " WorkDir="; WorkDir,
+ * ReservationName and Tres when, besides, WorkDir holds no "Key=" word but
+ * the " ReservationName=" that ends it, then " Tres=" and " Account=" come;
+ * SubmitTime and Cluster, the words right before the tail. */
+static int jobcomp_read(const char *text, struct jobcomp *jc)
+{
+    memset(jc, 0, sizeof *jc);
+    struct field r = {text, strcspn(text, "\n")};
+    if (!take(&r, "JobId=")) return -1;
+    jc->f[JC_JOBID] = word(&r);
+    if (digits(jc->f[JC_JOBID]) < 0 || !take(&r, " UserId=") || owner(&r, ") GroupId=", &jc->f[JC_USERID]) ||
+        owner(&r, ") Name=", &jc->f[JC_GROUPID]))
+        return -1;
+
+    /* the tail, after the last " EligibleTime=" */
+    static const char elig[] = " EligibleTime=";
+    const char *last = NULL, *p;
+    for (struct field s = r; (p = find_in(s, elig, sizeof elig - 1)); s.len -= (size_t)(p + 1 - s.s), s.s = p + 1)
+        last = p;
+    if (!last) return -1;
+    struct field t = {last + sizeof elig - 1, r.len - (size_t)(last - r.s) - (sizeof elig - 1)};
+    unsigned have = 1u << JC_JOBID | 1u << JC_USERID | 1u << JC_GROUPID | 1u << JC_ELIGIBLETIME |
+                    1u << JC_DERIVEDEXITCODE | 1u << JC_EXITCODE;
+    jc->f[JC_ELIGIBLETIME] = word(&t);
+    static const char *const pairs[2][2] = {{" ArrayJobId=", " ArrayTaskId="}, {" HetJobId=", " HetJobOffset="}};
+    for (int i = 0; i < 2; i++) {   /* each pair, when there, numbers */
+        int k = i ? JC_HETJOBID : JC_ARRAYJOBID;
+        if (!take(&t, pairs[i][0])) continue;
+        jc->f[k] = word(&t);
+        if (digits(jc->f[k]) < 0 || !take(&t, pairs[i][1])) return -1;
+        jc->f[k + 1] = word(&t);
+        if (digits(jc->f[k + 1]) < 0) return -1;
+        have |= 3u << k;
+    }
+    if (!take(&t, " DerivedExitCode=")) return -1;
+    jc->f[JC_DERIVEDEXITCODE] = word(&t);
+    if (!take(&t, " ExitCode=")) return -1;
+    jc->f[JC_EXITCODE] = word(&t);
+    take(&t, " ");   /* Slurm ends its line with a blank */
+    if (t.len) return -1;
+    jc->have = have;
+
+    /* SubmitTime, then Cluster: the words right before the tail */
+    struct field before = {r.s, (size_t)(last - r.s)};
+    static const char *const back[2] = {"SubmitTime=", "Cluster="};
+    for (int i = 0; i < 2; i++) {
+        size_t n = before.len;
+        while (n > 0 && before.s[n - 1] != ' ') n--;
+        struct field w = {before.s + n, before.len - n};
+        if (n == 0 || !take(&w, back[i])) break;
+        jc->f[i ? JC_CLUSTER : JC_SUBMITTIME] = w;
+        jc->have |= 1u << (i ? JC_CLUSTER : JC_SUBMITTIME);
+        before.len = n - 1;
+    }
+
+    /* Name, one word, then Slurm's words up to WorkDir */
+    static const char *const mid[] = {" JobState=", " Partition=", " TimeLimit=", " StartTime=", " EndTime=",
+                                      " NodeList=", " NodeCnt=", " ProcCnt=", " WorkDir="};
+    struct field m = {r.s, (size_t)(last - r.s)};
+    jc->f[JC_NAME] = word(&m);
+    for (int i = 0; i < 8; i++) {
+        if (!take(&m, mid[i])) return 0;
+        jc->f[JC_JOBSTATE + i] = word(&m);
+    }
+    if (digits(jc->f[JC_NODECNT]) < 0 || digits(jc->f[JC_PROCCNT]) < 0 || !take(&m, mid[8])) return 0;
+    for (int i = JC_NAME; i <= JC_PROCCNT; i++) jc->have |= 1u << i;
+
+    /* WorkDir, up to its first "Key=" word, which must be ReservationName's,
+     * then Slurm's words up to Account */
+    const char *e = m.s, *end = m.s + m.len;
+    while (e < end && !key_at(e, end)) e++;
+    struct field after = {e, (size_t)(end - e)}, resv, tres;
+    if (!take(&after, " ReservationName=")) return 0;
+    resv = word(&after);
+    if (!take(&after, " Tres=")) return 0;
+    tres = word(&after);
+    if (!take(&after, " Account=")) return 0;
+    jc->f[JC_WORKDIR] = (struct field){m.s, (size_t)(e - m.s)};
+    jc->f[JC_RESERVATIONNAME] = resv;
+    jc->f[JC_TRES] = tres;
+    jc->have |= 1u << JC_WORKDIR | 1u << JC_RESERVATIONNAME | 1u << JC_TRES;
+    return 0;
+}
+
 int slurm_jobcomp_field(const char *line, const char *key, char *out, size_t outlen)
 {
     if (outlen) out[0] = '\0';
-    size_t kl = strlen(key);
-    if (!kl) return -1;
-    const char *p = line;
-    while ((p = strstr(p, key))) {
-        if ((p == line || p[-1] == ' ') && p[kl] == '=') break;
-        p += kl;
-    }
-    if (!p) return -1;
-    p += kl + 1;
-    const char *e = p;
-    for (; *e && *e != '\n'; e++) {
-        if (*e != ' ') continue;
-        const char *q = e + 1;
-        while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' ||
-               *q == ':')
-            q++;
-        if (*q == '=' && q > e + 1) break;
-    }
-    /* Slurm ends every field with a blank, the last one too */
-    if ((!*e || *e == '\n') && e > p && e[-1] == ' ') e--;
-    return copy_field((struct field){p, (size_t)(e - p)}, out, outlen);
+    struct jobcomp jc;
+    if (jobcomp_read(line, &jc)) return -1;
+    for (int i = 0; i < JC_N; i++)
+        if (!strcmp(key, jc_keys[i])) return jc.have & 1u << i ? copy_field(jc.f[i], out, outlen) : -1;
+    return -1;
 }
 
 int slurm_jobcomp_id(const char *line, char id[DRV_ID_MAX])
 {
-    char a[DRV_ID_MAX], t[DRV_ID_MAX];
-    if (!slurm_jobcomp_field(line, "ArrayJobId", a, sizeof a) && !slurm_jobcomp_field(line, "ArrayTaskId", t, sizeof t)
-        && a[0] && t[0] && strlen(a) + 1 + strlen(t) < DRV_ID_MAX) {
-        size_t la = strlen(a);
-        memcpy(id, a, la);
-        id[la] = '_';
-        memcpy(id + la + 1, t, strlen(t) + 1);
-        return 0;
-    }
-    if (slurm_jobcomp_field(line, "JobId", id, DRV_ID_MAX) || !id[0]) {
-        id[0] = '\0';
-        return -1;
-    }
+    id[0] = '\0';
+    struct jobcomp jc;
+    if (jobcomp_read(line, &jc)) return -1;
+    if (!(jc.have & 1u << JC_ARRAYJOBID)) return copy_field(jc.f[JC_JOBID], id, DRV_ID_MAX);
+    struct field a = jc.f[JC_ARRAYJOBID], t = jc.f[JC_ARRAYTASKID];   /* 18 digits each at most: they fit */
+    memcpy(id, a.s, a.len);
+    id[a.len] = '_';
+    memcpy(id + a.len + 1, t.s, t.len);
+    id[a.len + 1 + t.len] = '\0';
     return 0;
 }
 
 int slurm_parse_jobcomp_line(const char *line, struct slurm_job *job)
 {
     memset(job, 0, sizeof *job);
-    char state[SLURM_STATE_MAX], code[32], v[32];
-    if (slurm_jobcomp_field(line, "JobState", state, sizeof state)) return -1;
-    long long status = 0, sig = 0;
-    if (!slurm_jobcomp_field(line, "ExitCode", code, sizeof code)) {   /* "status:signal" */
-        struct field f[3];
-        int n = split(code, strlen(code), ':', f, 3);
-        status = digits(f[0]);
-        sig = n == 2 ? digits(f[1]) : n == 1 ? 0 : -1;
-        if (status < 0 || status > 255 || sig < 0 || sig > 127) status = sig = 0;
-    }
+    struct jobcomp jc;
+    char state[SLURM_STATE_MAX];
+    if (jobcomp_read(line, &jc) || !(jc.have & 1u << JC_JOBSTATE) ||
+        copy_field(jc.f[JC_JOBSTATE], state, sizeof state))
+        return -1;
+    struct field f[3];   /* ExitCode: "status:signal" */
+    int n = split(jc.f[JC_EXITCODE].s, jc.f[JC_EXITCODE].len, ':', f, 3);
+    long long status = digits(f[0]), sig = n == 2 ? digits(f[1]) : n == 1 ? 0 : -1;
+    if (status < 0 || status > 255 || sig < 0 || sig > 127) status = sig = 0;
     slurm_normalise(state, sig ? 128 + (int)sig : (int)status, &job->st);
-    if (!slurm_jobcomp_field(line, "StartTime", v, sizeof v)) job->st.start = slurm_parse_time(v);
-    if (!slurm_jobcomp_field(line, "EndTime", v, sizeof v)) job->st.stop = slurm_parse_time(v);
+    job->st.start = time_of(jc.f[JC_STARTTIME]);
+    job->st.stop = time_of(jc.f[JC_ENDTIME]);
     if (job->st.start && job->st.stop >= job->st.start && job->st.stop - job->st.start <= SLURM_DURATION_MAX)
         job->st.run_seconds = (long)(job->st.stop - job->st.start);
-    slurm_jobcomp_field(line, "WorkDir", job->workdir, sizeof job->workdir);
+    if (jc.have & 1u << JC_WORKDIR) copy_field(jc.f[JC_WORKDIR], job->workdir, sizeof job->workdir);
     return 0;
 }
 

@@ -61,22 +61,55 @@ int slurm_parse_duration(const char *s, long *secs);
  * or holds a byte that is not printable ASCII (a blank included). */
 int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_job *job);
 
-/* The value of "key=" in a line of the jobcomp/filetxt log (both
- * borrowed), up to the next " Name=" (values such as WorkDir may hold
- * spaces) or the blank that ends the line, into out (outlen bytes, the
- * caller's). 0, or -1 when the line
- * has no such field or its value does not fit (out is then ""). */
+/* A line of the jobcomp/filetxt log, one per job end, as Slurm writes it
+ * (its jobcomp_filetxt.c: Slurm 22.05, and the same in Slurm's master):
+ *   JobId=%u UserId=%s(%u) GroupId=%s(%u) Name=%s JobState=%s Partition=%s
+ *   TimeLimit=%s StartTime=%s EndTime=%s NodeList=%s NodeCnt=%u ProcCnt=%u
+ *   WorkDir=%s ReservationName=%s Tres=%s Account=%s QOS=%s WcKey=%s
+ *   Cluster=%s SubmitTime=%s EligibleTime=%s[ ArrayJobId=%u ArrayTaskId=%u]
+ *   [ HetJobId=%u HetJobOffset=%u] DerivedExitCode=%s ExitCode=%s \n
+ * Name and WorkDir are what the job's user chose, written as they are:
+ * blanks, "Key=" words and newlines included; so are Account and WcKey
+ * (lowercased) where accounting does not check them. Everything before
+ * Name (the head) and after the last " EligibleTime=" (the tail) is
+ * Slurm's, with the system's user and group names; but a newline in a
+ * user's text ends a line for any reader, and what follows it may be a
+ * whole line as above, for any job (driver_slurm.c takes none of two
+ * lines that claim one id). A line is read up to
+ * its first newline, and only when its head (at its start) and its tail
+ * (to its end, with the trailing blank or without) are as above; then
+ * each field is read where the format puts it, never where a "Key=" first
+ * shows:
+ * - JobId, UserId, GroupId from the head; EligibleTime to ExitCode from
+ *   the tail; SubmitTime and Cluster, the words right before it;
+ * - Name to ProcCnt only when Name is one word (no blank: locus's job
+ *   names never hold one) followed by " JobState=" and Slurm's words up
+ *   to " WorkDir=";
+ * - WorkDir, ReservationName and Tres only when, besides, WorkDir holds
+ *   no "Key=" word (a blank, then letters, digits, '_' or ':', then '=')
+ *   and is followed by " ReservationName=" and Slurm's words up to
+ *   " Account=";
+ * - Account, QOS and WcKey never: users' text on both sides. */
+
+/* The value of field key (a name above) of a jobcomp line (both borrowed)
+ * into out (outlen bytes, the caller's). 0, or -1 (out "") when the line
+ * is not one as above, or its key field is not read (see above), or the
+ * value does not fit. */
 int slurm_jobcomp_field(const char *line, const char *key, char *out, size_t outlen);
 
-/* The remote id a jobcomp line is about, into id (the caller's): "A_T"
- * for an array element (ArrayJobId=A ArrayTaskId=T), else its JobId. 0, or
- * -1 (id "") when it has neither or the id does not fit. */
+/* The remote id a jobcomp line (borrowed) is about, into id (the
+ * caller's): "A_T" when its tail has ArrayJobId=A ArrayTaskId=T (an array
+ * element), else its JobId; only Slurm writes either. 0, or -1 (id "")
+ * when the line is not one as above. */
 int slurm_jobcomp_id(const char *line, char id[DRV_ID_MAX]);
 
 /* What a jobcomp line (borrowed) says of its job, into *job (overwritten):
- * its state, exit code ("status:signal"), start, end, time run and working
- * directory; fields missing or not as Slurm writes them read as not known.
- * -1 when the line has no JobState that fits SLURM_STATE_MAX. */
+ * its state, exit code (ExitCode, "status:signal"), start, end, time run
+ * and working directory; a time or exit code not as Slurm writes it reads
+ * as not known, and so does a working directory not read (see above) or
+ * that does not fit. -1 (*job all zero) when the line is not one as above,
+ * its Name is not one word followed by Slurm's words (not locus's job), or
+ * its JobState does not fit SLURM_STATE_MAX. */
 int slurm_parse_jobcomp_line(const char *line, struct slurm_job *job);
 
 /* For the id of an array element "A_i" (borrowed), its array's id "A"

@@ -15,7 +15,10 @@
  * directory); a best-effort array preempted by another user's normal job,
  * exactly as many as that job needs; cancel of running and waiting jobs;
  * resources before, during and after; a finished job forgotten by
- * slurmctld found in the jobcomp log; a job killed at its walltime after
+ * slurmctld found in the jobcomp log; another user's jobs whose names forge
+ * the end of locus's array elements in the jobcomp log (with "Key=" words,
+ * and with a whole line after a newline) not taken for theirs; a job killed
+ * at its walltime after
  * the checkpointing signal reached it through the wrapper; and a cluster
  * whose slurmctld was killed giving errors naming it within the timeout.
  * The walltime job is submitted first and checked last (Slurm enforces
@@ -30,6 +33,7 @@
 #include "driver_fixtures.h"
 
 #define STORE_A "0123456789abcdef"   /* the job token of the store the tests submit for */
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -312,6 +316,90 @@ static void test_forgotten_job_found_in_jobcomp(void **state)
     assert_int_equal(st.end, DRV_END_UNKNOWN);
 }
 
+/* Runs sbatch on beta as the other user: a job named name, in folder dir,
+ * that exits 0 at once; its id into id. */
+static void beta_other_job(const char *name, const char *dir, char id[DRV_ID_MAX])
+{
+    char jn[1200], cd[700], out[256];
+    snprintf(jn, sizeof jn, "--job-name=%s", name);
+    snprintf(cd, sizeof cd, "--chdir=%s", dir);
+    const char *argv[] = {"runuser", "-u", T.other, "--", "sbatch", "--parsable", jn, cd, "--output=/dev/null",
+                          "--time=1", "--wrap=exit 0", NULL};
+    if (beta_cmd(argv, out, sizeof out)) fail_msg("sbatch as %s failed: %s", T.other, out);
+    snprintf(id, DRV_ID_MAX, "%.*s", (int)strcspn(out, ";\n"), out);
+}
+
+/* Any user of the cluster chooses its jobs' names and folders, which the
+ * jobcomp log holds as they are, blanks, "Key=" words and newlines
+ * included. Once slurmctld forgot a locus array, another user's job named
+ * "x ArrayJobId=A ArrayTaskId=0 JobState=COMPLETED" made its line read as
+ * element A_0, completed, with that user's folder (where the output tail
+ * was then read); a name holding a newline then a whole line as Slurm
+ * writes it forges element A_1 in a way no reader of the log can tell
+ * from Slurm's own line. Neither is taken: the first line is the other
+ * user's job (its JobId and its own tail, which only Slurm writes), and an
+ * element of two lines (locus's jobs end once: --no-requeue) is unknown. */
+static void test_forged_jobcomp_lines_not_taken(void **state)
+{
+    NEED_SLURM();
+    fx_script("genuine.sh", "#!/bin/bash\necho \"genuine $1\"\nexit 3\n");
+    struct campaign_spec spec;
+    fx_spec(&spec, "beta", "\"exec_file\": \"./genuine.sh\", \"walltime\": 300");
+    struct drv_job jobs[2] = {{.job_id = 700, .campaign_id = 7, .name = "g0", .user = T.user, .param = "g0"},
+                              {.job_id = 701, .campaign_id = 7, .name = "g1", .user = T.user, .param = "g1"}};
+    char ids[2][DRV_ID_MAX], err[512];
+    int k = drv_submit_array(T.b, &spec.clusters[0], jobs, 2, ids, err, sizeof err);
+    campaign_spec_free(&spec);
+    if (k != 2) fail_msg("%d submitted: %s", k, err);
+    for (int i = 0; i < 2; i++) assert_int_equal(fx_wait_end(T.b, ids[i], 60).end, DRV_END_EXIT);
+    char a[DRV_ID_MAX];
+    snprintf(a, sizeof a, "%.*s", (int)strcspn(ids[0], "_"), ids[0]);
+
+    /* the other user's folder, with outputs named as the elements' */
+    char evil[600], path[800], name[1100], fid[2][DRV_ID_MAX];
+    snprintf(evil, sizeof evil, "%s/evil", fx_work);
+    mkdir(evil, 0777);
+    assert_int_equal(chmod(evil, 0777), 0);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/locus.beta.%s.stdout", evil, ids[i]);
+        assert_int_equal(write_file_atomic(path, "forged\n", 7), 0);
+    }
+    struct passwd *pw = getpwnam(T.user);
+    assert_non_null(pw);
+    snprintf(name, sizeof name, "x ArrayJobId=%s ArrayTaskId=0 JobState=COMPLETED", a);
+    beta_other_job(name, evil, fid[0]);
+    snprintf(name, sizeof name,
+             "x\nJobId=%s UserId=%s(%u) GroupId=%s(%u) Name=locus." STORE_A ".7 JobState=COMPLETED "
+             "Partition=normal TimeLimit=5 StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 "
+             "NodeList=betan1 NodeCnt=1 ProcCnt=1 WorkDir=%s ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 "
+             "Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-01-01T00:00:00 EligibleTime=2026-01-01T00:00:00 "
+             "ArrayJobId=%s ArrayTaskId=1 DerivedExitCode=0:0 ExitCode=0:0 \nJobId=1 UserId=x(1) GroupId=x(1) Name=y",
+             a, T.user, (unsigned)pw->pw_uid, T.user, (unsigned)pw->pw_gid, evil, a);
+    beta_other_job(name, evil, fid[1]);
+    beta_forgets(fid[0]);
+    beta_forgets(fid[1]);
+    beta_forgets(a);
+
+    /* element 0: its own line, exit 3, its own output */
+    struct drv_status st = fx_status(T.b, ids[0]);
+    if (st.end != DRV_END_EXIT || st.exit_code != 3)
+        fail_msg("%s read as %s/%s (%s), exit %d: the forged line was taken", ids[0], drv_state_name(st.state),
+                 drv_end_name(st.end), st.raw, st.exit_code);
+    fx_tail_ends(T.b, ids[0], DRV_STDOUT, 4096, "genuine g0\n");
+    /* element 1: two lines claim it, neither is taken, nor its folder */
+    st = fx_status(T.b, ids[1]);
+    if (st.end != DRV_END_UNKNOWN)
+        fail_msg("%s read as %s/%s (%s), exit %d: a line of two was taken", ids[1], drv_state_name(st.state),
+                 drv_end_name(st.end), st.raw, st.exit_code);
+    struct strbuf tail;
+    sb_init(&tail);
+    int rc = drv_tail(T.b, ids[1], DRV_STDOUT, 4096, &tail, err, sizeof err);
+    int forged = strstr(tail.s, "forged") != NULL;
+    sb_free(&tail);
+    assert_int_equal(rc, -1);
+    assert_false(forged);
+}
+
 static void test_walltime_after_checkpoint_signal(void **state)
 {
     NEED_SLURM();
@@ -363,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_besteffort_preempted_cancel_and_resources),
         cmocka_unit_test(test_forgotten_job_found_in_jobcomp),
+        cmocka_unit_test(test_forged_jobcomp_lines_not_taken),
         cmocka_unit_test(test_walltime_after_checkpoint_signal),
         cmocka_unit_test(test_dead_cluster_fails_fast),
     };

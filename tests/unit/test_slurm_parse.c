@@ -4,9 +4,13 @@
  * running, completed, failed (exit 3, killed by signal 9), cancelled and
  * timed-out jobs and array elements, a working directory with a space;
  * jobcomp/filetxt lines (array elements, an array cancelled while pending,
- * ExitCode after DerivedExitCode); sinfo's nodes listed once per
- * partition, a drained node; squeue's ids and states; sbatch --parsable;
- * scontrol show config. Then the edges: Slurm's job states, times that do
+ * ExitCode after DerivedExitCode, a het job's part, every field where
+ * Slurm writes it), and lines of another user's jobs whose name, folder,
+ * wckey or account forge an element's id, state and folder with "Key="
+ * words (read as that user's own job) or with newlines (a whole line of
+ * the name reads as Slurm's: the driver's part); sinfo's nodes listed
+ * once per partition, a drained node; squeue's ids and states; sbatch
+ * --parsable; scontrol show config. Then the edges: Slurm's job states, times that do
  * not exist (February 30, an hour skipped by summer time) or are
  * ambiguous, durations out of bounds ("99999999-23:59:59"), lines with a
  * field missing or too long, counts that do not add up, ids that are not
@@ -24,6 +28,7 @@
 
 #define WD "/tmp/locus-cap-slurm-Q4vAwL/work"
 #define WD2 "/tmp/locus-cap-slurm2-iM6qSB/work dir"
+#define WD3 "/tmp/locus-cap-jcatk-rb6bh0/work"
 #define T0929 1795759769   /* 2026-11-27T06:09:29 UTC */
 
 static void utc(void)
@@ -238,6 +243,28 @@ static void test_squeue_lines(void **state)
     "WorkDir=" WD2 " ReservationName= Tres=cpu=2,mem=2000M,node=2,billing=2 Account= QOS= WcKey= Cluster=unknown "  \
     "SubmitTime=2026-11-27T06:09:52 EligibleTime=2026-11-27T06:09:53 DerivedExitCode=0:0 ExitCode=0:0 "
 
+/* a whole array cancelled while pending, EligibleTime unknown (Slurm 22.05.8) */
+#define JC_CANCELLED_UNKNOWN                                                                                         \
+    "JobId=18 UserId=locusa(1001) GroupId=locusa(1001) Name=locus.0123456789abcdef.6 JobState=CANCELLED "           \
+    "Partition=normal TimeLimit=1 StartTime=2026-11-27T06:46:03 EndTime=2026-11-27T06:46:03 NodeList=(null) "       \
+    "NodeCnt=0 ProcCnt=0 WorkDir=" WD3 " ReservationName= "                                                          \
+    "Tres=cpu=4,mem=1000M,node=1,billing=4 Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-27T06:46:02 "    \
+    "EligibleTime=unknown DerivedExitCode=0:0 ExitCode=0:0 "
+#define WD4 "/tmp/locus-cap-jcatk2-R3baGK/work"
+/* an array element killed by SIGTERM; a het job's second part */
+#define JC_SIGNALLED                                                                                                 \
+    "JobId=5 UserId=locusa(1001) GroupId=locusa(1001) Name=locus.0123456789abcdef.9 JobState=FAILED "               \
+    "Partition=normal TimeLimit=1 StartTime=2026-11-27T06:56:17 EndTime=2026-11-27T06:56:17 NodeList=jcatkn1 "      \
+    "NodeCnt=1 ProcCnt=1 WorkDir=" WD4 " ReservationName= Tres=cpu=1,mem=10M,node=1,billing=1 Account= QOS= "       \
+    "WcKey= Cluster=unknown SubmitTime=2026-11-27T06:55:48 EligibleTime=2026-11-27T06:55:50 ArrayJobId=4 "          \
+    "ArrayTaskId=0 DerivedExitCode=0:0 ExitCode=0:15 "
+#define JC_HET                                                                                                       \
+    "JobId=2 UserId=locusa(1001) GroupId=locusa(1001) Name=het0 JobState=COMPLETED Partition=normal TimeLimit=1 "   \
+    "StartTime=2026-11-27T06:56:17 EndTime=2026-11-27T06:56:17 NodeList=jcatkn2 NodeCnt=1 ProcCnt=1 WorkDir=" WD4   \
+    " ReservationName= Tres=cpu=1,mem=10M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown "                    \
+    "SubmitTime=2026-11-27T06:55:48 EligibleTime=2026-11-27T06:55:48 HetJobId=1 HetJobOffset=1 DerivedExitCode=0:0 " \
+    "ExitCode=0:0 "
+
 static void jobcomp(const char *line, const char *id, enum drv_end e, int code, time_t start, long run,
                     const char *wd)
 {
@@ -263,62 +290,297 @@ static void test_jobcomp_lines(void **state)
     jobcomp(JC_KILLED, "6", DRV_END_EXIT, 137, T0929 + 3, 0, WD);
     jobcomp(JC_TIMEOUT, "1", DRV_END_WALLTIME, 0, T0929 + 24, 87, WD2);   /* a space in WorkDir */
     jobcomp(JC_ARRAY_CANCELLED, "4", DRV_END_CANCELLED, 0, T0929 + 27, 0, WD2);
+    jobcomp(JC_CANCELLED_UNKNOWN, "18", DRV_END_CANCELLED, 0, T0929 + 2194, 0, WD3);   /* EligibleTime=unknown */
+    jobcomp(JC_SIGNALLED, "4_0", DRV_END_EXIT, 128 + 15, T0929 + 2808, 0, WD4);
+    jobcomp(JC_HET, "2", DRV_END_SUCCESS, 0, T0929 + 2808, 0, WD4);   /* a het job's part: its JobId */
 
     char v[64];
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "JobId", v, sizeof v), 0);
-    assert_string_equal(v, "8");
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "UserId", v, sizeof v), 0);
-    assert_string_equal(v, "locusa(1001)");
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "ReservationName", v, sizeof v), 0);
-    assert_string_equal(v, "");
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "Tres", v, sizeof v), 0);
-    assert_string_equal(v, "cpu=1,mem=1000M,node=1,billing=1");
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "Id", v, sizeof v), -1);   /* only a whole key */
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "Exit", v, sizeof v), -1);
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "Nope", v, sizeof v), -1);
-    assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "", v, sizeof v), -1);
+    static const char *const fields[][2] = {
+        {"JobId", "8"}, {"UserId", "locusa(1001)"}, {"GroupId", "locusa(1001)"}, {"Name", "locus.5.79"},
+        {"JobState", "COMPLETED"}, {"Partition", "normal"}, {"TimeLimit", "1"},
+        {"StartTime", "2026-11-27T06:09:29"}, {"EndTime", "2026-11-27T06:09:30"}, {"NodeList", "captn2"},
+        {"NodeCnt", "1"}, {"ProcCnt", "1"}, {"WorkDir", WD}, {"ReservationName", ""},
+        {"Tres", "cpu=1,mem=1000M,node=1,billing=1"}, {"Cluster", "unknown"}, {"SubmitTime", "2026-11-27T06:09:26"},
+        {"EligibleTime", "2026-11-27T06:09:29"}, {"ArrayJobId", "3"}, {"ArrayTaskId", "1"},
+        {"DerivedExitCode", "0:0"}, {"ExitCode", "0:0"}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        if (slurm_jobcomp_field(JC_ARRAY, fields[i][0], v, sizeof v)) fail_msg("%s not read", fields[i][0]);
+        assert_string_equal(v, fields[i][1]);
+    }
+    /* users' text on both sides: never read; nor a key of no field */
+    const char *none[] = {"Account", "QOS", "WcKey", "HetJobId", "Id", "Exit", "Nope", "", "jobid"};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        strcpy(v, "x");
+        assert_int_equal(slurm_jobcomp_field(JC_ARRAY, none[i], v, sizeof v), -1);
+        assert_string_equal(v, "");
+    }
+    assert_int_equal(slurm_jobcomp_field(JC_HET, "HetJobId", v, sizeof v), 0);
+    assert_string_equal(v, "1");
+    assert_int_equal(slurm_jobcomp_field(JC_HET, "HetJobOffset", v, sizeof v), 0);
+    assert_string_equal(v, "1");
+    assert_int_equal(slurm_jobcomp_field(JC_HET, "ArrayJobId", v, sizeof v), -1);
+    assert_int_equal(slurm_jobcomp_field(JC_CANCELLED_UNKNOWN, "EligibleTime", v, sizeof v), 0);
+    assert_string_equal(v, "unknown");
+    assert_int_equal(slurm_jobcomp_field(JC_TIMEOUT, "WorkDir", v, sizeof v), 0);
+    assert_string_equal(v, WD2);
     strcpy(v, "x");
     assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "Name", v, 8), -1);   /* "locus.5.79" does not fit: no cut value */
     assert_string_equal(v, "");
     assert_int_equal(slurm_jobcomp_field(JC_ARRAY, "Name", v, 11), 0);
     assert_string_equal(v, "locus.5.79");
-    assert_int_equal(slurm_jobcomp_field("A=1 B=x y C=2", "B", v, sizeof v), 0);
-    assert_string_equal(v, "x y");
-    assert_int_equal(slurm_jobcomp_field("A=1 B=x\nC=2", "B", v, sizeof v), 0);
-    assert_string_equal(v, "x");
-    /* the last field, and its blank */
     assert_int_equal(slurm_jobcomp_field(JC_FAILED, "ExitCode", v, sizeof v), 0);
     assert_string_equal(v, "3:0");
-    assert_int_equal(slurm_jobcomp_field("A=1 B=x  ", "B", v, sizeof v), 0);
-    assert_string_equal(v, "x ");
-    assert_int_equal(slurm_jobcomp_field("A=1 B= ", "B", v, sizeof v), 0);
-    assert_string_equal(v, "");
+}
 
-    char id[DRV_ID_MAX];
+/* A line as Slurm writes it (JobId 9), of Name name, JobState state,
+ * StartTime start, EndTime end, WorkDir wd, and tail from EligibleTime's
+ * value on, into jc_buf. */
+static char jc_buf[PATH_MAX + 1024];
+static const char *jc_line(const char *name, const char *state, const char *start, const char *end, const char *wd,
+                           const char *tail)
+{
+    snprintf(jc_buf, sizeof jc_buf,
+             "JobId=9 UserId=locusa(1001) GroupId=locusa(1001) Name=%s JobState=%s Partition=normal TimeLimit=1 "
+             "StartTime=%s EndTime=%s NodeList=n1 NodeCnt=1 ProcCnt=1 WorkDir=%s ReservationName= Tres=cpu=1 "
+             "Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-27T06:09:26 EligibleTime=%s",
+             name, state, start, end, wd, tail);
+    return jc_buf;
+}
+#define T1 "2026-11-27T06:09:29"
+#define T2 "2026-11-27T06:09:30"
+#define TAIL_OK T1 " DerivedExitCode=0:0 ExitCode=0:0 "
+
+static void test_jobcomp_edges(void **state)
+{
+    utc();
+    char id[DRV_ID_MAX], v[64];
     struct slurm_job j;
-    assert_int_equal(slurm_jobcomp_id("UserId=0 JobState=COMPLETED", id), -1);
-    assert_string_equal(id, "");
-    assert_int_equal(slurm_jobcomp_id("JobId= JobState=COMPLETED", id), -1);
-    assert_int_equal(slurm_jobcomp_id("JobId=9 ArrayJobId=3 JobState=COMPLETED", id), 0);   /* no task: the job */
+    /* not as Slurm writes a line: no id, no job */
+    char nonum[sizeof JC_ARRAY + 8], nouid[sizeof JC_ARRAY], nogid[sizeof JC_ARRAY];
+    snprintf(nonum, sizeof nonum, "JobId=x%s", &JC_ARRAY[7]);   /* a JobId not a number */
+    snprintf(nouid, sizeof nouid, "JobId=8 UserId=locusa GroupId=%s", strstr(JC_ARRAY, "GroupId=") + 8);
+    snprintf(nogid, sizeof nogid, "JobId=8 UserId=locusa(1001) GroupId=locusa() Name=%s",
+             strstr(JC_ARRAY, "Name=") + 5);
+    const char *bad[] = {
+        "", "UserId=0 JobState=COMPLETED", "JobId= JobState=COMPLETED", "JobId=9 ExitCode=0:0",
+        "JobId=9 ArrayJobId=3 ArrayTaskId=1 JobState=COMPLETED ExitCode=0:0",
+        " " JC_ARRAY,   /* not at the line's start */
+        nonum, nouid, nogid,
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        strcpy(id, "x");
+        if (slurm_jobcomp_id(bad[i], id) != -1) fail_msg("line %zu read as %s", i, id);
+        assert_string_equal(id, "");
+        j.st.raw[0] = 'x';
+        assert_int_equal(slurm_parse_jobcomp_line(bad[i], &j), -1);
+        assert_string_equal(j.st.raw, "");
+        assert_int_equal(slurm_jobcomp_field(bad[i], "JobId", v, sizeof v), -1);
+    }
+    /* tails not as Slurm writes them */
+    const char *tails[] = {
+        T1 " DerivedExitCode=0:0 ExitCode=0:0  ",                               /* two blanks */
+        T1 " DerivedExitCode=0:0 ExitCode=0:0 x",                               /* more after */
+        T1 " ExitCode=0:0 ",                                                    /* no DerivedExitCode */
+        T1 " DerivedExitCode=0:0 ",                                             /* no ExitCode */
+        T1 " ArrayJobId=3 DerivedExitCode=0:0 ExitCode=0:0 ",                   /* no task */
+        T1 " ArrayJobId= ArrayTaskId= DerivedExitCode=0:0 ExitCode=0:0 ",
+        T1 " ArrayJobId=3 ArrayTaskId=x DerivedExitCode=0:0 ExitCode=0:0 ",
+        T1 " ArrayJobId=123456789012345678901234 ArrayTaskId=1 DerivedExitCode=0:0 ExitCode=0:0 ",
+        T1 " HetJobId=1 DerivedExitCode=0:0 ExitCode=0:0 ",
+        T1 " HetJobId=1 HetJobOffset=0 ArrayJobId=3 ArrayTaskId=1 DerivedExitCode=0:0 ExitCode=0:0 ",   /* order */
+    };
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        const char *line = jc_line("locus.5", "COMPLETED", T1, T2, "/w", tails[i]);
+        if (slurm_jobcomp_id(line, id) != -1) fail_msg("tail %zu read as %s", i, id);
+        assert_int_equal(slurm_parse_jobcomp_line(line, &j), -1);
+    }
+    /* tails as Slurm writes them, and up to the first newline */
+    assert_int_equal(slurm_jobcomp_id(jc_line("n", "COMPLETED", T1, T2, "/w", T1 " DerivedExitCode=0:0 ExitCode=0:0"),
+                                      id), 0);   /* without the last blank */
     assert_string_equal(id, "9");
-    assert_int_equal(slurm_jobcomp_id("JobId=9 ArrayJobId= ArrayTaskId=", id), 0);
+    assert_int_equal(slurm_jobcomp_id(jc_line("n", "COMPLETED", T1, T2, "/w", TAIL_OK "\nJobId=7 x"), id), 0);
     assert_string_equal(id, "9");
-    /* an array and a task id that do not fit in an id together: the job's own */
-    assert_int_equal(slurm_jobcomp_id("JobId=9 ArrayJobId=123456789012345678901234 ArrayTaskId=123456789012345678901234",
-                                      id), 0);
-    assert_string_equal(id, "9");
-    assert_int_equal(slurm_parse_jobcomp_line("JobId=9 ExitCode=0:0", &j), -1);
+    assert_int_equal(slurm_jobcomp_id(jc_line("n", "COMPLETED", T1, T2, "/w",
+                                              T1 " ArrayJobId=3 ArrayTaskId=1 HetJobId=1 HetJobOffset=0 "
+                                                 "DerivedExitCode=0:0 ExitCode=0:0 "), id), 0);
+    assert_string_equal(id, "3_1");
+
     /* ExitCode not as Slurm writes it: no exit code */
-    assert_int_equal(slurm_parse_jobcomp_line("JobId=9 JobState=FAILED ExitCode=3:x", &j), 0);
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "FAILED", T1, T2, "/w", T1 " DerivedExitCode=0:0 "
+                                                      "ExitCode=3:x "), &j), 0);
     assert_int_equal(j.st.end, DRV_END_UNKNOWN);
-    assert_int_equal(slurm_parse_jobcomp_line("JobId=9 JobState=FAILED ExitCode=300:0", &j), 0);
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "FAILED", T1, T2, "/w", T1 " DerivedExitCode=0:0 "
+                                                      "ExitCode=300:0 "), &j), 0);
     assert_int_equal(j.st.end, DRV_END_UNKNOWN);
-    assert_int_equal(slurm_parse_jobcomp_line("JobId=9 JobState=FAILED ExitCode=4", &j), 0);
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "FAILED", T1, T2, "/w", T1 " DerivedExitCode=0:0 "
+                                                      "ExitCode=4 "), &j), 0);
     assert_int_equal(j.st.exit_code, 4);
-    /* an end before the start: no time run */
-    assert_int_equal(slurm_parse_jobcomp_line("JobState=COMPLETED StartTime=2026-11-27T06:09:29 "
-                                              "EndTime=2026-11-27T06:09:28", &j), 0);
+    /* an end before the start: no time run; times not Slurm's: not known */
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "COMPLETED", T2, T1, "/w", TAIL_OK), &j), 0);
     assert_int_equal(j.st.run_seconds, 0);
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "CANCELLED", "Unknown", T1, "/w", TAIL_OK), &j), 0);
+    assert_int_equal(j.st.start, 0);
+    assert_int_equal(j.st.end, DRV_END_CANCELLED);
+    /* a state that does not fit */
+    char big[SLURM_STATE_MAX + 1];
+    memset(big, 'S', SLURM_STATE_MAX);
+    big[SLURM_STATE_MAX] = '\0';
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", big, T1, T2, "/w", TAIL_OK), &j), -1);
+    big[SLURM_STATE_MAX - 1] = '\0';
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", big, T1, T2, "/w", TAIL_OK), &j), 0);
+    assert_int_equal(j.st.end, DRV_END_UNKNOWN);
+
+    /* WorkDir: blanks and '=' fine; a "Key=" word in it, or a too long
+     * one: the job, without it */
+    const char *dirs[][2] = {{"/a b", "/a b"}, {"/a=b c", "/a=b c"}, {"/a b=c", ""}, {"/a b c=", ""},
+                             {"/x ReservationName=y", ""}, {"/x ReservationName= Tres=z Account=", "/x"},
+                             {"", ""}, {"unknown", "unknown"}};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "FAILED", T1, T2, dirs[i][0], TAIL_OK), &j), 0);
+        assert_int_equal(j.st.end, DRV_END_UNKNOWN);
+        assert_string_equal(j.workdir, dirs[i][1]);
+    }
+    char wd[PATH_MAX + 8];
+    wd[0] = '/';
+    memset(wd + 1, 'd', PATH_MAX);
+    wd[PATH_MAX + 1] = '\0';
+    assert_int_equal(slurm_parse_jobcomp_line(jc_line("n", "COMPLETED", T1, T2, wd, TAIL_OK), &j), 0);
+    assert_string_equal(j.workdir, "");
+    assert_int_equal(j.st.end, DRV_END_SUCCESS);
+}
+
+/* Captured from Slurm 22.05.8 (tests/integration/lib/slurm.sh, one node):
+ * locus's array, and jobs of another user (locusb) whose name, folder,
+ * wckey or account forge the end of element 7_0, with "Key=" words and
+ * with newlines. */
+#define JCA_ELEMENT                                                                                                  \
+    "JobId=16 UserId=locusa(1001) GroupId=locusa(1001) Name=locus.0123456789abcdef.5.77 JobState=COMPLETED "        \
+    "Partition=normal TimeLimit=1 StartTime=2026-11-27T06:46:01 EndTime=2026-11-27T06:46:01 NodeList=jcatkn1 "      \
+    "NodeCnt=1 ProcCnt=1 WorkDir=" WD3 " ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= "     \
+    "WcKey= Cluster=unknown SubmitTime=2026-11-27T06:45:59 EligibleTime=2026-11-27T06:45:59 ArrayJobId=1 "          \
+    "ArrayTaskId=0 DerivedExitCode=0:0 ExitCode=0:0 "
+#define JCA_NAME                                                                                                     \
+    "JobId=3 UserId=locusb(1002) GroupId=locusb(1002) Name=x ArrayJobId=7 ArrayTaskId=0 JobState=COMPLETED "        \
+    "JobState=FAILED Partition=normal TimeLimit=1 StartTime=2026-11-27T06:46:01 EndTime=2026-11-27T06:46:01 "       \
+    "NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 "     \
+    "Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-27T06:45:59 EligibleTime=2026-11-27T06:45:59 "         \
+    "DerivedExitCode=0:0 ExitCode=3:0 "
+#define JCA_NAME_TAIL                                                                                                \
+    "JobId=4 UserId=locusb(1002) GroupId=locusb(1002) Name=x EligibleTime=unknown ArrayJobId=7 ArrayTaskId=0 "      \
+    "DerivedExitCode=0:0 ExitCode=0:0 JobState=FAILED Partition=normal TimeLimit=1 "                                \
+    "StartTime=2026-11-27T06:46:04 EndTime=2026-11-27T06:46:04 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp "  \
+    "ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown "                   \
+    "SubmitTime=2026-11-27T06:45:59 EligibleTime=2026-11-27T06:45:59 DerivedExitCode=0:0 ExitCode=3:0 "
+#define JCA_WORKDIR                                                                                                  \
+    "JobId=5 UserId=locusb(1002) GroupId=locusb(1002) Name=w JobState=FAILED Partition=normal TimeLimit=1 "         \
+    "StartTime=2026-11-27T06:46:04 EndTime=2026-11-27T06:46:04 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 "               \
+    "WorkDir=/tmp/x ArrayJobId=7 ArrayTaskId=0 JobState=COMPLETED ReservationName= "                                \
+    "Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-27T06:45:59 "    \
+    "EligibleTime=2026-11-27T06:45:59 DerivedExitCode=0:0 ExitCode=3:0 "
+/* Slurm lowercases a wckey and an account (accounting off: not checked) */
+#define JCA_WCKEY                                                                                                    \
+    "JobId=6 UserId=locusb(1002) GroupId=locusb(1002) Name=k JobState=FAILED Partition=normal TimeLimit=1 "         \
+    "StartTime=2026-11-27T06:46:04 EndTime=2026-11-27T06:46:04 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp "  \
+    "ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= "                                         \
+    "WcKey=x arrayjobid=7 arraytaskid=0 jobstate=completed Cluster=unknown SubmitTime=2026-11-27T06:45:59 "         \
+    "EligibleTime=2026-11-27T06:45:59 DerivedExitCode=0:0 ExitCode=3:0 "
+#define JCA_ACCOUNT                                                                                                  \
+    "JobId=7 UserId=locusb(1002) GroupId=locusb(1002) Name=a JobState=FAILED Partition=normal TimeLimit=1 "         \
+    "StartTime=2026-11-27T06:46:04 EndTime=2026-11-27T06:46:04 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp "  \
+    "ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 Account=x arrayjobid=7 arraytaskid=0 "                   \
+    "jobstate=completed QOS= WcKey= Cluster=unknown SubmitTime=2026-11-27T06:45:59 "                                 \
+    "EligibleTime=2026-11-27T06:45:59 DerivedExitCode=0:0 ExitCode=3:0 "
+/* a name with two newlines: three lines in the log, the middle one the
+ * other user's alone */
+#define JCA_NL_NAME                                                                                                  \
+    "JobId=9 UserId=locusb(1002) GroupId=locusb(1002) Name=x\n"                                                      \
+    "JobId=99 UserId=locusa(1001) GroupId=locusa(1001) Name=locus.0123456789abcdef.5.77 JobState=COMPLETED "        \
+    "Partition=normal TimeLimit=1 StartTime=2026-01-01T00:00:00 EndTime=2026-01-01T00:00:01 NodeList=n NodeCnt=1 "  \
+    "ProcCnt=1 WorkDir=/tmp ReservationName= Tres=cpu=1 Account= QOS= WcKey= Cluster=unknown "                       \
+    "SubmitTime=2026-01-01T00:00:00 EligibleTime=2026-01-01T00:00:00 ArrayJobId=7 ArrayTaskId=0 "                    \
+    "DerivedExitCode=0:0 ExitCode=0:0 \n"                                                                            \
+    "JobId=1 JobState=FAILED Partition=normal TimeLimit=1 StartTime=2026-11-27T06:46:07 "                           \
+    "EndTime=2026-11-27T06:46:07 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp ReservationName= "                \
+    "Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-27T06:45:59 "    \
+    "EligibleTime=2026-11-27T06:45:59 DerivedExitCode=0:0 ExitCode=3:0 "
+#define JCA_NL_WORKDIR                                                                                               \
+    "JobId=10 UserId=locusb(1002) GroupId=locusb(1002) Name=nlw JobState=FAILED Partition=normal TimeLimit=1 "      \
+    "StartTime=2026-11-27T06:46:07 EndTime=2026-11-27T06:46:07 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 "               \
+    "WorkDir=/tmp/nl\n"                                                                                              \
+    "JobId=98 x ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown "       \
+    "SubmitTime=2026-11-27T06:45:59 EligibleTime=2026-11-27T06:45:59 DerivedExitCode=0:0 ExitCode=3:0 "
+#define JCA_NL_WCKEY                                                                                                 \
+    "JobId=11 UserId=locusb(1002) GroupId=locusb(1002) Name=nlk JobState=FAILED Partition=normal TimeLimit=1 "      \
+    "StartTime=2026-11-27T06:46:07 EndTime=2026-11-27T06:46:07 NodeList=jcatkn1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp "  \
+    "ReservationName= Tres=cpu=1,mem=1000M,node=1,billing=1 Account= QOS= WcKey=k\n"                                \
+    "jobid=97 x Cluster=unknown SubmitTime=2026-11-27T06:45:59 EligibleTime=2026-11-27T06:45:59 "                   \
+    "DerivedExitCode=0:0 ExitCode=3:0 "
+
+/* Line k (0: the first) of text, into buf (n bytes). */
+static const char *nth_line(const char *text, int k, char *buf, size_t n)
+{
+    for (; k > 0; k--) text = strchr(text, '\n') + 1;
+    snprintf(buf, n, "%.*s", (int)strcspn(text, "\n"), text);
+    return buf;
+}
+
+static void test_jobcomp_forged_lines(void **state)
+{
+    utc();
+    char id[DRV_ID_MAX], v[64], line[2048];
+    struct slurm_job j;
+    /* locus's element: as before */
+    jobcomp(JCA_ELEMENT, "1_0", DRV_END_SUCCESS, 0, T0929 + 2192, 0, WD3);
+
+    /* "Key=" words in a name or a folder: the other user's own job, never
+     * 7_0 completed; its Name is not one word, so no job of locus's */
+    assert_int_equal(slurm_jobcomp_id(JCA_NAME, id), 0);
+    assert_string_equal(id, "3");
+    assert_int_equal(slurm_parse_jobcomp_line(JCA_NAME, &j), -1);
+    assert_int_equal(slurm_jobcomp_field(JCA_NAME, "JobState", v, sizeof v), -1);
+    assert_int_equal(slurm_jobcomp_field(JCA_NAME, "ArrayJobId", v, sizeof v), -1);
+    assert_int_equal(slurm_jobcomp_field(JCA_NAME, "ExitCode", v, sizeof v), 0);
+    assert_string_equal(v, "3:0");
+    assert_int_equal(slurm_jobcomp_id(JCA_NAME_TAIL, id), 0);   /* a whole tail in the name */
+    assert_string_equal(id, "4");
+    assert_int_equal(slurm_parse_jobcomp_line(JCA_NAME_TAIL, &j), -1);
+    assert_int_equal(slurm_jobcomp_field(JCA_NAME_TAIL, "EligibleTime", v, sizeof v), 0);
+    assert_string_equal(v, "2026-11-27T06:45:59");
+    assert_int_equal(slurm_jobcomp_field(JCA_NAME_TAIL, "ExitCode", v, sizeof v), 0);
+    assert_string_equal(v, "3:0");
+    /* a folder with "Key=" words: the other user's job, failed, folder not known */
+    assert_int_equal(slurm_jobcomp_id(JCA_WORKDIR, id), 0);
+    assert_string_equal(id, "5");
+    assert_int_equal(slurm_parse_jobcomp_line(JCA_WORKDIR, &j), 0);
+    assert_string_equal(j.st.raw, "FAILED");
+    assert_int_equal(j.st.exit_code, 3);
+    assert_string_equal(j.workdir, "");
+    /* a wckey, an account: lowercased, and never read */
+    const char *low[] = {JCA_WCKEY, JCA_ACCOUNT};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(slurm_jobcomp_id(low[i], id), 0);
+        assert_string_equal(id, i ? "7" : "6");
+        assert_int_equal(slurm_parse_jobcomp_line(low[i], &j), 0);
+        assert_string_equal(j.st.raw, "FAILED");
+        assert_string_equal(j.workdir, "/tmp");
+    }
+
+    /* newlines: the pieces before and after read as no line, but the
+     * middle line of the name is a whole line as Slurm writes it, which
+     * no reader of one line can tell from Slurm's (the driver takes none of
+     * two lines of one id: driver_slurm.c) */
+    assert_int_equal(slurm_jobcomp_id(nth_line(JCA_NL_NAME, 0, line, sizeof line), id), -1);
+    assert_int_equal(slurm_jobcomp_id(nth_line(JCA_NL_NAME, 2, line, sizeof line), id), -1);
+    assert_int_equal(slurm_parse_jobcomp_line(line, &j), -1);
+    assert_int_equal(slurm_jobcomp_id(nth_line(JCA_NL_NAME, 1, line, sizeof line), id), 0);
+    assert_string_equal(id, "7_0");
+    assert_int_equal(slurm_jobcomp_id(JCA_NL_NAME, id), -1);   /* read up to the first newline */
+    const char *nl[] = {JCA_NL_WORKDIR, JCA_NL_WCKEY};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(slurm_jobcomp_id(nth_line(nl[i], k, line, sizeof line), id), -1);
+            assert_int_equal(slurm_parse_jobcomp_line(line, &j), -1);
+        }
 }
 
 static void test_array_of(void **state)
@@ -466,7 +728,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_normalise),   cmocka_unit_test(test_time),
         cmocka_unit_test(test_duration),    cmocka_unit_test(test_squeue_lines),
-        cmocka_unit_test(test_jobcomp_lines), cmocka_unit_test(test_array_of),
+        cmocka_unit_test(test_jobcomp_lines), cmocka_unit_test(test_jobcomp_edges),
+        cmocka_unit_test(test_jobcomp_forged_lines), cmocka_unit_test(test_array_of),
         cmocka_unit_test(test_sinfo),       cmocka_unit_test(test_job_states),
         cmocka_unit_test(test_ids),         cmocka_unit_test(test_sbatch_id),
         cmocka_unit_test(test_jobcomp_loc),
