@@ -45,30 +45,6 @@ get() { curl -s -o "$B" -w '%{http_code}' --max-time 30 --path-as-is "$URL$1" ||
 # acked NAME: the last reply acknowledges NAME.
 acked() { tr -d ' \n\t' <"$B" | grep -qF "<result_ack><name>$1</name></result_ack>"; }
 
-# upload_req FILE NAME NBYTES MD5 [OFFSET [CERT]]: an upload header as the client writes it
-# (notes 3.2), with CERT, the file's certificate from the reply, as its <xml_signature>.
-upload_req() {
-    cat >"$1" <<XML
-<data_server_request>
-    <core_client_major_version>7</core_client_major_version>
-    <core_client_minor_version>20</core_client_minor_version>
-    <core_client_release>5</core_client_release>
-<file_upload>
-<file_info>
-<name>$2</name>
-<xml_signature>
-${6:-}</xml_signature>
-<max_nbytes>67108864</max_nbytes>
-</file_info>
-<nbytes>$3</nbytes>
-<md5_cksum>$4</md5_cksum>
-<offset>${5:-0}</offset>
-<data>
-XML
-}
-
-# upload_status: the <status> of the last upload reply.
-upload_status() { sed -n 's|.*<status>\(-\{0,1\}[0-9]*\)</status>.*|\1|p' "$B" | head -n 1; }
 
 # ---- cases ----
 

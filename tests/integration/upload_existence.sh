@@ -47,26 +47,10 @@ same_reply() {
 $(diff "$TMP/$2" "$TMP/reply.now" | head -n 20)"
 }
 
-# upload_req NAME NBYTES MD5 OFFSET CERT DATAFILE: an upload as the client
-# writes it (notes 3.2), CERT as its <xml_signature>, into $R.
-upload_req() {
-    cat >"$R" <<XML
-<data_server_request>
-    <core_client_major_version>7</core_client_major_version>
-    <core_client_minor_version>20</core_client_minor_version>
-    <core_client_release>5</core_client_release>
-<file_upload>
-<file_info>
-<name>$1</name>
-<xml_signature>
-$5</xml_signature>
-<max_nbytes>67108864</max_nbytes>
-</file_info>
-<nbytes>$2</nbytes>
-<md5_cksum>$3</md5_cksum>
-<offset>$4</offset>
-<data>
-XML
+# upload NAME NBYTES MD5 OFFSET CERT DATAFILE: an upload as the client
+# writes it, header and data, CERT as its <xml_signature>, into $R.
+upload() {
+    upload_req "$R" "$1" "$2" "$3" "$4" "$5"
     cat "$6" >>"$R"
 }
 
@@ -82,7 +66,6 @@ size_req() {
 XML
 }
 
-upload_status() { sed -n 's|.*<status>\(-\{0,1\}[0-9]*\)</status>.*|\1|p' "$B" | head -n 1; }
 file_size_told() { sed -n 's|.*<file_size>\([0-9]*\)</file_size>.*|\1|p' "$B" | head -n 1; }
 
 # ---- a host with one instance out, and its output's certificate ----
@@ -110,24 +93,24 @@ MD5=$(md5sum <"$TMP/data" | cut -c1-32)
 head -c 100 "$TMP/data" >"$TMP/first100"
 
 # ---- (a) uploads without the certificate ----
-upload_req "$NONE" 10000 "$MD5" 0 "" "$TMP/data"
+upload "$NONE" 10000 "$MD5" 0 "" "$TMP/data"
 [ "$(post "$UPLOAD" "$R")" = 200 ] && [ "$(upload_status)" = -1 ] || fail "upload of $NONE: $(head -c 300 "$B")"
 if grep -q "$NONE" "$B"; then fail "the error echoes the name: $(cat "$B")"; fi
 reply_of >"$TMP/ref.upload"
 a_cases() {  # a_cases WHEN: each upload of OUT without its certificate answers as for NONE
-    upload_req "$NOT_OUT" 10000 "$MD5" 0 "" "$TMP/data"
+    upload "$NOT_OUT" 10000 "$MD5" 0 "" "$TMP/data"
     post "$UPLOAD" "$R" >/dev/null
     same_reply "$1: upload of $NOT_OUT" ref.upload
-    upload_req "$OUT" 10000 "$MD5" 0 "" "$TMP/data"
+    upload "$OUT" 10000 "$MD5" 0 "" "$TMP/data"
     post "$UPLOAD" "$R" >/dev/null
     same_reply "$1: upload of $OUT without a certificate" ref.upload
-    upload_req "$OUT" 10000 "$MD5" 0 "$(printf '%064d' 7)" "$TMP/data"
+    upload "$OUT" 10000 "$MD5" 0 "$(printf '%064d' 7)" "$TMP/data"
     post "$UPLOAD" "$R" >/dev/null
     same_reply "$1: upload of $OUT with a made-up certificate" ref.upload
-    upload_req "${INST}_1" 10000 "$MD5" 0 "$CERT" "$TMP/data"
+    upload "${INST}_1" 10000 "$MD5" 0 "$CERT" "$TMP/data"
     post "$UPLOAD" "$R" >/dev/null
     same_reply "$1: upload of ${INST}_1 with the certificate of $OUT" ref.upload
-    upload_req "$NONE" 10000 "$MD5" 0 "$CERT" "$TMP/data"
+    upload "$NONE" 10000 "$MD5" 0 "$CERT" "$TMP/data"
     post "$UPLOAD" "$R" >/dev/null
     same_reply "$1: upload of $NONE with the certificate of $OUT" ref.upload
 }
@@ -135,14 +118,14 @@ a_cases "before the output arrived"
 [ -z "$(find "$proj/upload" -type f 2>/dev/null)" ] || fail "an upload without a certificate left a file"
 
 # ---- the host itself: cut short, resumed, whole, sent again ----
-upload_req "$OUT" 10000 "$MD5" 0 "$CERT" "$TMP/first100"
+upload "$OUT" 10000 "$MD5" 0 "$CERT" "$TMP/first100"
 [ "$(post "$UPLOAD" "$R")" = 200 ] && [ "$(upload_status)" = 1 ] \
     || fail "an upload cut short is not a transient error: $(head -c 300 "$B")"
 size_req "$OUT"
 post "$UPLOAD" "$R" >/dev/null
 [ "$(file_size_told)" = 100 ] || fail "size query for $OUT while out: '$(file_size_told)', not the 100 bytes held"
 tail -c +101 "$TMP/data" >"$TMP/rest"
-upload_req "$OUT" 10000 "$MD5" 100 "$CERT" "$TMP/rest"
+upload "$OUT" 10000 "$MD5" 100 "$CERT" "$TMP/rest"
 [ "$(post "$UPLOAD" "$R")" = 200 ] && [ "$(upload_status)" = 0 ] || fail "resumed upload: $(head -c 300 "$B")"
 # slow_post FILE AT: POSTs FILE to the upload handler, pausing 4 s after
 # its first AT bytes; the answer's body into $B (empty when the server
@@ -167,7 +150,7 @@ except OSError:
 sys.stdout.write(data.partition(b"\r\n\r\n")[2].decode(errors="replace"))
 PY
 }
-upload_req "$OUT" 10000 "$MD5" 0 "$CERT" "$TMP/data"
+upload "$OUT" 10000 "$MD5" 0 "$CERT" "$TMP/data"
 slow_post "$R" 60
 [ -z "$(cat "$B")" ] || fail "an upload paused 4 s in its header (before its certificate) was not cut off: $(head -c 300 "$B")"
 slow_post "$R" $(( $(stat -c %s "$R") - 5000 ))

@@ -1,4 +1,4 @@
-# rpc.sh - hand-written scheduler requests for tests that talk to locusd
+# rpc.sh - hand-written scheduler requests and uploads for tests that talk to locusd
 # directly (protocol notes 2.2), without a BOINC client. Sourced after
 # boinc.sh; uses $R (the request file), $B and $H (the last reply's body
 # and headers) and $SCHED (the scheduler URL), which the test sets.
@@ -69,3 +69,27 @@ register() {
     sed -n 's|.*<hostid>\([0-9]*\)</hostid>.*|\1|p' "$B" | head -n 1
 }
 
+# upload_req FILE NAME NBYTES MD5 [OFFSET [CERT]]: an upload header as the client writes it
+# (notes 3.2), with CERT, the file's certificate from the reply, as its <xml_signature>.
+upload_req() {
+    cat >"$1" <<XML
+<data_server_request>
+    <core_client_major_version>7</core_client_major_version>
+    <core_client_minor_version>20</core_client_minor_version>
+    <core_client_release>5</core_client_release>
+<file_upload>
+<file_info>
+<name>$2</name>
+<xml_signature>
+${6:-}</xml_signature>
+<max_nbytes>67108864</max_nbytes>
+</file_info>
+<nbytes>$3</nbytes>
+<md5_cksum>$4</md5_cksum>
+<offset>${5:-0}</offset>
+<data>
+XML
+}
+
+# upload_status: the <status> of the last upload reply.
+upload_status() { sed -n 's|.*<status>\(-\{0,1\}[0-9]*\)</status>.*|\1|p' "$B" | head -n 1; }
