@@ -59,6 +59,8 @@ static void fill(struct astate *s)
     p->c.short_term_debt = 86400;
     p->code_sign_key = strdup("1024\nabc\n.\n");
     p->fetch_backoff_until = 1234.5;
+    snprintf(p->last_error, sizeof p->last_error, "cannot read the master page: HTTP 404");
+    p->last_error_time = 1500.25;
     struct afile *f = aproject_add_file(p);
     snprintf(f->name, sizeof f->name, "in.dat");
     f->urls[f->nurls++] = strdup("http://a/in.dat");
@@ -165,6 +167,8 @@ static void test_round_trip(void **unused)
     assert_true(p->c.resource_share == 250 && p->c.dcf == 1.25);
     assert_true(p->c.long_term_debt == -12.5 && p->c.short_term_debt == 86400);
     assert_true(p->fetch_backoff_until == 1234.5);
+    assert_string_equal(p->last_error, "cannot read the master page: HTTP 404");
+    assert_true(p->last_error_time == 1500.25);
     assert_int_equal(p->hostid, 7);
     assert_int_equal(p->rpc_seqno, 3);
     assert_string_equal(p->code_sign_key, "1024\nabc\n.\n");
@@ -201,6 +205,35 @@ static void test_round_trip(void **unused)
     free(second);
     astate_free(&a);
     astate_free(&b);
+}
+
+/* Texts from servers as the state keeps them: one line of valid UTF-8. */
+static void test_text_copy(void **unused)
+{
+    (void)unused;
+    char out[8];
+    astate_text_copy(out, sizeof out, "a\tb\nc\x7f");
+    assert_string_equal(out, "a b c ");
+    astate_text_copy(out, sizeof out, NULL);
+    assert_string_equal(out, "");
+    /* bytes that start no character, an overlong form, a surrogate, past U+10FFFF, a cut sequence */
+    astate_text_copy(out, sizeof out, "\xff\x80");
+    assert_string_equal(out, "??");
+    astate_text_copy(out, sizeof out, "\xc0\x80");
+    assert_string_equal(out, "??");
+    astate_text_copy(out, sizeof out, "\xed\xa0\x80");
+    assert_string_equal(out, "???");
+    astate_text_copy(out, sizeof out, "\xf4\x90\x80\x80");
+    assert_string_equal(out, "????");
+    astate_text_copy(out, sizeof out, "x\xe2\x82");
+    assert_string_equal(out, "x??");
+    /* valid characters of 2, 3 and 4 bytes are kept, and cut before, never inside */
+    astate_text_copy(out, sizeof out, "\xc3\xa9\xe2\x82\xac\xf0\x9f");
+    assert_string_equal(out, "\xc3\xa9\xe2\x82\xac??");
+    astate_text_copy(out, sizeof out, "abcde\xe2\x82\xac");
+    assert_string_equal(out, "abcde");
+    astate_text_copy(out, sizeof out, "abc\xf0\x9f\x98\x80z");
+    assert_string_equal(out, "abc\xf0\x9f\x98\x80");
 }
 
 static void test_missing_file_is_fresh_state(void **unused)
@@ -281,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_app_files_must_be_signed),
+        cmocka_unit_test(test_text_copy),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file_is_fresh_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_during_save, setup, teardown),

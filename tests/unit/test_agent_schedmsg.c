@@ -208,6 +208,52 @@ static void test_deadline_flag_read(void **unused)
     astate_free(&st);
 }
 
+/* A refusal as locusd writes it for an unknown account key: a valid reply
+ * without a host id, the reason in its message (what attach reports). */
+static void test_refusal_read(void **unused)
+{
+    (void)unused;
+    struct astate st;
+    struct reply_effects fx;
+    struct sched_reply r;
+    char err[300] = "";
+    astate_init(&st, NOW);
+    struct aproject *p = astate_add_project(&st, URL, "key", 100);
+    sched_reply_init(&r);
+    r.project_name = "Test Project";
+    r.request_delay = 3600;
+    reply_add_message(&r, "Invalid or missing account key. To fix, remove and add this project.", "notice");
+    char *text = reply_text(&r);
+    assert_int_equal(schedmsg_apply_reply(&st, p, text, strlen(text), NOW, &fx, err, sizeof err), 0);
+    assert_int_equal(p->hostid, 0);
+    assert_string_equal(fx.message, "Invalid or missing account key. To fix, remove and add this project.");
+    assert_true(fx.request_delay == 3600);
+    free(text);
+    astate_free(&st);
+}
+
+/* The project's name and the message come out on one line of `projects`
+ * and of attach: line breaks and tabs read as spaces, UTF-8 kept (the
+ * parser refuses bytes that are not UTF-8: test_agent_astate checks the
+ * copy on those). */
+static void test_texts_one_line(void **unused)
+{
+    (void)unused;
+    struct astate st;
+    struct reply_effects fx;
+    char err[300] = "";
+    static const char reply[] = "<scheduler_reply><project_name>Bad\nName\t\xc3\xa9</project_name>"
+                                "<message priority=\"notice\">line 1\r\nline 2</message></scheduler_reply>";
+    astate_init(&st, NOW);
+    struct aproject *p = astate_add_project(&st, URL, "key", 100);
+    int rc = schedmsg_apply_reply(&st, p, reply, sizeof reply - 1, NOW, &fx, err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(rc, 0);
+    assert_string_equal(p->c.name, "Bad Name \xc3\xa9");
+    assert_string_equal(fx.message, "line 1 line 2");
+    astate_free(&st);
+}
+
 static void test_request_parsed_by_server(void **unused)
 {
     (void)unused;
@@ -396,6 +442,8 @@ int main(void)
         cmocka_unit_test(test_reply_merged),
         cmocka_unit_test(test_bad_replies_refused),
         cmocka_unit_test(test_deadline_flag_read),
+        cmocka_unit_test(test_refusal_read),
+        cmocka_unit_test(test_texts_one_line),
         cmocka_unit_test(test_request_parsed_by_server),
         cmocka_unit_test(test_gpu_version_and_request),
         cmocka_unit_test(test_master_page),

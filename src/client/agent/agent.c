@@ -40,7 +40,7 @@ static void on_stop(int sig)
     stop_requested = 1;
 }
 
-static double wall_now(void)
+double agent_now(void)
 {
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -236,7 +236,7 @@ static int start(struct agent *a, const struct agent_options *o, char *err, size
     mkdir_p(slots, 0755);
     if ((a->ctl_fd = ctl_listen(a->dir, err, errlen)) < 0)
         return -1;
-    a->start_time = wall_now();
+    a->start_time = agent_now();
     int rc = astate_load(a->state_path, &a->st, a->start_time, err, errlen);
     if (rc < 0)
         return -1;
@@ -263,7 +263,7 @@ static void shutdown_tasks(struct agent *a)
 {
     for (double waited = 0;; waited += 0.1) {
         int left = 0;
-        double now = wall_now();
+        double now = agent_now();
         for (int i = 0; i < a->st.nprojects; i++)
             for (int j = 0; j < a->st.projects[i]->nresults; j++) {
                 struct aresult *r = a->st.projects[i]->results[j];
@@ -303,10 +303,10 @@ int agent_run(const struct agent_options *o, char *err, size_t errlen)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGTERM, on_stop);
     signal(SIGINT, on_stop);
-    double last_turn = wall_now(), last_save = last_turn;
+    double last_turn = agent_now(), last_save = last_turn;
     while (!stop_requested) {
-        maybe_benchmark(a, wall_now());   /* its run is part of this turn's time */
-        double now = wall_now(), dt = now - last_turn;
+        maybe_benchmark(a, agent_now());   /* its run is part of this turn's time */
+        double now = agent_now(), dt = now - last_turn;
         last_turn = now;
         if (account_time(a, now) == 0)
             dt = 0;

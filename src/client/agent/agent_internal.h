@@ -23,6 +23,8 @@ struct agent {
     int ctl_fd;
 };
 
+/* The wall clock, in seconds since the epoch. */
+double agent_now(void);
 /* Marks the state for saving; with resched, also asks for a scheduling pass. */
 void agent_changed(struct agent *a, int resched);
 /* Saves the state now if it changed (errors logged: the loop goes on). */
@@ -70,6 +72,16 @@ int files_verify(const struct aproject *p, const struct afile *f, const char *pa
 /* Does at most one scheduler RPC (or master page fetch), to the project
  * that needs it most: reports due, the server's next_rpc_delay, or work. */
 void rpc_maybe(struct agent *a, double now);
+/* The first contact of p (owned by a's state, just added by an attach),
+ * at once: its master page for the scheduler URL, then a scheduler RPC
+ * (asking for work if the policy would) that must give p a host id; its
+ * reply is merged as any other. Blocks the loop as every RPC does, within
+ * xfer's timeouts. 0, or -1 with one line in err: the master page cannot
+ * be read (the URL and the network, HTTP or TLS error), names no scheduler
+ * (not a project), the scheduler request fails, or the project refuses
+ * (its message: a bad account key). On failure the copies of p's request
+ * and reply are removed, and p is the caller's to remove. */
+int rpc_attach(struct agent *a, struct aproject *p, double now, char *err, size_t errlen);
 
 /* control.c */
 /* Handles one control request (borrowed), returns a new reply object. */

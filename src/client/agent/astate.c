@@ -85,6 +85,57 @@ void project_dir_name(const char *url, char *out, size_t len)
     out[n] = '\0';
 }
 
+/* The length of the UTF-8 character s starts (1 to 4), or 0 if it starts
+ * none by jansson's rules: no overlong form, no surrogate, nothing past
+ * U+10FFFF. s is NUL-terminated: a NUL ends a sequence before it is read
+ * past. */
+static size_t utf8_char_len(const unsigned char *s)
+{
+    unsigned char lo = 0x80, hi = 0xBF;   /* the second byte's range */
+    size_t n;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        n = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        n = 3;
+        lo = s[0] == 0xE0 ? 0xA0 : lo;
+        hi = s[0] == 0xED ? 0x9F : hi;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        n = 4;
+        lo = s[0] == 0xF0 ? 0x90 : lo;
+        hi = s[0] == 0xF4 ? 0x8F : hi;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+void astate_text_copy(char *out, size_t len, const char *s)
+{
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    size_t o = 0;
+    while (*u) {
+        size_t n = utf8_char_len(u), k = n ? n : 1;
+        if (o + k >= len)
+            break;
+        if (!n)
+            out[o] = '?';
+        else if (n == 1 && (*u < 0x20 || *u == 0x7f))
+            out[o] = ' ';
+        else
+            memcpy(out + o, u, n);
+        o += k;
+        u += k;
+    }
+    out[o] = '\0';
+}
+
 struct aproject *astate_add_project(struct astate *st, const char *url, const char *key, double share)
 {
     struct aproject *p = xcalloc(1, sizeof *p);
@@ -358,6 +409,8 @@ static const struct field project_fields[] = {
     F_NUM(struct aproject, "next_rpc_time", next_rpc_time),
     F_NUM(struct aproject, "nowork_backoff", nowork_backoff),
     F_NUM(struct aproject, "last_rpc", last_rpc),
+    F_BUF(struct aproject, "last_error", last_error, 0),
+    F_NUM(struct aproject, "last_error_time", last_error_time),
     F_NUM(struct aproject, "fetch_backoff_until", fetch_backoff_until),
     F_INT(struct aproject, "detach_requested", detach_requested, 0, 1),
 };

@@ -19,6 +19,7 @@
 #define AS_MAX_URLS 4          /* download URLs kept per file */
 #define AS_MAX_REFS 16         /* file_refs per app version, workunit, result */
 #define AS_STDERR_MAX 16384    /* tail of an app's stderr kept for the report */
+#define AS_ERROR_LEN 256       /* why a project's last contact failed, as `projects` shows it */
 
 enum afile_status {
     AF_NEEDED,       /* to download (inputs, app files) */
@@ -122,6 +123,10 @@ struct aproject {
     double next_rpc_time;      /* the server's next_rpc_delay, as a time (0: none) */
     double nowork_backoff;     /* current no-work backoff length */
     double last_rpc;
+    /* why the last contact (master page, scheduler RPC) failed, one line,
+     * and when; "" and 0 since one succeeded (the server gave a host id) */
+    char last_error[AS_ERROR_LEN];
+    double last_error_time;
     double fetch_backoff_until; /* a reply brought no work: no work request before then */
     double rsc_backoff_len[CRSC_MAX]; /* not saved: current backoff from asking for coprocessor k's work
                                        * (c.rsc_backoff[k] is its end); a restart asks again */
@@ -212,4 +217,10 @@ int aproject_file_in_use(const struct aproject *p, const char *name);
 struct aapp_version *aresult_version(const struct aproject *p, const struct aresult *r);
 /* The folder name of a master URL ("127.0.0.1_8080_proj"), into out. */
 void project_dir_name(const char *url, char *out, size_t len);
+/* Copies s (NULL: "") into out (len > 0 bytes) as a text the state file
+ * and one line of output can hold: control characters read as spaces and
+ * bytes that are not UTF-8 as '?' (JSON holds only valid UTF-8: a field
+ * with other bytes would vanish from the state), cut where it does not fit
+ * before a character, never inside one. Never fails. */
+void astate_text_copy(char *out, size_t len, const char *s);
 #endif

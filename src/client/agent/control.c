@@ -8,16 +8,25 @@
 #include "core/fsutil.h"
 #include "core/log.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *phase_names[] = {"downloading", "ready", "running", "uploading", "to_report"};
 
-static json_t *fail(const char *fmt, const char *arg)
+/* A failed command's reply: its message, on one line. */
+static json_t *fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *fail(const char *fmt, ...)
 {
-    char msg[600];
-    snprintf(msg, sizeof msg, fmt, arg);
-    return json_pack("{s:b, s:s}", "ok", 0, "error", msg);
+    char msg[1200], text[sizeof msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* JSON takes only UTF-8, and a message cut to fit (here, or a URL
+     * quoted by xfer) may end inside a character */
+    astate_text_copy(text, sizeof text, msg);
+    return json_pack("{s:b, s:s}", "ok", 0, "error", text);
 }
 
 static const char *task_state(const struct aresult *r)
@@ -68,10 +77,11 @@ static json_t *cmd_projects(struct agent *a)
     for (int i = 0; i < a->st.nprojects; i++) {
         const struct aproject *p = a->st.projects[i];
         json_array_append_new(list, json_pack(
-            "{s:s, s:s, s:f, s:b, s:I, s:i, s:f, s:f, s:f, s:f}", "url", p->c.url, "name", p->c.name,
+            "{s:s, s:s, s:f, s:b, s:I, s:i, s:f, s:f, s:f, s:f, s:s, s:f}", "url", p->c.url, "name", p->c.name,
             "resource_share", p->c.resource_share, "suspended", p->c.suspended, "hostid", (json_int_t)p->hostid,
             "tasks", p->nresults, "short_term_debt", p->c.short_term_debt, "long_term_debt", p->c.long_term_debt,
-            "dcf", p->c.dcf, "min_rpc_time", p->c.min_rpc_time));
+            "dcf", p->c.dcf, "min_rpc_time", p->c.min_rpc_time, "last_error", p->last_error, "last_error_time",
+            p->last_error_time));
     }
     return json_pack("{s:b, s:o}", "ok", 1, "projects", list);
 }
@@ -82,24 +92,41 @@ static int url_ok(const char *url)
     return (!strncmp(url, "http://", 7) || !strncmp(url, "https://", 8)) && n < 500 && url[n - 1] == '/';
 }
 
+/* Adds the project and, unless the request says "contact": false (an
+ * offline setup: the loop contacts it later), makes its first contact at
+ * once; a failed one leaves the state as it was, and the reply says why. */
 static json_t *cmd_attach(struct agent *a, json_t *req)
 {
     const char *url = json_string_value(json_object_get(req, "url"));
     const char *key = json_string_value(json_object_get(req, "key"));
     json_t *share = json_object_get(req, "share");
+    int contact = !json_is_false(json_object_get(req, "contact"));
+    char dir_name[AS_NAME_LEN], err[600];
     if (!url || !url_ok(url))
         return fail("attach: '%s' is not a project URL (http[s]://host/path/, ending with '/')", url ? url : "");
     if (!key || !*key || strlen(key) >= AS_NAME_LEN)
         return fail("attach: %s", "the account key is missing or too long");
     if (astate_project(&a->st, url))
         return fail("attach: already attached to %s", url);
+    /* two projects in one folder would delete each other's files */
+    project_dir_name(url, dir_name, sizeof dir_name);
+    for (int i = 0; i < a->st.nprojects; i++)
+        if (!strcmp(a->st.projects[i]->dir_name, dir_name))
+            return fail("attach: %s would share the folder projects/%s of %s, attached already", url, dir_name,
+                        a->st.projects[i]->c.url);
     struct aproject *p = astate_add_project(&a->st, url, key, share ? json_number_value(share) : 100);
+    if (contact && rpc_attach(a, p, agent_now(), err, sizeof err) != 0) {
+        astate_remove_project(&a->st, a->st.nprojects - 1);
+        log_warn("attach %s failed: %s", url, err);
+        return fail("attach %s: %s", url, err);
+    }
     char path[PATH_MAX];
     agent_file_path(a, p, "", path, sizeof path);
     mkdir_p(path, 0755);
-    log_info("attached to %s (share %.0f)", url, p->c.resource_share);
+    log_info("attached to %s (share %.0f)%s", url, p->c.resource_share, contact ? "" : ", not contacted yet");
     agent_changed(a, 1);
-    return json_pack("{s:b}", "ok", 1);
+    return json_pack("{s:b, s:s, s:s, s:I, s:i, s:b}", "ok", 1, "url", p->c.url, "name", p->c.name, "hostid",
+                     (json_int_t)p->hostid, "tasks", p->nresults, "contacted", contact);
 }
 
 static json_t *cmd_detach(struct agent *a, json_t *req)

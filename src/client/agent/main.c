@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -19,10 +20,16 @@ static const char usage_text[] =
     "                    [--sched-period S] [--min-queue S]\n"
     "                    [--benchmark-seconds S] [--ca-file PEM]     run the agent\n"
     "       locus-client --dir DIR [--json] CMD                       talk to it:\n"
-    "  attach URL KEY|- [--share N] | detach URL | status | tasks | projects\n"
-    "    (KEY - reads the key from the first line of stdin, out of sight of ps)\n"
+    "  attach URL KEY|- [--share N] [--no-contact]\n"
+    "    contacts the project at once (its master page, then a scheduler RPC that\n"
+    "    registers the host) and says why if that fails, attaching nothing;\n"
+    "    --no-contact attaches without, the agent contacts it later;\n"
+    "    KEY - reads the key from the first line of stdin, out of sight of ps\n"
+    "  detach URL | status | tasks | projects\n"
     "  suspend [URL] | resume [URL] | update [URL]\n"
-    "TOPICS: cpu_sched,work_fetch,task,rpc,http or all\n";
+    "       locus-client --help | -h | help                           this text\n"
+    "TOPICS: cpu_sched,work_fetch,task,rpc,http or all\n"
+    "Exit status: 0 done; 1 failed, one line on stderr says why; 2 bad usage.\n";
 
 /* The CAs a BOINC client trusts instead of the system's when its data
  * folder holds this file. */
@@ -87,18 +94,42 @@ static void print_tasks(json_t *reply)
                json_integer_value(json_object_get(t, "exit_status")));
 }
 
+/* Each project on a line; one whose last contact failed ends with when
+ * (UTC) and why. */
 static void print_projects(json_t *reply)
 {
     size_t i;
     json_t *p;
-    json_array_foreach(json_object_get(reply, "projects"), i, p)
-        printf("%s name=\"%s\" share=%g suspended=%d hostid=%lld tasks=%lld short_term_debt=%.1f long_term_debt=%.1f dcf=%.3f\n",
+    json_array_foreach(json_object_get(reply, "projects"), i, p) {
+        const char *error = json_string_value(json_object_get(p, "last_error"));
+        printf("%s name=\"%s\" share=%g suspended=%d hostid=%lld tasks=%lld short_term_debt=%.1f long_term_debt=%.1f dcf=%.3f",
                json_string_value(json_object_get(p, "url")), json_string_value(json_object_get(p, "name")),
                json_number_value(json_object_get(p, "resource_share")),
                json_is_true(json_object_get(p, "suspended")), json_integer_value(json_object_get(p, "hostid")),
                json_integer_value(json_object_get(p, "tasks")),
                json_number_value(json_object_get(p, "short_term_debt")),
                json_number_value(json_object_get(p, "long_term_debt")), json_number_value(json_object_get(p, "dcf")));
+        if (error && *error) {
+            char when[32] = "?";
+            struct tm tm;
+            time_t t = (time_t)json_number_value(json_object_get(p, "last_error_time"));
+            if (gmtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            printf(" last_error_at=%s last_error=\"%s\"", when, error);
+        }
+        printf("\n");
+    }
+}
+
+static void print_attached(json_t *r)
+{
+    const char *url = json_string_value(json_object_get(r, "url"));
+    if (!json_is_true(json_object_get(r, "contacted")))
+        printf("attached to %s, not contacted yet: the agent contacts it at its next turn (see projects)\n", url);
+    else
+        printf("attached to %s: name=\"%s\" hostid=%lld tasks=%lld\n", url,
+               json_string_value(json_object_get(r, "name")), json_integer_value(json_object_get(r, "hostid")),
+               json_integer_value(json_object_get(r, "tasks")));
 }
 
 static void print_status(json_t *r)
@@ -121,45 +152,76 @@ static int key_from_stdin(char *key, size_t len)
     return key[0] ? 0 : -1;
 }
 
-/* Builds the request of command argv[0..argc); NULL (message printed) if malformed. */
-static json_t *command_request(int argc, char **argv)
+/* The request of attach argv[0..argc): URL KEY|- [--share N] [--no-contact];
+ * NULL with why if malformed. */
+static json_t *attach_request(int argc, char **argv, char *why, size_t len)
+{
+    double share = 100;
+    int contact = 1;
+    char key[256];
+    if (argc < 3) {
+        snprintf(why, len, "attach needs a project URL and an account key (- to read it from stdin)");
+        return NULL;
+    }
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--share") && i + 1 < argc) {
+            share = number("--share", argv[++i]);
+        } else if (!strcmp(argv[i], "--no-contact")) {
+            contact = 0;
+        } else {
+            snprintf(why, len, "attach: unexpected '%s'", argv[i]);
+            return NULL;
+        }
+    }
+    const char *k = argv[2];
+    if (!strcmp(k, "-")) {
+        if (key_from_stdin(key, sizeof key)) {
+            snprintf(why, len, "attach: no key on stdin");
+            return NULL;
+        }
+        k = key;
+    }
+    json_t *req = json_pack("{s:s, s:s, s:s, s:f, s:b}", "cmd", "attach", "url", argv[1], "key", k, "share", share,
+                            "contact", contact);
+    if (!req)
+        snprintf(why, len, "attach: the URL and the key must be UTF-8 text");
+    return req;
+}
+
+/* Builds the request of command argv[0..argc); NULL with why if the
+ * command is unknown or its arguments wrong. */
+static json_t *command_request(int argc, char **argv, char *why, size_t len)
 {
     const char *cmd = argv[0];
-    if (!strcmp(cmd, "attach")) {
-        double share = 100;
-        if (argc == 5 && !strcmp(argv[3], "--share"))
-            share = number("--share", argv[4]);
-        else if (argc != 3)
-            return NULL;
-        char key[256];
-        const char *k = argv[2];
-        if (!strcmp(k, "-")) {
-            if (key_from_stdin(key, sizeof key)) {
-                fprintf(stderr, "locus-client: attach: no key on stdin\n");
-                return NULL;
-            }
-            k = key;
-        }
-        return json_pack("{s:s, s:s, s:s, s:f}", "cmd", cmd, "url", argv[1], "key", k, "share", share);
-    }
-    if (!strcmp(cmd, "detach"))
-        return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "url", argv[1]) : NULL;
-    if (!strcmp(cmd, "status") || !strcmp(cmd, "tasks") || !strcmp(cmd, "projects"))
-        return argc == 1 ? json_pack("{s:s}", "cmd", cmd) : NULL;
-    if (!strcmp(cmd, "suspend") || !strcmp(cmd, "resume") || !strcmp(cmd, "update")) {
+    json_t *req = NULL;
+    if (!strcmp(cmd, "attach"))
+        return attach_request(argc, argv, why, len);
+    if (!strcmp(cmd, "detach")) {
+        if (argc == 2)
+            req = json_pack("{s:s, s:s}", "cmd", cmd, "url", argv[1]);
+    } else if (!strcmp(cmd, "status") || !strcmp(cmd, "tasks") || !strcmp(cmd, "projects")) {
         if (argc == 1)
-            return json_pack("{s:s}", "cmd", cmd);
-        return argc == 2 ? json_pack("{s:s, s:s}", "cmd", cmd, "project", argv[1]) : NULL;
+            req = json_pack("{s:s}", "cmd", cmd);
+    } else if (!strcmp(cmd, "suspend") || !strcmp(cmd, "resume") || !strcmp(cmd, "update")) {
+        if (argc == 1)
+            req = json_pack("{s:s}", "cmd", cmd);
+        else if (argc == 2)
+            req = json_pack("{s:s, s:s}", "cmd", cmd, "project", argv[1]);
+    } else {
+        snprintf(why, len, "unknown command '%s'", cmd);
+        return NULL;
     }
-    return NULL;
+    if (!req)
+        snprintf(why, len, "wrong arguments to %s", cmd);
+    return req;
 }
 
 static int run_command(const char *dir, int json, int argc, char **argv)
 {
     char err[1024];
-    json_t *req = command_request(argc, argv), *reply;
+    json_t *req = command_request(argc, argv, err, sizeof err), *reply;
     if (!req)
-        return usage("bad command or arguments");
+        return usage(err);
     int rc = ctl_call(dir, req, &reply, err, sizeof err);
     json_decref(req);
     if (rc != 0) {
@@ -181,6 +243,8 @@ static int run_command(const char *dir, int json, int argc, char **argv)
         print_projects(reply);
     } else if (!strcmp(argv[0], "status")) {
         print_status(reply);
+    } else if (!strcmp(argv[0], "attach")) {
+        print_attached(reply);
     }
     json_decref(reply);
     return 0;
@@ -195,6 +259,10 @@ int main(int argc, char **argv)
     int json = 0, i;
     for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help")) {
+            fputs(usage_text, stdout);
+            return 0;
+        }
         if (!strcmp(a, "--json")) {
             json = 1;
             continue;
@@ -214,6 +282,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--benchmark-seconds")) o.benchmark_seconds = number(a, v);
         else if (!strcmp(a, "--ca-file")) ca_file = v;
         else return usage("unknown option");
+    }
+    if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "help"))) {
+        fputs(usage_text, stdout);
+        return 0;
     }
     if (!o.dir)
         return usage("--dir DIR is required");

@@ -355,27 +355,12 @@ static double num(const struct xml_node *n, const char *tag, double dflt)
     return xml_child_double(n, tag, &v) == 0 ? v : dflt;
 }
 
-/* Copies s into out, cut where it does not fit before a UTF-8 character,
- * never inside one: a cut character would make the text invalid UTF-8,
- * which the state file cannot hold (the field would vanish from it). */
-static void copy_text(char *out, size_t len, const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    if (n >= len) {
-        n = len - 1;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--;
-    }
-    memcpy(out, s ? s : "", n);
-    out[n] = '\0';
-}
-
 static int read_refs(const struct xml_node *n, struct afile_ref *refs)
 {
     int k = 0;
     for (const struct xml_node *r = xml_child(n, "file_ref"); r; r = xml_next_named(r), k++) {
-        copy_text(refs[k].file_name, sizeof refs[k].file_name, xml_child_text(r, "file_name"));
-        copy_text(refs[k].open_name, sizeof refs[k].open_name, xml_child_text(r, "open_name"));
+        astate_text_copy(refs[k].file_name, sizeof refs[k].file_name, xml_child_text(r, "file_name"));
+        astate_text_copy(refs[k].open_name, sizeof refs[k].open_name, xml_child_text(r, "open_name"));
         refs[k].main_program = xml_child(r, "main_program") != NULL;
         refs[k].copy_file = xml_child(r, "copy_file") != NULL;
     }
@@ -391,7 +376,7 @@ static void merge_file(struct aproject *p, const struct xml_node *n)
         return;
     }
     f = aproject_add_file(p);
-    copy_text(f->name, sizeof f->name, name);
+    astate_text_copy(f->name, sizeof f->name, name);
     const char *up = xml_child_text(n, "upload_url");
     for (const struct xml_node *c = n->children; c; c = c->next) {
         int dl = !strcmp(c->name, "url") || !strcmp(c->name, "download_url");
@@ -408,7 +393,7 @@ static void merge_file(struct aproject *p, const struct xml_node *n)
     f->signature = sig && *sig ? xstrdup(sig) : NULL;
     const char *cert = xml_child_text(n, "xml_signature");
     f->upload_cert = f->upload_url && cert && *cert ? xstrdup(cert) : NULL;
-    copy_text(f->md5, sizeof f->md5, xml_child_text(n, "md5_cksum"));
+    astate_text_copy(f->md5, sizeof f->md5, xml_child_text(n, "md5_cksum"));
     f->nbytes = num(n, "nbytes", 0);
     f->max_nbytes = num(n, "max_nbytes", 0);
     f->executable = xml_child(n, "executable") != NULL;
@@ -423,16 +408,16 @@ static void read_version(const struct xml_node *n, struct aapp_version *v)
     int64_t vn = 0;
     xml_child_int64(n, "version_num", &vn);
     memset(v, 0, sizeof *v);
-    copy_text(v->app_name, sizeof v->app_name, xml_child_text(n, "app_name"));
+    astate_text_copy(v->app_name, sizeof v->app_name, xml_child_text(n, "app_name"));
     v->version_num = (int)vn;
-    copy_text(v->plan_class, sizeof v->plan_class, pc);
+    astate_text_copy(v->plan_class, sizeof v->plan_class, pc);
     const struct xml_node *cp = xml_child(n, "coproc");
     if (cp) {
-        copy_text(v->coproc_type, sizeof v->coproc_type, xml_child_text(cp, "type"));
+        astate_text_copy(v->coproc_type, sizeof v->coproc_type, xml_child_text(cp, "type"));
         v->coproc_count = num(cp, "count", 1);
     }
-    copy_text(v->platform, sizeof v->platform, xml_child_text(n, "platform"));
-    copy_text(v->api_version, sizeof v->api_version, xml_child_text(n, "api_version"));
+    astate_text_copy(v->platform, sizeof v->platform, xml_child_text(n, "platform"));
+    astate_text_copy(v->api_version, sizeof v->api_version, xml_child_text(n, "api_version"));
     v->avg_ncpus = num(n, "avg_ncpus", 1);
     if (v->avg_ncpus <= 0)
         v->avg_ncpus = 1;
@@ -468,8 +453,8 @@ static void merge_wu(struct aproject *p, const struct xml_node *n)
     if (aproject_wu(p, name))
         return;
     struct aworkunit *w = aproject_add_wu(p);
-    copy_text(w->name, sizeof w->name, name);
-    copy_text(w->app_name, sizeof w->app_name, xml_child_text(n, "app_name"));
+    astate_text_copy(w->name, sizeof w->name, name);
+    astate_text_copy(w->app_name, sizeof w->app_name, xml_child_text(n, "app_name"));
     xml_child_int64(n, "version_num", &vn);
     w->version_num = (int)vn;
     const char *cmd = xml_child_text(n, "command_line");
@@ -489,12 +474,12 @@ static int merge_result(struct astate *st, struct aproject *p, const struct xml_
     if (aproject_result(p, name))
         return 0;   /* "resent lost" of one we hold */
     struct aresult *r = aproject_add_result(p);
-    copy_text(r->c.name, sizeof r->c.name, name);
-    copy_text(r->wu_name, sizeof r->wu_name, xml_child_text(n, "wu_name"));
-    copy_text(r->platform, sizeof r->platform, xml_child_text(n, "platform"));
+    astate_text_copy(r->c.name, sizeof r->c.name, name);
+    astate_text_copy(r->wu_name, sizeof r->wu_name, xml_child_text(n, "wu_name"));
+    astate_text_copy(r->platform, sizeof r->platform, xml_child_text(n, "platform"));
     xml_child_int64(n, "version_num", &vn);
     r->version_num = (int)vn;
-    copy_text(r->plan_class, sizeof r->plan_class, xml_child_text(n, "plan_class"));
+    astate_text_copy(r->plan_class, sizeof r->plan_class, xml_child_text(n, "plan_class"));
     r->c.deadline = num(n, "report_deadline", 0);
     r->report_immediately = xml_child(n, "report_immediately") != NULL;
     r->nrefs = read_refs(n, r->refs);
@@ -581,7 +566,7 @@ static int apply_reply(struct astate *st, struct aproject *p, const char *buf, s
     const char *s;
     int64_t id;
     if ((s = xml_child_text(root, "project_name")) && *s)
-        copy_text(p->c.name, sizeof p->c.name, s);
+        astate_text_copy(p->c.name, sizeof p->c.name, s);
     if (xml_child_int64(root, "hostid", &id) == 0 && id > 0 && id != p->hostid) {
         p->hostid = id;
         p->rpc_seqno = 0;
@@ -596,7 +581,7 @@ static int apply_reply(struct astate *st, struct aproject *p, const char *buf, s
     fx->no_work_deadlines = xml_child_bool(root, "no_work_because_of_deadlines");
     p->c.non_cpu_intensive = xml_child_bool(root, "non_cpu_intensive");
     if ((s = xml_child_text(root, "message")))
-        copy_text(fx->message, sizeof fx->message, s);
+        astate_text_copy(fx->message, sizeof fx->message, s);
     for (const struct xml_node *n = xml_child(root, "file_info"); n; n = xml_next_named(n))
         merge_file(p, n);
     for (const struct xml_node *n = xml_child(root, "app_version"); n; n = xml_next_named(n))

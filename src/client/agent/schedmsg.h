@@ -35,7 +35,7 @@ struct reply_effects {
     double request_delay, next_rpc_delay;   /* 0: absent */
     int project_is_down;
     int no_work_deadlines;     /* <no_work_because_of_deadlines/>: latency-limited until request_delay ends */
-    char message[256];         /* the first <message>, "" if none */
+    char message[256];         /* the first <message> on one line (astate_text_copy), "" if none */
 };
 
 /* Parses the reply in buf (len bytes; anything before <scheduler_reply>
@@ -43,8 +43,10 @@ struct reply_effects {
  * files, app versions, workunits, new results (with received = now),
  * acknowledgements (results removed), aborts, sticky-file deletions. The
  * whole reply is checked (sizes, safe file names, references) before p is
- * touched, so a bad reply changes nothing. 0 and *fx filled, or -1 with the
- * reason in err. */
+ * touched, so a bad reply changes nothing. Texts kept go through
+ * astate_text_copy. A reply that refuses the host (a bad account key) is
+ * a valid one without <hostid>: p->hostid stays as it was (0 for a project
+ * never contacted), the server's reason in fx->message. 0 and *fx filled, or -1 with the reason in err. */
 int schedmsg_apply_reply(struct astate *st, struct aproject *p, const char *buf, size_t len,
                          double now, struct reply_effects *fx, char *err, size_t errlen);
 

@@ -96,7 +96,15 @@ static enum xfer_rc perform(CURL *c, const char *url, long *code, char *err, siz
         return XF_TRANSIENT;
     }
     if (rc != CURLE_OK) {
-        errf(err, errlen, "%s: %s", snippet(url, q), curl_easy_strerror(rc));
+        /* curl's detail names the host and port, the system's error says
+         * why (refused, unreachable), which the detail of a newer curl leaves out */
+        long os_err = 0;
+        const char *why = detail[0] ? detail : curl_easy_strerror(rc);
+        curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_err);
+        if (os_err && !strstr(why, strerror((int)os_err)))
+            errf(err, errlen, "%s: %s (%s)", snippet(url, q), why, strerror((int)os_err));
+        else
+            errf(err, errlen, "%s: %s", snippet(url, q), why);
         return XF_TRANSIENT;
     }
     return XF_OK;

@@ -2,7 +2,11 @@
  * POSTs, downloads resumed with Range, and uploads with the BOINC upload
  * handler protocol (get_file_size, then file_upload from that offset).
  * Blocking calls with connect and low-speed timeouts, so a dead server
- * costs at most XFER_STALL_SECONDS. Call curl_global_init once first. */
+ * costs at most XFER_STALL_SECONDS. Call curl_global_init once first.
+ * Each call that fails says why on one line in err: the URL (its first 40
+ * bytes), then the HTTP status, or "TLS:" and why, or curl's detail with
+ * the system's error ("Failed to connect to 127.0.0.1 port 8080 ...
+ * (Connection refused)", "Could not resolve host: ..."). */
 #ifndef LOCUS_AGENT_XFER_H
 #define LOCUS_AGENT_XFER_H
 #include <stddef.h>

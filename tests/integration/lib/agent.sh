@@ -28,8 +28,14 @@ start_agent() {
     fail "locus-client does not answer status after 5 s"
 }
 
-# Stops the agent and its apps on any exit (lib/boinc.sh's trap handles locusd).
-_agent_cleanup() { kill_tree "$AGENT_PID"; }
+# Stops the agent and its apps on any exit (lib/boinc.sh's trap handles
+# locusd). Returns the status it was called with: _cleanup exits with the
+# status it finds, so that a test that failed does not exit 0.
+_agent_cleanup() {
+    local rc=$?
+    kill_tree "$AGENT_PID"
+    return "$rc"
+}
 trap '_agent_cleanup; _cleanup' EXIT
 
 agent_dump() { echo "---- agent log (last 40 lines) ----" >&2; tail -n 40 "$AGENT_LOG" >&2; }
