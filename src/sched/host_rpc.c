@@ -91,6 +91,7 @@ static void take_reports(struct sched_index *x, const struct rpc_input *in, stru
         if (!j) continue;
         int outcome = OUTCOME_CLIENT_ERROR;
         if (r->computed) outcome = outputs_arrived(r, j) ? OUTCOME_SUCCESS : OUTCOME_VALIDATE_ERROR;
+        int64_t inst_id = inst->id;   /* a report that ends the job frees its instances */
         int ev = index_report(x, j, inst, in->host.host_id, outcome, r->exit_status, r->cpu_time, r->elapsed_time,
                               in->now, log);
         if (ev < 0) continue;
@@ -98,7 +99,7 @@ static void take_reports(struct sched_index *x, const struct rpc_input *in, stru
         d->naccepted++;
         if (r->stderr_out && r->stderr_out[0]) {
             struct change *ch = change_add(log, CH_INST_STDERR);
-            ch->u.stderr_text.id = inst->id;
+            ch->u.stderr_text.id = inst_id;
             ch->u.stderr_text.text = xstrdup(r->stderr_out);
         }
         add_events(x, j, ev, in, d, log);

@@ -141,6 +141,36 @@ static void test_failed_run_is_a_client_error(void **state)
     rpc_decision_free(&d);
 }
 
+/* The error that ends the job (no more errors allowed) keeps its stderr,
+ * under its instance's id: ending the job frees its instances, which the
+ * stderr's change was once made from (read after free). */
+static void test_error_ending_the_job_keeps_its_stderr(void **state)
+{
+    struct fx *f = *state;
+    struct redundancy red = red1;
+    red.max_error_instances = 0;
+    struct sjob *j = add_job(f, &red, 0);
+    int64_t job_id = j->id;
+    char name[256];
+    send_one(f, name, sizeof name);
+    int64_t inst_id = j->inst[0].id;
+    struct rpc_report r = report(name, NULL, 0);
+    r.computed = 0;
+    r.exit_status = 3;
+    r.stderr_out = "primes: cannot open table";
+    struct rpc_decision d;
+    decide_report(f, &r, (struct rpc_routing){0}, &d);
+    assert_int_equal(r.outcome, OUTCOME_CLIENT_ERROR);
+    assert_null(index_job(&f->x, job_id));   /* ended: no longer live */
+    const struct change *c = NULL;
+    for (int i = 0; i < f->log.n; i++)
+        if (f->log.v[i].kind == CH_INST_STDERR) c = &f->log.v[i];
+    assert_non_null(c);
+    assert_int_equal(c->u.stderr_text.id, inst_id);
+    assert_string_equal(c->u.stderr_text.text, "primes: cannot open table");
+    rpc_decision_free(&d);
+}
+
 static void test_report_of_nothing_live_is_ignored(void **state)
 {
     struct fx *f = *state;
@@ -334,6 +364,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_success_needs_every_output, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_missing_output_is_a_validate_error, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failed_run_is_a_client_error, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_error_ending_the_job_keeps_its_stderr, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_report_of_nothing_live_is_ignored, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_lone_success_valid_at_once_with_credit, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_lone_success_handed_to_assimilator, fx_setup, fx_teardown),
