@@ -124,4 +124,15 @@ cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_user_role,
     cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_cluster_affinity, cmd_campaign_submit, cmd_campaign_stat,
     cmd_campaign_events, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
     cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params;
+
+/* ---- what happened to jobs (cmd_job.c; the views are store/store_job_view.h's) ---- */
+struct failure_group;
+/* t as local "YYYY-mm-dd HH:MM:SS", or "-" for 0 (not yet, never). */
+void cli_format_time(int64_t t, char *out, size_t len);
+/* One group of errors in one line: "client_error, exit 3: primes: cannot open table". */
+void cli_format_error(const struct failure_group *g, char *out, size_t len);
+cli_command cmd_job_show, cmd_batch_show;
+
+/* ---- listings (cmd_list.c) and checks that submit nothing ---- */
+cli_command cmd_user_list, cmd_app_list, cmd_file_list, cmd_host_list, cmd_campaign_check;
 #endif

@@ -61,14 +61,39 @@ static int plan_file(struct app_add *a, const char *arg, int main_program, char 
     return 0;
 }
 
+/* BOINC's platform names (its wiki's BoincPlatforms, and what its clients
+ * send as platform_name or alt_platform): a version for any other name is
+ * never sent, as no client asks for it, so a typo ("linux") is refused
+ * here rather than found by work that never goes out. */
+static const char *const boinc_platforms[] = {
+    "windows_intelx86",         "windows_x86_64",           "windows_arm64",
+    "i686-pc-linux-gnu",        "x86_64-pc-linux-gnu",      "aarch64-unknown-linux-gnu",
+    "arm-unknown-linux-gnueabihf", "powerpc64-unknown-linux-gnu", "powerpc64le-unknown-linux-gnu",
+    "powerpc64-ps3-linux-gnu",  "powerpc-apple-darwin",     "i686-apple-darwin",
+    "x86_64-apple-darwin",      "arm64-apple-darwin",       "arm-android-linux-gnu",
+    "aarch64-android-linux-gnu", "x86-android-linux-gnu",   "x86_64-android-linux-gnu",
+    "sparc-sun-solaris2.7",     "sparc-sun-solaris",        "sparc64-sun-solaris",
+    "x86_64-pc-freebsd__sse2",  "riscv64-unknown-linux-gnu",
+};
+#define NPLATFORMS (sizeof boinc_platforms / sizeof *boinc_platforms)
+
+/* 0 if name is one of BOINC's platforms; else the message naming them all. */
+static int check_platform(const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NPLATFORMS; i++)
+        if (!strcmp(name, boinc_platforms[i])) return 0;
+    int n = snprintf(err, errlen, "--platform: '%s' is not a BOINC platform name; known:", name);
+    for (size_t i = 0; i < NPLATFORMS && n > 0 && (size_t)n < errlen; i++)
+        n += snprintf(err + n, errlen - (size_t)n, " %s", boinc_platforms[i]);
+    return -1;
+}
+
 static int check_args(struct app_add *a, const char *exe, const struct cli_list *extra, const char *api,
                       char *err, size_t errlen)
 {
     if (!name_is_safe(a->name) || strlen(a->name) >= sizeof ((struct app *)0)->name)
         return cli_errf(err, errlen, CLI_FAIL, "app name '%s' is not a safe name (A-Z a-z 0-9 . _ + -)", a->name);
-    if (!name_is_safe(a->platform) || strlen(a->platform) >= PLATFORM_LEN)
-        return cli_errf(err, errlen, CLI_FAIL, "platform '%s' is not a platform name such as x86_64-pc-linux-gnu",
-                        a->platform);
+    if (check_platform(a->platform, err, errlen)) return CLI_FAIL;
     if (a->v.version_num < 1) return cli_errf(err, errlen, CLI_FAIL, "--version must be a positive integer");
     if (a->plan_class && !plan_class_name_ok(a->plan_class))
         return cli_errf(err, errlen, CLI_FAIL, "plan class '%s' is not a name of 1-%d letters, digits, '_', '-' or '.'",

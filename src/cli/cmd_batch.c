@@ -1,11 +1,13 @@
-/* cmd_batch.c - `locus batch create | add-jobs | cancel | list`. A batch
+/* cmd_batch.c - `locus batch create | add-jobs | cancel | list | show`. A batch
  * and all its jobs are created in one store transaction, so a bad line
  * anywhere leaves nothing behind. Jobs come from a JSONL file read line by
  * line, or from a template expanded N times; both feed the same insertion
  * loop, which does no per-job allocation in template mode (a million jobs
  * in seconds). A cursor batch may instead be planned with no jobs, which
  * the project's generator makes on demand with add-jobs, a chunk (a child
- * batch) at a time. */
+ * batch) at a time. show says what went wrong: a batch's figures and its
+ * errors grouped (store/store_job_view.h, which the REST API answers
+ * with too). */
 #include "cli/cli.h"
 #include "cli/jobdesc.h"
 #include "core/fsutil.h"
@@ -14,6 +16,7 @@
 #include "sched/credit.h"
 #include "sched/cursor.h"
 #include "core/vec.h"
+#include "store/store_job_view.h"
 #include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
@@ -573,6 +576,80 @@ int cmd_batch_list(int argc, char **argv, char *err, size_t errlen)
         printf("%-6s %-32s %-16s %-10s %10s  %s\n", "ID", "NAME", "APP", "STATE", "JOBS", "CREATED");
         if (store_each_batch(cp.s, 0, list_row, &l) || l.rc)
             rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    }
+    cli_close(&cp);
+    return rc;
+}
+
+/* ---- batch show ---- */
+
+static void print_failures(const struct failures_view *v)
+{
+    const struct batch_stats *s = &v->prog.st;
+    char created[32], eta[32];
+    cli_format_time(v->b.create_time, created, sizeof created);
+    cli_format_eta(v->prog.eta_s, eta, sizeof eta);
+    printf("batch %s (id %lld): app %s, %s, created %s\n", v->b.name, (long long)v->b.id, v->app,
+           batch_state_name(v->b.state), created);
+    printf("jobs %lld: %lld done, %lld validated, %lld active, %lld failed, %lld cancelled\n", (long long)s->njobs,
+           (long long)s->ndone, (long long)s->nvalidated, (long long)s->nactive, (long long)s->nfailed,
+           (long long)s->ncancelled);
+    printf("instances: %lld in progress, %lld succeeded, %lld errored; %.1f jobs/h, ETA %s\n",
+           (long long)s->ninstances_in_progress, (long long)s->ninstances_success, (long long)s->ninstances_error,
+           v->prog.jobs_per_hour, eta);
+    if (s->nfailed) {
+        printf("failed jobs, by reason:");
+        for (int k = 0; k < JV_JOB_ERRORS; k++)
+            if (v->failed_by[k]) printf(" %s %lld", jv_job_error_name(k), (long long)v->failed_by[k]);
+        printf("\n");
+    }
+    if (!v->read) {
+        printf("no errored instances\n");
+        return;
+    }
+    if (v->read < s->ninstances_error)
+        printf("errors (the newest %lld of %lld errored instances), by outcome, exit status and first line of "
+               "stderr:\n", (long long)v->read, (long long)s->ninstances_error);
+    else
+        printf("errors, by outcome, exit status and first line of stderr:\n");
+    for (int i = 0; i < v->ngroups; i++) {
+        const struct failure_group *g = &v->groups[i];
+        char what[JV_ERROR_LINE_MAX + 64], last[32];
+        cli_format_error(g, what, sizeof what);
+        cli_format_time(g->last_time, last, sizeof last);
+        printf("  %lld instance%s on %lld host%s: %s\n", (long long)g->instances, g->instances == 1 ? "" : "s",
+               (long long)g->hosts, g->hosts == 1 ? "" : "s", what);
+        printf("      e.g. job %s (instance %s), back %s\n", g->example_job, g->example_instance, last);
+    }
+    if (v->other_groups)
+        printf("  and %lld more groups of %lld instances\n", (long long)v->other_groups, (long long)v->other_instances);
+    printf("one job, its instances and their stderr: locus job show DIR %s JOB\n", v->b.name);
+}
+
+int cmd_batch_show(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    int as_json = 0;
+    struct cli_opt opts[] = {
+        {"json", OPT_FLAG, &as_json, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    if (rc) return rc;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (!rc) {
+        struct batch b;
+        struct failures_view v;
+        int found = cli_find_batch(cp.s, pos[1], &b);
+        if (found == 1)
+            rc = cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", pos[1]);
+        else if (found || failures_view_get(cp.s, &b, (int64_t)time(NULL), &v))
+            rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+        else if (as_json)
+            cli_print_json(failures_view_json(&v));
+        else
+            print_failures(&v);
     }
     cli_close(&cp);
     return rc;

@@ -1,5 +1,5 @@
 /* cmd_campaign.c - `locus campaign submit | add-params | stat | events |
- * fix | pause | resume | cancel | clusters | share` (docs/campaigns.md). A change is an
+ * fix | pause | resume | cancel | clusters | share | check` (docs/campaigns.md). A change is an
  * order checked by orders/campaign_order.c, as the REST API checks it,
  * that locusd's grid daemon carries out: the command waits for it and
  * says what became of it. The views read the daemon's saved state
@@ -145,6 +145,48 @@ int cmd_campaign_submit(int argc, char **argv, char *err, size_t errlen)
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = submit(&cp, pos[1], user, wait_s, err, errlen);
     cli_close(&cp);
+    return rc;
+}
+
+/* ---- check ---- */
+
+static void warn_unknown_cluster(void *ctx, const char *name)
+{
+    ++*(int *)ctx;
+    printf("warning: clusters.%s: no such cluster in this project (yet: locus cluster add)\n", name);
+}
+
+/* `locus campaign check DIR FILE [--user NAME]`: the JDL (and its
+ * param_file) checked as a submission would be, writing nothing: an
+ * undeclared cluster is a warning, so that a JDL can be written before
+ * its clusters are declared; the admission rules run as NAME, or not at
+ * all without it. 0 valid, CLI_FAIL with the first reason. */
+int cmd_campaign_check(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2], *user = NULL;
+    struct cli_opt opts[] = {{"user", OPT_STR, &user, 0, 0}, {NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen), warnings = 0;
+    if (rc) return rc;
+    char *jdl = NULL, *params = NULL;
+    size_t len, plen;
+    int64_t uid;
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    if (!rc) rc = user_id(cp.s, user, &uid, err, errlen);
+    if (!rc) rc = read_input(pos[1], "JDL", CAMP_JDL_MAX_BYTES, &jdl, &len, err, errlen);
+    if (!rc) rc = read_params(jdl, len, pos[1], &params, &plen, err, errlen);
+    if (!rc && campaign_order_check(cp.s, cp.p.dir, user, jdl, len, params, plen, warn_unknown_cluster, &warnings,
+                                    err, errlen)) {
+        char why[CLI_ERR_MAX];
+        snprintf(why, sizeof why, "%s", err);
+        rc = cli_errf(err, errlen, CLI_FAIL, "%s: invalid: %s", pos[1], why);
+    }
+    cli_close(&cp);
+    free(jdl);
+    free(params);
+    if (!rc)
+        printf("%s: valid%s%s\n", pos[1], warnings ? ", with warnings" : "",
+               user ? "" : " (admission rules not run: give --user NAME)");
     return rc;
 }
 
@@ -294,6 +336,8 @@ static int print_event(void *ctx, const struct event_view *e)
     printf("%s%-6lld %-8lld %-18s %-16s %-6s %5d %6lld %s%s\n", indent, (long long)e->id, (long long)e->campaign_id,
            grid_event_name(e->kind), e->cluster, e->open ? "open" : "fixed", e->exit_code, (long long)e->jobs, opened,
            e->open && e->blacklists ? " (cluster blacklisted for the campaign)" : "");
+    /* on a line of its own: it runs to GRID_EVENT_MESSAGE_MAX bytes */
+    if (e->message[0]) printf("%s       %s\n", indent, e->message);
     return 0;
 }
 

@@ -1,7 +1,10 @@
 /* cmd_stat.c - `locus stat DIR [BATCH] [--json]`: progress of batches,
- * their throughput and the time left. Reads the store read-only, so it
- * never blocks the running server. */
+ * their throughput and the time left, and under a batch with failures,
+ * how many and its most frequent error (store/store_job_view.h; `locus
+ * batch show` has them all). Reads the store read-only, so it never
+ * blocks the running server. */
 #include "cli/cli.h"
+#include "store/store_job_view.h"
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +62,26 @@ static json_t *row_json(const struct stat_row *r)
                      "eta_s", r->eta_s < 0 ? json_null() : json_real(r->eta_s));
 }
 
+/* The line under a batch with failures: its failed jobs by reason, its
+ * errored instances and their most frequent error. */
+static void print_failures(const struct stat_row *r, const struct failures_view *f)
+{
+    printf("       failures: %lld job%s failed", (long long)r->st.nfailed, r->st.nfailed == 1 ? "" : "s");
+    for (int k = 0, first = 1; k < JV_JOB_ERRORS; k++)
+        if (f->failed_by[k]) {
+            printf("%s%s %lld", first ? " (" : ", ", jv_job_error_name(k), (long long)f->failed_by[k]);
+            first = 0;
+        }
+    printf("%s; %lld errored instance%s", r->st.nfailed ? ")" : "", (long long)r->st.ninstances_error,
+           r->st.ninstances_error == 1 ? "" : "s");
+    if (f->ngroups) {
+        char what[JV_ERROR_LINE_MAX + 64];
+        cli_format_error(&f->groups[0], what, sizeof what);
+        printf(", most often (%lld) %s", (long long)f->groups[0].instances, what);
+    }
+    printf("; see locus batch show\n");
+}
+
 struct stat_ctx {
     struct store *s;
     json_t *json;          /* the "batches" array with --json, else NULL */
@@ -81,8 +104,22 @@ static int stat_batch(void *ctx, const struct batch *b)
     }
     snprintf(r.app, sizeof r.app, "%s", app.name);
     pace(&r, c->now);
-    if (c->json) json_array_append_new(c->json, row_json(&r));
-    else print_row(&r);
+    struct failures_view f;
+    int failing = r.st.nfailed > 0 || r.st.ninstances_error > 0;
+    if (!failing) memset(&f, 0, sizeof f);
+    else if (failures_view_get(c->s, b, c->now, &f)) {
+        c->rc = -1;
+        return 1;
+    }
+    if (c->json) {
+        json_t *o = row_json(&r);
+        json_object_set_new(o, "failed_by", failed_by_json(f.failed_by));
+        json_object_set_new(o, "top_error", f.ngroups ? failure_group_json(&f.groups[0]) : json_null());
+        json_array_append_new(c->json, o);
+    } else {
+        print_row(&r);
+        if (failing) print_failures(&r, &f);
+    }
     return 0;
 }
 

@@ -17,8 +17,12 @@ static const struct command commands[] = {
     {"app", "add", cmd_app_add,
      "DIR NAME --platform P --exe PATH --version N [--api-version 7.20.0] [--avg-ncpus 1] [--plan-class NAME] "
      "[--friendly-name TEXT] [--file PATH[=OPEN_NAME]]..."},
+    {"app", "list", cmd_app_list, "DIR [--limit N] [--json]"},
     {"file", "add", cmd_file_add, "DIR PATH [--name NAME] [--sticky] [--report-on-rpc]"},
+    {"file", "list", cmd_file_list, "DIR [--limit N] [--json]"},
+    {"host", "list", cmd_host_list, "DIR [--limit N] [--json]"},
     {"user", "create", cmd_user_create, "DIR NAME [--role volunteer|submitter|admin]"},
+    {"user", "list", cmd_user_list, "DIR [--limit N] [--json]"},
     {"user", "role", cmd_user_role, "DIR NAME volunteer|submitter|admin"},
     {"user", "key", cmd_user_key, "DIR NAME [--label TEXT]"},
     {"user", "keys", cmd_user_keys, "DIR NAME"},
@@ -33,6 +37,8 @@ static const struct command commands[] = {
     {"batch", "add-jobs", cmd_batch_add_jobs, "DIR BATCH --first JOB_NUM --jobs FILE.jsonl"},
     {"batch", "cancel", cmd_batch_cancel, "DIR BATCH"},
     {"batch", "list", cmd_batch_list, "DIR"},
+    {"batch", "show", cmd_batch_show, "DIR BATCH [--json]"},
+    {"job", "show", cmd_job_show, "DIR BATCH JOB [--json]"},
     {"sequence", "create", cmd_sequence_create,
      "DIR --app APP --name NAME --length N --max-result-time SECONDS [--count C] [--restart-every K] "
      "[--output-every M] [--open] [--delay-bound SECONDS] [--flops F] [--cmdline TEXT] [--initial-state FILE] "
@@ -47,6 +53,7 @@ static const struct command commands[] = {
     {"cluster", "set", cmd_cluster_set, "DIR NAME [--disabled 0|1] [--waiting-allowed N]"},
     {"cluster", "affinity", cmd_cluster_affinity, "DIR [NAME USER AFFINITY [--shared]]"},
     {"campaign", "submit", cmd_campaign_submit, "DIR FILE.json --user NAME [--wait SECONDS]"},
+    {"campaign", "check", cmd_campaign_check, "DIR FILE.json [--user NAME]"},
     {"campaign", "add-params", cmd_campaign_add_params, "DIR ID FILE|- [--user NAME] [--wait SECONDS]"},
     {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--json]"},
     {"campaign", "events", cmd_campaign_events, "DIR ID [--json]"},
@@ -61,11 +68,13 @@ static const struct command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static void usage(FILE *out)
+/* The commands of group (NULL: all of them), one per line. */
+static void usage(FILE *out, const char *group)
 {
     fprintf(out, "usage: locus COMMAND PROJECT_DIR ...\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  locus %s%s%s %s\n", commands[i].group, commands[i].sub ? " " : "",
+        if (!group || !strcmp(group, commands[i].group))
+            fprintf(out, "  locus %s%s%s %s\n", commands[i].group, commands[i].sub ? " " : "",
                 commands[i].sub ? commands[i].sub : "", commands[i].args);
 }
 
@@ -80,21 +89,34 @@ static const struct command *find(int argc, char **argv)
     return NULL;
 }
 
+/* Whether word names a group of commands ("campaign"), not a command. */
+static int is_group(const char *word)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (commands[i].sub && !strcmp(word, commands[i].group)) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     umask(PROJECT_UMASK);   /* what locus creates in a project is its owner's alone */
     if (argc < 2) {
-        usage(stderr);
+        usage(stderr, NULL);
         return CLI_USAGE;
     }
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(stdout);
+        usage(stdout, NULL);
         return CLI_OK;
     }
     const struct command *c = find(argc, argv);
+    if (!c && is_group(argv[1])) {
+        /* a group alone or with a wrong word ("locus campaign"): what it offers */
+        if (argc > 2) fprintf(stderr, "locus: unknown command '%s %s'\n", argv[1], argv[2]);
+        usage(stderr, argv[1]);
+        return CLI_USAGE;
+    }
     if (!c) {
-        fprintf(stderr, "locus: unknown command '%s%s%s': run 'locus help' for the list\n", argv[1],
-                argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+        fprintf(stderr, "locus: unknown command '%s': run 'locus help' for the list\n", argv[1]);
         return CLI_USAGE;
     }
     int skip = c->sub ? 3 : 2;

@@ -270,10 +270,13 @@ static int has_live_copy(const struct grid_state *st, const struct grid_job *j)
 
 /* ---- events ---- */
 
+/* Opens an event with message (borrowed, cleaned), or returns the open
+ * one of its (campaign, cluster, kind), which later failures join: its
+ * message stays the first failure's. */
 static struct grid_event *event_open(struct grid_state *st, int64_t camp, int64_t cluster, int64_t copy,
-                                     enum grid_event_kind kind, int blacklists, int exit_code, int64_t now)
+                                     enum grid_event_kind kind, int blacklists, int exit_code, int64_t now,
+                                     const char *message)
 {
-    /* one open event per (campaign, cluster, kind): later failures join it */
     for (int64_t i = 0; i < st->nevents; i++) {
         struct grid_event *e = &st->events[i];
         if (e->open && e->campaign_id == camp && e->cluster_id == cluster && e->kind == kind) return e;
@@ -283,6 +286,7 @@ static struct grid_event *event_open(struct grid_state *st, int64_t camp, int64_
     *e = (struct grid_event){.id = st->nevents, .campaign_id = camp, .cluster_id = cluster, .copy_id = copy,
                              .kind = kind, .open = 1, .blacklists = blacklists, .exit_code = exit_code,
                              .opened_at = now};
+    grid_message_clean(e->message, message);
     if (blacklists) {
         struct grid_pair *p = grid_pair_find(st, camp, cluster);
         if (p && !p->blacklist_event) p->blacklist_event = e->id;
@@ -290,11 +294,61 @@ static struct grid_event *event_open(struct grid_state *st, int64_t camp, int64_
     return e;
 }
 
-/* Gives a job up under an event the user can fix. */
-static void give_up(struct grid_state *st, struct grid_job *j, const struct grid_copy *cp, enum grid_event_kind kind,
-                    int64_t now)
+/* A message of at most a few hundred bytes; what it quotes is cleaned by event_open. */
+#define MSG_BYTES (2 * GRID_EVENT_MESSAGE_MAX)
+
+static const char *cluster_name(const struct grid_state *st, int64_t id) { return st->clusters[id - 1].name; }
+
+/* "job 12 (param #3)", or "the prologue" for a copy of no job. */
+static void copy_what(const struct grid_state *st, const struct grid_copy *cp, char *out, size_t len)
 {
-    struct grid_event *e = event_open(st, j->campaign_id, cp->cluster_id, cp->id, kind, 0, cp->exit_code, now);
+    if (cp->job_id)
+        snprintf(out, len, "job %lld (param #%lld)", (long long)cp->job_id, (long long)st->jobs[cp->job_id - 1].param);
+    else snprintf(out, len, "the %s", grid_submit_kind_name(cp->kind));
+}
+
+/* How a copy ended, for a message: "exit code 3", "walltime" ... */
+static void copy_end_text(const struct grid_copy *cp, char *out, size_t len)
+{
+    if (cp->end == GE_EXIT) snprintf(out, len, "exit code %d", cp->exit_code);
+    else if (cp->end == GE_NONE && !cp->cluster_job_id[0]) snprintf(out, len, "not submitted");
+    else snprintf(out, len, "%s", grid_end_name(cp->end));
+}
+
+/* A copy that exited or hit its walltime: the end, where it ran and the
+ * file its stderr went to in the working directory (docs/clusters.md; a
+ * grouped param has its own), the first thing a user reads. */
+static void copy_failed_text(const struct grid_state *st, const struct grid_copy *cp, const char *how, char *out,
+                             size_t len)
+{
+    char what[64];
+    copy_what(st, cp, what, sizeof what);
+    const char *cl = cluster_name(st, cp->cluster_id);
+    if (cp->grouped)
+        snprintf(out, len, "%s %s on %s (cluster job %s); its stderr: locus.%s.job%lld.stderr in the working directory",
+                 what, how, cl, cp->cluster_job_id, cl, (long long)cp->job_id);
+    else
+        snprintf(out, len, "%s %s on %s (cluster job %s); its stderr: locus.%s.%s.stderr in the working directory",
+                 what, how, cl, cp->cluster_job_id, cl, cp->cluster_job_id);
+}
+
+/* A refused submission of a copy, with the reason given (why, NULL or ""
+ * when none was). */
+static void refusal_text(const struct grid_state *st, const struct grid_copy *cp, const char *why, char *out,
+                         size_t len)
+{
+    char what[64];
+    copy_what(st, cp, what, sizeof what);
+    snprintf(out, len, "the submission of %s to %s was refused: %s", what, cluster_name(st, cp->cluster_id),
+             why && *why ? why : "no reason given");
+}
+
+/* Gives a job up under an event the user can fix; message (borrowed) says why. */
+static void give_up(struct grid_state *st, struct grid_job *j, const struct grid_copy *cp, enum grid_event_kind kind,
+                    const char *message, int64_t now)
+{
+    struct grid_event *e =
+        event_open(st, j->campaign_id, cp->cluster_id, cp->id, kind, 0, cp->exit_code, now, message);
     e->jobs++;
     j->event_id = e->id;
     job_set(st, j, GJ_ERROR);
@@ -313,7 +367,12 @@ static void requeue(struct grid_state *st, struct grid_job *j, const struct grid
 {
     if (k != RQ_QUIET) grid_pair_find(st, j->campaign_id, cp->cluster_id)->resubmitted++;
     if (k == RQ_ATTEMPT && ++j->attempts > st->cfg.max_attempts) {
-        give_up(st, j, cp, GEV_TOO_MANY_ATTEMPTS, now);
+        char what[64], end[48], msg[MSG_BYTES];
+        copy_what(st, cp, what, sizeof what);
+        copy_end_text(cp, end, sizeof end);
+        snprintf(msg, sizeof msg, "%s given up after %d attempts (max_attempts %d); the last, on %s, ended: %s", what,
+                 j->attempts, st->cfg.max_attempts, cluster_name(st, cp->cluster_id), end);
+        give_up(st, j, cp, GEV_TOO_MANY_ATTEMPTS, msg, now);
         return;
     }
     j->front = 1;
@@ -354,7 +413,12 @@ static double mean_duration(const struct grid_state *st, const struct grid_campa
  * the cluster is blacklisted for the campaign and the user told. */
 static void sink_detected(struct grid_state *st, struct grid_pair *p, const struct grid_copy *last, int64_t now)
 {
-    event_open(st, p->campaign_id, p->cluster_id, last->id, GEV_SINK, 1, 0, now);
+    char msg[MSG_BYTES];
+    snprintf(msg, sizeof msg, "%lld of the campaign's %lld successes on %s ran in near zero seconds (under %g s); "
+             "the last, job %lld, in %.1f s: the cluster is taken for a sink (jobs that fail there as successes)",
+             (long long)p->fast_successes, (long long)p->successes, cluster_name(st, p->cluster_id),
+             st->cfg.sink_seconds, (long long)last->job_id, last->run_s);
+    event_open(st, p->campaign_id, p->cluster_id, last->id, GEV_SINK, 1, 0, now, msg);
     for (int64_t i = 0; i < st->ncopies; i++) {
         const struct grid_copy *cp = &st->copies[i];
         if (cp->campaign_id != p->campaign_id || cp->cluster_id != p->cluster_id || !cp->fast) continue;
@@ -423,11 +487,12 @@ static int retry_code(const struct grid_campaign *c, int code)
 }
 
 /* A fatal error: the cluster is blacklisted for the campaign until the
- * user fixes the event; the job itself runs elsewhere. */
+ * user fixes the event; the job itself runs elsewhere. message (borrowed)
+ * says why. */
 static void fatal(struct grid_state *st, struct grid_copy *cp, struct grid_job *j, enum grid_event_kind kind,
-                  int64_t now)
+                  const char *message, int64_t now)
 {
-    event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now);
+    event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now, message);
     requeue(st, j, cp, RQ_ATTEMPT, now);
 }
 
@@ -441,9 +506,13 @@ static void on_walltime(struct grid_state *st, struct grid_copy *cp, struct grid
         return;
     }
     const struct grid_camp_cluster *cc = camp_cluster(camp_of(st, j), cp->cluster_id);
+    char how[128], msg[MSG_BYTES];
     if (cc && cc->checkpoint_period > 0 && !cp->grouped) {
         if (++j->resumes > st->cfg.checkpoint_resumes_max) {
-            give_up(st, j, cp, GEV_WALLTIME, now);
+            snprintf(how, sizeof how, "was killed at its walltime (%lld s) after %d resumes from its checkpoint "
+                     "(at most %d)", (long long)cp->walltime, j->resumes - 1, st->cfg.checkpoint_resumes_max);
+            copy_failed_text(st, cp, how, msg, sizeof msg);
+            give_up(st, j, cp, GEV_WALLTIME, msg, now);
             return;
         }
         j->pin_cluster = cp->cluster_id;   /* its checkpoint is there */
@@ -451,7 +520,10 @@ static void on_walltime(struct grid_state *st, struct grid_copy *cp, struct grid
         return;
     }
     if (++j->walltime_kills > st->cfg.walltime_retries) {
-        give_up(st, j, cp, GEV_WALLTIME, now);
+        snprintf(how, sizeof how, "was killed at its walltime (%lld s) %d times", (long long)cp->walltime,
+                 j->walltime_kills);
+        copy_failed_text(st, cp, how, msg, sizeof msg);
+        give_up(st, j, cp, GEV_WALLTIME, msg, now);
         return;
     }
     requeue(st, j, cp, RQ_RESUBMIT, now);
@@ -479,13 +551,13 @@ static int *script_state(struct grid_state *st, const struct grid_copy *cp)
     return cp->kind == GSK_PROLOGUE ? &p->prologue : &p->epilogue;
 }
 
-/* A prologue or an epilogue ended (refused: the scheduler refused it): done,
- * or to run again. A failure of the script itself (an exit code, its
+/* A prologue or an epilogue ended (refused: the scheduler refused it, why
+ * its reason): done, or to run again. A failure of the script itself (an exit code, its
  * walltime) or a refusal is fatal for the campaign there, as CiGri's
  * PROLOG/EPILOG_EXIT_ERROR: it runs again once the event is fixed. One that
  * never ran or was taken back (node failure, nikita, the admins) simply
  * runs again, not being at fault. */
-static void script_ended(struct grid_state *st, struct grid_copy *cp, int refused, int64_t now)
+static void script_ended(struct grid_state *st, struct grid_copy *cp, int refused, const char *why, int64_t now)
 {
     int *s = script_state(st, cp);
     if (cp->end == GE_SUCCESS) {
@@ -494,10 +566,20 @@ static void script_ended(struct grid_state *st, struct grid_copy *cp, int refuse
     }
     *s = GSS_TODO;
     enum grid_event_kind kind = cp->kind == GSK_PROLOGUE ? GEV_PROLOGUE_ERROR : GEV_EPILOGUE_ERROR;
-    if (refused) kind = GEV_SUBMIT_REFUSED;
-    else if (cp->cancel == GK_OVER_WALLTIME) cp->end = GE_WALLTIME;
+    char msg[MSG_BYTES];
+    if (refused) {
+        kind = GEV_SUBMIT_REFUSED;
+        refusal_text(st, cp, why, msg, sizeof msg);
+        event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now, msg);
+        return;
+    }
+    if (cp->cancel == GK_OVER_WALLTIME) cp->end = GE_WALLTIME;
     else if (cp->cancel || (cp->end != GE_EXIT && cp->end != GE_WALLTIME)) return;
-    event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now);
+    char how[64];
+    if (cp->end == GE_EXIT) snprintf(how, sizeof how, "exited with code %d", cp->exit_code);
+    else snprintf(how, sizeof how, "was killed at its walltime (%lld s)", (long long)cp->walltime);
+    copy_failed_text(st, cp, how, msg, sizeof msg);
+    event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now, msg);
 }
 
 static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct grid_copy_obs *o, int64_t now)
@@ -510,7 +592,7 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     cp->exit_code = o->exit_code;
     cp->run_s = o->run_s;
     if (!cp->job_id) {
-        script_ended(st, cp, 0, now);
+        script_ended(st, cp, 0, NULL, now);
         return;
     }
     struct grid_job *j = &st->jobs[cp->job_id - 1];
@@ -533,7 +615,12 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     switch (cp->end) {
     case GE_EXIT:
         if (retry_code(camp_of(st, j), cp->exit_code)) requeue(st, j, cp, RQ_ATTEMPT, now);
-        else fatal(st, cp, j, GEV_EXIT_ERROR, now);
+        else {
+            char how[64], msg[MSG_BYTES];
+            snprintf(how, sizeof how, "exited with code %d, not a retry code", cp->exit_code);
+            copy_failed_text(st, cp, how, msg, sizeof msg);
+            fatal(st, cp, j, GEV_EXIT_ERROR, msg, now);
+        }
         break;
     case GE_WALLTIME: on_walltime(st, cp, j, now); break;
     case GE_NONE: requeue(st, j, cp, RQ_QUIET, now); break;   /* never ran (a grouped job ended first) */
@@ -605,7 +692,7 @@ int grid_apply(struct grid_state *st, const struct grid_obs *obs, int64_t now, c
 }
 
 int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_status status,
-                       const char *cluster_job_id, int64_t now, char *err, size_t errlen)
+                       const char *cluster_job_id, const char *why, int64_t now, char *err, size_t errlen)
 {
     struct grid_copy *cp = grid_copy_find(st, copy_id);
     if (!cp) return errf(err, errlen, "unknown copy id %lld", (long long)copy_id), -1;
@@ -624,14 +711,19 @@ int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_
     cp->state = GC_ENDED;
     cp->end = GE_NONE;
     if (!cp->job_id) {
-        script_ended(st, cp, status == GS_REFUSED, now);
+        script_ended(st, cp, status == GS_REFUSED, why, now);
         return 0;
     }
     struct grid_job *j = &st->jobs[cp->job_id - 1];
     if (cp->test) grid_pair_find(st, cp->campaign_id, cp->cluster_id)->test_state = GT_TO_TEST;
     if (terminal(j->state) || has_live_copy(st, j)) return 0;
-    if (status == GS_REFUSED) fatal(st, cp, j, GEV_SUBMIT_REFUSED, now);
-    else requeue(st, j, cp, RQ_QUIET, now);
+    if (status == GS_REFUSED) {
+        char msg[MSG_BYTES];
+        refusal_text(st, cp, why, msg, sizeof msg);
+        fatal(st, cp, j, GEV_SUBMIT_REFUSED, msg, now);
+    } else {
+        requeue(st, j, cp, RQ_QUIET, now);
+    }
     return 0;
 }
 

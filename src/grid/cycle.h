@@ -116,9 +116,12 @@ enum grid_submit_status {
 };
 /* Reports one copy of a submission decision; cluster_job_id (borrowed,
  * copied; GS_OK only) is the scheduler's id. A copy already reported is
- * left alone (0). -1 with err for an unknown copy or a bad id. */
+ * left alone (0). why (borrowed; NULL or "": not known) is the scheduler's
+ * or the runner's reason for a GS_REFUSED: it goes, cleaned, into the
+ * message of the submit_refused event the refusal opens; other statuses
+ * ignore it. -1 with err for an unknown copy or a bad id. */
 int grid_submit_result(struct grid_state *st, int64_t copy_id, enum grid_submit_status status,
-                       const char *cluster_job_id, int64_t now, char *err, size_t errlen);
+                       const char *cluster_job_id, const char *why, int64_t now, char *err, size_t errlen);
 
 /* Closes an open event; the blacklist it caused is lifted. With resubmit,
  * the jobs it gave up go back to the queue (attempt counters reset). A

@@ -14,6 +14,7 @@
 #define GRID_RETRY_CODES_MAX 8
 #define GRID_CLUSTER_JOB_ID_MAX 39   /* bytes of a scheduler's job id ("123456_17") */
 #define GRID_CLUSTER_NAME_MAX JDL_CLUSTER_NAME_MAX
+#define GRID_EVENT_MESSAGE_MAX 512   /* bytes of an event's message: one line of UTF-8 */
 
 /* ---- what the policies keep (grid/predictor.h, finalize.h, metasched.h) ---- */
 
@@ -254,6 +255,8 @@ struct grid_event {
     int exit_code;
     int64_t jobs;             /* jobs given up under it */
     int64_t opened_at;
+    char message[GRID_EVENT_MESSAGE_MAX + 1];   /* why, as the cycle knew it when the failure that
+                                                   opened it happened (grid_message_clean's form) */
 };
 
 /* The operator's affinity of a user for a cluster (CiGri's users_priority):
@@ -288,6 +291,14 @@ struct grid_campaign *grid_campaign_find(struct grid_state *st, int64_t id);
 struct grid_job *grid_job_find(struct grid_state *st, int64_t id);
 struct grid_copy *grid_copy_find(struct grid_state *st, int64_t id);
 struct grid_event *grid_event_find(struct grid_state *st, int64_t id);
+
+/* text (borrowed) as an event's message into out: one line (control
+ * characters become spaces, trailing ones dropped), valid UTF-8 (a byte
+ * of no valid sequence becomes '?'), at most GRID_EVENT_MESSAGE_MAX
+ * bytes, cut at a character boundary and ended with "..." when longer.
+ * Events keep their reasons in this form, as a reason often quotes a
+ * scheduler's output, which is neither, and views print them on a line. */
+void grid_message_clean(char out[GRID_EVENT_MESSAGE_MAX + 1], const char *text);
 
 /* Names for logs and figures (static strings). */
 const char *grid_submit_kind_name(enum grid_submit_kind k);

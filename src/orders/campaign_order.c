@@ -115,22 +115,25 @@ static enum camp_order_rc run_rules(const char *project_dir, const char *user, s
 }
 
 /* Every cluster of spec must be declared; a disabled one is fine (it
- * just gets no jobs). */
-static enum camp_order_rc check_clusters(struct store *st, const struct campaign_spec *spec, char *err,
-                                         size_t errlen)
+ * just gets no jobs). With unknown, an undeclared one is passed to it
+ * instead of refused. */
+static enum camp_order_rc check_clusters(struct store *st, const struct campaign_spec *spec,
+                                         campaign_unknown_cluster_fn *unknown, void *ctx, char *err, size_t errlen)
 {
     for (int i = 0; i < spec->nclusters; i++) {
         struct cluster_row c;
         int rc = store_cluster_by_name(st, spec->clusters[i].name, &c);
-        if (rc == 1)
+        if (rc == 1 && unknown) unknown(ctx, spec->clusters[i].name);
+        else if (rc == 1)
             return fail(CAMP_ORDER_UNKNOWN, err, errlen, "clusters.%s: unknown cluster (see locus cluster list)",
                         spec->clusters[i].name);
-        if (rc) return store_failed(st, err, errlen);
+        else if (rc) return store_failed(st, err, errlen);
     }
     return CAMP_ORDER_OK;
 }
 
-/* Parses the JDL and its params, and runs the rules, into spec. */
+/* Parses the JDL and its params, and runs the rules as user (NULL: no
+ * rule runs), into spec. */
 static enum camp_order_rc build_spec(const char *project_dir, const char *user, const char *jdl_text, size_t len,
                                      const char *params_text, size_t params_len, struct campaign_spec *spec,
                                      char *err, size_t errlen)
@@ -153,7 +156,19 @@ static enum camp_order_rc build_spec(const char *project_dir, const char *user, 
         if (jdl_add_params_text(spec, params_text, params_len, why, sizeof why))
             return fail(CAMP_ORDER_INVALID, err, errlen, "param_file %.512s: %s", file, why);
     }
-    return run_rules(project_dir, user, spec, err, errlen);
+    return user ? run_rules(project_dir, user, spec, err, errlen) : CAMP_ORDER_OK;
+}
+
+enum camp_order_rc campaign_order_check(struct store *st, const char *project_dir, const char *user,
+                                        const char *jdl_text, size_t len, const char *params_text,
+                                        size_t params_len, campaign_unknown_cluster_fn *unknown, void *ctx,
+                                        char *err, size_t errlen)
+{
+    struct campaign_spec spec = {0};
+    enum camp_order_rc rc = build_spec(project_dir, user, jdl_text, len, params_text, params_len, &spec, err, errlen);
+    if (!rc) rc = check_clusters(st, &spec, unknown, ctx, err, errlen);
+    campaign_spec_free(&spec);
+    return rc;
 }
 
 enum camp_order_rc campaign_order_submit(struct store *st, const char *project_dir, int64_t user_id,
@@ -168,7 +183,7 @@ enum camp_order_rc campaign_order_submit(struct store *st, const char *project_d
     struct campaign_spec spec = {0};
     enum camp_order_rc rc =
         build_spec(project_dir, u.name, jdl_text, len, params_text, params_len, &spec, err, errlen);
-    if (!rc) rc = check_clusters(st, &spec, err, errlen);
+    if (!rc) rc = check_clusters(st, &spec, NULL, NULL, err, errlen);
     if (!rc) {
         json_t *j = jdl_to_json(&spec);
         struct grid_order o = {.kind = GO_SUBMIT, .user_id = user_id, .body = json_dumps(j, JSON_COMPACT),

@@ -41,6 +41,17 @@ enum camp_order_rc campaign_order_submit(struct store *st, const char *project_d
                                          size_t params_len, int64_t now, int64_t *order_id, char *err,
                                          size_t errlen);
 
+/* Checks a campaign as campaign_order_submit does and writes no order:
+ * the admission rules run as user (borrowed; NULL: none runs, as no
+ * owner is known), and each cluster the JDL names that is not declared
+ * is passed to unknown(ctx, name) rather than refused, so that a JDL can
+ * be checked where its clusters are not (yet) declared. */
+typedef void campaign_unknown_cluster_fn(void *ctx, const char *name);
+enum camp_order_rc campaign_order_check(struct store *st, const char *project_dir, const char *user,
+                                        const char *jdl_text, size_t len, const char *params_text,
+                                        size_t params_len, campaign_unknown_cluster_fn *unknown, void *ctx,
+                                        char *err, size_t errlen);
+
 /* Pause, resume or cancel campaign_id (kind GO_PAUSE, GO_RESUME,
  * GO_CANCEL), or fix event_id (GO_FIX, resubmit 0/1; campaign_id is then
  * ignored, the order gets the event's). user_id > 0: only the campaign's

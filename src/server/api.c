@@ -9,6 +9,7 @@
 #include "orders/sequence_order.h"
 #include "orders/sequence_order_json.h"
 #include "store/store.h"
+#include "store/store_job_view.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <dirent.h>
@@ -25,15 +26,7 @@ static json_t *batch_json(struct store *st, const struct batch *b, int64_t now)
     struct batch_progress p;
     batch_progress_compute(b, &bs, now, &p);
     struct app a;
-    const char *app = store_app_get(st, b->app_id, &a) == 0 ? a.name : "";
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
-        "id", (json_int_t)b->id, "name", b->name, "state", batch_state_name(b->state), "app", app,
-        "create_time", (json_int_t)b->create_time, "done_time", (json_int_t)b->done_time,
-        "jobs", (json_int_t)bs.njobs, "done", (json_int_t)bs.ndone, "validated", (json_int_t)bs.nvalidated,
-        "active", (json_int_t)bs.nactive, "failed", (json_int_t)bs.nfailed, "cancelled", (json_int_t)bs.ncancelled,
-        "instances_in_progress", (json_int_t)bs.ninstances_in_progress,
-        "instances_success", (json_int_t)bs.ninstances_success, "instances_error", (json_int_t)bs.ninstances_error,
-        "min_quorum", (json_int_t)b->red.min_quorum, "jobs_per_hour", p.jobs_per_hour, "eta_s", p.eta_s);
+    return batch_figures_json(b, store_app_get(st, b->app_id, &a) == 0 ? a.name : "", &p);
 }
 
 struct list_ctx { struct store *st; json_t *arr; int64_t now; int failed; };
@@ -161,6 +154,47 @@ static int add_sequence(void *ctx, const struct sequence_rec *q)
     return 0;
 }
 
+/* GET batches/KEY/jobs/JOB and batches/KEY/failures (rest: what follows
+ * "batches/"), the JSON of `locus job show` and `locus batch show`
+ * (store/store_job_view.h). Hosts' stderr may say what only the batch's
+ * owner should read: the owner's submit key, or an admin's, is needed,
+ * and anyone else reads the batch as absent. NULL with the error answered. */
+static json_t *batch_detail(struct server *s, struct store *st, const char *rest, const char *auth, int64_t now,
+                            struct strbuf *out, int *status)
+{
+    struct batch b;
+    char key[sizeof b.name];
+    const char *slash = strchr(rest, '/'), *sub = slash + 1;
+    size_t n = (size_t)(slash - rest);
+    int failures = !strcmp(sub, "failures");
+    const char *job = !strncmp(sub, "jobs/", 5) && sub[5] ? sub + 5 : NULL;
+    if (!n || n >= sizeof key || (!failures && !job))
+        return api_error(out, status, 404, "unknown API path; try /api/v1/batches/NAME_OR_ID/jobs/JOB or "
+                         "/api/v1/batches/NAME_OR_ID/failures"), NULL;
+    memcpy(key, rest, n);
+    key[n] = 0;
+    struct user u;
+    if (api_user(s, auth, &u, out, status)) return NULL;
+    char *end;
+    long long id = strtoll(key, &end, 10);
+    int rc = !*end ? store_batch_get(st, id, &b) : store_batch_by_name(st, key, &b);
+    if (!rc && api_scope(&u) && b.user_id != api_scope(&u)) rc = 1;
+    if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st)), NULL;
+    json_t *result = NULL;
+    if (failures) {
+        struct failures_view v;
+        if (!failures_view_get(st, &b, now, &v)) result = failures_view_json(&v);
+    } else {
+        struct job_view v;
+        rc = job_view_get(st, &s->proj, &b, job, &v);
+        if (!rc) result = job_view_json(&v);
+        job_view_free(&v);
+        if (rc > 0) return api_error(out, status, 404, "no such job in this batch"), NULL;
+    }
+    if (!result) api_error(out, status, 500, store_error(st));
+    return result;
+}
+
 /* The answer to GET batches: kept API_LIST_CACHE_S seconds (server.h), so
  * that anyone asking it in a loop costs one computation per period. 0 with
  * out filled, or -1 with the error answered. */
@@ -197,6 +231,9 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
     if (!strcmp(path, "batches")) {
         batch_list(s, st, now, out, status);
         return;
+    } else if (!strncmp(path, "batches/", 8) && strchr(path + 8, '/')) {
+        result = batch_detail(s, st, path + 8, auth, now, out, status);
+        if (!result) return;
     } else if (!strncmp(path, "batches/", 8)) {
         const char *key = path + 8;
         struct batch b;

@@ -665,8 +665,9 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
     if (done < s->n) log_warn("grid: %s", err);
     for (int i = 0; i < s->n; i++) {
         char e3[256];
-        if (grid_submit_result(&g->g, copy_ids[i], i < done ? GS_OK : fail_status, i < done ? ids[i] : NULL, now,
-                               e3, sizeof e3))
+        /* the reason logged above is also the message of the event a refusal opens */
+        if (grid_submit_result(&g->g, copy_ids[i], i < done ? GS_OK : fail_status, i < done ? ids[i] : NULL, err,
+                               now, e3, sizeof e3))
             log_error("grid: copy %" PRId64 ": %s", copy_ids[i], e3);
     }
     log_debug(LT_GRID, "grid: campaign %" PRId64 " on %s: %d of %d jobs submitted (%s)", s->campaign_id,
@@ -825,7 +826,7 @@ static void recover_submission(struct gridd *g, int64_t sub, int n, int64_t clus
         log_info("grid: submission %" PRId64 " to %s was under way when locusd stopped: %d of its %d jobs "
                  "found there%s", sub, cl ? cl->name : "?", found, n, grouped ? " (one grouped job)" : "");
     for (int k = 0; k < n; k++)
-        grid_submit_result(&g->g, sub + k, k < found ? GS_OK : GS_TRANSIENT, k < found ? ids[k] : NULL,
+        grid_submit_result(&g->g, sub + k, k < found ? GS_OK : GS_TRANSIENT, k < found ? ids[k] : NULL, NULL,
                            g->g.last_cycle, err, sizeof err);
     free(ids);
 }

@@ -438,7 +438,7 @@ static void carry_submits(struct gsim *s, char *err, size_t errlen)
                 s->sc[id - 1] = (struct scopy){.cjob = j, .pos = p};
                 char jid[32];
                 snprintf(jid, sizeof jid, "%d", j);
-                grid_submit_result(&s->st, id, GS_OK, jid, (int64_t)now_of(s), err, errlen);
+                grid_submit_result(&s->st, id, GS_OK, jid, NULL, (int64_t)now_of(s), err, errlen);
             }
             s->f->submissions++;
         }

@@ -286,5 +286,23 @@ static const char v13[] =
     " PRIMARY KEY(user_id, cluster)) WITHOUT ROWID;"
     "INSERT INTO cluster_accounts SELECT DISTINCT c.user_id, '', u.name FROM campaigns c JOIN users u ON u.id = c.user_id;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13};
-const int schema_nmigrations = 13;
+/* Version 14: every campaign event carries its message, the reason the
+ * grid daemon had when it opened it (a refusal's, the exit code and where
+ * the stderr is...), which was only in locusd's log. Events opened
+ * before get what their row still says. */
+static const char v14[] =
+    "ALTER TABLE grid_events ADD COLUMN message TEXT NOT NULL DEFAULT '';"
+    "UPDATE grid_events SET message = CASE kind"
+    " WHEN {GEV_EXIT_ERROR} THEN 'a job exited with code ' || exit_code || ', not a retry code'"
+    " WHEN {GEV_SUBMIT_REFUSED} THEN 'a submission was refused (the reason is in locusd''s log)'"
+    " WHEN {GEV_SINK} THEN 'jobs ran in near zero seconds: the cluster is taken for a sink'"
+    " WHEN {GEV_WALLTIME} THEN 'a job was killed at its walltime too often'"
+    " WHEN {GEV_TOO_MANY_ATTEMPTS} THEN 'a job was given up after too many attempts'"
+    " WHEN {GEV_PROLOGUE_ERROR} THEN 'the prologue ' || iif(exit_code = 0, 'was killed at its walltime',"
+    "  'exited with code ' || exit_code)"
+    " WHEN {GEV_EPILOGUE_ERROR} THEN 'the epilogue ' || iif(exit_code = 0, 'was killed at its walltime',"
+    "  'exited with code ' || exit_code)"
+    " ELSE '' END;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14};
+const int schema_nmigrations = 14;

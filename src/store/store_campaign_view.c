@@ -246,6 +246,9 @@ static int event_row(void *ctx, sqlite3_stmt *st)
         .jobs = sqlite3_column_int64(st, 8), .opened_at = sqlite3_column_int64(st, 9),
     };
     col_text(st, 10, e.cluster, sizeof e.cluster);
+    /* cleaned again: a row written by hand must not make the JSON fail */
+    const unsigned char *msg = sqlite3_column_text(st, 11);
+    grid_message_clean(e.message, msg ? (const char *)msg : "");
     return x->each(x->ctx, &e);
 }
 
@@ -255,7 +258,7 @@ int event_view_each(struct store *s, int64_t campaign_id, int (*each)(void *ctx,
     struct each_event x = {each, ctx};
     return query(s,
                  "SELECT e.id, e.campaign_id, e.cluster_id, e.copy_id, e.kind, e.open, e.blacklists, e.exit_code,"
-                 " e.jobs, e.opened_at, coalesce(g.name, '') FROM grid_events e"
+                 " e.jobs, e.opened_at, coalesce(g.name, ''), e.message FROM grid_events e"
                  " LEFT JOIN grid_clusters g ON g.id = e.cluster_id WHERE ?1 = 0 OR e.campaign_id = ?1 ORDER BY e.id",
                  campaign_id, 0, event_row, &x) < 0 ? -1 : 0;
 }
@@ -387,11 +390,11 @@ json_t *campaign_view_json(const struct campaign_view *v, int full)
 
 json_t *event_view_json(const struct event_view *e)
 {
-    return json_pack("{s:I, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:i, s:I, s:I}", "id", (json_int_t)e->id,
+    return json_pack("{s:I, s:I, s:I, s:s, s:I, s:s, s:b, s:b, s:i, s:I, s:I, s:s}", "id", (json_int_t)e->id,
                      "campaign_id", (json_int_t)e->campaign_id, "cluster_id", (json_int_t)e->cluster_id, "cluster",
                      e->cluster, "copy_id", (json_int_t)e->copy_id, "kind", grid_event_name(e->kind), "open", e->open,
                      "blacklists", e->blacklists, "exit_code", e->exit_code, "jobs", (json_int_t)e->jobs,
-                     "opened_at", (json_int_t)e->opened_at);
+                     "opened_at", (json_int_t)e->opened_at, "message", e->message);
 }
 
 json_t *cluster_row_json(const struct cluster_row *c)

@@ -85,6 +85,7 @@ struct event_view {
     int exit_code;
     int64_t jobs;                /* jobs given up under it */
     int64_t opened_at;
+    char message[GRID_EVENT_MESSAGE_MAX + 1];   /* why it was opened: one line of UTF-8 */
 };
 
 /* Calls each(ctx, e) per event of campaign_id (0: every campaign's) in id

@@ -421,7 +421,7 @@ static const struct rm_field gpair_fields[] = {
 #define GE struct grid_event
 static const struct rm_field gevent_fields[] = {
     RM(GE, id), RM(GE, campaign_id), RM(GE, cluster_id), RM(GE, copy_id), RM(GE, kind), RM(GE, open),
-    RM(GE, notified), RM(GE, blacklists), RM(GE, exit_code), RM(GE, jobs), RM(GE, opened_at),
+    RM(GE, notified), RM(GE, blacklists), RM(GE, exit_code), RM(GE, jobs), RM(GE, opened_at), RM(GE, message),
 };
 #define FU struct fs_user
 static const struct rm_field fs_fields[] = {RM(FU, user_id), RM(FU, share), RM(FU, usage)};

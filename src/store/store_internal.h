@@ -1,9 +1,23 @@
-/* store_internal.h - for the store's own files only: the SQLite handle. */
+/* store_internal.h - for the store's own files only: the SQLite handle and
+ * what several of them query and read alike. */
 #ifndef LOCUS_STORE_INTERNAL_H
 #define LOCUS_STORE_INTERNAL_H
 #include "store/store.h"
 #include <sqlite3.h>
 sqlite3 *store_db(struct store *s);
+
+/* A batch's id ?1 and its chunks' (a generated cursor batch's jobs are in
+ * them); "parent_id<>0" lets the partial index batches_parent serve. */
+#define BATCH_AND_CHUNKS "SELECT ?1 UNION ALL SELECT id FROM batches WHERE parent_id=?1 AND parent_id<>0"
+
+/* An instance's 16 columns, each prefixed by p (a table alias such as
+ * "i." or ""), in the order store_inst_from_row reads them. */
+#define STORE_INST_COLS(p)                                                                                  \
+    p "id," p "job_id," p "seq," p "host_id," p "user_id," p "app_version_id," p "state," p "outcome,"    \
+    p "validate_state," p "sent_time," p "deadline," p "received_time," p "exit_status," p "cpu_time,"    \
+    p "elapsed_time," p "credit"
+/* Reads STORE_INST_COLS, the first 16 columns of st's row, into *in. */
+void store_inst_from_row(sqlite3_stmt *st, struct instance *in);
 
 /* The store's prepared statements, each made once on first use. */
 enum {

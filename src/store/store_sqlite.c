@@ -1070,10 +1070,9 @@ int store_job_status(struct store *s, int64_t id, struct job_status *js)
 
 /* ---- instances ---- */
 
-#define INST_COLS "id,job_id,seq,host_id,user_id,app_version_id,state,outcome,validate_state," \
-    "sent_time,deadline,received_time,exit_status,cpu_time,elapsed_time,credit"
+#define INST_COLS STORE_INST_COLS("")
 
-static void inst_from_row(sqlite3_stmt *st, struct instance *in)
+void store_inst_from_row(sqlite3_stmt *st, struct instance *in)
 {
     in->id = sqlite3_column_int64(st, 0);
     in->job_id = sqlite3_column_int64(st, 1);
@@ -1151,7 +1150,7 @@ int store_instance_get(struct store *s, int64_t id, struct instance *in)
     sqlite3_bind_int64(st, 1, id);
     int rc = row(s, st, "find instance");
     if (rc) return rc;
-    inst_from_row(st, in);
+    store_inst_from_row(st, in);
     sqlite3_reset(st);
     return 0;
 }
@@ -1331,7 +1330,7 @@ static int live_inst_row(struct store *s, sqlite3_stmt *st, void *p)
 {
     struct each_ctx *e = p;
     struct instance in;
-    inst_from_row(st, &in);
+    store_inst_from_row(st, &in);
     return ((int (*)(void *, const struct instance *))e->cb)(e->ctx, &in);
 }
 
@@ -1346,9 +1345,6 @@ int store_each_live_instance(struct store *s, int64_t batch_id, int (*cb)(void *
 
 /* ---- stats ---- */
 
-/* A batch's id ?1 and its chunks' (a generated cursor batch's jobs are in
- * them); "parent_id<>0" lets the partial index batches_parent serve. */
-#define BATCH_AND_CHUNKS "SELECT ?1 UNION ALL SELECT id FROM batches WHERE parent_id=?1 AND parent_id<>0"
 
 int store_batch_stats(struct store *s, int64_t batch_id, struct batch_stats *bs)
 {

@@ -6,7 +6,8 @@
 # daemon (sqlite3 marking the order done or refused) or timing out;
 # params added to a campaign from a file or standard input, checked
 # against its params, its owner and the admission rules (as the owner's);
-# refusals exit 1 with one line on stderr and write no order.
+# refusals exit 1 with one line on stderr and write no order; an event
+# shown with its message, in text and JSON.
 set -euo pipefail
 . "$(dirname "$0")/lib/codes.sh"
 
@@ -217,6 +218,18 @@ wait "$daemon"; daemon=
 "$locus" campaign clusters "$proj" | grep -q "^beta *oar *disabled *- .*never" && ok || fail clusters ""
 expect stat_unknown 1 "no campaign 7" "$locus" campaign stat "$proj" 7
 expect events_unknown 1 "no campaign 7" "$locus" campaign events "$proj" 7
+
+# ---- an event with its message, as the daemon saves it ----
+why='the submission of job 1 (param #0) to alpha was refused: user "alice" is unknown on this submit host'
+sql "INSERT INTO grid_clusters(id, name) VALUES(1, 'alpha');
+     INSERT INTO grid_events(id, campaign_id, cluster_id, copy_id, kind, open, notified, blacklists, exit_code, jobs,
+       opened_at, message) VALUES(5, 42, 1, 1, $GEV_SUBMIT_REFUSED, 1, 1, 1, 0, 0, 1, '$why')"
+"$locus" campaign events "$proj" 42 >"$work/out"
+grep -q "^5 *42 *submit_refused *alpha *open" "$work/out" && [ "$(sed -n 3p "$work/out")" = "       $why" ] && ok ||
+  fail events_message "$(cat "$work/out")"
+"$locus" campaign events "$proj" 42 --json >"$work/out"
+grep -q '"kind":"submit_refused"' "$work/out" && grep -qF "\"message\":\"${why//\"/\\\"}\"" "$work/out" && ok ||
+  fail events_message_json "$(cat "$work/out")"
 
 echo "cli_campaign: $passed passed, $failed failed"
 [ "$failed" = 0 ]

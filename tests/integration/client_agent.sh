@@ -157,11 +157,7 @@ fi
 say "suspend stopped every task, resume ran them again: $(lc status)"
 
 # ---- a clean stop with tasks running, then suspend in memory ----
-kill -TERM "$AGENT_PID"
-rc=0
-wait "$AGENT_PID" || rc=$?
-[ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
-check_agent_sanitizers
+stop_agent
 start_agent --leave-in-memory 1
 for i in $(seq 40); do
     [ "$(field running "$(lc status)")" -gt 0 ] && break
@@ -198,12 +194,7 @@ for i in $(seq 60); do
 done
 [ "$(field tasks "$(lc status)")" = 0 ] || afail "the agent still holds tasks after the batch: $(lc tasks)"
 say "status at the end: $(lc status)"
-kill -TERM "$AGENT_PID"
-rc=0
-wait "$AGENT_PID" || rc=$?
-AGENT_PID=
-[ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
-check_agent_sanitizers
+stop_agent
 nbench=$(grep -c "CPU benchmark: " "$AGENT_LOG" || true)
 [ "$nbench" -eq 1 ] || fail "the CPU benchmark ran $nbench times in 3 starts (once expected: its time is saved)"
 stop_locusd

@@ -29,12 +29,6 @@ done
 [ "$(field hostid "$(lc projects)")" -gt 0 ] || afail "no first RPC: $(lc projects)"
 pdir=$(find "$AGENT_DIR/projects" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 [ -n "$pdir" ] || afail "the agent has no project folder"
-stop_agent() {
-    kill -TERM "$AGENT_PID"
-    local rc=0
-    wait "$AGENT_PID" || rc=$?
-    [ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
-}
 stop_agent
 
 # an app_info.xml naming a file that is not there: said, and not used

@@ -139,18 +139,9 @@ grep -q "would share the folder projects/127.0.0.1_${PORT}_proj of $URL" "$TMP/e
     || afail "the same folder twice: unexpected message: $(cat "$TMP/err")"
 
 # ---- the state after a restart: the good project, nothing else ----
-kill -TERM "$AGENT_PID"
-rc=0
-wait "$AGENT_PID" || rc=$?
-AGENT_PID=
-[ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
+stop_agent
 start_agent
 [ "$(lc projects | cut -d ' ' -f 1)" = "$URL" ] || afail "after a restart, projects is not just $URL: $(lc projects)"
-kill -TERM "$AGENT_PID"
-rc=0
-wait "$AGENT_PID" || rc=$?
-AGENT_PID=
-[ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
-check_agent_sanitizers
+stop_agent
 stop_locusd
 say "PASS: each failed attach exits 1 with its reason and attaches nothing; a good one says host $hostid; total $(elapsed)s"

@@ -48,10 +48,7 @@ for i in $(seq 120); do
 done
 [ "$(field tasks "$(lc status)")" = 0 ] || afail "tasks left 60 s after the batches were done: $(lc tasks)"
 cp "$AGENT_DIR/client_state.json" "$TMP/state.json"
-kill -TERM "$AGENT_PID"
-rc=0
-wait "$AGENT_PID" || rc=$?
-[ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
+stop_agent
 stop_locusd
 
 coproc_check "$proj"

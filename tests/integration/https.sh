@@ -78,8 +78,7 @@ grep -q "^locus-client: attach $URL: .*TLS: .*trusting $TMP/other.pem" "$TMP/err
 [ -z "$(lc projects)" ] || afail "a failed attach left a project: $(lc projects)"
 [ "$(sql "$proj" "SELECT count(*) FROM hosts")" -eq 0 ] || afail "an agent that trusts another CA made a host"
 say "locus-client trusting another CA: $(grep -o 'TLS: .*' "$TMP/err")"
-kill -TERM "$AGENT_PID"
-wait "$AGENT_PID" || afail "the agent did not stop cleanly"
+stop_agent
 
 # ---- both clients trust the test CA through ca-bundle.crt, as BOINC does ----
 cp "$TMP/ca.pem" "$AGENT_DIR/ca-bundle.crt"
@@ -106,9 +105,7 @@ plain=$(grep -E '\[http\] (POST|GET) /proj/(scheduler|download/|file_upload_hand
 [ -z "$plain" ] || fail "requests over plain HTTP: $(head -n 3 <<<"$plain")"
 say "$(grep -c '(https)$' "$LOCUSD_LOG") requests over https, none of the hosts' over plain HTTP"
 stop_client A
-kill -TERM "$AGENT_PID"
-wait "$AGENT_PID" || afail "the agent did not stop cleanly"
-check_agent_sanitizers
+stop_agent
 stop_locusd
 
 # ---- a key every user may read: no start, nothing served ----

@@ -606,8 +606,8 @@ static void own_daemon_start(struct fx *f, struct own_daemon *d)
 
 
 /* A job that exits with status 3 (not a retry code): the daemon gives it
- * up under an event that blacklists the cluster for the campaign; the
- * owner lists it and fixes it. */
+ * up under an event that blacklists the cluster for the campaign, which
+ * says why; the owner lists it and fixes it. */
 static void test_events_listed_and_fixed(void **state)
 {
     struct fx *f = *state;
@@ -635,6 +635,11 @@ static void test_events_listed_and_fixed(void **state)
     assert_string_equal(str_of(ev, "cluster"), "fake1");
     assert_string_equal(str_of(ev, "kind"), grid_event_name(GEV_EXIT_ERROR));
     assert_int_equal(int_of(ev, "exit_code"), 3);
+    /* with its message: the job, its exit code, where its stderr is */
+    const char *msg = str_of(ev, "message");
+    if (!strstr(msg, "(param #0) exited with code 3, not a retry code on fake1 (cluster job ") ||
+        !strstr(msg, "); its stderr: locus.fake1."))
+        fail_msg("message: %s", msg);
     assert_true(json_is_true(json_object_get(ev, "open")));
     json_decref(ev);
     j = expect(f, 200, "GET", stat, f->key_a, NULL);

@@ -265,7 +265,7 @@ static void daemon_state(struct fx *f)
     grid_cycle(&st, 1000, &d);
     assert_true(d.nids >= 3);
     for (size_t i = 0; i < d.nids; i++)
-        assert_int_equal(grid_submit_result(&st, d.ids[i], GS_OK, "7", 1000, f->err, sizeof f->err), 0);
+        assert_int_equal(grid_submit_result(&st, d.ids[i], GS_OK, "7", NULL, 1000, f->err, sizeof f->err), 0);
     /* campaign 1: copy 1 succeeded in 100 s, copy 2 failed with exit code 3 */
     struct grid_copy_obs obs[] = {
         {.copy_id = 1, .state = GO_ENDED, .end = GE_SUCCESS, .run_s = 100, .started_at = 1000},

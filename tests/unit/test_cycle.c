@@ -164,12 +164,12 @@ static void fake_carry(struct fake *f, int64_t now)
         for (int k = 0; k < sub->n; k++) {
             int64_t copy = f->d.ids[sub->first + k];
             if (b->refuse) {
-                assert_int_equal(grid_submit_result(&f->st, copy, GS_REFUSED, NULL, now, f->err, sizeof f->err), 0);
+                assert_int_equal(grid_submit_result(&f->st, copy, GS_REFUSED, NULL, NULL, now, f->err, sizeof f->err), 0);
                 continue;
             }
             char id[32];
             snprintf(id, sizeof id, "%lld", (long long)copy);
-            assert_int_equal(grid_submit_result(&f->st, copy, GS_OK, id, now, f->err, sizeof f->err), 0);
+            assert_int_equal(grid_submit_result(&f->st, copy, GS_OK, id, NULL, now, f->err, sizeof f->err), 0);
             assert_true(f->n < FAKE_MAX);
             f->j[f->n++] = (struct fjob){.copy = copy, .cluster = sub->cluster_id, .dur = b->dur, .end = b->end,
                                          .exit_code = b->exit_code};
@@ -677,7 +677,7 @@ static void test_restart_same_cycle_twice_does_not_submit_twice(void **st)
     for (size_t i = 0; i < nids; i++) assert_int_equal(f->d.ids[i], ids[i]);
     fake_carry(f, 410);
     /* results reported twice: harmless */
-    assert_int_equal(grid_submit_result(&f->st, ids[0], GS_OK, "again", 410, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_submit_result(&f->st, ids[0], GS_OK, "again", NULL, 410, f->err, sizeof f->err), 0);
     assert_string_not_equal(grid_copy_find(&f->st, ids[0])->cluster_job_id, "again");
     /* every job is submitted once */
     for (int64_t i = 0; i < f->st.ncopies; i++)
@@ -734,7 +734,7 @@ static void test_bad_observations_change_nothing(void **st)
         {cgood, {.copy_id = 1, .state = 7}, "out of range"},
         {cgood, {.copy_id = 2, .state = GO_RUNNING}, "never reported submitted"},
     };
-    assert_int_equal(grid_submit_result(&f->st, 1, GS_OK, "x1", 10, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_submit_result(&f->st, 1, GS_OK, "x1", NULL, 10, f->err, sizeof f->err), 0);
     struct grid_state before = f->st;
     struct grid_copy copies[8];
     memcpy(copies, f->st.copies, (size_t)f->st.ncopies * sizeof *copies);
@@ -748,8 +748,8 @@ static void test_bad_observations_change_nothing(void **st)
     }
     struct grid_obs neg = {.ncopies = -1};
     assert_int_equal(grid_apply(&f->st, &neg, 20, f->err, sizeof f->err), -1);
-    assert_int_equal(grid_submit_result(&f->st, 77, GS_OK, "x", 20, f->err, sizeof f->err), -1);
-    assert_int_equal(grid_submit_result(&f->st, 2, GS_OK, "", 20, f->err, sizeof f->err), -1);
+    assert_int_equal(grid_submit_result(&f->st, 77, GS_OK, "x", NULL, 20, f->err, sizeof f->err), -1);
+    assert_int_equal(grid_submit_result(&f->st, 2, GS_OK, "", NULL, 20, f->err, sizeof f->err), -1);
     assert_int_equal(grid_event_fix(&f->st, 5, 0, f->err, sizeof f->err), -1);
     fake_free(f);
 }
@@ -1175,8 +1175,8 @@ static void test_restart_mid_prologue(void **st)
     assert_int_equal(f->st.ncopies, 2);
     assert_int_equal(f->d.ids[0], ids[0]);
     assert_int_equal(f->d.ids[1], ids[1]);
-    assert_int_equal(grid_submit_result(&f->st, ids[0], GS_OK, "p0", 20, f->err, sizeof f->err), 0);
-    assert_int_equal(grid_submit_result(&f->st, ids[1], GS_TRANSIENT, NULL, 20, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_submit_result(&f->st, ids[0], GS_OK, "p0", NULL, 20, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_submit_result(&f->st, ids[1], GS_TRANSIENT, NULL, NULL, 20, f->err, sizeof f->err), 0);
     grid_cycle(&f->st, 30, &f->d);
     assert_int_equal(f->d.nsubmits, 1);   /* only the one that did not reach its cluster */
     assert_int_equal(f->d.submits[0].kind, GSK_PROLOGUE);
@@ -1216,7 +1216,7 @@ static void test_grouped_outcomes_and_cancels(void **st)
             assert_int_equal(f->d.ids[s->first + k], g[i] + k);   /* a group's copies are consecutive */
             char id[8];
             snprintf(id, sizeof id, "g%d", i);
-            assert_int_equal(grid_submit_result(&f->st, g[i] + k, GS_OK, id, 130, f->err, sizeof f->err), 0);
+            assert_int_equal(grid_submit_result(&f->st, g[i] + k, GS_OK, id, NULL, 130, f->err, sizeof f->err), 0);
         }
     }
     struct grid_copy_obs o[15];

@@ -21,6 +21,7 @@
 #include "grid/cycle.h"
 #include "orders/campaign_record.h"
 #include "server/grid.h"
+#include "store/store_campaign_view.h"
 #include "store/store_grid.h"
 #include <sqlite3.h>
 #include <stdio.h>
@@ -187,6 +188,31 @@ static void run_to_end(struct fx *f, int64_t campaign)
     assert_int_equal(camp_state(f, campaign), GCS_TERMINATED);
 }
 
+static void assert_contains(const char *text, const char *want)
+{
+    if (!strstr(text, want)) fail_msg("\"%s\" is not in \"%s\"", want, text);
+}
+
+/* The first event of a kind a view lists: its message and its JSON. */
+struct seen_event {
+    enum grid_event_kind kind;
+    char message[GRID_EVENT_MESSAGE_MAX + 1];
+    char json[2048];
+};
+
+static int see_event(void *ctx, const struct event_view *e)
+{
+    struct seen_event *x = ctx;
+    if (e->kind != x->kind || x->message[0]) return 0;
+    snprintf(x->message, sizeof x->message, "%s", e->message);
+    json_t *j = event_view_json(e);
+    char *text = json_dumps(j, JSON_COMPACT);
+    snprintf(x->json, sizeof x->json, "%s", text);
+    free(text);
+    json_decref(j);
+    return 0;
+}
+
 /* A campaign's jobs run as the account the operator mapped its user to,
  * nothing else: no mapping, or a system account (root, an account below
  * grid_min_uid on this host), and the submission is refused, fatal for
@@ -205,10 +231,24 @@ static void test_jobs_run_as_the_mapped_account_only(void **state)
             if (st->copies[k].campaign_id == c && st->copies[k].cluster_job_id[0])
                 fail_msg("a job of a campaign with account %s reached a cluster", refused[i] ? refused[i] : "(none)");
         int fatal = 0;
-        for (int64_t e = 0; e < st->nevents; e++)
-            fatal += st->events[e].campaign_id == c && st->events[e].kind == GEV_SUBMIT_REFUSED;
+        for (int64_t e = 0; e < st->nevents; e++) {
+            if (st->events[e].campaign_id != c || st->events[e].kind != GEV_SUBMIT_REFUSED) continue;
+            fatal++;
+            /* the reason locusd logs is the event's message */
+            const char *why =
+                refused[i] ? "is a system account, below grid_min_uid" : "user alice has no account on cluster";
+            if (!strstr(st->events[e].message, why) || !strstr(st->events[e].message, "was refused: "))
+                fail_msg("account %s: message \"%s\"", refused[i] ? refused[i] : "(none)", st->events[e].message);
+        }
         if (!fatal) fail_msg("no submit_refused event for account %s", refused[i] ? refused[i] : "(none)");
     }
+    /* ... as the store's view has it, in text and in JSON */
+    struct seen_event seen = {.kind = GEV_SUBMIT_REFUSED};
+    assert_int_equal(event_view_each(f->s, 1, see_event, &seen), 0);
+    assert_contains(seen.message, "the submission of job 1 (param #0) to beta was refused: user alice has no account "
+                                  "on cluster beta: the operator maps one (locus user account DIR alice ACCOUNT "
+                                  "--cluster beta)");
+    assert_non_null(strstr(seen.json, seen.message));
     assert_int_equal(store_cluster_account_set(f->s, f->user, "alpha", "alice_alpha"), 0);
     int64_t c = submit(f, 2, 30);
     for (int k = 0; k < 5; k++) cycle(f, 10);
@@ -599,6 +639,13 @@ static void test_grouped_campaign_per_param_outcomes(void **state)
     for (int64_t i = 0; i < camp->njobs; i++) {
         const struct grid_job *j = grid_camp_job(st, camp, i);
         assert_int_equal(j->state, j->param == 25 ? GJ_ERROR : GJ_TERMINATED);
+        if (j->param == 25) {
+            char want[96];
+            snprintf(want, sizeof want, "job %lld (param #25) given up after 6 attempts (max_attempts 5)",
+                     (long long)j->id);
+            assert_non_null(strstr(st->events[j->event_id - 1].message, want));
+            assert_non_null(strstr(st->events[j->event_id - 1].message, "ended: exit code 66"));
+        }
         if (j->param != 40 && j->param != 41) continue;
         assert_int_equal(j->walltime_kills, 0);   /* killed only where the group's walltime ran out */
     }
@@ -722,6 +769,74 @@ static void test_crash_mid_group(void **state)
                          grid_camp_job(st, camp, i)->param == 25 ? GJ_ERROR : GJ_TERMINATED);
 }
 
+/* The message of campaign c's first event of kind, after at most n
+ * cycles of 10 s; fails if none opened. */
+static const char *event_message(struct fx *f, int64_t c, enum grid_event_kind kind, int n)
+{
+    for (int i = 0; i <= n; i++) {
+        const struct grid_state *st = gridd_state(f->g);
+        for (int64_t e = 0; e < st->nevents; e++)
+            if (st->events[e].campaign_id == c && st->events[e].kind == kind) return st->events[e].message;
+        if (i < n) cycle(f, 10);
+    }
+    fail_msg("campaign %lld: no %s event", (long long)c, grid_event_name(kind));
+    return NULL;
+}
+
+/* Each kind of event says why it was opened: the exit code and where the
+ * job's stderr is, the walltime, the sink's figures, the prologue's end;
+ * and a reason too long, on several lines or not UTF-8 is kept as one
+ * line of valid UTF-8, cut at a character. */
+static void test_events_say_why(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    int64_t c = submit_jdl(f, "{\"name\":\"e\",\"exec_file\":\"run\",\"params\":[\"bad exit=3\"],"
+                              "\"clusters\":{\"alpha\":{}}}");
+    const char *m = event_message(f, c, GEV_EXIT_ERROR, 50);
+    const struct grid_state *st = gridd_state(f->g);
+    const struct grid_copy *cp = &st->copies[st->events[st->nevents - 1].copy_id - 1];
+    char want[160];
+    snprintf(want, sizeof want, "exited with code 3, not a retry code on alpha (cluster job %s); its stderr: "
+             "locus.alpha.%s.stderr in the working directory", cp->cluster_job_id, cp->cluster_job_id);
+    assert_contains(m, "job ");
+    assert_contains(m, want);
+
+    c = submit_jdl(f, "{\"name\":\"w\",\"exec_file\":\"run\",\"walltime\":60,\"params\":[\"long sleep=500\"],"
+                      "\"clusters\":{\"alpha\":{}}}");
+    assert_contains(event_message(f, c, GEV_WALLTIME, 200), "was killed at its walltime (60 s) 3 times on alpha");
+
+    c = submit_jdl(f, "{\"name\":\"p\",\"exec_file\":\"run\",\"prologue\":[\"setup exit=2\"],"
+                      "\"params\":[\"a\"],\"clusters\":{\"beta\":{}}}");
+    assert_contains(event_message(f, c, GEV_PROLOGUE_ERROR, 50), "the prologue exited with code 2 on beta");
+
+    char *jdl = malloc(1024), *p = jdl;
+    p += sprintf(p, "{\"name\":\"s\",\"exec_file\":\"run\",\"params\":[");
+    for (int i = 0; i < 10; i++) p += sprintf(p, "%s\"s%d sleep=1\"", i ? "," : "", i);
+    sprintf(p, "],\"clusters\":{\"alpha\":{}}}");
+    c = submit_jdl(f, jdl);
+    free(jdl);
+    assert_contains(event_message(f, c, GEV_SINK, 50), "successes on alpha ran in near zero seconds (under 2 s)");
+
+    /* the message's form */
+    char in[2 * GRID_EVENT_MESSAGE_MAX], out[GRID_EVENT_MESSAGE_MAX + 1];
+    grid_message_clean(out, "sbatch: error: one\nsbatch: error: two\n");
+    assert_string_equal(out, "sbatch: error: one sbatch: error: two");
+    grid_message_clean(out, "bad \xff byte, cut \xc3");
+    assert_string_equal(out, "bad ? byte, cut ?");
+    /* longer than the bound: 509 bytes of text and "..."; an "é" (2 bytes) fits or is left out whole */
+    memset(in, 'a', GRID_EVENT_MESSAGE_MAX - 5);
+    strcpy(in + GRID_EVENT_MESSAGE_MAX - 5, "\xc3\xa9\xc3\xa9\xc3\xa9");
+    grid_message_clean(out, in);
+    assert_int_equal(strlen(out), GRID_EVENT_MESSAGE_MAX);
+    assert_string_equal(out + GRID_EVENT_MESSAGE_MAX - 5, "\xc3\xa9...");
+    memset(in, 'a', GRID_EVENT_MESSAGE_MAX - 4);
+    strcpy(in + GRID_EVENT_MESSAGE_MAX - 4, "\xc3\xa9\xc3\xa9\xc3\xa9");
+    grid_message_clean(out, in);
+    assert_int_equal(strlen(out), GRID_EVENT_MESSAGE_MAX - 1);
+    assert_string_equal(out + GRID_EVENT_MESSAGE_MAX - 5, "a...");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -737,6 +852,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_crash_mid_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_params_carried_out_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_params_order_and_effect_are_one_transaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_events_say_why, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

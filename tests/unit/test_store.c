@@ -269,7 +269,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 13);
+    assert_int_equal(STORE_SCHEMA_VERSION, 14);
     /* v10: a key stored in clear is now its hash, and still finds its user */
     struct user u;
     assert_int_equal(store_user_by_auth(s, "auth-b", &u), 0);
@@ -324,6 +324,57 @@ static void test_version_1_store_migrates(void **state)
                                              " WHERE name='jobs_cursor' AND \"unique\"", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('sequences')"
                                              " WHERE name IN ('avoid_host', 'avoid_until')", 0), 2);
+    unlink(path);
+}
+
+/* A version-13 store whose campaigns had events (made as the last
+ * version, less what v14 added: its own SQL cannot run outside the store,
+ * which has the functions v10 calls) opens migrated (v14): each event
+ * gets a message from what its row says, by kind; events the daemon
+ * opens from then on bring their own. */
+static void test_version_13_store_migrates_event_messages(void **state)
+{
+    struct fx *f = *state;
+    char path[200], err[256] = "";
+    snprintf(path, sizeof path, "%s/v13.db", f->dir);
+    struct store *made = store_open(path, STORE_CREATE, err, sizeof err);
+    if (!made) fail_msg("%s", err);
+    store_close(made);
+    store_fixture_sql(path, "ALTER TABLE grid_events DROP COLUMN message; PRAGMA user_version=13;"
+                            "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
+                            "exit_code,jobs,opened_at) VALUES"
+                            "(1,1,1,3,{GEV_EXIT_ERROR},1,1,1,127,0,10),(2,1,2,4,{GEV_SUBMIT_REFUSED},1,1,1,0,0,11),"
+                            "(3,1,1,5,{GEV_SINK},0,1,1,0,0,12),(4,1,1,6,{GEV_WALLTIME},1,1,0,0,2,13),"
+                            "(5,1,1,7,{GEV_TOO_MANY_ATTEMPTS},1,1,0,0,1,14),"
+                            "(6,1,1,8,{GEV_PROLOGUE_ERROR},1,1,1,2,0,15),"
+                            "(7,1,2,9,{GEV_EPILOGUE_ERROR},1,1,1,0,0,16);");
+    struct store *s = store_open(path, 0, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
+    store_close(s);
+    const char *want[] = {
+        "a job exited with code 127, not a retry code",
+        "a submission was refused (the reason is in locusd's log)",
+        "jobs ran in near zero seconds: the cluster is taken for a sink",
+        "a job was killed at its walltime too often",
+        "a job was given up after too many attempts",
+        "the prologue exited with code 2",
+        "the epilogue was killed at its walltime",
+    };
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT message FROM grid_events ORDER BY id", -1, &st, NULL), SQLITE_OK);
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), want[i]);
+    }
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    /* the other columns as they were */
+    assert_int_equal(store_fixture_int(path, "SELECT sum(exit_code) + sum(jobs) + sum(opened_at) FROM grid_events", 0),
+                     127 + 2 + 3 + 10 + 11 + 12 + 13 + 14 + 15 + 16);
     unlink(path);
 }
 
@@ -1514,6 +1565,7 @@ int main(void)
         T(test_reopen_keeps_rows),
         T(test_readonly_open_reads_and_refuses_writes),
         T(test_version_1_store_migrates),
+        T(test_version_13_store_migrates_event_messages),
         T(test_readonly_open_of_unmigrated_store_refused),
         T(test_newer_store_refused_with_clear_message),
         T(test_user_insert_and_lookups),

@@ -82,7 +82,7 @@ static void drive(struct grid_state *st, int64_t now, struct grid_decisions *d)
     for (size_t i = 0; i < d->nids; i++) {
         char id[32];
         snprintf(id, sizeof id, "%lld", (long long)(1000 + d->ids[i]));
-        assert_int_equal(grid_submit_result(st, d->ids[i], GS_OK, id, now, err, sizeof err), 0);
+        assert_int_equal(grid_submit_result(st, d->ids[i], GS_OK, id, NULL, now, err, sizeof err), 0);
     }
     struct grid_copy_obs obs[64];
     int n = 0;

@@ -41,6 +41,17 @@ trap '_agent_cleanup; _cleanup' EXIT
 agent_dump() { echo "---- agent log (last 40 lines) ----" >&2; tail -n 40 "$AGENT_LOG" >&2; }
 afail() { agent_dump; fail "$@"; }
 
+# stop_agent: SIGTERM to the agent, which must exit 0 with a clean
+# sanitizer log.
+stop_agent() {
+    kill -TERM "$AGENT_PID"
+    local rc=0
+    wait "$AGENT_PID" || rc=$?
+    AGENT_PID=
+    [ "$rc" -eq 0 ] || afail "locus-client exited with $rc on SIGTERM"
+    check_agent_sanitizers
+}
+
 check_agent_sanitizers() {
     if grep -q -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$AGENT_LOG"; then
         grep -n -A 30 -e 'ERROR: AddressSanitizer' -e 'ERROR: LeakSanitizer' -e 'runtime error:' "$AGENT_LOG" | head -n 60 >&2

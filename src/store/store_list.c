@@ -1,0 +1,101 @@
+/* store_list.c - the operator's listings of store_list.h: each one a
+ * table of columns with the SQL that reads them, run by one query. */
+#include "store/store_list.h"
+#include "store/store_internal.h"
+#include "core/strbuf.h"
+
+struct listing {
+    const char *name;
+    const char *from;     /* FROM and joins: the same rows for the listing and its count */
+    const char *order;
+    int ncols;
+    struct list_column cols[LIST_COLS_MAX];
+    const char *expr[LIST_COLS_MAX];   /* the SQL of each column */
+};
+
+static const struct listing listings[] = {
+    [LIST_USERS] = {"users", "users u", "u.id", 6,
+                    {{"id", LIST_INT}, {"name", LIST_TEXT}, {"role", LIST_ROLE}, {"hosts", LIST_INT},
+                     {"credit", LIST_REAL}, {"created", LIST_TIME}},
+                    /* hosts_user makes the count one index range per user */
+                    {"u.id", "u.name", "u.role", "(SELECT count(*) FROM hosts h WHERE h.user_id = u.id)",
+                     "u.total_credit", "u.create_time"}},
+    /* an app without a version yet is listed too, with nulls for the version */
+    [LIST_APPS] = {"apps",
+                   "apps a LEFT JOIN app_versions v ON v.app_id = a.id LEFT JOIN platforms p ON p.id = v.platform_id",
+                   "a.id, v.id", 7,
+                   {{"app", LIST_TEXT}, {"version", LIST_INT}, {"platform", LIST_TEXT}, {"plan_class", LIST_TEXT},
+                    {"api_version", LIST_TEXT}, {"avg_ncpus", LIST_REAL}, {"created", LIST_TIME}},
+                   {"a.name", "v.version_num", "p.name", "v.plan_class", "v.api_version", "v.avg_ncpus",
+                    "v.create_time"}},
+    [LIST_FILES] = {"files", "files f", "f.id", 7,
+                    {{"id", LIST_INT}, {"name", LIST_TEXT}, {"size", LIST_INT}, {"md5", LIST_TEXT},
+                     {"sticky", LIST_BOOL}, {"executable", LIST_BOOL}, {"created", LIST_TIME}},
+                    {"f.id", "f.name", "f.nbytes", "f.md5", "f.sticky", "f.executable", "f.create_time"}},
+    [LIST_HOSTS] = {"hosts", "hosts h LEFT JOIN users u ON u.id = h.user_id", "h.id", 8,
+                    {{"id", LIST_INT}, {"user", LIST_TEXT}, {"domain_name", LIST_TEXT}, {"platform", LIST_TEXT},
+                     {"cpus", LIST_INT}, {"flops", LIST_REAL}, {"last_contact", LIST_TIME}, {"credit", LIST_REAL}},
+                    {"h.id", "u.name", "h.domain_name", "h.platform", "h.p_ncpus", "h.p_fpops", "h.rpc_time",
+                     "h.total_credit"}},
+};
+
+const char *store_list_name(enum store_listing which) { return listings[which].name; }
+
+const struct list_column *store_list_columns(enum store_listing which, int *n)
+{
+    *n = listings[which].ncols;
+    return listings[which].cols;
+}
+
+static json_t *cell(sqlite3_stmt *st, int i, enum list_type type)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL) return json_null();
+    switch (type) {
+    case LIST_INT:
+    case LIST_TIME: return json_integer((json_int_t)sqlite3_column_int64(st, i));
+    case LIST_REAL: return json_real(sqlite3_column_double(st, i));
+    case LIST_BOOL: return json_boolean(sqlite3_column_int(st, i));
+    case LIST_ROLE: return json_string(user_role_name(sqlite3_column_int(st, i)));
+    case LIST_TEXT: break;
+    }
+    return json_string((const char *)sqlite3_column_text(st, i));
+}
+
+struct rows { const struct listing *l; json_t *arr; };
+
+static int add_row(struct store *s, sqlite3_stmt *st, void *ctx)
+{
+    (void)s;
+    struct rows *r = ctx;
+    json_t *o = json_object();
+    for (int i = 0; i < r->l->ncols; i++) json_object_set_new(o, r->l->cols[i].name, cell(st, i, r->l->cols[i].type));
+    json_array_append_new(r->arr, o);
+    return 0;
+}
+
+static int count_row(struct store *s, sqlite3_stmt *st, void *ctx)
+{
+    (void)s;
+    *(int64_t *)ctx = sqlite3_column_int64(st, 0);
+    return 1;
+}
+
+int store_list(struct store *s, enum store_listing which, int64_t limit, json_t **rows, int64_t *total)
+{
+    const struct listing *l = &listings[which];
+    struct strbuf sql;
+    sb_init(&sql);
+    sb_puts(&sql, "SELECT ");
+    for (int i = 0; i < l->ncols; i++) sb_printf(&sql, "%s%s", i ? ", " : "", l->expr[i]);
+    sb_printf(&sql, " FROM %s ORDER BY %s LIMIT ?1", l->from, l->order);
+    struct rows r = {l, json_array()};
+    int rc = store_each_row(s, sql.s, limit, add_row, &r);
+    sb_reset(&sql);
+    sb_printf(&sql, "SELECT count(*) FROM %s", l->from);
+    *total = 0;
+    if (!rc) rc = store_each_row(s, sql.s, 0, count_row, total);
+    sb_free(&sql);
+    if (rc) json_decref(r.arr);
+    *rows = rc ? NULL : r.arr;
+    return rc;
+}
