@@ -1,12 +1,16 @@
 /* cmd_stat.c - `locus stat DIR [BATCH] [--json]`: progress of batches,
  * their throughput and the time left, and under a batch with failures,
  * how many and its most frequent error (store/store_job_view.h; `locus
- * batch show` has them all). Reads the store read-only, so it never
+ * batch show` has them all); files whose locality work generator failed,
+ * which hold their hosts' work up. Reads the store read-only, so it never
  * blocks the running server. */
 #include "cli/cli.h"
 #include "store/store_job_view.h"
+#include "core/project.h"
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -143,6 +147,74 @@ static int show(struct stat_ctx *c, const char *key, char *err, size_t errlen)
     return 0;
 }
 
+/* A file whose work generator's last run failed, from what locusd wrote
+ * in locality_scheduling/generator_failed/FILE ("STATUS TIME"). */
+struct gen_failure {
+    char file[256];
+    int status;           /* the exit status; -1: it could not run, was killed or ran out of time */
+    long long time;
+};
+
+/* At most this many failed files are read: a line names the latest. */
+#define GEN_FAILURES_MAX 1000
+
+/* The failures under dir/locality_scheduling/generator_failed/ into
+ * out[0..max), the latest first; their count (also those not kept). */
+static int gen_failures(const char *dir, struct gen_failure *out, int max)
+{
+    char path[PROJECT_PATH_MAX + 320];
+    snprintf(path, sizeof path, "%s/locality_scheduling/generator_failed", dir);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        if (n++ >= max) continue;
+        struct gen_failure *g = &out[n - 1];
+        *g = (struct gen_failure){.status = -1};
+        snprintf(g->file, sizeof g->file, "%s", e->d_name);
+        snprintf(path, sizeof path, "%s/locality_scheduling/generator_failed/%s", dir, e->d_name);
+        FILE *fp = fopen(path, "r");
+        if (fp) {
+            if (fscanf(fp, "%d %lld", &g->status, &g->time) != 2) g->time = 0;
+            fclose(fp);
+        }
+    }
+    closedir(d);
+    int kept = n < max ? n : max;
+    for (int i = 1; i < kept; i++)   /* the latest first: few, and read by people */
+        for (int k = i; k > 0 && out[k].time > out[k - 1].time; k--) {
+            struct gen_failure t = out[k];
+            out[k] = out[k - 1];
+            out[k - 1] = t;
+        }
+    return n;
+}
+
+/* The "locality" line, or the JSON array, of failed generators. */
+static void show_gen_failures(const char *dir, json_t *root)
+{
+    struct gen_failure *g = calloc(GEN_FAILURES_MAX, sizeof *g);
+    if (!g) return;
+    int n = gen_failures(dir, g, GEN_FAILURES_MAX);
+    if (root) {
+        json_t *a = json_array();
+        for (int i = 0; i < n && i < GEN_FAILURES_MAX; i++)
+            json_array_append_new(a, json_pack("{s:s, s:i, s:I}", "file", g[i].file, "status", g[i].status, "time",
+                                               (json_int_t)g[i].time));
+        json_object_set_new(root, "generator_failed", a);
+    } else if (n) {
+        char when[32], how[32] = "did not run to its end";
+        cli_format_time(g[0].time, when, sizeof when);
+        if (g[0].status >= 0) snprintf(how, sizeof how, "exit %d", g[0].status);
+        printf("locality: the work generator failed for %d file%s, latest %s (%s, %s); their hosts keep them and "
+               "ask again: see locusd's log and locality_scheduling/generator_failed/\n",
+               n, n == 1 ? "" : "s", g[0].file, how, when);
+    }
+    free(g);
+}
+
 int cmd_stat(int argc, char **argv, char *err, size_t errlen)
 {
     const char *pos[2];
@@ -160,11 +232,13 @@ int cmd_stat(int argc, char **argv, char *err, size_t errlen)
         rc = show(&c, pos[1], err, errlen);
         if (!rc && c.json) {
             json_t *root = json_pack("{s:o}", "batches", c.json);
+            show_gen_failures(pos[0], root);
             json_dumpf(root, stdout, JSON_COMPACT);
             putchar('\n');
             json_decref(root);
         } else {
             json_decref(c.json);
+            if (!rc) show_gen_failures(pos[0], NULL);
         }
     }
     cli_close(&cp);

@@ -309,6 +309,12 @@ void locality_set_no_more_work(struct locality *l, const char *name, int on)
     if (f) f->no_more_work = on != 0;
 }
 
+void locality_set_generator_failed(struct locality *l, const char *name, int on)
+{
+    struct lfile *f = smap_get(&l->by_name, name);
+    if (f) f->generator_failed = on != 0;
+}
+
 /* ---- hosts ---- */
 
 static void host_unlink(struct locality *l, struct lhost *h)
@@ -517,8 +523,9 @@ static int by_name(const void *a, const void *b)
 
 /* The host's own files, in random order or by name. A file with nothing
  * for this host is to be deleted, unless more work may be generated for
- * it: then the driver is asked to raise need_work and retry. Returns 1 if
- * the request waits for generated work. */
+ * it: then the driver is asked to raise need_work and retry; or unless its
+ * generator failed: then the host keeps it, to ask again. Returns 1 if the
+ * request waits for generated work. */
 static int fill_from_held(struct fill *c, struct lhost *h, uint64_t *rng)
 {
     struct locality *l = &c->x->loc;
@@ -546,7 +553,7 @@ static int fill_from_held(struct fill *c, struct lhost *h, uint64_t *rng)
         if (!c->req->retry && l->wait_period > 0 && !f->no_more_work) {
             strlist_add(&c->res->need_work, &c->res->nneed_work, f->name);
             waiting = 1;
-        } else {
+        } else if (!f->generator_failed || f->no_more_work) {
             strlist_add(&c->res->deletes, &c->res->ndeletes, f->name);
             host_drop_file(l, h, f);
         }

@@ -39,6 +39,8 @@ struct lfile {
     struct imap cursor;         /* user id -> last job id sent to that user (as intptr) */
     uint32_t mark;              /* scratch for set differences */
     uint8_t no_more_work;       /* the project said it cannot make more work for it */
+    uint8_t generator_failed;   /* its work generator's last run failed: its holders keep it, or none
+                                 * would be left to ask for its work once the generator is fixed */
     uint8_t files_no_work;      /* listed as having no sendable work */
 };
 
@@ -104,6 +106,9 @@ struct lfile *locality_file(const struct locality *l, const char *name);
 /* The project says no more work can be made for NAME (no_work_available/),
  * or withdraws that. Unknown names are ignored. */
 void locality_set_no_more_work(struct locality *l, const char *name, int on);
+/* The last run of the work generator for NAME failed (on), or succeeded.
+ * Unknown names are ignored. */
+void locality_set_generator_failed(struct locality *l, const char *name, int on);
 /* Forgets hosts unseen for host_ttl, refreshes the working set, frees files
  * with no job and no holder. The driver calls it now and then. */
 void locality_maintain(struct locality *l, int64_t now);

@@ -88,6 +88,7 @@ static json_t *locality_json(struct server *s)
     json_object_set_new(o, "need_work", folder_json(s, "need_work"));
     json_object_set_new(o, "files_no_work", folder_json(s, "files_no_work"));
     json_object_set_new(o, "no_work_available", folder_json(s, "no_work_available"));
+    json_object_set_new(o, "generator_failed", folder_json(s, "generator_failed"));
     return o;
 }
 

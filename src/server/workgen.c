@@ -7,6 +7,8 @@
  *   need_work/X          touched when a host holding X found no work for it;
  *                        the project's generator removes it once it made work
  *   no_work_available/X  the project says no more work can be made for X
+ *   generator_failed/X   locusd says the generator's last run for X failed
+ *                        (its exit status and when); removed once one succeeds
  *   file_working_set/X   the working set, mirrored for the project to read
  *   files_no_work/X      files that have no sendable job
  * An RPC that raised need_work waits here, its connection suspended, until
@@ -77,13 +79,14 @@ static void waiter_free(struct waiter *w)
 }
 
 /* 1 if the wait is over (server lock held): time is up, or one of its
- * files has work now, or the project said it can make none. */
+ * files has work now, or the project said it can make none, or its
+ * generator failed. */
 static int waiter_ready(struct server *s, const struct waiter *w, int64_t now)
 {
     if (now >= w->deadline) return 1;
     for (int i = 0; i < w->nfiles; i++) {
         struct lfile *f = locality_file(&s->idx.loc, w->files[i]);
-        if (f && (f->sendable.count || f->no_more_work)) return 1;
+        if (f && (f->sendable.count || f->no_more_work || f->generator_failed)) return 1;
     }
     return 0;
 }
@@ -225,11 +228,28 @@ static void generate_for_file(struct workgen *g, const char *name)
     const char *env[] = {v_dir, v_file, NULL};
     const char *args[] = {name, NULL};
     int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env, HOOK_MS(s));
+    char path[PROJECT_PATH_MAX + 300];
+    dir_path(s, path, sizeof path, "generator_failed", name);
+    pthread_mutex_lock(&s->lock);
+    locality_set_generator_failed(&s->idx.loc, name, rc != 0);
+    pthread_mutex_unlock(&s->lock);
     if (rc) {
-        log_warn("work generator for %s failed (exit %d); it is asked again by the next host", name, rc);
+        /* said where people look (locus stat reads the folder), and the
+         * waiting hosts answered now: they keep the file and ask again */
+        char how[64] = "it could not run, was killed or ran out of time";
+        if (rc > 0) snprintf(how, sizeof how, "exit %d", rc);
+        log_warn("work generator for %s failed (%s): hosts keep %s and ask again; "
+                 "locality_scheduling/generator_failed/%s stays until a run succeeds",
+                 name, how, name, name);
+        FILE *fp = fopen(path, "w");
+        if (fp) {
+            fprintf(fp, "%d %lld\n", rc, (long long)s->clock());
+            fclose(fp);
+        }
+        workgen_poke(g);
         return;
     }
-    char path[PROJECT_PATH_MAX + 300];
+    unlink(path);
     dir_path(s, path, sizeof path, "need_work", name);
     unlink(path);
     /* it may have said it can make no more: waiting requests need not wait */
@@ -387,7 +407,8 @@ void workgen_sync(struct workgen *g)
 
 struct workgen *workgen_start(struct server *s, char *err, size_t errlen)
 {
-    static const char *const subs[] = {"need_work", "no_work_available", "file_working_set", "files_no_work"};
+    static const char *const subs[] = {"need_work", "no_work_available", "generator_failed", "file_working_set",
+                                       "files_no_work"};
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         char dir[PROJECT_PATH_MAX + 64];
         dir_path(s, dir, sizeof dir, subs[i], NULL);

@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 /* Runs a locus command with the NULL-terminated arguments, its normal
- * output dropped; its exit code, and its error printed. */
-static int run(cli_command *cmd, ...)
+ * output written to the file out (made anew); its exit code, and its error
+ * printed. run() drops the output. */
+#define run(...) run_into("/dev/null", __VA_ARGS__)
+static int run_into(const char *out, cli_command *cmd, ...)
 {
     char *argv[32], err[CLI_ERR_MAX] = "";
     int argc = 0;
@@ -18,7 +20,7 @@ static int run(cli_command *cmd, ...)
     for (char *a; (a = va_arg(ap, char *));) argv[argc++] = a;
     va_end(ap);
     fflush(stdout);
-    int saved = dup(1), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int saved = dup(1), null = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     assert_true(saved >= 0 && null >= 0);
     dup2(null, 1);
     int rc = cmd(argc, argv, err, sizeof err);

@@ -350,6 +350,45 @@ static void test_need_work_then_delete_on_retry_or_no_more_work(void **state)
     assert_true(file(f, "A")->no_more_work && file(f, "A")->files_no_work);
 }
 
+/* A failed generator: its file stays on the host, which asks for work
+ * again at its next request, so a project whose generator is fixed goes on
+ * (deleting the file would leave no holder to raise need_work). */
+static void test_a_failed_generator_leaves_the_file_held(void **state)
+{
+    struct fx *f = *state;
+    f->x.loc.wait_period = 10;
+    add_file_jobs(f, add_batch(f, 1, 1, 1, 2, &red1), 1, 1, "A");
+    ask(f, 1, 1, 1, T0, NAMES("A"));
+    assert_sent(f, IDS(1));
+    ask(f, 1, 1, 1, T0 + 10, NAMES("A"));
+    NEED_WORK(f, "A");
+
+    locality_set_generator_failed(&f->x.loc, "A", 1);
+    locality_set_generator_failed(&f->x.loc, "unknown", 1);   /* ignored */
+    struct dispatch_request rq = request(1, 1, 1, T0 + 20, NAMES("A"));
+    rq.retry = 1;
+    ask_req(f, &rq);
+    DELETES(f, NULL);
+    NEED_WORK(f, NULL);
+    assert_int_equal(file(f, "A")->holders, 1);
+    ask(f, 1, 1, 1, T0 + 30, NAMES("A"));   /* its next request asks again */
+    NEED_WORK(f, "A");
+
+    /* the generator ran and made nothing: deleted as before */
+    locality_set_generator_failed(&f->x.loc, "A", 0);
+    rq = request(1, 1, 1, T0 + 40, NAMES("A"));
+    rq.retry = 1;
+    ask_req(f, &rq);
+    DELETES(f, "A");
+    assert_int_equal(file(f, "A")->holders, 0);
+
+    /* a project that says it has no more work wins over a failure */
+    locality_set_generator_failed(&f->x.loc, "A", 1);
+    locality_set_no_more_work(&f->x.loc, "A", 1);
+    ask(f, 1, 1, 1, T0 + 50, NAMES("A"));
+    DELETES(f, "A");
+}
+
 static void test_working_set_holds_about_n_over_m_oldest_open_files(void **state)
 {
     struct fx *f = *state;
@@ -893,8 +932,10 @@ static void run_random(struct fx *f, uint64_t seed, int mode, int sorted, int wa
             if (j) index_end_job(&f->x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, r->now, &f->log);
         } else if (a < 88) {
             locality_maintain(&f->x.loc, r->now);
-        } else if (a < 92) {
+        } else if (a < 90) {
             locality_set_no_more_work(&f->x.loc, fnames[rnd(r) % R_FILES], (int)(rnd(r) % 2));
+        } else if (a < 92) {
+            locality_set_generator_failed(&f->x.loc, fnames[rnd(r) % R_FILES], (int)(rnd(r) % 2));
         } else if (a < 97) {
             index_timeouts(&f->x, r->now, &f->log, NULL, NULL);
         } else {
@@ -935,6 +976,7 @@ int main(void)
         T(test_file_with_nothing_for_the_host_deleted_other_sticky_files_kept),
         T(test_file_whose_jobs_all_ended_deleted_after_it_is_freed),
         T(test_need_work_then_delete_on_retry_or_no_more_work),
+        T(test_a_failed_generator_leaves_the_file_held),
         T(test_working_set_holds_about_n_over_m_oldest_open_files),
         T(test_host_without_files_starts_on_a_working_set_file),
         T(test_file_leaves_working_set_at_m_holders_and_returns_when_one_goes),

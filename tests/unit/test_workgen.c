@@ -322,6 +322,24 @@ static int trigger_exists(struct fx *f, const char *name)
 
 static int trigger_gone(struct fx *f, const void *name) { return !trigger_exists(f, name); }
 
+/* locusd wrote that the generator failed for name. */
+static int failure_said(struct fx *f, const void *name)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/locality_scheduling/generator_failed/%s", f->dir, (const char *)name);
+    return access(path, F_OK) == 0;
+}
+
+/* The text of the file at path into out (at most len - 1 bytes). */
+static void read_text(const char *path, char *out, size_t len)
+{
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    size_t n = fread(out, 1, len - 1, fp);
+    out[n] = 0;
+    fclose(fp);
+}
+
 /* A request waiting for work, as rpc.c registers one. */
 struct waiting {
     struct server *s;
@@ -430,8 +448,20 @@ static void test_locality_triggers(void **state)
     wait_run(f, 2, line, sizeof line);
     assert_string_equal(line, "file f2.dat f2.dat");
 
-    /* a failed run leaves the trigger; the next host's need_work runs it again */
-    answer(f, 1);
+    /* a failed run leaves the trigger and says so in generator_failed/,
+     * which locus stat reads; the next host's need_work runs it again */
+    answer(f, 7);
+    wait_until(f, failure_said, "f2.dat", "generator_failed/f2.dat");
+    char out[200], text[1024];
+    snprintf(out, sizeof out, "%s/stat.out", f->dir);
+    assert_int_equal(run_into(out, cmd_stat, f->dir, NULL), 0);
+    read_text(out, text, sizeof text);
+    if (!strstr(text, "locality: the work generator failed for 1 file, latest f2.dat (exit 7, "))
+        fail_msg("locus stat says: %s", text);
+    assert_int_equal(run_into(out, cmd_stat, f->dir, "--json", NULL), 0);
+    read_text(out, text, sizeof text);
+    if (!strstr(text, "\"generator_failed\":[{\"file\":\"f2.dat\",\"status\":7,\"time\":"))
+        fail_msg("locus stat --json says: %s", text);
     for (int i = 0; i < PATIENCE_S * 100 && count_lines(f, NULL) < 3; i++) {
         assert_true(trigger_exists(f, "f2.dat"));
         need_work(f, "f2.dat");
@@ -441,6 +471,7 @@ static void test_locality_triggers(void **state)
     assert_string_equal(line, "file f2.dat f2.dat");
     answer(f, 0);
     wait_until(f, trigger_gone, "f2.dat", "f2.dat's trigger to go");
+    assert_false(failure_said(f, "f2.dat"));
     expect_runs(f, 3);
 }
 
