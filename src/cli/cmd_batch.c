@@ -591,7 +591,7 @@ static void print_failures(const struct failures_view *v)
     cli_format_eta(v->prog.eta_s, eta, sizeof eta);
     printf("batch %s (id %lld): app %s, %s, created %s\n", v->b.name, (long long)v->b.id, v->app,
            batch_state_name(v->b.state), created);
-    printf("jobs %lld: %lld done, %lld validated, %lld active, %lld failed, %lld cancelled\n", (long long)s->njobs,
+    printf("jobs %lld: %lld done, %lld to assimilate, %lld active, %lld failed, %lld cancelled\n", (long long)s->njobs,
            (long long)s->ndone, (long long)s->nvalidated, (long long)s->nactive, (long long)s->nfailed,
            (long long)s->ncancelled);
     printf("instances: %lld in progress, %lld succeeded, %lld errored; %.1f jobs/h, ETA %s\n",

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "store/store_job_view.h"
 #include "core/project.h"
+#include "store/progress.h"
 #include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -14,70 +15,47 @@
 #include <string.h>
 #include <time.h>
 
+/* One batch's figures: the counts, and its pace and ETA as the REST API
+ * computes them (store/progress.h), so both say the same. */
 struct stat_row {
     const struct batch *b;
-    struct batch_stats st;
+    struct batch_progress p;
     char app[128];
-    double jobs_per_h;      /* 0 while no job is done */
-    double eta_s;           /* -1 unknown, 0 nothing left */
 };
 
-/* Throughput: done jobs over the batch's life so far (up to its end if it
- * ended); the jobs left at that pace give the ETA. */
-static void pace(struct stat_row *r, int64_t now)
-{
-    int64_t end = r->b->done_time ? r->b->done_time : now;
-    double span = (double)(end - r->b->create_time);
-    r->jobs_per_h = r->st.ndone > 0 && span > 0 ? (double)r->st.ndone * 3600.0 / span : 0;
-    int64_t left = r->st.nactive + r->st.nvalidated;
-    r->eta_s = left == 0 ? 0 : r->jobs_per_h > 0 ? (double)left * 3600.0 / r->jobs_per_h : -1;
-}
-
+/* TO_ASSIM: validated jobs the assimilator has not yet put in results/
+ * (DONE counts those it has); ACTIVE: jobs with instances to send or out. */
 static void print_header(void)
 {
     printf("%-6s %-28s %-12s %-10s %9s %9s %9s %9s %9s %9s %8s %8s %8s %10s %9s\n", "ID", "NAME", "APP", "STATE",
-           "JOBS", "DONE", "VALID", "ACTIVE", "FAILED", "CANCEL", "INST_RUN", "INST_OK", "INST_ERR", "JOBS/H", "ETA");
+           "JOBS", "DONE", "TO_ASSIM", "ACTIVE", "FAILED", "CANCEL", "INST_RUN", "INST_OK", "INST_ERR", "JOBS/H", "ETA");
 }
 
 static void print_row(const struct stat_row *r)
 {
     char eta[32];
-    cli_format_eta(r->eta_s, eta, sizeof eta);
-    const struct batch_stats *s = &r->st;
+    cli_format_eta(r->p.eta_s, eta, sizeof eta);
+    const struct batch_stats *s = &r->p.st;
     printf("%-6lld %-28s %-12s %-10s %9lld %9lld %9lld %9lld %9lld %9lld %8lld %8lld %8lld %10.1f %9s\n",
            (long long)r->b->id, r->b->name, r->app, batch_state_name(r->b->state), (long long)s->njobs,
            (long long)s->ndone, (long long)s->nvalidated, (long long)s->nactive, (long long)s->nfailed,
            (long long)s->ncancelled, (long long)s->ninstances_in_progress, (long long)s->ninstances_success,
-           (long long)s->ninstances_error, r->jobs_per_h, eta);
-}
-
-static json_t *row_json(const struct stat_row *r)
-{
-    const struct batch_stats *s = &r->st;
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
-                     "id", (json_int_t)r->b->id, "name", r->b->name, "app", r->app,
-                     "state", batch_state_name(r->b->state), "create_time", (json_int_t)r->b->create_time,
-                     "jobs", (json_int_t)s->njobs, "done", (json_int_t)s->ndone,
-                     "validated", (json_int_t)s->nvalidated, "in_progress", (json_int_t)s->nactive,
-                     "failed", (json_int_t)s->nfailed, "cancelled", (json_int_t)s->ncancelled,
-                     "instances_in_progress", (json_int_t)s->ninstances_in_progress,
-                     "instances_success", (json_int_t)s->ninstances_success,
-                     "instances_error", (json_int_t)s->ninstances_error, "throughput_jobs_per_h", r->jobs_per_h,
-                     "eta_s", r->eta_s < 0 ? json_null() : json_real(r->eta_s));
+           (long long)s->ninstances_error, r->p.jobs_per_hour, eta);
 }
 
 /* The line under a batch with failures: its failed jobs by reason, its
  * errored instances and their most frequent error. */
 static void print_failures(const struct stat_row *r, const struct failures_view *f)
 {
-    printf("       failures: %lld job%s failed", (long long)r->st.nfailed, r->st.nfailed == 1 ? "" : "s");
+    const struct batch_stats *st = &r->p.st;
+    printf("       failures: %lld job%s failed", (long long)st->nfailed, st->nfailed == 1 ? "" : "s");
     for (int k = 0, first = 1; k < JV_JOB_ERRORS; k++)
         if (f->failed_by[k]) {
             printf("%s%s %lld", first ? " (" : ", ", jv_job_error_name(k), (long long)f->failed_by[k]);
             first = 0;
         }
-    printf("%s; %lld errored instance%s", r->st.nfailed ? ")" : "", (long long)r->st.ninstances_error,
-           r->st.ninstances_error == 1 ? "" : "s");
+    printf("%s; %lld errored instance%s", st->nfailed ? ")" : "", (long long)st->ninstances_error,
+           st->ninstances_error == 1 ? "" : "s");
     if (f->ngroups) {
         char what[JV_ERROR_LINE_MAX + 64];
         cli_format_error(&f->groups[0], what, sizeof what);
@@ -102,21 +80,22 @@ static int stat_batch(void *ctx, const struct batch *b)
     if (b->parent_id && c->all) return 0;   /* a chunk: counted in its generated batch */
     struct stat_row r = {.b = b};
     struct app app = {.name = "?"};
-    if (store_app_get(c->s, b->app_id, &app) < 0 || store_batch_stats(c->s, b->id, &r.st)) {
+    struct batch_stats st;
+    if (store_app_get(c->s, b->app_id, &app) < 0 || store_batch_stats(c->s, b->id, &st)) {
         c->rc = -1;
         return 1;
     }
     snprintf(r.app, sizeof r.app, "%s", app.name);
-    pace(&r, c->now);
+    batch_progress_compute(b, &st, c->now, &r.p);
     struct failures_view f;
-    int failing = r.st.nfailed > 0 || r.st.ninstances_error > 0;
+    int failing = st.nfailed > 0 || st.ninstances_error > 0;
     if (!failing) memset(&f, 0, sizeof f);
     else if (failures_view_get(c->s, b, c->now, &f)) {
         c->rc = -1;
         return 1;
     }
     if (c->json) {
-        json_t *o = row_json(&r);
+        json_t *o = batch_figures_json(b, r.app, &r.p);
         json_object_set_new(o, "failed_by", failed_by_json(f.failed_by));
         json_object_set_new(o, "top_error", f.ngroups ? failure_group_json(&f.groups[0]) : json_null());
         json_array_append_new(c->json, o);

@@ -131,6 +131,8 @@ json_t *failures_view_json(const struct failures_view *v);
 json_t *failure_group_json(const struct failure_group *g);
 /* failed_by as {"too_many_errors": N, ...}, the bits no job has left out. */
 json_t *failed_by_json(const int64_t failed_by[JV_JOB_ERRORS]);
-/* A batch's figures: the fields of GET batches/NAME. */
+/* A batch's figures, the fields of GET batches/NAME and of locus stat
+ * --json (one vocabulary): to_assimilate counts validated jobs not yet in
+ * results/ (done counts those that are); eta_s is null while unknown. */
 json_t *batch_figures_json(const struct batch *b, const char *app, const struct batch_progress *p);
 #endif

@@ -134,11 +134,11 @@ BACK=$(sql "$proj" "SELECT received_time FROM instances WHERE job_id = 4 AND seq
 GROUP="{\"outcome\":\"client_error\",\"exit_status\":3,\"error\":\"$ERR1\",\"instances\":2,\"hosts\":2,\"example_job\":\"pr_1\",\"example_instance\":\"pr_4_1\",\"last_time\":$BACK}"
 F=$("$LOCUS" batch show "$proj" pr --json) || fail "locus batch show pr --json failed"
 has "batch show --json" "$F" '{"batch":{"id":2,"name":"pr","state":"active","app":"worker","create_time":'
-has "batch show --json" "$F" '"jobs":3,"done":1,"validated":1,"active":0,"failed":1,"cancelled":0,"instances_in_progress":0,"instances_success":2,"instances_error":2,"min_quorum":1,"jobs_per_hour":'
+has "batch show --json" "$F" '"jobs":3,"done":1,"to_assimilate":1,"active":0,"failed":1,"cancelled":0,"instances_in_progress":0,"instances_success":2,"instances_error":2,"min_quorum":1,"throughput_jobs_per_h":'
 has "batch show --json" "$F" "\"failed_by\":{\"too_many_errors\":1},\"instances_read\":2,\"groups\":[$GROUP],\"other_groups\":0,\"other_instances\":0}"
 T=$("$LOCUS" batch show "$proj" pr) || fail "locus batch show pr failed"
 has "batch show" "$T" "batch pr (id 2): app worker, active, created "
-has "batch show" "$T" "jobs 3: 1 done, 1 validated, 0 active, 1 failed, 0 cancelled"
+has "batch show" "$T" "jobs 3: 1 done, 1 to assimilate, 0 active, 1 failed, 0 cancelled"
 has "batch show" "$T" "instances: 0 in progress, 2 succeeded, 2 errored; "
 has "batch show" "$T" "failed jobs, by reason: too_many_errors 1"
 has "batch show" "$T" "  2 instances on 2 hosts: client_error, exit 3: $ERR1"
@@ -148,8 +148,8 @@ S=$("$LOCUS" stat "$proj") || fail "locus stat failed"
 has "stat" "$(grep -A1 '^2 *pr ' <<<"$S")" \
     "       failures: 1 job failed (too_many_errors 1); 2 errored instances, most often (2) client_error, exit 3: $ERR1; see locus batch show"
 [ "$(grep -A1 '^1 *first ' <<<"$S" | grep -c failures)" = 0 ] || fail "stat: a failures line under first: $S"
-has "stat --json" "$("$LOCUS" stat "$proj" pr --json)" "\"failed_by\":{\"too_many_errors\":1},\"top_error\":$GROUP}]}"
-has "stat --json" "$("$LOCUS" stat "$proj" first --json)" '"failed_by":{},"top_error":null}]}'
+has "stat --json" "$("$LOCUS" stat "$proj" pr --json)" "\"failed_by\":{\"too_many_errors\":1},\"top_error\":$GROUP}],\"generator_failed\":[]}"
+has "stat --json" "$("$LOCUS" stat "$proj" first --json)" '"failed_by":{},"top_error":null}],"generator_failed":[]}'
 say "locus batch show and locus stat: pr's errors grouped"
 
 # ---- the API: the same JSON, for the batch's owner and admins only ----

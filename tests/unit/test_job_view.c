@@ -549,7 +549,7 @@ static void test_failures_grouped_most_frequent_first(void **state)
     assert_string_equal(str(b, "state"), "active");
     assert_string_equal(str(b, "app"), "primes");
     assert_int_equal(num(b, "jobs"), 3);
-    assert_int_equal(num(b, "validated"), 1);
+    assert_int_equal(num(b, "to_assimilate"), 1);
     assert_int_equal(num(b, "failed"), 1);
     assert_int_equal(num(b, "active"), 1);
     assert_int_equal(num(b, "instances_error"), 4);
