@@ -2,7 +2,7 @@
  * save/load round trip field for field (and saves to the same bytes), a
  * crash during a save (a stale .tmp file) leaves the previous state
  * readable, and corrupt files are refused with a message naming the file
- * and the problem, never half loaded. */
+ * and the problem, never half loaded; when finished results are reported. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -140,6 +140,54 @@ static void test_app_files_must_be_signed(void **unused)
     assert_true(aproject_file_signed(p, aproject_file(p, "worker_100")));
     assert_true(aproject_file_signed(p, aproject_file(p, "worker_lib.so")));
     assert_false(aproject_file_signed(p, aproject_file(p, "in_7")));
+    astate_free(&s);
+}
+
+/* Finished results wait to travel together, unless the project has no
+ * task left to compute (its last results then go at once), one must go at
+ * once, a deadline is near, one waited an hour, or 64 wait. */
+static void test_when_results_are_reported(void **unused)
+{
+    (void)unused;
+    struct astate s;
+    astate_init(&s, 0);
+    struct aproject *p = astate_add_project(&s, "http://127.0.0.1:8080/proj/", "key", 100);
+    const double now = 1e6, deadline = now + 7 * 86400;
+    for (int i = 0; i < 3; i++) {
+        struct aresult *r = aproject_add_result(p);
+        r->phase = AR_RUNNING;
+        r->c.deadline = deadline;
+    }
+    assert_null(aproject_report_due(p, now));   /* nothing finished */
+    p->results[0]->phase = AR_TO_REPORT;
+    p->results[0]->completed = now - 60;
+    p->results[1]->phase = AR_UPLOADING;
+    assert_null(aproject_report_due(p, now));   /* one finished, two to come */
+    assert_string_equal(aproject_report_due(p, now - 60 + 3601), "result waiting");
+    p->results[0]->c.deadline = now + 3600;
+    assert_string_equal(aproject_report_due(p, now), "deadline near");
+    p->results[0]->c.deadline = deadline;
+    p->results[0]->report_immediately = 1;
+    assert_string_equal(aproject_report_due(p, now), "report immediately");
+    p->results[0]->report_immediately = 0;
+    p->results[1]->phase = AR_TO_REPORT;
+    p->results[1]->completed = now;
+    p->results[2]->phase = AR_TO_REPORT;
+    p->results[2]->completed = now;
+    assert_string_equal(aproject_report_due(p, now), "no task left to compute");
+    /* with work still to compute, 64 finished results go together */
+    for (int i = 3; i < 64; i++) {
+        struct aresult *r = aproject_add_result(p);
+        r->phase = AR_TO_REPORT;
+        r->completed = now;
+        r->c.deadline = deadline;
+    }
+    struct aresult *r = aproject_add_result(p);
+    r->phase = AR_READY;
+    r->c.deadline = deadline;
+    assert_string_equal(aproject_report_due(p, now), "many results waiting");
+    aproject_remove_result(p, 63);
+    assert_null(aproject_report_due(p, now));
     astate_free(&s);
 }
 
@@ -315,6 +363,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_app_files_must_be_signed),
         cmocka_unit_test(test_text_copy),
+        cmocka_unit_test(test_when_results_are_reported),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_file_is_fresh_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crash_during_save, setup, teardown),

@@ -251,6 +251,32 @@ int aproject_file_signed(const struct aproject *p, const struct afile *f)
     return 0;
 }
 
+#define REPORT_DEADLINE_MARGIN 86400.0  /* report at once when a deadline is this near */
+#define REPORT_MAX_WAIT 3600.0          /* else at most this long after completion */
+#define REPORT_MAX_BATCH 64             /* or when this many wait */
+
+const char *aproject_report_due(const struct aproject *p, double now)
+{
+    int n = 0, left = 0;
+    for (int i = 0; i < p->nresults; i++) {
+        const struct aresult *r = p->results[i];
+        if (r->phase != AR_TO_REPORT) {
+            left++;
+            continue;
+        }
+        if (r->report_immediately)
+            return "report immediately";
+        if (r->c.deadline - now < REPORT_DEADLINE_MARGIN)
+            return "deadline near";
+        if (now - r->completed > REPORT_MAX_WAIT)
+            return "result waiting";
+        n++;
+    }
+    if (n && !left)
+        return "no task left to compute";
+    return n >= REPORT_MAX_BATCH ? "many results waiting" : NULL;
+}
+
 struct aresult *aproject_result(const struct aproject *p, const char *name)
 {
     for (int i = 0; i < p->nresults; i++)

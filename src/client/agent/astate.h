@@ -188,6 +188,11 @@ struct aworkunit *aproject_wu(const struct aproject *p, const char *name);
 struct aapp_version *aproject_version(const struct aproject *p, const char *app_name, int version_num,
                                       const char *plan_class);
 struct aresult *aproject_result(const struct aproject *p, const char *name);
+/* Why p's finished results should be reported now (a static string), or
+ * NULL to wait: a few results travel in one request, unless one must go
+ * at once, a deadline is near, one waited long, or p has no task left to
+ * compute (whoever waits for those results waits for nothing else). */
+const char *aproject_report_due(const struct aproject *p, double now);
 /* 1 if file f must carry a valid code signature: it is executable or a
  * file of one of p's app versions, whatever the reply said of it (else
  * whoever alters a reply would choose which app files run unsigned, by

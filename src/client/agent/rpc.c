@@ -19,9 +19,6 @@
 #include <unistd.h>
 
 #define MASTER_MAX (1u << 20)
-#define REPORT_DEADLINE_MARGIN 86400.0  /* report at once when a deadline is this near */
-#define REPORT_MAX_WAIT 3600.0          /* else at most this long after completion */
-#define REPORT_MAX_BATCH 64             /* or when this many wait */
 #define NOWORK_BACKOFF_MAX 86400.0
 
 /* Why p's last contact failed, for `projects` (saved with the state). */
@@ -67,25 +64,6 @@ static void fetch_master(struct agent *a, struct aproject *p, double now)
     else
         log_info("project %s: scheduler at %s", p->c.url, p->scheduler_url);
     agent_changed(a, 0);
-}
-
-/* Why p's finished results should be reported now, or NULL. */
-static const char *report_due(const struct aproject *p, double now)
-{
-    int n = 0;
-    for (int i = 0; i < p->nresults; i++) {
-        const struct aresult *r = p->results[i];
-        if (r->phase != AR_TO_REPORT)
-            continue;
-        if (r->report_immediately)
-            return "report immediately";
-        if (r->c.deadline - now < REPORT_DEADLINE_MARGIN)
-            return "deadline near";
-        if (now - r->completed > REPORT_MAX_WAIT)
-            return "result waiting";
-        n++;
-    }
-    return n >= REPORT_MAX_BATCH ? "many results waiting" : NULL;
 }
 
 /* DIR/sched_WHAT_<p's folder>.xml: where the last request and reply of
@@ -273,7 +251,7 @@ void rpc_maybe(struct agent *a, double now)
             fetch_master(a, p, now);
             return;
         }
-        if ((why = report_due(p, now)) || (p->next_rpc_time > 0 && now >= p->next_rpc_time && (why = "requested by project")))
+        if ((why = aproject_report_due(p, now)) || (p->next_rpc_time > 0 && now >= p->next_rpc_time && (why = "requested by project")))
             best = p;
     }
     /* work fetch, on the whole state's view: the policy picks the project */
