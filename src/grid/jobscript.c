@@ -202,6 +202,13 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
     sh_quote(out, jobs[0].user ? jobs[0].user : "");
     sb_puts(out, "\nLOCUS_RESOURCES=");
     sh_quote(out, res);
+    /* sbatch hands on the environment it ran in, so under a locusd run as
+     * root the job saw root's HOME: a HOME the job's user does not own is
+     * not theirs, and ~, {HOME} and the default directory are the user's */
+    sb_puts(out, "\nif [ ! -O \"$HOME\" ]; then\n"
+                 "  locus_home=$(getent passwd \"$(id -u)\" | cut -d: -f6)\n"
+                 "  [ -z \"$locus_home\" ] || export HOME=$locus_home\n"
+                 "fi");
     sb_puts(out, "\nlocus_dir=");
     if (spec->exec_directory[0]) sh_word(out, spec->exec_directory, jobs[0].campaign_id);
     else sb_puts(out, "\"$HOME\"");

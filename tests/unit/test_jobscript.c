@@ -18,6 +18,7 @@
 #include "core/run.h"
 #include "grid/jdl.h"
 #include "grid/jobscript.h"
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +64,8 @@ static void spec_of(struct campaign_spec *spec, const char *section)
 
 /* Writes the wrapper of jobs for index and runs it with bash; its output
  * in r (the caller frees it). */
-static void run_wrapper(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
-                        struct run_output *r)
+static void run_wrapper_home(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
+                             const char *home_dir, struct run_output *r)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -74,10 +75,17 @@ static void run_wrapper(const struct cluster_spec *spec, const struct drv_job *j
     snprintf(path, sizeof path, "%s/wrapper.sh", dir);
     assert_int_equal(write_file_atomic(path, sb.s, sb.len), 0);
     sb_free(&sb);
-    snprintf(home, sizeof home, "HOME=%s", dir);
+    snprintf(home, sizeof home, "HOME=%s", home_dir);
     const char *env[] = {home, NULL};
     const char *argv[] = {"bash", path, NULL};
     assert_int_equal(run_capture(argv, env, 10000, r, err, sizeof err), 0);
+}
+
+/* The same with $HOME the test's folder, as a job's user's own. */
+static void run_wrapper(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
+                        struct run_output *r)
+{
+    run_wrapper_home(spec, jobs, n, index, dir, r);
 }
 
 static void has(const char *text, const char *what)
@@ -113,6 +121,31 @@ static void test_element_environment_and_macros(void **state)
     snprintf(line, sizeof line, "CIGRI_WORKING_DIRECTORY=%s/w7\n", dir);
     has(r.out, line);
     has(r.out, "LOCUS_NODEFILE=/");
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+}
+
+/* A HOME the job's user does not own (the submitter's, handed on by
+ * sbatch under a root locusd) gives way to the user's home from passwd. */
+static void test_home_not_owned_is_replaced(void **state)
+{
+    if (geteuid() != 0) skip();   /* a folder of another owner needs root */
+    char other[128], path[160];
+    snprintf(other, sizeof other, "%s/not-mine", dir);
+    assert_int_equal(mkdir(other, 0755), 0);
+    assert_int_equal(chown(other, 65534, 65534), 0);
+    snprintf(path, sizeof path, "\"exec_file\": \"%s/prog.sh\"", dir);
+    struct campaign_spec spec;
+    spec_of(&spec, path);
+    struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "a", .user = "u", .param = "a"};
+    struct run_output r;
+    run_wrapper_home(&spec.clusters[0], &job, 1, "0", other, &r);
+    assert_int_equal(r.status, 0);
+    struct passwd *pw = getpwuid(geteuid());
+    assert_non_null(pw);
+    char line[300];
+    snprintf(line, sizeof line, "pwd=%s\n", pw->pw_dir);   /* the default directory: the user's home */
+    has(r.out, line);
     run_output_free(&r);
     campaign_spec_free(&spec);
 }
@@ -351,6 +384,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_element_environment_and_macros),
         cmocka_unit_test(test_failures_and_status),
+        cmocka_unit_test(test_home_not_owned_is_replaced),
         cmocka_unit_test(test_script_lines),
         cmocka_unit_test(test_checkpoint_signal_forwarded),
         cmocka_unit_test(test_grouped_params_one_after_the_other),
