@@ -562,7 +562,8 @@ static void job_name(char *out, size_t len, const char *param)
 /* The cluster account user_id's jobs run as on cluster, the operator's
  * choice (locus user account), into out (STORE_ACCOUNT_MAX bytes): 0; 1
  * with the reason in err when there is none or it is a system account
- * (uid 0, or below grid_min_uid where this host knows it): the
+ * (uid 0, or below grid_min_uid, or whose login shell is nologin or
+ * false, where this host knows it): the
  * submission is refused, never run as another account; -1 when the store
  * failed (err too). */
 static int cluster_account(struct gridd *g, int64_t user_id, const char *cluster, char *out, char *err,
@@ -586,6 +587,15 @@ static int cluster_account(struct gridd *g, int64_t user_id, const char *cluster
     if (!strcmp(out, "root") || (!unknown && (pw.pw_uid == 0 || (long)pw.pw_uid < g->cfg.grid_min_uid))) {
         snprintf(err, errlen, "account %s (uid %ld) is a system account, below grid_min_uid %d: no campaign runs "
                               "as it", out, unknown ? 0L : (long)pw.pw_uid, g->cfg.grid_min_uid);
+        return 1;
+    }
+    /* distributions also give daemons uids above 1000 (Debian's slurm:
+     * 64030, nobody: 65534); what marks them is that no one logs in */
+    const char *shell = unknown || !pw.pw_shell ? "" : pw.pw_shell, *base = strrchr(shell, '/');
+    base = base ? base + 1 : shell;
+    if (!strcmp(base, "nologin") || !strcmp(base, "false")) {
+        snprintf(err, errlen, "account %s (uid %ld) is a system account, with no login shell (%s): no campaign runs "
+                              "as it", out, (long)pw.pw_uid, shell);
         return 1;
     }
     return 0;

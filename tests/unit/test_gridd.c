@@ -215,13 +215,14 @@ static int see_event(void *ctx, const struct event_view *e)
 
 /* A campaign's jobs run as the account the operator mapped its user to,
  * nothing else: no mapping, or a system account (root, an account below
- * grid_min_uid on this host), and the submission is refused, fatal for
+ * grid_min_uid or without a login shell on this host), and the submission is refused, fatal for
  * the campaign on that cluster; none of its jobs reaches the cluster. */
 static void test_jobs_run_as_the_mapped_account_only(void **state)
 {
     struct fx *f = *state;
     start(f);
-    const char *refused[] = {NULL, "root", "daemon"};   /* daemon: uid 1 on Debian */
+    /* daemon: uid 1 on Debian; nobody: 65534, above grid_min_uid, but no login shell */
+    const char *refused[] = {NULL, "root", "daemon", "nobody"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         assert_int_equal(store_cluster_account_set(f->s, f->user, "", refused[i] ? refused[i] : ""), 0);
         int64_t c = submit(f, 2, 30);
@@ -235,8 +236,9 @@ static void test_jobs_run_as_the_mapped_account_only(void **state)
             if (st->events[e].campaign_id != c || st->events[e].kind != GEV_SUBMIT_REFUSED) continue;
             fatal++;
             /* the reason locusd logs is the event's message */
-            const char *why =
-                refused[i] ? "is a system account, below grid_min_uid" : "user alice has no account on cluster";
+            const char *why = !refused[i]                         ? "user alice has no account on cluster"
+                              : !strcmp(refused[i], "nobody") ? "is a system account, with no login shell ("
+                                                              : "is a system account, below grid_min_uid";
             if (!strstr(st->events[e].message, why) || !strstr(st->events[e].message, "was refused: "))
                 fail_msg("account %s: message \"%s\"", refused[i] ? refused[i] : "(none)", st->events[e].message);
         }
