@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#define ORDER_WAIT_MS 30000      /* then 503: the order stays queued */
 #define WAIT_SLICE_MS 200        /* how soon a wait sees that HTTP stops */
 #define ID_DIGITS_MAX 18         /* an id in a path: below 10^18, no overflow */
 
@@ -351,12 +350,12 @@ static int read_body(struct camp_order *w, enum croute r, const char *body, size
     return rc;
 }
 
-/* Waits for order `order` in slices until it is carried out, ORDER_WAIT_MS
- * pass, or HTTP stops (then CAMP_ORDER_TIMEOUT too). */
+/* Waits for order `order` in slices until it is carried out, the
+ * server's api_order_wait_ms pass, or HTTP stops (then CAMP_ORDER_TIMEOUT too). */
 static enum camp_order_rc await_order(struct camp_order *w, struct store *st, int64_t order, int64_t *result,
                                       char *err, size_t errlen)
 {
-    int64_t deadline = monotonic_ms() + ORDER_WAIT_MS;
+    int64_t deadline = monotonic_ms() + w->s->api_order_wait_ms;
     enum camp_order_rc rc = CAMP_ORDER_TIMEOUT;
     while (rc == CAMP_ORDER_TIMEOUT && !atomic_load(&w->s->api_stopping) && monotonic_ms() < deadline)
         rc = campaign_order_wait(st, order, WAIT_SLICE_MS, result, err, errlen);
@@ -402,7 +401,7 @@ static void carry_out(struct server *s, void *p, struct strbuf *out, int *status
                  (long long)(w->kind == GO_FIX ? w->event_id : w->campaign_id));
     if (rc == CAMP_ORDER_TIMEOUT) {
         char when[64] = "before locusd began to stop";
-        if (!atomic_load(&s->api_stopping)) snprintf(when, sizeof when, "within %d s", ORDER_WAIT_MS / 1000);
+        if (!atomic_load(&s->api_stopping)) snprintf(when, sizeof when, "within %g s", s->api_order_wait_ms / 1000.0);
         json_t *msg = json_sprintf("order %lld is queued, but locusd's grid daemon did not carry it out %s: it "
                                    "stays queued and is carried out when the daemon runs (see GET /api/v1/campaigns)",
                                    (long long)order, when);

@@ -408,6 +408,7 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
 {
     memset(s, 0, sizeof *s);
     s->clock = wall_clock;
+    s->api_order_wait_ms = API_ORDER_WAIT_MS;
     /* Hooks and generators run in the project's folder and are handed
      * paths in it: a relative path given here would not lead there. */
     char abs[PATH_MAX];

@@ -25,6 +25,7 @@ struct MHD_Daemon;
 #define HOOK_MS(s) ((s)->proj.cfg.hook_timeout * 1000)
 
 #define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept */
+#define API_ORDER_WAIT_MS 30000 /* an API campaign order awaited this long, then 503 (it stays queued) */
 
 struct server {
     struct project proj;
@@ -74,6 +75,8 @@ struct server {
     atomic_int http_unanswered;  /* requests suspended at some point and not yet completed: HTTP stops
                                     only once they are answered */
     int64_t (*clock)(void);      /* seconds; time(NULL) unless a test sets it */
+    int api_order_wait_ms;       /* how long an API campaign order is awaited before its 503 (the order
+                                    stays queued): API_ORDER_WAIT_MS unless a test sets it */
 };
 
 /* Opens the project's store, loads state, starts the writer and daemon
