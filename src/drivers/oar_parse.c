@@ -49,6 +49,7 @@ void oar_normalise(const json_t *job, time_t now, struct drv_status *st)
 {
     *st = (struct drv_status){0};
     const char *state = json_string_value(json_object_get(job, "state"));
+    if (state && !*state) state = NULL;   /* an empty state says no more than none: messages show "?" */
     snprintf(st->raw, sizeof st->raw, "%s", state ? state : "?");
     st->state = DRV_FINISHED;
     st->end = DRV_END_UNKNOWN;

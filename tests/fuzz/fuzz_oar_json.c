@@ -50,7 +50,7 @@ static void job(const json_t *j)
     oar_normalise(j, NOW, &st);
     check_status(&st);
     const char *state = json_string_value(json_object_get(j, "state"));
-    if (!state) check(st.state == DRV_FINISHED && (st.end == DRV_END_UNKNOWN) == !strcmp(st.raw, "?"));
+    if (!state || !*state) check(st.state == DRV_FINISHED && (st.end == DRV_END_UNKNOWN) == !strcmp(st.raw, "?"));
     else if (st.end == DRV_END_UNKNOWN || st.end == DRV_END_NONE) check(!strncmp(state, st.raw, strlen(st.raw)));
 }
 

@@ -131,6 +131,9 @@ static void test_normalise_edges(void **state)
     assert_string_equal(st.raw, "Weird");
     st = norm("{\"state\": 3}", NOW);
     assert_string_equal(st.raw, "?");
+    st = norm("{\"state\": \"\"}", NOW);   /* found by fuzz_oar_json: messages named no state */
+    assert_int_equal(st.end, DRV_END_UNKNOWN);
+    assert_string_equal(st.raw, "?");
     st = norm("{\"state\": \"RunningRunningRunningRunningRunningRunning\"}", NOW);
     assert_int_equal(strlen(st.raw), sizeof st.raw - 1);
     st = norm("[]", NOW);
