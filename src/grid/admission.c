@@ -10,6 +10,7 @@
 #include "grid/admission.h"
 #include "core/strbuf.h"
 #include "grid/lua_strpat.h"
+#include "model/grid_state.h"
 #include <lauxlib.h>
 #include <limits.h>
 #include <lua.h>
@@ -44,7 +45,7 @@ struct rule_ctx {
     int over_memory;        /* an allocation was refused at least once */
     int over_budget;
     int rejected;
-    char reject_msg[512];
+    char reject_msg[GRID_EVENT_MESSAGE_MAX + 1];   /* grid_message_clean's form */
     char conv_err[256];     /* why out could not be made */
 };
 
@@ -268,7 +269,7 @@ static int l_reject(lua_State *L)
 {
     struct rule_ctx *c = ctx_of(L);
     const char *msg = luaL_optstring(L, 1, "no reason given");
-    if (!c->rejected) snprintf(c->reject_msg, sizeof c->reject_msg, "%s", msg);
+    if (!c->rejected) grid_message_clean(c->reject_msg, msg);
     c->rejected = 1;
     lua_pushliteral(L, "campaign rejected");
     return lua_error(L);
@@ -492,11 +493,14 @@ static int rule_main(lua_State *L)
     return 0;
 }
 
-/* The Lua error message at the top of L. */
-static const char *lua_message(lua_State *L)
+/* The Lua error message at the top of L into out, as one line of valid
+ * UTF-8 and bounded (grid_message_clean): a syntax error quotes the rule's
+ * own text, which the submitter wrote and the API answers as JSON. */
+static const char *lua_message(lua_State *L, char out[GRID_EVENT_MESSAGE_MAX + 1])
 {
     const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    return m ? m : "(error object is not a string)";
+    grid_message_clean(out, m ? m : "(error object is not a string)");
+    return out;
 }
 
 /* Runs the rule; 0, or the status of the failed run with err set. */
@@ -519,7 +523,8 @@ static int run_lua(struct rule_ctx *c, char *err, size_t errlen)
              ADMISSION_MAX_MEMORY >> 20);
         status = ADMISSION_ERROR;
     } else if (status != LUA_OK) {
-        errf(err, errlen, "admission: rule '%s' failed: %s", c->name, lua_message(L));
+        char msg[GRID_EVENT_MESSAGE_MAX + 1];
+        errf(err, errlen, "admission: rule '%s' failed: %s", c->name, lua_message(L, msg));
         status = ADMISSION_ERROR;
     } else if (!c->out) {
         errf(err, errlen, "admission: rule '%s' made an invalid campaign: %s", c->name, c->conv_err);

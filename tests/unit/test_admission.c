@@ -195,6 +195,39 @@ static void test_syntax_error_names_rule_and_line(void **state)
     campaign_spec_free(&s);
 }
 
+/* Messages quoting the rule's own text (a syntax error quotes the token
+ * it stopped at, a reject its argument) are one line of valid UTF-8 and
+ * bounded, as they go to the submitter as JSON. Found by fuzz_admission:
+ * an unfinished string of 3 kB of bytes filled the whole error. */
+static void test_messages_quoting_the_rule_are_bounded_and_valid_utf8(void **state)
+{
+    (void)state;
+    struct campaign_spec s;
+    load(&s, CAMPAIGN);
+    char rule[4096], err[1024];
+    int n = snprintf(rule, sizeof rule, "if user == 'bo");
+    for (int i = 0; i < 3000; i++) rule[n++] = (char)(i % 3 ? 0xd0 : 0xff);   /* no valid UTF-8 */
+    rule[n++] = '\n';   /* the string ends unfinished here: Lua quotes all of it */
+    rule[n] = 0;
+    assert_int_equal(admission_run(rule, "r.lua", "alice", &s, err, sizeof err), ADMISSION_ERROR);
+    assert_true(strlen(err) < 600);
+    assert_non_null(strstr(err, "admission: rule 'r.lua' failed: r.lua:1: unfinished string near ''bo?"));
+    assert_string_equal(err + strlen(err) - 3, "...");
+    json_t *j = json_string(err);   /* jansson takes valid UTF-8 only */
+    assert_non_null(j);
+    json_decref(j);
+    assert_int_equal(admission_run("reject('caf\xc3\xa9 \xff\\n' .. string.rep('x', 600))", "r.lua", "alice", &s, err,
+                                   sizeof err),
+                     ADMISSION_REJECTED);
+    assert_true(strlen(err) < 600);
+    assert_non_null(strstr(err, "admission: rule 'r.lua' rejected: caf\xc3\xa9 ? xxxx"));
+    assert_string_equal(err + strlen(err) - 3, "...");
+    j = json_string(err);
+    assert_non_null(j);
+    json_decref(j);
+    campaign_spec_free(&s);
+}
+
 static void test_runtime_error_names_rule_and_line(void **state)
 {
     (void)state;
@@ -445,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_reject_huge_rejects_above_the_users_limit_only),
         cmocka_unit_test(test_reject_stops_the_rule_with_its_message),
         cmocka_unit_test(test_syntax_error_names_rule_and_line),
+        cmocka_unit_test(test_messages_quoting_the_rule_are_bounded_and_valid_utf8),
         cmocka_unit_test(test_runtime_error_names_rule_and_line),
         cmocka_unit_test(test_io_os_require_load_and_friends_are_not_there),
         cmocka_unit_test(test_endless_loop_is_stopped_by_the_instruction_budget),
