@@ -277,14 +277,7 @@ upload_case "f: upload named ../${OUT_A}" "../${OUT_A}" 100 "$md5_100" "$TMP/d10
 
 size_query() {  # size_query NAME: no size of a file outside the upload folder is told
     begin "f: size query for $1"
-    cat >"$R" <<XML
-<data_server_request>
-    <core_client_major_version>7</core_client_major_version>
-    <core_client_minor_version>20</core_client_minor_version>
-    <core_client_release>5</core_client_release>
-    <get_file_size>$1</get_file_size>
-</data_server_request>
-XML
+    size_req "$R" "$1"
     local st s
     st=$(post "$UPLOAD" "$R")
     [ "$st" = 200 ] || bad "HTTP $st, expected 200"

@@ -54,17 +54,6 @@ upload() {
     cat "$6" >>"$R"
 }
 
-# size_req NAME: a size query as the client writes it, into $R.
-size_req() {
-    cat >"$R" <<XML
-<data_server_request>
-    <core_client_major_version>7</core_client_major_version>
-    <core_client_minor_version>20</core_client_minor_version>
-    <core_client_release>5</core_client_release>
-    <get_file_size>$1</get_file_size>
-</data_server_request>
-XML
-}
 
 file_size_told() { sed -n 's|.*<file_size>\([0-9]*\)</file_size>.*|\1|p' "$B" | head -n 1; }
 
@@ -121,7 +110,7 @@ a_cases "before the output arrived"
 upload "$OUT" 10000 "$MD5" 0 "$CERT" "$TMP/first100"
 [ "$(post "$UPLOAD" "$R")" = 200 ] && [ "$(upload_status)" = 1 ] \
     || fail "an upload cut short is not a transient error: $(head -c 300 "$B")"
-size_req "$OUT"
+size_req "$R" "$OUT"
 post "$UPLOAD" "$R" >/dev/null
 [ "$(file_size_told)" = 100 ] || fail "size query for $OUT while out: '$(file_size_told)', not the 100 bytes held"
 tail -c +101 "$TMP/data" >"$TMP/rest"
@@ -175,11 +164,11 @@ grep -q '^HTTP/1.1 200' "$H" && cmp -s "$B" "$TMP/in.dat" || fail "download of i
 say "downloads of an upload's name answered as for none"
 
 # ---- (b) size queries once the instance is reported ----
-size_req "$NONE"
+size_req "$R" "$NONE"
 post "$UPLOAD" "$R" >/dev/null
 [ "$(file_size_told)" = 0 ] || fail "size query for $NONE: '$(file_size_told)'"
 reply_of >"$TMP/ref.size"
-size_req "$NOT_OUT"
+size_req "$R" "$NOT_OUT"
 post "$UPLOAD" "$R" >/dev/null
 same_reply "size query for $NOT_OUT" ref.size
 report="<result>
@@ -203,7 +192,7 @@ report="<result>
 SEQNO=2 request "$KEY" "$HOST" 0 "$report" >"$R"
 [ "$(post "$SCHED" "$R")" = 200 ] || fail "report RPC failed: $(head -c 300 "$B")"
 tr -d ' \n\t' <"$B" | grep -qF "<result_ack><name>$INST</name></result_ack>" || fail "$INST not acknowledged"
-size_req "$OUT"
+size_req "$R" "$OUT"
 post "$UPLOAD" "$R" >/dev/null
 same_reply "size query for $OUT once its instance was reported" ref.size
 say "size queries answered alike once the instance was reported"

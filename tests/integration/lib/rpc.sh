@@ -92,4 +92,16 @@ XML
 }
 
 # upload_status: the <status> of the last upload reply.
+# size_req FILE NAME: a size query (get_file_size) as the client writes it.
+size_req() {
+    cat >"$1" <<XML
+<data_server_request>
+    <core_client_major_version>7</core_client_major_version>
+    <core_client_minor_version>20</core_client_minor_version>
+    <core_client_release>5</core_client_release>
+    <get_file_size>$2</get_file_size>
+</data_server_request>
+XML
+}
+
 upload_status() { sed -n 's|.*<status>\(-\{0,1\}[0-9]*\)</status>.*|\1|p' "$B" | head -n 1; }
