@@ -33,7 +33,7 @@ const char *jv_match_name(enum jv_match m);   /* "name", "instance", "number" */
 /* A file of a job on disk. */
 struct jv_file {
     char name[64];               /* the output's open name (the batch's --output) */
-    char file[LOCUS_NAME_MAX + 64];   /* its name on disk: an upload's is "<instance>_<k>" */
+    char file[JV_INSTANCE_NAME_MAX + 12];   /* its name on disk: an upload's is "<instance>_<k>" */
     char path[JV_PATH_MAX];      /* where it is, relative to the project folder; "" not there */
     int64_t nbytes;              /* -1: not there */
 };

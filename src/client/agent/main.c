@@ -4,6 +4,7 @@
 #include "client/agent/ctl.h"
 #include "client/agent/xfer.h"
 #include "core/log.h"
+#include "core/strbuf.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -49,7 +50,7 @@ static int choose_ca_file(const char *dir, const char *opt, char *err, size_t er
         opt = bundle;
     }
     if (!realpath(opt, abs) || access(abs, R_OK)) {
-        snprintf(err, errlen, "CA file %s: %s", opt, strerror(errno));
+        errf(err, errlen, "CA file %s: %s", opt, strerror(errno));
         return -1;
     }
     xfer_set_ca_file(abs);
