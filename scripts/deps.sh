@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(cmake make gcc clang pkg-config libclang-rt-14-dev
       libsqlite3-dev sqlite3 libmicrohttpd-dev libexpat1-dev libjansson-dev
-      libcurl4-openssl-dev libssl-dev openssl liblua5.4-dev libcmocka-dev curl boinc-client
+      libcurl4-openssl-dev libssl-dev openssl libsodium-dev liblua5.4-dev libcmocka-dev curl boinc-client
       slurmctld slurmd slurm-client munge python3 strace)
 missing=()
 for p in "${pkgs[@]}"; do

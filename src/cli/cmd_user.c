@@ -1,6 +1,7 @@
 /* cmd_user.c - `locus user create`: a user and its authenticator, the
  * account key a volunteer attaches a BOINC client with. The key alone goes
- * to stdout so a script can capture it: KEY=$(locus user create DIR NAME).
+ * to stdout so a script can capture it: KEY=$(locus user create DIR NAME);
+ * `locus user account-key` prints it again (it is made, not stored).
  * `locus user role`: what a user may do (volunteer, submitter, admin).
  * `locus user key`, `keys`, `revoke`: a submitter's submit keys, the keys
  * the REST API takes. `locus user account`: the cluster account a user's
@@ -8,24 +9,16 @@
  * go. */
 #include "cli/cli.h"
 #include "grid/jdl.h"
+#include "core/account_key.h"
 #include "store/store_grid.h"
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define USER_NAME_MAX 100
 #define AUTH_BYTES 16    /* 32 hex digits */
-
-static int name_printable(const char *name)
-{
-    size_t n = strlen(name);
-    if (n == 0 || n > USER_NAME_MAX) return 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        if (*p < 0x20 || *p > 0x7e) return 0;
-    return 1;
-}
 
 static int make_authenticator(char *out, size_t len, char *err, size_t errlen)
 {
@@ -36,13 +29,57 @@ static int make_authenticator(char *out, size_t len, char *err, size_t errlen)
     return 0;
 }
 
-static int insert_user(struct store *s, struct user *u, char *err, size_t errlen)
+/* Inserts u with a key made from the project's account secret and its
+ * id (core/account_key.h), in one transaction, the key into
+ * u->authenticator: the project can give it again (locus user
+ * account-key, lookup_account). */
+static int insert_user(struct cli_project *cp, struct user *u, char *err, size_t errlen)
 {
+    struct upload_key secret;
+    if (account_secret_load(&cp->p, (int64_t)time(NULL), &secret, err, errlen)) return CLI_FAIL;
+    struct store *s = cp->s;
     struct user old;
-    int found = store_user_by_name(s, u->name, &old);
-    if (found == 0) return cli_errf(err, errlen, CLI_FAIL, "user '%s' already exists", u->name);
-    if (found < 0 || store_user_insert(s, u)) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
-    return 0;
+    int found = store_begin(s) ? -1 : store_user_by_name(s, u->name, &old), rc = -1;
+    if (found == 0) {
+        cli_errf(err, errlen, CLI_FAIL, "user '%s' already exists", u->name);
+        rc = 1;
+    } else if (found == 1) {
+        u->key_gen = ACCOUNT_KEY_GEN_RANDOM + 1;
+        rc = store_user_next_id(s, &u->id);
+        if (!rc) account_key_make(&secret, u->id, u->key_gen, u->authenticator);
+        rc = rc || store_user_insert(s, u) || store_commit(s) ? -1 : 0;
+    }
+    OPENSSL_cleanse(&secret, sizeof secret);
+    if (rc < 0) cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
+    if (rc) store_rollback(s);
+    return rc ? CLI_FAIL : 0;
+}
+
+int cmd_user_account_key(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2];
+    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    struct cli_project cp;
+    if (rc || (rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen))) return rc;
+    struct user u;
+    struct upload_key secret;
+    int found = store_user_by_name(cp.s, pos[1], &u);
+    if (found < 0) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    else if (found) rc = cli_errf(err, errlen, CLI_FAIL, "no user '%s'", pos[1]);
+    else if (u.key_gen == ACCOUNT_KEY_GEN_RANDOM)
+        rc = cli_errf(err, errlen, CLI_FAIL,
+                      "user '%s' has a key drawn at random before keys could be made again: only its owner has it",
+                      pos[1]);
+    else if (!(rc = account_secret_load(&cp.p, (int64_t)time(NULL), &secret, err, errlen) ? CLI_FAIL : 0)) {
+        char key[ACCOUNT_KEY_LEN + 1];
+        account_key_make(&secret, u.id, u.key_gen, key);
+        printf("%s\n", key);
+        OPENSSL_cleanse(key, sizeof key);
+        OPENSSL_cleanse(&secret, sizeof secret);
+    }
+    cli_close(&cp);
+    return rc;
 }
 
 /* The role called name into *role; CLI_USAGE naming the roles if none. */
@@ -60,14 +97,13 @@ int cmd_user_create(int argc, char **argv, char *err, size_t errlen)
     struct cli_opt opts[] = {{"role", OPT_STR, &role_name, 0, 0}, {NULL, 0, NULL, 0, 0}};
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen), role;
     if (rc || (rc = role_of(role_name, &role, err, errlen))) return rc;
-    if (!name_printable(pos[1]))
+    if (!user_name_ok(pos[1]))
         return cli_errf(err, errlen, CLI_FAIL, "user name must be 1 to %d printable ASCII characters", USER_NAME_MAX);
     struct user u = {.create_time = (int64_t)time(NULL), .role = role};
     snprintf(u.name, sizeof u.name, "%s", pos[1]);
-    if (make_authenticator(u.authenticator, sizeof u.authenticator, err, errlen)) return CLI_FAIL;
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
-    if (!rc) rc = insert_user(cp.s, &u, err, errlen);
+    if (!rc) rc = insert_user(&cp, &u, err, errlen);
     cli_close(&cp);
     if (!rc) printf("%s\n", u.authenticator);
     return rc;

@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"host", "list", cmd_host_list, "DIR [--limit N] [--json]"},
     {"user", "create", cmd_user_create, "DIR NAME [--role volunteer|submitter|admin]"},
     {"user", "list", cmd_user_list, "DIR [--limit N] [--json]"},
+    {"user", "account-key", cmd_user_account_key, "DIR NAME"},
     {"user", "role", cmd_user_role, "DIR NAME volunteer|submitter|admin"},
     {"user", "key", cmd_user_key, "DIR NAME [--label TEXT]"},
     {"user", "keys", cmd_user_keys, "DIR NAME"},

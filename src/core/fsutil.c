@@ -77,10 +77,15 @@ int write_file_atomic(const char *path, const void *data, size_t len)
     return write_file_atomic_mode(path, data, len, 0644);
 }
 
-int write_file_atomic_mode(const char *path, const void *data, size_t len, int mode)
+/* Writes data to a temporary file beside path, fsynced, then puts it at
+ * path: renamed over it, or (exclusive) linked there only if path does not
+ * exist. An exclusive writer's temporary name holds its pid: two processes
+ * making the same file never write into each other's. */
+static int write_file_at(const char *path, const void *data, size_t len, int mode, int exclusive)
 {
     char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (exclusive) snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    else snprintf(tmp, sizeof tmp, "%s.tmp", path);
     unlink(tmp);   /* a leftover may have other permissions: O_CREAT would keep them */
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
     if (fd < 0) return -1;
@@ -92,13 +97,24 @@ int write_file_atomic_mode(const char *path, const void *data, size_t len, int m
         return -1;
     }
     close(fd);
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
+    int rc = exclusive ? link(tmp, path) : rename(tmp, path);
+    int e = errno;
+    if (rc || exclusive) unlink(tmp);
+    if (rc) {
         errno = e;
         return -1;
     }
     return fsync_dir_of(path);
+}
+
+int write_file_atomic_mode(const char *path, const void *data, size_t len, int mode)
+{
+    return write_file_at(path, data, len, mode, 0);
+}
+
+int write_file_new(const char *path, const void *data, size_t len, int mode)
+{
+    return write_file_at(path, data, len, mode, 1);
 }
 
 char *read_file(const char *path, size_t max, size_t *len)

@@ -21,6 +21,9 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 /* The same with the file's permission bits (write_file_atomic: 0644);
  * a secret is written 0600 from its first byte on. */
 int write_file_atomic_mode(const char *path, const void *data, size_t len, int mode);
+/* Writes a new file at path, whole or not at all: -1 with errno EEXIST
+ * if path exists (another process made it first), nothing changed then. */
+int write_file_new(const char *path, const void *data, size_t len, int mode);
 /* Reads a whole file (at most max bytes) into a malloc'd, NUL-terminated
  * buffer owned by the caller; *len gets its size. NULL on error or if larger
  * than max (errno EFBIG). */

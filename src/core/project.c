@@ -59,6 +59,23 @@ static int check_listen(const char *listen, char *err, size_t errlen)
     return -1;
 }
 
+static int check_account_creation(const char *mode, char *err, size_t errlen)
+{
+    if (!strcmp(mode, "closed") || !strcmp(mode, "open") || !strcmp(mode, "invitation")) return 0;
+    snprintf(err, errlen, "<account_creation> '%s' must be closed, open or invitation", mode);
+    return -1;
+}
+
+/* A code is a password shared by everyone invited: short ones are guessed. */
+#define INVITATION_CODE_MIN 8
+
+static int check_invitation_code(const char *code, char *err, size_t errlen)
+{
+    if (!code[0] || strlen(code) >= INVITATION_CODE_MIN) return 0;
+    snprintf(err, errlen, "<invitation_code> must have at least %d characters", INVITATION_CODE_MIN);
+    return -1;
+}
+
 /* The name, type and field of a setting, designated so that the rest may be left out. */
 #define SETTING(n, t, f) \
     .name = n, .type = t, .offset = offsetof(struct project_config, f), .size = sizeof ((struct project_config *)0)->f
@@ -123,6 +140,12 @@ const struct setting project_settings[] = {
      .max = 1e9},
     {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
     {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
+    {SETTING("account_creation", SETTING_TEXT, account_creation), .def_text = "closed", .min = 1,
+     .check = check_account_creation},
+    {SETTING("invitation_code", SETTING_TEXT, invitation_code), .check = check_invitation_code},
+    {SETTING("min_passwd_length", SETTING_INT, min_passwd_length), .def = 6, .min = 1, .max = 64},
+    /* each costs an Argon2 hash (a tenth of a second, 64 MiB): a flood from one address is refused */
+    {SETTING("account_rpcs_per_hour", SETTING_INT, account_rpcs_per_hour), .def = 20, .min = 1, .max = 1e6},
     {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1},
     {SETTING("grid_cycle_period", SETTING_DOUBLE, grid_cycle_period), .def = 30, .min = 0.1, .max = NO_MAX},
     /* checked against the predictors when the grid daemon starts */

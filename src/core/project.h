@@ -83,6 +83,11 @@ struct project_config {
                                     adds to a sequence (100000: about half a second of the store) */
     int submit_max_live_batches; /* <submit_max_live_batches>: batches not ended (100) */
     int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
+    /* accounts volunteers make themselves (BOINC's web RPCs, docs/accounts.md) */
+    char account_creation[16];   /* <account_creation>: closed, open or invitation (closed) */
+    char invitation_code[128];   /* <invitation_code>: what sign-up asks for in invitation mode */
+    int min_passwd_length;       /* <min_passwd_length>: the client checks it before hashing (6) */
+    int account_rpcs_per_hour;   /* <account_rpcs_per_hour>: creations and lookups one address may make (20) */
     /* the grid daemon (campaigns on clusters, docs/campaigns.md) */
     int grid_daemon;             /* off with <no_grid_daemon/>: this locusd runs no campaign */
     int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */

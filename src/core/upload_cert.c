@@ -69,56 +69,65 @@ int upload_key_parse(const char *text, struct upload_key *k)
     return 0;
 }
 
+/* Makes the key file. Two processes may both find none (locusd and the
+ * CLI, for the account key): the file is linked in only if still absent,
+ * and the one that loses reads the winner's, so both hold one key. */
 static int make_key(const char *path, int64_t now, struct upload_key *k, char *err, size_t errlen)
 {
     if (RAND_bytes(k->key, sizeof k->key) != 1) {
-        snprintf(err, errlen, "cannot draw random bytes for the upload key (OpenSSL RAND_bytes)");
+        snprintf(err, errlen, "cannot draw random bytes for the key %s (OpenSSL RAND_bytes)", path);
         return -1;
     }
     k->since = now;
     char text[UPLOAD_KEY_TEXT_MAX];
     int n = upload_key_format(k, text);
-    if (write_file_atomic_mode(path, text, (size_t)n, 0600)) {
-        snprintf(err, errlen, "cannot write the upload key %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    int rc = write_file_new(path, text, (size_t)n, 0600);
+    OPENSSL_cleanse(text, sizeof text);
+    if (!rc) return 0;
+    if (errno == EEXIST) return 1;
+    snprintf(err, errlen, "cannot write the key %s: %s", path, strerror(errno));
+    return -1;
 }
 
 int upload_key_load(const char *path, int64_t now, struct upload_key *k, char *err, size_t errlen)
 {
-    memset(k, 0, sizeof *k);
-    size_t len;
-    char *text = read_file(path, 4096, &len);
-    if (!text) {
-        if (errno == ENOENT) return make_key(path, now, k, err, errlen);
-        snprintf(err, errlen, "cannot read the upload key %s: %s", path, strerror(errno));
-        return -1;
+    for (int tries = 0; tries < 2; tries++) {
+        memset(k, 0, sizeof *k);
+        size_t len;
+        char *text = read_file(path, 4096, &len);
+        if (!text) {
+            if (errno != ENOENT) break;
+            int rc = make_key(path, now, k, err, errlen);
+            if (rc <= 0) return rc;
+            continue;   /* made by another process meanwhile: read it */
+        }
+        int rc = upload_key_parse(text, k);
+        OPENSSL_cleanse(text, len);
+        free(text);
+        if (rc)
+            snprintf(err, errlen, "key %s is malformed (expected 'since TIME' and %d hex digits)", path,
+                     2 * UPLOAD_KEY_BYTES);
+        return rc;
     }
-    int rc = upload_key_parse(text, k);
-    OPENSSL_cleanse(text, len);
-    free(text);
-    if (rc)
-        snprintf(err, errlen, "upload key %s is malformed (expected 'since TIME' and %d hex digits)", path,
-                 2 * UPLOAD_KEY_BYTES);
-    return rc;
+    snprintf(err, errlen, "cannot read the key %s: %s", path, strerror(errno));
+    return -1;
 }
 
-static void mac(const struct upload_key *k, const char *name, unsigned char out[32])
+void upload_key_mac(const struct upload_key *k, const char *label, const char *text, unsigned char out[UPLOAD_MAC_BYTES])
 {
-    size_t nlabel = strlen(CERT_LABEL), nname = strlen(name);
-    unsigned char *msg = xmalloc(nlabel + nname);
-    memcpy(msg, CERT_LABEL, nlabel);
-    memcpy(msg + nlabel, name, nname);
-    unsigned int outlen = 32;
-    if (!HMAC(EVP_sha256(), k->key, (int)sizeof k->key, msg, nlabel + nname, out, &outlen)) abort();
+    size_t nlabel = strlen(label), ntext = strlen(text);
+    unsigned char *msg = xmalloc(nlabel + ntext);
+    memcpy(msg, label, nlabel);
+    memcpy(msg + nlabel, text, ntext);
+    unsigned int outlen = UPLOAD_MAC_BYTES;
+    if (!HMAC(EVP_sha256(), k->key, (int)sizeof k->key, msg, nlabel + ntext, out, &outlen)) abort();
     free(msg);
 }
 
 void upload_cert_make(const struct upload_key *k, const char *name, char out[UPLOAD_CERT_LEN + 1])
 {
-    unsigned char m[32];
-    mac(k, name, m);
+    unsigned char m[UPLOAD_MAC_BYTES];
+    upload_key_mac(k, CERT_LABEL, name, m);
     hex_encode(m, sizeof m, out);
 }
 

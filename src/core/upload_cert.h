@@ -24,8 +24,9 @@ struct upload_key {
 };
 
 /* Reads the key at path, or makes one (with the time now) if there is no
- * file there. 0, or -1 if it cannot be read, is malformed, or cannot be
- * written. */
+ * file there; processes making it at once end with the same key. 0, or -1
+ * if it cannot be read, is malformed, or cannot be written. The same file
+ * format holds the project's other secrets (account_key.h). */
 int upload_key_load(const char *path, int64_t now, struct upload_key *k, char *err, size_t errlen);
 /* The key file's text: "since UNIX_TIME\n", then the key as
  * 2 x UPLOAD_KEY_BYTES lowercase hex digits and "\n". upload_key_format
@@ -38,6 +39,11 @@ int upload_key_load(const char *path, int64_t now, struct upload_key *k, char *e
 #define UPLOAD_KEY_TEXT_MAX 128
 int upload_key_format(const struct upload_key *k, char out[UPLOAD_KEY_TEXT_MAX]);
 int upload_key_parse(const char *text, struct upload_key *k);
+/* HMAC-SHA256 under k of label then text (both NUL-terminated): a label
+ * per use, so that a MAC made for one use never stands for another. */
+#define UPLOAD_MAC_BYTES 32
+void upload_key_mac(const struct upload_key *k, const char *label, const char *text,
+                    unsigned char out[UPLOAD_MAC_BYTES]);
 /* The certificate of the file name, in lowercase hex, into out. */
 void upload_cert_make(const struct upload_key *k, const char *name, char out[UPLOAD_CERT_LEN + 1]);
 /* 1 if cert is the certificate of name (compared in constant time). */

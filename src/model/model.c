@@ -46,6 +46,15 @@ const char *batch_state_name(int state)
     return state >= 0 && state <= BATCH_CANCELLED ? n[state] : "unknown";
 }
 
+int user_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > USER_NAME_MAX) return 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p > 0x7e) return 0;
+    return 1;
+}
+
 void instance_wire_name(char *out, size_t len, const char *batch, int64_t job_id, int seq)
 {
     snprintf(out, len, "%s_%lld_%d", batch, (long long)job_id, seq);

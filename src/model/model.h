@@ -72,6 +72,7 @@ struct user {
     double total_credit, expavg_credit, expavg_time;
     int64_t create_time;
     int role;                       /* enum user_role */
+    int key_gen;                    /* the account key's generation (core/account_key.h) */
 };
 
 struct host {
@@ -267,6 +268,10 @@ const char *batch_state_name(int state);
 /* A role's name ("volunteer", "submitter", "admin"), and back: the role, or
  * -1 for a name that is none. */
 const char *user_role_name(int role);
+/* A user's name: 1 to USER_NAME_MAX printable ASCII characters (it is
+ * typed in commands and shown in every listing). 1 if name is one. */
+#define USER_NAME_MAX 100
+int user_name_ok(const char *name);
 int user_role_parse(const char *name);
 
 /* Redundancy options: fields left at RED_UNSET get their defaults (quorum

@@ -12,6 +12,7 @@
 #include "server/rpc.h"
 #include "server/server.h"
 #include "server/url.h"
+#include "server/web_rpc.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <pthread.h>
@@ -155,6 +156,39 @@ static void set_timeout(struct server *s, struct MHD_Connection *mc, int moves_f
     MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT, t);
 }
 
+/* Who asks, as the account allowance counts: an IPv4 address, or the /64
+ * of an IPv6 one (one subscriber's usual share), into out. */
+static void client_addr(struct MHD_Connection *mc, char out[64])
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    snprintf(out, 64, "?");
+    if (sa && sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, 64);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        struct in6_addr a = ((const struct sockaddr_in6 *)sa)->sin6_addr;
+        memset(a.s6_addr + 8, 0, 8);
+        inet_ntop(AF_INET6, &a, out, 60);
+        strcat(out, "/64");
+    }
+}
+
+/* A web RPC (web_rpc.c), its arguments from the query string. */
+static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *name, struct strbuf *out,
+                    struct api_wait **wait)
+{
+    char addr[64];
+    client_addr(mc, addr);
+    struct web_rpc_args a = {
+        .email_addr = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "email_addr"),
+        .passwd_hash = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "passwd_hash"),
+        .user_name = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "user_name"),
+        .invite_code = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "invite_code"),
+        .addr = addr,
+    };
+    web_rpc_handle(s, name, &a, out, wait);
+}
+
 /* First call for a request: choose the route and refuse oversized bodies. */
 static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const char *url, const char *method,
                              void **con_cls)
@@ -274,6 +308,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = send_buf(mc, status, &out, "application/json");
         break;
     case URL_API_POST:
+    case URL_WEB_RPC:
         if (c->too_large || c->busy) {
             rc = c->busy ? busy(mc) : too_large(mc, c->route);
             break;
@@ -282,7 +317,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             api_wait_finish(c->wait, &out, &status);
             c->wait = NULL;
         } else {
-            api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status, &c->wait);
+            if (c->route == URL_WEB_RPC) web_rpc(s, mc, rest, &out, &c->wait);
+            else api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status, &c->wait);
             if (c->wait) {           /* as an RPC's commit: free this thread meanwhile */
                 suspend(s, mc, c);
                 api_wait_start(c->wait, resume, mc);
@@ -290,7 +326,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
                 break;
             }
         }
-        rc = send_buf(mc, status, &out, "application/json");
+        rc = send_buf(mc, status, &out, c->route == URL_WEB_RPC ? "text/xml" : "application/json");
         break;
     default:
         rc = send_text(mc, 404, "not found\n");

@@ -3,6 +3,7 @@
 #include "server/server.h"
 #include "server/grid.h"
 #include "server/files.h"
+#include "server/web_rpc.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/sign.h"
@@ -425,6 +426,7 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     char key_path[PROJECT_PATH_MAX + 64];
     project_path(&s->proj, key_path, sizeof key_path, "keys/upload_key");
     if (upload_key_load(key_path, s->clock(), &s->upload_key, err, errlen)) return -1;
+    if (web_accounts_open(s, err, errlen)) return -1;
 
     if (load_plan_classes(s, err, errlen)) return -1;
     make_private(s);
@@ -508,6 +510,7 @@ void server_stop(struct server *s)
     workq_free(&s->assimilate_q);
     free(s->code_sign_key);
     tls_creds_free(&s->tls);
+    web_accounts_close(s);
     free(s->list_text);
     pthread_mutex_destroy(&s->list_lock);
     pthread_mutex_destroy(&s->lock);

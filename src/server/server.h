@@ -35,6 +35,7 @@ struct server {
     struct upload_key upload_key; /* signs and checks upload certificates */
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
+    struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */
 
     /* GET /api/v1/batches, open to anyone, computes every batch's figures:
      * its answer is kept API_LIST_CACHE_S seconds, so a flood of such

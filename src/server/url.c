@@ -8,6 +8,8 @@
 
 static const char API_PREFIX[] = "/api/v1/";
 static const char DOWNLOAD_DIR[] = "download/";
+/* BOINC's web RPCs the client calls at the master URL (its wizard's) */
+static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php"};
 
 size_t url_unescape(char *s)
 {
@@ -31,6 +33,12 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
     if (!*p && get) return URL_MASTER;
     if (!strcmp(p, "scheduler") && post) return URL_RPC;
     if (!strcmp(p, "file_upload_handler") && post) return URL_UPLOAD;
+    for (size_t i = 0; get && i < sizeof WEB_RPCS / sizeof *WEB_RPCS; i++) {
+        if (!strcmp(p, WEB_RPCS[i])) {
+            *rest = p;
+            return URL_WEB_RPC;
+        }
+    }
     if (!strncmp(p, DOWNLOAD_DIR, dl_len) && get) {
         *rest = p + dl_len;
         return URL_DOWNLOAD;

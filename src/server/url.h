@@ -12,6 +12,7 @@ enum url_route {
     URL_RPC,           /* POST PREFIXscheduler */
     URL_DOWNLOAD,      /* GET/HEAD PREFIXdownload/NAME; *rest = NAME, not yet checked */
     URL_UPLOAD,        /* POST PREFIXfile_upload_handler */
+    URL_WEB_RPC,       /* GET/HEAD PREFIXNAME.php, one of BOINC's account web RPCs; *rest = NAME.php */
     URL_API,           /* GET/HEAD /api/v1/PATH; *rest = PATH */
     URL_API_POST,      /* POST /api/v1/PATH; *rest = PATH */
     URL_NOT_FOUND,     /* anything else */

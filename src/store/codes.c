@@ -1,5 +1,6 @@
 /* codes.c - the codes of model.h, grid_state.h and store_grid.h by name. */
 #include "store/codes.h"
+#include "core/account_key.h"
 #include "model/grid_state.h"
 #include "model/model.h"
 #include "store/store_grid.h"
@@ -18,7 +19,7 @@ const struct code_name codes[] = {
     CODE(JOB_ERR_CANCELLED), CODE(JOB_ERR_ASSIMILATE),
     CODE(BATCH_ACTIVE), CODE(BATCH_DONE), CODE(BATCH_CANCELLING), CODE(BATCH_CANCELLED),
     CODE(SEQ_ACTIVE), CODE(SEQ_ENDED), CODE(SEQ_FAILED),
-    CODE(USER_VOLUNTEER), CODE(USER_SUBMITTER), CODE(USER_ADMIN),
+    CODE(USER_VOLUNTEER), CODE(USER_SUBMITTER), CODE(USER_ADMIN), CODE(ACCOUNT_KEY_GEN_RANDOM),
     CODE(GCS_RUNNING), CODE(GCS_PAUSED), CODE(GCS_CANCELLED), CODE(GCS_TERMINATED),
     CODE(GJ_TO_LAUNCH), CODE(GJ_SUBMITTED), CODE(GJ_WAITING), CODE(GJ_RUNNING), CODE(GJ_TERMINATED),
     CODE(GJ_ERROR), CODE(GJ_CANCELLED),

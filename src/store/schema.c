@@ -304,5 +304,17 @@ static const char v14[] =
     "  'exited with code ' || exit_code)"
     " ELSE '' END;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14};
-const int schema_nmigrations = 14;
+/* Version 15: accounts volunteers make themselves through BOINC's web
+ * RPCs: an e-mail address (lower-cased; one account each), the password
+ * as Argon2id keeps it, and the generation of the account key, which the
+ * project makes again from its account secret to answer lookup_account
+ * (the store keeps the key's hash only). Keys made before were drawn at
+ * random: generation {ACCOUNT_KEY_GEN_RANDOM}. */
+static const char v15[] =
+    "ALTER TABLE users ADD COLUMN email TEXT;"
+    "ALTER TABLE users ADD COLUMN passwd TEXT;"
+    "ALTER TABLE users ADD COLUMN key_gen INTEGER NOT NULL DEFAULT {ACCOUNT_KEY_GEN_RANDOM};"
+    "CREATE UNIQUE INDEX users_email ON users(email) WHERE email IS NOT NULL;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15};
+const int schema_nmigrations = 15;

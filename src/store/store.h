@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 14
+#define STORE_SCHEMA_VERSION 15
 
 struct store;
 
@@ -57,9 +57,25 @@ int store_job_token(struct store *s, char *out);
 /* Users. */
 /* Account keys: the store keeps the SHA-256 of u->authenticator, never the
  * key, and finds a user by the key's hash; a user read back has an empty
- * authenticator. Keys are 128 random bits, so the hash needs no salt or
- * secret to be out of reach, and lookup stays one index probe. */
-int store_user_insert(struct store *s, struct user *u);          /* sets u->id */
+ * authenticator. Keys are 128 bits (random, or a MAC under the project's
+ * account secret: core/account_key.h), so the hash needs no salt to be
+ * out of reach, and lookup stays one index probe. */
+/* Inserts u with u->key_gen, and with the id u->id if not 0 (else sets
+ * it). 0, or -1 (a name, key or id taken among them). */
+int store_user_insert(struct store *s, struct user *u);
+/* The id the next user inserted without one would get, into *id: what a
+ * made key is made from, inside the transaction inserting it. 0 or -1. */
+int store_user_next_id(struct store *s, int64_t *id);
+/* Replaces user_id's account key (its hash) and generation. 0, 1 unknown
+ * user, -1 error. */
+int store_user_set_key(struct store *s, int64_t user_id, const char *key, int gen);
+/* Sets how user_id logs in: its e-mail (lower-cased, one user each) and
+ * password as core/passwd.h keeps it. 0, 1 unknown user, -1 (an e-mail
+ * taken among them). */
+int store_user_set_login(struct store *s, int64_t user_id, const char *email, const char *passwd);
+/* The user with that e-mail, and its stored password into passwd (len
+ * bytes; "" none). 0, 1 none, -1 error. */
+int store_user_by_email(struct store *s, const char *email, struct user *u, char *passwd, size_t len);
 int store_user_by_name(struct store *s, const char *name, struct user *u);
 int store_user_by_auth(struct store *s, const char *auth, struct user *u);
 int store_user_get(struct store *s, int64_t id, struct user *u);

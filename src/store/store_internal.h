@@ -21,7 +21,8 @@ void store_inst_from_row(sqlite3_stmt *st, struct instance *in);
 
 /* The store's prepared statements, each made once on first use. */
 enum {
-    Q_USER_INS, Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT, Q_USER_ROLE,
+    Q_USER_INS, Q_USER_NEXT_ID, Q_USER_SET_KEY, Q_USER_SET_LOGIN, Q_USER_BY_EMAIL,
+    Q_USER_BY_NAME, Q_USER_BY_AUTH, Q_USER_GET, Q_USER_CREDIT, Q_USER_ROLE,
     Q_SKEY_INS, Q_SKEY_USER, Q_SKEY_REVOKE,
     Q_HOST_INS, Q_HOST_GET, Q_HOST_BY_CPID, Q_HOST_UPD, Q_HOST_CREDIT,
     Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,

@@ -265,22 +265,75 @@ static void user_from_row(sqlite3_stmt *st, struct user *u)
     u->expavg_credit = sqlite3_column_double(st, 5);
     u->expavg_time = sqlite3_column_double(st, 6);
     u->role = sqlite3_column_int(st, 7);
+    u->key_gen = sqlite3_column_int(st, 8);
 }
 
-#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role"
+#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role,key_gen"
+
+int store_user_next_id(struct store *s, int64_t *id)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_NEXT_ID, "SELECT IFNULL(MAX(id), 0) + 1 FROM users");
+    if (!st) return -1;
+    int rc = row(s, st, "number a user");
+    if (rc) return -1;
+    *id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return 0;
+}
 
 int store_user_insert(struct store *s, struct user *u)
 {
-    sqlite3_stmt *st = stmt(s, Q_USER_INS, "INSERT INTO users(name,authenticator,create_time,role) VALUES(?,?,?,?)");
+    sqlite3_stmt *st = stmt(s, Q_USER_INS,
+                            "INSERT INTO users(id,name,authenticator,create_time,role,key_gen) VALUES(?,?,?,?,?,?)");
     if (!st) return -1;
     char h[SHA256_HEX_LEN];
     key_hash(u->authenticator, h);
-    sqlite3_bind_text(st, 1, u->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, h, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, u->create_time);
-    sqlite3_bind_int(st, 4, u->role);
+    if (u->id) sqlite3_bind_int64(st, 1, u->id);
+    else sqlite3_bind_null(st, 1);
+    sqlite3_bind_text(st, 2, u->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, h, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, u->create_time);
+    sqlite3_bind_int(st, 5, u->role);
+    sqlite3_bind_int(st, 6, u->key_gen);
     if (run(s, st, "insert user")) return -1;
     u->id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int store_user_set_key(struct store *s, int64_t user_id, const char *key, int gen)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_SET_KEY, "UPDATE users SET authenticator=?, key_gen=? WHERE id=?");
+    if (!st) return -1;
+    char h[SHA256_HEX_LEN];
+    key_hash(key, h);
+    sqlite3_bind_text(st, 1, h, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 2, gen);
+    sqlite3_bind_int64(st, 3, user_id);
+    if (run(s, st, "set account key")) return -1;
+    return sqlite3_changes(s->db) ? 0 : 1;
+}
+
+int store_user_set_login(struct store *s, int64_t user_id, const char *email, const char *passwd)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_SET_LOGIN, "UPDATE users SET email=?, passwd=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, passwd, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, user_id);
+    if (run(s, st, "set login")) return -1;
+    return sqlite3_changes(s->db) ? 0 : 1;
+}
+
+int store_user_by_email(struct store *s, const char *email, struct user *u, char *passwd, size_t len)
+{
+    sqlite3_stmt *st = stmt(s, Q_USER_BY_EMAIL, "SELECT " USER_COLS ",IFNULL(passwd,'') FROM users WHERE email=?");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
+    int rc = row(s, st, "find user");
+    if (rc) return rc;
+    user_from_row(st, u);
+    col_text(st, 9, passwd, len);
+    sqlite3_reset(st);
     return 0;
 }
 

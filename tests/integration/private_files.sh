@@ -34,7 +34,8 @@ mode() { stat -c %a "$1"; }
 for p in "$proj" "$proj/keys" "$proj/download" "$proj/upload" "$proj/results"; do
     [ "$(mode "$p")" = 700 ] || fail "$p is $(mode "$p"), not 700"
 done
-for f in "$proj/locus.db" "$proj/locus.db-wal" "$proj/locus.db-shm" "$proj/config.xml" "$proj/keys/upload_key"; do
+for f in "$proj/locus.db" "$proj/locus.db-wal" "$proj/locus.db-shm" "$proj/config.xml" "$proj/keys/upload_key" \
+         "$proj/keys/account_key"; do
     [ ! -e "$f" ] || [ "$(mode "$f")" = 600 ] || fail "$f is $(mode "$f"), not 600"
 done
 # every file locus and locusd made in the project, whatever it is

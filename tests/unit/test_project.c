@@ -231,7 +231,8 @@ static const char *other_value(const struct setting *s, char *buf, size_t len)
 {
     static const struct { const char *name, *value; } texts[] = {
         {"master_url", "https://example.org:8443/q/"}, {"listen", "0.0.0.0:9090"},
-        {"grid_predictor", "slow_start"},
+        {"grid_predictor", "slow_start"}, {"account_creation", "invitation"},
+        {"invitation_code", "open-sesame"},
     };
     switch (s->type) {
     case SETTING_FLAG:

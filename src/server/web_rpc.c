@@ -1,0 +1,341 @@
+/* web_rpc.c - BOINC's account web RPCs in locusd (web_rpc.h): checks
+ * that cost nothing on the HTTP thread, then the password's Argon2id and
+ * the store on an order thread of api_wait.c, at most KDF_AT_ONCE hashes
+ * at a time (each holds 64 MiB). An account is a volunteer: the operator
+ * grants roles. Its key is made again from the account secret for every
+ * lookup, so the store needs only the key's hash. */
+#include "server/web_rpc.h"
+#include "core/account_key.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "core/passwd.h"
+#include "core/ratelimit.h"
+#include "proto/web_rpc.h"
+#include "server/api_internal.h"
+#include "store/store.h"
+#include "core/clock.h"
+#include <ctype.h>
+#include <openssl/crypto.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KDF_AT_ONCE 2                 /* Argon2 hashes at once: about the cores, 64 MiB each */
+#define ADDRS_REMEMBERED 100000       /* addresses the allowance keeps (about 100 bytes each) */
+#define ALLOWANCE_BURST 5             /* creations and lookups an address may make at once */
+#define TERMS_MAX (64 << 10)          /* the client reads at most this of the terms of use */
+#define PLATFORMS_MAX 32
+#define TERMS_FILE "terms_of_use.txt"
+#define XML_DECL "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"
+
+enum web_call { CALL_CREATE, CALL_LOOKUP };
+
+struct web_accounts {
+    struct upload_key secret;         /* the account secret: keys are made from it */
+    char *terms;                      /* owned; "" none */
+    enum signup_mode signup;
+    pthread_mutex_t lock;             /* guards the two below */
+    pthread_cond_t kdf_free;
+    int kdf_running;
+    pthread_mutex_t allowance_lock;
+    struct ratelimit *allowance;      /* per address */
+};
+
+/* An order: its own copies of the checked arguments. */
+struct account_order {
+    enum web_call call;
+    char email[EMAIL_MAX + 1];
+    char passwd_hash[PASSWD_HASH_LEN + 1];
+    char user_name[USER_NAME_MAX + 1];
+    char addr[64];
+};
+
+static enum signup_mode signup_of(const char *mode)
+{
+    return !strcmp(mode, "open") ? SIGNUP_OPEN : !strcmp(mode, "invitation") ? SIGNUP_INVITATION : SIGNUP_CLOSED;
+}
+
+int web_accounts_open(struct server *s, char *err, size_t errlen)
+{
+    const struct project_config *c = &s->proj.cfg;
+    enum signup_mode signup = signup_of(c->account_creation);
+    if (signup == SIGNUP_INVITATION && !c->invitation_code[0]) {
+        errf(err, errlen, "<account_creation> is invitation but config.xml has no <invitation_code>");
+        return -1;
+    }
+    struct web_accounts *w = xcalloc(1, sizeof *w);
+    if (account_secret_load(&s->proj, s->clock(), &w->secret, err, errlen)) {
+        free(w);
+        return -1;
+    }
+    char path[PROJECT_PATH_MAX + 64];
+    project_path(&s->proj, path, sizeof path, TERMS_FILE);
+    size_t len;
+    w->terms = read_file(path, TERMS_MAX, &len);
+    if (!w->terms) w->terms = strdup("");
+    w->signup = signup;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->kdf_free, NULL);
+    pthread_mutex_init(&w->allowance_lock, NULL);
+    w->allowance = ratelimit_new(c->account_rpcs_per_hour, ALLOWANCE_BURST, ADDRS_REMEMBERED);
+    s->accounts = w;
+    return 0;
+}
+
+void web_accounts_close(struct server *s)
+{
+    struct web_accounts *w = s->accounts;
+    if (!w) return;
+    ratelimit_free(w->allowance);
+    pthread_mutex_destroy(&w->allowance_lock);
+    pthread_cond_destroy(&w->kdf_free);
+    pthread_mutex_destroy(&w->lock);
+    OPENSSL_cleanse(&w->secret, sizeof w->secret);
+    free(w->terms);
+    free(w);
+    s->accounts = NULL;
+}
+
+/* ---- get_project_config.php ---- */
+
+static void project_config(struct server *s, struct strbuf *out)
+{
+    const char *names[PLATFORMS_MAX];
+    int n = 0;
+    pthread_mutex_lock(&s->lock);   /* versions are never freed while locusd runs */
+    int64_t id;
+    void *v;
+    for (size_t it = 0; n < PLATFORMS_MAX && imap_next(&s->versions, &it, &id, &v);) {
+        const char *p = ((const struct app_version *)v)->platform;
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++) seen = !strcmp(names[i], p);
+        if (!seen) names[n++] = p;
+    }
+    pthread_mutex_unlock(&s->lock);
+    const struct project_config *c = &s->proj.cfg;
+    struct web_project_config pc = {
+        .name = c->name, .master_url = c->master_url, .min_passwd_length = c->min_passwd_length,
+        .signup = s->accounts->signup, .platforms = names, .nplatforms = n, .terms_of_use = s->accounts->terms,
+    };
+    web_project_config_xml(out, &pc);
+}
+
+/* ---- create_account.php and lookup_account.php: on an order thread ---- */
+
+static void kdf_enter(struct web_accounts *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (w->kdf_running >= KDF_AT_ONCE) pthread_cond_wait(&w->kdf_free, &w->lock);
+    w->kdf_running++;
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void kdf_leave(struct web_accounts *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->kdf_running--;
+    pthread_cond_signal(&w->kdf_free);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void store_trouble(struct store *st, struct strbuf *out, const char *what)
+{
+    log_error("web RPC: cannot %s: %s", what, st ? store_error(st) : "the store cannot be opened");
+    web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot reach its store: try again later");
+}
+
+/* 1 if passwd_hash opens u's account: its stored password, or BOINC's
+ * other proof, the MD5 of the account key followed by the e-mail. */
+static int passwd_opens(struct web_accounts *w, const struct user *u, const char *stored, const char *email,
+                        const char *passwd_hash)
+{
+    kdf_enter(w);
+    int ok = stored[0] && passwd_check(stored, passwd_hash);
+    kdf_leave(w);
+    if (ok || u->key_gen == ACCOUNT_KEY_GEN_RANDOM) return ok;
+    char key[ACCOUNT_KEY_LEN + 1], text[ACCOUNT_KEY_LEN + EMAIL_MAX + 1], md5[MD5_HEX_LEN];
+    account_key_make(&w->secret, u->id, u->key_gen, key);
+    snprintf(text, sizeof text, "%s%s", key, email);
+    md5_hex_buf(text, strlen(text), md5);
+    ok = CRYPTO_memcmp(md5, passwd_hash, PASSWD_HASH_LEN) == 0;
+    OPENSSL_cleanse(key, sizeof key);
+    OPENSSL_cleanse(text, sizeof text);
+    return ok;
+}
+
+/* The account's key into out; an account whose key was drawn at random
+ * (made by the operator before keys were made) has none to give. */
+static void answer_key(struct web_accounts *w, const struct user *u, struct strbuf *out)
+{
+    if (u->key_gen == ACCOUNT_KEY_GEN_RANDOM) {
+        web_error_xml(out, BOINC_ERR_BAD_PASSWD, "this account's key cannot be given again: ask the project");
+        return;
+    }
+    char key[ACCOUNT_KEY_LEN + 1];
+    account_key_make(&w->secret, u->id, u->key_gen, key);
+    web_account_xml(out, key);
+    OPENSSL_cleanse(key, sizeof key);
+}
+
+static void lookup(struct server *s, struct store *st, const struct account_order *o, struct strbuf *out)
+{
+    struct user u;
+    char stored[PASSWD_STORED_MAX];
+    int rc = store_user_by_email(st, o->email, &u, stored, sizeof stored);
+    if (rc < 0) return store_trouble(st, out, "look up an account");
+    if (rc) return web_error_xml(out, BOINC_ERR_DB_NOT_FOUND, "no account has this e-mail address");
+    if (!passwd_opens(s->accounts, &u, stored, o->email, o->passwd_hash)) {
+        log_info("web RPC: wrong password for account %lld from %s", (long long)u.id, o->addr);
+        return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "wrong password");
+    }
+    answer_key(s->accounts, &u, out);
+}
+
+/* Inserts the account in one transaction: its id, then its key made from
+ * it. 0, 1 (name or e-mail taken: answered), -1. */
+static int insert_account(struct server *s, struct store *st, const struct account_order *o, const char *passwd,
+                          struct strbuf *out, struct user *u)
+{
+    if (store_begin(st)) return -1;
+    char stored[PASSWD_STORED_MAX];
+    struct user other;
+    int rc = store_user_by_email(st, o->email, &other, stored, sizeof stored);
+    if (!rc) web_error_xml(out, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
+    else if (rc == 1 && !(rc = store_user_by_name(st, o->user_name, &other)))
+        web_error_xml(out, BOINC_ERR_BAD_USER_NAME, "this user name is taken: choose another");
+    if (rc != 1) {
+        store_rollback(st);
+        return rc ? -1 : 1;
+    }
+    *u = (struct user){.create_time = s->clock(), .role = USER_VOLUNTEER, .key_gen = ACCOUNT_KEY_GEN_RANDOM + 1};
+    snprintf(u->name, sizeof u->name, "%s", o->user_name);
+    if (store_user_next_id(st, &u->id)) goto fail;
+    account_key_make(&s->accounts->secret, u->id, u->key_gen, u->authenticator);
+    rc = store_user_insert(st, u) || store_user_set_login(st, u->id, o->email, passwd) || store_commit(st);
+    OPENSSL_cleanse(u->authenticator, sizeof u->authenticator);
+    if (!rc) return 0;
+fail:
+    store_rollback(st);
+    return -1;
+}
+
+static void create(struct server *s, struct store *st, const struct account_order *o, struct strbuf *out)
+{
+    struct user u;
+    char stored[PASSWD_STORED_MAX];
+    int rc = store_user_by_email(st, o->email, &u, stored, sizeof stored);
+    if (rc < 0) return store_trouble(st, out, "look up an account");
+    if (!rc) {   /* as BOINC's: the same address and password are the account, created before */
+        if (passwd_opens(s->accounts, &u, stored, o->email, o->passwd_hash)) return answer_key(s->accounts, &u, out);
+        return web_error_xml(out, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
+    }
+    kdf_enter(s->accounts);
+    rc = passwd_store(o->passwd_hash, stored);
+    kdf_leave(s->accounts);
+    if (rc) {
+        log_error("web RPC: cannot hash a password (libsodium: out of memory?)");
+        return web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot create accounts now: try again later");
+    }
+    rc = insert_account(s, st, o, stored, out, &u);
+    if (rc < 0) return store_trouble(st, out, "create an account");
+    if (rc) return;
+    log_info("web RPC: account %lld (%s) created from %s", (long long)u.id, u.name, o->addr);
+    answer_key(s->accounts, &u, out);
+}
+
+static void run_order(struct server *s, void *p, struct strbuf *out, int *status)
+{
+    const struct account_order *o = p;
+    char err[256];
+    struct store *st = store_open(s->db_path, 0, err, sizeof err);
+    *status = 200;
+    sb_puts(out, XML_DECL);
+    if (!st) {
+        log_error("web RPC: %s", err);
+        web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot reach its store: try again later");
+        return;
+    }
+    if (o->call == CALL_CREATE) create(s, st, o, out);
+    else lookup(s, st, o, out);
+    store_close(st);
+}
+
+static void drop_order(void *p)
+{
+    OPENSSL_cleanse(p, sizeof(struct account_order));
+    free(p);
+}
+
+/* ---- the cheap checks, on the HTTP thread ---- */
+
+/* 0 if a may create an account now; else the error answered. */
+static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct strbuf *out)
+{
+    const char *code = s->proj.cfg.invitation_code;
+    switch (s->accounts->signup) {
+    case SIGNUP_OPEN:
+        return 0;
+    case SIGNUP_INVITATION:
+        if (!a->invite_code) break;
+        if (strlen(a->invite_code) == strlen(code) && !CRYPTO_memcmp(a->invite_code, code, strlen(code))) return 0;
+        web_error_xml(out, BOINC_ERR_ACCT_CREATION_DISABLED, "wrong invitation code");
+        return -1;
+    case SIGNUP_CLOSED:
+        break;
+    }
+    web_error_xml(out, BOINC_ERR_ACCT_CREATION_DISABLED,
+                  s->accounts->signup == SIGNUP_CLOSED ? "this project creates no accounts: ask its operator"
+                                                      : "this project creates accounts with an invitation code only");
+    return -1;
+}
+
+/* 0 if a's address has allowance left; else the error answered. */
+static int allowed(struct server *s, const struct web_rpc_args *a, struct strbuf *out)
+{
+    struct web_accounts *w = s->accounts;
+    int retry_s;
+    pthread_mutex_lock(&w->allowance_lock);
+    int ok = ratelimit_take(w->allowance, a->addr, monotonic_ms(), &retry_s);
+    pthread_mutex_unlock(&w->allowance_lock);
+    if (ok) return 0;
+    char msg[128];
+    snprintf(msg, sizeof msg, "too many account requests from your address: try again in %d minutes",
+             (retry_s + 59) / 60);
+    log_info("web RPC: %s refused, over its allowance", a->addr);
+    web_error_xml(out, BOINC_ERR_PROJECT_DOWN, msg);
+    return -1;
+}
+
+void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
+                    struct api_wait **wait)
+{
+    *wait = NULL;
+    sb_puts(out, XML_DECL);   /* an order writes its own: out is left then */
+    if (!strcmp(name, "get_project_config.php")) return project_config(s, out);
+    enum web_call call = !strcmp(name, "create_account.php") ? CALL_CREATE : CALL_LOOKUP;
+    if (call == CALL_CREATE && may_sign_up(s, a, out)) return;
+    struct account_order o = {.call = call};
+    if (!a->email_addr || web_email_normalize(a->email_addr, o.email, sizeof o.email))
+        return web_error_xml(out, BOINC_ERR_BAD_EMAIL_ADDR, "not an e-mail address");
+    if (!a->passwd_hash || !web_passwd_hash_ok(a->passwd_hash))
+        return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "passwd_hash must be 32 hex digits (BOINC's password hash)");
+    if (call == CALL_CREATE && (!a->user_name || !user_name_ok(a->user_name))) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "a user name is 1 to %d printable ASCII characters", USER_NAME_MAX);
+        return web_error_xml(out, BOINC_ERR_BAD_USER_NAME, msg);
+    }
+    if (allowed(s, a, out)) return;
+    for (int i = 0; i < PASSWD_HASH_LEN; i++) o.passwd_hash[i] = (char)tolower((unsigned char)a->passwd_hash[i]);
+    if (call == CALL_CREATE) snprintf(o.user_name, sizeof o.user_name, "%s", a->user_name);
+    snprintf(o.addr, sizeof o.addr, "%s", a->addr);
+    struct account_order *p = xmalloc(sizeof *p);
+    *p = o;
+    OPENSSL_cleanse(&o, sizeof o);
+    int status;
+    struct strbuf refused;
+    sb_init(&refused);
+    if (api_wait_new(s, run_order, drop_order, p, &refused, &status, wait))
+        web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
+    sb_free(&refused);
+}

@@ -1,0 +1,31 @@
+/* web_rpc.h - locusd's side of BOINC's account web RPCs (proto/web_rpc.h
+ * writes their replies): the project's config for the "Add project"
+ * wizard, account creation and lookup by e-mail and password, with the
+ * account keys made from the project's account secret, passwords kept
+ * through Argon2id, and a per-address allowance. docs/accounts.md. */
+#ifndef LOCUS_SERVER_WEB_RPC_H
+#define LOCUS_SERVER_WEB_RPC_H
+#include "core/strbuf.h"
+#include "server/server.h"
+
+/* What a web RPC was given (its query string), borrowed for the call. */
+struct web_rpc_args {
+    const char *email_addr, *passwd_hash, *user_name, *invite_code;   /* NULL: absent */
+    const char *addr;            /* who asks, for the allowance: an IPv4 address or an IPv6 /64 */
+};
+
+/* Reads what the web RPCs need (account secret, terms of use, platforms
+ * come later from the versions) into a new s->accounts. 0, or -1 with the
+ * reason in err (an unreadable secret; invitation mode without a code). */
+int web_accounts_open(struct server *s, char *err, size_t errlen);
+void web_accounts_close(struct server *s);
+
+/* Answers GET PREFIXname (name one of url.c's web RPCs) into out, always
+ * with HTTP 200 as BOINC's (an error is an <error> reply); or, for an
+ * account creation or lookup that passed the cheap checks, sets *wait to
+ * an order carried out on a thread of its own (a password costs a tenth of
+ * a second): see api_wait_start. */
+struct api_wait;
+void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
+                    struct api_wait **wait);
+#endif
