@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(cmake make gcc clang pkg-config libclang-rt-14-dev
       libsqlite3-dev sqlite3 libmicrohttpd-dev libexpat1-dev libjansson-dev
       libcurl4-openssl-dev libssl-dev openssl libsodium-dev liblua5.4-dev libcmocka-dev curl boinc-client
-      slurmctld slurmd slurm-client munge python3 strace)
+      slurmctld slurmd slurm-client munge python3 strace prometheus)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -15,3 +15,9 @@ echo "deps: installing ${missing[*]}" >&2
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# prometheus is here for its promtool (the tests check /metrics with it);
+# where systemd runs, its own server, which the package starts, is stopped
+# and disabled: nothing here wants a Prometheus listening on :9090.
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
+  $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+fi

@@ -1,6 +1,7 @@
 /* project.c - project layout and config.xml reading and writing, all
  * driven by one table of the settings (name, type, default, bounds). */
 #include "core/project.h"
+#include "core/cidr.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/xmltree.h"
@@ -76,6 +77,18 @@ static int check_invitation_code(const char *code, char *err, size_t errlen)
     return -1;
 }
 
+/* The default of metrics_allow: this machine only. */
+#define METRICS_ALLOW_DEFAULT "127.0.0.1/8,::1/128"
+
+static int check_metrics_allow(const char *list, char *err, size_t errlen)
+{
+    struct cidr_list l;
+    char why[256];
+    if (!cidr_list_parse(list, &l, why, sizeof why)) return 0;
+    snprintf(err, errlen, "<metrics_allow>: %s", why);
+    return -1;
+}
+
 /* The name, type and field of a setting, designated so that the rest may be left out. */
 #define SETTING(n, t, f) \
     .name = n, .type = t, .offset = offsetof(struct project_config, f), .size = sizeof ((struct project_config *)0)->f
@@ -99,6 +112,9 @@ const struct setting project_settings[] = {
     /* a connection that has proven nothing holds a slot only briefly (slow senders) */
     {SETTING("http_preauth_timeout", SETTING_INT, http_preauth_timeout), .def = 10, .min = 1, .max = 86400},
     {SETTING("max_body_mib_in_flight", SETTING_INT, max_body_mib_in_flight), .def = 256, .min = 1, .max = 1e6},
+    /* who may read the figures of /metrics (operators' monitoring); empty: not served */
+    {SETTING("metrics_allow", SETTING_TEXT, metrics_allow), .def_text = METRICS_ALLOW_DEFAULT,
+     .check = check_metrics_allow},
     {SETTING("request_delay", SETTING_DOUBLE, request_delay), .def = 5, .max = NO_MAX, .always_saved = 1},
     {SETTING("next_rpc_delay", SETTING_DOUBLE, next_rpc_delay), .def = 0, .max = NO_MAX},
     {SETTING("max_wus_to_send", SETTING_INT, max_jobs_per_rpc), .def = 50, .min = 1, .max = 1e6, .always_saved = 1},

@@ -37,6 +37,8 @@ struct project_config {
                                     before its key or certificate is checked or between requests (10) */
     int max_body_mib_in_flight;  /* <max_body_mib_in_flight>: MiB of request bodies held at once, all
                                     connections together, before they are handled (256) */
+    char metrics_allow[1024];    /* <metrics_allow>: addresses and prefixes that may read /metrics, comma
+                                    separated ("127.0.0.1/8,::1/128"); empty: no /metrics */
     double request_delay;        /* <request_delay>: seconds between a host's RPCs */
     double next_rpc_delay;       /* <next_rpc_delay>: 0 = none */
     int max_jobs_per_rpc;        /* <max_wus_to_send> */

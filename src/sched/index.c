@@ -14,6 +14,9 @@
 static const struct sched_mode *const sched_modes[] = {&sequence_mode, &cursor_mode, &locality_mode};
 #define NMODES (sizeof sched_modes / sizeof *sched_modes)
 
+/* One more of field (of struct job_counts) for j's batch and app. */
+#define COUNT_JOB(j, field) ((j)->batch->counts.field++, (j)->batch->app->counts.field++)
+
 void index_init(struct sched_index *x)
 {
     memset(x, 0, sizeof *x);
@@ -409,6 +412,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     j->st.done_time = now;
     log_job(log, j);
     j->batch->nlive--;
+    if (state == JOB_FAILED) COUNT_JOB(j, failed);
     for (size_t m = 0; m < NMODES; m++)
         if (sched_modes[m]->job_ended) sched_modes[m]->job_ended(x, j);
     free(j->inst);
@@ -561,6 +565,7 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);
+    COUNT_JOB(j, sent);
     if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
     job_queue(x, j);
     res->sent[res->nsent++] = (struct dispatched){j, in, av, vc->u};
@@ -734,6 +739,7 @@ int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int
     in->elapsed_time = elapsed_time;
     in->validate_state = VALIDATE_INIT;
     log_inst(log, CH_INST_UPDATE, in);
+    COUNT_JOB(j, reported);
     return index_settle(x, j, now, log);
 }
 
@@ -837,6 +843,7 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
     if (canonical_id && j->st.state == JOB_ACTIVE && job_instance(j, canonical_id)) {
         j->st.canonical_id = canonical_id;
         j->st.state = JOB_VALIDATED;
+        COUNT_JOB(j, validated);
         changed = 1;
     } else if (want_more && j->st.state == JOB_ACTIVE) {
         int good = 0;

@@ -48,9 +48,16 @@ struct sjob_loc {
     struct lref *lmore;         /* ... and the others (owned), lite mode only */
 };
 
+/* What became of an app's or a batch's jobs since the index loaded it
+ * (locusd's metrics): instances sent, reports taken (results received,
+ * late ones included), jobs validated (a canonical result chosen), jobs
+ * failed. They only grow. */
+struct job_counts { uint64_t sent, reported, validated, failed; };
+
 struct sapp {
     int64_t id;
     char name[128];
+    struct job_counts counts;
     int nversions, capversions;
     const struct app_version **versions;  /* owned array; the versions are borrowed and must outlive the index */
     struct sjob **heap;                   /* ready queue: priority, then oldest */
@@ -66,6 +73,7 @@ struct sbatch {
     struct sjob_loc *loc;       /* owned; by slot as jobs, once a job of the batch reads locality files */
     struct cjob **cj;           /* owned; by slot as jobs, each job's cursor and number in a cursor batch */
     int64_t nlive;              /* jobs ACTIVE or VALIDATED */
+    struct job_counts counts;
 };
 
 /* The locality state of a job that reads locality files (nlref > 0). */

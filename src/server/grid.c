@@ -7,6 +7,7 @@
  * before its driver is called, so a restart repeats or finds it instead
  * of losing it; an ended copy is only ever applied once. */
 #include "server/grid.h"
+#include "core/clock.h"
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
@@ -14,6 +15,7 @@
 #include "grid/cycle.h"
 #include "grid/jobscript.h"
 #include "orders/campaign_record.h"
+#include "server/metrics.h"
 #include "server/server.h"
 #include "store/store_grid.h"
 #include <curl/curl.h>
@@ -37,6 +39,7 @@ struct gridd {
     struct campaign_spec **specs;         /* specs[id - 1], read from the store when first needed */
     char job_token[DRV_TOKEN_MAX];        /* the store's, in the names of the jobs submitted */
     int nspecs, capspecs;
+    struct gridd_counts counts;
 };
 
 /* ---- drivers ---- */
@@ -673,6 +676,8 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         free(jobs);
     }
     if (done < s->n) log_warn("grid: %s", err);
+    g->counts.submitted += (uint64_t)done;
+    g->counts.failed += (uint64_t)(s->n - done);
     for (int i = 0; i < s->n; i++) {
         char e3[256];
         /* the reason logged above is also the message of the event a refusal opens */
@@ -918,6 +923,8 @@ void gridd_close(struct gridd *g)
 
 const struct grid_state *gridd_state(const struct gridd *g) { return &g->g; }
 
+void gridd_counts(const struct gridd *g, struct gridd_counts *out) { *out = g->counts; }
+
 /* ---- the thread ---- */
 
 static void nap(double s)
@@ -942,7 +949,11 @@ void *grid_main(void *arg)
             log_error("grid: %s", err);
         if (g->nrows && now - last >= (int64_t)g->cfg.grid_cycle_period) {
             last = now;
+            int64_t t0 = monotonic_ns();
             if (gridd_cycle(g, now, err, sizeof err)) log_error("grid: %s", err);
+            struct gridd_counts n;
+            gridd_counts(g, &n);
+            metrics_grid_cycle(s->metrics, gridd_state(g), &n, (double)(monotonic_ns() - t0) / NS_PER_S);
         }
         nap(0.25);
     }

@@ -40,8 +40,13 @@ int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen);
 
 /* The state as of the last step (borrowed; for tests and figures). */
 const struct grid_state *gridd_state(const struct gridd *g);
+/* Jobs (copies) handed to clusters since gridd_open: submitted, and
+ * refused or failed at submission; copied into *out, never fails. */
+struct gridd_counts { uint64_t submitted, failed; };
+void gridd_counts(const struct gridd *g, struct gridd_counts *out);
 
 /* The thread of locusd (arg: struct server *): refresh, orders every
- * half second, a cycle every <grid_cycle_period>, until it stops. */
+ * half second, a cycle every <grid_cycle_period>, until it stops; each
+ * cycle's figures go to the server's metrics (metrics.h). */
 void *grid_main(void *arg);
 #endif

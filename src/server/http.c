@@ -1,14 +1,17 @@
 /* http.c - locusd's HTTP front on libmicrohttpd (a thread pool): routes
- * the master page, scheduler RPCs, downloads, uploads and the JSON API. A
- * request body is bounded before it is read. With a certificate, a second
- * daemon serves the same handlers over TLS (GnuTLS, inside libmicrohttpd)
- * beside plain HTTP. */
+ * the master page, scheduler RPCs, downloads, uploads, the JSON API and
+ * the metrics page, counting requests as it goes (metrics.h). A request
+ * body is bounded before it is read. With a certificate, a second daemon
+ * serves the same handlers over TLS (GnuTLS, inside libmicrohttpd) beside
+ * plain HTTP. */
 #include "core/clock.h"
 #include "core/log.h"
+#include "core/prom.h"
 #include "core/strbuf.h"
 #include "core/tls_creds.h"
 #include "server/api.h"
 #include "server/files.h"
+#include "server/metrics.h"
 #include "server/rpc.h"
 #include "server/server.h"
 #include "server/url.h"
@@ -40,6 +43,7 @@
 
 struct conn {
     enum url_route route;
+    int64_t start_ns;            /* its first call (headers read), monotonic_ns */
     struct strbuf body;
     int too_large;
     int busy;                    /* the bodies in flight are at their bound: answered 503 */
@@ -173,6 +177,24 @@ static void client_addr(struct MHD_Connection *mc, char out[64])
     }
 }
 
+/* GET /metrics: the page to an address metrics_allow lists, 403 to
+ * another, 404 to everyone when the list is empty. */
+static enum MHD_Result metrics_page(struct server *s, struct MHD_Connection *mc)
+{
+    if (!s->metrics_allow.n) return send_text(mc, 404, "not found\n");
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!cidr_list_match(&s->metrics_allow, ci ? ci->client_addr : NULL)) {
+        metrics_http_refused(s->metrics, REFUSED_FORBIDDEN);
+        return send_text(mc, 403, "this address may not read the metrics (config.xml's metrics_allow)\n");
+    }
+    struct strbuf sb;
+    sb_init(&sb);
+    metrics_write(s, &sb);
+    enum MHD_Result rc = send_buf(mc, 200, &sb, PROM_CONTENT_TYPE);
+    sb_free(&sb);
+    return rc;
+}
+
 /* A web RPC (web_rpc.c), its arguments from the query string. */
 static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *name, struct strbuf *out,
                     struct api_wait **wait)
@@ -195,7 +217,9 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
 {
     const char *rest = NULL;
     struct conn *c = xcalloc(1, sizeof *c);
+    c->start_ns = monotonic_ns();
     c->route = url_route(s->url_prefix, method, url, &rest);
+    metrics_http_request(s->metrics, c->route);
     /* only a TLS connection has a protocol version: shows which port a host uses */
     log_debug(LT_HTTP, "%s %s (%s)", method, url,
               MHD_get_connection_info(mc, MHD_CONNECTION_INFO_PROTOCOL) ? "https" : "http");
@@ -291,9 +315,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             rc = MHD_YES;
             break;
         }
-        rpc_finish(c->rpc, &out, &status);
+        enum rpc_outcome o = rpc_finish(c->rpc, &out, &status);
         c->rpc = NULL;
         rc = send_buf(mc, status, &out, status == 200 ? "text/xml" : "text/plain");
+        metrics_rpc(s->metrics, o, (double)(monotonic_ns() - c->start_ns) / NS_PER_S);
         break;
     case URL_UPLOAD:
         upload_finish(c->up, &out);
@@ -302,6 +327,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         break;
     case URL_DOWNLOAD:
         rc = download(s, mc, rest);
+        break;
+    case URL_METRICS:
+        rc = metrics_page(s, mc);
         break;
     case URL_API:
         api_handle(s, rest, bearer_key(mc), &out, &status);
@@ -343,12 +371,16 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     struct conn *c = *con_cls;
     if (!c) return;
     if (c->unanswered) atomic_fetch_sub(&s->http_unanswered, 1);
+    if (c->busy || c->too_large) metrics_http_refused(s->metrics, c->busy ? REFUSED_BUSY : REFUSED_TOO_LARGE);
     if (c->up) upload_abort(c->up);  /* broken off: keep the partial file for resuming */
     if (c->rpc || c->wait) {         /* the caller left before its answer: the decision or order stands */
         struct strbuf lost;
         int status;
         sb_init(&lost);
-        if (c->rpc) rpc_finish(c->rpc, &lost, &status);
+        if (c->rpc) {
+            rpc_finish(c->rpc, &lost, &status);
+            metrics_rpc_abandoned(s->metrics);
+        }
         if (c->wait) api_wait_finish(c->wait, &lost, &status);
         sb_free(&lost);
     }
@@ -470,6 +502,13 @@ static void quiesce(struct MHD_Daemon *d)
 {
     MHD_socket fd = d ? MHD_quiesce_daemon(d) : MHD_INVALID_SOCKET;
     if (fd != MHD_INVALID_SOCKET) close(fd);
+}
+
+int http_connections(const struct server *s, int tls)
+{
+    struct MHD_Daemon *d = tls ? s->https : s->http;
+    const union MHD_DaemonInfo *i = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS) : NULL;
+    return i ? (int)i->num_connections : -1;
 }
 
 void http_stop(struct server *s)

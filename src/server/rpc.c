@@ -682,14 +682,17 @@ static void write_reply(struct rpc *c, struct strbuf *out)
               c->user.name, c->req.nresults, c->dec.naccepted, c->nsent, c->req.cpu_req_secs);
 }
 
-void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
+enum rpc_outcome rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
 {
+    enum rpc_outcome o = RPC_OK;
     if (!c->ticket) {
         *http_status = c->status;
         sb_append(out, c->early.s, c->early.len);
+        o = c->status == 200 ? RPC_REFUSED : c->status == 400 ? RPC_MALFORMED : RPC_UNAVAILABLE;
     } else if (c->failed || writer_wait(c->s->writer, c->ticket)) {
         *http_status = 503;
         sb_puts(out, "the store could not record this request; retry later\n");
+        o = RPC_UNAVAILABLE;
     } else {
         *http_status = 200;
         write_reply(c, out);
@@ -705,4 +708,5 @@ void rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
     strpool_free(&c->pool);
     sb_free(&c->early);
     free(c);
+    return o;
 }

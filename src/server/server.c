@@ -3,6 +3,7 @@
 #include "server/server.h"
 #include "server/grid.h"
 #include "server/files.h"
+#include "server/metrics.h"
 #include "server/web_rpc.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -338,14 +339,73 @@ static void all_hosts_seen(struct server *s)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* The job counts of the index's apps and batches (id -> struct
+ * job_counts*, owned), kept across a rebuild: the metrics' counters only
+ * grow (lock held). */
+struct kept_counts { struct imap apps, batches; };
+
+static void keep_counts(const struct sched_index *x, struct kept_counts *k)
+{
+    imap_init(&k->apps);
+    imap_init(&k->batches);
+    size_t it = 0;
+    void *v;
+    while (imap_next(&x->apps, &it, NULL, &v)) {
+        const struct sapp *a = v;
+        struct job_counts *c = xmalloc(sizeof *c);
+        *c = a->counts;
+        imap_put(&k->apps, a->id, c);
+    }
+    for (int i = 0; i < x->nbatches; i++) {
+        struct job_counts *c = xmalloc(sizeof *c);
+        *c = x->batches[i]->counts;
+        imap_put(&k->batches, x->batches[i]->b.id, c);
+    }
+}
+
+static void add_counts(struct job_counts *to, const struct job_counts *c)
+{
+    to->sent += c->sent;
+    to->reported += c->reported;
+    to->validated += c->validated;
+    to->failed += c->failed;
+}
+
+/* Adds the kept counts back to the apps and batches loaded again into x
+ * (NULL: the index could not be made again), and frees them (lock held). */
+static void restore_counts(struct sched_index *x, struct kept_counts *k)
+{
+    size_t it = 0;
+    int64_t id;
+    void *v;
+    while (imap_next(&k->apps, &it, &id, &v)) {
+        struct sapp *a = x ? imap_get(&x->apps, id) : NULL;
+        if (a) add_counts(&a->counts, v);
+        free(v);
+    }
+    it = 0;
+    while (imap_next(&k->batches, &it, &id, &v)) {
+        struct sbatch *b = x ? index_batch(x, id) : NULL;
+        if (b) add_counts(&b->counts, v);
+        free(v);
+    }
+    imap_free(&k->apps);
+    imap_free(&k->batches);
+}
+
 int server_rebuild(struct server *s, char *err, size_t errlen)
 {
+    struct kept_counts kept;
     pthread_mutex_lock(&s->lock);
+    keep_counts(&s->idx, &kept);
     index_free(&s->idx);
-    int rc = load_all(s, err, errlen);
+    int loaded = !load_all(s, err, errlen), rc = loaded ? 0 : -1;
     pthread_mutex_unlock(&s->lock);
     if (!rc) rc = server_refresh(s, err, errlen);
     if (!rc) writer_clear_failure(s->writer);
+    pthread_mutex_lock(&s->lock);
+    restore_counts(loaded ? &s->idx : NULL, &kept);
+    pthread_mutex_unlock(&s->lock);
     all_hosts_seen(s);
     return rc;
 }
@@ -418,6 +478,12 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
         return -1;
     }
     if (project_load(&s->proj, abs, err, errlen) || http_load_tls(s, err, errlen)) return -1;
+    char why[256];
+    if (cidr_list_parse(s->proj.cfg.metrics_allow, &s->metrics_allow, why, sizeof why)) {
+        snprintf(err, errlen, "config.xml: <metrics_allow>: %s", why);
+        return -1;
+    }
+    s->metrics = metrics_new();
     char host[128];
     int port;
     url_split(s->proj.cfg.master_url, host, sizeof host, &port, s->url_prefix, sizeof s->url_prefix);
@@ -512,6 +578,7 @@ void server_stop(struct server *s)
     tls_creds_free(&s->tls);
     web_accounts_close(s);
     free(s->list_text);
+    metrics_free(s->metrics);
     pthread_mutex_destroy(&s->list_lock);
     pthread_mutex_destroy(&s->lock);
 }

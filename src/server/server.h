@@ -3,6 +3,7 @@
  * writer; the work queues of the validator and assimilator. */
 #ifndef LOCUS_SERVER_H
 #define LOCUS_SERVER_H
+#include "core/cidr.h"
 #include "core/digest.h"
 #include "core/hashmap.h"
 #include "core/project.h"
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 struct MHD_Daemon;
+struct metrics;
 
 /* The time a hook of s may run (config.xml's hook_timeout), in ms. */
 #define HOOK_MS(s) ((s)->proj.cfg.hook_timeout * 1000)
@@ -36,6 +38,8 @@ struct server {
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
     struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */
+    struct metrics *metrics;     /* owned: the figures of GET /metrics (metrics.h) */
+    struct cidr_list metrics_allow; /* who may read them (config.xml's metrics_allow); empty: nobody, 404 */
 
     /* GET /api/v1/batches, open to anyone, computes every batch's figures:
      * its answer is kept API_LIST_CACHE_S seconds, so a flood of such
@@ -117,6 +121,9 @@ int http_load_tls(struct server *s, char *err, size_t errlen);
 /* Serves plain HTTP, and HTTPS when configured: both, or neither (-1 with
  * the reason in err). */
 int http_start(struct server *s, char *err, size_t errlen);
+/* Connections open now on plain HTTP (tls 0) or on HTTPS (tls 1); -1
+ * when that daemon does not run. */
+int http_connections(const struct server *s, int tls);
 /* Takes no new connection, awaits the answers of suspended requests (the
  * writer and the work generator must still run), then stops. If some are
  * still unanswered after a minute it says so in the log and leaves HTTP

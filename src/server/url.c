@@ -7,6 +7,7 @@
 #include <string.h>
 
 static const char API_PREFIX[] = "/api/v1/";
+static const char METRICS_PATH[] = "/metrics";
 static const char DOWNLOAD_DIR[] = "download/";
 /* BOINC's web RPCs the client calls at the master URL (its wizard's) */
 static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php"};
@@ -21,6 +22,7 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
 {
     const size_t pl = strlen(prefix), api_len = sizeof API_PREFIX - 1, dl_len = sizeof DOWNLOAD_DIR - 1;
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
+    if (!strcmp(url, METRICS_PATH) && get) return URL_METRICS;
     if (!strncmp(url, API_PREFIX, api_len) && (get || post)) {
         *rest = url + api_len;
         return get ? URL_API : URL_API_POST;
@@ -44,4 +46,14 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
         return URL_DOWNLOAD;
     }
     return URL_NOT_FOUND;
+}
+
+const char *url_route_name(enum url_route r)
+{
+    static const char *const names[URL_ROUTES] = {
+        [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download",
+        [URL_UPLOAD] = "upload", [URL_WEB_RPC] = "web_rpc", [URL_API] = "api", [URL_API_POST] = "api_post",
+        [URL_METRICS] = "metrics", [URL_NOT_FOUND] = "not_found",
+    };
+    return (unsigned)r < URL_ROUTES ? names[r] : names[URL_NONE];
 }

@@ -15,7 +15,10 @@ enum url_route {
     URL_WEB_RPC,       /* GET/HEAD PREFIXNAME.php, one of BOINC's account web RPCs; *rest = NAME.php */
     URL_API,           /* GET/HEAD /api/v1/PATH; *rest = PATH */
     URL_API_POST,      /* POST /api/v1/PATH; *rest = PATH */
+    URL_METRICS,       /* GET/HEAD /metrics, whatever the prefix (before the master page of a prefix
+                          "/metrics/" without its final '/') */
     URL_NOT_FOUND,     /* anything else */
+    URL_ROUTES         /* how many there are: not a route */
 };
 
 /* Decodes the %XX escapes of the NUL-terminated s in place, as
@@ -30,4 +33,8 @@ size_t url_unescape(char *s);
  * URL_DOWNLOAD and the API routes, pointing into url; left as it was
  * otherwise. Never fails: an unknown URL is URL_NOT_FOUND. */
 enum url_route url_route(const char *prefix, const char *method, const char *url, const char **rest);
+
+/* A route's name in figures and logs ("scheduler", "download", ...; a
+ * static string). Never fails: a value that is no route is "none". */
+const char *url_route_name(enum url_route r);
 #endif

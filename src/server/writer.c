@@ -3,8 +3,10 @@
  * one transaction. */
 #include "server/writer.h"
 #include "server/checkpointer.h"
+#include "core/clock.h"
 #include "core/hashmap.h"
 #include "core/log.h"
+#include "core/prom.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include "sched/credit.h"
@@ -14,6 +16,15 @@
 #include <string.h>
 
 struct waiter { uint64_t ticket; void (*fn)(void *); void *arg; };
+
+/* Buckets of the commit times (seconds: a group without fsync takes well
+ * under a millisecond, one waiting on a slow disk seconds) and of the
+ * group sizes (tickets: powers of two up to a thousand RPCs at once). */
+static const double COMMIT_BOUNDS[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+static const double GROUP_BOUNDS[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+#define NBOUNDS(a) ((int)(sizeof (a) / sizeof *(a)))
+_Static_assert(NBOUNDS(COMMIT_BOUNDS) <= PROM_BUCKETS_MAX && NBOUNDS(GROUP_BOUNDS) <= PROM_BUCKETS_MAX,
+               "the writer's histograms fit prom.h's");
 
 struct writer {
     struct store *st;
@@ -33,6 +44,7 @@ struct writer {
     int nfailures, capfailures;
     int failed, stop;
     struct writer_stats stats;
+    struct prom_histogram commit_seconds, group_tickets;
     struct waiter *waiters;      /* writer_notify calls not yet due */
     struct imap averages;        /* credit averages written: (id*2 + is_host) -> struct average* */
     int nwaiters, capwaiters;
@@ -238,7 +250,10 @@ static void *writer_main(void *arg)
 
         int nchanges = 0;
         for (int l = 0; l < nlogs; l++) nchanges += logs[l].n;
+        int64_t t0 = monotonic_ns();
         int rc = nchanges ? commit_group(w, logs, nlogs) : 0;
+        if (nchanges) prom_histogram_observe(&w->commit_seconds, (double)(monotonic_ns() - t0) / NS_PER_S);
+        prom_histogram_observe(&w->group_tickets, (double)(upto - from + 1));
         log_debug(LT_STORE, "group of tickets %llu..%llu: %d changes, %s", (unsigned long long)from,
                   (unsigned long long)upto, nchanges, rc ? "FAILED" : "committed");
         for (int l = 0; l < nlogs; l++) change_log_free(&logs[l]);
@@ -280,6 +295,8 @@ struct writer *writer_start(struct store *st, struct store *checkpoint_st)
         store_wal_manual(st);
     }
     imap_init(&w->averages);
+    prom_histogram_init(&w->commit_seconds, COMMIT_BOUNDS, NBOUNDS(COMMIT_BOUNDS));
+    prom_histogram_init(&w->group_tickets, GROUP_BOUNDS, NBOUNDS(GROUP_BOUNDS));
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->wake, NULL);
     pthread_cond_init(&w->done, NULL);
@@ -371,3 +388,7 @@ void writer_get_stats(struct writer *w, struct writer_stats *out)
     *out = w->stats;
     pthread_mutex_unlock(&w->mu);
 }
+
+const struct prom_histogram *writer_commit_seconds(const struct writer *w) { return &w->commit_seconds; }
+
+const struct prom_histogram *writer_group_tickets(const struct writer *w) { return &w->group_tickets; }

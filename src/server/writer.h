@@ -8,6 +8,7 @@
 
 struct writer;
 struct store;
+struct prom_histogram;
 
 /* Takes ownership of st and of checkpoint_st, a second connection to the
  * same store (see checkpointer.h), or NULL to leave checkpoints to SQLite
@@ -42,4 +43,11 @@ void writer_clear_failure(struct writer *w);
 
 struct writer_stats { uint64_t groups, tickets, changes; };
 void writer_get_stats(struct writer *w, struct writer_stats *out);
+/* The writer's histograms (borrowed: valid until writer_stop; any thread
+ * may write them out at any time, prom.h): the seconds each group took to
+ * commit, from merging its records to the end of its COMMIT (groups with
+ * changes only: the others open no transaction), and the tickets of each
+ * group. */
+const struct prom_histogram *writer_commit_seconds(const struct writer *w);
+const struct prom_histogram *writer_group_tickets(const struct writer *w);
 #endif

@@ -105,6 +105,12 @@ static void check_route(const char *prefix, const char *method, const char *url)
         check(file[FANOUT_LEN - 1] == '/' && !strcmp(file + FANOUT_LEN, rest));
         break;
     }
+    case URL_WEB_RPC:
+        check(get && !strncmp(url, prefix, pl) && rest == url + pl &&
+              (!strcmp(rest, "get_project_config.php") || !strcmp(rest, "create_account.php") ||
+               !strcmp(rest, "lookup_account.php")));
+        break;
+    case URL_METRICS: check(get && !strcmp(url, "/metrics") && rest == NULL); break;
     case URL_NOT_FOUND:
         check(rest == NULL);
         /* the pages any client needs are never lost */

@@ -1,7 +1,8 @@
 /* test_project.c - config.xml: every setting of the table through its
  * default, its bounds and a save and load; docs/guide.md's list held to
  * the table; the grid daemon settings, the cursor speed rule, the cursor
- * generator and the ports of HTTP and HTTPS in particular. */
+ * generator, the ports of HTTP and HTTPS and who may read /metrics in
+ * particular. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,7 +233,7 @@ static const char *other_value(const struct setting *s, char *buf, size_t len)
     static const struct { const char *name, *value; } texts[] = {
         {"master_url", "https://example.org:8443/q/"}, {"listen", "0.0.0.0:9090"},
         {"grid_predictor", "slow_start"}, {"account_creation", "invitation"},
-        {"invitation_code", "open-sesame"},
+        {"invitation_code", "open-sesame"}, {"metrics_allow", "10.0.0.0/8, fd00::/8"},
     };
     switch (s->type) {
     case SETTING_FLAG:
@@ -364,6 +365,34 @@ static void test_table_round_trip(void **state)
     assert_int_equal(q.cfg.listen_port, 9090);
 }
 
+/* <metrics_allow>: this machine by default; a list of prefixes; the
+ * empty element (no /metrics) saved and read again as such; a malformed
+ * entry refused at load, the message naming the setting and the entry. */
+static void test_metrics_allow(void **state)
+{
+    struct fx *f = *state;
+    struct project p, q;
+    put_config(f, "");
+    load_ok(f, &p);
+    assert_string_equal(p.cfg.metrics_allow, "127.0.0.1/8,::1/128");
+    put_config(f, "  <metrics_allow>10.1.0.0/16, 2001:db8::/32,192.0.2.7</metrics_allow>\n");
+    load_ok(f, &p);
+    assert_string_equal(p.cfg.metrics_allow, "10.1.0.0/16, 2001:db8::/32,192.0.2.7");
+    put_config(f, "  <metrics_allow/>\n");
+    load_ok(f, &p);
+    assert_string_equal(p.cfg.metrics_allow, "");
+    char err[256] = "";
+    assert_int_equal(project_save_config(&p, err, sizeof err), 0);
+    load_ok(f, &q);
+    assert_string_equal(q.cfg.metrics_allow, "");
+    static const char *const bad[] = {"10.0.0.0/33", "::1/129", "localhost", "10.0.0.1,", "10.0.0.1,,::1",
+                                      "10.0.0.0/", "10.0.0.0/8/8", "10.0.0.0/-1", "10.1", NULL};
+    assert_refused(f, "metrics_allow", bad);
+    put_config(f, "  <metrics_allow>10.0.0.0/33</metrics_allow>\n");
+    assert_int_equal(project_load(&p, f->dir, err, sizeof err), -1);
+    assert_non_null(strstr(err, "'10.0.0.0/33' is not ADDRESS or ADDRESS/BITS"));
+}
+
 /* docs/guide.md's table of config.xml settings: one row per setting of the
  * table, in its order, with a number's default as the table has it ("none"
  * or "off" for 0) and a flag's as "off". */
@@ -410,6 +439,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_table_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_allow, setup, teardown),
         cmocka_unit_test(test_guide_lists_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
