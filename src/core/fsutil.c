@@ -1,11 +1,13 @@
-/* fsutil.c - safe names, atomic writes, fan-out folders. */
+/* fsutil.c - safe names, atomic writes, fan-out folders, tree copies. */
 #include "core/fsutil.h"
-#include <stdarg.h>
 #include "core/hashmap.h"
 #include "core/strbuf.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,21 @@ char *read_file(const char *path, size_t max, size_t *len)
     return buf;
 }
 
+/* Copies what is left of in to out. 0, or -1 with errno. */
+static int copy_fd(int in, int out)
+{
+    char buf[1 << 16];
+    ssize_t r;
+    while ((r = read(in, buf, sizeof buf)) != 0) {
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (write_all(out, buf, (size_t)r)) return -1;
+    }
+    return 0;
+}
+
 int copy_file(const char *from, const char *to)
 {
     char tmp[4200];
@@ -154,17 +171,7 @@ int copy_file(const char *from, const char *to)
         errno = e;
         return -1;
     }
-    char buf[1 << 16];
-    ssize_t r;
-    int rc = 0;
-    while ((r = read(in, buf, sizeof buf)) != 0) {
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            rc = -1;
-            break;
-        }
-        if (write_all(out, buf, (size_t)r)) { rc = -1; break; }
-    }
+    int rc = copy_fd(in, out);
     int e = errno;
     if (!rc && fsync(out)) { rc = -1; e = errno; }
     close(in);
@@ -172,6 +179,95 @@ int copy_file(const char *from, const char *to)
     if (!rc && rename(tmp, to)) { rc = -1; e = errno; }
     if (!rc && fsync_dir_of(to)) { rc = -1; e = errno; }
     if (rc) { unlink(tmp); errno = e; }
+    return rc;
+}
+
+struct tree_copy {
+    int (*skip)(void *ctx, const char *rel, int is_dir);
+    void *ctx;
+    struct copy_stats *st;
+    char *failed;
+    size_t len;
+};
+
+static int tree_failed(struct tree_copy *t, const char *path)
+{
+    int e = errno;
+    snprintf(t->failed, t->len, "%s", path);
+    errno = e;
+    return -1;
+}
+
+/* One regular file, its mode kept; a link as a link. */
+static int copy_entry(struct tree_copy *t, const char *from, const char *to, const struct stat *sb)
+{
+    if (S_ISLNK(sb->st_mode)) {
+        char target[PATH_MAX];
+        ssize_t n = readlink(from, target, sizeof target - 1);
+        if (n < 0) return tree_failed(t, from);
+        target[n] = 0;
+        return symlink(target, to) ? tree_failed(t, to) : 0;
+    }
+    int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (in < 0) return tree_failed(t, from);
+    int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, sb->st_mode & 07777);
+    if (out < 0) {
+        close(in);
+        return tree_failed(t, to);
+    }
+    int rc = copy_fd(in, out) ? tree_failed(t, from) : 0;
+    if (!rc && fchmod(out, sb->st_mode & 07777)) rc = tree_failed(t, to);   /* past the umask */
+    close(in);
+    if (close(out) && !rc) rc = tree_failed(t, to);
+    if (!rc) {
+        t->st->files++;
+        t->st->bytes += sb->st_size;
+    }
+    return rc;
+}
+
+static int copy_dir(struct tree_copy *t, const char *from, const char *to, const char *rel, mode_t mode)
+{
+    if (mkdir(to, 0700) || chmod(to, mode & 07777)) return tree_failed(t, to);
+    DIR *d = opendir(from);
+    if (!d) return tree_failed(t, from);
+    int rc = 0;
+    struct dirent *e;
+    while (!rc && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char f[PATH_MAX], o[PATH_MAX], r[PATH_MAX];
+        if (path_printf(f, sizeof f, "%s/%s", from, e->d_name) || path_printf(o, sizeof o, "%s/%s", to, e->d_name) ||
+            path_printf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", e->d_name)) {
+            errno = ENAMETOOLONG;
+            rc = tree_failed(t, from);
+            break;
+        }
+        struct stat sb;
+        if (lstat(f, &sb)) {
+            if (errno == ENOENT) continue;   /* gone since it was listed: not ours to keep */
+            rc = tree_failed(t, f);
+        } else if (S_ISDIR(sb.st_mode)) {
+            if (!t->skip || !t->skip(t->ctx, r, 1)) rc = copy_dir(t, f, o, r, sb.st_mode);
+        } else if ((S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)) && (!t->skip || !t->skip(t->ctx, r, 0))) {
+            rc = copy_entry(t, f, o, &sb);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+int copy_tree(const char *from, const char *to, int (*skip)(void *ctx, const char *rel, int is_dir), void *ctx,
+              struct copy_stats *st, char *failed, size_t len)
+{
+    struct tree_copy t = {skip, ctx, st, failed, len};
+    *st = (struct copy_stats){0, 0};
+    struct stat sb;
+    if (stat(from, &sb)) return tree_failed(&t, from);
+    if (copy_dir(&t, from, to, "", sb.st_mode)) return -1;
+    int fd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return tree_failed(&t, to);
+    int rc = syncfs(fd) || fsync_dir_of(to) ? tree_failed(&t, to) : 0;
+    close(fd);
     return rc;
 }
 

@@ -31,6 +31,20 @@ char *read_file(const char *path, size_t max, size_t *len);
 /* Copies through to.tmp, fsynced, renamed over to, its folder fsynced:
  * atomic and durable at the target. 0, or -1 with errno. */
 int copy_file(const char *from, const char *to);
+/* What copy_tree copied: regular files and their bytes. */
+struct copy_stats {
+    long files;
+    long long bytes;
+};
+/* Copies the folder from to a new folder to (whose parent exists): each
+ * folder and regular file with its mode, each symbolic link as a link;
+ * other kinds (sockets, pipes) and whatever skip(ctx, rel, is_dir) says
+ * (rel: the path below from, "upload/0a/x") are left out, and so is a file
+ * deleted while the copy runs. Files are not synced one by one: to's file
+ * system is synced once at the end. 0, or -1 with errno and the path that
+ * failed in failed (len bytes); a failed copy leaves what it made. */
+int copy_tree(const char *from, const char *to, int (*skip)(void *ctx, const char *rel, int is_dir), void *ctx,
+              struct copy_stats *st, char *failed, size_t len);
 int64_t file_size(const char *path);               /* -1 if absent */
 /* dir/xx/name where xx are two hex digits hashed from name: 256 buckets
  * keep folders small with millions of files. Writes into out (size outlen). */

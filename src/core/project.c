@@ -5,6 +5,8 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/xmltree.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 static int is_https(const char *url) { return !strncmp(url, "https://", 8); }
 
@@ -454,4 +458,19 @@ void project_file_path(const struct project *p, char *out, size_t len, const cha
     char dir[PROJECT_PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s/%s", p->dir, sub);
     fanout_path(out, len, dir, name);
+}
+
+int project_backup_lock(const struct project *p, int exclusive, int nonblock)
+{
+    char path[PROJECT_PATH_MAX + 32];
+    project_path(p, path, sizeof path, PROJECT_BACKUP_LOCK);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | (nonblock ? LOCK_NB : 0))) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
 }

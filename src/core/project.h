@@ -164,4 +164,13 @@ int url_split(const char *url, char *host, size_t hostlen, int *port, char *path
 /* PROJECT/<sub>; and PROJECT/<sub>/xx/NAME for fanned-out folders. */
 void project_path(const struct project *p, char *out, size_t len, const char *sub);
 void project_file_path(const struct project *p, char *out, size_t len, const char *sub, const char *name);
+
+/* The backup lock, PROJECT/backup.lock (flock): `locus db backup` holds it
+ * exclusively while it copies the project, so that no file the store's
+ * snapshot names is deleted before it is copied; locusd holds it shared
+ * while it deletes the uploads of ended jobs, and defers the deletions
+ * while a backup holds it. An open descriptor (close it to release), or -1
+ * with errno (EWOULDBLOCK: held, when nonblock). */
+#define PROJECT_BACKUP_LOCK "backup.lock"
+int project_backup_lock(const struct project *p, int exclusive, int nonblock);
 #endif

@@ -1,11 +1,13 @@
 /* daemons.c - the maintenance thread: instance timeouts (the transitioner's
  * clock-driven half; the rest happens as reports arrive), batch completion,
  * picking up new batches and cancellations, comparing twin sequences
- * (twins.c), deleting the uploads of ended jobs, and rebuilding memory from
+ * (twins.c), deleting the uploads of ended jobs (never while a backup copies
+ * the project: core/project.h's backup lock), and rebuilding memory from
  * the store if a commit ever failed. */
 #include "core/log.h"
 #include "store/store.h"
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,12 @@
  * back needing them. */
 static void delete_outputs(struct server *s)
 {
+    /* a backup copying the project holds it: the ends wait in the index */
+    int lock = project_backup_lock(&s->proj, 0, 1);
+    if (lock < 0) {
+        if (errno != EWOULDBLOCK) log_warn("file deleter: cannot take the backup lock: %s", strerror(errno));
+        return;
+    }
     int n, nstates;
     pthread_mutex_lock(&s->lock);
     struct ended_job *e = index_take_ended(&s->idx, &n);
@@ -28,6 +36,7 @@ static void delete_outputs(struct server *s)
     if (!n && !nstates) {
         free(e);
         free(states);
+        close(lock);
         return;
     }
     /* Waiting for a ticket after theirs says their groups are settled, not
@@ -42,6 +51,7 @@ static void delete_outputs(struct server *s)
                  nstates);
         free(e);
         free(states);
+        close(lock);
         return;
     }
     int deleted = 0;
@@ -68,6 +78,7 @@ static void delete_outputs(struct server *s)
     log_debug(LT_VALID, "file deleter: %d uploaded files of %d ended jobs and %d superseded states deleted", deleted,
               n, nstates);
     free(e);
+    close(lock);
 }
 
 static void sleep_seconds(double s)
@@ -107,6 +118,12 @@ static int orphan_upload(struct server *s, const char *name)
  * uploads behind, and only this finds them again. */
 static void sweep_orphan_uploads(struct server *s)
 {
+    int lock = project_backup_lock(&s->proj, 0, 1);
+    if (lock < 0) {
+        log_warn("a backup is running (or its lock cannot be taken: %s): uploads of jobs ended before the restart "
+                 "are kept", strerror(errno));
+        return;
+    }
     char root[PROJECT_PATH_MAX + 16];
     project_path(&s->proj, root, sizeof root, "upload");
     int deleted = 0;
@@ -124,6 +141,7 @@ static void sweep_orphan_uploads(struct server *s)
         }
         closedir(d);
     }
+    close(lock);
     if (deleted) log_info("deleted %d uploaded files of jobs that ended before a restart", deleted);
 }
 

@@ -24,6 +24,11 @@ const char *store_error(const struct store *s);
 /* Records a formatted error (read with store_error) and returns -1: also
  * for the layers above that check what they read. */
 int store_failf(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copies the store, one consistent snapshot of it, to a new SQLite file
+ * at dest (it must not exist), while others read and write it, and checks
+ * the copy (PRAGMA quick_check). 0, or -1 with the reason in err (dest
+ * may then be left, incomplete: the caller removes it). */
+int store_backup(struct store *s, const char *dest, char *err, size_t errlen);
 int store_schema_version(struct store *s);
 /* The most memory SQLite keeps of the store's pages on this connection, in
  * KiB (2,000 KiB unless set: each connection's cache stays in the process

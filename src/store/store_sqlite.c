@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 
@@ -203,6 +204,38 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
         return NULL;
     }
     return s;
+}
+
+int store_backup(struct store *s, const char *dest, char *err, size_t errlen)
+{
+    sqlite3 *to = NULL;
+    if (!access(dest, F_OK)) {
+        snprintf(err, errlen, "cannot copy the store to %s: it exists", dest);
+        return -1;
+    }
+    int rc = sqlite3_open_v2(dest, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    sqlite3_backup *b = rc == SQLITE_OK ? sqlite3_backup_init(to, "main", s->db, "main") : NULL;
+    if (b) {
+        /* every page in one step: one read transaction, one snapshot of the store */
+        rc = sqlite3_backup_step(b, -1);
+        int fin = sqlite3_backup_finish(b);
+        rc = rc == SQLITE_DONE ? fin : rc;
+    }
+    sqlite3_stmt *st = NULL;
+    if (rc == SQLITE_OK && (rc = sqlite3_prepare_v2(to, "PRAGMA quick_check", -1, &st, NULL)) == SQLITE_OK) {
+        rc = sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "ok")
+             ? SQLITE_OK : SQLITE_CORRUPT;
+        sqlite3_finalize(st);
+    }
+    if (rc != SQLITE_OK)
+        snprintf(err, errlen, "cannot copy the store to %s: %s", dest,
+                 rc == SQLITE_CORRUPT ? "the copy fails its integrity check" : to ? sqlite3_errmsg(to) : "out of memory");
+    /* closed, the copy is one file: its journal is checkpointed into it and removed */
+    if (sqlite3_close(to) != SQLITE_OK && rc == SQLITE_OK) {
+        snprintf(err, errlen, "cannot close the copy %s", dest);
+        rc = SQLITE_ERROR;
+    }
+    return rc == SQLITE_OK ? 0 : -1;
 }
 
 void store_close(struct store *s)
