@@ -1,6 +1,7 @@
-/* cmd_list.c - `locus user list`, `app list`, `file list`, `host list`:
+/* cmd_list.c - `locus user list`, `app list`, `file list`, `host list`,
+ * `team list`:
  * the store's listings (store/store_list.h) as an aligned table or, with
- * --json, one JSON object. One piece prints all four, bounded by --limit
+ * --json, one JSON object. One piece prints all five, bounded by --limit
  * so that a project with a million hosts answers at once; a last line
  * (the JSON's "left_out") says how many rows were not shown. Reads the
  * store read-only, so it never blocks the running server. */
@@ -76,7 +77,7 @@ static int list(enum store_listing which, int argc, char **argv, char *err, size
     json_t *rows = NULL;
     int64_t total = 0;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
-    if (!rc && store_list(cp.s, which, limit, &rows, &total))
+    if (!rc && store_list(cp.s, which, 0, limit, &rows, &total))
         rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
     cli_close(&cp);
     if (rc) return rc;
@@ -100,3 +101,4 @@ int cmd_user_list(int argc, char **argv, char *err, size_t errlen) { return list
 int cmd_app_list(int argc, char **argv, char *err, size_t errlen) { return list(LIST_APPS, argc, argv, err, errlen); }
 int cmd_file_list(int argc, char **argv, char *err, size_t errlen) { return list(LIST_FILES, argc, argv, err, errlen); }
 int cmd_host_list(int argc, char **argv, char *err, size_t errlen) { return list(LIST_HOSTS, argc, argv, err, errlen); }
+int cmd_team_list(int argc, char **argv, char *err, size_t errlen) { return list(LIST_TEAMS, argc, argv, err, errlen); }

@@ -97,8 +97,8 @@ int cmd_user_create(int argc, char **argv, char *err, size_t errlen)
     struct cli_opt opts[] = {{"role", OPT_STR, &role_name, 0, 0}, {NULL, 0, NULL, 0, 0}};
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen), role;
     if (rc || (rc = role_of(role_name, &role, err, errlen))) return rc;
-    if (!user_name_ok(pos[1]))
-        return cli_errf(err, errlen, CLI_FAIL, "user name must be 1 to %d printable ASCII characters", USER_NAME_MAX);
+    if (!display_name_ok(pos[1]))
+        return cli_errf(err, errlen, CLI_FAIL, "user name must be 1 to %d printable ASCII characters", DISPLAY_NAME_MAX);
     struct user u = {.create_time = (int64_t)time(NULL), .role = role};
     snprintf(u.name, sizeof u.name, "%s", pos[1]);
     struct cli_project cp;

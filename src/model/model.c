@@ -46,10 +46,10 @@ const char *batch_state_name(int state)
     return state >= 0 && state <= BATCH_CANCELLED ? n[state] : "unknown";
 }
 
-int user_name_ok(const char *name)
+int display_name_ok(const char *name)
 {
     size_t n = strlen(name);
-    if (n == 0 || n > USER_NAME_MAX) return 0;
+    if (n == 0 || n > DISPLAY_NAME_MAX) return 0;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
         if (*p < 0x20 || *p > 0x7e) return 0;
     return 1;

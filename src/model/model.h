@@ -65,6 +65,8 @@ enum user_role {
     USER_ADMIN = 2,      /* a submitter without the per-user limits, who may act on any user's work */
 };
 
+#define DISPLAY_NAME_MAX 100   /* bytes of a user's or team's name (display_name_ok) */
+
 struct user {
     int64_t id;
     char name[128];
@@ -73,6 +75,16 @@ struct user {
     int64_t create_time;
     int role;                       /* enum user_role */
     int key_gen;                    /* the account key's generation (core/account_key.h) */
+    int64_t team_id;                /* 0: in no team */
+};
+
+/* A team of users (schema v16). Its credit is what its members were
+ * granted while in it. */
+struct team {
+    int64_t id, founder_id, create_time;
+    char name[DISPLAY_NAME_MAX + 1];
+    char url[256], description[512];
+    double total_credit, expavg_credit, expavg_time;
 };
 
 struct host {
@@ -268,10 +280,10 @@ const char *batch_state_name(int state);
 /* A role's name ("volunteer", "submitter", "admin"), and back: the role, or
  * -1 for a name that is none. */
 const char *user_role_name(int role);
-/* A user's name: 1 to USER_NAME_MAX printable ASCII characters (it is
- * typed in commands and shown in every listing). 1 if name is one. */
-#define USER_NAME_MAX 100
-int user_name_ok(const char *name);
+/* A user's or team's name: 1 to DISPLAY_NAME_MAX printable ASCII
+ * characters (it is typed in commands and shown in every listing). 1 if
+ * name is one. */
+int display_name_ok(const char *name);
 int user_role_parse(const char *name);
 
 /* Redundancy options: fields left at RED_UNSET get their defaults (quorum

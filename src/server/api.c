@@ -224,7 +224,7 @@ static int batch_list(struct server *s, struct store *st, int64_t now, struct st
 
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status)
 {
-    if (api_campaigns_get(s, path, auth, out, status)) return;
+    if (api_campaigns_get(s, path, auth, out, status) || api_credit_get(s, path, auth, out, status)) return;
     struct store *st = server_reader(s);
     if (!st) return api_error(out, status, 503, "store unavailable");
     json_t *result = NULL;
@@ -263,7 +263,8 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
         result = cursors_json(s);
     } else {
         return api_error(out, status, 404, "unknown API path; try /api/v1/batches, /api/v1/sequences, "
-                          "/api/v1/locality, /api/v1/cursors, /api/v1/campaigns or /api/v1/clusters");
+                          "/api/v1/locality, /api/v1/cursors, /api/v1/teams, /api/v1/account, /api/v1/campaigns or "
+                          "/api/v1/clusters");
     }
     char *text = json_dumps(result, JSON_COMPACT);
     sb_puts(out, text);

@@ -205,6 +205,7 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
         .email_addr = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "email_addr"),
         .passwd_hash = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "passwd_hash"),
         .user_name = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "user_name"),
+        .team_name = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "team_name"),
         .invite_code = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "invite_code"),
         .addr = addr,
     };

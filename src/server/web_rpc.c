@@ -47,7 +47,8 @@ struct account_order {
     enum web_call call;
     char email[EMAIL_MAX + 1];
     char passwd_hash[PASSWD_HASH_LEN + 1];
-    char user_name[USER_NAME_MAX + 1];
+    char user_name[DISPLAY_NAME_MAX + 1];
+    char team_name[DISPLAY_NAME_MAX + 1];   /* "" none */
     char addr[64];
 };
 
@@ -192,6 +193,15 @@ static void lookup(struct server *s, struct store *st, const struct account_orde
     answer_key(s->accounts, &u, out);
 }
 
+/* As BOINC's create_account: an account given the name of a team that
+ * exists joins it; any other name is ignored. 0, or -1. */
+static int join_named_team(struct store *st, int64_t user_id, const char *name)
+{
+    struct team t;
+    int rc = name[0] ? store_team_by_name(st, name, &t) : 1;
+    return rc < 0 ? -1 : rc ? 0 : store_user_set_team(st, user_id, t.id) < 0 ? -1 : 0;
+}
+
 /* Inserts the account in one transaction: its id, then its key made from
  * it. 0, 1 (name or e-mail taken: answered), -1. */
 static int insert_account(struct server *s, struct store *st, const struct account_order *o, const char *passwd,
@@ -212,7 +222,8 @@ static int insert_account(struct server *s, struct store *st, const struct accou
     snprintf(u->name, sizeof u->name, "%s", o->user_name);
     if (store_user_next_id(st, &u->id)) goto fail;
     account_key_make(&s->accounts->secret, u->id, u->key_gen, u->authenticator);
-    rc = store_user_insert(st, u) || store_user_set_login(st, u->id, o->email, passwd) || store_commit(st);
+    rc = store_user_insert(st, u) || store_user_set_login(st, u->id, o->email, passwd) ||
+         join_named_team(st, u->id, o->team_name) || store_commit(st);
     OPENSSL_cleanse(u->authenticator, sizeof u->authenticator);
     if (!rc) return 0;
 fail:
@@ -227,7 +238,11 @@ static void create(struct server *s, struct store *st, const struct account_orde
     int rc = store_user_by_email(st, o->email, &u, stored, sizeof stored);
     if (rc < 0) return store_trouble(st, out, "look up an account");
     if (!rc) {   /* as BOINC's: the same address and password are the account, created before */
-        if (passwd_opens(s->accounts, &u, stored, o->email, o->passwd_hash)) return answer_key(s->accounts, &u, out);
+        if (passwd_opens(s->accounts, &u, stored, o->email, o->passwd_hash)) {
+            if (o->team_name[0] && join_named_team(st, u.id, o->team_name))
+                return store_trouble(st, out, "join a team");
+            return answer_key(s->accounts, &u, out);
+        }
         return web_error_xml(out, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
     }
     kdf_enter(s->accounts);
@@ -320,14 +335,18 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
         return web_error_xml(out, BOINC_ERR_BAD_EMAIL_ADDR, "not an e-mail address");
     if (!a->passwd_hash || !web_passwd_hash_ok(a->passwd_hash))
         return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "passwd_hash must be 32 hex digits (BOINC's password hash)");
-    if (call == CALL_CREATE && (!a->user_name || !user_name_ok(a->user_name))) {
+    if (call == CALL_CREATE && (!a->user_name || !display_name_ok(a->user_name))) {
         char msg[128];
-        snprintf(msg, sizeof msg, "a user name is 1 to %d printable ASCII characters", USER_NAME_MAX);
+        snprintf(msg, sizeof msg, "a user name is 1 to %d printable ASCII characters", DISPLAY_NAME_MAX);
         return web_error_xml(out, BOINC_ERR_BAD_USER_NAME, msg);
     }
     if (allowed(s, a, out)) return;
     for (int i = 0; i < PASSWD_HASH_LEN; i++) o.passwd_hash[i] = (char)tolower((unsigned char)a->passwd_hash[i]);
-    if (call == CALL_CREATE) snprintf(o.user_name, sizeof o.user_name, "%s", a->user_name);
+    if (call == CALL_CREATE) {
+        snprintf(o.user_name, sizeof o.user_name, "%s", a->user_name);
+        /* a name no team can have is no team's: ignored, as an unknown one */
+        if (a->team_name && display_name_ok(a->team_name)) snprintf(o.team_name, sizeof o.team_name, "%s", a->team_name);
+    }
     snprintf(o.addr, sizeof o.addr, "%s", a->addr);
     struct account_order *p = xmalloc(sizeof *p);
     *p = o;

@@ -10,7 +10,7 @@
 
 /* What a web RPC was given (its query string), borrowed for the call. */
 struct web_rpc_args {
-    const char *email_addr, *passwd_hash, *user_name, *invite_code;   /* NULL: absent */
+    const char *email_addr, *passwd_hash, *user_name, *team_name, *invite_code;   /* NULL: absent */
     const char *addr;            /* who asks, for the allowance: an IPv4 address or an IPv6 /64 */
 };
 

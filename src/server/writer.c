@@ -73,26 +73,29 @@ static struct waiter *due_waiters(struct writer *w, int *n)
     return due;
 }
 
-/* The recent-average credit of a user or host. Only the writer writes it,
- * so it keeps what it wrote and reads the store once per id; the cache is
- * dropped when a commit fails, since the store then holds older values. */
+/* The recent-average credit of a user, host or team. Only the writer
+ * writes it, so it keeps what it wrote and reads the store once per id; the
+ * cache is dropped when a commit fails, since the store then holds older
+ * values. */
 struct average { double avg, time; };
+enum earner { EARNER_USER, EARNER_HOST, EARNER_TEAM, EARNERS };
 
-static struct average *average_of(struct writer *w, const struct change *c)
+static struct average *average_of(struct writer *w, enum earner who, int64_t id)
 {
-    int64_t key = c->u.credit.id * 2 + (c->kind == CH_HOST_CREDIT);
+    int64_t key = id * EARNERS + who;
     struct average *a = imap_get(&w->averages, key);
     if (a) return a;
+    struct user u;
+    struct host h;
+    struct team t;
+    int rc = who == EARNER_USER ? store_user_get(w->st, id, &u)
+           : who == EARNER_HOST ? store_host_get(w->st, id, &h)
+           : store_team_get(w->st, id, &t);
+    if (rc) return NULL;
     a = xmalloc(sizeof *a);
-    if (c->kind == CH_USER_CREDIT) {
-        struct user u;
-        if (store_user_get(w->st, c->u.credit.id, &u)) return free(a), NULL;
-        *a = (struct average){u.expavg_credit, u.expavg_time};
-    } else {
-        struct host h;
-        if (store_host_get(w->st, c->u.credit.id, &h)) return free(a), NULL;
-        *a = (struct average){h.expavg_credit, h.expavg_time};
-    }
+    *a = who == EARNER_USER ? (struct average){u.expavg_credit, u.expavg_time}
+       : who == EARNER_HOST ? (struct average){h.expavg_credit, h.expavg_time}
+       : (struct average){t.expavg_credit, t.expavg_time};
     imap_put(&w->averages, key, a);
     return a;
 }
@@ -106,14 +109,23 @@ static void forget_averages(struct writer *w)
     imap_init(&w->averages);
 }
 
+/* Credit to a user also goes to the team the user is in now. */
 static int apply_credit(struct writer *w, const struct change *c)
 {
-    struct average *a = average_of(w, c);
+    enum earner who = c->kind == CH_USER_CREDIT ? EARNER_USER : EARNER_HOST;
+    int64_t id = c->u.credit.id, team = 0;
+    struct average *a = average_of(w, who, id);
     if (!a) return -1;
     credit_update_average(&a->avg, &a->time, c->u.credit.credit, c->u.credit.avg_time);
-    return c->kind == CH_USER_CREDIT
-        ? store_user_add_credit(w->st, c->u.credit.id, c->u.credit.credit, a->avg, a->time)
-        : store_host_add_credit(w->st, c->u.credit.id, c->u.credit.credit, a->avg, a->time);
+    int rc = who == EARNER_USER ? store_user_add_credit(w->st, id, c->u.credit.credit, a->avg, a->time)
+                                : store_host_add_credit(w->st, id, c->u.credit.credit, a->avg, a->time);
+    if (rc || who != EARNER_USER) return rc;
+    if ((rc = store_user_team(w->st, id, &team)) < 0) return -1;
+    if (rc || !team) return 0;
+    struct average *t = average_of(w, EARNER_TEAM, team);
+    if (!t) return -1;
+    credit_update_average(&t->avg, &t->time, c->u.credit.credit, c->u.credit.avg_time);
+    return store_team_add_credit(w->st, team, c->u.credit.credit, t->avg, t->time);
 }
 
 /* A branch's jobs; the first after a restart reads the restart state,

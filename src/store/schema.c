@@ -316,5 +316,18 @@ static const char v15[] =
     "ALTER TABLE users ADD COLUMN key_gen INTEGER NOT NULL DEFAULT {ACCOUNT_KEY_GEN_RANDOM};"
     "CREATE UNIQUE INDEX users_email ON users(email) WHERE email IS NOT NULL;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15};
-const int schema_nmigrations = 15;
+/* Version 16: teams. A team's credit is what its members were granted
+ * while in it (as BOINC counts it): kept beside the team, not summed from
+ * its members of today. A user is in one team at most. */
+static const char v16[] =
+    "CREATE TABLE teams("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE,"
+    " founder_id INTEGER NOT NULL REFERENCES users(id), create_time INTEGER NOT NULL,"
+    " url TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',"
+    " total_credit REAL NOT NULL DEFAULT 0, expavg_credit REAL NOT NULL DEFAULT 0,"
+    " expavg_time REAL NOT NULL DEFAULT 0);"
+    "ALTER TABLE users ADD COLUMN team_id INTEGER REFERENCES teams(id);"
+    "CREATE INDEX users_team ON users(team_id) WHERE team_id IS NOT NULL;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16};
+const int schema_nmigrations = 16;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 15
+#define STORE_SCHEMA_VERSION 16
 
 struct store;
 
@@ -87,6 +87,18 @@ int store_user_get(struct store *s, int64_t id, struct user *u);
 int store_user_add_credit(struct store *s, int64_t user_id, double credit, double expavg, double expavg_time);
 /* Sets the user's role (enum user_role). 0, 1 unknown user, -1 error. */
 int store_user_set_role(struct store *s, int64_t user_id, int role);
+
+/* Teams (store_team.c). Names are unique whatever their letter case.
+ * _insert sets t->id: 0, or -1 (a name taken among the reasons). _by_name,
+ * _get and store_user_team: 0, 1 none, -1. store_user_set_team puts
+ * user_id in team_id (0: in none): 0, 1 unknown user, -1. Credit goes to
+ * the user's team of the moment it is granted (the writer). */
+int store_team_insert(struct store *s, struct team *t);
+int store_team_by_name(struct store *s, const char *name, struct team *t);
+int store_team_get(struct store *s, int64_t id, struct team *t);
+int store_user_set_team(struct store *s, int64_t user_id, int64_t team_id);
+int store_user_team(struct store *s, int64_t user_id, int64_t *team_id);
+int store_team_add_credit(struct store *s, int64_t team_id, double credit, double expavg, double t);
 
 /* What user_id has ordered and not ended, for the per-user limits: its
  * batches active or cancelling, and its campaigns running, paused or

@@ -7,6 +7,7 @@
 struct listing {
     const char *name;
     const char *from;     /* FROM and joins: the same rows for the listing and its count */
+    const char *owner;    /* the id of the user a row belongs to; NULL: rows belong to no user */
     const char *order;
     int ncols;
     struct list_column cols[LIST_COLS_MAX];
@@ -14,29 +15,35 @@ struct listing {
 };
 
 static const struct listing listings[] = {
-    [LIST_USERS] = {"users", "users u", "u.id", 6,
-                    {{"id", LIST_INT}, {"name", LIST_TEXT}, {"role", LIST_ROLE}, {"hosts", LIST_INT},
-                     {"credit", LIST_REAL}, {"created", LIST_TIME}},
+    [LIST_USERS] = {"users", "users u LEFT JOIN teams t ON t.id = u.team_id", "u.id", "u.id", 7,
+                    {{"id", LIST_INT}, {"name", LIST_TEXT}, {"role", LIST_ROLE}, {"team", LIST_TEXT},
+                     {"hosts", LIST_INT}, {"credit", LIST_REAL}, {"created", LIST_TIME}},
                     /* hosts_user makes the count one index range per user */
-                    {"u.id", "u.name", "u.role", "(SELECT count(*) FROM hosts h WHERE h.user_id = u.id)",
+                    {"u.id", "u.name", "u.role", "t.name", "(SELECT count(*) FROM hosts h WHERE h.user_id = u.id)",
                      "u.total_credit", "u.create_time"}},
     /* an app without a version yet is listed too, with nulls for the version */
     [LIST_APPS] = {"apps",
                    "apps a LEFT JOIN app_versions v ON v.app_id = a.id LEFT JOIN platforms p ON p.id = v.platform_id",
-                   "a.id, v.id", 7,
+                   NULL, "a.id, v.id", 7,
                    {{"app", LIST_TEXT}, {"version", LIST_INT}, {"platform", LIST_TEXT}, {"plan_class", LIST_TEXT},
                     {"api_version", LIST_TEXT}, {"avg_ncpus", LIST_REAL}, {"created", LIST_TIME}},
                    {"a.name", "v.version_num", "p.name", "v.plan_class", "v.api_version", "v.avg_ncpus",
                     "v.create_time"}},
-    [LIST_FILES] = {"files", "files f", "f.id", 7,
+    [LIST_FILES] = {"files", "files f", NULL, "f.id", 7,
                     {{"id", LIST_INT}, {"name", LIST_TEXT}, {"size", LIST_INT}, {"md5", LIST_TEXT},
                      {"sticky", LIST_BOOL}, {"executable", LIST_BOOL}, {"created", LIST_TIME}},
                     {"f.id", "f.name", "f.nbytes", "f.md5", "f.sticky", "f.executable", "f.create_time"}},
-    [LIST_HOSTS] = {"hosts", "hosts h LEFT JOIN users u ON u.id = h.user_id", "h.id", 8,
+    [LIST_HOSTS] = {"hosts", "hosts h LEFT JOIN users u ON u.id = h.user_id", "h.user_id", "h.id", 8,
                     {{"id", LIST_INT}, {"user", LIST_TEXT}, {"domain_name", LIST_TEXT}, {"platform", LIST_TEXT},
                      {"cpus", LIST_INT}, {"flops", LIST_REAL}, {"last_contact", LIST_TIME}, {"credit", LIST_REAL}},
                     {"h.id", "u.name", "h.domain_name", "h.platform", "h.p_ncpus", "h.p_fpops", "h.rpc_time",
                      "h.total_credit"}},
+    /* users_team makes the count one index range per team */
+    [LIST_TEAMS] = {"teams", "teams t LEFT JOIN users f ON f.id = t.founder_id", NULL, "t.id", 7,
+                    {{"id", LIST_INT}, {"name", LIST_TEXT}, {"founder", LIST_TEXT}, {"members", LIST_INT},
+                     {"credit", LIST_REAL}, {"recent_credit", LIST_REAL}, {"created", LIST_TIME}},
+                    {"t.id", "t.name", "f.name", "(SELECT count(*) FROM users m WHERE m.team_id = t.id)",
+                     "t.total_credit", "t.expavg_credit", "t.create_time"}},
 };
 
 const char *store_list_name(enum store_listing which) { return listings[which].name; }
@@ -80,18 +87,21 @@ static int count_row(struct store *s, sqlite3_stmt *st, void *ctx)
     return 1;
 }
 
-int store_list(struct store *s, enum store_listing which, int64_t limit, json_t **rows, int64_t *total)
+int store_list(struct store *s, enum store_listing which, int64_t user_id, int64_t limit, json_t **rows,
+               int64_t *total)
 {
     const struct listing *l = &listings[which];
+    char where[64] = "";
+    if (user_id && l->owner) snprintf(where, sizeof where, " WHERE %s = %lld", l->owner, (long long)user_id);
     struct strbuf sql;
     sb_init(&sql);
     sb_puts(&sql, "SELECT ");
     for (int i = 0; i < l->ncols; i++) sb_printf(&sql, "%s%s", i ? ", " : "", l->expr[i]);
-    sb_printf(&sql, " FROM %s ORDER BY %s LIMIT ?1", l->from, l->order);
+    sb_printf(&sql, " FROM %s%s ORDER BY %s LIMIT ?1", l->from, where, l->order);
     struct rows r = {l, json_array()};
     int rc = store_each_row(s, sql.s, limit, add_row, &r);
     sb_reset(&sql);
-    sb_printf(&sql, "SELECT count(*) FROM %s", l->from);
+    sb_printf(&sql, "SELECT count(*) FROM %s%s", l->from, where);
     *total = 0;
     if (!rc) rc = store_each_row(s, sql.s, 0, count_row, total);
     sb_free(&sql);

@@ -1,14 +1,15 @@
-/* store_list.h - the project's users, apps with their versions, files and
- * hosts as the operator lists them (locus user|app|file|host list). Each
+/* store_list.h - the project's users, apps with their versions, files,
+ * hosts and teams as the operator lists them (locus user|app|file|host|team
+ * list). Each
  * listing is a table of columns, so that one query, one JSON form and one
- * printer serve all four. Read only; never an account key (the store keeps
+ * printer serve all five. Read only; never an account key (the store keeps
  * only their SHA-256). */
 #ifndef LOCUS_STORE_LIST_H
 #define LOCUS_STORE_LIST_H
 #include "store/store.h"
 #include <jansson.h>
 
-enum store_listing { LIST_USERS, LIST_APPS, LIST_FILES, LIST_HOSTS };
+enum store_listing { LIST_USERS, LIST_APPS, LIST_FILES, LIST_HOSTS, LIST_TEAMS };
 
 /* What a column holds: the form of its JSON value, and how it prints. */
 enum list_type {
@@ -35,7 +36,9 @@ const struct list_column *store_list_columns(enum store_listing which, int *n);
 /* The first limit (>= 0) rows of a listing in id order, as a new JSON
  * array of objects keyed by the column names (owned by the caller; a
  * column with nothing in it, the version of an app that has none, is
- * null), and how many rows there are in all into *total. 0, or -1
- * (store_error) with *rows NULL. */
-int store_list(struct store *s, enum store_listing which, int64_t limit, json_t **rows, int64_t *total);
+ * null), and how many rows there are in all into *total; with user_id
+ * not 0, only the rows of that user (the user, their hosts) in listings
+ * whose rows belong to users. 0, or -1 (store_error) with *rows NULL. */
+int store_list(struct store *s, enum store_listing which, int64_t user_id, int64_t limit, json_t **rows,
+               int64_t *total);
 #endif

@@ -299,9 +299,11 @@ static void user_from_row(sqlite3_stmt *st, struct user *u)
     u->expavg_time = sqlite3_column_double(st, 6);
     u->role = sqlite3_column_int(st, 7);
     u->key_gen = sqlite3_column_int(st, 8);
+    u->team_id = sqlite3_column_int64(st, 9);   /* NULL reads as 0: none */
 }
 
-#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role,key_gen"
+#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role,key_gen,team_id"
+#define USER_NCOLS 10
 
 int store_user_next_id(struct store *s, int64_t *id)
 {
@@ -360,12 +362,13 @@ int store_user_set_login(struct store *s, int64_t user_id, const char *email, co
 int store_user_by_email(struct store *s, const char *email, struct user *u, char *passwd, size_t len)
 {
     sqlite3_stmt *st = stmt(s, Q_USER_BY_EMAIL, "SELECT " USER_COLS ",IFNULL(passwd,'') FROM users WHERE email=?");
+    /* the password follows USER_COLS */
     if (!st) return -1;
     sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
     int rc = row(s, st, "find user");
     if (rc) return rc;
     user_from_row(st, u);
-    col_text(st, 9, passwd, len);
+    col_text(st, USER_NCOLS, passwd, len);
     sqlite3_reset(st);
     return 0;
 }

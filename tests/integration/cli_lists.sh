@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_lists: the commands an operator reaches for first. `locus user|app|
-# file|host list` as a table and as JSON, bounded by --limit with a line
+# file|host|team list` as a table and as JSON, bounded by --limit with a line
 # saying what was left out, and never an account key; `locus` and `locus
 # campaign` alone print their usage (exit 2); `locus app add` refuses a
 # platform BOINC does not know, naming the known ones; `locus campaign
@@ -62,12 +62,15 @@ echo data >"$work/in.dat"
 sql "INSERT INTO hosts(id, user_id, create_time, rpc_time, domain_name, platform, p_ncpus, p_fpops, total_credit)
      VALUES(7, 1, 1, 1700000000, 'node7', 'x86_64-pc-linux-gnu', 8, 3.5e9, 12.5)"
 
+"$locus" team create "$proj" "Night Owls" --founder alice >/dev/null
+
 check users 0 "$locus" user list "$proj" &&
-  has users_head "^ID +NAME +ROLE +HOSTS +CREDIT +CREATED$" "$work/out" &&
-  has users_alice "^ 1 +alice +volunteer +1 +0 +20" "$work/out" && has users_bob "^ 2 +bob +submitter +0 " "$work/out"
+  has users_head "^ID +NAME +ROLE +TEAM +HOSTS +CREDIT +CREATED$" "$work/out" &&
+  has users_alice "^ 1 +alice +volunteer +Night Owls +1 +0 +20" "$work/out" &&
+  has users_bob "^ 2 +bob +submitter +- +0 " "$work/out"
 cat "$work/out" "$work/err" >"$work/all"
 check users_json 0 "$locus" user list "$proj" --json &&
-  has users_json_row '"users":\[\{"id":1,"name":"alice","role":"volunteer","hosts":1,"credit":0\.0,"created":[0-9]+\}' \
+  has users_json_row '"users":\[\{"id":1,"name":"alice","role":"volunteer","team":"Night Owls","hosts":1,"credit":0\.0,"created":[0-9]+\},\{"id":2,"name":"bob","role":"submitter","team":null,' \
     "$work/out" && has users_json_total '"total":2,"left_out":0\}$' "$work/out"
 cat "$work/out" >>"$work/all"
 # neither the account key nor a submit key is ever listed (the store has only their hashes)
@@ -93,6 +96,13 @@ check hosts 0 "$locus" host list "$proj" &&
   has hosts_row "^ *7 +alice +node7 +x86_64-pc-linux-gnu +8 +3\.5e\+09 +2023-11-1[45] [0-9:]{8} +12\.5$" "$work/out"
 check hosts_json 0 "$locus" host list "$proj" --json &&
   has hosts_json_row '"hosts":\[\{"id":7,"user":"alice","domain_name":"node7","platform":"x86_64-pc-linux-gnu","cpus":8,"flops":3500000000\.0,"last_contact":1700000000,"credit":12\.5\}\]' \
+    "$work/out"
+
+check teams 0 "$locus" team list "$proj" &&
+  has teams_head "^ID +NAME +FOUNDER +MEMBERS +CREDIT +RECENT_CREDIT +CREATED$" "$work/out" &&
+  has teams_row "^ 1 +Night Owls +alice +1 +0 +0 +20" "$work/out"
+check teams_json 0 "$locus" team list "$proj" --json &&
+  has teams_json_row '"teams":\[\{"id":1,"name":"Night Owls","founder":"alice","members":1,"credit":0\.0,"recent_credit":0\.0,"created":[0-9]+\}\],"total":1' \
     "$work/out"
 
 # --limit bounds the rows and says how many were left out

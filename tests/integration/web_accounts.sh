@@ -7,9 +7,11 @@
 #  - a second client finds the account with --lookup_account (the e-mail in
 #    other letter case: the client lower-cases it), gets the same key and
 #    attaches as the same user; `locus user account-key` prints that key;
-#  - creating it again with the same password gives the key again; another
-#    password, a wrong password at lookup and an unknown address give
-#    BOINC's errors and no key;
+#  - creating it again with the same password gives the key again, and
+#    with a team's name (any letter case) joins that team; a wrong password
+#    at lookup and an unknown address give BOINC's errors and no key;
+#  - the API shows the account to its key (credit, team, both hosts) and
+#    lists the teams with their members;
 #  - the store holds neither the key nor the client's password hash: the
 #    key's SHA-256 and an Argon2id string;
 #  - malformed arguments (curl): BOINC's error numbers, nothing created;
@@ -24,6 +26,7 @@ make_project "$proj" alice
 set_config "$proj" account_creation open
 set_config "$proj" min_passwd_length 8
 set_config "$proj" account_rpcs_per_hour 1   # a burst of 5, then one an hour
+"$LOCUS" team create "$proj" Crunchers --founder alice >/dev/null || fail "locus team create failed"
 start_locusd "$proj"
 
 # has TEXT PATTERN WHAT: TEXT holds a line matching PATTERN (grep -E)
@@ -72,13 +75,24 @@ wait_first_rpc B
     || fail "Carol does not have both hosts"
 say "lookup_account from client B: the same key; B attached as Carol"
 
-out=$(bcmd A --create_account "$URL" carol@example.org 'correct horse' 'Carol C' 2>&1)
-[ "$(key_in "$out")" = "$KEY" ] || fail "creating Carol again with her password gave no key or another: $out"
+r=$(curl -s --max-time 10 "${URL}create_account.php?email_addr=carol%40example.org&passwd_hash=$md5&user_name=Carol%20C&team_name=CRUNCHERS")
+grep -q "<authenticator>$KEY</authenticator>" <<<"$r" || fail "creating Carol again with her password: $r"
+[ "$(sql "$proj" "SELECT t.name FROM users u JOIN teams t ON t.id=u.team_id WHERE u.id=$carol")" = Crunchers ] \
+    || fail "Carol did not join the team she named"
 out=$(bcmd A --lookup_account "$URL" carol@example.org 'wrong horse' 2>&1)
 no_key "$out" "lookup with a wrong password"; has "$out" "poll status: bad password" "wrong password"
 out=$(bcmd A --lookup_account "$URL" nobody@example.org 'correct horse' 2>&1)
 no_key "$out" "lookup of an unknown address"; has "$out" "^poll status: " "unknown address"
-say "again with the same password: the key; a wrong password or unknown address: BOINC's errors"
+say "again with the same password: the key, and the team named joined; a wrong password or unknown address: BOINC's errors"
+
+api() { curl -s --max-time 10 "$@"; }
+acct=$(api -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/account")
+has "$acct" '"user":\{"id":'"$carol"',"name":"Carol C","role":"volunteer","team":"Crunchers","hosts":2,"credit":(0\.0*[1-9]|[1-9])' \
+    "the account's view"
+[ "$(grep -o '"domain_name"' <<<"$acct" | wc -l)" -eq 2 ] || fail "the account's view has not 2 hosts: $acct"
+has "$(api "http://127.0.0.1:$PORT/api/v1/account")" "an account key is needed" "the account's view without a key"
+has "$(api "http://127.0.0.1:$PORT/api/v1/teams")" '"name":"Crunchers","founder":"alice","members":2' "the teams"
+say "the API: Carol's account (credit, team, 2 hosts) to her key, 401 without; the teams with their members"
 
 # ---- malformed arguments: refused before any allowance is spent ----
 before=$(users)

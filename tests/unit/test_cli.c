@@ -536,6 +536,69 @@ static void test_user_and_files(void **state)
     store_close(s);
 }
 
+/* Teams: made with their founder in them, names unique whatever their
+ * case, joined (leaving the team one was in) and left; every refusal
+ * names its reason and changes nothing. locus user account-key prints the
+ * key locus user create printed. */
+static void test_teams_and_account_key(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX], key[64];
+    make_project(f);
+    user_fixture_create(f->dir, "bob", key);
+    struct store *s = open_store(f);
+    struct user u;
+    struct team t;
+    assert_int_equal(run(cmd_team_create, err, f->dir, "Crunchers", "--founder", "alice", "--url",
+                         "https://example.org/c", NULL), 0);
+    assert_int_equal(store_team_by_name(s, "CRUNCHERS", &t), 0);
+    assert_string_equal(t.name, "Crunchers");
+    assert_string_equal(t.url, "https://example.org/c");
+    assert_int_equal(store_user_by_name(s, "alice", &u), 0);
+    assert_int_equal(u.team_id, t.id);
+    assert_int_equal(t.founder_id, u.id);
+    assert_int_equal(run(cmd_team_create, err, f->dir, "crunchers", "--founder", "bob", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "exists already"));
+    assert_int_equal(run(cmd_team_create, err, f->dir, "bad\tname", "--founder", "bob", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "printable ASCII"));
+    assert_int_equal(run(cmd_team_create, err, f->dir, "Other", NULL), CLI_USAGE);
+    assert_int_equal(run(cmd_team_create, err, f->dir, "Other", "--founder", "nobody", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "no user 'nobody'"));
+    assert_int_equal(run(cmd_team_create, err, f->dir, "Other", "--founder", "bob", "--url", "javascript:x", NULL),
+                     CLI_FAIL);
+    assert_int_equal(store_team_by_name(s, "Other", &t), 1);   /* no refusal made it */
+
+    assert_int_equal(run(cmd_team_join, err, f->dir, "crunchers", "bob", NULL), 0);
+    assert_int_equal(store_user_by_name(s, "bob", &u), 0);
+    assert_int_equal(store_team_by_name(s, "Crunchers", &t), 0);
+    assert_int_equal(u.team_id, t.id);
+    assert_int_equal(run(cmd_team_join, err, f->dir, "Crunchers", "bob", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "already"));
+    assert_int_equal(run(cmd_team_join, err, f->dir, "Nobody's", "bob", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "no team"));
+    assert_int_equal(run(cmd_team_leave, err, f->dir, "bob", NULL), 0);
+    assert_int_equal(store_user_by_name(s, "bob", &u), 0);
+    assert_int_equal(u.team_id, 0);
+    assert_int_equal(run(cmd_team_leave, err, f->dir, "bob", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "in no team"));
+
+    /* the key is made again, the same */
+    fflush(stdout);
+    char out[400];
+    snprintf(out, sizeof out, "%s/key.out", f->dir);
+    FILE *saved = stdout;
+    stdout = fopen(out, "w");
+    assert_non_null(stdout);
+    assert_int_equal(run(cmd_user_account_key, err, f->dir, "bob", NULL), 0);
+    fclose(stdout);
+    stdout = saved;
+    char *printed = read_file(out, 1024, NULL);
+    assert_non_null(printed);
+    assert_int_equal(strncmp(printed, key, 32), 0);
+    free(printed);
+    store_close(s);
+}
+
 static void test_app_add(void **state)
 {
     struct proj_fx *f = *state;
@@ -1186,6 +1249,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_init, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_config_locality_settings, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_user_and_files, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_teams_and_account_key, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_app_add, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_batch_jsonl, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_batch_template, proj_setup, proj_teardown),

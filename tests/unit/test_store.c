@@ -270,7 +270,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 15);
+    assert_int_equal(STORE_SCHEMA_VERSION, 16);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -332,7 +332,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 and v15 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v16 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -346,7 +346,8 @@ static void test_version_13_store_migrates_event_messages(void **state)
     store_close(made);
     store_fixture_sql(path, "ALTER TABLE grid_events DROP COLUMN message; DROP INDEX users_email;"
                             "ALTER TABLE users DROP COLUMN email; ALTER TABLE users DROP COLUMN passwd;"
-                            "ALTER TABLE users DROP COLUMN key_gen; PRAGMA user_version=13;"
+                            "ALTER TABLE users DROP COLUMN key_gen; DROP INDEX users_team;"
+                            "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
                             "(1,1,1,3,{GEV_EXIT_ERROR},1,1,1,127,0,10),(2,1,2,4,{GEV_SUBMIT_REFUSED},1,1,1,0,0,11),"

@@ -9,7 +9,7 @@
  * failing record reported to every ticket in it (writer_wait -1,
  * writer_failed) with none of its records applied, later groups committed
  * again, the failure flag cleared on request; writer_stop committing what
- * is queued. */
+ * is queued; a user's credit going to their team while they are in it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -298,6 +298,33 @@ static void test_failed_group_applies_nothing(void **state)
     assert_int_equal(writer_wait(f->w, t3), 0);
 }
 
+/* Credit granted to a user goes to the team the user is in at that
+ * moment, with its own recent average: none before the user joins, none
+ * after the user leaves; the user's own total counts it all. */
+static void test_team_credit_while_member(void **state)
+{
+    struct fx *f = *state;
+    store_fixture_sql(f->path, "INSERT INTO teams(id, name, founder_id, create_time) VALUES(7, 'Crunchers', 1, 0)");
+    struct change_log l;
+    change_log_init(&l);
+    add_credit(&l, f->user, 1, 1000);          /* before joining */
+    assert_int_equal(writer_wait(f->w, writer_submit(f->w, &l)), 0);
+    store_fixture_sql(f->path, "UPDATE users SET team_id = 7");
+    change_log_init(&l);
+    add_credit(&l, f->user, 2, 2000);
+    add_credit(&l, f->user, 3, 3000);
+    assert_int_equal(writer_wait(f->w, writer_submit(f->w, &l)), 0);
+    store_fixture_sql(f->path, "UPDATE users SET team_id = NULL");
+    change_log_init(&l);
+    add_credit(&l, f->user, 4, 4000);          /* after leaving */
+    assert_int_equal(writer_wait(f->w, writer_submit(f->w, &l)), 0);
+    assert_int_equal(credit_cents(f), 1000);
+    assert_int_equal(store_fixture_int(f->path, "SELECT CAST(round(total_credit * 100) AS INTEGER) FROM teams "
+                                                "WHERE id = ?1", 7), 500);
+    assert_int_equal(store_fixture_int(f->path, "SELECT expavg_credit > 0 AND expavg_time = 3000 FROM teams "
+                                                "WHERE id = ?1", 7), 1);
+}
+
 /* writer_stop commits everything queued before it stops. */
 static void test_stop_commits_what_is_queued(void **state)
 {
@@ -326,6 +353,7 @@ int main(void)
         T(test_wait_and_notify),
         T(test_failed_group_applies_nothing),
         T(test_stop_commits_what_is_queued),
+        T(test_team_credit_while_member),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

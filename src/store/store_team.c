@@ -1,0 +1,95 @@
+/* store_team.c - teams (schema v16): made, found, joined and left, and
+ * the credit their members earn while in them. */
+#include "store/store_internal.h"
+#include <stdio.h>
+
+#define TEAM_COLS "id,name,founder_id,create_time,url,description,total_credit,expavg_credit,expavg_time"
+
+static void text_of(sqlite3_stmt *st, int i, char *out, size_t len)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+/* Steps a lookup of TEAM_COLS into *t: 0, 1 none, -1. */
+static int team_row(struct store *s, sqlite3_stmt *st, struct team *t)
+{
+    if (!st) return -1;
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        t->id = sqlite3_column_int64(st, 0);
+        text_of(st, 1, t->name, sizeof t->name);
+        t->founder_id = sqlite3_column_int64(st, 2);
+        t->create_time = sqlite3_column_int64(st, 3);
+        text_of(st, 4, t->url, sizeof t->url);
+        text_of(st, 5, t->description, sizeof t->description);
+        t->total_credit = sqlite3_column_double(st, 6);
+        t->expavg_credit = sqlite3_column_double(st, 7);
+        t->expavg_time = sqlite3_column_double(st, 8);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : store_fail(s, "find team");
+}
+
+int store_team_insert(struct store *s, struct team *t)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_TEAM_INS,
+                                  "INSERT INTO teams(name,founder_id,create_time,url,description) VALUES(?,?,?,?,?)");
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, t->founder_id);
+    sqlite3_bind_int64(st, 3, t->create_time);
+    sqlite3_bind_text(st, 4, t->url, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, t->description, -1, SQLITE_STATIC);
+    if (store_run(s, st, "insert team")) return -1;
+    t->id = sqlite3_last_insert_rowid(store_db(s));
+    return 0;
+}
+
+int store_team_by_name(struct store *s, const char *name, struct team *t)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_TEAM_BY_NAME, "SELECT " TEAM_COLS " FROM teams WHERE name=?");
+    if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    return team_row(s, st, t);
+}
+
+int store_team_get(struct store *s, int64_t id, struct team *t)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_TEAM_GET, "SELECT " TEAM_COLS " FROM teams WHERE id=?");
+    if (st) sqlite3_bind_int64(st, 1, id);
+    return team_row(s, st, t);
+}
+
+int store_user_set_team(struct store *s, int64_t user_id, int64_t team_id)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_USER_TEAM, "UPDATE users SET team_id=? WHERE id=?");
+    if (!st) return -1;
+    if (team_id) sqlite3_bind_int64(st, 1, team_id);
+    else sqlite3_bind_null(st, 1);
+    sqlite3_bind_int64(st, 2, user_id);
+    if (store_run(s, st, "set team")) return -1;
+    return sqlite3_changes(store_db(s)) ? 0 : 1;
+}
+
+int store_user_team(struct store *s, int64_t user_id, int64_t *team_id)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_USER_TEAM_OF, "SELECT IFNULL(team_id, 0) FROM users WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *team_id = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : store_fail(s, "find user's team");
+}
+
+int store_team_add_credit(struct store *s, int64_t team_id, double credit, double expavg, double t)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_TEAM_CREDIT,
+                                  "UPDATE teams SET total_credit=total_credit+?, expavg_credit=?, expavg_time=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_double(st, 1, credit);
+    sqlite3_bind_double(st, 2, expavg);
+    sqlite3_bind_double(st, 3, t);
+    sqlite3_bind_int64(st, 4, team_id);
+    return store_run(s, st, "grant team credit");
+}
