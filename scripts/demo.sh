@@ -47,6 +47,8 @@ boinc_client_start "$DEMO/alice" "$(free_port)"
 boinc_client_start "$DEMO/bob" "$(free_port)"
 boinc_client_attach "$DEMO/alice" "$URL" "$ALICE"
 boinc_client_attach "$DEMO/bob" "$URL" "$BOB"
+boinc_client_key_ok "$DEMO/alice" "$URL"
+boinc_client_key_ok "$DEMO/bob" "$URL"
 
 step "computing"
 field() { printf '%s' "$state" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }   # a number from the API's JSON

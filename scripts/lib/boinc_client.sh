@@ -67,13 +67,27 @@ boinc_cmd() {
     (cd "$dir" && boinccmd --host "127.0.0.1:$(cat "$dir/gui_port")" "$@")
 }
 
-# boinc_client_attach DIR URL KEY: attaches, and checks that it took:
-# boinccmd --project_attach exits 0 even when attaching failed, and a
-# client attached with a key the project does not know stays attached, so
-# the check is the user name the project's first reply gave it.
+# boinc_client_attach DIR URL KEY: attaches, and checks that the client
+# took the project (boinccmd --project_attach exits 0 even when attaching
+# failed). It returns before the client's first scheduler request, so a
+# caller may still change the project's settings (nomorework) before any
+# work comes; whether the project accepted the key is boinc_client_key_ok's.
 boinc_client_attach() {
     local dir=$1 url=$2 key=$3 i
     boinc_cmd "$dir" --project_attach "$url" "$key" >/dev/null 2>&1 || true
+    for i in $(seq 100); do
+        boinc_cmd "$dir" --get_project_status 2>/dev/null | grep -q "master URL: $url" && return 0
+        sleep 0.2
+    done
+    echo "boinc client in $dir could not attach to $url; see $dir/client.log" >&2
+    return 1
+}
+
+# boinc_client_key_ok DIR URL: waits (30 s at most) until the project's
+# first reply gave the client a user name, that is until the project took
+# its key: a client attached with a wrong key stays attached, without one.
+boinc_client_key_ok() {
+    local dir=$1 url=$2 i
     for i in $(seq 150); do
         boinc_cmd "$dir" --get_project_status 2>/dev/null \
             | awk -v u="master URL: $url" '$0 ~ /^[0-9]+\) -+$/ {p = 0} index($0, u) {p = 1}
@@ -81,7 +95,7 @@ boinc_client_attach() {
         [ $((i % 25)) -ne 0 ] || boinc_client_update "$dir" "$url"
         sleep 0.2
     done
-    echo "boinc client in $dir could not attach to $url (no user name after 30 s: a wrong key?); see $dir/client.log" >&2
+    echo "boinc client in $dir has no user name from $url after 30 s: a wrong key?; see $dir/client.log" >&2
     return 1
 }
 

@@ -60,7 +60,8 @@ say "the store keeps the key's hash and an Argon2id string; locus user account-k
 echo '{"cmdline": "--iterations 1000 --seed {n}", "inputs": ["in.dat=in"], "flops": 1e9}' >"$TMP/tmpl.json"
 "$LOCUS" batch create "$proj" --app worker --count 4 --input-template "$TMP/tmpl.json" --name w >/dev/null \
     || fail "locus batch create failed"
-boinc_client_attach "$TMP/cA" "$URL" "$KEY" || fail "client A could not attach with the key create_account gave"
+boinc_client_attach "$TMP/cA" "$URL" "$KEY" && boinc_client_key_ok "$TMP/cA" "$URL" \
+    || fail "client A could not attach with the key create_account gave"
 wait_batch_done "$proj" w 120
 carol=$(sql "$proj" "SELECT id FROM users WHERE name='Carol C'")
 n=$(sql "$proj" "SELECT count(*) FROM instances WHERE user_id=$carol AND outcome=$OUTCOME_SUCCESS")
@@ -69,7 +70,8 @@ say "client A attached with that key and computed the batch for Carol ($n result
 
 out=$(bcmd B --lookup_account "$URL" Carol@Example.ORG 'correct horse' 2>&1)
 [ "$(key_in "$out")" = "$KEY" ] || fail "lookup_account gave another key: $out"
-boinc_client_attach "$TMP/cB" "$URL" "$KEY" || fail "client B could not attach with the key lookup_account gave"
+boinc_client_attach "$TMP/cB" "$URL" "$KEY" && boinc_client_key_ok "$TMP/cB" "$URL" \
+    || fail "client B could not attach with the key lookup_account gave"
 wait_first_rpc B
 [ "$(sql "$proj" "SELECT count(DISTINCT id) FROM hosts WHERE user_id=$carol")" -eq 2 ] \
     || fail "Carol does not have both hosts"
