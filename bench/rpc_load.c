@@ -569,10 +569,12 @@ static void xml_add_empty(struct strbuf *doc, const char *tag)
 }
 
 /* Writes the benchmark's settings into config.xml; with --project only the
- * ones given on the command line, so a reused project keeps its own. */
-static int edit_config(const struct setup *s, const struct opts *o, int http_threads, int max_send)
+ * ones given on the command line, so a reused project keeps its own. A
+ * project it makes has no daily quota: its hosts take hundreds of jobs
+ * each in seconds, and the figures are the RPC path's, not the quota's. */
+static int edit_config(const struct setup *s, const struct opts *o, int http_threads, int max_send, int made)
 {
-    if (!http_threads && !max_send && !o->locality) return 0;
+    if (!http_threads && !max_send && !o->locality && !made) return 0;
     char path[PROJECT_PATH_MAX + 16], v[32];
     snprintf(path, sizeof path, "%s/config.xml", s->proj);
     size_t len;
@@ -589,6 +591,7 @@ static int edit_config(const struct setup *s, const struct opts *o, int http_thr
     if (http_threads) xml_set(&doc, "http_threads", v);
     snprintf(v, sizeof v, "%d", o->max_send);
     if (max_send) xml_set(&doc, "max_wus_to_send", v);
+    if (made) xml_set(&doc, "daily_result_quota", "0");
     if (o->locality && !strstr(doc.s, "<locality_scheduling/>") && !strstr(doc.s, "<locality_scheduling>"))
         xml_add_empty(&doc, "locality_scheduling");
     int rc = write_file_atomic(path, doc.s, doc.len);
@@ -1712,10 +1715,10 @@ static int prepare(struct setup *s, const struct opts *o, const struct opt *t, i
         }
         if (read_users(s)) return -1;
         if (o->locality && !has_locality_files(s, o->locality)) return -1;
-        return edit_config(s, o, opt_seen(t, nt, "http-threads"), opt_seen(t, nt, "max-send"));
+        return edit_config(s, o, opt_seen(t, nt, "http-threads"), opt_seen(t, nt, "max-send"), 0);
     }
     if (create_project(s, o)) return -1;
-    return edit_config(s, o, 1, 1);
+    return edit_config(s, o, 1, 1, 1);
 }
 
 /* The settings locusd will run with, as it reads them. */

@@ -126,6 +126,9 @@ const struct setting project_settings[] = {
      .always_saved = 1},
     /* each new host id costs a row and a cache entry for ever: a user making them by the thousand is stopped */
     {SETTING("max_new_hosts_per_day", SETTING_INT, max_new_hosts_per_day), .def = 100, .min = 1, .max = 1e6},
+    /* a host failing every job at once must not drain the queue (sched/quota.h); high enough that no
+     * honest host of einstein.txt's 100x speed spread meets it (docs/benchmarks.md) */
+    {SETTING("daily_result_quota", SETTING_INT, daily_result_quota), .def = 1000, .min = 0, .max = 1e6},
     {SETTING("one_result_per_user_per_wu", SETTING_FLAG, one_result_per_user_per_wu), .def = 0},
     {SETTING("report_immediately", SETTING_FLAG, report_immediately), .def = 0},
     {SETTING("transition_period", SETTING_DOUBLE, transition_period), .def = 2, .min = 0.1, .max = NO_MAX,

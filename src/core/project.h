@@ -44,6 +44,8 @@ struct project_config {
     int max_jobs_per_rpc;        /* <max_wus_to_send> */
     int max_jobs_in_progress;    /* <max_wus_in_progress> per CPU */
     int max_new_hosts_per_day;   /* <max_new_hosts_per_day>: hosts one account may add in a day (100) */
+    int daily_result_quota;      /* <daily_result_quota>: jobs of one app version a host may get per processor
+                                    per day, halved by each error, doubled back by valid results (1000); 0 off */
     int one_result_per_user_per_wu; /* <one_result_per_user_per_wu/> */
     double transition_period;    /* <transition_period>: seconds between timeout scans */
     int max_request_bytes;       /* <max_request_bytes> of a scheduler request */

@@ -142,6 +142,19 @@ struct app_version {
     double flops;                      /* its speed on the host; 0 unknown */
 };
 
+/* A host's daily quota and record for one app version (sched/quota.h;
+ * APP_VERSION_ANONYMOUS: the versions it brought itself). */
+struct host_av {
+    int64_t host_id, av_id;
+    int daily_max;                 /* jobs per processor per day it may get now */
+    int64_t day;                   /* the day (now / QUOTA_DAY_S) sent_day counts */
+    int sent_day;                  /* jobs sent that day */
+    int nproc;                     /* processors of the version's resource at the last sending (not stored) */
+    int consecutive_valid;         /* valid results since its last error or invalid one */
+    int64_t nvalid, nerror, ninvalid;
+    double turnaround_avg;         /* seconds from sending to reporting, over valid results; 0 none */
+};
+
 /* Output file declaration: open name and size limit. */
 struct output_spec {
     char open_name[64];

@@ -66,6 +66,7 @@ struct sched_reply {
     int project_is_down;
     int send_full_workload;        /* ask the client to list its tasks (<in_progress_results>) */
     int no_work_deadlines;         /* work exists but would miss deadlines: the client is latency-limited */
+    int no_work_quota;             /* the daily quota message was added (a retry adds it once) */
 
     /* Dynamic arrays, grown by the add functions below; freed by sched_reply_free. */
     int napps, capapps;             const char **apps;   /* app names */

@@ -4,12 +4,13 @@
 #ifndef LOCUS_CHANGE_H
 #define LOCUS_CHANGE_H
 #include "model/model.h"
+#include "sched/quota.h"
 
 enum change_kind {
     CH_NONE,                    /* a record superseded within its group */
     CH_INST_INSERT, CH_INST_UPDATE, CH_INST_STDERR, CH_JOB_UPDATE,
     CH_HOST_INSERT, CH_HOST_UPDATE, CH_BATCH_STATE, CH_USER_CREDIT, CH_HOST_CREDIT,
-    CH_CURSOR, CH_BATCH_HOST, CH_SEQUENCE, CH_SEQ_JOBS,
+    CH_CURSOR, CH_BATCH_HOST, CH_SEQUENCE, CH_SEQ_JOBS, CH_HOST_AV,
 };
 
 struct change {
@@ -25,6 +26,7 @@ struct change {
         struct batch_host batch_host;         /* CH_BATCH_HOST: cursor_id 0, the host left */
         struct sequence_rec seq;              /* CH_SEQUENCE: the server's part of it */
         struct { struct sequence_rec seq; int64_t from, to; } seq_jobs;   /* CH_SEQ_JOBS: make positions from..to */
+        struct host_av hav;                   /* CH_HOST_AV: a host's quota and record for an app version */
     } u;
 };
 

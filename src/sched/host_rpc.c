@@ -182,7 +182,7 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
     struct dispatch_request dr = {
         .host = in->host, .platforms = in->platforms, .nplatforms = in->nplatforms, .limits = in->limits,
         .now = in->now, .files = in->files, .nfiles = in->nfiles, .seed = in->seed, .retry = retry,
-        .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown,
+        .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown, .quota = &x->quota,
     };
     int room = d->max - d->nsent;
     if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;
@@ -191,6 +191,7 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
     d->res.max = d->nsent + room;
     in->dispatch(x, &dr, &d->res, log);
     d->nsent = d->res.nsent;
+    d->res.quota_full = quota_host_full(&x->quota, in->host.host_id, in->now);
 }
 
 void host_rpc_decide(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,

@@ -24,6 +24,7 @@ void index_init(struct sched_index *x)
     imap_init(&x->held);
     smap_init(&x->aborts);
     x->next_instance_id = 1;
+    quota_init(&x->quota, 0);
     for (size_t m = 0; m < NMODES; m++)
         if (sched_modes[m]->init) sched_modes[m]->init(x);
 }
@@ -48,6 +49,7 @@ void index_free(struct sched_index *x)
         free(a);
     }
     imap_free(&x->apps);
+    quota_free(&x->quota);
     for (int i = 0; i < x->nbatches; i++) batch_free(x->batches[i]);
     free(x->batches);
     it = 0;
@@ -275,6 +277,29 @@ static void finish_instance(struct sched_index *x, struct instance *in, int outc
     in->received_time = now;
 }
 
+/* ---- quotas (quota.h) ---- */
+
+void index_add_host_av(struct sched_index *x, const struct host_av *r) { quota_load(&x->quota, r); }
+
+static void log_host_av(struct change_log *log, const struct host_av *r)
+{
+    if (r) change_add(log, CH_HOST_AV)->u.hav = *r;
+}
+
+/* An instance ended with outcome: an error costs its host half its quota
+ * for the version (a success waits for its validation). */
+static void quota_note_end(struct sched_index *x, const struct instance *in, int outcome, struct change_log *log)
+{
+    if (outcome == OUTCOME_CLIENT_ERROR || outcome == OUTCOME_VALIDATE_ERROR || outcome == OUTCOME_NO_REPLY)
+        log_host_av(log, quota_error(&x->quota, in->host_id, in->app_version_id));
+}
+
+/* Processors of the resource a version runs on, for its quota. */
+static int quota_procs(const struct host_view *h, const struct rsc_usage *u)
+{
+    return u->rsc == RSC_CPU ? h->ncpus : h->coprocs[u->rsc - 1].count;
+}
+
 /* ---- instances out, oldest first: candidates for replication ---- */
 
 /* The instance of entry e if it is still in progress (its job in *jp), else NULL. */
@@ -493,6 +518,18 @@ static int keep_if_better(const struct app_version *v, const struct rsc_usage *u
 }
 
 /* best_version, leaving out the versions that run on resource skip (-1: none). */
+/* 1 if the host has not reached its daily quota of version v today. */
+static int version_within_quota(const struct dispatch_request *req, const struct app_version *v,
+                                const struct rsc_usage *u)
+{
+    return !req->quota || quota_allows(req->quota, req->host.host_id, v->id, quota_procs(&req->host, u), req->now);
+}
+
+int version_room(const struct dispatch_request *req, const struct version_choice *vc)
+{
+    return version_within_quota(req, vc->av, &vc->u);
+}
+
 static int choose_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
                           int skip, struct version_choice *out)
 {
@@ -502,7 +539,7 @@ static int choose_version(const struct sapp *a, const struct dispatch_request *r
             const struct app_version *v = &req->own[i];
             struct rsc_usage u;
             if (v->app_id == a->id && app_version_usage(req->plan_classes, v, &req->host, &u) && u.rsc != skip &&
-                (!b || budget_rsc_wants(b, u.rsc)))
+                (!b || budget_rsc_wants(b, u.rsc)) && version_within_quota(req, v, &u))
                 found |= keep_if_better(v, &u, 0, found, &found_p, out);
         }
         return found;
@@ -512,7 +549,7 @@ static int choose_version(const struct sapp *a, const struct dispatch_request *r
             const struct app_version *v = a->versions[i];
             struct rsc_usage u;
             if (strcmp(v->platform, req->platforms[p]) || !app_version_usage(req->plan_classes, v, &req->host, &u) ||
-                u.rsc == skip || (b && !budget_rsc_wants(b, u.rsc)))
+                u.rsc == skip || (b && !budget_rsc_wants(b, u.rsc)) || !version_within_quota(req, v, &u))
                 continue;
             found |= keep_if_better(v, &u, p, found, &found_p, out);
         }
@@ -565,6 +602,7 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);
+    log_host_av(log, quota_sent(&x->quota, in.host_id, av->id, quota_procs(&req->host, &vc->u), req->now));
     COUNT_JOB(j, sent);
     if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
     job_queue(x, j);
@@ -596,9 +634,11 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
             if (apps[i].app->heap_n && (!best || job_before(apps[i].app->heap[0], best->app->heap[0])))
                 best = &apps[i];
         if (!best) break;
-        /* the resource its version uses may have had its fill: another
-         * version of the app may still be wanted, else the app is done */
-        if (!budget_rsc_wants(budget, best->vc.u.rsc) && !best_version(best->app, req, budget, &best->vc)) {
+        /* the resource its version uses may have had its fill, or the host
+         * its quota of the version: another version of the app may still
+         * be wanted, else the app is done */
+        if ((!budget_rsc_wants(budget, best->vc.u.rsc) || !version_room(req, &best->vc)) &&
+            !best_version(best->app, req, budget, &best->vc)) {
             *best = apps[--napps];
             continue;
         }
@@ -734,6 +774,7 @@ int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int
     int late = in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY;
     if (in->state != INST_IN_PROGRESS && !late) return -1;
     finish_instance(x, in, outcome, now);
+    if (!late) quota_note_end(x, in, outcome, log);   /* a late one was counted when given up */
     in->exit_status = exit_status;
     in->cpu_time = cpu_time;
     in->elapsed_time = elapsed_time;
@@ -753,6 +794,7 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
         struct instance *in = j ? job_instance(j, e.inst_id) : NULL;
         if (!in || in->state != INST_IN_PROGRESS || in->deadline != e.deadline) continue;
         finish_instance(x, in, OUTCOME_NO_REPLY, now);
+        quota_note_end(x, in, OUTCOME_NO_REPLY, log);
         log_inst(log, CH_INST_UPDATE, in);
         n++;
         int ev = index_settle(x, j, now, log);
@@ -806,6 +848,7 @@ int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, in
 {
     if (in->state != INST_IN_PROGRESS) return 0;
     finish_instance(x, in, OUTCOME_NO_REPLY, now);
+    quota_note_end(x, in, OUTCOME_NO_REPLY, log);
     log_inst(log, CH_INST_UPDATE, in);
     return index_settle(x, j, now, log);
 }
@@ -838,6 +881,11 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
         if (states[k] == VALIDATE_VALID) in->credit = credit;
         log_inst(log, CH_INST_UPDATE, in);
         if (states[k] == VALIDATE_VALID) grant_credit(log, in, credit, now);
+        if (states[k] == VALIDATE_VALID)
+            log_host_av(log, quota_valid(&x->quota, in->host_id, in->app_version_id,
+                                         (double)(in->received_time - in->sent_time)));
+        else if (states[k] == VALIDATE_INVALID)
+            log_host_av(log, quota_invalid(&x->quota, in->host_id, in->app_version_id));
     }
     int changed = 0;
     if (canonical_id && j->st.state == JOB_ACTIVE && job_instance(j, canonical_id)) {

@@ -13,6 +13,7 @@
 #include "sched/dispatch.h"
 #include "sched/locality.h"
 #include "sched/plan_class.h"
+#include "sched/quota.h"
 #include "sched/sequence.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -118,6 +119,7 @@ struct sched_index {
     struct locality loc;
     struct cursor_set cur;
     struct seq_set seq;
+    struct quota_set quota;     /* daily result quotas per host and app version (quota.h); off until set */
 };
 
 /* What happened to a job that its driver must act on. */
@@ -134,6 +136,8 @@ struct sbatch *index_add_batch(struct sched_index *x, const struct batch *b, int
 struct sbatch *index_batch(struct sched_index *x, int64_t batch_id);
 struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est);
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in);
+/* Takes a stored quota record (quota.h). */
+void index_add_host_av(struct sched_index *x, const struct host_av *r);
 /* Re-derives what a loaded or changed job needs; returns job_event bits. */
 int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log);
 
@@ -158,6 +162,7 @@ struct dispatch_request {
      * APP_VERSION_ANONYMOUS), its only ones; NULL otherwise */
     const struct app_version *own;
     int nown;
+    const struct quota_set *quota;  /* the index's: versions at their daily limit for the host are not chosen */
 };
 
 /* An instance sent, its app version and how the host runs it. */
@@ -173,6 +178,7 @@ struct dispatch_result {
     char **need_work;               /* files held with no work: generate more, then retry */
     int nneed_work;
     int deadline_refusals;          /* jobs the deadline check kept from the host (dispatch.h budget_fits) */
+    int quota_full;                 /* 1: a version of the host is at its daily quota (quota.h) */
 };
 void dispatch_result_free(struct dispatch_result *r);
 

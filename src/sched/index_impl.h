@@ -18,6 +18,10 @@ void job_queue(struct sched_index *x, struct sjob *j);
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h);
 /* The version of an app a host runs, and how (plan_class.h). */
 struct version_choice { const struct app_version *av; struct rsc_usage u; };
+/* 1 if the host may get one more job of version choice vc today (its
+ * daily quota, quota.h): a choice made once for many jobs is checked
+ * again before each. */
+int version_room(const struct dispatch_request *req, const struct version_choice *vc);
 /* The fastest version of app a the request's host can run, on one of its
  * platforms, whose plan class fits it, and whose resource budget b (NULL:
  * any) still wants work; among equally fast ones, the host's first

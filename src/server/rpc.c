@@ -337,6 +337,13 @@ static void take_dispatch(struct rpc *c)
         reply_add_message(&c->reply, "No tasks sent: those available would miss their deadlines, or make tasks "
                           "you hold miss theirs.", "low");
     }
+    if (d->nsent == d->nresent && res->quota_full && !c->reply.no_work_quota) {
+        log_debug(LT_SCHED, "host %lld: at its daily quota", (long long)c->host.id);
+        c->reply.no_work_quota = 1;
+        reply_add_message(&c->reply, "No tasks sent: this computer has reached its daily quota of tasks for this "
+                          "project. Each error halves the quota, each valid result doubles it back; it starts "
+                          "again tomorrow.", "low");
+    }
     for (int i = d->nresent; i < d->nsent; i++) add_sent(c, &d->sent[i], "sent");
     for (int i = 0; i < res->ndeletes; i++) {
         int again = 0;   /* a retry after waiting decides the same files again */

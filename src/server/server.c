@@ -296,6 +296,12 @@ int server_refresh(struct server *s, char *err, size_t errlen)
     return rc || c.failed ? -1 : 0;
 }
 
+static int load_host_av(void *ctx, const struct host_av *r)
+{
+    index_add_host_av(ctx, r);
+    return 0;
+}
+
 /* (Re)creates the index and reads everything live; lock held by the caller
  * or not yet shared. */
 static int load_all(struct server *s, char *err, size_t errlen)
@@ -321,6 +327,11 @@ static int load_all(struct server *s, char *err, size_t errlen)
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
     if (max_inst < 0 || max_host < 0) {
         snprintf(err, errlen, "reading the store: %s", store_error(st));
+        return -1;
+    }
+    s->idx.quota.daily_max = cfg->daily_result_quota;
+    if (cfg->daily_result_quota && store_each_host_av(st, load_host_av, &s->idx)) {
+        snprintf(err, errlen, "reading the hosts' quotas: %s", store_error(st));
         return -1;
     }
     s->idx.next_instance_id = max_inst + 1;

@@ -171,6 +171,7 @@ static int apply(struct writer *w, const struct change *c)
     case CH_BATCH_HOST: return store_batch_host_put(st, &c->u.batch_host);
     case CH_SEQUENCE: return store_sequence_update(st, &c->u.seq);
     case CH_SEQ_JOBS: return apply_seq_jobs(w, c);
+    case CH_HOST_AV: return store_host_av_put(st, &c->u.hav);
     }
     return -1;
 }
@@ -192,17 +193,32 @@ static int64_t row_key(const struct change *c)
     return 0;
 }
 
+#define HAV_SLOTS 64   /* versions of one host told apart when quota records are merged */
+
 /* Records of instances, jobs and hosts are full snapshots: of several for
  * one row in a group, the last one's state is written once, at the place of
- * the first (an insert stays an insert). Credits to one id are summed. This
- * keeps a group's statements near one per row touched. */
+ * the first (an insert stays an insert); so are quota records (a host's
+ * for one version). Credits to one id are summed. This keeps a group's
+ * statements near one per row touched. */
 static void coalesce(struct change_log *logs, int nlogs)
 {
     struct imap first;
     imap_init(&first);
+    struct imap hav;   /* quota records: host id x 64 + version id mod 64, checked whole on a hit */
+    imap_init(&hav);
     for (int l = 0; l < nlogs; l++)
     for (int i = 0; i < logs[l].n; i++) {
         struct change *c = &logs[l].v[i];
+        if (c->kind == CH_HOST_AV) {
+            int64_t k = c->u.hav.host_id * HAV_SLOTS + (c->u.hav.av_id & (HAV_SLOTS - 1));
+            struct change *f = imap_get(&hav, k);
+            if (!f) imap_put(&hav, k, c);
+            else if (f->u.hav.host_id == c->u.hav.host_id && f->u.hav.av_id == c->u.hav.av_id) {
+                f->u.hav = c->u.hav;   /* a snapshot: the last one wins */
+                c->kind = CH_NONE;
+            }   /* else two versions share a slot: both are written, in order */
+            continue;
+        }
         int64_t key = row_key(c);
         if (!key) continue;
         struct change *f = imap_get(&first, key);
@@ -221,6 +237,7 @@ static void coalesce(struct change_log *logs, int nlogs)
         c->kind = CH_NONE;
     }
     imap_free(&first);
+    imap_free(&hav);
 }
 
 static int commit_group(struct writer *w, struct change_log *logs, int nlogs)

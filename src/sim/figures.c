@@ -1,7 +1,7 @@
 /* figures.c - the figures of merit of a run, as text or as one JSON line
  * (snake_case keys, the last line of the output so scripts can `tail -1`);
  * those of work sequences follow when the workload has some, then those of
- * GPUs when hosts have some, then each
+ * GPUs when hosts have some, then those of black holes, then each
  * batch's completion time (an array in JSON). */
 #include "sim/server_sim.h"
 
@@ -46,6 +46,13 @@
     X(gpu_jobs_fraction, "%.4f", f->gpu_jobs_fraction) X(gpu_busy_fraction, "%.4f", f->gpu_busy_fraction) \
     X(gpu_tasks_max, "%.0f", (double)f->gpu_tasks_max)
 
+/* Black holes (docs/sim.md, "Black holes"). */
+#define BLACK_HOLE_FIGS(X)                                                                               \
+    X(black_hole_hosts, "%.0f", (double)f->black_hole_hosts) X(instances_sent, "%.0f", (double)f->instances_sent) \
+    X(black_hole_instances, "%.0f", (double)f->black_hole_instances)                                     \
+    X(black_hole_instances_late, "%.0f", (double)f->black_hole_instances_late)                           \
+    X(black_hole_late_share, "%.6f", f->black_hole_late_share)
+
 void sim_figures_print(FILE *out, const struct sim_figures *f)
 {
 #define TEXT(name, fmt, val) fprintf(out, "%-22s " fmt "\n", #name, val);
@@ -55,6 +62,9 @@ void sim_figures_print(FILE *out, const struct sim_figures *f)
     }
     if (f->gpus) {
         GPU_FIGS(TEXT)
+    }
+    if (f->black_holes) {
+        BLACK_HOLE_FIGS(TEXT)
     }
 #undef TEXT
     /* one line per batch, numbered from 1 as the workload's batches are */
@@ -77,6 +87,9 @@ void sim_figures_json(FILE *out, const struct sim_figures *f)
     }
     if (f->gpus) {
         GPU_FIGS(JSON)
+    }
+    if (f->black_holes) {
+        BLACK_HOLE_FIGS(JSON)
     }
 #undef JSON
     fprintf(out, ", \"batch_makespans_s\": [");

@@ -68,6 +68,8 @@ struct shost {
     double speed;               /* flops per second per CPU */
     int ncpus, present, on;
     int gpus;                   /* GPU devices; 0: none */
+    int black_hole;             /* fails every job at once and asks again */
+    double arrived;             /* when it joined */
     int away;                   /* vanished for a while, with its work; computes only when on and not away */
     double last_update;         /* progress is accounted up to here */
     int64_t epoch;              /* a wake event of an older epoch is stale */
@@ -593,6 +595,8 @@ static void task_abort(struct shost *h, int i)
     task_remove(h, i);
 }
 
+#define BLACK_HOLE_GRACE_S 3600   /* a black hole's first hour: what it gets after counts against the quota */
+
 /* The new task for an instance the server sent, its failure drawn now. It
  * runs where the dispatch says: a CPU at the host's speed, or its GPUs at
  * the devices' real speed (the peak they report x gpu_efficiency) for the
@@ -615,6 +619,14 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         t->ncpus = d->u.ncpus;
         t->speed = s->gpu_real * d->u.ndevices;
         t->est = d->u.flops;
+    }
+    s->fig->instances_sent++;
+    if (h->black_hole) {   /* fails within a second of starting */
+        t->error = 1;
+        t->wrong = 0;
+        t->flops_left = fmin(t->flops_left, t->speed);
+        s->fig->black_hole_instances++;
+        if (now(s) > h->arrived + BLACK_HOLE_GRACE_S) s->fig->black_hole_instances_late++;
     }
     instance_wire_name(t->name, sizeof t->name, d->job->batch->b.name, id, d->inst.seq);
     seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
@@ -809,6 +821,13 @@ static void host_new(struct sim *s)
         h->gpus = s->w.host_gpus;
         s->fig->gpu_hosts++;
     }
+    /* black holes too, on an even spread of their own (half a step apart from the GPUs') */
+    double bf = s->w.black_hole_fraction;
+    if (floor((hi + 1) * bf + 0.5) > floor(hi * bf + 0.5)) {
+        h->black_hole = 1;
+        s->fig->black_hole_hosts++;
+    }
+    h->arrived = now(s);
     if (h->on) host_capacity(s, h, 1);
     if (s->w.on_fraction < 1)
         evq_push(&s->q, now(s) + rng_exp(&s->rng, h->on ? s->w.on_period_mean : off_mean(&s->w)), SE_TOGGLE, hi, 0);
@@ -1018,6 +1037,7 @@ static void setup(struct sim *s)
     index_init(&s->idx);
     s->idx.loc.mode = s->o.policy->locality;
     s->idx.replicate = w->replicate;
+    s->idx.quota.daily_max = w->daily_result_quota;
     s->idx.cur.move_ratio = w->cursor_move_ratio;
     if (w->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);
@@ -1107,6 +1127,11 @@ static void figures(struct sim *s)
         f->gpus = 1;
         f->gpu_jobs_fraction = f->jobs_done ? (double)f->gpu_jobs / (double)f->jobs_done : 0;
         f->gpu_busy_fraction = s->gpu_up_integral > 0 ? s->gpu_busy / s->gpu_up_integral : 0;
+    }
+    if (w->black_hole_fraction > 0) {
+        f->black_holes = 1;
+        f->black_hole_late_share = f->instances_sent ? (double)f->black_hole_instances_late / (double)f->instances_sent
+                                                     : 0;
     }
     f->complete = s->nended == w->jobs && seq_sim_over(&s->seq);
 }

@@ -56,6 +56,13 @@ struct sim_figures {
     double gpu_jobs_fraction;                   /* gpu_jobs / jobs_done */
     double gpu_busy_fraction;                   /* device-seconds computing / device-seconds of hosts up */
     int64_t gpu_tasks_max;                      /* the most GPU tasks one host ran at once */
+    /* black holes, when the workload has some (black_hole_fraction > 0) */
+    int black_holes;                            /* 1: the black-hole figures apply (and are printed) */
+    int64_t black_hole_hosts;                   /* hosts that failed every job (churn included) */
+    int64_t instances_sent;                     /* to every host */
+    int64_t black_hole_instances;               /* sent to black holes */
+    int64_t black_hole_instances_late;          /* sent to a black hole more than an hour after it arrived */
+    double black_hole_late_share;               /* black_hole_instances_late / instances_sent */
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };
 

@@ -57,6 +57,8 @@ static const struct key keys[] = {
     F(min_quorum, K_INT, 1, 8),
     F(target_nresults, K_INT, 1, 8),
     F(error_rate, K_REAL, 0, 0.99),
+    F(black_hole_fraction, K_REAL, 0, 1),
+    F(daily_result_quota, K_INT, 0, 1e6),
     F(files, K_INT, 0, 1e7),
     F(file_size_min, K_REAL, 0, 1e13),
     F(file_size_max, K_REAL, 0, 1e13),

@@ -28,6 +28,8 @@ struct workload {
     double delay_bound;         /* seconds */
     int min_quorum, target_nresults;
     double error_rate;          /* fraction of instances that fail (half errors, half wrong results) */
+    double black_hole_fraction; /* share of hosts that fail every job at once and ask again (spread by index) */
+    int daily_result_quota;     /* server: jobs per processor per day a host may get of a version (0: off) */
     int files;                  /* sticky input files, in all batches; 0: jobs have no input */
     double file_size_min, file_size_max;
     int jobs_per_file;          /* jobs starting at each file of a batch's sequence (mean) */

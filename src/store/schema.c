@@ -329,5 +329,18 @@ static const char v16[] =
     "ALTER TABLE users ADD COLUMN team_id INTEGER REFERENCES teams(id);"
     "CREATE INDEX users_team ON users(team_id) WHERE team_id IS NOT NULL;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16};
-const int schema_nmigrations = 16;
+/* Version 17: each host's daily quota and record per app version
+ * (sched/quota.h). No foreign key to hosts: a new host's first records may
+ * be written in the group that inserts it; app_version_id -1 is the
+ * versions an anonymous-platform host brought itself. */
+static const char v17[] =
+    "CREATE TABLE host_app_versions("
+    " host_id INTEGER NOT NULL, app_version_id INTEGER NOT NULL, daily_max INTEGER NOT NULL,"
+    " day INTEGER NOT NULL DEFAULT 0, sent_day INTEGER NOT NULL DEFAULT 0,"
+    " consecutive_valid INTEGER NOT NULL DEFAULT 0, nvalid INTEGER NOT NULL DEFAULT 0,"
+    " nerror INTEGER NOT NULL DEFAULT 0, ninvalid INTEGER NOT NULL DEFAULT 0,"
+    " turnaround_avg REAL NOT NULL DEFAULT 0,"
+    " PRIMARY KEY(host_id, app_version_id)) WITHOUT ROWID;";
+
+const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17};
+const int schema_nmigrations = 17;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 16
+#define STORE_SCHEMA_VERSION 17
 
 struct store;
 
@@ -87,6 +87,12 @@ int store_user_get(struct store *s, int64_t id, struct user *u);
 int store_user_add_credit(struct store *s, int64_t user_id, double credit, double expavg, double expavg_time);
 /* Sets the user's role (enum user_role). 0, 1 unknown user, -1 error. */
 int store_user_set_role(struct store *s, int64_t user_id, int role);
+
+/* Daily quotas and records per host and app version (model.h; the rules
+ * are sched/quota.h; table host_app_versions): _put writes one (inserted or replaced), _each
+ * calls fn for every stored one until it returns non-zero. 0 or -1. */
+int store_host_av_put(struct store *s, const struct host_av *r);
+int store_each_host_av(struct store *s, int (*fn)(void *ctx, const struct host_av *r), void *ctx);
 
 /* Teams (store_team.c). Names are unique whatever their letter case.
  * _insert sets t->id: 0, or -1 (a name taken among the reasons). _by_name,

@@ -2,7 +2,8 @@
  * outcomes from the uploads, reports of nothing live, lost replies (resent
  * while the deadline can still be met, else given up; nothing presumed
  * lost when the host did not list its work), aborts (asked for, and of
- * jobs no longer live), the deadline check's refusals, and the routing of
+ * jobs no longer live), the deadline check's refusals, the daily quota
+ * (a host that fails every job gets its floor a day), and the routing of
  * job events to the daemons or at once. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -346,6 +347,57 @@ static void test_deadline_check_refuses(void **state)
     rpc_decision_free(&d);
 }
 
+/* The daily quota in the decision: a day's jobs are quota x CPUs; the host
+ * is told when it got nothing for it; its errors halve the quota (logged
+ * for the store), and the next day it gets what is left of it. */
+static void test_daily_quota(void **state)
+{
+    struct fx *f = *state;
+    struct batch b = {.id = 1, .app_id = 1, .red = red1, .delay_bound = DAY, .state = BATCH_ACTIVE};
+    snprintf(b.name, sizeof b.name, "b1");
+    struct sbatch *sb = index_add_batch(&f->x, &b, 1, 10);
+    for (int64_t id = 1; id <= 10; id++) {
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
+        index_settle(&f->x, index_add_job(&f->x, sb, &st, 3.6e9), 0, &f->log);
+    }
+    f->x.quota.daily_max = 2;
+    struct rpc_input in = request(0);
+    struct rpc_decision d;
+    decide(f, &in, &d);
+    assert_int_equal(d.nsent, 2);                 /* 2 a CPU, one CPU */
+    assert_int_equal(count_kind(&f->log, CH_HOST_AV), 2);
+    char names[2][256];
+    for (int i = 0; i < 2; i++)
+        instance_wire_name(names[i], sizeof names[i], "b1", d.sent[i].job->id, d.sent[i].inst.seq);
+    rpc_decision_free(&d);
+    in.has_listed = 0;                            /* it still holds them: none lost */
+    decide(f, &in, &d);
+    assert_int_equal(d.nsent, 0);
+    assert_int_equal(d.res.quota_full, 1);
+    rpc_decision_free(&d);
+
+    struct rpc_report r[2] = {{.name = names[0]}, {.name = names[1]}};   /* not computed: client errors */
+    in = request(3600);
+    in.reports = r;
+    in.nreports = 2;
+    decide(f, &in, &d);
+    assert_int_equal(r[0].outcome, OUTCOME_CLIENT_ERROR);
+    assert_int_equal(d.nsent, 0);
+    rpc_decision_free(&d);
+    const struct host_av *rec = quota_record(&f->x.quota, HOST, f->av.id);
+    assert_non_null(rec);
+    assert_int_equal(rec->nerror, 2);
+    assert_int_equal(rec->daily_max, QUOTA_FLOOR);
+    assert_int_equal(count_kind(&f->log, CH_HOST_AV), 4);   /* 2 sendings, 2 errors: each logged for the store */
+
+    in = request(DAY + 3600);                     /* the next day: the floor, 1 a CPU */
+    in.has_listed = 0;
+    decide(f, &in, &d);
+    assert_int_equal(d.nsent, 1);
+    assert_int_equal(d.res.quota_full, 1);
+    rpc_decision_free(&d);
+}
+
 static void test_no_work_asked_none_sent(void **state)
 {
     struct fx *f = *state;
@@ -376,6 +428,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_abort_of_ended_job, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deadline_check_refuses, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_no_work_asked_none_sent, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_daily_quota, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -270,7 +270,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 16);
+    assert_int_equal(STORE_SCHEMA_VERSION, 17);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -332,7 +332,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v16 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v17 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -347,7 +347,8 @@ static void test_version_13_store_migrates_event_messages(void **state)
     store_fixture_sql(path, "ALTER TABLE grid_events DROP COLUMN message; DROP INDEX users_email;"
                             "ALTER TABLE users DROP COLUMN email; ALTER TABLE users DROP COLUMN passwd;"
                             "ALTER TABLE users DROP COLUMN key_gen; DROP INDEX users_team;"
-                            "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; PRAGMA user_version=13;"
+                            "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; DROP TABLE host_app_versions;"
+                            "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
                             "(1,1,1,3,{GEV_EXIT_ERROR},1,1,1,127,0,10),(2,1,2,4,{GEV_SUBMIT_REFUSED},1,1,1,0,0,11),"
@@ -1562,6 +1563,40 @@ static void run_break(void **state)
     test_check_reports_broken_invariant(box);
 }
 
+/* Quota records (schema v17): written, replaced by the next of their
+ * host and version, read back whole; the anonymous version (-1) apart. */
+static int take_hav(void *ctx, const struct host_av *r)
+{
+    struct host_av *got = ctx;
+    got[r->av_id == APP_VERSION_ANONYMOUS ? 1 : 0] = *r;
+    return 0;
+}
+
+static void test_host_av_round_trip(void **state)
+{
+    struct fx *f = *state;
+    struct host_av a = {.host_id = 3, .av_id = 5, .daily_max = 1000, .day = 20000, .sent_day = 7,
+                        .consecutive_valid = 4, .nvalid = 40, .nerror = 2, .ninvalid = 1, .turnaround_avg = 3600.5};
+    struct host_av anon = {.host_id = 3, .av_id = APP_VERSION_ANONYMOUS, .daily_max = 1, .nerror = 9};
+    assert_int_equal(store_host_av_put(f->s, &a), 0);
+    assert_int_equal(store_host_av_put(f->s, &anon), 0);
+    a.daily_max = 500;
+    a.nerror = 3;
+    assert_int_equal(store_host_av_put(f->s, &a), 0);   /* replaces */
+    struct host_av got[2];
+    memset(got, 0, sizeof got);
+    assert_int_equal(store_each_host_av(f->s, take_hav, got), 0);
+    assert_int_equal(store_fixture_int(f->path, "SELECT count(*) FROM host_app_versions", 0), 2);
+    assert_int_equal(got[0].daily_max, 500);
+    assert_int_equal(got[0].nerror, 3);
+    assert_int_equal(got[0].sent_day, 7);
+    assert_int_equal(got[0].day, 20000);
+    assert_int_equal(got[0].nvalid, 40);
+    assert_true(got[0].turnaround_avg == 3600.5);
+    assert_int_equal(got[1].host_id, 3);
+    assert_int_equal(got[1].nerror, 9);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 int main(void)
@@ -1572,6 +1607,7 @@ int main(void)
         T(test_reopen_keeps_rows),
         T(test_readonly_open_reads_and_refuses_writes),
         T(test_version_1_store_migrates),
+        T(test_host_av_round_trip),
         T(test_version_13_store_migrates_event_messages),
         T(test_readonly_open_of_unmigrated_store_refused),
         T(test_newer_store_refused_with_clear_message),
