@@ -21,8 +21,9 @@ echo '{"cmdline": "--seed {n}", "inputs": ["in.dat=in"], "flops": 1e9}' >"$TMP/t
 { key_of alice; key_of bob; } >"$proj/bench_keys.txt"
 chmod 600 "$proj/bench_keys.txt"
 
-# reported PROJ: the ids of the instances the store holds as reported
-reported() { sql "$1" "SELECT id FROM instances WHERE received_time > 0 ORDER BY id"; }
+# reported PROJ: the ids of the instances the store holds as reported, in
+# the order comm(1) needs (text, not numbers)
+reported() { sql "$1" "SELECT id FROM instances WHERE received_time > 0" | LC_ALL=C sort; }
 
 "$LOCUS_BUILD_DIR/bin/bench-rpc" --project "$proj" --hosts 20 --conns 8 --threads 2 --seconds 8 --warmup 1 \
     --upload >"$TMP/bench.out" 2>&1 &
@@ -54,7 +55,7 @@ restored=$TMP/restored
 "$LOCUS" db restore "$TMP/backup" "$restored" >"$TMP/restore.out" || fail "locus db restore failed"
 say "$(cat "$TMP/restore.out")"
 reported "$restored" >"$TMP/after"
-missing=$(comm -23 "$TMP/before" "$TMP/after" | wc -l)
+missing=$(LC_ALL=C comm -23 "$TMP/before" "$TMP/after" | wc -l)
 [ "$missing" -eq 0 ] || fail "$missing reports committed before the backup are not in it"
 say "all $(wc -l <"$TMP/before") reports committed before the backup are in it ($(wc -l <"$TMP/after") in all)"
 
