@@ -78,13 +78,13 @@ int drv_submit(struct cluster_driver *d, const struct cluster_spec *spec, const 
     return -1;
 }
 
-int drv_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
-               size_t errlen)
+int drv_status(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+               struct drv_status *out, char *err, size_t errlen)
 {
     char why[1024] = "";
     memset(out, 0, sizeof *out * (size_t)(n > 0 ? n : 0));
     if (n <= 0) return 0;
-    if (d->ops->status(d, ids, n, out, why, sizeof why) == 0) return 0;
+    if (d->ops->status(d, ids, names, n, out, why, sizeof why) == 0) return 0;
     named(d, err, errlen, why);
     return -1;
 }

@@ -71,8 +71,8 @@ struct cluster_driver_ops {
      * refused the rest. */
     int (*submit)(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
                   int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen);
-    int (*status)(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
-                  size_t errlen);
+    int (*status)(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+                  struct drv_status *out, char *err, size_t errlen);
     int (*cancel)(struct cluster_driver *d, const char *const *ids, int n, char *err, size_t errlen);
     int (*resources)(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen);
     int (*tail)(struct cluster_driver *d, const char *id, enum drv_stream which, size_t max_bytes,
@@ -111,10 +111,14 @@ int drv_submit(struct cluster_driver *d, const struct cluster_spec *spec, const 
 int drv_submit_array(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs,
                      int n, char (*ids)[DRV_ID_MAX], char *err, size_t errlen);
 /* The status of n jobs (ids borrowed) in one query where possible: out[i]
- * for ids[i]. A job the scheduler no longer knows is DRV_FINISHED with
- * DRV_END_UNKNOWN. -1 when the scheduler could not be asked. */
-int drv_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
-               size_t errlen);
+ * for ids[i]. names[i] (borrowed; names NULL: not known) is the name
+ * ids[i] was submitted under (drv_job_name): a scheduler that reuses ids
+ * after losing its state can hold the record of an older job of the same
+ * id, which only its name tells apart. A job the scheduler no longer knows
+ * is DRV_FINISHED with DRV_END_UNKNOWN. -1 when the scheduler could not
+ * be asked. */
+int drv_status(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+               struct drv_status *out, char *err, size_t errlen);
 /* Cancels n jobs; jobs already ended are not an error. */
 int drv_cancel(struct cluster_driver *d, const char *const *ids, int n, char *err, size_t errlen);
 int drv_resources(struct cluster_driver *d, struct drv_resources *out, char *err, size_t errlen);

@@ -32,6 +32,7 @@ struct fake {
     long n, cap;
     int ok_before_fail;          /* calls that still succeed before fail starts */
     int fail;                    /* calls still to fail */
+    int lose;                    /* submissions still to answer with an error, taken */
     long calls;
 };
 
@@ -140,6 +141,10 @@ void drv_fake_fail_calls(struct cluster_driver *d, int after, int ncalls)
     F(d)->fail = ncalls;
 }
 
+void drv_fake_lose_answers(struct cluster_driver *d, int ncalls) { F(d)->lose = ncalls; }
+
+long drv_fake_njobs(const struct cluster_driver *d) { return F(d)->n; }
+
 void drv_fake_set_cores(struct cluster_driver *d, long cores)
 {
     F(d)->cores = cores;
@@ -212,6 +217,11 @@ static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec
         j->tag = jobs[0].tag;
     }
     schedule(f);
+    if (done && f->lose > 0) {
+        f->lose--;
+        errf(err, errlen, "the fake scheduler's answer was lost (asked for by the test)");
+        return 0;
+    }
     return done;
 }
 
@@ -247,9 +257,11 @@ int drv_fake_node_fail(struct cluster_driver *d, const char *id)
     return 0;
 }
 
-static int fake_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
-                       size_t errlen)
+/* names are not needed: the fake never reuses an id. */
+static int fake_status(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+                       struct drv_status *out, char *err, size_t errlen)
 {
+    (void)names;
     if (call(d, err, errlen)) return -1;
     struct fake *f = F(d);
     for (int i = 0; i < n; i++) {

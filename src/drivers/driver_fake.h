@@ -1,11 +1,11 @@
 /* driver_fake.h - an in-memory batch scheduler behind the driver
  * interface, for unit tests only (docs/clusters.md): one pool of cores
  * served first come first served, walltimes, best-effort jobs preempted by
- * normal ones, other users' jobs, node failures and scheduler failures on
- * demand, and a virtual clock the test moves. Nothing runs: a job's
- * duration and exit status are read from its param, whose words
- * "sleep=SECONDS" and "exit=CODE" set them (default: FAKE_DEFAULT_SLEEP
- * seconds, status 0). A temporally grouped job (drv_job.group) runs its
+ * normal ones, other users' jobs, node failures, scheduler failures and
+ * lost answers on demand, and a virtual clock the test moves. Nothing
+ * runs: a job's duration and exit status are read from its param, whose
+ * words "sleep=SECONDS" and "exit=CODE" set them (default:
+ * FAKE_DEFAULT_SLEEP seconds, status 0). A temporally grouped job (drv_job.group) runs its
  * params one after the other, each as long as its own words say, exits
  * with the first failing status, and its stdout holds the wrapper's
  * markers (jobscript.h) of the params started and ended so far; other
@@ -30,6 +30,12 @@ void drv_fake_submit_foreign(struct cluster_driver *d, long cores, long seconds,
 /* After the next `after` calls, ncalls calls to the driver fail, as a
  * dead scheduler's would. */
 void drv_fake_fail_calls(struct cluster_driver *d, int after, int ncalls);
+/* The next ncalls submissions are taken, their jobs queued, but answered
+ * with an error, as when the answer is lost (a timeout, an API failing
+ * after it took the job). */
+void drv_fake_lose_answers(struct cluster_driver *d, int ncalls);
+/* Jobs the cluster was given so far, other users' included. */
+long drv_fake_njobs(const struct cluster_driver *d);
 /* Ends running job id with a node failure. -1 if it is not running. */
 int drv_fake_node_fail(struct cluster_driver *d, const char *id);
 /* Calls made to the driver so far (a test checks bulk queries are one call). */

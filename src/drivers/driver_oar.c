@@ -248,9 +248,11 @@ static int oar_submit(struct cluster_driver *d, const struct cluster_spec *spec,
 
 /* ---- status ---- */
 
-static int oar_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out, char *err,
-                      size_t errlen)
+/* names are not needed: OAR never reuses a job id (a database sequence). */
+static int oar_status(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+                      struct drv_status *out, char *err, size_t errlen)
 {
+    (void)names;
     struct oar *o = d->impl;
     for (int i = 0; i < n; i++)
         out[i] = (struct drv_status){.state = DRV_FINISHED, .end = DRV_END_UNKNOWN, .raw = "UNKNOWN"};
@@ -301,7 +303,7 @@ static int oar_cancel(struct cluster_driver *d, const char *const *ids, int n, c
         /* refused: fine if it ended already */
         struct drv_status st;
         char why[256];
-        if (oar_status(d, &ids[i], 1, &st, why, sizeof why) || st.state != DRV_FINISHED) return -1;
+        if (oar_status(d, &ids[i], NULL, 1, &st, why, sizeof why) || st.state != DRV_FINISHED) return -1;
     }
     return 0;
 }

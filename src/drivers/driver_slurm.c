@@ -254,9 +254,12 @@ static const char *jobcomp_path(struct cluster_driver *d, char *err, size_t errl
  * of its own, which can be a whole line as Slurm writes it, for any id.
  * Locus's jobs end once (--no-requeue), so have one line each: an id that
  * more than one line claims is added as unknown, its status and folder
- * taken from none of them. */
-static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
-                        size_t errlen)
+ * taken from none of them. A slurmctld that lost its state (killed before
+ * saving it) gives out ids again, so the log can also hold an older job's
+ * line for an id: where names[i] is known, only a line of that name is
+ * ids[i]'s. */
+static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+                        struct smap *jobs, char *err, size_t errlen)
 {
     const char *path = jobcomp_path(d, err, errlen);
     if (!path) return -1;
@@ -270,15 +273,19 @@ static int jobcomp_jobs(struct cluster_driver *d, const char *const *ids, int n,
     char arr[DRV_ID_MAX];
     for (int i = 0; i < n; i++) {
         if (smap_get(jobs, ids[i])) continue;
-        smap_put(&wanted, ids[i], (void *)ids[i]);
+        /* the name wanted (an array's elements share theirs), "" when any will do */
+        const char *name = names && names[i] ? names[i] : "";
+        smap_put(&wanted, ids[i], (void *)name);
         /* and the line of its array's own record, if any (unlisted_elements) */
-        if (slurm_array_of(ids[i], arr)) smap_put(&wanted, arr, (void *)ids[i]);
+        if (slurm_array_of(ids[i], arr)) smap_put(&wanted, arr, (void *)name);
     }
     for (char *line = text; wanted.count && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        char id[DRV_ID_MAX];
-        if (!slurm_jobcomp_id(line, id) && smap_get(&wanted, id)) {
+        char id[DRV_ID_MAX], name[DRV_NAME_MAX];
+        const char *want;
+        if (!slurm_jobcomp_id(line, id) && (want = smap_get(&wanted, id)) &&
+            (!*want || (!slurm_jobcomp_field(line, "Name", name, sizeof name) && !strcmp(name, want)))) {
             uintptr_t lines = (uintptr_t)smap_get(&claimed, id);
             smap_put(&claimed, id, (void *)(lines + 1));
             struct slurm_job *j = xmalloc(sizeof *j);
@@ -369,27 +376,30 @@ static int unlisted_elements(struct cluster_driver *d, const char *const *ids, i
 
 /* squeue, then the jobcomp log for the ids squeue did not know, then
  * array elements cancelled while pending. */
-static int find_jobs(struct cluster_driver *d, const char *const *ids, int n, struct smap *jobs, char *err,
-                     size_t errlen)
+static int find_jobs(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+                     struct smap *jobs, char *err, size_t errlen)
 {
     struct strbuf list;
     sb_init(&list);
     for (int i = 0; i < n; i++) sb_printf(&list, "%s%s", i ? "," : "", ids[i]);
     int rc = squeue_jobs(d, list.s, jobs, err, errlen);
     sb_free(&list);
-    if (rc == 0 && jobs->count < (size_t)n) rc = jobcomp_jobs(d, ids, n, jobs, err, errlen);
+    if (rc == 0 && jobs->count < (size_t)n) rc = jobcomp_jobs(d, ids, names, n, jobs, err, errlen);
     if (rc == 0 && ((struct slurm *)d->impl)->jobcomp[0]) rc = unlisted_elements(d, ids, n, jobs, err, errlen);
     return rc;
 }
 
-static int slurm_status(struct cluster_driver *d, const char *const *ids, int n, struct drv_status *out,
-                        char *err, size_t errlen)
+/* A record of another name than the one asked for is another job's that
+ * got the id again (jobcomp_jobs): the job asked for is unknown. */
+static int slurm_status(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
+                        struct drv_status *out, char *err, size_t errlen)
 {
     struct smap jobs;
     smap_init(&jobs);
-    int rc = find_jobs(d, ids, n, &jobs, err, errlen);
+    int rc = find_jobs(d, ids, names, n, &jobs, err, errlen);
     for (int i = 0; rc == 0 && i < n; i++) {
         struct slurm_job *j = smap_get(&jobs, ids[i]);
+        if (j && names && names[i] && strcmp(j->name, names[i])) j = NULL;
         if (j) out[i] = j->st;
         else out[i] = (struct drv_status){.state = DRV_FINISHED, .end = DRV_END_UNKNOWN, .raw = "UNKNOWN"};
     }
@@ -450,7 +460,7 @@ static int slurm_tail(struct cluster_driver *d, const char *id, enum drv_stream 
     struct smap jobs;
     smap_init(&jobs);
     const char *ids[] = {id};
-    int rc = find_jobs(d, ids, 1, &jobs, err, errlen);
+    int rc = find_jobs(d, ids, NULL, 1, &jobs, err, errlen);
     struct slurm_job *j = rc ? NULL : smap_get(&jobs, id);
     if (!rc && (!j || !j->workdir[0])) {
         errf(err, errlen, "job %s is not known to the scheduler any more", id);

@@ -175,8 +175,8 @@ int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_
 {
     memset(job, 0, sizeof *job);
     id[0] = '\0';
-    struct field f[7];
-    if (split(line, strlen(line), '|', f, 7) < 7 || !id_ok(f[0])) return -1;
+    struct field f[8];
+    if (split(line, strlen(line), '|', f, 8) < 8 || !id_ok(f[0])) return -1;
     copy_field(f[0], id, DRV_ID_MAX);
     char state[SLURM_STATE_MAX], dur[32];
     if (f[1].len >= sizeof state) f[1].len = sizeof state - 1;   /* only its first word counts */
@@ -188,7 +188,8 @@ int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_
     job->st.stop = job->st.state == DRV_FINISHED ? time_of(f[4]) : 0;
     if (copy_field(f[5], dur, sizeof dur) || slurm_parse_duration(dur, &job->st.run_seconds))
         job->st.run_seconds = 0;
-    copy_field(f[6], job->workdir, sizeof job->workdir);
+    copy_field(f[6], job->name, sizeof job->name);
+    copy_field(f[7], job->workdir, sizeof job->workdir);
     return 0;
 }
 
@@ -405,6 +406,7 @@ int slurm_parse_jobcomp_line(const char *line, struct slurm_job *job)
     job->st.stop = time_of(jc.f[JC_ENDTIME]);
     if (job->st.start && job->st.stop >= job->st.start && job->st.stop - job->st.start <= SLURM_DURATION_MAX)
         job->st.run_seconds = (long)(job->st.stop - job->st.start);
+    copy_field(jc.f[JC_NAME], job->name, sizeof job->name);
     if (jc.have & 1u << JC_WORKDIR) copy_field(jc.f[JC_WORKDIR], job->workdir, sizeof job->workdir);
     return 0;
 }

@@ -16,8 +16,11 @@
 #include <time.h>
 
 /* squeue -O fields the driver asks for, and the line they give:
- * JobArrayID|State|exit_code|Start|End|TimeUsed|WorkDir| */
-#define SLURM_SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,WorkDir:|"
+ * JobArrayID|State|exit_code|Start|End|TimeUsed|Name|WorkDir|
+ * Name comes before WorkDir: a locus job's name never holds the bar, so
+ * its working directory is read whole even when a foreign job's name
+ * would cut it. */
+#define SLURM_SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,Name:|,WorkDir:|"
 /* sinfo -N -o: one line per node and partition, "name|alloc/idle/other/total" */
 #define SLURM_SINFO_FORMAT "%N|%C"
 
@@ -29,6 +32,7 @@
 /* What the driver knows of one job. */
 struct slurm_job {
     struct drv_status st;
+    char name[DRV_NAME_MAX];      /* the name it was submitted under; "": not known or too long */
     char workdir[PATH_MAX];       /* its working directory; "": not known */
 };
 
@@ -54,10 +58,10 @@ int slurm_parse_duration(const char *s, long *secs);
  * SLURM_SQUEUE_FIELDS: the job's remote id into id, the caller's, and
  * what it says of the job into *job (overwritten): its state and exit code
  * (squeue's exit_code is a wait status), start, stop (only once
- * finished), time running, working directory. Fields that are not what
- * Slurm writes read as not known (a time 0, a duration 0, exit code 0, an
- * empty working directory when it does not fit). -1 when the line has
- * fewer than 7 fields or its id is empty, longer than DRV_ID_MAX - 1 bytes
+ * finished), time running, name, working directory. Fields that are not
+ * what Slurm writes read as not known (a time 0, a duration 0, exit code
+ * 0, an empty name or working directory when it does not fit). -1 when
+ * the line has fewer than 8 fields or its id is empty, longer than DRV_ID_MAX - 1 bytes
  * or holds a byte that is not printable ASCII (a blank included). */
 int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_job *job);
 
@@ -104,10 +108,10 @@ int slurm_jobcomp_field(const char *line, const char *key, char *out, size_t out
 int slurm_jobcomp_id(const char *line, char id[DRV_ID_MAX]);
 
 /* What a jobcomp line (borrowed) says of its job, into *job (overwritten):
- * its state, exit code (ExitCode, "status:signal"), start, end, time run
- * and working directory; a time or exit code not as Slurm writes it reads
- * as not known, and so does a working directory not read (see above) or
- * that does not fit. -1 (*job all zero) when the line is not one as above,
+ * its state, exit code (ExitCode, "status:signal"), start, end, time run,
+ * name and working directory; a time or exit code not as Slurm writes it
+ * reads as not known, and so does a name or working directory not read
+ * (see above) or that does not fit. -1 (*job all zero) when the line is not one as above,
  * its Name is not one word followed by Slurm's words (not locus's job), or
  * its JobState does not fit SLURM_STATE_MAX. */
 int slurm_parse_jobcomp_line(const char *line, struct slurm_job *job);

@@ -416,6 +416,8 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
         n += st->copies[i].cluster_id == c + 1 && live(&st->copies[i]);
     if (!n) return;
     const char **ids = xcalloc((size_t)n, sizeof *ids);
+    const char **names = xcalloc((size_t)n, sizeof *names);   /* each job's, as submit_one named it */
+    char (*name)[DRV_NAME_MAX] = xcalloc((size_t)n, sizeof *name);
     int64_t *first = xcalloc((size_t)n, sizeof *first);   /* ids[k] is the job of copies[first[k] ..] */
     int *count = xcalloc((size_t)n, sizeof *count);       /* ... count[k] of them */
     int k = 0;
@@ -428,12 +430,14 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
             continue;
         }
         ids[k] = cp->cluster_job_id;
+        drv_job_name(g->drv[c], cp->campaign_id, cp->submission, name[k], sizeof name[k]);
+        names[k] = name[k];
         first[k] = i;
         count[k++] = 1;
     }
     struct drv_status *out = xcalloc((size_t)k, sizeof *out);
     char err[512];
-    if (drv_status(g->drv[c], ids, k, out, err, sizeof err)) {
+    if (drv_status(g->drv[c], ids, names, k, out, err, sizeof err)) {
         log_warn("grid: %s", err);
         p->clusters[c].poll_failed = 1;
         k = 0;
@@ -457,6 +461,8 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
     free(out);
     free(count);
     free(first);
+    free(name);
+    free(names);
     free(ids);
 }
 
@@ -604,6 +610,34 @@ static int cluster_account(struct gridd *g, int64_t user_id, const char *cluster
     return 0;
 }
 
+/* After a submission that failed part-way (done of its n copies' jobs
+ * recorded in ids), the jobs its cluster holds under the submission's
+ * name (the tag sub): a scheduler can take a job and the answer be lost
+ * (a timeout, an API that fails on its follow-up call), and such a job
+ * would run unrecorded while its copy went back to the queue. Those found
+ * beyond the first done, which must be the ones recorded, are added to
+ * ids. Returns the new count: done when nothing more is found or the
+ * cluster cannot be searched. */
+static int found_after_failure(struct cluster_driver *drv, int64_t campaign_id, int64_t sub, const char *who,
+                               int64_t now, int n, int grouped, char (*ids)[DRV_ID_MAX], int done)
+{
+    int want = grouped ? 1 : n;
+    char (*found)[DRV_ID_MAX] = xcalloc((size_t)want, sizeof *found);
+    char err[512];
+    int m = drv_find(drv, campaign_id, sub, who, (time_t)now, found, want, err, sizeof err);
+    int same = m > (grouped ? 0 : done);
+    for (int k = 0; same && !grouped && k < done; k++) same = !strcmp(found[k], ids[k]);
+    if (same) {
+        int was = done;
+        done = grouped ? n : m;
+        for (int k = was; k < done; k++) memcpy(ids[k], found[grouped ? 0 : k], sizeof ids[k]);
+        log_warn("grid: submission %" PRId64 " failed after its cluster took %d more of its jobs: found by name, "
+                 "recorded", sub, grouped ? 1 : done - was);
+    }
+    free(found);
+    return done;
+}
+
 /* Submits decision s through its driver; each of its copies gets its
  * outcome (grid_submit_result). Its jobs are best-effort or not as the
  * decision says (a test job is not); a prologue or an epilogue runs its
@@ -666,6 +700,8 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         } else {
             while (done < s->n && !drv_submit(drv, &sec, &jobs[done], ids[done], err, sizeof err)) done++;
         }
+        if (done < s->n)
+            done = found_after_failure(drv, s->campaign_id, copy_ids[0], who, now, s->n, s->grouped, ids, done);
         /* a scheduler that answers its status but refuses the job: fatal for the campaign there */
         char e2[64];
         struct drv_resources r;

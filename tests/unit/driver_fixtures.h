@@ -64,7 +64,7 @@ static struct drv_status fx_status(struct cluster_driver *d, const char *id)
     struct drv_status st;
     char err[512];
     const char *ids[] = {id};
-    if (drv_status(d, ids, 1, &st, err, sizeof err)) fail_msg("%s", err);
+    if (drv_status(d, ids, NULL, 1, &st, err, sizeof err)) fail_msg("%s", err);
     return st;
 }
 
@@ -100,7 +100,7 @@ static int fx_count_is(void *p)
     struct drv_status st[16];
     char err[512];
     for (int i = 0; i < c->n; i++) v[i] = c->ids[i];
-    if (drv_status(c->d, v, c->n, st, err, sizeof err)) fail_msg("%s", err);
+    if (drv_status(c->d, v, NULL, c->n, st, err, sizeof err)) fail_msg("%s", err);
     int k = 0;
     for (int i = 0; i < c->n; i++) k += st[i].state == c->s && st[i].end == c->e;
     return k == c->want;
@@ -215,7 +215,7 @@ static void fx_array(struct cluster_driver *d, const char *cluster, const char *
     const char *v[5];
     struct drv_status st[5];
     for (int i = 0; i < 5; i++) v[i] = ids[i];
-    if (drv_status(d, v, 5, st, err, sizeof err)) fail_msg("%s", err);   /* one bulk query */
+    if (drv_status(d, v, NULL, 5, st, err, sizeof err)) fail_msg("%s", err);   /* one bulk query */
     for (int i = 0; i < 5; i++) {
         assert_int_equal(st[i].end, DRV_END_SUCCESS);
         char file[16], want[64];

@@ -62,7 +62,7 @@ static struct drv_status status_of(struct fx *x, const char *id)
     struct drv_status st;
     char err[256];
     const char *ids[] = {id};
-    assert_int_equal(drv_status(x->d, ids, 1, &st, err, sizeof err), 0);
+    assert_int_equal(drv_status(x->d, ids, NULL, 1, &st, err, sizeof err), 0);
     return st;
 }
 
@@ -72,7 +72,7 @@ static int count_state(struct fx *x, char (*ids)[DRV_ID_MAX], int n, enum drv_st
     struct drv_status st[32];
     char err[256];
     for (int i = 0; i < n; i++) v[i] = ids[i];
-    assert_int_equal(drv_status(x->d, v, n, st, err, sizeof err), 0);
+    assert_int_equal(drv_status(x->d, v, NULL, n, st, err, sizeof err), 0);
     int c = 0;
     for (int i = 0; i < n; i++) c += st[i].state == s && st[i].end == e;
     return c;

@@ -219,7 +219,7 @@ static void test_dead_api_fails_fast(void **state)
     const char *ids[] = {T.wall_id};
     struct drv_status st;
     t0 = fx_now();
-    assert_int_equal(drv_status(T.d, ids, 1, &st, err, sizeof err), -1);
+    assert_int_equal(drv_status(T.d, ids, NULL, 1, &st, err, sizeof err), -1);
     t1 = fx_now();
     fx_has(err, "cluster grenoble (oar): ");
     assert_true(t1 - t0 < TIMEOUT_MS / 1000.0 + 1.5);

@@ -15,11 +15,12 @@
  * directory); a best-effort array preempted by another user's normal job,
  * exactly as many as that job needs; cancel of running and waiting jobs;
  * resources before, during and after; a finished job forgotten by
- * slurmctld found in the jobcomp log; another user's jobs whose names forge
- * the end of locus's array elements in the jobcomp log (with "Key=" words,
- * and with a whole line after a newline) not taken for theirs; a job killed
- * at its walltime after
- * the checkpointing signal reached it through the wrapper; and a cluster
+ * slurmctld found in the jobcomp log, and not taken for another job that
+ * got its id again, nor is a job squeue knows under another name; another
+ * user's jobs whose names forge the end of locus's array elements in the
+ * jobcomp log (with "Key=" words, and with a whole line after a newline)
+ * not taken for theirs; a job killed at its walltime after the
+ * checkpointing signal reached it through the wrapper; and a cluster
  * whose slurmctld was killed giving errors naming it within the timeout.
  * The walltime job is submitted first and checked last (Slurm enforces
  * walltimes by the minute), so the whole run stays under two minutes. */
@@ -140,7 +141,7 @@ static void all_cancelled(char (*ids)[DRV_ID_MAX], int n)
     struct drv_status st[8];
     char err[512];
     for (int i = 0; i < n; i++) v[i] = ids[i];
-    if (drv_status(T.b, v, n, st, err, sizeof err)) fail_msg("%s", err);
+    if (drv_status(T.b, v, NULL, n, st, err, sizeof err)) fail_msg("%s", err);
     for (int i = 0; i < n; i++) {
         if (st[i].state != DRV_FINISHED || st[i].end != DRV_END_CANCELLED)
             fail_msg("%s is %s/%s (%s), not cancelled", ids[i], drv_state_name(st[i].state),
@@ -304,6 +305,21 @@ static void test_besteffort_preempted_cancel_and_resources(void **state)
     fx_preemption(T.a, "alpha", T.user, T.other, 8, 3);
 }
 
+/* The status of beta's job id asked for as the job of campaign 17
+ * submitted with tag (drv_job_name). */
+static struct drv_status beta_named(const char *id, int64_t tag)
+{
+    char name[DRV_NAME_MAX], err[512];
+    drv_job_name(T.b, 17, tag, name, sizeof name);
+    const char *ids[] = {id}, *names[] = {name};
+    struct drv_status st;
+    if (drv_status(T.b, ids, names, 1, &st, err, sizeof err)) fail_msg("%s", err);
+    return st;
+}
+
+/* Forgotten, found in the jobcomp log; and not taken for another job of
+ * the same id (a slurmctld that lost its state gives ids out again), nor
+ * is the record squeue holds for a job of another name. */
 static void test_forgotten_job_found_in_jobcomp(void **state)
 {
     NEED_SLURM();
@@ -312,8 +328,25 @@ static void test_forgotten_job_found_in_jobcomp(void **state)
     assert_int_equal(st.state, DRV_FINISHED);
     assert_int_equal(st.end, DRV_END_SUCCESS);
     assert_true(st.start > 0);
+    assert_int_equal(beta_named(T.single_id, 0).end, DRV_END_SUCCESS);   /* its own name */
+    st = beta_named(T.single_id, 5);
+    assert_int_equal(st.state, DRV_FINISHED);
+    assert_int_equal(st.end, DRV_END_UNKNOWN);
     st = fx_status(T.b, "999999");
     assert_int_equal(st.end, DRV_END_UNKNOWN);
+
+    fx_script("long.sh", fx_long);
+    struct campaign_spec spec;
+    fx_spec(&spec, "beta", "\"exec_file\": \"./long.sh\", \"walltime\": 300");
+    struct drv_job job = {.job_id = 1, .campaign_id = 17, .name = "n", .user = T.user, .param = "n", .tag = 9};
+    char id[1][DRV_ID_MAX], err[512];
+    int rc = drv_submit(T.b, &spec.clusters[0], &job, id[0], err, sizeof err);
+    campaign_spec_free(&spec);
+    if (rc) fail_msg("%s", err);
+    assert_int_not_equal(beta_named(id[0], 9).end, DRV_END_UNKNOWN);
+    assert_int_equal(beta_named(id[0], 8).end, DRV_END_UNKNOWN);
+    const char *v[] = {id[0]};
+    if (drv_cancel(T.b, v, 1, err, sizeof err)) fail_msg("%s", err);
 }
 
 /* Runs sbatch on beta as the other user: a job named name, in folder dir,
@@ -425,7 +458,7 @@ static void test_dead_cluster_fails_fast(void **state)
     assert_true(t1 - t0 < TIMEOUT_MS / 1000.0 + 1.5);
     const char *ids[] = {T.wall_id};
     struct drv_status st;
-    assert_int_equal(drv_status(T.b, ids, 1, &st, err, sizeof err), -1);
+    assert_int_equal(drv_status(T.b, ids, NULL, 1, &st, err, sizeof err), -1);
     fx_has(err, "cluster beta");
     struct campaign_spec spec;
     fx_spec(&spec, "beta", "\"exec_file\": \"./arr.sh\"");

@@ -2,7 +2,8 @@
  * and fake clusters (drivers/driver_fake.h): orders carried out once and
  * refused with a reason; a campaign run to its end on two clusters; a
  * restart in the middle that neither loses nor repeats a job; an
- * interrupted launch found at start; a dead cluster while another works;
+ * interrupted launch found at start; submissions whose answer was lost
+ * found by name; a dead cluster while another works;
  * cancelling a campaign cancels its jobs on the cluster; params added to
  * a running and to a terminated campaign carried out once, also across a
  * restart and a failed save, and their jobs run on the clusters; a
@@ -375,6 +376,24 @@ static void test_interrupted_launch_is_requeued(void **state)
     assert_int_equal(n, 0);
     run_to_end(f, c);
     assert_each_job_once(f, c);
+}
+
+/* Clusters that take a submission and lose their answer: its jobs are
+ * found by name and recorded, not queued again; each param runs on a
+ * cluster exactly once. */
+static void test_lost_answers_found_by_name(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    for (int i = 0; i < NCL; i++) drv_fake_lose_answers(f->drv[i], 3);
+    int64_t c = submit(f, 40, 30);
+    run_to_end(f, c);
+    assert_each_job_once(f, c);
+    /* every job the clusters were given is a recorded copy's: none runs unseen */
+    const struct grid_state *st = gridd_state(f->g);
+    long recorded = 0;
+    for (int64_t k = 0; k < st->ncopies; k++) recorded += st->copies[k].cluster_job_id[0] != '\0';
+    assert_int_equal(drv_fake_njobs(f->drv[0]) + drv_fake_njobs(f->drv[1]), recorded);
 }
 
 static void test_orders_refused_with_a_reason(void **state)
@@ -846,6 +865,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_campaign_runs_to_its_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_mid_campaign_loses_and_repeats_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_launch_is_requeued, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lost_answers_found_by_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_orders_refused_with_a_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_cluster_while_the_other_works, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_cancels_jobs_on_the_cluster, setup, teardown),

@@ -165,33 +165,38 @@ static void squeue(const char *line, const char *id, enum drv_state s, enum drv_
 static void test_squeue_lines(void **state)
 {
     utc();
-    squeue("1|PENDING|0|N/A|N/A|0:00|" WD "|", "1", DRV_WAITING, DRV_END_NONE, 0, 0, 0, 0, WD);
-    squeue("5_0|PENDING|0|N/A|N/A|0:00|" WD "|", "5_0", DRV_WAITING, DRV_END_NONE, 0, 0, 0, 0, WD);
+    squeue("1|PENDING|0|N/A|N/A|0:00|locus.5.79|" WD "|", "1", DRV_WAITING, DRV_END_NONE, 0, 0, 0, 0, WD);
+    squeue("5_0|PENDING|0|N/A|N/A|0:00|locus.5.79|" WD "|", "5_0", DRV_WAITING, DRV_END_NONE, 0, 0, 0, 0, WD);
     /* running: the end squeue shows is the walltime's, not an end */
-    squeue("1|RUNNING|0|2026-11-27T06:09:53|2026-11-27T06:10:53|1:15|" WD2 "|", "1", DRV_RUNNING, DRV_END_NONE, 0,
-           T0929 + 24, 0, 75, WD2);
-    squeue("3_2|COMPLETED|0|2026-11-27T06:09:29|2026-11-27T06:09:30|0:01|" WD "|", "3_2", DRV_FINISHED,
+    squeue("1|RUNNING|0|2026-11-27T06:09:53|2026-11-27T06:10:53|1:15|locus.5.79|" WD2 "|", "1", DRV_RUNNING,
+           DRV_END_NONE, 0, T0929 + 24, 0, 75, WD2);
+    squeue("3_2|COMPLETED|0|2026-11-27T06:09:29|2026-11-27T06:09:30|0:01|locus.5.79|" WD "|", "3_2", DRV_FINISHED,
            DRV_END_SUCCESS, 0, T0929, T0929 + 1, 1, WD);
     /* exit_code is a wait status: 768 is exit 3, 9 is signal 9 */
-    squeue("2|FAILED|768|2026-11-27T06:09:29|2026-11-27T06:09:30|0:01|" WD "|", "2", DRV_FINISHED, DRV_END_EXIT, 3,
-           T0929, T0929 + 1, 1, WD);
-    squeue("6|FAILED|9|2026-11-27T06:09:32|2026-11-27T06:09:32|0:00|" WD "|", "6", DRV_FINISHED, DRV_END_EXIT, 137,
-           T0929 + 3, T0929 + 3, 0, WD);
-    squeue("2|CANCELLED|15|2026-11-27T06:09:53|2026-11-27T06:09:56|0:03|" WD2 "|", "2", DRV_FINISHED,
+    squeue("2|FAILED|768|2026-11-27T06:09:29|2026-11-27T06:09:30|0:01|locus.5.79|" WD "|", "2", DRV_FINISHED,
+           DRV_END_EXIT, 3, T0929, T0929 + 1, 1, WD);
+    squeue("6|FAILED|9|2026-11-27T06:09:32|2026-11-27T06:09:32|0:00|locus.5.79|" WD "|", "6", DRV_FINISHED,
+           DRV_END_EXIT, 137, T0929 + 3, T0929 + 3, 0, WD);
+    squeue("2|CANCELLED|15|2026-11-27T06:09:53|2026-11-27T06:09:56|0:03|locus.5.79|" WD2 "|", "2", DRV_FINISHED,
            DRV_END_CANCELLED, 0, T0929 + 24, T0929 + 27, 3, WD2);
-    squeue("4|CANCELLED|0|2026-11-27T06:09:29|2026-11-27T06:09:29|0:00|" WD "|", "4", DRV_FINISHED,
+    squeue("4|CANCELLED|0|2026-11-27T06:09:29|2026-11-27T06:09:29|0:00|locus.5.79|" WD "|", "4", DRV_FINISHED,
            DRV_END_CANCELLED, 0, T0929, T0929, 0, WD);
-    squeue("1|TIMEOUT|0|2026-11-27T06:09:53|2026-11-27T06:11:20|1:27|" WD2 "|", "1", DRV_FINISHED,
+    squeue("1|TIMEOUT|0|2026-11-27T06:09:53|2026-11-27T06:11:20|1:27|locus.5.79|" WD2 "|", "1", DRV_FINISHED,
            DRV_END_WALLTIME, 0, T0929 + 24, T0929 + 111, 87, WD2);
     /* without the trailing bar; fields not as Slurm writes them read as not known */
-    squeue("7|COMPLETED|x|soon|later|INVALID|/w", "7", DRV_FINISHED, DRV_END_SUCCESS, 0, 0, 0, 0, "/w");
-    squeue("7|FAILED|99999999999|N/A|N/A|99999999-23:59:59||", "7", DRV_FINISHED, DRV_END_UNKNOWN, 0, 0, 0, 0, "");
+    squeue("7|COMPLETED|x|soon|later|INVALID|locus.5.79|/w", "7", DRV_FINISHED, DRV_END_SUCCESS, 0, 0, 0, 0, "/w");
+    squeue("7|FAILED|99999999999|N/A|N/A|99999999-23:59:59|||", "7", DRV_FINISHED, DRV_END_UNKNOWN, 0, 0, 0, 0, "");
 
     /* not a job's line */
     char id[DRV_ID_MAX];
     struct slurm_job j;
-    static const char *bad[] = {"", "1|PENDING|0|N/A|N/A|0:00", "|PENDING|0|N/A|N/A|0:00|/w|", "1 2|PENDING|0|N/A|N/A|0:00|/w|",
-                                "1\t|PENDING|0|N/A|N/A|0:00|/w|", "slurm_load_jobs error: Invalid job id specified"};
+    static const char *bad[] = {"",
+                                "1|PENDING|0|N/A|N/A|0:00",
+                                "1|PENDING|0|N/A|N/A|0:00|/w",   /* no name */
+                                "|PENDING|0|N/A|N/A|0:00|n|/w|",
+                                "1 2|PENDING|0|N/A|N/A|0:00|n|/w|",
+                                "1\t|PENDING|0|N/A|N/A|0:00|n|/w|",
+                                "slurm_load_jobs error: Invalid job id specified"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         strcpy(id, "x");
         if (!slurm_parse_squeue_line(bad[i], id, &j)) fail_msg("read: %s", bad[i]);
@@ -200,18 +205,19 @@ static void test_squeue_lines(void **state)
     char line[PATH_MAX + 200], longid[DRV_ID_MAX + 1];
     memset(longid, '7', DRV_ID_MAX);
     longid[DRV_ID_MAX] = '\0';
-    snprintf(line, sizeof line, "%s|PENDING|0|N/A|N/A|0:00|/w|", longid);
+    snprintf(line, sizeof line, "%s|PENDING|0|N/A|N/A|0:00|n|/w|", longid);
     assert_int_equal(slurm_parse_squeue_line(line, id, &j), -1);
     longid[DRV_ID_MAX - 1] = '\0';   /* DRV_ID_MAX - 1 bytes: fits */
-    snprintf(line, sizeof line, "%s|PENDING|0|N/A|N/A|0:00|/w|", longid);
+    snprintf(line, sizeof line, "%s|PENDING|0|N/A|N/A|0:00|n|/w|", longid);
     assert_int_equal(slurm_parse_squeue_line(line, id, &j), 0);
     assert_string_equal(id, longid);
     /* a working directory too long: the job, without it */
-    int n = snprintf(line, sizeof line, "8|RUNNING|0|N/A|N/A|0:05|/");
+    int n = snprintf(line, sizeof line, "8|RUNNING|0|N/A|N/A|0:05|locus.5.79|/");
     memset(line + n, 'd', PATH_MAX);
     strcpy(line + n + PATH_MAX, "|");
     assert_int_equal(slurm_parse_squeue_line(line, id, &j), 0);
     assert_int_equal(j.st.run_seconds, 5);
+    assert_string_equal(j.name, "locus.5.79");
     assert_string_equal(j.workdir, "");
 }
 
@@ -280,6 +286,9 @@ static void jobcomp(const char *line, const char *id, enum drv_end e, int code, 
     assert_int_equal(j.st.stop, start + run);
     assert_int_equal(j.st.run_seconds, run);
     assert_string_equal(j.workdir, wd);
+    char name[DRV_NAME_MAX];
+    assert_int_equal(slurm_jobcomp_field(line, "Name", name, sizeof name), 0);
+    assert_string_equal(j.name, name);   /* the name the driver matches against its own */
 }
 
 static void test_jobcomp_lines(void **state)

@@ -7,6 +7,8 @@
 #                                           slurmd (ports PORT+1..) of CPUS cpus
 #                                           each; waits until they are idle;
 #                                           sets SLURM_DIR[NAME], SLURM_CONF_OF[NAME]
+#                                           (SLURM_EXTRA_CONF: lines added to
+#                                           its slurm.conf)
 #   slurm_ctld_kill NAME                    SIGKILL to that cluster's slurmctld
 #   slurm_teardown_all                      stops every daemon this test started
 #
@@ -35,6 +37,15 @@ slurm_install() {
     # shellcheck disable=SC2086 # one package per word
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
         --no-install-recommends $missing >/dev/null
+}
+
+# SLURM_EXTRA_CONF: when set, lines added to the slurm.conf of every cluster
+# this test starts (a test's own tuning, e.g. SchedulerParameters; the rest
+# is scripts/lib/slurm_local.sh's, that of every cluster).
+eval "_slurm_local_conf_base() $(declare -f _slurm_local_conf | tail -n +2)"
+_slurm_local_conf() {
+    _slurm_local_conf_base "$@"
+    [ -z "${SLURM_EXTRA_CONF:-}" ] || printf '%s\n' "$SLURM_EXTRA_CONF" >>"$1/slurm.conf"
 }
 
 slurm_cluster_up() {
