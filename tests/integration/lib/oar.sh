@@ -9,8 +9,7 @@
 #                      OAR_API=http://127.0.0.1:PORT/oarapi and OAR_DIR;
 #                      OAR_EXTRA_CONF, when set: KEY=VALUE lines set in
 #                      oar.conf too (a test's own tuning); OAR_API_FASTCGI=1:
-#                      the API served by FastCGI (mod_fcgid, installed if
-#                      missing), see oar_up
+#                      the API served by FastCGI (mod_fcgid), see oar_up
 #   oar_api_kill       stops the API (a dead scheduler API)
 #   oar_teardown       stops what oar_up started, by PID, and puts back
 #                      /etc/oar/oar.conf as it was
@@ -23,11 +22,13 @@ OAR_API=
 _OAR_PG_STARTED=
 _OAR_CONF=/etc/oar/oar.conf
 
-# oar_install: the OAR packages and PostgreSQL's server, which they do not
-# bring (only its client), if missing.
+# oar_install: the OAR packages, PostgreSQL's server, which they do not
+# bring (only its client), and Apache's FastCGI module for the API, if
+# missing.
 oar_install() {
     local p missing=()
-    for p in postgresql oar-server oar-server-pgsql oar-node oar-user oar-user-pgsql oar-restful-api; do
+    for p in postgresql oar-server oar-server-pgsql oar-node oar-user oar-user-pgsql oar-restful-api \
+        libapache2-mod-fcgid; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -94,8 +95,6 @@ FAKE
     # not there.
     local fcgi="" fcgid_so=/usr/lib/apache2/modules/mod_fcgid.so
     if [ "${OAR_API_FASTCGI:-0}" = 1 ]; then
-        [ -e "$fcgid_so" ] || DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-            --no-install-recommends libapache2-mod-fcgid >/dev/null 2>&1 || true
         if [ -e "$fcgid_so" ]; then
             install -d -o oar -g oar "$OAR_DIR/fcgid"
             fcgi="LoadModule fcgid_module $fcgid_so
