@@ -66,15 +66,19 @@ static void squeue_line(const char *line)
         check(id[0] == '\0' && job.st.raw[0] == '\0' && job.workdir[0] == '\0');
         return;
     }
-    check(count_of(line, '|') >= 6);
+    check(count_of(line, '|') >= 7);
     size_t n = strlen(id);
     check(n > 0 && n < DRV_ID_MAX && !strncmp(line, id, n) && line[n] == '|');
     for (size_t i = 0; i < n; i++) check(id[i] > ' ' && id[i] < 0x7f);
     check_status(&job.st);
     if (job.st.state != DRV_FINISHED) check(job.st.stop == 0);
-    /* the working directory is the seventh field, or "" when too long */
+    /* the name is the seventh field and the working directory the eighth,
+     * each "" when too long */
     const char *p = line;
     for (int i = 0; i < 6; i++) p = strchr(p, '|') + 1;
+    size_t nl = strcspn(p, "|");
+    check(job.name[0] ? strlen(job.name) == nl && !strncmp(job.name, p, nl) : nl == 0 || nl >= DRV_NAME_MAX);
+    p += nl + 1;
     size_t wl = strcspn(p, "|");
     check(job.workdir[0] ? strlen(job.workdir) == wl && !strncmp(job.workdir, p, wl) : wl == 0 || wl >= PATH_MAX);
 }
