@@ -422,9 +422,7 @@ static int64_t num_of(const struct cursor *c, size_t k) { return c->r.first_job_
 static int may_take(struct walk *w, size_t k)
 {
     const struct sjob *j = w->c->jobs[k];
-    if ((!budget_rsc_wants(w->budget, w->vc.u.rsc) || !version_room(w->req, &w->vc)) &&
-        !best_version(w->c->batch->app, w->req, w->budget, &w->vc))
-        return 0;
+    if (!version_still_fits(w->c->batch->app, w->req, w->budget, &w->vc)) return 0;
     return host_may_take(w->x, j, &w->req->host) &&
            budget_fits(w->budget, &w->req->host, &w->vc.u, j->flops_est, j->batch->b.delay_bound);
 }

@@ -517,7 +517,6 @@ static int keep_if_better(const struct app_version *v, const struct rsc_usage *u
     return better;
 }
 
-/* best_version, leaving out the versions that run on resource skip (-1: none). */
 /* 1 if the host has not reached its daily quota of version v today. */
 static int version_within_quota(const struct dispatch_request *req, const struct app_version *v,
                                 const struct rsc_usage *u)
@@ -525,11 +524,7 @@ static int version_within_quota(const struct dispatch_request *req, const struct
     return !req->quota || quota_allows(req->quota, req->host.host_id, v->id, quota_procs(&req->host, u), req->now);
 }
 
-int version_room(const struct dispatch_request *req, const struct version_choice *vc)
-{
-    return version_within_quota(req, vc->av, &vc->u);
-}
-
+/* best_version, leaving out the versions that run on resource skip (-1: none). */
 static int choose_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
                           int skip, struct version_choice *out)
 {
@@ -560,6 +555,13 @@ int best_version(const struct sapp *a, const struct dispatch_request *req, const
                  struct version_choice *out)
 {
     return choose_version(a, req, b, -1, out);
+}
+
+int version_still_fits(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
+                       struct version_choice *vc)
+{
+    return (budget_rsc_wants(b, vc->u.rsc) && version_within_quota(req, vc->av, &vc->u)) ||
+           best_version(a, req, b, vc);
 }
 
 int other_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b, int rsc,
@@ -637,8 +639,7 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
         /* the resource its version uses may have had its fill, or the host
          * its quota of the version: another version of the app may still
          * be wanted, else the app is done */
-        if ((!budget_rsc_wants(budget, best->vc.u.rsc) || !version_room(req, &best->vc)) &&
-            !best_version(best->app, req, budget, &best->vc)) {
+        if (!version_still_fits(best->app, req, budget, &best->vc)) {
             *best = apps[--napps];
             continue;
         }

@@ -18,10 +18,6 @@ void job_queue(struct sched_index *x, struct sjob *j);
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h);
 /* The version of an app a host runs, and how (plan_class.h). */
 struct version_choice { const struct app_version *av; struct rsc_usage u; };
-/* 1 if the host may get one more job of version choice vc today (its
- * daily quota, quota.h): a choice made once for many jobs is checked
- * again before each. */
-int version_room(const struct dispatch_request *req, const struct version_choice *vc);
 /* The fastest version of app a the request's host can run, on one of its
  * platforms, whose plan class fits it, and whose resource budget b (NULL:
  * any) still wants work; among equally fast ones, the host's first
@@ -29,6 +25,12 @@ int version_room(const struct dispatch_request *req, const struct version_choice
  * instead of the project's. 1 and *out if there is one, else 0. */
 int best_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
                  struct version_choice *out);
+/* A version choice made once for many jobs of app a, checked again before
+ * each: 1 if *vc may still be sent (its resource's budget b still wants
+ * work and the host has not reached its daily quota of it, quota.h), or
+ * else if another version may, which *vc becomes; 0 when none may. */
+int version_still_fits(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b,
+                       struct version_choice *vc);
 /* The same among the versions that run on a resource other than rsc. */
 int other_version(const struct sapp *a, const struct dispatch_request *req, const struct dispatch_budget *b, int rsc,
                   struct version_choice *out);

@@ -349,8 +349,7 @@ static void fill_sequence(struct sched_index *x, struct sseq *s, const struct di
     while (out < x->seq.high_water && s->r.next_pos <= s->r.length && dispatch_room(budget, res)) {
         struct sjob *j = pos_get(s, s->r.next_pos);
         if (!j || j->needed <= 0) break;   /* its job is not made yet */
-        if ((!budget_rsc_wants(budget, vc.u.rsc) || !version_room(req, &vc)) && !best_version(s->app, req, budget, &vc))
-            break;
+        if (!version_still_fits(s->app, req, budget, &vc)) break;
         snprintf(j->sq->state_in, sizeof j->sq->state_in, "%s", s->r.host_state);
         j->sq->state_in_up = s->host_state_up;
         j->sq->restartable = sequence_restartable(&s->r, s->r.next_pos);

@@ -61,12 +61,6 @@ int event_campaign(struct store *s, int64_t event_id, int64_t *campaign_id)
     return lookup(s, "SELECT campaign_id FROM grid_events WHERE id = ?1", event_id, campaign_id);
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *out, size_t len)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(out, len, "%s", t ? (const char *)t : "");
-}
-
 /* ---- a campaign ---- */
 
 #define CAMPAIGN_SQL                                                                                      \
@@ -89,7 +83,7 @@ static int pair_row(void *ctx, sqlite3_stmt *st)
     struct campaign_cluster_view *c = &v->clusters[v->nclusters++];
     memset(c, 0, sizeof *c);
     c->cluster_id = sqlite3_column_int64(st, 0);
-    col_text(st, 1, c->cluster, sizeof c->cluster);
+    store_col_text(st, 1, c->cluster, sizeof c->cluster);
     c->running = sqlite3_column_int(st, 2);
     c->waiting = sqlite3_column_int(st, 3);
     c->successes = sqlite3_column_int64(st, 4);
@@ -183,8 +177,8 @@ static int campaign_row(void *ctx, sqlite3_stmt *st)
 {
     struct each_campaign *e = ctx;
     struct campaign_view v = {.id = sqlite3_column_int64(st, 0), .user_id = sqlite3_column_int64(st, 1)};
-    col_text(st, 2, v.user, sizeof v.user);
-    col_text(st, 3, v.name, sizeof v.name);
+    store_col_text(st, 2, v.user, sizeof v.user);
+    store_col_text(st, 3, v.name, sizeof v.name);
     v.create_time = sqlite3_column_int64(st, 4);
     v.saved = sqlite3_column_int(st, 5);
     v.type = (enum campaign_type)sqlite3_column_int(st, 6);
@@ -245,7 +239,7 @@ static int event_row(void *ctx, sqlite3_stmt *st)
         .blacklists = sqlite3_column_int(st, 6), .exit_code = sqlite3_column_int(st, 7),
         .jobs = sqlite3_column_int64(st, 8), .opened_at = sqlite3_column_int64(st, 9),
     };
-    col_text(st, 10, e.cluster, sizeof e.cluster);
+    store_col_text(st, 10, e.cluster, sizeof e.cluster);
     /* cleaned again: a row written by hand must not make the JSON fail */
     const unsigned char *msg = sqlite3_column_text(st, 11);
     grid_message_clean(e.message, msg ? (const char *)msg : "");

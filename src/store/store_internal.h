@@ -18,6 +18,9 @@ sqlite3 *store_db(struct store *s);
     p "elapsed_time," p "credit"
 /* Reads STORE_INST_COLS, the first 16 columns of st's row, into *in. */
 void store_inst_from_row(sqlite3_stmt *st, struct instance *in);
+/* Column i of st's row as text into out (len bytes, cut to fit); "" for
+ * NULL. */
+void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len);
 
 /* The store's prepared statements, each made once on first use. */
 enum {

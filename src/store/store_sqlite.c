@@ -67,7 +67,7 @@ static int row(struct store *s, sqlite3_stmt *st, const char *what)
     return fail(s, what);
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *out, size_t len)
+void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     snprintf(out, len, "%s", t ? (const char *)t : "");
@@ -281,7 +281,7 @@ int store_job_token(struct store *s, char *out)
     sqlite3_stmt *st;
     if (store_prepare(s, "SELECT value FROM store_meta WHERE name='job_token'", 0, &st)) return -1;
     int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : store_failf(s, "the store has no job token");
-    if (!rc) col_text(st, 0, out, STORE_TOKEN_LEN);
+    if (!rc) store_col_text(st, 0, out, STORE_TOKEN_LEN);
     sqlite3_finalize(st);
     return rc;
 }
@@ -291,7 +291,7 @@ int store_job_token(struct store *s, char *out)
 static void user_from_row(sqlite3_stmt *st, struct user *u)
 {
     u->id = sqlite3_column_int64(st, 0);
-    col_text(st, 1, u->name, sizeof u->name);
+    store_col_text(st, 1, u->name, sizeof u->name);
     u->authenticator[0] = 0;   /* the store has its hash only */
     u->create_time = sqlite3_column_int64(st, 3);
     u->total_credit = sqlite3_column_double(st, 4);
@@ -368,7 +368,7 @@ int store_user_by_email(struct store *s, const char *email, struct user *u, char
     int rc = row(s, st, "find user");
     if (rc) return rc;
     user_from_row(st, u);
-    col_text(st, USER_NCOLS, passwd, len);
+    store_col_text(st, USER_NCOLS, passwd, len);
     sqlite3_reset(st);
     return 0;
 }
@@ -493,7 +493,7 @@ int store_cluster_account_get(struct store *s, int64_t user_id, const char *clus
     sqlite3_bind_int64(st, 1, user_id);
     sqlite3_bind_text(st, 2, cluster, -1, SQLITE_STATIC);
     int step = sqlite3_step(st), rc = step == SQLITE_ROW ? 0 : step == SQLITE_DONE ? 1 : fail(s, "get cluster account");
-    if (!rc) col_text(st, 0, out, len);
+    if (!rc) store_col_text(st, 0, out, len);
     sqlite3_finalize(st);
     return rc;
 }
@@ -548,7 +548,7 @@ int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, c
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct submit_key k = {.id = sqlite3_column_int64(st, 0), .user_id = sqlite3_column_int64(st, 1),
                                .create_time = sqlite3_column_int64(st, 3), .revoke_time = sqlite3_column_int64(st, 4)};
-        col_text(st, 2, k.label, sizeof k.label);
+        store_col_text(st, 2, k.label, sizeof k.label);
         if (fn(arg, &k)) break;
     }
     int failed = rc != SQLITE_ROW && rc != SQLITE_DONE;
@@ -639,11 +639,11 @@ static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
     h->create_time = sqlite3_column_int64(st, 2);
     h->rpc_time = sqlite3_column_int64(st, 3);
     h->rpc_seqno = sqlite3_column_int(st, 4);
-    col_text(st, 5, h->host_cpid, sizeof h->host_cpid);
-    col_text(st, 6, h->domain_name, sizeof h->domain_name);
-    col_text(st, 7, h->platform, sizeof h->platform);
-    col_text(st, 8, h->os_name, sizeof h->os_name);
-    col_text(st, 9, h->os_version, sizeof h->os_version);
+    store_col_text(st, 5, h->host_cpid, sizeof h->host_cpid);
+    store_col_text(st, 6, h->domain_name, sizeof h->domain_name);
+    store_col_text(st, 7, h->platform, sizeof h->platform);
+    store_col_text(st, 8, h->os_name, sizeof h->os_name);
+    store_col_text(st, 9, h->os_version, sizeof h->os_version);
     h->p_ncpus = sqlite3_column_int(st, 10);
     h->p_fpops = sqlite3_column_double(st, 11);
     h->m_nbytes = sqlite3_column_double(st, 12);
@@ -673,9 +673,9 @@ static void file_from_row(sqlite3_stmt *st, struct file_rec *f)
 {
     memset(f, 0, sizeof *f);
     f->id = sqlite3_column_int64(st, 0);
-    col_text(st, 1, f->name, sizeof f->name);
+    store_col_text(st, 1, f->name, sizeof f->name);
     f->nbytes = sqlite3_column_int64(st, 2);
-    col_text(st, 3, f->md5, sizeof f->md5);
+    store_col_text(st, 3, f->md5, sizeof f->md5);
     f->sticky = sqlite3_column_int(st, 4);
     f->report_on_rpc = sqlite3_column_int(st, 5);
     f->executable = sqlite3_column_int(st, 6);
@@ -752,8 +752,8 @@ static int app_lookup(struct store *s, sqlite3_stmt *st, struct app *a)
     int rc = row(s, st, "find app");
     if (rc) return rc;
     a->id = sqlite3_column_int64(st, 0);
-    col_text(st, 1, a->name, sizeof a->name);
-    col_text(st, 2, a->user_friendly_name, sizeof a->user_friendly_name);
+    store_col_text(st, 1, a->name, sizeof a->name);
+    store_col_text(st, 2, a->user_friendly_name, sizeof a->user_friendly_name);
     sqlite3_reset(st);
     return 0;
 }
@@ -835,7 +835,7 @@ static int av_files(struct store *s, struct app_version *v)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && v->nfiles < 8) {
         struct app_version_file *f = &v->files[v->nfiles++];
         f->file_id = sqlite3_column_int64(st, 0);
-        col_text(st, 1, f->open_name, sizeof f->open_name);
+        store_col_text(st, 1, f->open_name, sizeof f->open_name);
         f->main_program = sqlite3_column_int(st, 2);
     }
     sqlite3_reset(st);
@@ -847,11 +847,11 @@ static void av_from_row(sqlite3_stmt *st, struct app_version *v)
     memset(v, 0, sizeof *v);
     v->id = sqlite3_column_int64(st, 0);
     v->app_id = sqlite3_column_int64(st, 1);
-    col_text(st, 2, v->platform, sizeof v->platform);
+    store_col_text(st, 2, v->platform, sizeof v->platform);
     v->version_num = sqlite3_column_int(st, 3);
-    col_text(st, 4, v->api_version, sizeof v->api_version);
+    store_col_text(st, 4, v->api_version, sizeof v->api_version);
     v->avg_ncpus = sqlite3_column_double(st, 5);
-    col_text(st, 6, v->plan_class, sizeof v->plan_class);
+    store_col_text(st, 6, v->plan_class, sizeof v->plan_class);
 }
 
 int store_app_version_max(struct store *s, int64_t app_id, const char *platform, struct app_version *v)
@@ -885,7 +885,7 @@ static void batch_from_row(sqlite3_stmt *st, struct batch *b)
     b->id = sqlite3_column_int64(st, 0);
     b->app_id = sqlite3_column_int64(st, 1);
     b->user_id = sqlite3_column_int64(st, 2);
-    col_text(st, 3, b->name, sizeof b->name);
+    store_col_text(st, 3, b->name, sizeof b->name);
     b->create_time = sqlite3_column_int64(st, 4);
     b->done_time = sqlite3_column_int64(st, 5);
     b->state = sqlite3_column_int(st, 6);
@@ -983,7 +983,7 @@ static int name_found(struct store *s, sqlite3_stmt *st, char *out, size_t len)
 {
     int rc = row(s, st, "find batch");
     if (rc) return rc < 0 ? -1 : 0;
-    col_text(st, 0, out, len);
+    store_col_text(st, 0, out, len);
     sqlite3_reset(st);
     return 1;
 }
@@ -1088,8 +1088,8 @@ static int job_spec_lookup(struct store *s, sqlite3_stmt *st, struct job_spec *j
     j->id = sqlite3_column_int64(st, 0);
     j->batch_id = sqlite3_column_int64(st, 1);
     j->app_id = sqlite3_column_int64(st, 2);
-    col_text(st, 3, j->name, sizeof j->name);
-    col_text(st, 4, j->cmdline, sizeof j->cmdline);
+    store_col_text(st, 3, j->name, sizeof j->name);
+    store_col_text(st, 4, j->cmdline, sizeof j->cmdline);
     const unsigned char *in = sqlite3_column_text(st, 5);
     inputs_parse(in ? (const char *)in : "", j);
     j->flops_est = sqlite3_column_double(st, 6);
@@ -1318,8 +1318,8 @@ static int app_row(struct store *s, sqlite3_stmt *st, void *p)
     struct each_ctx *e = p;
     struct app a;
     a.id = sqlite3_column_int64(st, 0);
-    col_text(st, 1, a.name, sizeof a.name);
-    col_text(st, 2, a.user_friendly_name, sizeof a.user_friendly_name);
+    store_col_text(st, 1, a.name, sizeof a.name);
+    store_col_text(st, 2, a.user_friendly_name, sizeof a.user_friendly_name);
     return ((int (*)(void *, const struct app *))e->cb)(e->ctx, &a);
 }
 

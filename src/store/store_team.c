@@ -5,12 +5,6 @@
 
 #define TEAM_COLS "id,name,founder_id,create_time,url,description,total_credit,expavg_credit,expavg_time"
 
-static void text_of(sqlite3_stmt *st, int i, char *out, size_t len)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(out, len, "%s", t ? (const char *)t : "");
-}
-
 /* Steps a lookup of TEAM_COLS into *t: 0, 1 none, -1. */
 static int team_row(struct store *s, sqlite3_stmt *st, struct team *t)
 {
@@ -18,11 +12,11 @@ static int team_row(struct store *s, sqlite3_stmt *st, struct team *t)
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         t->id = sqlite3_column_int64(st, 0);
-        text_of(st, 1, t->name, sizeof t->name);
+        store_col_text(st, 1, t->name, sizeof t->name);
         t->founder_id = sqlite3_column_int64(st, 2);
         t->create_time = sqlite3_column_int64(st, 3);
-        text_of(st, 4, t->url, sizeof t->url);
-        text_of(st, 5, t->description, sizeof t->description);
+        store_col_text(st, 4, t->url, sizeof t->url);
+        store_col_text(st, 5, t->description, sizeof t->description);
         t->total_credit = sqlite3_column_double(st, 6);
         t->expavg_credit = sqlite3_column_double(st, 7);
         t->expavg_time = sqlite3_column_double(st, 8);
