@@ -55,9 +55,11 @@ int display_name_ok(const char *name)
     return 1;
 }
 
-void instance_wire_name(char *out, size_t len, const char *batch, int64_t job_id, int seq)
+void instance_wire_name(char *out, size_t len, const struct batch *b, const char *job_name, int64_t job_id,
+                        int seq)
 {
-    snprintf(out, len, "%s_%lld_%d", batch, (long long)job_id, seq);
+    if (b->task_names == TASK_NAMES_JOB) snprintf(out, len, "%s__%lld_%d", job_name, (long long)job_id, seq);
+    else snprintf(out, len, "%s_%lld_%d", b->name, (long long)job_id, seq);
 }
 
 /* Reads the decimal number that ends s at *end (exclusive), moving *end to

@@ -179,6 +179,7 @@ struct batch {
     struct output_spec outputs[MAX_OUTPUTS];
     int one_result_per_user;     /* never two instances of one job to one user */
     int64_t parent_id;           /* a chunk of jobs the generator made for this cursor batch; 0: none */
+    int task_names;              /* how its instances are named (enum task_names) */
 };
 
 struct job_input {
@@ -280,9 +281,22 @@ struct sequence_rec {
     int64_t avoid_until;            /* ... until then (one result time), so another host takes the branch */
 };
 
-/* Wire names: an instance is "<batch>_<job id>_<seq>" so that its job is
- * found from the name alone; output file k of it is "<instance>_<k>". */
-void instance_wire_name(char *out, size_t len, const char *batch, int64_t job_id, int seq);
+/* Wire names: an instance (a BOINC task) ends with "_<job id>_<seq>", so
+ * that its job is found from the name alone, after the name of its job
+ * (TASK_NAMES_JOB): a volunteer's task "run_7__42_0" is job run_7's,
+ * whose results are in results/BATCH/run_7/. Batches made before schema
+ * 18 keep the batch's name there (TASK_NAMES_BATCH), as their instances
+ * in flight and their uploads are named so. Output file k of an instance
+ * is "<instance>_<k>". */
+enum task_names {
+    TASK_NAMES_BATCH = 0,   /* "<batch>_<job id>_<seq>" */
+    TASK_NAMES_JOB = 1,     /* "<job name>__<job id>_<seq>" */
+};
+#define INSTANCE_NAME_MAX 256   /* bytes of an instance's name, with its NUL (job names are at most 200) */
+/* The name of instance seq of job job_id (named job_name, borrowed) of
+ * batch b into out (len bytes, the caller's; cut to fit). */
+void instance_wire_name(char *out, size_t len, const struct batch *b, const char *job_name, int64_t job_id,
+                        int seq);
 /* Parses an instance name; -1 if it is not one. */
 int instance_parse_name(const char *name, int64_t *job_id, int *seq);
 /* Parses an output file name into its instance name and index k. */

@@ -35,6 +35,8 @@ static void batch_free(struct sbatch *b)
     for (size_t m = 0; m < NMODES; m++)
         if (sched_modes[m]->batch_free) sched_modes[m]->batch_free(b);
     free(b->jobs);
+    free(b->names);
+    free(b->name_at);
     free(b);
 }
 
@@ -207,10 +209,31 @@ struct sbatch *index_batch(struct sched_index *x, int64_t batch_id)
     return NULL;
 }
 
-struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est)
+/* Keeps name for slot i of b; a name too long is cut (job names are
+ * bounded: only a store edited by hand has one). */
+static void keep_name(struct sbatch *b, size_t i, const char *name)
+{
+    size_t n = strnlen(name, INSTANCE_NAME_MAX - 32);
+    if (!b->name_at) {
+        b->name_at = xcalloc(b->nslots, sizeof *b->name_at);
+        b->names = xmalloc(b->names_cap = 64);
+        b->names[0] = '\0';   /* slots without a name point here */
+        b->names_len = 1;
+    }
+    if (b->names_len + n + 1 > UINT32_MAX) return;   /* 4 GB of names in one batch: the rest unnamed */
+    while (b->names_len + n + 1 > b->names_cap) b->names = xrealloc(b->names, b->names_cap *= 2);
+    memcpy(b->names + b->names_len, name, n);
+    b->names[b->names_len + n] = '\0';
+    b->name_at[i] = (uint32_t)b->names_len;
+    b->names_len += n + 1;
+}
+
+struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est,
+                           const char *name)
 {
     (void)x;
     if (st->id < b->first_id || (size_t)(st->id - b->first_id) >= b->nslots) return NULL;
+    if (b->b.task_names == TASK_NAMES_JOB) keep_name(b, (size_t)(st->id - b->first_id), name);
     struct sjob *j = &b->jobs[st->id - b->first_id];
     j->id = st->id;
     j->batch = b;
@@ -383,9 +406,9 @@ struct sjob *index_job_by_instance(struct sched_index *x, const char *name, stru
     if (!j) return NULL;
     for (int i = 0; i < j->ninst; i++) {
         if (j->inst[i].seq == seq) {
-            char expect[256];
-            instance_wire_name(expect, sizeof expect, j->batch->b.name, j->id, seq);
-            if (strcmp(expect, name)) return NULL;   /* right ids, wrong batch: not ours */
+            char expect[INSTANCE_NAME_MAX];
+            instance_wire_name(expect, sizeof expect, &j->batch->b, sjob_name(j), j->id, seq);
+            if (strcmp(expect, name)) return NULL;   /* right ids, another name: not ours */
             *inst = &j->inst[i];
             return j;
         }
@@ -414,8 +437,8 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
         if (in->state != INST_IN_PROGRESS) continue;
         finish_instance(x, in, OUTCOME_DIDNT_NEED, now);
         log_inst(log, CH_INST_UPDATE, in);
-        char name[256];
-        instance_wire_name(name, sizeof name, j->batch->b.name, j->id, in->seq);
+        char name[INSTANCE_NAME_MAX];
+        instance_wire_name(name, sizeof name, &j->batch->b, sjob_name(j), j->id, in->seq);
         struct pending_abort *pa = xmalloc(sizeof *pa);
         *pa = (struct pending_abort){in->host_id, in->deadline};
         free(smap_get(&x->aborts, name));
@@ -430,7 +453,8 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
         e->job_id = j->id;
         e->nseq = nseq;
         e->noutputs = j->batch->b.noutputs;
-        snprintf(e->batch, sizeof e->batch, "%s", j->batch->b.name);
+        instance_wire_name(e->stem, sizeof e->stem, &j->batch->b, sjob_name(j), j->id, 0);
+        e->stem[strlen(e->stem) - 1] = '\0';   /* without the seq 0 */
     }
     j->st.state = state;
     j->st.error_mask |= error_mask;

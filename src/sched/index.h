@@ -75,7 +75,18 @@ struct sbatch {
     struct cjob **cj;           /* owned; by slot as jobs, each job's cursor and number in a cursor batch */
     int64_t nlive;              /* jobs ACTIVE or VALIDATED */
     struct job_counts counts;
+    /* Its jobs' names, for its instances' (TASK_NAMES_JOB batches only):
+     * each NUL-terminated in names, job slot i's at name_at[i]. */
+    char *names;                /* owned */
+    size_t names_len, names_cap;
+    uint32_t *name_at;          /* owned; by slot as jobs */
 };
+
+/* A job's name: "" where its batch names instances without it. */
+static inline const char *sjob_name(const struct sjob *j)
+{
+    return j->batch->name_at ? j->batch->names + j->batch->name_at[j - j->batch->jobs] : "";
+}
 
 /* The locality state of a job that reads locality files (nlref > 0). */
 static inline struct sjob_loc *job_loc(const struct sjob *j) { return &j->batch->loc[j - j->batch->jobs]; }
@@ -98,7 +109,7 @@ struct ended_job {
     int64_t job_id;
     int nseq;                   /* instances 0..nseq-1 */
     int noutputs;
-    char batch[128];
+    char stem[INSTANCE_NAME_MAX];   /* its instances' name up to their seq (instance_wire_name) */
 };
 
 struct sched_index {
@@ -134,7 +145,10 @@ int index_add_version(struct sched_index *x, const struct app_version *v);  /* -
 /* A batch whose live jobs have ids in [first_id, last_id]; NULL if its app is unknown. */
 struct sbatch *index_add_batch(struct sched_index *x, const struct batch *b, int64_t first_id, int64_t last_id);
 struct sbatch *index_batch(struct sched_index *x, int64_t batch_id);
-struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est);
+/* Job st->id of b, named name (copied where b's instances carry it); NULL
+ * when the id is not one of b's slots. */
+struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est,
+                           const char *name);
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in);
 /* Takes a stored quota record (quota.h). */
 void index_add_host_av(struct sched_index *x, const struct host_av *r);

@@ -22,7 +22,7 @@
 struct ajob {
     int64_t job_id;
     char batch[128];
-    char canonical[256];
+    char canonical[INSTANCE_NAME_MAX];
     int nfiles;                  /* canonical instance's files to keep: output number, open name */
     struct { int k; char open_name[64]; } files[MAX_OUTPUTS + 1];
     char sequence[128];          /* a work sequence's position: its name ("" otherwise) */
@@ -199,7 +199,7 @@ static int assimilate_job(struct server *s, int64_t job_id)
     struct instance *canon = j && j->st.state == JOB_VALIDATED ? job_instance(j, j->st.canonical_id) : NULL;
     if (canon) {
         snprintf(a.batch, sizeof a.batch, "%s", j->batch->b.name);
-        instance_wire_name(a.canonical, sizeof a.canonical, j->batch->b.name, j->id, canon->seq);
+        instance_wire_name(a.canonical, sizeof a.canonical, &j->batch->b, sjob_name(j), j->id, canon->seq);
         files_to_keep(j, &a);
     }
     pthread_mutex_unlock(&s->lock);

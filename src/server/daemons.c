@@ -63,11 +63,9 @@ static void delete_outputs(struct server *s)
     free(states);
     for (int i = 0; i < n; i++) {
         for (int seq = 0; seq < e[i].nseq; seq++) {
-            char inst[256];
-            instance_wire_name(inst, sizeof inst, e[i].batch, e[i].job_id, seq);
             for (int k = 0; k < e[i].noutputs; k++) {
-                char name[300], path[PROJECT_PATH_MAX + 310];
-                snprintf(name, sizeof name, "%s_%d", inst, k);
+                char name[INSTANCE_NAME_MAX + 16], path[PROJECT_PATH_MAX + INSTANCE_NAME_MAX + 32];
+                snprintf(name, sizeof name, "%s%d_%d", e[i].stem, seq, k);
                 project_file_path(&s->proj, path, sizeof path, "upload", name);
                 deleted += unlink(path) == 0;
                 strcat(path, ".part");

@@ -19,6 +19,7 @@
 struct sent_job {
     struct instance inst;
     struct batch batch;
+    char name[INSTANCE_NAME_MAX];   /* the instance's */
     const struct app_version *av;
     struct rsc_usage u;         /* how the host runs av */
     const struct file_rec *av_files[8];
@@ -317,6 +318,7 @@ static void add_sent(struct rpc *c, const struct dispatched *d, const char *why)
     struct sent_job *sj = &c->sent[c->nsent++];
     sj->inst = d->inst;
     sj->batch = d->job->batch->b;   /* copied: the batch may be reaped after the lock */
+    instance_wire_name(sj->name, sizeof sj->name, &sj->batch, sjob_name(d->job), d->job->id, d->inst.seq);
     sj->av = d->av;
     sj->u = d->u;
     sj->is_seq = !sequence_io(d->job, &sj->io);
@@ -480,8 +482,7 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     }
     reply_add_workunit(&c->reply, &w);
 
-    char inst[256];
-    instance_wire_name(inst, sizeof inst, sj->batch.name, sj->inst.job_id, sj->inst.seq);
+    const char *inst = sj->name;
     struct rp_result res = {
         .name = strpool_printf(&c->pool, "%s", inst), .wu_name = w.name, .platform = sj->av->platform,
         .version_num = sj->av->version_num, .plan_class = sj->av->plan_class, .report_deadline = sj->inst.deadline,

@@ -163,7 +163,7 @@ static int locality_keys(struct server *s, const struct live_job *lj, struct lfi
 static int load_job(void *p, const struct live_job *lj)
 {
     struct load_ctx *c = p;
-    struct sjob *j = index_add_job(&c->s->idx, c->batch, &lj->st, lj->flops_est);
+    struct sjob *j = index_add_job(&c->s->idx, c->batch, &lj->st, lj->flops_est, lj->name);
     if (!j) {
         c->failed = 1;
         return 0;

@@ -15,7 +15,7 @@
 
 struct candidate {
     int64_t id;
-    char name[256];
+    char name[INSTANCE_NAME_MAX];
     int canonical;
     char digest[MAX_OUTPUTS][SHA256_HEX_LEN];
     const char *path[MAX_OUTPUTS];   /* in the job's pool */
@@ -47,7 +47,7 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
         struct candidate *c = &v->c[v->n++];
         c->id = in->id;
         c->canonical = is_canonical;
-        instance_wire_name(c->name, sizeof c->name, j->batch->b.name, j->id, in->seq);
+        instance_wire_name(c->name, sizeof c->name, &j->batch->b, sjob_name(j), j->id, in->seq);
         for (int k = 0; k < v->noutputs; k++) {
             char out[300], path[PROJECT_PATH_MAX + 310];
             snprintf(out, sizeof out, "%s_%d", c->name, k);

@@ -19,7 +19,7 @@ static void add_position(struct seq_sim *q, struct sched_index *x, struct sbatch
                          int branch, int64_t now, struct change_log *log)
 {
     struct job_status st = {.id = q->next_job_id++, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *j = index_add_job(x, sb, &st, q->w->flops_per_job);
+    struct sjob *j = index_add_job(x, sb, &st, q->w->flops_per_job, "");
     /* cannot fail: ids are in the batch's range and the sequence was added first */
     if (!j || sequence_add_job(x, j, seq_id, pos, branch, now, log)) abort();
     index_settle(x, j, now, log);

@@ -628,7 +628,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         s->fig->black_hole_instances++;
         if (now(s) > h->arrived + BLACK_HOLE_GRACE_S) s->fig->black_hole_instances_late++;
     }
-    instance_wire_name(t->name, sizeof t->name, d->job->batch->b.name, id, d->inst.seq);
+    instance_wire_name(t->name, sizeof t->name, &d->job->batch->b, sjob_name(d->job), id, d->inst.seq);
     seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
     trace(s, "dispatch", hi, t->job_id, t->file);
 }
@@ -1007,7 +1007,7 @@ static void add_batch_jobs(struct sim *s, const struct sim_batch *sb, int64_t *n
     for (int64_t num = 1; num <= sb->njobs; num++) {
         struct job_status st = {
             .id = sb->first_id + num - 1, .state = JOB_ACTIVE, .target_nresults = w->target_nresults};
-        struct sjob *j = index_add_job(&s->idx, b, &st, w->flops_per_job);
+        struct sjob *j = index_add_job(&s->idx, b, &st, w->flops_per_job, "");
         while (ci < ncur && recs[ci].last_job_num < num) ci++;
         place_job(s, j, num, ci < ncur ? &recs[ci] : NULL);
         index_settle(&s->idx, j, 0, &s->log);

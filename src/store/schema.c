@@ -342,5 +342,11 @@ static const char v17[] =
     " turnaround_avg REAL NOT NULL DEFAULT 0,"
     " PRIMARY KEY(host_id, app_version_id)) WITHOUT ROWID;";
 
-const char *const schema_migrations[] = {v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17};
-const int schema_nmigrations = 17;
+/* Version 18: how a batch names its instances (model.h, enum task_names).
+ * Batches made before keep their batch-named instances, which may be in
+ * flight or uploaded; the store makes new ones {TASK_NAMES_JOB}. */
+static const char v18[] = "ALTER TABLE batches ADD COLUMN task_names INTEGER NOT NULL DEFAULT {TASK_NAMES_BATCH};";
+
+const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,
+                                         v10, v11, v12, v13, v14, v15, v16, v17, v18};
+const int schema_nmigrations = 18;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 17
+#define STORE_SCHEMA_VERSION 18
 
 struct store;
 
@@ -162,6 +162,8 @@ int store_app_version_max(struct store *s, int64_t app_id, const char *platform,
 
 /* Batches and jobs. store_job_insert is meant for bulk use inside one
  * transaction: it reuses one prepared statement. */
+/* Inserts b (borrowed), setting its id and, as for every batch made now,
+ * its task_names to TASK_NAMES_JOB. 0 or -1. */
 int store_batch_insert(struct store *s, struct batch *b);
 int store_batch_by_name(struct store *s, const char *name, struct batch *b);
 int store_batch_get(struct store *s, int64_t id, struct batch *b);

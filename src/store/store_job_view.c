@@ -245,6 +245,7 @@ static int load_job(struct store *s, const struct batch *b, int64_t id, struct j
     if (rc) return rc;
     if (jb.id != b->id && jb.parent_id != b->id) return 1;
     snprintf(v->job_batch, sizeof v->job_batch, "%s", jb.name);
+    v->task_names = jb.task_names;
     if (store_job_status(s, id, &v->st)) return -1;
     /* a chunk's jobs carry their number; the others are numbered as made, from 0 */
     if (jb.parent_id) v->number = v->spec.job_num;
@@ -259,8 +260,16 @@ static int by_name(struct store *s, const struct batch *b, const char *job, stru
     return rc ? rc : load_job(s, b, j.id, v);
 }
 
-/* An instance's wire name: its job, if the batch part is the job's own
- * batch's name and the instance was sent. */
+/* The wire name of the viewed job's instance seq into out. */
+static void view_instance_name(const struct job_view *v, int seq, char *out, size_t len)
+{
+    struct batch b = {.task_names = v->task_names};
+    snprintf(b.name, sizeof b.name, "%s", v->job_batch);
+    instance_wire_name(out, len, &b, v->spec.name, v->spec.id, seq);
+}
+
+/* An instance's wire name: its job, if the name is the one the job's batch
+ * gives that instance and the instance was sent. */
 static int by_instance(struct store *s, const struct batch *b, const char *job, struct job_view *v)
 {
     int64_t id, n;
@@ -269,7 +278,7 @@ static int by_instance(struct store *s, const struct batch *b, const char *job, 
     int rc = load_job(s, b, id, v);
     if (rc) return rc;
     char name[JV_INSTANCE_NAME_MAX];
-    instance_wire_name(name, sizeof name, v->job_batch, id, seq);
+    view_instance_name(v, seq, name, sizeof name);
     if (strcmp(name, job)) return 1;
     rc = lookup(s, "SELECT 1 FROM instances WHERE job_id=?1 AND seq=?2", id, seq, &n);
     v->asked_seq = seq;
@@ -324,7 +333,7 @@ static int inst_row(void *ctx, sqlite3_stmt *st)
     trim(app);
     stderr_tail(x, app);
     x->canonical = in->id == v->st.canonical_id;
-    instance_wire_name(x->name, sizeof x->name, v->job_batch, in->job_id, in->seq);
+    view_instance_name(v, in->seq, x->name, sizeof x->name);
     return 0;
 }
 
@@ -447,10 +456,10 @@ static int failure_row(void *ctx, sqlite3_stmt *st)
         a->newest = sqlite3_column_int64(st, 0);
         a->g.last_time = sqlite3_column_int64(st, 6);
         col_clean(st, 7, a->g.example_job, sizeof a->g.example_job);
-        char batch[sizeof ((struct batch *)0)->name];
-        col_clean(st, 8, batch, sizeof batch);
-        instance_wire_name(a->g.example_instance, sizeof a->g.example_instance, batch, sqlite3_column_int64(st, 1),
-                           sqlite3_column_int(st, 2));
+        struct batch b = {.task_names = sqlite3_column_int(st, 10)};
+        col_clean(st, 8, b.name, sizeof b.name);
+        instance_wire_name(a->g.example_instance, sizeof a->g.example_instance, &b, a->g.example_job,
+                           sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2));
         at = sc->n;
         smap_put(&sc->index, key.s, (void *)at);
     }
@@ -470,7 +479,7 @@ static int failure_row(void *ctx, sqlite3_stmt *st)
  * never read. */
 #define FAILURES_SQL                                                                                      \
     "SELECT i.id, i.job_id, i.seq, i.host_id, i.outcome, i.exit_status, i.received_time, j.name, b.name," \
-    " substr(i.stderr, 1, " JV_STR(JV_STDERR_HEAD_CHARS) ")"                                               \
+    " substr(i.stderr, 1, " JV_STR(JV_STDERR_HEAD_CHARS) "), b.task_names"                                 \
     " FROM instances i JOIN jobs j ON j.id = i.job_id JOIN batches b ON b.id = j.batch_id"                  \
     " WHERE i.id IN (SELECT i2.id FROM jobs j2 JOIN instances i2 ON i2.job_id = j2.id"                      \
     " WHERE j2.batch_id IN (" BATCH_AND_CHUNKS ") AND i2.state <> {INST_IN_PROGRESS}"                     \

@@ -40,7 +40,7 @@ struct jv_file {
 
 struct jv_instance {
     struct instance in;
-    char name[JV_INSTANCE_NAME_MAX];   /* its wire name, BATCH_JOBID_SEQ, as its host saw it */
+    char name[JV_INSTANCE_NAME_MAX];   /* its wire name (instance_wire_name), as its host saw it */
     char host[128];              /* the host's domain name, as it reported it; "" unknown */
     char user[128];              /* the host owner's name */
     int version_num;             /* the app version it ran: 0 unknown (anonymous: the host's own) */
@@ -68,6 +68,7 @@ struct job_view {
     struct job_spec spec;
     struct job_status st;
     char job_batch[128];         /* the batch holding the job (a chunk of a generated one, or batch) */
+    int task_names;              /* how that batch names instances (enum task_names) */
     char app[128];
     int64_t number;              /* its number in the batch: the {n} of its description */
     int ninputs;
@@ -79,8 +80,8 @@ struct job_view {
 };
 
 /* The job of batch b (or of its chunks) that job names: the job's name,
- * the wire name of one of its instances (BATCH_JOBID_SEQ, what a volunteer
- * sees), or its number in the batch (decimal digits: the {n} its
+ * the wire name of one of its instances (instance_wire_name, what a
+ * volunteer sees), or its number in the batch (decimal digits: the {n} its
  * description was expanded with), tried in that order. Files are looked
  * for in project p. Into out (uninitialized), which the caller frees
  * with job_view_free, also after a failure. 0, 1 no such job in b, -1. */

@@ -873,7 +873,7 @@ int store_app_version_max(struct store *s, int64_t app_id, const char *platform,
 
 #define BATCH_COLS "id,app_id,user_id,name,create_time,done_time,state,min_quorum,target_nresults," \
     "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,one_result_per_user," \
-    "parent_id"
+    "parent_id,task_names"
 
 /* ... and, for the scheduling index, the largest bounds of its jobs */
 #define BATCH_LOAD_COLS BATCH_COLS ",(SELECT MAX(mem_bound) FROM jobs WHERE jobs.batch_id=batches.id)," \
@@ -901,9 +901,10 @@ static void batch_from_row(sqlite3_stmt *st, struct batch *b)
     if (b->noutputs < 0) b->noutputs = 0;
     b->one_result_per_user = sqlite3_column_int(st, 15);
     b->parent_id = sqlite3_column_int64(st, 16);
-    if (sqlite3_column_count(st) > 18) {   /* BATCH_LOAD_COLS */
-        b->mem_bound = sqlite3_column_double(st, 17);
-        b->disk_bound = sqlite3_column_double(st, 18);
+    b->task_names = sqlite3_column_int(st, 17);
+    if (sqlite3_column_count(st) > 19) {   /* BATCH_LOAD_COLS */
+        b->mem_bound = sqlite3_column_double(st, 18);
+        b->disk_bound = sqlite3_column_double(st, 19);
     }
 }
 
@@ -914,7 +915,7 @@ int store_batch_insert(struct store *s, struct batch *b)
     sqlite3_stmt *st = stmt(s, Q_BATCH_INS,
         "INSERT INTO batches(app_id,user_id,name,create_time,state,min_quorum,target_nresults,"
         "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,"
-        "one_result_per_user,parent_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "one_result_per_user,parent_id,task_names) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, b->app_id);
     if (b->user_id) sqlite3_bind_int64(st, 2, b->user_id);
@@ -931,8 +932,10 @@ int store_batch_insert(struct store *s, struct batch *b)
     sqlite3_bind_text(st, 13, outputs, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 14, b->one_result_per_user);
     sqlite3_bind_int64(st, 15, b->parent_id);
+    sqlite3_bind_int(st, 16, TASK_NAMES_JOB);
     if (run(s, st, "insert batch")) return -1;
     b->id = sqlite3_last_insert_rowid(s->db);
+    b->task_names = TASK_NAMES_JOB;
     return 0;
 }
 

@@ -36,11 +36,21 @@ static void parse_any(const char *name)
         char tail[64];
         int n = snprintf(tail, sizeof tail, "_%lld_%d", (long long)job, seq);
         size_t len = strlen(name);
-        check((size_t)n < len && !strcmp(name + len - (size_t)n, tail));   /* a batch part before it */
-        char batch[NAME_MAX_IN + 1];
-        snprintf(batch, sizeof batch, "%.*s", (int)(len - (size_t)n), name);
-        instance_wire_name(back, sizeof back, batch, job, seq);
-        check(!strcmp(back, name));
+        check((size_t)n < len && !strcmp(name + len - (size_t)n, tail));   /* a batch or job part before it */
+        char prefix[NAME_MAX_IN + 1];
+        size_t pl = len - (size_t)n;
+        snprintf(prefix, sizeof prefix, "%.*s", (int)pl, name);
+        if (pl < sizeof ((struct batch *)0)->name) {   /* as a batch of that name names it */
+            struct batch b = {.task_names = TASK_NAMES_BATCH};
+            memcpy(b.name, prefix, pl + 1);
+            instance_wire_name(back, sizeof back, &b, "", job, seq);
+            check(!strcmp(back, name));
+        }
+        if (prefix[pl - 1] == '_') {   /* as the job of that name, less a '_', names it */
+            prefix[pl - 1] = '\0';
+            instance_wire_name(back, sizeof back, &(struct batch){.task_names = TASK_NAMES_JOB}, prefix, job, seq);
+            check(!strcmp(back, name));
+        }
     } else {
         check(job == UNTOUCHED && seq == UNTOUCHED);
     }
@@ -68,7 +78,8 @@ static uint64_t take(const uint8_t **p, const uint8_t *end, size_t n)
     return v;
 }
 
-/* The input as a batch name and numbers: the names made parse back. */
+/* The input as a batch or job name and numbers: the names made, in
+ * either naming, parse back. */
 static void round_trip(const uint8_t *data, size_t size)
 {
     static const char alphabet[] = "abcXYZ019._+-";   /* name_is_safe's classes, '_' and digits to confuse the parser */
@@ -76,6 +87,7 @@ static void round_trip(const uint8_t *data, size_t size)
     int64_t job = (int64_t)(take(&p, end, 8) % (uint64_t)JOB_ID_MAX) + 1;
     int seq = (int)(take(&p, end, 4) % (SEQ_MAX + 1));
     int k = (int)(take(&p, end, 2) % (K_MAX + 1));
+    int by_job = (int)(take(&p, end, 1) & 1);
     char batch[BATCH_NAME_MAX + 1];
     size_t n = 0;
     for (; p < end && n < BATCH_NAME_MAX; p++) batch[n++] = alphabet[*p % (sizeof alphabet - 1)];
@@ -83,7 +95,9 @@ static void round_trip(const uint8_t *data, size_t size)
     if (!name_is_safe(batch)) return;   /* the CLI and the API refuse such a batch */
 
     char inst[256], out[300], back[256];
-    instance_wire_name(inst, sizeof inst, batch, job, seq);
+    struct batch b = {.task_names = by_job ? TASK_NAMES_JOB : TASK_NAMES_BATCH};
+    snprintf(b.name, sizeof b.name, "%s", batch);
+    instance_wire_name(inst, sizeof inst, &b, batch, job, seq);   /* the name as a job's, or the batch's */
     int64_t job2;
     int seq2, k2;
     check(instance_parse_name(inst, &job2, &seq2) == 0 && job2 == job && seq2 == seq);

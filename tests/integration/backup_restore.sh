@@ -64,7 +64,7 @@ n_up=0
 while read -r name; do
     [ -n "$(upload_path "$restored" "$name")" ] || fail "the restored store names the upload $name, not in the backup"
     n_up=$((n_up + 1))
-done < <(sql "$restored" "SELECT b.name||'_'||j.id||'_'||i.seq||'_0' FROM instances i JOIN jobs j ON j.id=i.job_id
+done < <(sql "$restored" "SELECT $INSTANCE_NAME||'_0' FROM instances i JOIN jobs j ON j.id=i.job_id
                           JOIN batches b ON b.id=j.batch_id WHERE i.outcome=$OUTCOME_SUCCESS
                           AND j.state IN ($JOB_ACTIVE, $JOB_VALIDATED)")
 n_res=0

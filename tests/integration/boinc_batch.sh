@@ -41,7 +41,7 @@ nfailed=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state=$JOB_FAILED")
 [ "$nfailed" -eq 0 ] || fail "$nfailed jobs failed because the assimilator hook did"
 while read -r name; do
     [ -n "$(upload_path "$proj" "${name}_0")" ] || fail "the upload of $name, canonical result of a job the hook failed, is gone"
-done < <(sql "$proj" "SELECT b.name||'_'||j.id||'_'||i.seq FROM jobs j JOIN instances i ON i.id=j.canonical_id
+done < <(sql "$proj" "SELECT $INSTANCE_NAME FROM jobs j JOIN instances i ON i.id=j.canonical_id
                       JOIN batches b ON b.id=j.batch_id WHERE j.state=$JOB_VALIDATED")
 [ ! -e "$TMP/hooked" ] || fail "the hook ran to its end before it was let"
 say "8 jobs validated and kept with their uploads while the hook fails; the hook now works"
@@ -125,7 +125,7 @@ nsucc=0
 while IFS='|' read -r name host; do
     grep -qxF "$name" "$TMP/acked.$host" || fail "instance $name (host $host) succeeded but its client never logged its ack"
     nsucc=$((nsucc + 1))
-done < <(sql "$proj" "SELECT b.name||'_'||j.id||'_'||i.seq, i.host_id FROM instances i JOIN jobs j ON j.id=i.job_id
+done < <(sql "$proj" "SELECT $INSTANCE_NAME, i.host_id FROM instances i JOIN jobs j ON j.id=i.job_id
                       JOIN batches b ON b.id=j.batch_id WHERE i.outcome=$OUTCOME_SUCCESS")
 outcomes=$(sql "$proj" "SELECT 'outcome '||outcome||': '||count(*) FROM instances GROUP BY outcome" | tr '\n' ' ')
 say "$ninst instances, all over ($outcomes); per host: $hosts; $nsucc successes all acknowledged"

@@ -10,7 +10,7 @@
 #  - no job with more instances than it needed, beyond replacements of
 #    errors and timeouts (the counts are printed);
 #  - no acknowledged report forgotten: every task a client logged as acked
-#    ("got ack for task BATCH_JOBID_SEQ") is in the store, over, with an
+#    ("got ack for task JOB__JOBID_SEQ") is in the store, over, with an
 #    outcome, on that client's host;
 #  - the uploads of every ended job deleted;
 #  - `locus db check` OK, and locusd never leaving a sanitizer report.
@@ -153,7 +153,8 @@ for n in "${_CLIENTS[@]}"; do
     h=${HOST[$n]}
     [ -n "$h" ] || fail "client $n has no host id"
     while read -r name; do
-        [[ $name =~ ^${BATCH}_([0-9]+)_([0-9]+)$ ]] || fail "client $n: acked task '$name' does not look like ${BATCH}_JOBID_SEQ"
+        [[ $name =~ ^${BATCH}_[0-9]+__([0-9]+)_([0-9]+)$ ]] \
+            || fail "client $n: acked task '$name' does not look like JOB__JOBID_SEQ (JOB: ${BATCH}_N)"
         row=$(sql "$proj" "SELECT state||' '||outcome||' '||host_id FROM instances
                            WHERE job_id=${BASH_REMATCH[1]} AND seq=${BASH_REMATCH[2]}")
         [ -n "$row" ] || fail "client $n: task $name was acknowledged but the store has no such instance"

@@ -8,8 +8,9 @@
 # that fails for it). A batch made before pr puts the job ids of pr's
 # instance names apart from its job numbers. Then
 #  - `locus job show` finds pr_1 by its name, by an instance's wire name
-#    (pr_4_1) and by its number, and shows every field, text and --json,
-#    each checked against the store; pr_2's output is shown in upload/ and
+#    (pr_1__4_1: the job's name and id) and by its number, and shows
+#    every field, text and --json, each checked against the store; pr_2's
+#    output is shown in upload/ and
 #    results/ with the sizes on disk;
 #  - `locus batch show` groups pr's errors, and `locus stat` says that pr
 #    failed and why, text and --json (and nothing for a batch without);
@@ -89,49 +90,52 @@ for seq in 0 1; do
     IFS='|' read -r HID sent due back st <<<"$(sql "$proj" "SELECT host_id, sent_time, deadline, received_time,
                                                             exit_status FROM instances WHERE job_id = 4 AND seq = $seq")"
     [ "$st" = 3 ] || fail "pr_1's instance $seq: exit status $st in the store, expected 3"
-    has "job --json" "$J" "{\"name\":\"pr_4_$seq\",\"seq\":$seq,\"host_id\":$HID,\"host\":\"$DOM\",\"user_id\":$UID_B,\"user\":\"bob\",\"app_version\":{\"version_num\":100,\"platform\":\"x86_64-pc-linux-gnu\",\"plan_class\":\"\"},\"anonymous_platform\":false,\"state\":\"over\",\"outcome\":\"client_error\",\"validate_state\":\"init\",\"exit_status\":3,\"sent_time\":$sent,\"deadline\":$due,\"received_time\":$back,"
-    like "job --json" "$J" "\"name\":\"pr_4_$seq\",[^]]*\"elapsed_time\":[0-9.e+-]+,\"cpu_time\":[0-9.e+-]+,\"credit\":0.0,\"canonical\":false,\"message\":\"\",\"stderr_tail\":\"[^\"]*worker: failing with code 3 as asked\",\"stderr_lines\":[1-9][0-9]*,\"stderr_cut\":false,\"outputs\":\\[\\{\"name\":\"out\",\"file\":\"pr_4_${seq}_0\",\"path\":null,\"nbytes\":null\\}\\]\\}"
+    has "job --json" "$J" "{\"name\":\"pr_1__4_$seq\",\"seq\":$seq,\"host_id\":$HID,\"host\":\"$DOM\",\"user_id\":$UID_B,\"user\":\"bob\",\"app_version\":{\"version_num\":100,\"platform\":\"x86_64-pc-linux-gnu\",\"plan_class\":\"\"},\"anonymous_platform\":false,\"state\":\"over\",\"outcome\":\"client_error\",\"validate_state\":\"init\",\"exit_status\":3,\"sent_time\":$sent,\"deadline\":$due,\"received_time\":$back,"
+    like "job --json" "$J" "\"name\":\"pr_1__4_$seq\",[^]]*\"elapsed_time\":[0-9.e+-]+,\"cpu_time\":[0-9.e+-]+,\"credit\":0.0,\"canonical\":false,\"message\":\"\",\"stderr_tail\":\"[^\"]*worker: failing with code 3 as asked\",\"stderr_lines\":[1-9][0-9]*,\"stderr_cut\":false,\"outputs\":\\[\\{\"name\":\"out\",\"file\":\"pr_1__4_${seq}_0\",\"path\":null,\"nbytes\":null\\}\\]\\}"
 done
 T=$("$LOCUS" job show "$proj" pr pr_1) || fail "locus job show pr pr_1 failed"
 has "job" "$T" "job pr_1 (id 4), number 1 of batch pr: failed (too_many_errors)"
 has "job" "$T" "app worker, command line '--iterations 1000 --fail-code 3', results wanted: 1"
 has "job" "$T" "input in.dat as in (3000 bytes)"
 has "job" "$T" "results: none in results/"
-has "job" "$T" "instance pr_4_1: over, client_error, exit status 3, validation init"
-has "job" "$T" "  host $HID ($DOM), user bob, app version 100 x86_64-pc-linux-gnu"   # pr_4_1's host
-has "job" "$T" "  output out: not on disk (pr_4_1_0)"
+has "job" "$T" "instance pr_1__4_1: over, client_error, exit status 3, validation init"
+has "job" "$T" "  host $HID ($DOM), user bob, app version 100 x86_64-pc-linux-gnu"   # pr_1__4_1's host
+has "job" "$T" "  output out: not on disk (pr_1__4_1_0)"
 has "job" "$T" "    | worker: failing with code 3 as asked"
 like "job" "$T" "  sent [0-9-]+ [0-9:]+, deadline [0-9-]+ [0-9:]+, received [0-9-]+ [0-9:]+"
 like "job" "$T" "  elapsed [0-9.]+ s, cpu [0-9.]+ s, credit 0.00"
-# what a volunteer sees names the job's id: pr_4_1 is pr_1's second instance; 1 is its number
-J=$("$LOCUS" job show "$proj" pr pr_4_1 --json) || fail "locus job show pr pr_4_1 failed"
-has "job by instance" "$J" '{"batch":"pr","asked":"pr_4_1","matched_by":"instance","job":{"id":4,"name":"pr_1",'
-has "job by instance" "$("$LOCUS" job show "$proj" pr pr_4_1)" "  pr_4_1 is its instance 1"
+# what a volunteer sees names the job and its id: pr_1__4_1 is pr_1's second instance; 1 is its number
+J=$("$LOCUS" job show "$proj" pr pr_1__4_1 --json) || fail "locus job show pr pr_1__4_1 failed"
+has "job by instance" "$J" '{"batch":"pr","asked":"pr_1__4_1","matched_by":"instance","job":{"id":4,"name":"pr_1",'
+has "job by instance" "$("$LOCUS" job show "$proj" pr pr_1__4_1)" "  pr_1__4_1 is its instance 1"
 J=$("$LOCUS" job show "$proj" 2 1 --json) || fail "locus job show 2 1 failed"
 has "job by number" "$J" '{"batch":"pr","asked":"1","matched_by":"number","job":{"id":4,"name":"pr_1",'
-if "$LOCUS" job show "$proj" pr pr_1_0 2>"$TMP/err"; then fail "pr_1_0 (an instance of first's job 1) found in pr"; fi
-has "job absent" "$(cat "$TMP/err")" "batch pr has no job named 'pr_1_0', no instance of that name and no job of that number"
+if "$LOCUS" job show "$proj" pr first_0__1_0 2>"$TMP/err"; then
+    fail "first_0__1_0 (an instance of first's job 1) found in pr"
+fi
+has "job absent" "$(cat "$TMP/err")" \
+    "batch pr has no job named 'first_0__1_0', no instance of that name and no job of that number"
 say "locus job show: pr_1 by name, by instance name and by number, every field"
 
 # ---- pr_2: validated, its output in upload/ and copied to results/ ----
-UP=$(upload_path "$proj" pr_5_0_0)
-[ -n "$UP" ] || fail "pr_2's upload pr_5_0_0 is not kept"
+UP=$(upload_path "$proj" pr_2__5_0_0)
+[ -n "$UP" ] || fail "pr_2's upload pr_2__5_0_0 is not kept"
 NUP=$(stat -c %s "$UP")
 NRES=$(stat -c %s "$proj/results/pr/pr_2/out")
 J=$("$LOCUS" job show "$proj" pr pr_2 --json) || fail "locus job show pr pr_2 failed"
 has "pr_2 --json" "$J" "\"state\":\"validated\",\"errors\":[],"
-has "pr_2 --json" "$J" "\"canonical_instance\":\"pr_5_0\",\"done_time\":0,\"results\":[{\"name\":\"out\",\"file\":\"out\",\"path\":\"results/pr/pr_2/out\",\"nbytes\":$NRES}]"
+has "pr_2 --json" "$J" "\"canonical_instance\":\"pr_2__5_0\",\"done_time\":0,\"results\":[{\"name\":\"out\",\"file\":\"out\",\"path\":\"results/pr/pr_2/out\",\"nbytes\":$NRES}]"
 has "pr_2 --json" "$J" "\"canonical\":true,"
-has "pr_2 --json" "$J" "\"outputs\":[{\"name\":\"out\",\"file\":\"pr_5_0_0\",\"path\":\"${UP#"$proj"/}\",\"nbytes\":$NUP}]"
+has "pr_2 --json" "$J" "\"outputs\":[{\"name\":\"out\",\"file\":\"pr_2__5_0_0\",\"path\":\"${UP#"$proj"/}\",\"nbytes\":$NUP}]"
 T=$("$LOCUS" job show "$proj" pr pr_2) || fail "locus job show pr pr_2 failed"
-has "pr_2" "$T" "instance pr_5_0 (canonical): over, success, exit status 0"
+has "pr_2" "$T" "instance pr_2__5_0 (canonical): over, success, exit status 0"
 has "pr_2" "$T" "  output out: ${UP#"$proj"/} ($NUP bytes)"
 has "pr_2" "$T" "result out: results/pr/pr_2/out ($NRES bytes)"
 say "locus job show: pr_2's output in upload/ and results/"
 
 # ---- locus batch show, locus stat ----
 BACK=$(sql "$proj" "SELECT received_time FROM instances WHERE job_id = 4 AND seq = 1")
-GROUP="{\"outcome\":\"client_error\",\"exit_status\":3,\"error\":\"$ERR1\",\"instances\":2,\"hosts\":2,\"example_job\":\"pr_1\",\"example_instance\":\"pr_4_1\",\"last_time\":$BACK}"
+GROUP="{\"outcome\":\"client_error\",\"exit_status\":3,\"error\":\"$ERR1\",\"instances\":2,\"hosts\":2,\"example_job\":\"pr_1\",\"example_instance\":\"pr_1__4_1\",\"last_time\":$BACK}"
 F=$("$LOCUS" batch show "$proj" pr --json) || fail "locus batch show pr --json failed"
 has "batch show --json" "$F" '{"batch":{"id":2,"name":"pr","state":"active","app":"worker","create_time":'
 has "batch show --json" "$F" '"jobs":3,"done":1,"to_assimilate":1,"active":0,"failed":1,"cancelled":0,"instances_in_progress":0,"instances_success":2,"instances_error":2,"min_quorum":1,"throughput_jobs_per_h":'
@@ -142,7 +146,7 @@ has "batch show" "$T" "jobs 3: 1 done, 1 to assimilate, 0 active, 1 failed, 0 ca
 has "batch show" "$T" "instances: 0 in progress, 2 succeeded, 2 errored; "
 has "batch show" "$T" "failed jobs, by reason: too_many_errors 1"
 has "batch show" "$T" "  2 instances on 2 hosts: client_error, exit 3: $ERR1"
-has "batch show" "$T" "      e.g. job pr_1 (instance pr_4_1), back "
+has "batch show" "$T" "      e.g. job pr_1 (instance pr_1__4_1), back "
 has "batch show" "$("$LOCUS" batch show "$proj" first)" "no errored instances"
 S=$("$LOCUS" stat "$proj") || fail "locus stat failed"
 has "stat" "$(grep -A1 '^2 *pr ' <<<"$S")" \
@@ -175,8 +179,8 @@ for key in "$KEY_A" "$KEY_D"; do
     "$LOCUS" batch show "$proj" pr --json >"$TMP/cli.json.f"
     [ "$(tail_of "$B")" = "$(tail_of "$TMP/cli.json.f")" ] || fail "GET failures differs from locus batch show --json: $(cat "$B")"
 done
-st=$(api batches/pr/jobs/pr_4_0 "$KEY_A")
-[ "$st" = 200 ] && grep -qF '"asked":"pr_4_0","matched_by":"instance"' "$B" || fail "GET jobs/pr_4_0: $st $(cat "$B")"
+st=$(api batches/pr/jobs/pr_1__4_0 "$KEY_A")
+[ "$st" = 200 ] && grep -qF '"asked":"pr_1__4_0","matched_by":"instance"' "$B" || fail "GET jobs/pr_1__4_0: $st $(cat "$B")"
 st=$(api batches/pr/jobs/nosuch "$KEY_A")
 [ "$st" = 404 ] && grep -qF '"no such job in this batch"' "$B" || fail "GET jobs/nosuch: $st $(cat "$B")"
 st=$(api batches/nosuch/failures "$KEY_A")

@@ -83,8 +83,9 @@ files_gone() {
     fail "still in $n's project folder $(client_project_dir "$n") after all their work:$left"
 }
 
-# tasks_of NAME BATCH: how many tasks of BATCH the client holds.
-tasks_of() { bcmd "$1" --get_tasks 2>/dev/null | grep -c "^ *name: ${2}_" || true; }
+# tasks_of NAME FILE: how many tasks of jobs of FILE the client holds (a
+# task is named after its job, FILE__N, then the job's id and its number).
+tasks_of() { bcmd "$1" --get_tasks 2>/dev/null | grep -c "^ *name: ${2}__[0-9]*__" || true; }
 
 # api_locality: GET /api/v1/locality (one line of JSON).
 api_locality() { curl -sf --max-time 5 "http://127.0.0.1:$PORT/api/v1/locality" || true; }
@@ -137,7 +138,7 @@ say "clients attached: C1 host $h1, C2 host $h2 (no more work)"
 # tasks it holds. Lines "A.dat B.dat tasks_of_bA tasks_of_bB".
 : >"$TMP/samples"
 sample() {
-    echo "$(has_file C1 A.dat) $(has_file C1 B.dat) $(tasks_of C1 bA) $(tasks_of C1 bB)" >>"$TMP/samples"
+    echo "$(has_file C1 A.dat) $(has_file C1 B.dat) $(tasks_of C1 A.dat) $(tasks_of C1 B.dat)" >>"$TMP/samples"
 }
 wait_batch_done "$proj" bA 120 sample
 wait_batch_done "$proj" bB 120 sample
@@ -236,7 +237,7 @@ bcmd C1 --set_network_mode auto 0 >/dev/null 2>&1 || fail "boinccmd --set_networ
 client_update C1
 for i in $(seq 100); do [ "$(client_ntasks C1)" -gt 0 ] && break; sleep 0.2; done
 [ "$(client_ntasks C1)" -gt 0 ] || fail "client C1 got no task of bC/bD within 20 s"
-if [ "$(tasks_of C1 bC)" -gt 0 ]; then f1=C.dat f2=D.dat; else f1=D.dat f2=C.dat; fi
+if [ "$(tasks_of C1 C.dat)" -gt 0 ]; then f1=C.dat f2=D.dat; else f1=D.dat f2=C.dat; fi
 # the file C1 holds left the working set; the other one is still open
 ws=$(ws_now)
 [ "$ws" = "$f2 " ] || fail "C1 started on $f1; the working set is then '$ws', expected only $f2 (hosts' dcf: $(sql "$proj" "SELECT group_concat(dcf, ' ') FROM hosts"))"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # upload_existence: what a running locusd tells someone who holds no upload
 # certificate about the files and instances that exist. Output names are
-# guessable (BATCH_JOBID_SEQ_K), so an answer that differs between a name
+# guessable (JOB__JOBID_SEQ_K), so an answer that differs between a name
 # that exists and one that does not tells the guesser which jobs are out,
 # and which outputs arrived. Compared byte for byte (status line, headers
 # but Date, body) between an output of an instance out to a host and names
@@ -71,10 +71,10 @@ cert_of() {  # cert_of NAME: the upload certificate of output NAME in the last r
 OUT=${INST}_0
 CERT=$(cert_of "$OUT")
 [ ${#CERT} = 64 ] || fail "output $OUT came without an upload certificate"
-job=${INST%_*}
-job=${job##*_}
-NONE=b1_$((job + 1000))_0_0        # no such job
-NOT_OUT=b1_${job}_7_0              # a job that exists, an instance that does not
+stem=${INST%_*}                    # JOBNAME__JOBID
+job=${stem##*_}
+NONE=${stem%_*}_$((job + 1000))_0_0   # no such job
+NOT_OUT=${stem}_7_0                # a job that exists, an instance that does not
 say "instance $INST out to host $HOST; comparing $OUT with $NONE and $NOT_OUT"
 
 head -c 10000 /dev/urandom >"$TMP/data"

@@ -87,7 +87,7 @@ static void file_name(char *out, size_t len, int64_t batch_id, int64_t k)
 static struct sjob *add_cjob(struct fx *f, struct sbatch *b, int64_t id, int64_t cursor_id, int64_t job_num, double flops)
 {
     struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = b->b.red.target_nresults};
-    struct sjob *j = index_add_job(&f->x, b, &st, flops);
+    struct sjob *j = index_add_job(&f->x, b, &st, flops, "");
     assert_non_null(j);
     char n1[64], n2[64];
     file_name(n1, sizeof n1, b->b.id, job_num);
@@ -273,7 +273,7 @@ static void test_cursor_add_job_rejects_unknown_cursor_out_of_range_and_taken_nu
     struct cursor *c = add_cursor(f, 1, 1, 3, 7);
     struct job_status st1 = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 1};
     struct job_status st2 = {.id = 2, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *ja = index_add_job(&f->x, b, &st1, JF), *jb = index_add_job(&f->x, b, &st2, JF);
+    struct sjob *ja = index_add_job(&f->x, b, &st1, JF, ""), *jb = index_add_job(&f->x, b, &st2, JF, "");
     const char *files[] = {"a", "b"};
     assert_int_equal(cursor_add_job(&f->x, ja, 99, 3, files, 2), -1);
     assert_int_equal(cursor_add_job(&f->x, ja, 1, 2, files, 2), -1);
@@ -301,7 +301,7 @@ static void test_dispatch_sends_own_cursor_in_job_number_order_then_plain_jobs(v
     struct sbatch *plain = add_batch(f, 2, 100, 102, &red1);
     for (int64_t id = 100; id <= 102; id++) {
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
-        index_settle(&f->x, index_add_job(&f->x, plain, &st, JF), T0, &f->log);
+        index_settle(&f->x, index_add_job(&f->x, plain, &st, JF, ""), T0, &f->log);
     }
     assert_int_equal(ask(f, 1, 1, 3, T0, 1e10), 3);
     assert_int_equal(team_of(f, 1, 1), 11);
@@ -1476,7 +1476,7 @@ static void test_plain_batch_is_reaped_once_it_has_no_live_job(void **state)
     struct sbatch *b = add_batch(f, 1, 1, 2, &red1);
     for (int64_t id = 1; id <= 2; id++) {
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
-        index_settle(&f->x, index_add_job(&f->x, b, &st, JF), T0, &f->log);
+        index_settle(&f->x, index_add_job(&f->x, b, &st, JF, ""), T0, &f->log);
     }
     add_batch(f, 2, 0, 0, &red1);   /* no job at all */
     assert_int_equal(cursor_batch_open(&f->x, b), 0);

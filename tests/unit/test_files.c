@@ -69,7 +69,7 @@ static int fx_setup(void **state)
                       .outputs = {{"out", OUT0_MAX}, {"log", OUT1_MAX}}};
     struct sbatch *sb = index_add_batch(&s->idx, &b, JOB_ID, JOB_ID);
     struct job_status st = {.id = JOB_ID, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *j = sb ? index_add_job(&s->idx, sb, &st, 1e9) : NULL;
+    struct sjob *j = sb ? index_add_job(&s->idx, sb, &st, 1e9, "") : NULL;
     if (!j) return -1;
     struct instance in[] = {
         {.id = 50, .job_id = JOB_ID, .seq = SEQ_OUT, .host_id = 1, .state = INST_IN_PROGRESS,
@@ -98,7 +98,7 @@ static int fx_teardown(void **state)
 static const char *out_name(char *buf, size_t len, int seq, int k)
 {
     char inst[128];
-    instance_wire_name(inst, sizeof inst, BATCH, JOB_ID, seq);
+    instance_wire_name(inst, sizeof inst, &(struct batch){.name = BATCH}, "", JOB_ID, seq);
     snprintf(buf, len, "%s_%d", inst, k);
     return buf;
 }

@@ -28,7 +28,7 @@ static struct sjob *add_job(struct fx *f, const struct redundancy *red, int nout
     struct sbatch *sb = index_add_batch(&f->x, &b, 1, 10);
     assert_non_null(sb);
     struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = red->target_nresults};
-    struct sjob *j = index_add_job(&f->x, sb, &st, 3.6e12);
+    struct sjob *j = index_add_job(&f->x, sb, &st, 3.6e12, "");
     assert_non_null(j);
     index_settle(&f->x, j, 0, &f->log);
     return j;
@@ -62,7 +62,8 @@ static void send_one(struct fx *f, char *name, size_t len)
     decide(f, &in, &d);
     assert_int_equal(d.nsent, 1);
     assert_int_equal(d.nresent, 0);
-    instance_wire_name(name, len, d.sent[0].job->batch->b.name, d.sent[0].job->id, d.sent[0].inst.seq);
+    instance_wire_name(name, len, &d.sent[0].job->batch->b, sjob_name(d.sent[0].job), d.sent[0].job->id,
+                       d.sent[0].inst.seq);
     rpc_decision_free(&d);
 }
 
@@ -358,7 +359,7 @@ static void test_daily_quota(void **state)
     struct sbatch *sb = index_add_batch(&f->x, &b, 1, 10);
     for (int64_t id = 1; id <= 10; id++) {
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
-        index_settle(&f->x, index_add_job(&f->x, sb, &st, 3.6e9), 0, &f->log);
+        index_settle(&f->x, index_add_job(&f->x, sb, &st, 3.6e9, ""), 0, &f->log);
     }
     f->x.quota.daily_max = 2;
     struct rpc_input in = request(0);
@@ -368,7 +369,8 @@ static void test_daily_quota(void **state)
     assert_int_equal(count_kind(&f->log, CH_HOST_AV), 2);
     char names[2][256];
     for (int i = 0; i < 2; i++)
-        instance_wire_name(names[i], sizeof names[i], "b1", d.sent[i].job->id, d.sent[i].inst.seq);
+        instance_wire_name(names[i], sizeof names[i], &d.sent[i].job->batch->b, sjob_name(d.sent[i].job),
+                           d.sent[i].job->id, d.sent[i].inst.seq);
     rpc_decision_free(&d);
     in.has_listed = 0;                            /* it still holds them: none lost */
     decide(f, &in, &d);

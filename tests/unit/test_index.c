@@ -82,7 +82,7 @@ static struct sbatch *add_batch(struct fx *f, int64_t id, int64_t app_id, int pr
 static struct sjob *add_job(struct fx *f, struct sbatch *b, int64_t id, double flops)
 {
     struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = b->b.red.target_nresults};
-    struct sjob *j = index_add_job(&f->x, b, &st, flops);
+    struct sjob *j = index_add_job(&f->x, b, &st, flops, "");
     assert_non_null(j);
     assert_int_equal(index_settle(&f->x, j, 0, &f->log), 0);
     return j;
@@ -137,7 +137,7 @@ static void clear_log(struct fx *f)
 
 static void name_of(char *out, size_t len, const struct sjob *j, const struct instance *in)
 {
-    instance_wire_name(out, len, j->batch->b.name, j->id, in->seq);
+    instance_wire_name(out, len, &j->batch->b, sjob_name(j), j->id, in->seq);
 }
 
 static struct instance *inst_on(struct sjob *j, int64_t host_id)
@@ -172,11 +172,11 @@ static void test_job_outside_batch_range_rejected(void **state)
     struct fx *f = *state;
     struct sbatch *b = add_batch(f, 1, 1, 0, 10, 12, &red1, 1000);
     struct job_status st = {.id = 9, .state = JOB_ACTIVE, .target_nresults = 1};
-    assert_null(index_add_job(&f->x, b, &st, 1e12));
+    assert_null(index_add_job(&f->x, b, &st, 1e12, ""));
     st.id = 13;
-    assert_null(index_add_job(&f->x, b, &st, 1e12));
+    assert_null(index_add_job(&f->x, b, &st, 1e12, ""));
     st.id = 12;
-    assert_non_null(index_add_job(&f->x, b, &st, 1e12));
+    assert_non_null(index_add_job(&f->x, b, &st, 1e12, ""));
     assert_int_equal(b->nlive, 1);
 }
 
@@ -195,7 +195,7 @@ static void test_loaded_instances_count_and_set_next_id(void **state)
     struct fx *f = *state;
     struct sbatch *b = add_batch(f, 1, 1, 0, 1, 1, &red2, 1000);
     struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 2};
-    struct sjob *j = index_add_job(&f->x, b, &st, 1e12);
+    struct sjob *j = index_add_job(&f->x, b, &st, 1e12, "");
     struct instance out = {.id = 40, .job_id = 1, .seq = 0, .host_id = 5, .user_id = 5, .state = INST_IN_PROGRESS,
                            .sent_time = 0, .deadline = 1000};
     struct instance err = {.id = 41, .job_id = 1, .seq = 1, .host_id = 6, .user_id = 6, .state = INST_OVER,
@@ -220,7 +220,7 @@ static void test_loaded_job_over_error_limit_fails_on_settle(void **state)
     struct fx *f = *state;
     struct sbatch *b = add_batch(f, 1, 1, 0, 1, 1, &red1, 1000);
     struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *j = index_add_job(&f->x, b, &st, 1e12);
+    struct sjob *j = index_add_job(&f->x, b, &st, 1e12, "");
     for (int i = 0; i < 4; i++) {
         struct instance e = {.id = 10 + i, .job_id = 1, .seq = i, .host_id = 1 + i, .user_id = 1,
                              .state = INST_OVER, .outcome = OUTCOME_NO_REPLY};
@@ -900,7 +900,7 @@ static void test_ended_jobs_listed_for_file_deletion(void **state)
     assert_int_equal(e[0].job_id, 2);
     assert_int_equal(e[0].nseq, 2);
     assert_int_equal(e[0].noutputs, 2);
-    assert_string_equal(e[0].batch, "batch1");
+    assert_string_equal(e[0].stem, "batch1_2_");
     free(e);
     e = index_take_ended(&f->x, &n);   /* taken once */
     assert_int_equal(n, 0);
@@ -1327,6 +1327,43 @@ static void test_job_by_instance_name(void **state)
     assert_null(index_job_by_instance(&f->x, "batch1_2_1", &in));
 }
 
+/* A batch made since schema 18 names its instances after their jobs; a
+ * name of the other kind is not one of its instances. */
+static void test_job_by_instance_named_after_its_job(void **state)
+{
+    struct fx *f = *state;
+    struct batch b = {.id = 3, .app_id = 1, .red = red2, .delay_bound = 1000, .state = BATCH_ACTIVE,
+                      .task_names = TASK_NAMES_JOB};
+    snprintf(b.name, sizeof b.name, "batch3");
+    struct sbatch *sb = index_add_batch(&f->x, &b, 3, 4);
+    for (int64_t id = 3; id <= 4; id++) {
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 2};
+        struct sjob *j = index_add_job(&f->x, sb, &st, 1e12, id == 3 ? "scan_a" : "scan_b.2");
+        assert_int_equal(index_settle(&f->x, j, 0, &f->log), 0);
+    }
+    assert_string_equal(sjob_name(index_job(&f->x, 4)), "scan_b.2");
+    struct host_view h1 = host(1, 1), h2 = host(2, 2);
+    struct dispatched sent[MAXSENT];
+    dispatch(f, &h1, 0, sent);
+    dispatch(f, &h2, 0, sent);
+    struct instance *in = NULL;
+    struct sjob *j = index_job_by_instance(&f->x, "scan_b.2__4_1", &in);
+    assert_non_null(j);
+    assert_int_equal(j->id, 4);
+    assert_int_equal(in->seq, 1);
+    assert_null(index_job_by_instance(&f->x, "batch3_4_1", &in));     /* the old kind of name */
+    assert_null(index_job_by_instance(&f->x, "scan_a__4_1", &in));    /* another job's name */
+    assert_null(index_job_by_instance(&f->x, "scan_b.2_4_1", &in));   /* one '_' */
+    char name[INSTANCE_NAME_MAX];
+    name_of(name, sizeof name, j, in);
+    assert_string_equal(name, "scan_b.2__4_1");
+    index_end_job(&f->x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, 5, &f->log);
+    int n = 0;
+    struct ended_job *e = index_take_ended(&f->x, &n);
+    free(e);   /* without outputs: none listed */
+    assert_int_equal(n, 0);
+}
+
 /* ---- randomized property test ---- */
 
 #define P_HOSTS 12
@@ -1469,7 +1506,7 @@ struct load_ctx { struct prop *p; struct sbatch *b; };
 static int load_job(void *ctx, const struct live_job *lj)
 {
     struct load_ctx *c = ctx;
-    assert_non_null(index_add_job(&c->p->f->x, c->b, &lj->st, lj->flops_est));
+    assert_non_null(index_add_job(&c->p->f->x, c->b, &lj->st, lj->flops_est, ""));
     return 0;
 }
 
@@ -2190,6 +2227,7 @@ int main(void)
         T(test_index_job_binary_search_with_holes),
         T(test_index_job_empty_index),
         T(test_job_by_instance_name),
+        T(test_job_by_instance_named_after_its_job),
         T(test_randomized_dispatch_report_timeout_seed1),
         T(test_randomized_dispatch_report_timeout_seed2),
         T(test_randomized_dispatch_report_timeout_seed3),

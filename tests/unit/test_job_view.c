@@ -1,7 +1,8 @@
 /* test_job_view.c - the views of what happened to jobs
  * (store/store_job_view.h) over a real store and project folder: a job
- * found by its name, by the wire name of one of its instances (whose
- * number is the job's id, not its number in the batch) and by its number,
+ * found by its name, by the wire name of one of its instances (the job's
+ * name and id; the batch's name and the job's id in a batch made before
+ * schema 18) and by its number,
  * in a plain batch and in a generated batch's chunks, and not found
  * elsewhere; each instance's host, user, version, times, outcome, the
  * client's message and the tail of its stderr (cut by lines and by bytes,
@@ -168,7 +169,7 @@ static int fx_setup(void **state)
     free(bare);
     add_inst(f, 16, f->special, 2, 8, OUTCOME_DIDNT_NEED, 0, NULL);
 
-    fanout_path(rel, sizeof rel, "upload", "pb_3_0_0");
+    fanout_path(rel, sizeof rel, "upload", "pb_0__3_0_0");
     put_file(f, rel, 5);
     put_file(f, "results/pb/pb_0/out", 5);
     *state = f;
@@ -219,12 +220,22 @@ static void test_job_found_by_name_instance_or_number(void **state)
     assert_string_equal(v.asked, "pb_1");
     job_view_free(&v);
 
-    /* what a volunteer sees: the job's id, 4, in the name of its instance 1 */
-    get(f, &f->pb, "pb_4_1", &v);
+    /* what a volunteer sees: the job's name, then its id, 4, in the name
+     * of its instance 1 */
+    get(f, &f->pb, "pb_1__4_1", &v);
     assert_int_equal(v.matched_by, JV_BY_INSTANCE);
     assert_string_equal(v.spec.name, "pb_1");
     assert_int_equal(v.asked_seq, 1);
     job_view_free(&v);
+    /* a batch made before schema 18 named them after itself */
+    store_fixture_sql(f->path, "UPDATE batches SET task_names={TASK_NAMES_BATCH} WHERE name='pb'");
+    get(f, &f->pb, "pb_4_1", &v);
+    assert_int_equal(v.matched_by, JV_BY_INSTANCE);
+    assert_string_equal(v.spec.name, "pb_1");
+    assert_string_equal(v.inst[1].name, "pb_4_1");
+    job_view_free(&v);
+    absent(f, &f->pb, "pb_1__4_1");
+    store_fixture_sql(f->path, "UPDATE batches SET task_names={TASK_NAMES_JOB} WHERE name='pb'");
 
     get(f, &f->pb, "1", &v);
     assert_int_equal(v.matched_by, JV_BY_NUMBER);
@@ -235,9 +246,10 @@ static void test_job_found_by_name_instance_or_number(void **state)
     assert_int_equal(v.number, 2);
     job_view_free(&v);
 
-    absent(f, &f->pb, "pb_4_7");      /* an instance never sent */
-    absent(f, &f->pb, "first_4_0");   /* the batch part is not the job's batch */
-    absent(f, &f->pb, "pb_1_0");      /* job 1 is first_0, of another batch */
+    absent(f, &f->pb, "pb_1__4_7");      /* an instance never sent */
+    absent(f, &f->pb, "first_0__4_0");   /* the job part is not the job's name */
+    absent(f, &f->pb, "pb_4_0");         /* named as a batch of before schema 18 names them */
+    absent(f, &f->pb, "first_0__1_0");   /* job 1 is first_0, of another batch */
     absent(f, &f->pb, "first_0");
     absent(f, &f->pb, "3");
     absent(f, &f->pb, "");
@@ -266,7 +278,7 @@ static void test_chunk_jobs_by_their_numbers(void **state)
     assert_string_equal(v.batch, "gb");
     assert_string_equal(v.job_batch, "gb.5");
     assert_int_equal(v.ninst, 1);
-    snprintf(inst, sizeof inst, "gb.5_%lld_0", (long long)j6);
+    snprintf(inst, sizeof inst, "gb_6__%lld_0", (long long)j6);
     assert_string_equal(v.inst[0].name, inst);
     /* its outputs are kept under the chunk's name, as the assimilator keeps them */
     assert_string_equal(v.results[0].path, "results/gb.5/gb_6/out");
@@ -311,7 +323,7 @@ static void test_instances_hosts_times_and_stderr(void **state)
     assert_int_equal(v.ninst, 3);
 
     const struct jv_instance *x = &v.inst[0];
-    assert_string_equal(x->name, "pb_4_0");
+    assert_string_equal(x->name, "pb_1__4_0");
     assert_int_equal(x->in.id, 11);
     assert_int_equal(x->in.seq, 0);
     assert_int_equal(x->in.host_id, 7);
@@ -334,8 +346,8 @@ static void test_instances_hosts_times_and_stderr(void **state)
     assert_false(x->stderr_cut);
     assert_int_equal(x->noutputs, 2);
     assert_string_equal(x->outputs[0].name, "out");
-    assert_string_equal(x->outputs[0].file, "pb_4_0_0");
-    assert_string_equal(x->outputs[1].file, "pb_4_0_1");
+    assert_string_equal(x->outputs[0].file, "pb_1__4_0_0");
+    assert_string_equal(x->outputs[1].file, "pb_1__4_0_1");
     assert_int_equal(x->outputs[0].nbytes, -1);
     assert_string_equal(x->outputs[0].path, "");
 
@@ -402,7 +414,7 @@ static void test_files_on_disk(void **state)
     get(f, &f->pb, "pb_0", &v);
     assert_int_equal(v.ninst, 1);
     assert_true(v.inst[0].canonical);
-    fanout_path(rel, sizeof rel, "upload", "pb_3_0_0");
+    fanout_path(rel, sizeof rel, "upload", "pb_0__3_0_0");
     assert_string_equal(v.inst[0].outputs[0].path, rel);
     assert_int_equal(v.inst[0].outputs[0].nbytes, 5);
     assert_int_equal(v.inst[0].outputs[1].nbytes, -1);
@@ -428,11 +440,11 @@ static void test_job_json_fields(void **state)
 {
     struct fx *f = *state;
     struct job_view v;
-    get(f, &f->pb, "pb_4_1", &v);
+    get(f, &f->pb, "pb_1__4_1", &v);
     json_t *j = job_view_json(&v);
     job_view_free(&v);
     assert_string_equal(str(j, "batch"), "pb");
-    assert_string_equal(str(j, "asked"), "pb_4_1");
+    assert_string_equal(str(j, "asked"), "pb_1__4_1");
     assert_string_equal(str(j, "matched_by"), "instance");
     json_t *job = at(j, "job");
     assert_int_equal(num(job, "id"), 4);
@@ -458,7 +470,7 @@ static void test_job_json_fields(void **state)
     json_t *insts = at(j, "instances");
     assert_int_equal(json_array_size(insts), 3);
     json_t *x = json_array_get(insts, 0);
-    assert_string_equal(str(x, "name"), "pb_4_0");
+    assert_string_equal(str(x, "name"), "pb_1__4_0");
     assert_int_equal(num(x, "seq"), 0);
     assert_int_equal(num(x, "host_id"), 7);
     assert_string_equal(str(x, "host"), "box7");
@@ -485,7 +497,7 @@ static void test_job_json_fields(void **state)
     assert_true(json_is_false(at(x, "stderr_cut")));
     json_t *out = json_array_get(at(x, "outputs"), 1);
     assert_string_equal(str(out, "name"), "log");
-    assert_string_equal(str(out, "file"), "pb_4_0_1");
+    assert_string_equal(str(out, "file"), "pb_1__4_0_1");
     assert_true(json_is_null(at(out, "path")) && json_is_null(at(out, "nbytes")));
     assert_string_equal(str(json_array_get(insts, 2), "state"), "in_progress");
     json_decref(j);
@@ -497,7 +509,7 @@ static void test_job_json_fields(void **state)
     job = at(j, "job");
     assert_string_equal(str(job, "state"), "validated");
     assert_int_equal(json_array_size(at(job, "errors")), 0);
-    assert_string_equal(str(job, "canonical_instance"), "pb_3_0");
+    assert_string_equal(str(job, "canonical_instance"), "pb_0__3_0");
     res = json_array_get(at(job, "results"), 0);
     assert_string_equal(str(res, "path"), "results/pb/pb_0/out");
     assert_int_equal(num(res, "nbytes"), 5);
@@ -532,7 +544,7 @@ static void test_failures_grouped_most_frequent_first(void **state)
     assert_int_equal(g->instances, 2);
     assert_int_equal(g->hosts, 2);
     assert_string_equal(g->example_job, "pb_1");
-    assert_string_equal(g->example_instance, "pb_4_1");   /* the newest */
+    assert_string_equal(g->example_instance, "pb_1__4_1");   /* the newest */
     assert_int_equal(g->last_time, 7012);
     /* one each: the newer first */
     assert_int_equal(v.groups[1].exit_status, 139);
@@ -567,7 +579,7 @@ static void test_failures_grouped_most_frequent_first(void **state)
     assert_int_equal(num(g0, "instances"), 2);
     assert_int_equal(num(g0, "hosts"), 2);
     assert_string_equal(str(g0, "example_job"), "pb_1");
-    assert_string_equal(str(g0, "example_instance"), "pb_4_1");
+    assert_string_equal(str(g0, "example_instance"), "pb_1__4_1");
     assert_int_equal(num(g0, "last_time"), 7012);
     assert_int_equal(json_array_size(at(j, "groups")), 3);
     json_decref(j);

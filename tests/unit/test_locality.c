@@ -88,7 +88,7 @@ static struct sjob *add_job_keys(struct fx *f, struct sbatch *b, int64_t id, dou
                                  const struct lfile_key *keys, int n)
 {
     struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = b->b.red.target_nresults};
-    struct sjob *j = index_add_job(&f->x, b, &st, flops);
+    struct sjob *j = index_add_job(&f->x, b, &st, flops, "");
     assert_non_null(j);
     locality_add_job(&f->x, j, keys, n);
     index_settle(&f->x, j, T0, &f->log);
@@ -715,7 +715,7 @@ static void test_request_scans_at_most_the_limit_and_keeps_the_file(void **state
     struct lfile_key k = {"big", 1e9};
     for (int64_t id = 1; id <= BIG_JOBS; id++) {   /* loaded: host 1 holds one instance of the first ones */
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 2};
-        struct sjob *j = index_add_job(&f->x, b, &st, 1e12);
+        struct sjob *j = index_add_job(&f->x, b, &st, 1e12, "");
         locality_add_job(&f->x, j, &k, 1);
         if (id <= BIG_HELD) {
             struct instance in = {.id = id, .job_id = id, .host_id = 1, .user_id = 1, .state = INST_IN_PROGRESS,

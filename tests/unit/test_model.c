@@ -11,13 +11,25 @@
 #include <stdio.h>
 #include <string.h>
 
+static const struct batch sweep = {.name = "sweep", .task_names = TASK_NAMES_JOB};
+static const struct batch old_sweep = {.name = "sweep", .task_names = TASK_NAMES_BATCH};
+
+/* A batch made now names an instance after its job; one made before
+ * schema 18, after itself. Either parses back to the job's id. */
 static void test_instance_name_round_trip(void **state)
 {
     char name[256];
-    instance_wire_name(name, sizeof name, "sweep", 1234, 2);
-    assert_string_equal(name, "sweep_1234_2");
     int64_t job = 0;
     int seq = -1;
+    instance_wire_name(name, sizeof name, &sweep, "sweep_7", 1234, 2);
+    assert_string_equal(name, "sweep_7__1234_2");
+    assert_int_equal(instance_parse_name(name, &job, &seq), 0);
+    assert_int_equal(job, 1234);
+    assert_int_equal(seq, 2);
+    instance_wire_name(name, sizeof name, &old_sweep, "sweep_7", 1234, 2);
+    assert_string_equal(name, "sweep_1234_2");
+    job = 0;
+    seq = -1;
     assert_int_equal(instance_parse_name(name, &job, &seq), 0);
     assert_int_equal(job, 1234);
     assert_int_equal(seq, 2);
@@ -26,7 +38,8 @@ static void test_instance_name_round_trip(void **state)
 static void test_instance_name_batch_with_digits_and_underscores(void **state)
 {
     char name[256];
-    instance_wire_name(name, sizeof name, "run_2024_07", 9000000001LL, 0);
+    const struct batch run = {.name = "run_2024_07", .task_names = TASK_NAMES_BATCH};
+    instance_wire_name(name, sizeof name, &run, "", 9000000001LL, 0);
     assert_string_equal(name, "run_2024_07_9000000001_0");
     int64_t job;
     int seq;
@@ -62,12 +75,12 @@ static void test_instance_name_rejects_junk(void **state)
 static void test_output_name_round_trip(void **state)
 {
     char inst[256], out[300];
-    instance_wire_name(inst, sizeof inst, "b_7", 42, 3);
+    instance_wire_name(inst, sizeof inst, &sweep, "b_7", 42, 3);
     snprintf(out, sizeof out, "%s_%d", inst, 5);
     char back[256];
     int k = -1;
     assert_int_equal(output_parse_name(out, back, sizeof back, &k), 0);
-    assert_string_equal(back, "b_7_42_3");
+    assert_string_equal(back, "b_7__42_3");
     assert_int_equal(k, 5);
     int64_t job;
     int seq;

@@ -266,7 +266,7 @@ static int fx_setup(void **state)
     assert_non_null(sb);
     for (int64_t id = 1; id <= 200; id++) {
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
-        struct sjob *j = index_add_job(&f->x, sb, &st, 5e12);   /* 1000 s on a CPU, 0.1 s on the GPU */
+        struct sjob *j = index_add_job(&f->x, sb, &st, 5e12, "");   /* 1000 s on a CPU, 0.1 s on the GPU */
         assert_non_null(j);
         index_settle(&f->x, j, 0, &f->log);
     }

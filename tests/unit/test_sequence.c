@@ -50,7 +50,7 @@ static struct sbatch *add_batch(struct fx *f, int64_t id, const char *name, int6
 static struct sjob *add_pos(struct fx *f, struct sbatch *b, int64_t id, int64_t seq_id, int64_t pos, int branch)
 {
     struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *j = index_add_job(&f->x, b, &st, JF);
+    struct sjob *j = index_add_job(&f->x, b, &st, JF, "");
     assert_non_null(j);
     assert_int_equal(sequence_add_job(&f->x, j, seq_id, pos, branch, T0, &f->log), 0);
     index_settle(&f->x, j, T0, &f->log);
@@ -183,7 +183,7 @@ static struct instance *inst_on(struct sjob *j, int64_t host_id)
 static void inst_name(struct fx *f, int64_t id, int64_t host, char *out, size_t len)
 {
     struct sjob *j = slot(f, id);
-    instance_wire_name(out, len, j->batch->b.name, j->id, inst_on(j, host)->seq);
+    instance_wire_name(out, len, &j->batch->b, sjob_name(j), j->id, inst_on(j, host)->seq);
 }
 
 static void state_name(struct fx *f, int64_t id, int64_t host, char *out, size_t len)
@@ -321,7 +321,7 @@ static void test_mixed_work_fills_a_larger_request_with_plain_jobs(void **state)
     struct sbatch *plain = add_batch(f, 50, "plain", 500, 509, 5);
     for (int64_t id = 500; id <= 509; id++) {
         struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 1};
-        index_settle(&f->x, index_add_job(&f->x, plain, &st, JF), T0, &f->log);
+        index_settle(&f->x, index_add_job(&f->x, plain, &st, JF, ""), T0, &f->log);
     }
     assert_int_equal(ask(f, 1, 5, T0), 5);
     assert_positions(f, 1, POS(1, 2));
@@ -445,7 +445,7 @@ static void test_output_classes_heartbeat_ordinary_and_restartable(void **state)
     /* not a sequence's job */
     struct sbatch *plain = add_batch(f, 50, "plain", 500, 500, 0);
     struct job_status st = {.id = 500, .state = JOB_ACTIVE, .target_nresults = 1};
-    assert_int_equal(sequence_io(index_add_job(&f->x, plain, &st, JF), &io), -1);
+    assert_int_equal(sequence_io(index_add_job(&f->x, plain, &st, JF, ""), &io), -1);
 }
 
 /* ---- the back end's changes, completion ---- */
@@ -800,7 +800,7 @@ static void test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branc
     assert_null(sequence_find(&f->x, 2));
 
     struct job_status st = {.id = 101, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *j = index_add_job(&f->x, b, &st, JF);
+    struct sjob *j = index_add_job(&f->x, b, &st, JF, "");
     assert_int_equal(sequence_add_job(&f->x, j, 2, 1, 1, T0, &f->log), -1);   /* unknown sequence */
     assert_int_equal(sequence_add_job(&f->x, j, 1, 0, 1, T0, &f->log), -1);   /* no position 0 */
     assert_null(j->sq);
@@ -828,7 +828,7 @@ static void test_sequence_add_and_add_job_refuse_bad_input_and_cancel_dead_branc
     assert_non_null(e);
     assert_int_equal(e->r.host_id, 0);
     struct job_status st2 = {.id = 201, .state = JOB_ACTIVE, .target_nresults = 1};
-    struct sjob *k = index_add_job(&f->x, b2, &st2, JF);
+    struct sjob *k = index_add_job(&f->x, b2, &st2, JF, "");
     assert_int_equal(sequence_add_job(&f->x, k, 2, 1, 0, T0, &f->log), 0);
     assert_int_equal(k->st.state, JOB_CANCELLED);
 }
@@ -1212,7 +1212,7 @@ static struct sjob *load_pos(struct fx *f, struct sbatch *b, int64_t id, int64_t
 {
     struct job_status st = {.id = id, .state = state, .target_nresults = 1};
     if (state == JOB_VALIDATED) st.canonical_id = id;   /* instance ids follow job ids here */
-    struct sjob *j = index_add_job(&f->x, b, &st, JF);
+    struct sjob *j = index_add_job(&f->x, b, &st, JF, "");
     assert_non_null(j);
     assert_int_equal(sequence_add_job(&f->x, j, seq_id, pos, branch, T0, &f->log), 0);
     if (host && j->st.state == state) {

@@ -270,7 +270,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 17);
+    assert_int_equal(STORE_SCHEMA_VERSION, 18);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -322,6 +322,8 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM sequences", 0), 0);
     /* v8: a batch made before is no chunk; generated cursor batches came later */
     assert_int_equal(store_fixture_int(path, "SELECT parent_id FROM batches WHERE id=1", -1), 0);
+    /* v18: a batch made before keeps the instance names it gave out */
+    assert_int_equal(store_fixture_int(path, "SELECT task_names FROM batches WHERE id=1", -1), TASK_NAMES_BATCH);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('cursors')"
                                              " WHERE name='planned_job_credit'", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_list('jobs')"
@@ -332,7 +334,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v17 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v18 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -348,7 +350,7 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE users DROP COLUMN email; ALTER TABLE users DROP COLUMN passwd;"
                             "ALTER TABLE users DROP COLUMN key_gen; DROP INDEX users_team;"
                             "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; DROP TABLE host_app_versions;"
-                            "PRAGMA user_version=13;"
+                            "ALTER TABLE batches DROP COLUMN task_names; PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
                             "(1,1,1,3,{GEV_EXIT_ERROR},1,1,1,127,0,10),(2,1,2,4,{GEV_SUBMIT_REFUSED},1,1,1,0,0,11),"
@@ -784,6 +786,8 @@ static void test_batch_round_trip(void **state)
     assert_float_equal(g.delay_bound, 86400, 0);
     assert_int_equal(g.priority, 3);
     assert_int_equal(g.one_result_per_user, 1);
+    assert_int_equal(b.task_names, TASK_NAMES_JOB);   /* every batch made now */
+    assert_int_equal(g.task_names, TASK_NAMES_JOB);
     assert_int_equal(g.noutputs, 2);
     assert_string_equal(g.outputs[0].open_name, "out.txt");
     assert_int_equal(g.outputs[0].max_nbytes, 1000000);

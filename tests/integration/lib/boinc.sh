@@ -132,6 +132,10 @@ sql() {
     sqlite3 -readonly -batch -noheader -cmd '.timeout 10000' "$1/locus.db" "$2"
 }
 
+# INSTANCE_NAME: in a query over batches b, jobs j and instances i, the
+# wire name of instance i (model.h: instance_wire_name).
+INSTANCE_NAME="iif(b.task_names = $TASK_NAMES_JOB, j.name || '__', b.name || '_') || j.id || '_' || i.seq"
+
 # dump_store PROJ: the whole store as SQL text.
 dump_store() { sqlite3 -readonly -batch -cmd '.timeout 10000' "$1/locus.db" .dump; }
 
