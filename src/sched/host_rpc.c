@@ -157,7 +157,7 @@ static void recover_lost(struct sched_index *x, const struct rpc_input *in, stru
         struct instance *inst = j ? job_instance(j, held[i].inst_id) : NULL;
         if (!inst || inst->state != INST_IN_PROGRESS) continue;
         char name[INSTANCE_NAME_MAX];
-        instance_wire_name(name, sizeof name, &j->batch->b, sjob_name(j), j->id, inst->seq);
+        sjob_instance_name(name, sizeof name, j, inst->seq);
         if (smap_get(&listed, name)) continue;
         const struct app_version *av = version_of(in, j, inst->app_version_id);
         struct rsc_usage u;

@@ -209,23 +209,71 @@ struct sbatch *index_batch(struct sched_index *x, int64_t batch_id)
     return NULL;
 }
 
-/* Keeps name for slot i of b; a name too long is cut (job names are
- * bounded: only a store edited by hand has one). */
-static void keep_name(struct sbatch *b, size_t i, const char *name)
+/* The number n when name is b's default name of a job, "<batch>_<n>" (n
+ * in decimal, without a leading zero). */
+static int default_name(const struct sbatch *b, const char *name, int64_t *n)
+{
+    size_t bl = strlen(b->b.name);
+    if (strncmp(name, b->b.name, bl) || name[bl] != '_') return 0;
+    const char *d = name + bl + 1;
+    size_t dl = strlen(d);
+    if (dl < 1 || dl > 18 || strspn(d, "0123456789") != dl || (d[0] == '0' && dl > 1)) return 0;
+    *n = strtoll(d, NULL, 10);
+    return 1;
+}
+
+static void default_name_of(const struct sbatch *b, size_t i, char *out, size_t len)
+{
+    snprintf(out, len, "%s_%lld", b->b.name, (long long)(b->name_base + (int64_t)i));
+}
+
+static void store_name(struct sbatch *b, size_t i, const char *name)
 {
     size_t n = strnlen(name, INSTANCE_NAME_MAX - 32);
-    if (!b->name_at) {
-        b->name_at = xcalloc(b->nslots, sizeof *b->name_at);
-        b->names = xmalloc(b->names_cap = 64);
-        b->names[0] = '\0';   /* slots without a name point here */
-        b->names_len = 1;
-    }
     if (b->names_len + n + 1 > UINT32_MAX) return;   /* 4 GB of names in one batch: the rest unnamed */
     while (b->names_len + n + 1 > b->names_cap) b->names = xrealloc(b->names, b->names_cap *= 2);
     memcpy(b->names + b->names_len, name, n);
     b->names[b->names_len + n] = '\0';
     b->name_at[i] = (uint32_t)b->names_len;
     b->names_len += n + 1;
+}
+
+/* Keeps name for slot i of b: nothing while b's names are its defaults; a
+ * name too long is cut (job names are bounded: only a store edited by hand
+ * has one). */
+static void keep_name(struct sbatch *b, size_t i, const char *name)
+{
+    int64_t n;
+    int dflt = default_name(b, name, &n);
+    if (b->names_kind == NAMES_NONE && dflt) {
+        b->names_kind = NAMES_DEFAULT;
+        b->name_base = n - (int64_t)i;
+    }
+    if (b->names_kind == NAMES_DEFAULT && dflt && n - (int64_t)i == b->name_base) return;
+    if (b->names_kind != NAMES_KEPT) {   /* the first name that is no default: keep them all from now on */
+        b->name_at = xcalloc(b->nslots, sizeof *b->name_at);
+        b->names = xmalloc(b->names_cap = 64);
+        b->names[0] = '\0';   /* slots without a name point here */
+        b->names_len = 1;
+        for (size_t k = 0; b->names_kind == NAMES_DEFAULT && k < b->nslots; k++) {
+            char d[INSTANCE_NAME_MAX];
+            if (!b->jobs[k].present) continue;
+            default_name_of(b, k, d, sizeof d);
+            store_name(b, k, d);
+        }
+        b->names_kind = NAMES_KEPT;
+    }
+    store_name(b, i, name);
+}
+
+void sjob_instance_name(char *out, size_t len, const struct sjob *j, int seq)
+{
+    const struct sbatch *b = j->batch;
+    size_t i = (size_t)(j - b->jobs);
+    char d[INSTANCE_NAME_MAX] = "";
+    if (b->names_kind == NAMES_DEFAULT) default_name_of(b, i, d, sizeof d);
+    const char *name = b->names_kind == NAMES_KEPT ? b->names + b->name_at[i] : d;
+    instance_wire_name(out, len, &b->b, name, j->id, seq);
 }
 
 struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est,
@@ -407,7 +455,7 @@ struct sjob *index_job_by_instance(struct sched_index *x, const char *name, stru
     for (int i = 0; i < j->ninst; i++) {
         if (j->inst[i].seq == seq) {
             char expect[INSTANCE_NAME_MAX];
-            instance_wire_name(expect, sizeof expect, &j->batch->b, sjob_name(j), j->id, seq);
+            sjob_instance_name(expect, sizeof expect, j, seq);
             if (strcmp(expect, name)) return NULL;   /* right ids, another name: not ours */
             *inst = &j->inst[i];
             return j;
@@ -438,7 +486,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
         finish_instance(x, in, OUTCOME_DIDNT_NEED, now);
         log_inst(log, CH_INST_UPDATE, in);
         char name[INSTANCE_NAME_MAX];
-        instance_wire_name(name, sizeof name, &j->batch->b, sjob_name(j), j->id, in->seq);
+        sjob_instance_name(name, sizeof name, j, in->seq);
         struct pending_abort *pa = xmalloc(sizeof *pa);
         *pa = (struct pending_abort){in->host_id, in->deadline};
         free(smap_get(&x->aborts, name));
@@ -453,7 +501,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
         e->job_id = j->id;
         e->nseq = nseq;
         e->noutputs = j->batch->b.noutputs;
-        instance_wire_name(e->stem, sizeof e->stem, &j->batch->b, sjob_name(j), j->id, 0);
+        sjob_instance_name(e->stem, sizeof e->stem, j, 0);
         e->stem[strlen(e->stem) - 1] = '\0';   /* without the seq 0 */
     }
     j->st.state = state;

@@ -75,18 +75,21 @@ struct sbatch {
     struct cjob **cj;           /* owned; by slot as jobs, each job's cursor and number in a cursor batch */
     int64_t nlive;              /* jobs ACTIVE or VALIDATED */
     struct job_counts counts;
-    /* Its jobs' names, for its instances' (TASK_NAMES_JOB batches only):
-     * each NUL-terminated in names, job slot i's at name_at[i]. */
+    /* Its jobs' names, for its instances' (TASK_NAMES_JOB batches only).
+     * While each is the default, "<batch>_<number>" with numbers that
+     * follow the slots (name_base + slot), none is kept (NAMES_DEFAULT);
+     * from the first that is not, each is kept (NAMES_KEPT), NUL-terminated
+     * in names, job slot i's at name_at[i]. */
+    enum { NAMES_NONE, NAMES_DEFAULT, NAMES_KEPT } names_kind;
+    int64_t name_base;
     char *names;                /* owned */
     size_t names_len, names_cap;
     uint32_t *name_at;          /* owned; by slot as jobs */
 };
 
-/* A job's name: "" where its batch names instances without it. */
-static inline const char *sjob_name(const struct sjob *j)
-{
-    return j->batch->name_at ? j->batch->names + j->batch->name_at[j - j->batch->jobs] : "";
-}
+/* The wire name of instance seq of job j (instance_wire_name) into out
+ * (len bytes, the caller's; cut to fit). */
+void sjob_instance_name(char *out, size_t len, const struct sjob *j, int seq);
 
 /* The locality state of a job that reads locality files (nlref > 0). */
 static inline struct sjob_loc *job_loc(const struct sjob *j) { return &j->batch->loc[j - j->batch->jobs]; }

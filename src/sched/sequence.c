@@ -60,7 +60,7 @@ int sequence_reports(const struct sequence_rec *r, int64_t pos)
 void sequence_state_name(char *out, size_t len, const struct sseq *s, const struct sjob *j, int inst_seq)
 {
     char inst[INSTANCE_NAME_MAX];
-    instance_wire_name(inst, sizeof inst, &j->batch->b, sjob_name(j), j->id, inst_seq);
+    sjob_instance_name(inst, sizeof inst, j, inst_seq);
     if (snprintf(out, len, "%s_%d", inst, s->noutputs) >= (int)len) out[0] = 0;   /* names are bounded well below */
 }
 

@@ -199,7 +199,7 @@ static int assimilate_job(struct server *s, int64_t job_id)
     struct instance *canon = j && j->st.state == JOB_VALIDATED ? job_instance(j, j->st.canonical_id) : NULL;
     if (canon) {
         snprintf(a.batch, sizeof a.batch, "%s", j->batch->b.name);
-        instance_wire_name(a.canonical, sizeof a.canonical, &j->batch->b, sjob_name(j), j->id, canon->seq);
+        sjob_instance_name(a.canonical, sizeof a.canonical, j, canon->seq);
         files_to_keep(j, &a);
     }
     pthread_mutex_unlock(&s->lock);

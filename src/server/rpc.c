@@ -318,7 +318,7 @@ static void add_sent(struct rpc *c, const struct dispatched *d, const char *why)
     struct sent_job *sj = &c->sent[c->nsent++];
     sj->inst = d->inst;
     sj->batch = d->job->batch->b;   /* copied: the batch may be reaped after the lock */
-    instance_wire_name(sj->name, sizeof sj->name, &sj->batch, sjob_name(d->job), d->job->id, d->inst.seq);
+    sjob_instance_name(sj->name, sizeof sj->name, d->job, d->inst.seq);
     sj->av = d->av;
     sj->u = d->u;
     sj->is_seq = !sequence_io(d->job, &sj->io);

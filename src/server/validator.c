@@ -47,7 +47,7 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
         struct candidate *c = &v->c[v->n++];
         c->id = in->id;
         c->canonical = is_canonical;
-        instance_wire_name(c->name, sizeof c->name, &j->batch->b, sjob_name(j), j->id, in->seq);
+        sjob_instance_name(c->name, sizeof c->name, j, in->seq);
         for (int k = 0; k < v->noutputs; k++) {
             char out[300], path[PROJECT_PATH_MAX + 310];
             snprintf(out, sizeof out, "%s_%d", c->name, k);

@@ -628,7 +628,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         s->fig->black_hole_instances++;
         if (now(s) > h->arrived + BLACK_HOLE_GRACE_S) s->fig->black_hole_instances_late++;
     }
-    instance_wire_name(t->name, sizeof t->name, &d->job->batch->b, sjob_name(d->job), id, d->inst.seq);
+    sjob_instance_name(t->name, sizeof t->name, d->job, d->inst.seq);
     seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
     trace(s, "dispatch", hi, t->job_id, t->file);
 }

@@ -62,8 +62,7 @@ static void send_one(struct fx *f, char *name, size_t len)
     decide(f, &in, &d);
     assert_int_equal(d.nsent, 1);
     assert_int_equal(d.nresent, 0);
-    instance_wire_name(name, len, &d.sent[0].job->batch->b, sjob_name(d.sent[0].job), d.sent[0].job->id,
-                       d.sent[0].inst.seq);
+    sjob_instance_name(name, len, d.sent[0].job, d.sent[0].inst.seq);
     rpc_decision_free(&d);
 }
 
@@ -369,8 +368,7 @@ static void test_daily_quota(void **state)
     assert_int_equal(count_kind(&f->log, CH_HOST_AV), 2);
     char names[2][256];
     for (int i = 0; i < 2; i++)
-        instance_wire_name(names[i], sizeof names[i], &d.sent[i].job->batch->b, sjob_name(d.sent[i].job),
-                           d.sent[i].job->id, d.sent[i].inst.seq);
+        sjob_instance_name(names[i], sizeof names[i], d.sent[i].job, d.sent[i].inst.seq);
     rpc_decision_free(&d);
     in.has_listed = 0;                            /* it still holds them: none lost */
     decide(f, &in, &d);

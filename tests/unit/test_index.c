@@ -137,7 +137,7 @@ static void clear_log(struct fx *f)
 
 static void name_of(char *out, size_t len, const struct sjob *j, const struct instance *in)
 {
-    instance_wire_name(out, len, &j->batch->b, sjob_name(j), j->id, in->seq);
+    sjob_instance_name(out, len, j, in->seq);
 }
 
 static struct instance *inst_on(struct sjob *j, int64_t host_id)
@@ -1329,6 +1329,47 @@ static void test_job_by_instance_name(void **state)
 
 /* A batch made since schema 18 names its instances after their jobs; a
  * name of the other kind is not one of its instances. */
+/* A batch whose jobs have their default names ("<batch>_<number>", the
+ * numbers following the ids) keeps none of them, and makes them again;
+ * from the first other name on, it keeps them all, those before too. */
+static void test_default_job_names_made_again(void **state)
+{
+    struct fx *f = *state;
+    struct batch b = {.id = 5, .app_id = 1, .red = red2, .delay_bound = 1000, .state = BATCH_ACTIVE,
+                      .task_names = TASK_NAMES_JOB};
+    snprintf(b.name, sizeof b.name, "b5");
+    struct sbatch *sb = index_add_batch(&f->x, &b, 10, 14);
+    const char *names[] = {"b5_3", "b5_4", "odd", "b5_6", "b5_7"};   /* numbered from 3 */
+    const char *want[] = {"b5_3__10_1", "b5_4__11_1", "odd__12_1", "b5_6__13_1", "b5_7__14_1"};
+    char name[INSTANCE_NAME_MAX];
+    for (int64_t id = 10; id <= 14; id++) {
+        if (id == 12) continue;
+        struct job_status st = {.id = id, .state = JOB_ACTIVE, .target_nresults = 2};
+        assert_non_null(index_add_job(&f->x, sb, &st, 1e12, names[id - 10]));
+    }
+    assert_int_equal(sb->names_kind, NAMES_DEFAULT);
+    assert_null(sb->names);
+    for (int64_t id = 10; id <= 14; id++) {
+        if (id == 12) continue;
+        sjob_instance_name(name, sizeof name, index_job(&f->x, id), 1);
+        assert_string_equal(name, want[id - 10]);
+    }
+    struct job_status st = {.id = 12, .state = JOB_ACTIVE, .target_nresults = 2};
+    assert_non_null(index_add_job(&f->x, sb, &st, 1e12, "odd"));
+    assert_int_equal(sb->names_kind, NAMES_KEPT);
+    for (int64_t id = 10; id <= 14; id++) {
+        sjob_instance_name(name, sizeof name, index_job(&f->x, id), 1);
+        assert_string_equal(name, want[id - 10]);
+    }
+    /* "b5_04" or "b5_x" are no default names: a batch of them keeps them */
+    b.id = 6;
+    snprintf(b.name, sizeof b.name, "b6");
+    sb = index_add_batch(&f->x, &b, 20, 20);
+    st.id = 20;
+    assert_non_null(index_add_job(&f->x, sb, &st, 1e12, "b6_04"));
+    assert_int_equal(sb->names_kind, NAMES_KEPT);
+}
+
 static void test_job_by_instance_named_after_its_job(void **state)
 {
     struct fx *f = *state;
@@ -1341,7 +1382,9 @@ static void test_job_by_instance_named_after_its_job(void **state)
         struct sjob *j = index_add_job(&f->x, sb, &st, 1e12, id == 3 ? "scan_a" : "scan_b.2");
         assert_int_equal(index_settle(&f->x, j, 0, &f->log), 0);
     }
-    assert_string_equal(sjob_name(index_job(&f->x, 4)), "scan_b.2");
+    char name[INSTANCE_NAME_MAX];
+    sjob_instance_name(name, sizeof name, index_job(&f->x, 4), 0);
+    assert_string_equal(name, "scan_b.2__4_0");
     struct host_view h1 = host(1, 1), h2 = host(2, 2);
     struct dispatched sent[MAXSENT];
     dispatch(f, &h1, 0, sent);
@@ -1354,7 +1397,6 @@ static void test_job_by_instance_named_after_its_job(void **state)
     assert_null(index_job_by_instance(&f->x, "batch3_4_1", &in));     /* the old kind of name */
     assert_null(index_job_by_instance(&f->x, "scan_a__4_1", &in));    /* another job's name */
     assert_null(index_job_by_instance(&f->x, "scan_b.2_4_1", &in));   /* one '_' */
-    char name[INSTANCE_NAME_MAX];
     name_of(name, sizeof name, j, in);
     assert_string_equal(name, "scan_b.2__4_1");
     index_end_job(&f->x, j, JOB_CANCELLED, JOB_ERR_CANCELLED, 5, &f->log);
@@ -2228,6 +2270,7 @@ int main(void)
         T(test_index_job_empty_index),
         T(test_job_by_instance_name),
         T(test_job_by_instance_named_after_its_job),
+        T(test_default_job_names_made_again),
         T(test_randomized_dispatch_report_timeout_seed1),
         T(test_randomized_dispatch_report_timeout_seed2),
         T(test_randomized_dispatch_report_timeout_seed3),

@@ -183,7 +183,7 @@ static struct instance *inst_on(struct sjob *j, int64_t host_id)
 static void inst_name(struct fx *f, int64_t id, int64_t host, char *out, size_t len)
 {
     struct sjob *j = slot(f, id);
-    instance_wire_name(out, len, &j->batch->b, sjob_name(j), j->id, inst_on(j, host)->seq);
+    sjob_instance_name(out, len, j, inst_on(j, host)->seq);
 }
 
 static void state_name(struct fx *f, int64_t id, int64_t host, char *out, size_t len)
