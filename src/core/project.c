@@ -124,6 +124,7 @@ const struct setting project_settings[] = {
     {SETTING("max_wus_to_send", SETTING_INT, max_jobs_per_rpc), .def = 50, .min = 1, .max = 1e6, .always_saved = 1},
     {SETTING("max_wus_in_progress", SETTING_INT, max_jobs_in_progress), .def = 16, .min = 1, .max = 1e6,
      .always_saved = 1},
+    {SETTING("max_wus_in_progress_gpu", SETTING_INT, max_jobs_in_progress_gpu), .def = 0, .max = 1e6},
     /* each new host id costs a row and a cache entry for ever: a user making them by the thousand is stopped */
     {SETTING("max_new_hosts_per_day", SETTING_INT, max_new_hosts_per_day), .def = 100, .min = 1, .max = 1e6},
     /* a host failing every job at once must not drain the queue (sched/quota.h); high enough that no

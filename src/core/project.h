@@ -43,6 +43,8 @@ struct project_config {
     double next_rpc_delay;       /* <next_rpc_delay>: 0 = none */
     int max_jobs_per_rpc;        /* <max_wus_to_send> */
     int max_jobs_in_progress;    /* <max_wus_in_progress> per CPU */
+    int max_jobs_in_progress_gpu;   /* <max_wus_in_progress_gpu>: jobs on a GPU type in progress per device of
+                                       it, besides the per-CPU cap on all (0: none, as BOINC) */
     int max_new_hosts_per_day;   /* <max_new_hosts_per_day>: hosts one account may add in a day (100) */
     int daily_result_quota;      /* <daily_result_quota>: jobs of one app version a host may get per processor
                                     per day, halved by each error, doubled back by valid results (1000); 0 off */

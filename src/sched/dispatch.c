@@ -1,6 +1,7 @@
 /* dispatch.c - runtime estimates and the work-request budget. */
 #include "sched/dispatch.h"
 #include "core/strbuf.h"
+#include <limits.h>
 #include <stdlib.h>
 
 /* A host that reports no benchmark still gets work: assume 1 GFLOPS. */
@@ -99,6 +100,12 @@ void budget_init(struct dispatch_budget *b, const struct host_view *h, const str
     int room = l->max_in_progress_per_cpu * cpus - h->in_progress;
     b->jobs_left = room < l->max_jobs_per_rpc ? room : l->max_jobs_per_rpc;
     if (b->jobs_left < 0) b->jobs_left = 0;
+    /* a GPU that fails its jobs at once (a bad driver, an overclocked
+     * card) empties no more than this many of them at a time */
+    for (int k = 1; k < b->nrsc; k++) {
+        long cap = (long)l->max_in_progress_per_gpu * h->coprocs[k - 1].count - h->in_progress_rsc[k];
+        b->rsc_jobs_left[k] = l->max_in_progress_per_gpu <= 0 ? INT_MAX : cap > 0 ? (int)cap : 0;
+    }
 }
 
 double budget_flops_left(const struct dispatch_budget *b, const struct host_view *h)
@@ -114,7 +121,8 @@ double budget_flops_left(const struct dispatch_budget *b, const struct host_view
 
 int budget_rsc_wants(const struct dispatch_budget *b, int rsc)
 {
-    return rsc >= 0 && rsc < b->nrsc && b->jobs_left > 0 && (b->secs_left[rsc] > 0 || b->instances_left[rsc] > 0);
+    return rsc >= 0 && rsc < b->nrsc && b->jobs_left > 0 && (rsc == RSC_CPU || b->rsc_jobs_left[rsc] > 0) &&
+           (b->secs_left[rsc] > 0 || b->instances_left[rsc] > 0);
 }
 
 int budget_wants_more(const struct dispatch_budget *b)
@@ -150,4 +158,5 @@ void budget_take(struct dispatch_budget *b, const struct host_view *h, const str
     b->secs_left[u->rsc] -= est_runtime_on(h, u, flops_est) * (u->rsc == RSC_CPU ? u->ncpus : u->ndevices);
     b->instances_left[u->rsc] -= u->rsc == RSC_CPU ? u->ncpus : u->ndevices;
     b->jobs_left -= 1;
+    if (u->rsc != RSC_CPU) b->rsc_jobs_left[u->rsc] -= 1;
 }

@@ -53,6 +53,8 @@ struct host_view {
     double mem_bytes;         /* RAM; 0 unknown */
     double disk_free;         /* bytes free where the client keeps its files; 0 unknown */
     int in_progress;          /* instances the host holds already */
+    int in_progress_rsc[RSC_MAX];   /* of those, as the server counts them, the ones on each coprocessor
+                                       type (index 1 + coprocs' index; [RSC_CPU] unused) */
     /* The deadline check (edf.h): the results the host holds, as its
      * request lists them (<in_progress_results>; remaining in its own
      * runtime seconds, deadlines relative to now), and its min_queue. */
@@ -65,7 +67,8 @@ struct host_view {
 
 struct dispatch_limits {
     int max_jobs_per_rpc;
-    int max_in_progress_per_cpu;
+    int max_in_progress_per_cpu;   /* of all the host's jobs, per CPU */
+    int max_in_progress_per_gpu;   /* of the jobs on one GPU type, per device of it; 0: no such cap */
 };
 
 /* Running state of one request being filled, per resource. */
@@ -74,6 +77,7 @@ struct dispatch_budget {
     double secs_left[RSC_MAX];
     double instances_left[RSC_MAX];
     int jobs_left;            /* per-RPC cap, and in-progress cap */
+    int rsc_jobs_left[RSC_MAX];   /* each coprocessor type's in-progress cap; INT_MAX: none */
     /* each resource's work and what this request sent, when checking
      * deadlines: the CPUs hold the host's listed tasks */
     struct edf_load load[RSC_MAX];

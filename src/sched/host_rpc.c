@@ -176,6 +176,22 @@ static void recover_lost(struct sched_index *x, const struct rpc_input *in, stru
 }
 
 /* Fills the request with the project's policy, after what is in d->sent. */
+/* The instances the index says the host holds, on each coprocessor type
+ * (the per-GPU in-progress cap), into count (the caller's, zeroed). */
+static void held_per_rsc(struct sched_index *x, const struct rpc_input *in, int count[RSC_MAX])
+{
+    const struct host_held *h = index_held(x, in->host.host_id);
+    for (int i = 0; h && i < h->n; i++) {
+        struct sjob *j = index_job(x, h->v[i].job_id);
+        struct instance *inst = j ? job_instance(j, h->v[i].inst_id) : NULL;
+        if (!inst || inst->state != INST_IN_PROGRESS) continue;
+        const struct app_version *av = version_of(in, j, inst->app_version_id);
+        struct rsc_usage u;
+        if (av && app_version_usage(in->plan_classes, av, &in->host, &u) && u.rsc > RSC_CPU && u.rsc < RSC_MAX)
+            count[u.rsc]++;
+    }
+}
+
 static void dispatch(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d, int retry,
                      struct change_log *log)
 {
@@ -184,6 +200,8 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
         .now = in->now, .files = in->files, .nfiles = in->nfiles, .seed = in->seed, .retry = retry,
         .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown, .quota = &x->quota,
     };
+    memset(dr.host.in_progress_rsc, 0, sizeof dr.host.in_progress_rsc);
+    if (in->limits.max_in_progress_per_gpu > 0) held_per_rsc(x, in, dr.host.in_progress_rsc);
     int room = d->max - d->nsent;
     if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;
     d->res.sent = d->sent;

@@ -15,6 +15,7 @@
 
 #include "core/fsutil.h"
 #include "proto/sched_request.h"
+#include "sched/host_rpc.h"
 #include "sched/index.h"
 #include "sched/plan_class.h"
 #include <stdio.h>
@@ -353,6 +354,59 @@ static void test_fill_per_resource(void **state)
     count(sent, n, &cpu, &gpu);
     assert_int_equal(gpu, 0);
     assert_int_equal(cpu, 1);
+}
+
+/* The per-GPU in-progress cap (max_wus_in_progress_gpu): a host with one
+ * GPU holding one GPU job gets 3 more under a cap of 4 however much it
+ * asks, while its CPUs get what they ask; no cap, no limit. */
+static void test_gpu_in_progress_cap(void **state)
+{
+    struct fx *f = *state;
+    struct host_view h = gpu_host();
+    h.req_secs = 2500;
+    h.coprocs[0].req_secs = 1;         /* eleven GPU jobs */
+    h.in_progress_rsc[1] = 1;
+    static const char *const pl[] = {LINUX};
+    struct dispatched sent[100];
+    struct dispatch_request req = {.host = h, .platforms = pl, .nplatforms = 1, .plan_classes = &f->classes,
+                                   .limits = {.max_jobs_per_rpc = 100, .max_in_progress_per_cpu = 1000,
+                                              .max_in_progress_per_gpu = 4}};
+    struct dispatch_result res = {.sent = sent, .max = 100};
+    int n = index_dispatch(&f->x, &req, &res, &f->log), cpu, gpu;
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(gpu, 3);
+    assert_int_equal(cpu, 3);
+    req.host.host_id = 2;
+    req.host.in_progress_rsc[1] = 4;   /* at its cap already */
+    res = (struct dispatch_result){.sent = sent, .max = 100};
+    n = index_dispatch(&f->x, &req, &res, &f->log);
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(gpu, 0);
+    assert_int_equal(cpu, 3);
+    req.host.host_id = 3;
+    req.limits.max_in_progress_per_gpu = 0;
+    res = (struct dispatch_result){.sent = sent, .max = 100};
+    n = index_dispatch(&f->x, &req, &res, &f->log);
+    count(sent, n, &cpu, &gpu);
+    assert_int_equal(gpu, 11);
+
+    /* through a host's RPCs, what it holds on its GPU as the index counts
+     * it: 4 GPU jobs, then none until it reports */
+    struct rpc_input in = {.host = gpu_host(), .wants_work = 1, .platforms = pl, .nplatforms = 1,
+                           .limits = req.limits, .plan_classes = &f->classes, .dispatch = index_dispatch};
+    in.host.host_id = 4;
+    in.host.coprocs[0].req_secs = 1;
+    in.limits.max_in_progress_per_gpu = 4;
+    struct rpc_decision d = {.sent = sent, .max = 100};
+    host_rpc_decide(&f->x, &in, &d, &f->log);
+    count(sent, d.nsent, &cpu, &gpu);
+    assert_int_equal(gpu, 4);
+    rpc_decision_free(&d);
+    d = (struct rpc_decision){.sent = sent, .max = 100};
+    host_rpc_decide(&f->x, &in, &d, &f->log);
+    count(sent, d.nsent, &cpu, &gpu);
+    assert_int_equal(gpu, 0);
+    rpc_decision_free(&d);
 }
 
 /* A host that cannot hold a job (RAM, free disk) does not get it; one
@@ -716,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_declared_coproc_second_type),
         cmocka_unit_test(test_cpu_classes),
         cmocka_unit_test_setup_teardown(test_fill_per_resource, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_gpu_in_progress_cap, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deadline_per_resource, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_host_limits, fx_setup, fx_teardown),
         cmocka_unit_test(test_listed_work_per_resource),
