@@ -433,21 +433,101 @@ static int take_flag(int *argc, char **argv, const char *flag)
     return found;
 }
 
+/* --jobs: one line (or JSON object) per job of the campaign. */
+static int print_job(void *ctx, const struct campaign_job_view *j)
+{
+    if (ctx) {
+        json_array_append_new(ctx, campaign_job_view_json(j));
+        return 0;
+    }
+    char last[GRID_CLUSTER_NAME_MAX + GRID_CLUSTER_JOB_ID_MAX + 64] = "-";
+    if (j->cluster[0])
+        snprintf(last, sizeof last, "%s %s %s %d %.0fs", j->cluster, j->remote_id, grid_end_name(j->end),
+                 j->exit_code, j->run_s);
+    printf("%-8lld %-10s %8d  %-40s %s\n", (long long)j->id, campaign_job_state_name(j->state), j->attempts, last,
+           j->param);
+    return 0;
+}
+
+/* --users: one line (or JSON object) per user with a campaign. */
+static int print_user(void *ctx, const struct campaign_user_view *u)
+{
+    if (ctx) {
+        json_array_append_new(ctx, campaign_user_view_json(u));
+        return 0;
+    }
+    const int64_t *j = u->jobs;
+    printf("%-16s %9lld %8lld %8lld %8lld %8lld %8lld %8lld %9lld\n", u->user, (long long)u->campaigns,
+           (long long)u->njobs, (long long)j[GJ_TO_LAUNCH], (long long)(j[GJ_SUBMITTED] + j[GJ_WAITING]),
+           (long long)j[GJ_RUNNING], (long long)j[GJ_TERMINATED], (long long)j[GJ_ERROR], (long long)j[GJ_CANCELLED]);
+    return 0;
+}
+
+/* gridstat's two lists: a campaign's jobs (of one state), every user's
+ * campaigns summed. */
+static int stat_lists(struct store *s, int64_t id, int users, int state, int as_json, char *err, size_t errlen)
+{
+    json_t *list = as_json ? json_array() : NULL;
+    int rc;
+    if (users) {
+        if (!as_json)
+            printf("%-16s %9s %8s %8s %8s %8s %8s %8s %9s\n", "USER", "CAMPAIGNS", "JOBS", "LAUNCH", "WAITING",
+                   "RUNNING", "DONE", "ERROR", "CANCELLED");
+        rc = campaign_user_each(s, print_user, list);
+    } else {
+        int64_t owner;
+        int r = campaign_owner(s, id, &owner);
+        if (r) {
+            json_decref(list);
+            return r < 0 ? cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s))
+                         : cli_errf(err, errlen, CLI_FAIL, "no campaign %lld (see locus campaign stat DIR)",
+                                    (long long)id);
+        }
+        if (!as_json)
+            printf("%-8s %-10s %8s  %-40s %s\n", "JOB", "STATE", "ATTEMPTS", "COPY (CLUSTER ID END EXIT RUN)",
+                   "PARAM");
+        rc = campaign_job_each(s, id, state, print_job, list);
+    }
+    if (rc) {
+        json_decref(list);
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(s));
+    }
+    if (list) cli_print_json(json_pack("{s:o}", users ? "users" : "jobs", list));
+    return 0;
+}
+
 int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2];
-    int as_json = 0, full = take_flag(&argc, argv, "-f");
+    const char *pos[2], *state_name = NULL;
+    int as_json = 0, full = take_flag(&argc, argv, "-f"), jobs = 0, users = 0;
     struct cli_opt opts[] = {
         {"json", OPT_FLAG, &as_json, 0, 0},
         {"full", OPT_FLAG, &full, 0, 0},
+        {"jobs", OPT_FLAG, &jobs, 0, 0},
+        {"state", OPT_STR, &state_name, 0, 0},
+        {"users", OPT_FLAG, &users, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
     int rc = cli_parse(argc, argv, opts, pos, 1, 2, err, errlen);
     int64_t id = 0;
     if (rc || (pos[1] && (rc = parse_id(pos[1], "ID", &id, err, errlen)))) return rc;
+    int state = state_name ? campaign_job_state_of(state_name) : -1;
+    if (state_name && state < 0)
+        return cli_errf(err, errlen, CLI_USAGE,
+                        "unknown job state '%s' (to_launch, submitted, waiting, running, terminated, error, "
+                        "cancelled)", state_name);
+    if ((jobs || state_name) && !id)
+        return cli_errf(err, errlen, CLI_USAGE, "--jobs lists the jobs of one campaign: give its ID");
+    if (users && (id || jobs || state_name || full))
+        return cli_errf(err, errlen, CLI_USAGE, "--users sums every user's campaigns: no ID, --jobs or -f with it");
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
     if (rc) return rc;
+    if (jobs || state_name || users) {
+        rc = stat_lists(cp.s, id, users, state, as_json, err, errlen);
+        cli_close(&cp);
+        return rc;
+    }
     struct stat_ctx c = {cp.s, as_json ? json_array() : NULL, full || id, 0};
     int64_t now = (int64_t)time(NULL);
     if (id) {

@@ -60,7 +60,7 @@ static const struct command commands[] = {
     {"campaign", "submit", cmd_campaign_submit, "DIR FILE.json --user NAME [--wait SECONDS]"},
     {"campaign", "check", cmd_campaign_check, "DIR FILE.json [--user NAME]"},
     {"campaign", "add-params", cmd_campaign_add_params, "DIR ID FILE|- [--user NAME] [--wait SECONDS]"},
-    {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--json]"},
+    {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--jobs [--state STATE]] [--users] [--json]"},
     {"campaign", "events", cmd_campaign_events, "DIR ID [--json]"},
     {"campaign", "fix", cmd_campaign_fix, "DIR EVENT [--resubmit] [--user NAME] [--wait SECONDS]"},
     {"campaign", "pause", cmd_campaign_pause, "DIR ID [--user NAME] [--wait SECONDS]"},

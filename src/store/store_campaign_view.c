@@ -257,6 +257,103 @@ int event_view_each(struct store *s, int64_t campaign_id, int (*each)(void *ctx,
                  campaign_id, 0, event_row, &x) < 0 ? -1 : 0;
 }
 
+/* ---- a campaign's jobs, and each user's campaigns ---- */
+
+int campaign_job_state_of(const char *name)
+{
+    for (int k = 0; k < CV_JOB_STATES; k++)
+        if (!strcmp(name, campaign_job_state_name((enum grid_job_state)k))) return k;
+    return -1;
+}
+
+struct each_job {
+    int (*each)(void *ctx, const struct campaign_job_view *j);
+    void *ctx;
+};
+
+/* text into out (len bytes), cut at a character boundary (the end of a
+ * UTF-8 sequence) when too long. */
+static void cut_text(const char *text, char *out, size_t len)
+{
+    size_t n = strlen(text);
+    if (n >= len) {
+        n = len - 1;
+        while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80) n--;
+    }
+    memcpy(out, text, n);
+    out[n] = '\0';
+}
+
+static int job_row(void *ctx, sqlite3_stmt *st)
+{
+    struct each_job *x = ctx;
+    struct campaign_job_view j = {
+        .id = sqlite3_column_int64(st, 0), .param_index = sqlite3_column_int64(st, 1),
+        .state = (enum grid_job_state)sqlite3_column_int(st, 3), .attempts = sqlite3_column_int(st, 4),
+        .end = (enum grid_end)sqlite3_column_int(st, 7), .exit_code = sqlite3_column_int(st, 8),
+        .run_s = sqlite3_column_double(st, 9),
+    };
+    const unsigned char *param = sqlite3_column_text(st, 2);
+    cut_text(param ? (const char *)param : "", j.param, sizeof j.param);
+    store_col_text(st, 5, j.cluster, sizeof j.cluster);
+    store_col_text(st, 6, j.remote_id, sizeof j.remote_id);
+    return x->each(x->ctx, &j);
+}
+
+int campaign_job_each(struct store *s, int64_t campaign_id, int state,
+                      int (*each)(void *ctx, const struct campaign_job_view *j), void *ctx)
+{
+    struct each_job x = {each, ctx};
+    return query(s,
+                 "SELECT j.id, j.param, coalesce(p.param, ''), j.state, j.attempts, coalesce(g.name, ''),"
+                 " coalesce(c.cluster_job_id, ''), coalesce(c.end_reason, 0), coalesce(c.exit_code, 0),"
+                 " coalesce(c.run_s, 0) FROM grid_jobs j"
+                 " LEFT JOIN campaign_params p ON p.campaign_id = j.campaign_id AND p.idx = j.param"
+                 " LEFT JOIN grid_copies c ON c.id = coalesce(nullif(j.success_copy, 0), j.last_copy) LEFT JOIN grid_clusters g ON g.id = c.cluster_id"
+                 " WHERE j.campaign_id = ?1 AND (?2 < 0 OR j.state = ?2) ORDER BY j.id",
+                 campaign_id, state, job_row, &x) < 0 ? -1 : 0;
+}
+
+struct each_user {
+    int (*each)(void *ctx, const struct campaign_user_view *u);
+    void *ctx;
+    struct campaign_user_view u;   /* the user being summed */
+    int stop;
+};
+
+/* Rows come by user, then state: a user's are summed, then handed on. */
+static int user_row(void *ctx, sqlite3_stmt *st)
+{
+    struct each_user *x = ctx;
+    int64_t id = sqlite3_column_int64(st, 0);
+    if (x->u.user_id && x->u.user_id != id && (x->stop = x->each(x->ctx, &x->u))) return x->stop;
+    if (x->u.user_id != id) {
+        memset(&x->u, 0, sizeof x->u);
+        x->u.user_id = id;
+        store_col_text(st, 1, x->u.user, sizeof x->u.user);
+        x->u.campaigns = sqlite3_column_int64(st, 2);
+    }
+    int state = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 3);
+    int64_t n = sqlite3_column_int64(st, 4);
+    if (state >= 0 && state < CV_JOB_STATES) x->u.jobs[state] += n;
+    if (state >= 0) x->u.njobs += n;
+    return 0;
+}
+
+int campaign_user_each(struct store *s, int (*each)(void *ctx, const struct campaign_user_view *u), void *ctx)
+{
+    struct each_user x = {each, ctx, {0}, 0};
+    int rc = query(s,
+                   "SELECT u.id, u.name, (SELECT count(*) FROM campaigns k WHERE k.user_id = u.id), j.state,"
+                   " count(j.id) FROM users u JOIN campaigns c ON c.user_id = u.id"
+                   " LEFT JOIN grid_jobs j ON j.campaign_id = c.id"
+                   " GROUP BY u.id, j.state ORDER BY u.name, u.id, j.state",
+                   0, 0, user_row, &x);
+    if (rc < 0) return -1;
+    if (!x.stop && x.u.user_id) x.each(x.ctx, &x.u);
+    return 0;
+}
+
 /* ---- clusters ---- */
 
 struct each_cluster_view {
@@ -389,6 +486,28 @@ json_t *event_view_json(const struct event_view *e)
                      e->cluster, "copy_id", (json_int_t)e->copy_id, "kind", grid_event_name(e->kind), "open", e->open,
                      "blacklists", e->blacklists, "exit_code", e->exit_code, "jobs", (json_int_t)e->jobs,
                      "opened_at", (json_int_t)e->opened_at, "message", e->message);
+}
+
+json_t *campaign_job_view_json(const struct campaign_job_view *j)
+{
+    json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:i}", "id", (json_int_t)j->id, "param_index",
+                          (json_int_t)j->param_index, "param", j->param, "state", campaign_job_state_name(j->state),
+                          "attempts", j->attempts);
+    json_t *last = j->cluster[0] ? json_pack("{s:s, s:s, s:s, s:i, s:f}", "cluster", j->cluster, "remote_id",
+                                             j->remote_id, "end", grid_end_name(j->end), "exit_code",
+                                             j->exit_code, "run_s", j->run_s)
+                                 : json_null();
+    json_object_set_new(o, "copy", last);
+    return o;
+}
+
+json_t *campaign_user_view_json(const struct campaign_user_view *u)
+{
+    json_t *jobs = json_object();
+    for (int k = 0; k < CV_JOB_STATES; k++)
+        json_object_set_new(jobs, campaign_job_state_name((enum grid_job_state)k), json_integer(u->jobs[k]));
+    return json_pack("{s:I, s:s, s:I, s:I, s:o}", "user_id", (json_int_t)u->user_id, "user", u->user, "campaigns",
+                     (json_int_t)u->campaigns, "njobs", (json_int_t)u->njobs, "jobs", jobs);
 }
 
 json_t *cluster_row_json(const struct cluster_row *c)

@@ -74,6 +74,44 @@ int campaign_view_each(struct store *s, int64_t user_id, int64_t now,
                        int (*each)(void *ctx, const struct campaign_view *v), void *ctx);
 void campaign_view_free(struct campaign_view *v);
 
+/* ---- a campaign's jobs, and each user's campaigns (gridstat's lists) ---- */
+
+#define CV_PARAM_SHOWN 200       /* bytes of a param a job's view holds, cut at a character */
+
+struct campaign_job_view {
+    int64_t id;                  /* the grid job */
+    int64_t param_index;         /* its param's place in the campaign, from 0 */
+    char param[CV_PARAM_SHOWN + 1];
+    enum grid_job_state state;
+    int attempts;
+    /* the copy that succeeded, else its last one, if any: where, the
+     * scheduler's id, how it ended (a finalize replica may end after the
+     * success, cancelled) */
+    char cluster[GRID_CLUSTER_NAME_MAX + 1];   /* "" none */
+    char remote_id[GRID_CLUSTER_JOB_ID_MAX + 1];
+    enum grid_end end;
+    int exit_code;
+    double run_s;
+};
+
+/* Calls each(ctx, j) per job of campaign_id in id order, only those in
+ * state (-1: all); j valid during the call; each's non-zero answer stops.
+ * 0 or -1. */
+int campaign_job_each(struct store *s, int64_t campaign_id, int state,
+                      int (*each)(void *ctx, const struct campaign_job_view *j), void *ctx);
+/* The state named name ("waiting", "error"...), or -1. */
+int campaign_job_state_of(const char *name);
+
+struct campaign_user_view {
+    int64_t user_id;
+    char user[CV_USER_MAX];
+    int64_t campaigns, njobs;
+    int64_t jobs[CV_JOB_STATES]; /* jobs the grid daemon has, by state */
+};
+
+/* Calls each(ctx, u) per user with a campaign, by name. 0 or -1. */
+int campaign_user_each(struct store *s, int (*each)(void *ctx, const struct campaign_user_view *u), void *ctx);
+
 /* ---- events ---- */
 
 struct event_view {
@@ -120,6 +158,8 @@ int cluster_view_each(struct store *s, int (*each)(void *ctx, const struct clust
 /* full: with "clusters" (per-cluster detail). */
 json_t *campaign_view_json(const struct campaign_view *v, int full);
 json_t *event_view_json(const struct event_view *e);
+json_t *campaign_job_view_json(const struct campaign_job_view *j);
+json_t *campaign_user_view_json(const struct campaign_user_view *u);
 json_t *cluster_view_json(const struct cluster_view *c);
 /* A declared cluster's settings (what `locus cluster list` shows). */
 json_t *cluster_row_json(const struct cluster_row *c);

@@ -217,6 +217,13 @@ wait "$daemon"; daemon=
 "$locus" campaign stat "$proj" 42 --json | grep -q '"id":42,"name":"demo".*"state":"starting"' && ok || fail stat_json ""
 "$locus" campaign clusters "$proj" | grep -q "^beta *oar *disabled *- .*never" && ok || fail clusters ""
 expect stat_unknown 1 "no campaign 7" "$locus" campaign stat "$proj" 7
+expect stat_jobs_unknown 1 "no campaign 7" "$locus" campaign stat "$proj" 7 --jobs
+expect stat_jobs_no_id 2 "give its ID" "$locus" campaign stat "$proj" --jobs
+expect stat_bad_state 2 "unknown job state 'done' (to_launch, submitted" "$locus" campaign stat "$proj" 42 --state done
+expect stat_users_id 2 "no ID, --jobs or -f" "$locus" campaign stat "$proj" 42 --users
+"$locus" campaign stat "$proj" 42 --jobs --json | grep -qx '{"jobs":\[\]}' && ok || fail stat_jobs_none ""
+"$locus" campaign stat "$proj" --users | grep -q "^alice *[1-9][0-9]* *0 " && ok ||
+  fail stat_users "$("$locus" campaign stat "$proj" --users)"
 expect events_unknown 1 "no campaign 7" "$locus" campaign events "$proj" 7
 
 # ---- an event with its message, as the daemon saves it ----

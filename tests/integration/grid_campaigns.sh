@@ -388,6 +388,12 @@ sq beta scancel -u locusb 2>/dev/null || true
 oardel "$BG_OAR" >/dev/null 2>&1 || true
 grep -qx preempted "$TMP/preempt.log" || bad "no job of main was preempted on alpha in 6 tries: $(tr '\n' ';' <"$TMP/preempt.log")"
 say "campaigns ended: $("$LOCUS" campaign stat "$proj" | tail -n +2 | awk '{print $1":"$4}' | tr '\n' ' ')"
+# gridstat's lists: main's 500 jobs terminated, each with the copy that
+# succeeded; locusa's five campaigns summed
+n=$("$LOCUS" campaign stat "$proj" "$MAIN" --jobs --state terminated | awk 'NR > 1 && $6 == "success"' | wc -l)
+[ "$n" = 500 ] || bad "campaign stat --jobs --state terminated: $n jobs of main with a successful copy, not 500"
+"$LOCUS" campaign stat "$proj" --users | grep -q "^locusa *5 " \
+    || bad "campaign stat --users: $("$LOCUS" campaign stat "$proj" --users)"
 stop_locusd
 
 # ---- 1. the test campaign first ----

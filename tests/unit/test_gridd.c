@@ -262,6 +262,27 @@ static void test_jobs_run_as_the_mapped_account_only(void **state)
     assert_true(on_alpha > 0);   /* alpha's own account; beta's ("daemon") still refused */
 }
 
+struct seen_jobs { int n, terminated, with_copy, param_ok; };
+
+static int see_job(void *ctx, const struct campaign_job_view *j)
+{
+    struct seen_jobs *x = ctx;
+    char want[64];
+    snprintf(want, sizeof want, "j%lld sleep=30", (long long)j->param_index);
+    x->n++;
+    x->terminated += j->state == GJ_TERMINATED;
+    x->with_copy += (!strcmp(j->cluster, "alpha") || !strcmp(j->cluster, "beta")) && j->remote_id[0] &&
+                    j->end == GE_SUCCESS;
+    x->param_ok += !strcmp(j->param, want);
+    return 0;
+}
+
+static int see_user(void *ctx, const struct campaign_user_view *u)
+{
+    *(struct campaign_user_view *)ctx = *u;
+    return 0;
+}
+
 static void test_campaign_runs_to_its_end(void **state)
 {
     struct fx *f = *state;
@@ -270,6 +291,24 @@ static void test_campaign_runs_to_its_end(void **state)
     assert_int_equal(c, 1);
     run_to_end(f, c);
     assert_each_job_once(f, c);
+    /* gridstat's lists: each job with its param and last copy; the user's sums */
+    struct seen_jobs seen = {0};
+    assert_int_equal(campaign_job_each(f->s, c, -1, see_job, &seen), 0);
+    assert_int_equal(seen.n, 60);
+    assert_int_equal(seen.terminated, 60);
+    assert_int_equal(seen.with_copy, 60);
+    assert_int_equal(seen.param_ok, 60);
+    seen = (struct seen_jobs){0};
+    assert_int_equal(campaign_job_each(f->s, c, GJ_ERROR, see_job, &seen), 0);
+    assert_int_equal(seen.n, 0);
+    assert_int_equal(campaign_job_state_of("error"), GJ_ERROR);
+    assert_int_equal(campaign_job_state_of("done"), -1);
+    struct campaign_user_view u = {0};
+    assert_int_equal(campaign_user_each(f->s, see_user, &u), 0);
+    assert_string_equal(u.user, "alice");
+    assert_int_equal(u.campaigns, 1);
+    assert_int_equal(u.njobs, 60);
+    assert_int_equal(u.jobs[GJ_TERMINATED], 60);
     /* both clusters got work */
     int on[NCL] = {0};
     const struct grid_state *st = gridd_state(f->g);
