@@ -176,56 +176,54 @@ static int apply(struct writer *w, const struct change *c)
     return -1;
 }
 
-/* The row a record writes, or 0 for records that are not row snapshots. */
-static int64_t row_key(const struct change *c)
+/* The row a record writes: its kind of row (0 for records that are not
+ * row snapshots) and its ids, b being 0 but for quota records (a host's
+ * record for one app version). */
+struct row { int kind; int64_t a, b; };
+
+static struct row row_of(const struct change *c)
 {
     switch (c->kind) {
     case CH_INST_INSERT:
-    case CH_INST_UPDATE: return c->u.inst.id * 8 + 1;
-    case CH_JOB_UPDATE: return c->u.job.id * 8 + 2;
+    case CH_INST_UPDATE: return (struct row){1, c->u.inst.id, 0};
+    case CH_JOB_UPDATE: return (struct row){2, c->u.job.id, 0};
     case CH_HOST_INSERT:
-    case CH_HOST_UPDATE: return c->u.host.id * 8 + 3;
-    case CH_USER_CREDIT: return c->u.credit.id * 8 + 4;
-    case CH_HOST_CREDIT: return c->u.credit.id * 8 + 5;
-    case CH_CURSOR: return c->u.cursor.id * 8 + 6;
-    case CH_SEQUENCE: return c->u.seq.id * 8 + 7;
+    case CH_HOST_UPDATE: return (struct row){3, c->u.host.id, 0};
+    case CH_USER_CREDIT: return (struct row){4, c->u.credit.id, 0};
+    case CH_HOST_CREDIT: return (struct row){5, c->u.credit.id, 0};
+    case CH_CURSOR: return (struct row){6, c->u.cursor.id, 0};
+    case CH_SEQUENCE: return (struct row){7, c->u.seq.id, 0};
+    case CH_HOST_AV: return (struct row){8, c->u.hav.host_id, c->u.hav.av_id};
     }
-    return 0;
+    return (struct row){0, 0, 0};
 }
 
-#define HAV_SLOTS 64   /* versions of one host told apart when quota records are merged */
+#define ROW_KINDS 16   /* above the largest kind of row_of */
+#define ROW_B_SLOTS 64 /* values of b told apart by the key; rows that share a key are compared whole */
 
-/* Records of instances, jobs and hosts are full snapshots: of several for
- * one row in a group, the last one's state is written once, at the place of
- * the first (an insert stays an insert); so are quota records (a host's
- * for one version). Credits to one id are summed. This keeps a group's
- * statements near one per row touched. */
+/* Records of instances, jobs, hosts and quotas are full snapshots: of
+ * several for one row in a group, the last one's state is written once,
+ * at the place of the first (an insert stays an insert). Credits to one id
+ * are summed. This keeps a group's statements near one per row touched.
+ * Two rows whose keys meet (quota records of versions 64 apart) are both
+ * written, in order. */
 static void coalesce(struct change_log *logs, int nlogs)
 {
     struct imap first;
     imap_init(&first);
-    struct imap hav;   /* quota records: host id x 64 + version id mod 64, checked whole on a hit */
-    imap_init(&hav);
     for (int l = 0; l < nlogs; l++)
     for (int i = 0; i < logs[l].n; i++) {
         struct change *c = &logs[l].v[i];
-        if (c->kind == CH_HOST_AV) {
-            int64_t k = c->u.hav.host_id * HAV_SLOTS + (c->u.hav.av_id & (HAV_SLOTS - 1));
-            struct change *f = imap_get(&hav, k);
-            if (!f) imap_put(&hav, k, c);
-            else if (f->u.hav.host_id == c->u.hav.host_id && f->u.hav.av_id == c->u.hav.av_id) {
-                f->u.hav = c->u.hav;   /* a snapshot: the last one wins */
-                c->kind = CH_NONE;
-            }   /* else two versions share a slot: both are written, in order */
-            continue;
-        }
-        int64_t key = row_key(c);
-        if (!key) continue;
+        struct row r = row_of(c);
+        if (!r.kind) continue;
+        int64_t key = (r.a * ROW_B_SLOTS + (r.b & (ROW_B_SLOTS - 1))) * ROW_KINDS + r.kind;
         struct change *f = imap_get(&first, key);
         if (!f) {
             imap_put(&first, key, c);
             continue;
         }
+        struct row fr = row_of(f);
+        if (fr.a != r.a || fr.b != r.b) continue;
         if (c->kind == CH_USER_CREDIT || c->kind == CH_HOST_CREDIT) {
             f->u.credit.credit += c->u.credit.credit;
             if (c->u.credit.avg_time > f->u.credit.avg_time) f->u.credit.avg_time = c->u.credit.avg_time;
@@ -237,7 +235,6 @@ static void coalesce(struct change_log *logs, int nlogs)
         c->kind = CH_NONE;
     }
     imap_free(&first);
-    imap_free(&hav);
 }
 
 static int commit_group(struct writer *w, struct change_log *logs, int nlogs)

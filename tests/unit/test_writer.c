@@ -325,6 +325,26 @@ static void test_team_credit_while_member(void **state)
                                                 "WHERE id = ?1", 7), 1);
 }
 
+/* Quota records are snapshots of a host's record for one version: of
+ * several in a group the last is written, for each version apart, also
+ * for versions whose coalescing keys meet (5 and 69). */
+static void test_quota_records_coalesce_per_version(void **state)
+{
+    struct fx *f = *state;
+    struct change_log l;
+    change_log_init(&l);
+    const int64_t av[] = {5, 69, 5, 69, 7};
+    const int max[] = {10, 20, 30, 40, 50};
+    for (int i = 0; i < 5; i++)
+        change_add(&l, CH_HOST_AV)->u.hav = (struct host_av){.host_id = 1, .av_id = av[i], .daily_max = max[i]};
+    assert_int_equal(writer_wait(f->w, writer_submit(f->w, &l)), 0);
+    const char *q = "SELECT daily_max FROM host_app_versions WHERE host_id = 1 AND app_version_id = ?1";
+    assert_int_equal(store_fixture_int(f->path, q, 5), 30);
+    assert_int_equal(store_fixture_int(f->path, q, 69), 40);
+    assert_int_equal(store_fixture_int(f->path, q, 7), 50);
+    assert_false(writer_failed(f->w));
+}
+
 /* writer_stop commits everything queued before it stops. */
 static void test_stop_commits_what_is_queued(void **state)
 {
@@ -354,6 +374,7 @@ int main(void)
         T(test_failed_group_applies_nothing),
         T(test_stop_commits_what_is_queued),
         T(test_team_credit_while_member),
+        T(test_quota_records_coalesce_per_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
