@@ -41,13 +41,18 @@ say "jobs done by the host's own version 555; the outputs are the worker's"
 
 # the operator refuses hosts with their own apps: no more work for A
 refuse_own_builds "$proj"
+# told: the client shows the reason. grep -c reads all of boinccmd's output:
+# grep -q would stop at the match and, under pipefail, boinccmd killed by
+# SIGPIPE would make a match read as none.
+told() {
+    [ "$(bcmd A --get_messages 0 2>/dev/null | grep -c "does not send work to hosts with their own applications")" -gt 0 ]
+}
 for _ in $(seq 20); do
     client_update A
     sleep 1
-    bcmd A --get_messages 0 2>/dev/null | grep -q "does not send work to hosts with their own applications" && break
+    told && break
 done
-bcmd A --get_messages 0 2>/dev/null | grep -q "does not send work to hosts with their own applications" \
-    || fail "the client was not told why it gets no work"
+told || fail "the client was not told why it gets no work"
 sent=$(anon2_sent "$proj")
 [ "$sent" -eq 0 ] || fail "$sent instances of anon2 went to an anonymous host the project refuses"
 stop_client A
