@@ -344,7 +344,8 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
     int count = 0, no_output = 0;
     bc->flops = JOB_DEFAULT_FLOPS;
     struct cli_list outs = {.n = 0};
-    b->red = (struct redundancy){RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
+    b->red = (struct redundancy){.min_quorum = RED_UNSET, .target_nresults = RED_UNSET, .max_error_instances = RED_UNSET,
+                                 .max_total_instances = RED_UNSET, .max_success_instances = RED_UNSET};
     b->delay_bound = 7 * 86400;
     struct cli_opt opts[] = {
         {"app", OPT_STR, &bc->app, 1, 0},
@@ -363,6 +364,7 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
         {"no-output", OPT_FLAG, &no_output, 0, 0},
         {"flops", OPT_DOUBLE, &bc->flops, 0, 0},
         {"one-result-per-user", OPT_FLAG, &b->one_result_per_user, 0, 0},
+        {"adaptive", OPT_FLAG, &b->red.adaptive, 0, 0},
         {"user", OPT_STR, &bc->user, 0, 0},
         {"cursors", OPT_STR, &cursors, 0, 0},
         {"generate", OPT_INT, &bc->generate, 0, 0},

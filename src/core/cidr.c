@@ -90,28 +90,52 @@ static int in_prefix(const uint8_t *addr, const struct cidr *c)
     return !rest || (addr[full] & byte_mask(rest)) == c->addr[full];
 }
 
-int cidr_list_match(const struct cidr_list *l, const struct sockaddr *sa)
+/* The address of sa as bytes: IPv4 into v4 (also from an IPv4-mapped
+ * IPv6 address), IPv6 into v6; which it had in *has4, *has6. */
+static void addr_bytes(const struct sockaddr *sa, uint8_t v4[V4_BYTES], uint8_t v6[CIDR_ADDR_BYTES], int *has4,
+                       int *has6)
 {
-    uint8_t v4[V4_BYTES], v6[CIDR_ADDR_BYTES];
-    int has4 = 0, has6 = 0;
+    *has4 = *has6 = 0;
     if (sa && sa->sa_family == AF_INET) {
         struct sockaddr_in in;
         memcpy(&in, sa, sizeof in);
-        memcpy(v4, &in.sin_addr, sizeof v4);
-        has4 = 1;
+        memcpy(v4, &in.sin_addr, V4_BYTES);
+        *has4 = 1;
     } else if (sa && sa->sa_family == AF_INET6) {
         struct sockaddr_in6 in6;
         memcpy(&in6, sa, sizeof in6);
-        memcpy(v6, &in6.sin6_addr, sizeof v6);
-        has6 = 1;
+        memcpy(v6, &in6.sin6_addr, CIDR_ADDR_BYTES);
+        *has6 = 1;
         if (IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr)) {
-            memcpy(v4, v6 + V4_MAPPED_AT, sizeof v4);
-            has4 = 1;
+            memcpy(v4, v6 + V4_MAPPED_AT, V4_BYTES);
+            *has4 = 1;
         }
     }
+}
+
+int cidr_list_match(const struct cidr_list *l, const struct sockaddr *sa)
+{
+    uint8_t v4[V4_BYTES], v6[CIDR_ADDR_BYTES];
+    int has4, has6;
+    addr_bytes(sa, v4, v6, &has4, &has6);
     for (int i = 0; i < l->n; i++) {
         const struct cidr *c = &l->v[i];
         if (c->v6 ? has6 && in_prefix(v6, c) : has4 && in_prefix(v4, c)) return 1;
     }
     return 0;
+}
+
+uint64_t cidr_network(const struct sockaddr *sa)
+{
+    uint8_t v4[V4_BYTES], v6[CIDR_ADDR_BYTES];
+    int has4, has6;
+    addr_bytes(sa, v4, v6, &has4, &has6);
+    uint64_t key = 0;
+    if (has4) {
+        for (int i = 0; i < CIDR_NET_V4_BITS / 8; i++) key = key << 8 | v4[i];
+        return CIDR_NET_V4 | key;
+    }
+    if (!has6) return 0;
+    for (int i = 0; i < CIDR_NET_V6_BITS / 8; i++) key = key << 8 | v6[i];
+    return CIDR_NET_V6 | key;
 }

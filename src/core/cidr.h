@@ -34,4 +34,16 @@ int cidr_list_parse(const char *text, struct cidr_list *out, char *err, size_t e
  * prefix of l. An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is also
  * matched as the IPv4 address a.b.c.d. */
 int cidr_list_match(const struct cidr_list *l, const struct sockaddr *sa);
+
+/* The network an address belongs to, as one number: its IPv4 /24 or its
+ * IPv6 /48 (an IPv4-mapped address is IPv4), the usual share of one site
+ * or subscriber, tagged by family; 0 for NULL or another family. Two
+ * hosts of one person behind one connection, or one rented range, share
+ * it (one_result_per_network). Always below 2^63: it fits SQLite's
+ * INTEGER. */
+#define CIDR_NET_V4_BITS 24
+#define CIDR_NET_V6_BITS 48
+#define CIDR_NET_V4 (UINT64_C(4) << 56)
+#define CIDR_NET_V6 (UINT64_C(6) << 56)
+uint64_t cidr_network(const struct sockaddr *sa);
 #endif

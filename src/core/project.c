@@ -131,6 +131,12 @@ const struct setting project_settings[] = {
      * honest host of einstein.txt's 100x speed spread meets it (docs/benchmarks.md) */
     {SETTING("daily_result_quota", SETTING_INT, daily_result_quota), .def = 1000, .min = 0, .max = 1e6},
     {SETTING("one_result_per_user_per_wu", SETTING_FLAG, one_result_per_user_per_wu), .def = 0},
+    {SETTING("one_result_per_network", SETTING_FLAG, one_result_per_network), .def = 0},
+    /* adaptive replication (sched/trust.h): BOINC's streak of 10, and a spot-check floor that is never 0 */
+    {SETTING("adaptive_trust_valid", SETTING_INT, adaptive_trust_valid), .def = TRUST_MIN_VALID_DEFAULT, .min = 1,
+     .max = 1e6},
+    {SETTING("adaptive_spot_check", SETTING_DOUBLE, adaptive_spot_check), .def = TRUST_SPOT_CHECK_DEFAULT,
+     .min = 0.001, .max = 1},
     {SETTING("report_immediately", SETTING_FLAG, report_immediately), .def = 0},
     {SETTING("transition_period", SETTING_DOUBLE, transition_period), .def = 2, .min = 0.1, .max = NO_MAX,
      .always_saved = 1},

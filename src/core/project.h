@@ -10,6 +10,12 @@
 #define LOCUS_PROJECT_H
 #include <stddef.h>
 
+/* Adaptive replication's defaults (sched/trust.h): BOINC's streak of 10
+ * agreeing results (CONS_VALID_UNREPLICATED) before a host is trusted
+ * alone, and the least share of a trusted host's jobs replicated anyway. */
+#define TRUST_MIN_VALID_DEFAULT 10
+#define TRUST_SPOT_CHECK_DEFAULT 0.05
+
 /* A project is its owner's alone: its folder and everything created in it
  * (the store holds every user's data; keys/ the project's secrets). */
 #define PROJECT_DIR_MODE 0700
@@ -49,6 +55,12 @@ struct project_config {
     int daily_result_quota;      /* <daily_result_quota>: jobs of one app version a host may get per processor
                                     per day, halved by each error, doubled back by valid results (1000); 0 off */
     int one_result_per_user_per_wu; /* <one_result_per_user_per_wu/> */
+    int one_result_per_network;  /* <one_result_per_network/>: never two results of one job to hosts whose
+                                    addresses share an IPv4 /24 or IPv6 /48 (core/cidr.h) */
+    int adaptive_trust_valid;    /* <adaptive_trust_valid>: agreeing results in a row before a host takes an
+                                    adaptive batch's jobs alone (10) */
+    double adaptive_spot_check;  /* <adaptive_spot_check>: the least share of a trusted host's jobs still
+                                    replicated (0.05) */
     double transition_period;    /* <transition_period>: seconds between timeout scans */
     int max_request_bytes;       /* <max_request_bytes> of a scheduler request */
     char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */

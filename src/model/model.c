@@ -114,12 +114,20 @@ int redundancy_complete(struct redundancy *r, char *err, size_t errlen)
         : r->max_error_instances < 0 ? "--max-error-instances must be at least 0"
         : r->max_total_instances < r->target_nresults ? "--max-total-instances must be at least --target-nresults"
         : r->max_success_instances < r->min_quorum ? "--max-success-instances must be at least --quorum"
+        : r->adaptive && r->min_quorum < 2 ? "--adaptive needs a --quorum of at least 2 (the safety level)"
         : NULL;
     if (!why) return 0;
     errf(err, errlen, "%s (quorum %d, target %d, max errors %d, max total %d, max success %d)", why, r->min_quorum,
          r->target_nresults, r->max_error_instances, r->max_total_instances, r->max_success_instances);
     return -1;
 }
+
+int job_quorum(const struct redundancy *r, const struct job_status *js)
+{
+    return r->adaptive && js->target_nresults < r->min_quorum ? imax(js->target_nresults, 1) : r->min_quorum;
+}
+
+int job_first_target(const struct redundancy *r) { return r->adaptive ? 1 : r->target_nresults; }
 
 int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t errlen)
 {

@@ -55,6 +55,9 @@ struct redundancy {
     int max_error_instances;   /* more errors than this: job fails */
     int max_total_instances;   /* more instances than this: job fails */
     int max_success_instances; /* more successes than this without agreement: job fails */
+    int adaptive;              /* adaptive replication: a job goes out alone to a host trusted for its app
+                                  version and needs min_quorum agreeing results only once one of its
+                                  instances went to a host that is not (sched/trust.h) */
 };
 
 /* What a user may do. Only submitters and admins hold submit keys, the
@@ -99,6 +102,7 @@ struct host {
     double p_fpops, m_nbytes, d_free;
     double on_frac, active_frac, duration_correction_factor;
     double total_credit, expavg_credit, expavg_time;
+    uint64_t net;                   /* the network of its last request's address (core/cidr.h); 0 unknown */
 };
 
 struct file_rec {
@@ -152,6 +156,7 @@ struct host_av {
     int nproc;                     /* processors of the version's resource at the last sending (not stored) */
     int consecutive_valid;         /* valid results since its last error or invalid one */
     int64_t nvalid, nerror, ninvalid;
+    int64_t nagreed;               /* of nvalid, those that agreed with another host's (not accepted alone) */
     double turnaround_avg;         /* seconds from sending to reporting, over valid results; 0 none */
 };
 
@@ -318,6 +323,15 @@ int user_role_parse(const char *name);
  * max(6, target + 2)); then the whole is checked. */
 #define RED_UNSET INT32_MIN
 int redundancy_complete(struct redundancy *r, char *err, size_t errlen);
+
+/* Adaptive replication keeps the state of a job in its target_nresults:
+ * a job starts at one instance and is raised to min_quorum when an
+ * instance goes to a host not trusted alone, so a job whose target is
+ * still below min_quorum has been sent only to trusted hosts and needs as
+ * many agreeing results as its target. Without it, min_quorum always. */
+int job_quorum(const struct redundancy *r, const struct job_status *js);
+/* The instances a new job of a batch with redundancy r is created for. */
+int job_first_target(const struct redundancy *r);
 
 /* "OPEN_NAME:MAX_BYTES": a safe open name and a positive size. */
 int output_spec_parse(const char *text, struct output_spec *o, char *err, size_t errlen);

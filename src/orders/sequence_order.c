@@ -77,7 +77,8 @@ static enum seq_order_rc build(const struct sequence_order *o, int64_t now, stru
     b->create_time = q->create_time = now;
     b->state = BATCH_ACTIVE;
     b->priority = o->priority;
-    b->red = (struct redundancy){1, 1, RED_UNSET, RED_UNSET, RED_UNSET};
+    b->red = (struct redundancy){.min_quorum = 1, .target_nresults = 1, .max_error_instances = RED_UNSET,
+                                 .max_total_instances = RED_UNSET, .max_success_instances = RED_UNSET};
     if (redundancy_complete(&b->red, err, errlen) ||
         batch_set_outputs(b, o->outputs, o->noutputs, o->no_output, err, errlen))
         return SEQ_ORDER_INVALID;

@@ -40,6 +40,7 @@ struct rsc_usage {
 /* What the scheduler knows of a host at one RPC (from its request). */
 struct host_view {
     int64_t host_id, user_id;
+    uint64_t net;             /* the network of its address (core/cidr.h); 0 unknown */
     int ncpus;
     double flops;             /* per CPU, from p_fpops (benchmarked) */
     double on_frac, active_frac, dcf;

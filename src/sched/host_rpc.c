@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* With the built-in validator, the only success of a quorum-1 job is valid
- * by definition: nothing to compare. Its id, or 0. */
+/* With the built-in validator, the only success of a quorum-1 job (or of
+ * an adaptive batch's job sent only to trusted hosts) is valid by
+ * definition: nothing to compare. Its id, or 0. */
 static int64_t lone_success(const struct sjob *j)
 {
-    if (j->batch->b.red.min_quorum != 1 || j->st.state != JOB_ACTIVE || j->st.canonical_id) return 0;
+    if (job_quorum(&j->batch->b.red, &j->st) != 1 || j->st.state != JOB_ACTIVE || j->st.canonical_id) return 0;
     int64_t id = 0;
     for (int i = 0; i < j->ninst; i++) {
         const struct instance *in = &j->inst[i];
@@ -234,6 +235,7 @@ void host_rpc_decide(struct sched_index *x, const struct rpc_input *in, struct r
     take_aborts(x, in, d);
     recover_lost(x, in, d, held, log);
     index_host_seen(x, in->host.host_id, in->now);
+    index_host_network(x, in->host.host_id, in->host.net);
     if (in->wants_work) dispatch(x, in, d, 0, log);
 }
 

@@ -1,6 +1,7 @@
 /* index.c - the scheduling index: loading, ready queues, and the state
  * changes of jobs and instances, each appended to a change log. */
 #include "sched/index_impl.h"
+#include "core/project.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include "sched/transition.h"
@@ -22,9 +23,11 @@ void index_init(struct sched_index *x)
     memset(x, 0, sizeof *x);
     imap_init(&x->apps);
     imap_init(&x->held);
+    imap_init(&x->host_net);
     smap_init(&x->aborts);
     x->next_instance_id = 1;
     quota_init(&x->quota, 0);
+    x->trust = (struct trust_policy){TRUST_MIN_VALID_DEFAULT, TRUST_SPOT_CHECK_DEFAULT};
     for (size_t m = 0; m < NMODES; m++)
         if (sched_modes[m]->init) sched_modes[m]->init(x);
 }
@@ -51,6 +54,7 @@ void index_free(struct sched_index *x)
         free(a);
     }
     imap_free(&x->apps);
+    imap_free(&x->host_net);
     quota_free(&x->quota);
     for (int i = 0; i < x->nbatches; i++) batch_free(x->batches[i]);
     free(x->batches);
@@ -191,6 +195,7 @@ struct sbatch *index_add_batch(struct sched_index *x, const struct batch *b, int
     s->first_id = first_id;
     s->nslots = last_id >= first_id ? (size_t)(last_id - first_id + 1) : 0;
     s->jobs = xcalloc(s->nslots ? s->nslots : 1, sizeof *s->jobs);
+    if (b->red.adaptive) x->quota.keep = 1;   /* trust is read from the records */
     VEC_GROW(x->batches, x->nbatches, x->capbatches);
     /* keep the list ordered by first job id for index_job's binary search */
     int i = x->nbatches++;
@@ -331,6 +336,13 @@ void index_host_seen(struct sched_index *x, int64_t host_id, int64_t now)
         if (sched_modes[m]->host_seen) sched_modes[m]->host_seen(x, host_id, now);
 }
 
+void index_host_network(struct sched_index *x, int64_t host_id, uint64_t net)
+{
+    if (!x->one_result_per_network) return;
+    if (net) imap_put(&x->host_net, host_id, (void *)(uintptr_t)net);
+    else imap_del(&x->host_net, host_id);
+}
+
 void index_all_hosts_seen(struct sched_index *x, int64_t now)
 {
     size_t it = 0;
@@ -361,8 +373,10 @@ static void log_host_av(struct change_log *log, const struct host_av *r)
  * for the version (a success waits for its validation). */
 static void quota_note_end(struct sched_index *x, const struct instance *in, int outcome, struct change_log *log)
 {
-    if (outcome == OUTCOME_CLIENT_ERROR || outcome == OUTCOME_VALIDATE_ERROR || outcome == OUTCOME_NO_REPLY)
+    if (outcome == OUTCOME_CLIENT_ERROR || outcome == OUTCOME_VALIDATE_ERROR)
         log_host_av(log, quota_error(&x->quota, in->host_id, in->app_version_id));
+    else if (outcome == OUTCOME_NO_REPLY)
+        log_host_av(log, quota_no_reply(&x->quota, in->host_id, in->app_version_id));
 }
 
 /* Processors of the resource a version runs on, for its quota. */
@@ -569,9 +583,12 @@ int host_may_take(const struct sched_index *x, const struct sjob *j, const struc
     if ((h->mem_bytes > 0 && b->mem_bound > h->mem_bytes) || (h->disk_free > 0 && b->disk_bound > h->disk_free))
         return 0;
     int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
+    int per_net = x->one_result_per_network && h->net;
     for (int i = 0; i < j->ninst; i++) {
         if (j->inst[i].host_id == h->host_id) return 0;
         if (per_user && j->inst[i].user_id == h->user_id) return 0;
+        /* one person's hosts behind one network must not form a quorum */
+        if (per_net && (uintptr_t)imap_get(&x->host_net, j->inst[i].host_id) == h->net) return 0;
     }
     return 1;
 }
@@ -659,6 +676,17 @@ static double queued_turnaround(const struct dispatch_request *req, const struct
     return one * (1 + ahead / cpus);
 }
 
+/* An adaptive batch's job sent so far only to trusted hosts now needs its
+ * full quorum; the instances this adds are counted in j->needed, the
+ * caller queues it. */
+static void replicate_job(struct sjob *j, struct change_log *log)
+{
+    const struct redundancy *red = &j->batch->b.red;
+    j->needed += red->min_quorum - j->st.target_nresults;
+    j->st.target_nresults = red->min_quorum;
+    log_job(log, j);
+}
+
 void send_instance(struct sched_index *x, struct sjob *j, const struct version_choice *vc,
                    const struct dispatch_request *req, struct dispatch_budget *budget,
                    struct dispatch_result *res, struct change_log *log)
@@ -676,6 +704,10 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);
+    const struct redundancy *red = &j->batch->b.red;
+    if (red->adaptive && j->st.target_nresults < red->min_quorum &&
+        !trust_alone(&x->trust, quota_record(&x->quota, in.host_id, av->id), trust_draw(req->seed, in.id)))
+        replicate_job(j, log);   /* a host not trusted alone */
     log_host_av(log, quota_sent(&x->quota, in.host_id, av->id, quota_procs(&req->host, &vc->u), req->now));
     COUNT_JOB(j, sent);
     if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
@@ -782,7 +814,7 @@ static int spare_wanted(const struct sjob *j, int spares)
         if (in->state == INST_IN_PROGRESS) nout++;
         else if (in->outcome == OUTCOME_SUCCESS && in->validate_state != VALIDATE_INVALID) good++;
     }
-    return nout >= 1 && nout < j->batch->b.red.min_quorum - good + spares;
+    return nout >= 1 && nout < job_quorum(&j->batch->b.red, &j->st) - good + spares;
 }
 
 /* 1 if a mode wants no spare of j. */
@@ -926,6 +958,23 @@ int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, in
     return index_settle(x, j, now, log);
 }
 
+/* A host found wrong is no longer believed alone: every adaptive job it
+ * holds of version av, sent to it as trusted, is replicated at once rather
+ * than accepted on its result (a trusted host holds a queue of them). */
+static void distrust(struct sched_index *x, int64_t host_id, int64_t av_id, int64_t now, struct change_log *log)
+{
+    const struct host_held *h = index_held(x, host_id);
+    for (int i = 0; h && i < h->n; i++) {
+        struct sjob *j = index_job(x, h->v[i].job_id);
+        struct instance *in = j ? job_instance(j, h->v[i].inst_id) : NULL;
+        if (!in || in->state != INST_IN_PROGRESS || in->app_version_id != av_id || j->st.state != JOB_ACTIVE ||
+            !j->batch->b.red.adaptive || j->st.target_nresults >= j->batch->b.red.min_quorum)
+            continue;
+        replicate_job(j, log);
+        index_settle(x, j, now, log);   /* raises no event: nothing was reported */
+    }
+}
+
 /* Credit for a valid instance, to its user and host. The records carry the
  * grant; the writer keeps each one's total and decaying average. */
 static void grant_credit(struct change_log *log, const struct instance *in, double credit, int64_t now)
@@ -945,20 +994,32 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
 {
     j->validating = 0;
     if (!job_live(j)) return 0;
+    /* a result accepted alone was compared with nothing: no streak (trust.h) */
+    int agreed = j->st.canonical_id || job_quorum(&j->batch->b.red, &j->st) > 1;
     for (int k = 0; k < n; k++) {
         struct instance *in = job_instance(j, ids[k]);
         if (!in || in->outcome != OUTCOME_SUCCESS || in->validate_state == VALIDATE_VALID ||
             in->validate_state == VALIDATE_INVALID)
             continue;
+        int was = in->validate_state;
         in->validate_state = states[k];
         if (states[k] == VALIDATE_VALID) in->credit = credit;
         log_inst(log, CH_INST_UPDATE, in);
-        if (states[k] == VALIDATE_VALID) grant_credit(log, in, credit, now);
-        if (states[k] == VALIDATE_VALID)
+        switch (states[k]) {
+        case VALIDATE_VALID:
+            grant_credit(log, in, credit, now);
             log_host_av(log, quota_valid(&x->quota, in->host_id, in->app_version_id,
-                                         (double)(in->received_time - in->sent_time)));
-        else if (states[k] == VALIDATE_INVALID)
+                                         (double)(in->received_time - in->sent_time), agreed));
+            break;
+        case VALIDATE_INVALID:
             log_host_av(log, quota_invalid(&x->quota, in->host_id, in->app_version_id));
+            distrust(x, in->host_id, in->app_version_id, now, log);
+            break;
+        case VALIDATE_INCONCLUSIVE:
+            if (was != VALIDATE_INCONCLUSIVE)
+                log_host_av(log, quota_inconclusive(&x->quota, in->host_id, in->app_version_id));
+            break;
+        }
     }
     int changed = 0;
     if (canonical_id && j->st.state == JOB_ACTIVE && job_instance(j, canonical_id)) {

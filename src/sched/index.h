@@ -15,6 +15,7 @@
 #include "sched/plan_class.h"
 #include "sched/quota.h"
 #include "sched/sequence.h"
+#include "sched/trust.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -130,10 +131,13 @@ struct sched_index {
     int nended, capended;
     int64_t next_instance_id;
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
+    int one_result_per_network; /* never two instances of one job to hosts of one network (host_net) */
+    struct imap host_net;       /* with one_result_per_network: host id -> its network (cast), as last seen */
     struct locality loc;
     struct cursor_set cur;
     struct seq_set seq;
     struct quota_set quota;     /* daily result quotas per host and app version (quota.h); off until set */
+    struct trust_policy trust;  /* who takes an adaptive batch's job alone (trust.h) */
 };
 
 /* What happened to a job that its driver must act on. */
@@ -155,6 +159,9 @@ struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in);
 /* Takes a stored quota record (quota.h). */
 void index_add_host_av(struct sched_index *x, const struct host_av *r);
+/* The network host_id's requests come from now (0: unknown), for
+ * one_result_per_network; kept only when that is on. */
+void index_host_network(struct sched_index *x, int64_t host_id, uint64_t net);
 /* Re-derives what a loaded or changed job needs; returns job_event bits. */
 int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log);
 

@@ -13,6 +13,7 @@ struct host_avs {
 void quota_init(struct quota_set *q, int daily_max)
 {
     q->daily_max = daily_max;
+    q->keep = 0;
     imap_init(&q->hosts);
 }
 
@@ -56,8 +57,9 @@ void quota_load(struct quota_set *q, const struct host_av *r)
     struct host_av *to = get(q, r->host_id, r->av_id);
     *to = *r;
     if (to->nproc < 1) to->nproc = 1;
-    /* a project that lowered its quota applies it at once */
-    if (q->daily_max && to->daily_max > q->daily_max) to->daily_max = q->daily_max;
+    /* a project that lowered its quota applies it at once; one kept
+     * without a quota starts at the project's */
+    if (q->daily_max && (to->daily_max > q->daily_max || to->daily_max < QUOTA_FLOOR)) to->daily_max = q->daily_max;
 }
 
 /* Jobs sent on the day of now: none once a new day began. */
@@ -93,37 +95,59 @@ const struct host_av *quota_sent(struct quota_set *q, int64_t host, int64_t av, 
     return r;
 }
 
-/* An error and an invalid result cost the same: half the quota. */
-static struct host_av *penalize(struct quota_set *q, int64_t host, int64_t av)
+static int kept(const struct quota_set *q) { return q->daily_max || q->keep; }
+
+/* An error, no reply and an invalid result cost the same: half the quota. */
+static struct host_av *halve_quota(struct quota_set *q, int64_t host, int64_t av)
 {
     struct host_av *r = get(q, host, av);
-    r->daily_max = r->daily_max / 2 > QUOTA_FLOOR ? r->daily_max / 2 : QUOTA_FLOOR;
-    r->consecutive_valid = 0;
+    if (q->daily_max) r->daily_max = r->daily_max / 2 > QUOTA_FLOOR ? r->daily_max / 2 : QUOTA_FLOOR;
     return r;
 }
 
 const struct host_av *quota_error(struct quota_set *q, int64_t host, int64_t av)
 {
-    if (!q->daily_max) return NULL;
-    struct host_av *r = penalize(q, host, av);
+    if (!kept(q)) return NULL;
+    struct host_av *r = halve_quota(q, host, av);
+    r->consecutive_valid = 0;
+    r->nerror++;
+    return r;
+}
+
+const struct host_av *quota_no_reply(struct quota_set *q, int64_t host, int64_t av)
+{
+    if (!kept(q)) return NULL;
+    struct host_av *r = halve_quota(q, host, av);
     r->nerror++;
     return r;
 }
 
 const struct host_av *quota_invalid(struct quota_set *q, int64_t host, int64_t av)
 {
-    if (!q->daily_max) return NULL;
-    struct host_av *r = penalize(q, host, av);
+    if (!kept(q)) return NULL;
+    struct host_av *r = halve_quota(q, host, av);
+    r->consecutive_valid = 0;
     r->ninvalid++;
     return r;
 }
 
-const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround)
+const struct host_av *quota_inconclusive(struct quota_set *q, int64_t host, int64_t av)
 {
-    if (!q->daily_max) return NULL;
+    if (!kept(q)) return NULL;
+    struct host_av *r = get(q, host, av);
+    r->consecutive_valid = 0;
+    return r;
+}
+
+const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround, int agreed)
+{
+    if (!kept(q)) return NULL;
     struct host_av *r = get(q, host, av);
     r->daily_max = r->daily_max * 2 < q->daily_max ? r->daily_max * 2 : q->daily_max;
-    r->consecutive_valid++;
+    if (agreed) {
+        r->consecutive_valid++;
+        r->nagreed++;
+    }
     r->nvalid++;
     if (turnaround > 0)   /* a running mean: every valid result counts the same */
         r->turnaround_avg += (turnaround - r->turnaround_avg) / (double)r->nvalid;

@@ -21,7 +21,8 @@
 #define QUOTA_FLOOR 1              /* errors never take daily_max below this */
 
 struct quota_set {
-    int daily_max;                 /* the project's, per processor per day; 0: no quota (nothing kept) */
+    int daily_max;                 /* the project's, per processor per day; 0: no quota */
+    int keep;                      /* keep the records without a quota: adaptive replication reads them */
     struct imap hosts;             /* host id -> struct host_avs* (owned) */
 };
 
@@ -37,13 +38,26 @@ int quota_allows(const struct quota_set *q, int64_t host, int64_t av, int nproc,
  * nothing is told. */
 int quota_host_full(const struct quota_set *q, int64_t host, int64_t now);
 
-/* What happened to a job of host's version av. Each returns the record as
+/* What happened to a job of host's version av. An error is the client's
+ * or outputs missing; no reply by the deadline costs quota like an error
+ * but says nothing of the host's results, so it leaves the streak. Each
+ * returns the record as
  * it is now (borrowed: valid until the set changes again), for the change
- * log; NULL without a quota. */
+ * log; NULL when records are not kept (no quota, not kept). A valid result
+ * lengthens the host's streak of consecutive valid ones only if it agreed
+ * with another host's (agreed): one accepted alone proves nothing. */
 const struct host_av *quota_sent(struct quota_set *q, int64_t host, int64_t av, int nproc, int64_t now);
 const struct host_av *quota_error(struct quota_set *q, int64_t host, int64_t av);
+const struct host_av *quota_no_reply(struct quota_set *q, int64_t host, int64_t av);
 const struct host_av *quota_invalid(struct quota_set *q, int64_t host, int64_t av);
-const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround);
+/* A result that disagreed with another, the verdict to come: either may be
+ * the wrong one, and the streak starts again. A wrong result's verdict
+ * waits for a third result while its host's right ones are judged at once:
+ * without this, a host wrong half the time would outrun its verdicts (a
+ * halved streak let one through in the simulator). An honest host that met
+ * a wrong one loses its streak, which is rare. */
+const struct host_av *quota_inconclusive(struct quota_set *q, int64_t host, int64_t av);
+const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround, int agreed);
 /* The record of host and av, NULL if none. */
 const struct host_av *quota_record(const struct quota_set *q, int64_t host, int64_t av);
 #endif

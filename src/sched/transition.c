@@ -41,7 +41,8 @@ void transition_job(const struct job_status *js, const struct redundancy *red,
         return;
     }
     if (js->state != JOB_ACTIVE) return;
-    out->validate = unchecked > 0 && candidates >= red->min_quorum;
+    int quorum = job_quorum(red, js);
+    out->validate = unchecked > 0 && candidates >= quorum;
     if (out->nerror > red->max_error_instances) {
         out->fail_mask = JOB_ERR_TOO_MANY_ERRORS;
         return;
@@ -50,7 +51,7 @@ void transition_job(const struct job_status *js, const struct redundancy *red,
         out->fail_mask = JOB_ERR_TOO_MANY_SUCCESS;
         return;
     }
-    int target = js->target_nresults > red->min_quorum ? js->target_nresults : red->min_quorum;
+    int target = js->target_nresults > quorum ? js->target_nresults : quorum;
     int needed = target - out->nin_progress - out->nsuccess;
     if (needed < 0) needed = 0;
     if (needed > 0 && ninst + needed > red->max_total_instances) {

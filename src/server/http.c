@@ -307,7 +307,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             rc = c->busy ? busy(mc) : too_large(mc, c->route);
             break;
         }
-        if (!c->rpc) c->rpc = rpc_begin(s, c->body.s, c->body.len);
+        if (!c->rpc) {
+            const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+            c->rpc = rpc_begin(s, c->body.s, c->body.len, cidr_network(ci ? ci->client_addr : NULL));
+        }
         enum rpc_wait w = rpc_next(c->rpc);
         if (w != RPC_DONE) {   /* until the commit, or until generated work is there */
             suspend(s, mc, c);

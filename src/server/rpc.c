@@ -33,6 +33,7 @@ struct rpc {
     struct host_coproc hv_coprocs[HOST_MAX_COPROCS];   /* the host's resources k >= 1, as the decision saw them */
     struct user user;
     struct host host;
+    uint64_t net;                /* the network the request came from (core/cidr.h); 0 unknown */
     int new_host;
     int send_hostid;             /* the client does not know its host id */
     struct rpc_report *reports;  /* the reports as the decision takes them, with the outputs that arrived */
@@ -126,6 +127,7 @@ static void record_host(struct rpc *c, int64_t now, struct change_log *log)
 {
     struct server *s = c->s;
     host_from_request(&c->host, &c->req, now);
+    c->host.net = c->net;
     if (c->new_host) {
         c->host.id = s->next_host_id++;
         c->host.user_id = c->user.id;
@@ -199,7 +201,7 @@ static struct host_view host_view_of(const struct rpc *c)
 {
     const struct sched_request *r = &c->req;
     struct host_view h = {
-        .host_id = c->host.id, .user_id = c->user.id, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
+        .host_id = c->host.id, .user_id = c->user.id, .net = c->net, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
         .on_frac = r->on_frac, .active_frac = r->active_frac, .dcf = r->duration_correction_factor,
         .share = r->resource_share_fraction,
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
@@ -619,10 +621,11 @@ static void decide(struct rpc *c, const char *body, size_t len)
     decide_locked(c, 0);
 }
 
-struct rpc *rpc_begin(struct server *s, const char *body, size_t len)
+struct rpc *rpc_begin(struct server *s, const char *body, size_t len, uint64_t net)
 {
     struct rpc *c = xcalloc(1, sizeof *c);
     c->s = s;
+    c->net = net;
     sched_reply_init(&c->reply);
     strpool_init(&c->pool);
     sb_init(&c->early);

@@ -14,7 +14,8 @@
  * rpc_wait_work), or nothing: then rpc_finish writes the reply and frees
  * the rpc. *http_status is 200 with a scheduler reply, 400 for a malformed
  * request, 503 if the store could not commit; rpc_finish returns which of
- * the outcomes below it was. */
+ * the outcomes below it was. net is the network the request came from
+ * (core/cidr.h's cidr_network; 0 unknown), which the host's record keeps. */
 struct rpc;
 enum rpc_wait { RPC_DONE, RPC_WAIT_COMMIT, RPC_WAIT_WORK };
 enum rpc_outcome {
@@ -24,7 +25,7 @@ enum rpc_outcome {
     RPC_UNAVAILABLE,   /* 503: the store could not be read or could not commit */
     RPC_OUTCOMES       /* how many there are: not an outcome */
 };
-struct rpc *rpc_begin(struct server *s, const char *body, size_t len);
+struct rpc *rpc_begin(struct server *s, const char *body, size_t len, uint64_t net);
 enum rpc_wait rpc_next(struct rpc *r);
 uint64_t rpc_ticket(const struct rpc *r);
 /* Calls wake(arg) when the request may try again (RPC_WAIT_WORK). */

@@ -302,6 +302,12 @@ static int load_host_av(void *ctx, const struct host_av *r)
     return 0;
 }
 
+static int load_host_network(void *ctx, int64_t host_id, uint64_t net)
+{
+    index_host_network(ctx, host_id, net);
+    return 0;
+}
+
 /* (Re)creates the index and reads everything live; lock held by the caller
  * or not yet shared. */
 static int load_all(struct server *s, char *err, size_t errlen)
@@ -313,6 +319,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     }
     index_init(&s->idx);
     s->idx.one_result_per_user = s->proj.cfg.one_result_per_user_per_wu;
+    s->idx.one_result_per_network = s->proj.cfg.one_result_per_network;
     const struct project_config *cfg = &s->proj.cfg;
     s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
     s->idx.loc.sorted = cfg->locality_sorted;
@@ -330,8 +337,15 @@ static int load_all(struct server *s, char *err, size_t errlen)
         return -1;
     }
     s->idx.quota.daily_max = cfg->daily_result_quota;
-    if (cfg->daily_result_quota && store_each_host_av(st, load_host_av, &s->idx)) {
-        snprintf(err, errlen, "reading the hosts' quotas: %s", store_error(st));
+    s->idx.trust = (struct trust_policy){cfg->adaptive_trust_valid, cfg->adaptive_spot_check};
+    /* the records kept: with the quota, or for adaptive batches without it */
+    if (store_each_host_av(st, load_host_av, &s->idx)) {
+        snprintf(err, errlen, "reading the hosts' records: %s", store_error(st));
+        return -1;
+    }
+    /* the hosts' networks, so that jobs they hold are kept from their neighbours from the start */
+    if (cfg->one_result_per_network && store_each_host_network(st, load_host_network, &s->idx)) {
+        snprintf(err, errlen, "reading the hosts' networks: %s", store_error(st));
         return -1;
     }
     s->idx.next_instance_id = max_inst + 1;

@@ -36,7 +36,7 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
 {
     v->job_id = j->id;
     v->noutputs = j->batch->b.noutputs;
-    v->min_quorum = j->batch->b.red.min_quorum;
+    v->min_quorum = job_quorum(&j->batch->b.red, &j->st);   /* 1 for a job sent only to trusted hosts */
     v->flops_est = j->flops_est;
     for (int i = 0; i < j->ninst && v->n < VALIDATE_MAX; i++) {
         const struct instance *in = &j->inst[i];

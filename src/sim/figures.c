@@ -1,7 +1,8 @@
 /* figures.c - the figures of merit of a run, as text or as one JSON line
  * (snake_case keys, the last line of the output so scripts can `tail -1`);
  * those of work sequences follow when the workload has some, then those of
- * GPUs when hosts have some, then those of black holes, then each
+ * GPUs when hosts have some, then those of black holes, then those of
+ * trust with wrong hosts or adaptive replication, then each
  * batch's completion time (an array in JSON). */
 #include "sim/server_sim.h"
 
@@ -18,6 +19,8 @@
     X(transfers, "%.0f", (double)f->transfers) X(file_deletes, "%.0f", (double)f->file_deletes) \
     X(file_evictions, "%.0f", (double)f->file_evictions) \
     X(flops_computed, "%.6g", f->flops_computed) X(flops_useful, "%.6g", f->flops_useful) \
+    X(flops_accepted, "%.6g", f->flops_accepted) X(flops_overhead, "%.4f", f->flops_overhead) \
+    X(wrong_accepted, "%.0f", (double)f->wrong_accepted) \
     X(cursor_joins, "%.0f", (double)f->cursor_joins) X(cursor_moves, "%.0f", (double)f->cursor_moves) \
     X(cursor_lanes, "%.0f", (double)f->cursor_lanes)
 
@@ -53,6 +56,11 @@
     X(black_hole_instances_late, "%.0f", (double)f->black_hole_instances_late)                           \
     X(black_hole_late_share, "%.6f", f->black_hole_late_share)
 
+/* Results to trust (docs/sim.md, "Wrong results and adaptive replication"). */
+#define TRUST_FIGS(X)                                                                                    \
+    X(wrong_hosts, "%.0f", (double)f->wrong_hosts) X(wrong_results, "%.0f", (double)f->wrong_results)    \
+    X(jobs_accepted_alone, "%.0f", (double)f->jobs_accepted_alone)
+
 void sim_figures_print(FILE *out, const struct sim_figures *f)
 {
 #define TEXT(name, fmt, val) fprintf(out, "%-22s " fmt "\n", #name, val);
@@ -65,6 +73,9 @@ void sim_figures_print(FILE *out, const struct sim_figures *f)
     }
     if (f->black_holes) {
         BLACK_HOLE_FIGS(TEXT)
+    }
+    if (f->trust) {
+        TRUST_FIGS(TEXT)
     }
 #undef TEXT
     /* one line per batch, numbered from 1 as the workload's batches are */
@@ -90,6 +101,9 @@ void sim_figures_json(FILE *out, const struct sim_figures *f)
     }
     if (f->black_holes) {
         BLACK_HOLE_FIGS(JSON)
+    }
+    if (f->trust) {
+        TRUST_FIGS(JSON)
     }
 #undef JSON
     fprintf(out, ", \"batch_makespans_s\": [");

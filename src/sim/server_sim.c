@@ -38,6 +38,10 @@
  * keeps every job. */
 static const struct rpc_routing routing = {.validator = 0, .assimilator = 1};
 
+/* A wrong result agrees with nothing, or, a colluding cheater's, with the
+ * other cheaters' (wrong_agree). */
+enum wrong_kind { WRONG_ALONE = 1, WRONG_CHEAT = 2 };
+
 enum sim_event { SE_ARRIVE, SE_LEAVE, SE_TOGGLE, SE_AWAY, SE_WAKE, SE_RPC, SE_TICK };
 
 /* A task waits for its inputs, computes, uploads its state (sequences'
@@ -54,7 +58,8 @@ struct task {
     int seq, file;              /* the first file it reads, -1: no input */
     int nfiles, got;            /* files it reads from `file` on; how many of them it has secured */
     int state;
-    int error, wrong;           /* fails with CLIENT_ERROR / returns a wrong result */
+    int error;                  /* fails with CLIENT_ERROR */
+    int wrong;                  /* returns a wrong result: WRONG_ALONE or WRONG_CHEAT; 0 right */
     double flops_left;
     int rsc;                    /* where it runs: RSC_CPU, or 1 for the host's GPUs (its dispatch's u.rsc) */
     double ndev, ncpus;         /* GPU tasks: devices it takes and the CPU share it lists (u.ndevices, u.ncpus) */
@@ -69,6 +74,7 @@ struct shost {
     int ncpus, present, on;
     int gpus;                   /* GPU devices; 0: none */
     int black_hole;             /* fails every job at once and asks again */
+    int wrong_host;             /* returns a wrong result at wrong_host_rate */
     double arrived;             /* when it joined */
     int away;                   /* vanished for a while, with its work; computes only when on and not away */
     double last_update;         /* progress is accounted up to here */
@@ -121,7 +127,7 @@ struct sim {
     char **file_name;           /* "f00042": what hosts report and the index knows */
     int64_t *transfers_per_file;
     int nfiles_used;
-    struct imap wrong;          /* instance id -> (void *)1: a wrong result */
+    struct imap wrong;          /* instance id -> (void *)(intptr_t)enum wrong_kind: a wrong result */
     unsigned char *ended;       /* by job id - 1 */
     double *turnaround;
     int64_t njt, nended;
@@ -195,7 +201,7 @@ static void validate_job(struct sim *s, struct sjob *j, int *ev)
     struct validate_output out;
     memset(&in, 0, sizeof in);
     int64_t ids[VALIDATE_MAX];
-    int wrong[VALIDATE_MAX];
+    intptr_t wrong[VALIDATE_MAX];
     in.canonical = -1;
     in.min_quorum = j->batch->b.red.min_quorum;
     for (int i = 0; i < j->ninst && in.n < VALIDATE_MAX; i++) {
@@ -204,18 +210,32 @@ static void validate_job(struct sim *s, struct sjob *j, int *ev)
         if (x->state != INST_OVER || x->outcome != OUTCOME_SUCCESS) continue;
         if (!is_canonical && x->validate_state != VALIDATE_INIT && x->validate_state != VALIDATE_INCONCLUSIVE) continue;
         if (is_canonical) in.canonical = in.n;
-        wrong[in.n] = imap_get(&s->wrong, x->id) != NULL;
+        wrong[in.n] = (intptr_t)imap_get(&s->wrong, x->id);
         ids[in.n++] = x->id;
     }
-    /* correct results agree with each other; a wrong one agrees with nothing */
+    /* correct results agree with each other; a wrong one with nothing, but
+     * colluding cheaters' with each other */
+    int collude = s->w.wrong_agree;
     for (int a = 0; a < in.n; a++) {
         in.usable[a] = 1;
-        for (int b = 0; b < in.n; b++) in.eq[a][b] = a == b || (!wrong[a] && !wrong[b]);
+        for (int b = 0; b < in.n; b++)
+            in.eq[a][b] = a == b || (!wrong[a] && !wrong[b]) || (collude && wrong[a] == WRONG_CHEAT && wrong[b] == WRONG_CHEAT);
     }
     validate_decide(&in, &out);
     double credit = credit_for_job(j->flops_est);
     *ev |= index_validated(&s->idx, j, ids, out.state, in.n, out.canonical >= 0 ? ids[out.canonical] : 0,
                            out.want_more, credit, inow(s), &s->log);
+}
+
+/* What validated job j stands for: its work once, whether its canonical
+ * result is wrong, and whether one result sufficed. */
+static void count_accepted(struct sim *s, const struct sjob *j)
+{
+    s->fig->flops_accepted += j->flops_est;
+    if (imap_get(&s->wrong, j->st.canonical_id)) s->fig->wrong_accepted++;
+    int valid = 0;
+    for (int i = 0; i < j->ninst; i++) valid += j->inst[i].validate_state == VALIDATE_VALID;
+    if (valid == 1 && job_quorum(&j->batch->b.red, &j->st) == 1 && j->batch->b.red.adaptive) s->fig->jobs_accepted_alone++;
 }
 
 /* Runs the daemons a job was routed to (route: rpc_route bits) until it
@@ -229,6 +249,7 @@ static void job_daemons(struct sim *s, struct sjob *j, int route)
         if (route & ROUTE_ASSIMILATE) {
             /* count the valid results now: ending the job frees its instances (a
              * sequence's useful work is its final chain, counted at the end) */
+            if (is_plain(s, j->id)) count_accepted(s, j);
             for (int i = 0; i < j->ninst && is_plain(s, j->id); i++) {
                 if (j->inst[i].validate_state == VALIDATE_VALID) s->fig->flops_useful += j->flops_est;
                 /* the server's record says which version computed the result kept */
@@ -611,7 +632,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
     *t = (struct task){
         .job_id = id, .inst_id = d->inst.id, .deadline = d->inst.deadline, .seq = d->inst.seq,
         .file = job_file(s, id), .nfiles = is_plain(s, id) ? s->job_nfiles[id - 1] : 0, .state = T_NEED_FILE,
-        .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate,
+        .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate ? WRONG_ALONE : 0,
         .flops_left = d->job->flops_est, .rsc = d->u.rsc, .ncpus = 1, .speed = h->speed, .est = h->speed,
     };
     if (t->rsc != RSC_CPU) {
@@ -627,6 +648,8 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         t->flops_left = fmin(t->flops_left, t->speed);
         s->fig->black_hole_instances++;
         if (now(s) > h->arrived + BLACK_HOLE_GRACE_S) s->fig->black_hole_instances_late++;
+    } else if (h->wrong_host && !t->error && rng_uniform(&s->rng) < s->w.wrong_host_rate) {
+        t->wrong = WRONG_CHEAT;
     }
     sjob_instance_name(t->name, sizeof t->name, d->job, d->inst.seq);
     seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
@@ -736,7 +759,10 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
             listed[nlisted++] = t->name;
             continue;
         }
-        if (t->wrong) imap_put(&s->wrong, t->inst_id, (void *)1);
+        if (t->wrong) {
+            imap_put(&s->wrong, t->inst_id, (void *)(intptr_t)t->wrong);
+            s->fig->wrong_results++;
+        }
         reports[nrep] = task_report(s, h, t, &up[nrep]);
         nrep++;
     }
@@ -750,6 +776,8 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     struct rpc_input in = {
         .host = {
             .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
+            /* every host its own network, but wrong hosts one between them under wrong_network */
+            .net = h->wrong_host && s->w.wrong_network ? 1 : (uint64_t)hid + 1,
             .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
             .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
             .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
@@ -803,6 +831,23 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
 static double off_mean(const struct workload *w) { return w->on_period_mean * (1 - w->on_fraction) / w->on_fraction; }
 
 
+/* A host present at the start has host_history compared results behind it
+ * for each version it runs, as in a project that has been running, kept
+ * by the index's own rules: a black hole's were errors, a wrong host's
+ * drawn at its rate (its own stream, so other draws stay as they were). */
+static void host_history(struct sim *s, const struct shost *h, int hi)
+{
+    struct rng r;
+    rng_seed(&r, s->w.seed ^ (0x4157a11ULL + (uint64_t)hi * 0x9e3779b97f4a7c15ULL));
+    const struct app_version *avs[2] = {&s->av, h->gpus ? &s->gav : NULL};
+    for (int k = 0; k < 2 && avs[k]; k++)
+        for (int i = 0; i < s->w.host_history; i++) {
+            if (h->black_hole) quota_error(&s->idx.quota, hi + 1, avs[k]->id);
+            else if (h->wrong_host && rng_uniform(&r) < s->w.wrong_host_rate) quota_invalid(&s->idx.quota, hi + 1, avs[k]->id);
+            else quota_valid(&s->idx.quota, hi + 1, avs[k]->id, 0, 1);
+        }
+}
+
 static void host_new(struct sim *s)
 {
     VEC_GROW(s->h, s->nh, s->caph);
@@ -827,6 +872,13 @@ static void host_new(struct sim *s)
         h->black_hole = 1;
         s->fig->black_hole_hosts++;
     }
+    /* and wrong hosts, on a spread offset from both (never a black hole) */
+    double wf = s->w.wrong_host_fraction;
+    if (!h->black_hole && floor((hi + 1) * wf + 0.3) > floor(hi * wf + 0.3)) {
+        h->wrong_host = 1;
+        s->fig->wrong_hosts++;
+    }
+    if (s->w.host_history && now(s) == 0) host_history(s, h, hi);
     h->arrived = now(s);
     if (h->on) host_capacity(s, h, 1);
     if (s->w.on_fraction < 1)
@@ -953,7 +1005,7 @@ static void make_batches(struct sim *s)
             .id = b + 1, .app_id = 1, .state = BATCH_ACTIVE, .delay_bound = w->delay_bound,
             .red = {.min_quorum = w->min_quorum, .target_nresults = w->target_nresults,
                     .max_error_instances = 3 * w->target_nresults, .max_total_instances = 6 * w->target_nresults,
-                    .max_success_instances = 3 * w->min_quorum + 1},
+                    .max_success_instances = 3 * w->min_quorum + 1, .adaptive = w->adaptive},
         };
         snprintf(sb->b.name, sizeof sb->b.name, "sim%d", b + 1);
         if (files) layout_batch(s, sb, &spans);
@@ -1006,7 +1058,7 @@ static void add_batch_jobs(struct sim *s, const struct sim_batch *sb, int64_t *n
     struct cursor_rec *recs = s->o.policy->cursors ? add_cursors(s, sb, next_cursor, &ncur) : NULL;
     for (int64_t num = 1; num <= sb->njobs; num++) {
         struct job_status st = {
-            .id = sb->first_id + num - 1, .state = JOB_ACTIVE, .target_nresults = w->target_nresults};
+            .id = sb->first_id + num - 1, .state = JOB_ACTIVE, .target_nresults = job_first_target(&sb->b.red)};
         struct sjob *j = index_add_job(&s->idx, b, &st, w->flops_per_job, "");
         while (ci < ncur && recs[ci].last_job_num < num) ci++;
         place_job(s, j, num, ci < ncur ? &recs[ci] : NULL);
@@ -1038,6 +1090,8 @@ static void setup(struct sim *s)
     s->idx.loc.mode = s->o.policy->locality;
     s->idx.replicate = w->replicate;
     s->idx.quota.daily_max = w->daily_result_quota;
+    s->idx.trust = (struct trust_policy){w->trust_valid, w->spot_check};
+    s->idx.one_result_per_network = w->one_result_per_network;
     s->idx.cur.move_ratio = w->cursor_move_ratio;
     if (w->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);
@@ -1106,6 +1160,8 @@ static void figures(struct sim *s)
     f->transfers_per_file = s->nfiles_used ? (double)f->transfers / s->nfiles_used : 0;
     f->jobs_per_transfer = f->transfers ? (double)f->jobs_done / (double)f->transfers : 0;
     f->wasted_flops_fraction = f->flops_computed > 0 ? 1 - f->flops_useful / f->flops_computed : 0;
+    f->flops_overhead = f->flops_accepted > 0 ? f->flops_computed / f->flops_accepted : 0;
+    f->trust = w->adaptive || w->wrong_host_fraction > 0;
     stats_sort(s->turnaround, s->njt);
     f->turnaround_p50_s = stats_percentile(s->turnaround, s->njt, 50);
     f->turnaround_p99_s = stats_percentile(s->turnaround, s->njt, 99);

@@ -41,6 +41,9 @@ struct sim_figures {
     double bytes_downloaded, bytes_lower_bound, bytes_ratio;
     double transfers_per_file, jobs_per_transfer;
     double flops_computed, flops_useful, wasted_flops_fraction;
+    double flops_accepted;      /* one job's flops per job done: the work its results stand for */
+    double flops_overhead;      /* flops_computed / flops_accepted: 2 or more under a fixed quorum of 2 */
+    int64_t wrong_accepted;     /* jobs done whose canonical result is wrong */
     int64_t file_deletes;       /* files hosts were told to delete */
     int64_t file_evictions;     /* files hosts dropped to stay in their disk quota */
     double turnaround_p50_s, turnaround_p99_s, sim_jobs_per_s;
@@ -63,6 +66,11 @@ struct sim_figures {
     int64_t black_hole_instances;               /* sent to black holes */
     int64_t black_hole_instances_late;          /* sent to a black hole more than an hour after it arrived */
     double black_hole_late_share;               /* black_hole_instances_late / instances_sent */
+    /* results to trust, under adaptive replication or with wrong hosts */
+    int trust;                                  /* 1: the trust figures apply (and are printed) */
+    int64_t wrong_hosts;                        /* hosts that return wrong results (churn included) */
+    int64_t wrong_results;                      /* wrong results reported, by any host */
+    int64_t jobs_accepted_alone;                /* jobs done on one result: sent to trusted hosts only */
     double wall_s;              /* filled by the caller: the simulation never reads a wall clock */
 };
 

@@ -2,6 +2,7 @@
  * comments, blank lines ignored, every key known and every value checked,
  * so that a typo fails loudly instead of silently simulating the default. */
 #include "sim/workload.h"
+#include "core/project.h"
 #include "model/model.h"
 #include "sched/sequence.h"
 #include <ctype.h>
@@ -23,6 +24,7 @@ void workload_defaults(struct workload *w)
         .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
         .max_result_time = 86400, .sequences_per_host = SEQ_PER_HOST, .sequence_high_water = SEQ_HIGH_WATER,
         .extend_chunk = 10, .transition_period = 60, .deadline_check = 1,
+        .trust_valid = TRUST_MIN_VALID_DEFAULT, .spot_check = TRUST_SPOT_CHECK_DEFAULT, .wrong_host_rate = 0.5,
         .gpu_fraction = 0, .host_gpus = 1, .gpu_speed = 1e12, .gpu_efficiency = 1, .gpu_ngpus = 1, .gpu_cpu_frac = 0.1,
     };
 }
@@ -59,6 +61,15 @@ static const struct key keys[] = {
     F(error_rate, K_REAL, 0, 0.99),
     F(black_hole_fraction, K_REAL, 0, 1),
     F(daily_result_quota, K_INT, 0, 1e6),
+    F(adaptive, K_INT, 0, 1),
+    F(trust_valid, K_INT, 1, 1e6),
+    F(spot_check, K_REAL, 0.001, 1),
+    F(wrong_host_fraction, K_REAL, 0, 1),
+    F(wrong_host_rate, K_REAL, 0, 1),
+    F(wrong_agree, K_INT, 0, 1),
+    F(host_history, K_INT, 0, 1e6),
+    F(wrong_network, K_INT, 0, 1),
+    F(one_result_per_network, K_INT, 0, 1),
     F(files, K_INT, 0, 1e7),
     F(file_size_min, K_REAL, 0, 1e13),
     F(file_size_max, K_REAL, 0, 1e13),
@@ -128,6 +139,9 @@ static int check(const struct workload *w, char *err, size_t errlen)
 {
     const char *bad = NULL;
     if (w->target_nresults < w->min_quorum) bad = "target_nresults: must be at least min_quorum";
+    else if (w->adaptive && w->min_quorum < 2) bad = "adaptive: needs a min_quorum of at least 2 (the safety level)";
+    else if (w->black_hole_fraction + w->wrong_host_fraction > 1)
+        bad = "wrong_host_fraction: with black_hole_fraction, more than all hosts";
     else if (w->file_size_max < w->file_size_min) bad = "file_size_max: must be at least file_size_min";
     else if (w->hosts == 0 && w->churn_arrival_rate == 0) bad = "hosts: no hosts and no churn_arrival_rate";
     else if (w->job_files_max < w->job_files_min) bad = "job_files_max: must be at least job_files_min";

@@ -30,6 +30,16 @@ struct workload {
     double error_rate;          /* fraction of instances that fail (half errors, half wrong results) */
     double black_hole_fraction; /* share of hosts that fail every job at once and ask again (spread by index) */
     int daily_result_quota;     /* server: jobs per processor per day a host may get of a version (0: off) */
+    int adaptive;               /* server: adaptive replication with min_quorum as the safety level */
+    int trust_valid;            /* server: agreeing results in a row before a host is trusted alone */
+    double spot_check;          /* server: the least share of a trusted host's jobs replicated anyway */
+    double wrong_host_fraction; /* share of hosts that return wrong results (spread by index, after black holes) */
+    double wrong_host_rate;     /* the share of such a host's results that are wrong */
+    int wrong_agree;            /* 1: their wrong results agree with each other (colluders); 0: with nothing */
+    int wrong_network;          /* 1: the wrong hosts share one network (one person's machines); 0: each its own */
+    int one_result_per_network; /* server: never two instances of a job to hosts of one network */
+    int host_history;           /* compared results each host present at the start has behind it, as in a
+                                   project that has been running (its trust and quota records); 0: a new project */
     int files;                  /* sticky input files, in all batches; 0: jobs have no input */
     double file_size_min, file_size_max;
     int jobs_per_file;          /* jobs starting at each file of a batch's sequence (mean) */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 18
+#define STORE_SCHEMA_VERSION 19
 
 struct store;
 
@@ -145,6 +145,9 @@ int store_host_get(struct store *s, int64_t id, struct host *h);
 int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struct host *h);
 int store_host_update(struct store *s, const struct host *h);    /* all fields but id, user_id, create_time */
 int store_host_add_credit(struct store *s, int64_t host_id, double credit, double expavg, double expavg_time);
+/* fn(ctx, host id, network) for each host whose network is known, until fn
+ * returns non-zero. 0, or -1 on a store error. */
+int store_each_host_network(struct store *s, int (*fn)(void *ctx, int64_t host_id, uint64_t net), void *ctx);
 
 /* Files. The signature string of a loaded file_rec is owned by the caller:
  * release it with file_rec_clear(). */

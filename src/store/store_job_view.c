@@ -618,14 +618,14 @@ json_t *failed_by_json(const int64_t failed_by[JV_JOB_ERRORS])
 json_t *batch_figures_json(const struct batch *b, const char *app, const struct batch_progress *p)
 {
     const struct batch_stats *bs = &p->st;
-    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:o}",
+    return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:f, s:o}",
         "id", (json_int_t)b->id, "name", b->name, "state", batch_state_name(b->state), "app", app,
         "create_time", (json_int_t)b->create_time, "done_time", (json_int_t)b->done_time,
         "jobs", (json_int_t)bs->njobs, "done", (json_int_t)bs->ndone, "to_assimilate", (json_int_t)bs->nvalidated,
         "active", (json_int_t)bs->nactive, "failed", (json_int_t)bs->nfailed, "cancelled", (json_int_t)bs->ncancelled,
         "instances_in_progress", (json_int_t)bs->ninstances_in_progress,
         "instances_success", (json_int_t)bs->ninstances_success, "instances_error", (json_int_t)bs->ninstances_error,
-        "min_quorum", (json_int_t)b->red.min_quorum, "throughput_jobs_per_h", p->jobs_per_hour, "eta_s",
+        "min_quorum", (json_int_t)b->red.min_quorum, "adaptive", b->red.adaptive, "throughput_jobs_per_h", p->jobs_per_hour, "eta_s",
         p->eta_s < 0 ? json_null() : json_real(p->eta_s));
 }
 

@@ -560,7 +560,7 @@ int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, c
 /* ---- hosts ---- */
 
 #define HOST_COLS "id,user_id,create_time,rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name," \
-    "os_version,p_ncpus,p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,total_credit,expavg_credit,expavg_time"
+    "os_version,p_ncpus,p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,total_credit,expavg_credit,expavg_time,net"
 
 static void host_bind(sqlite3_stmt *st, const struct host *h, int first)
 {
@@ -579,19 +579,20 @@ static void host_bind(sqlite3_stmt *st, const struct host *h, int first)
     sqlite3_bind_double(st, i++, h->on_frac);
     sqlite3_bind_double(st, i++, h->active_frac);
     sqlite3_bind_double(st, i++, h->duration_correction_factor);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)h->net);   /* below 2^63 (cidr.h) */
 }
 
 int store_host_insert(struct store *s, struct host *h)
 {
     sqlite3_stmt *st = stmt(s, Q_HOST_INS,
         "INSERT INTO hosts(rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name,os_version,p_ncpus,"
-        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,user_id,create_time,id)"
-        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,net,user_id,create_time,id)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     host_bind(st, h, 1);
-    sqlite3_bind_int64(st, 15, h->user_id);
-    sqlite3_bind_int64(st, 16, h->create_time);
-    if (h->id > 0) sqlite3_bind_int64(st, 17, h->id);
+    sqlite3_bind_int64(st, 16, h->user_id);
+    sqlite3_bind_int64(st, 17, h->create_time);
+    if (h->id > 0) sqlite3_bind_int64(st, 18, h->id);
     if (run(s, st, "insert host")) return -1;
     h->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -601,10 +602,10 @@ int store_host_update(struct store *s, const struct host *h)
 {
     sqlite3_stmt *st = stmt(s, Q_HOST_UPD,
         "UPDATE hosts SET rpc_time=?,rpc_seqno=?,host_cpid=?,domain_name=?,platform=?,os_name=?,os_version=?,"
-        "p_ncpus=?,p_fpops=?,m_nbytes=?,d_free=?,on_frac=?,active_frac=?,dcf=? WHERE id=?");
+        "p_ncpus=?,p_fpops=?,m_nbytes=?,d_free=?,on_frac=?,active_frac=?,dcf=?,net=? WHERE id=?");
     if (!st) return -1;
     host_bind(st, h, 1);
-    sqlite3_bind_int64(st, 15, h->id);
+    sqlite3_bind_int64(st, 16, h->id);
     return one_row(s, st, "host", h->id);
 }
 
@@ -626,6 +627,21 @@ int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struc
         sqlite3_bind_text(st, 2, cpid, -1, SQLITE_STATIC);
     }
     return host_lookup(s, st, h);
+}
+
+struct each_net { int (*fn)(void *, int64_t, uint64_t); void *ctx; };
+
+static int net_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    (void)s;
+    struct each_net *e = p;
+    return e->fn(e->ctx, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1));
+}
+
+int store_each_host_network(struct store *s, int (*fn)(void *ctx, int64_t host_id, uint64_t net), void *ctx)
+{
+    struct each_net e = {fn, ctx};
+    return store_each_row(s, "SELECT id,net FROM hosts WHERE net<>0", 0, net_row, &e) < 0 ? -1 : 0;
 }
 
 static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
@@ -654,6 +670,7 @@ static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
     h->total_credit = sqlite3_column_double(st, 17);
     h->expavg_credit = sqlite3_column_double(st, 18);
     h->expavg_time = sqlite3_column_double(st, 19);
+    h->net = (uint64_t)sqlite3_column_int64(st, 20);
     sqlite3_reset(st);
     return 0;
 }
@@ -873,7 +890,7 @@ int store_app_version_max(struct store *s, int64_t app_id, const char *platform,
 
 #define BATCH_COLS "id,app_id,user_id,name,create_time,done_time,state,min_quorum,target_nresults," \
     "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,one_result_per_user," \
-    "parent_id,task_names"
+    "parent_id,task_names,adaptive"
 
 /* ... and, for the scheduling index, the largest bounds of its jobs */
 #define BATCH_LOAD_COLS BATCH_COLS ",(SELECT MAX(mem_bound) FROM jobs WHERE jobs.batch_id=batches.id)," \
@@ -902,9 +919,10 @@ static void batch_from_row(sqlite3_stmt *st, struct batch *b)
     b->one_result_per_user = sqlite3_column_int(st, 15);
     b->parent_id = sqlite3_column_int64(st, 16);
     b->task_names = sqlite3_column_int(st, 17);
-    if (sqlite3_column_count(st) > 19) {   /* BATCH_LOAD_COLS */
-        b->mem_bound = sqlite3_column_double(st, 18);
-        b->disk_bound = sqlite3_column_double(st, 19);
+    b->red.adaptive = sqlite3_column_int(st, 18);
+    if (sqlite3_column_count(st) > 20) {   /* BATCH_LOAD_COLS */
+        b->mem_bound = sqlite3_column_double(st, 19);
+        b->disk_bound = sqlite3_column_double(st, 20);
     }
 }
 
@@ -915,7 +933,7 @@ int store_batch_insert(struct store *s, struct batch *b)
     sqlite3_stmt *st = stmt(s, Q_BATCH_INS,
         "INSERT INTO batches(app_id,user_id,name,create_time,state,min_quorum,target_nresults,"
         "max_error_instances,max_total_instances,max_success_instances,delay_bound,priority,outputs,"
-        "one_result_per_user,parent_id,task_names) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "one_result_per_user,parent_id,task_names,adaptive) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, b->app_id);
     if (b->user_id) sqlite3_bind_int64(st, 2, b->user_id);
@@ -933,6 +951,7 @@ int store_batch_insert(struct store *s, struct batch *b)
     sqlite3_bind_int(st, 14, b->one_result_per_user);
     sqlite3_bind_int64(st, 15, b->parent_id);
     sqlite3_bind_int(st, 16, TASK_NAMES_JOB);
+    sqlite3_bind_int(st, 17, b->red.adaptive);
     if (run(s, st, "insert batch")) return -1;
     b->id = sqlite3_last_insert_rowid(s->db);
     b->task_names = TASK_NAMES_JOB;
@@ -1066,7 +1085,7 @@ int store_job_insert(struct store *s, struct job_spec *j, const struct redundanc
     sqlite3_bind_double(st, 6, j->flops_bound);
     sqlite3_bind_double(st, 7, j->mem_bound);
     sqlite3_bind_double(st, 8, j->disk_bound);
-    sqlite3_bind_int(st, 9, red->target_nresults);
+    sqlite3_bind_int(st, 9, job_first_target(red));
     if (j->cursor_id) sqlite3_bind_int64(st, 10, j->cursor_id);
     else sqlite3_bind_null(st, 10);
     if (j->cursor_id || j->sequence_id) sqlite3_bind_int64(st, 11, j->job_num);

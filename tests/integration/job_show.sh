@@ -138,7 +138,7 @@ BACK=$(sql "$proj" "SELECT received_time FROM instances WHERE job_id = 4 AND seq
 GROUP="{\"outcome\":\"client_error\",\"exit_status\":3,\"error\":\"$ERR1\",\"instances\":2,\"hosts\":2,\"example_job\":\"pr_1\",\"example_instance\":\"pr_1__4_1\",\"last_time\":$BACK}"
 F=$("$LOCUS" batch show "$proj" pr --json) || fail "locus batch show pr --json failed"
 has "batch show --json" "$F" '{"batch":{"id":2,"name":"pr","state":"active","app":"worker","create_time":'
-has "batch show --json" "$F" '"jobs":3,"done":1,"to_assimilate":1,"active":0,"failed":1,"cancelled":0,"instances_in_progress":0,"instances_success":2,"instances_error":2,"min_quorum":1,"throughput_jobs_per_h":'
+has "batch show --json" "$F" '"jobs":3,"done":1,"to_assimilate":1,"active":0,"failed":1,"cancelled":0,"instances_in_progress":0,"instances_success":2,"instances_error":2,"min_quorum":1,"adaptive":false,"throughput_jobs_per_h":'
 has "batch show --json" "$F" "\"failed_by\":{\"too_many_errors\":1},\"instances_read\":2,\"groups\":[$GROUP],\"other_groups\":0,\"other_instances\":0}"
 T=$("$LOCUS" batch show "$proj" pr) || fail "locus batch show pr failed"
 has "batch show" "$T" "batch pr (id 2): app worker, active, created "

@@ -4,7 +4,7 @@
  * bits past the prefix ignored, IPv4-mapped IPv6 clients matched as IPv4,
  * IPv4 entries never matching IPv6 clients and the reverse, spaces around
  * entries, the empty list, and every malformed entry refused with the
- * entry quoted. */
+ * entry quoted; the network of an address (an IPv4 /24, an IPv6 /48). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,6 +142,36 @@ static void test_refused(void **state)
     assert_true(strlen(err) < 200);
 }
 
+/* The network of addr (IPv4 or IPv6 text). */
+static uint64_t network(const char *addr)
+{
+    struct sockaddr_in in = {.sin_family = AF_INET};
+    struct sockaddr_in6 in6 = {.sin6_family = AF_INET6};
+    if (inet_pton(AF_INET, addr, &in.sin_addr) == 1) return cidr_network((struct sockaddr *)&in);
+    if (inet_pton(AF_INET6, addr, &in6.sin6_addr) == 1) return cidr_network((struct sockaddr *)&in6);
+    fail_msg("bad test address %s", addr);
+    return 0;
+}
+
+static void test_network(void **state)
+{
+    (void)state;
+    assert_true(network("192.0.2.1") == network("192.0.2.254"));          /* one /24 */
+    assert_true(network("192.0.2.1") != network("192.0.3.1"));
+    assert_true(network("192.0.2.1") == (CIDR_NET_V4 | 0xc00002));
+    assert_true(network("::ffff:192.0.2.7") == network("192.0.2.1"));     /* IPv4-mapped is IPv4 */
+    assert_true(network("2001:db8:1::1") == network("2001:db8:1:ffff::2"));   /* one /48 */
+    assert_true(network("2001:db8:1::1") != network("2001:db8:2::1"));
+    assert_true(network("2001:db8:1::1") == (CIDR_NET_V6 | UINT64_C(0x20010db80001)));
+    assert_true(network("0.0.0.0") != 0 && network("::") != 0);          /* known, even if odd */
+    assert_true(network("0.0.0.0") != network("::"));                   /* the families apart */
+    assert_true(network("255.255.255.255") < (UINT64_C(1) << 63));
+    assert_true(network("ffff:ffff:ffff::") < (UINT64_C(1) << 63));
+    assert_true(cidr_network(NULL) == 0);
+    struct sockaddr other = {.sa_family = AF_UNIX};
+    assert_true(cidr_network(&other) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_prefix_edges),
         cmocka_unit_test(test_lists),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_network),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,7 +231,7 @@ static void test_template_resolve(void **state)
 static void test_redundancy_defaults(void **state)
 {
     char err[256];
-    struct redundancy r = {RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
+    struct redundancy r = {RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, 0};
     assert_int_equal(redundancy_complete(&r, err, sizeof err), 0);
     assert_int_equal(r.min_quorum, 1);
     assert_int_equal(r.target_nresults, 1);
@@ -239,12 +239,12 @@ static void test_redundancy_defaults(void **state)
     assert_int_equal(r.max_total_instances, 10);
     assert_int_equal(r.max_success_instances, 6);
 
-    r = (struct redundancy){2, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET};
+    r = (struct redundancy){2, RED_UNSET, RED_UNSET, RED_UNSET, RED_UNSET, 0};
     assert_int_equal(redundancy_complete(&r, err, sizeof err), 0);
     assert_int_equal(r.target_nresults, 2);
     assert_int_equal(r.max_total_instances, 10);
 
-    r = (struct redundancy){3, 8, 0, RED_UNSET, RED_UNSET};   /* 0 errors allowed is a real choice */
+    r = (struct redundancy){3, 8, 0, RED_UNSET, RED_UNSET, 0};   /* 0 errors allowed is a real choice */
     assert_int_equal(redundancy_complete(&r, err, sizeof err), 0);
     assert_int_equal(r.max_error_instances, 0);
     assert_int_equal(r.max_total_instances, 16);
@@ -261,12 +261,14 @@ static void expect_redundancy_error(struct redundancy r, const char *want)
 static void test_redundancy_errors(void **state)
 {
     const int U = RED_UNSET;
-    expect_redundancy_error((struct redundancy){0, U, U, U, U}, "--quorum must be at least 1");
-    expect_redundancy_error((struct redundancy){-1, U, U, U, U}, "--quorum must be at least 1");
-    expect_redundancy_error((struct redundancy){3, 2, U, U, U}, "--target-nresults must be at least --quorum");
-    expect_redundancy_error((struct redundancy){1, U, -1, U, U}, "--max-error-instances must be at least 0");
-    expect_redundancy_error((struct redundancy){2, 4, U, 3, U}, "--max-total-instances must be at least");
-    expect_redundancy_error((struct redundancy){3, U, U, U, 2}, "--max-success-instances must be at least");
+    expect_redundancy_error((struct redundancy){0, U, U, U, U, 0}, "--quorum must be at least 1");
+    expect_redundancy_error((struct redundancy){-1, U, U, U, U, 0}, "--quorum must be at least 1");
+    expect_redundancy_error((struct redundancy){3, 2, U, U, U, 0}, "--target-nresults must be at least --quorum");
+    expect_redundancy_error((struct redundancy){1, U, -1, U, U, 0}, "--max-error-instances must be at least 0");
+    expect_redundancy_error((struct redundancy){2, 4, U, 3, U, 0}, "--max-total-instances must be at least");
+    expect_redundancy_error((struct redundancy){3, U, U, U, 2, 0}, "--max-success-instances must be at least");
+    expect_redundancy_error((struct redundancy){1, U, U, U, U, 1}, "--adaptive needs a --quorum of at least 2");
+    expect_redundancy_error((struct redundancy){U, U, U, U, U, 1}, "--adaptive needs a --quorum of at least 2");
 }
 
 static void test_output_spec(void **state)

@@ -2,7 +2,10 @@
  * a version is the project's until an error or invalid result halves it
  * (never below 1), a valid result doubles it back (never above the
  * project's); a day's sendings count against quota x processors and a new
- * day starts afresh; hosts and versions are apart; no quota, no records;
+ * day starts afresh; hosts and versions are apart; no quota, no records,
+ * unless kept for adaptive replication (then counts without a quota); a
+ * result accepted alone counts as valid but lengthens no streak; no reply
+ * costs quota but not the streak, a disagreement the streak only;
  * a stored record comes back as it was, cut to a lowered project quota. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,14 +31,23 @@ static void test_halve_and_double(void **state)
     assert_int_equal(r->ninvalid, 1);
     for (int i = 0; i < 10; i++) r = quota_error(&q, 1, 5);
     assert_int_equal(r->daily_max, QUOTA_FLOOR);
-    r = quota_valid(&q, 1, 5, 100);
+    r = quota_valid(&q, 1, 5, 100, 1);
     assert_int_equal(r->daily_max, 2);
     assert_int_equal(r->consecutive_valid, 1);
-    for (int i = 0; i < 10; i++) r = quota_valid(&q, 1, 5, 300);
+    for (int i = 0; i < 10; i++) r = quota_valid(&q, 1, 5, 300, 1);
     assert_int_equal(r->daily_max, 100);                /* capped at the project's */
     assert_int_equal(r->consecutive_valid, 11);
     assert_int_equal(r->nvalid, 11);
     assert_true(r->turnaround_avg > 281 && r->turnaround_avg < 282);   /* (100 + 10 x 300) / 11 */
+    r = quota_no_reply(&q, 1, 5);                       /* a missed deadline: quota and count, not the streak */
+    assert_int_equal(r->daily_max, 50);
+    assert_int_equal(r->nerror, 12);
+    assert_int_equal(r->consecutive_valid, 11);
+    r = quota_inconclusive(&q, 1, 5);                   /* a disagreement: the streak only */
+    assert_int_equal(r->consecutive_valid, 0);
+    assert_int_equal(r->daily_max, 50);
+    assert_int_equal(r->ninvalid, 1);
+    r = quota_valid(&q, 1, 5, 300, 1);
     r = quota_error(&q, 1, 5);
     assert_int_equal(r->consecutive_valid, 0);
     quota_free(&q);
@@ -75,10 +87,42 @@ static void test_no_quota(void **state)
     quota_init(&q, 0);
     for (int i = 0; i < 1000; i++) assert_null(quota_sent(&q, 1, 5, 1, T0));
     assert_null(quota_error(&q, 1, 5));
-    assert_null(quota_valid(&q, 1, 5, 10));
+    assert_null(quota_valid(&q, 1, 5, 10, 1));
     assert_true(quota_allows(&q, 1, 5, 1, T0));
     assert_false(quota_host_full(&q, 1, T0));
     assert_null(quota_record(&q, 1, 5));
+    quota_free(&q);
+}
+
+/* Kept without a quota (adaptive replication reads them): counts and
+ * streaks move, no quota is applied or halved, nothing is counted sent. */
+static void test_kept_without_quota(void **state)
+{
+    (void)state;
+    struct quota_set q;
+    quota_init(&q, 0);
+    q.keep = 1;
+    assert_null(quota_sent(&q, 1, 5, 1, T0));           /* nothing to count against */
+    const struct host_av *r = quota_valid(&q, 1, 5, 100, 1);
+    assert_non_null(r);
+    assert_int_equal(r->consecutive_valid, 1);
+    r = quota_valid(&q, 1, 5, 100, 0);                  /* accepted alone: valid, no streak */
+    assert_int_equal(r->nvalid, 2);
+    assert_int_equal(r->nagreed, 1);
+    assert_int_equal(r->consecutive_valid, 1);
+    r = quota_invalid(&q, 1, 5);
+    assert_int_equal(r->consecutive_valid, 0);
+    assert_int_equal(r->ninvalid, 1);
+    assert_int_equal(r->daily_max, 0);                  /* no quota to halve */
+    assert_true(quota_allows(&q, 1, 5, 1, T0));
+    assert_false(quota_host_full(&q, 1, T0));
+    quota_free(&q);
+    /* such a record, loaded once the project sets a quota, starts at it */
+    quota_init(&q, 40);
+    struct host_av kept = {.host_id = 1, .av_id = 5, .daily_max = 0, .consecutive_valid = 3};
+    quota_load(&q, &kept);
+    assert_int_equal(quota_record(&q, 1, 5)->daily_max, 40);
+    assert_int_equal(quota_record(&q, 1, 5)->consecutive_valid, 3);
     quota_free(&q);
 }
 
@@ -109,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_halve_and_double),
         cmocka_unit_test(test_day_limit_and_processors),
         cmocka_unit_test(test_no_quota),
+        cmocka_unit_test(test_kept_without_quota),
         cmocka_unit_test(test_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

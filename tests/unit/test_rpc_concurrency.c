@@ -151,7 +151,7 @@ static void start_server(struct fx *f)
  * rpc_next step is taken at once (rpc_finish waits for the commit). */
 static int rpc_call(struct server *s, const struct strbuf *body, struct strbuf *out)
 {
-    struct rpc *r = rpc_begin(s, body->s, body->len);
+    struct rpc *r = rpc_begin(s, body->s, body->len, 0);
     while (rpc_next(r) != RPC_DONE) {}
     int status;
     rpc_finish(r, out, &status);

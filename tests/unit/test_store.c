@@ -14,6 +14,7 @@
 #include "core/account_key.h"
 #include "store/progress.h"
 #include "store/schema.h"
+#include "core/cidr.h"
 #include "store/store.h"
 #include <sqlite3.h>
 #include <stdio.h>
@@ -270,7 +271,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 18);
+    assert_int_equal(STORE_SCHEMA_VERSION, 19);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -324,6 +325,8 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(store_fixture_int(path, "SELECT parent_id FROM batches WHERE id=1", -1), 0);
     /* v18: a batch made before keeps the instance names it gave out */
     assert_int_equal(store_fixture_int(path, "SELECT task_names FROM batches WHERE id=1", -1), TASK_NAMES_BATCH);
+    /* v19: a batch made before replicates every job, as it did */
+    assert_int_equal(store_fixture_int(path, "SELECT adaptive FROM batches WHERE id=1", -1), 0);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('cursors')"
                                              " WHERE name='planned_job_credit'", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_list('jobs')"
@@ -334,7 +337,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v18 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v19 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -350,7 +353,9 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE users DROP COLUMN email; ALTER TABLE users DROP COLUMN passwd;"
                             "ALTER TABLE users DROP COLUMN key_gen; DROP INDEX users_team;"
                             "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; DROP TABLE host_app_versions;"
-                            "ALTER TABLE batches DROP COLUMN task_names; PRAGMA user_version=13;"
+                            "ALTER TABLE batches DROP COLUMN task_names; ALTER TABLE batches DROP COLUMN adaptive;"
+                            "ALTER TABLE hosts DROP COLUMN net;"
+                            "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
                             "(1,1,1,3,{GEV_EXIT_ERROR},1,1,1,127,0,10),(2,1,2,4,{GEV_SUBMIT_REFUSED},1,1,1,0,0,11),"
@@ -489,6 +494,14 @@ static void test_host_insert_with_and_without_id(void **state)
     assert_int_equal(store_host_insert(f->s, &dup), -1);
 }
 
+static int take_net(void *ctx, int64_t host_id, uint64_t net)
+{
+    uint64_t *seen = ctx;
+    seen[0] = (uint64_t)host_id;
+    seen[1] = net;
+    return 0;
+}
+
 static void test_host_get_round_trip(void **state)
 {
     struct fx *f = *state;
@@ -516,7 +529,16 @@ static void test_host_get_round_trip(void **state)
     assert_float_equal(g.active_frac, 0.8, 0);
     assert_float_equal(g.duration_correction_factor, 1.25, 0);
     assert_float_equal(g.total_credit, 0, 0);
+    assert_true(g.net == 0);                              /* unknown until a request */
     assert_int_equal(store_host_get(f->s, 43, &g), 1);
+    /* the network of its requests, up to the largest key (cidr.h) */
+    h.net = CIDR_NET_V6 | UINT64_C(0xffffffffffff);
+    assert_int_equal(store_host_update(f->s, &h), 0);
+    assert_int_equal(store_host_get(f->s, 42, &g), 0);
+    assert_true(g.net == h.net);
+    uint64_t seen[2] = {0, 0};
+    assert_int_equal(store_each_host_network(f->s, take_net, seen), 0);
+    assert_true(seen[0] == 42 && seen[1] == h.net);
 }
 
 static void test_host_of_unknown_user_rejected(void **state)
@@ -1580,7 +1602,8 @@ static void test_host_av_round_trip(void **state)
 {
     struct fx *f = *state;
     struct host_av a = {.host_id = 3, .av_id = 5, .daily_max = 1000, .day = 20000, .sent_day = 7,
-                        .consecutive_valid = 4, .nvalid = 40, .nerror = 2, .ninvalid = 1, .turnaround_avg = 3600.5};
+                        .consecutive_valid = 4, .nvalid = 40, .nerror = 2, .ninvalid = 1, .turnaround_avg = 3600.5,
+                        .nagreed = 30};
     struct host_av anon = {.host_id = 3, .av_id = APP_VERSION_ANONYMOUS, .daily_max = 1, .nerror = 9};
     assert_int_equal(store_host_av_put(f->s, &a), 0);
     assert_int_equal(store_host_av_put(f->s, &anon), 0);
@@ -1596,6 +1619,8 @@ static void test_host_av_round_trip(void **state)
     assert_int_equal(got[0].sent_day, 7);
     assert_int_equal(got[0].day, 20000);
     assert_int_equal(got[0].nvalid, 40);
+    assert_int_equal(got[0].nagreed, 30);
+    assert_int_equal(got[0].consecutive_valid, 4);
     assert_true(got[0].turnaround_avg == 3600.5);
     assert_int_equal(got[1].host_id, 3);
     assert_int_equal(got[1].nerror, 9);

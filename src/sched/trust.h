@@ -1,0 +1,32 @@
+/* trust.h - adaptive replication's one decision: may a job sent now to a
+ * host be accepted on that host's result alone? As BOINC's: only a host
+ * with a streak of results that agreed with other hosts' for the job's app
+ * version (its host_av record, quota.h), and even then a spot check
+ * replicates the job at random, at the rate 1/streak that BOINC uses but
+ * never below the project's floor, so that a host that turns bad is caught.
+ * A result accepted alone never lengthens the streak: it was compared with
+ * nothing. Beyond BOINC, a host whose compared results disagreed more than
+ * TRUST_MAX_INVALID_SHARE of the time is never trusted, however lucky its
+ * streak: a host wrong half the time makes a streak of 10 once in a
+ * thousand tries, and would then be believed alone until a spot check.
+ * Pure: the caller supplies the random draw. */
+#ifndef LOCUS_TRUST_H
+#define LOCUS_TRUST_H
+#include "model/model.h"
+#include <stdint.h>
+
+#define TRUST_MAX_INVALID_SHARE 0.05   /* of a host's compared results (nagreed + ninvalid) */
+
+struct trust_policy {
+    int min_valid;        /* agreeing results in a row before a host is trusted alone */
+    double spot_check;    /* the least share of a trusted host's jobs replicated anyway, in (0, 1] */
+};
+
+/* 1 if a job sent to the host of record r (NULL: none yet) may be accepted
+ * on its result alone; draw is uniform in [0, 1). */
+int trust_alone(const struct trust_policy *p, const struct host_av *r, double draw);
+
+/* A uniform draw in [0, 1) from the driver's seed for a request and the
+ * instance being sent: reproducible, and independent between instances. */
+double trust_draw(uint64_t seed, int64_t inst_id);
+#endif
