@@ -217,6 +217,14 @@ static void test_trusted_host_accepted_alone(void **state)
     rpc_decision_free(&d);
 }
 
+/* A success of host (its own user) for job j, reported, not yet judged. */
+static void add_success(struct fx *f, struct sjob *j, int64_t id, int seq, int64_t host)
+{
+    struct instance in = {.id = id, .job_id = j->id, .seq = seq, .host_id = host, .user_id = host,
+                          .app_version_id = f->av.id, .state = INST_OVER, .outcome = OUTCOME_SUCCESS};
+    index_add_instance(&f->x, j, &in);
+}
+
 /* A trusted host found wrong: the lone jobs it holds are replicated at
  * once; its streak starts again, so its next jobs are replicated too. */
 static void test_invalid_result_distrusts_held_jobs(void **state)
@@ -238,19 +246,7 @@ static void test_invalid_result_distrusts_held_jobs(void **state)
     /* job 5, replicated on a spot check: HOST's result disagrees and loses */
     struct sjob *j5 = index_job(&f->x, 5);
     j5->st.target_nresults = 2;
-    struct instance a = {.id = 100, .job_id = 5, .seq = 0, .host_id = HOST, .user_id = HOST,
-                         .app_version_id = f->av.id, .state = INST_OVER, .outcome = OUTCOME_SUCCESS};
-    struct instance b = a;
-    b.id = 101;
-    b.seq = 1;
-    b.host_id = b.user_id = OTHER;
-    struct instance c = b;
-    c.id = 102;
-    c.seq = 2;
-    c.host_id = c.user_id = OTHER + 1;
-    index_add_instance(&f->x, j5, &a);
-    index_add_instance(&f->x, j5, &b);
-    index_add_instance(&f->x, j5, &c);
+    for (int k = 0; k < 3; k++) add_success(f, j5, 100 + k, k, HOST + k);
     clear_log(f);
     const int64_t ids[3] = {100, 101, 102};
     const int states[3] = {VALIDATE_INVALID, VALIDATE_VALID, VALIDATE_VALID};
@@ -282,14 +278,8 @@ static void test_disagreement_resets_streaks(void **state)
     trust_host(f, OTHER);
     struct sjob *j = index_job(&f->x, 1);
     j->st.target_nresults = 2;
-    struct instance a = {.id = 100, .job_id = 1, .seq = 0, .host_id = HOST, .user_id = HOST,
-                         .app_version_id = f->av.id, .state = INST_OVER, .outcome = OUTCOME_SUCCESS};
-    struct instance b = a;
-    b.id = 101;
-    b.seq = 1;
-    b.host_id = b.user_id = OTHER;
-    index_add_instance(&f->x, j, &a);
-    index_add_instance(&f->x, j, &b);
+    add_success(f, j, 100, 0, HOST);
+    add_success(f, j, 101, 1, OTHER);
     const int64_t ids[2] = {100, 101};
     const int states[2] = {VALIDATE_INCONCLUSIVE, VALIDATE_INCONCLUSIVE};
     index_validated(&f->x, j, ids, states, 2, 0, 1, 1.0, 3600, &f->log);
