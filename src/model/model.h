@@ -157,6 +157,7 @@ struct host_av {
     int consecutive_valid;         /* valid results since its last error or invalid one */
     int64_t nvalid, nerror, ninvalid;
     int64_t nagreed;               /* of nvalid, those that agreed with another host's (not accepted alone) */
+    int npending;                  /* its results that disagreed with another, awaiting a third's verdict */
     double turnaround_avg;         /* seconds from sending to reporting, over valid results; 0 none */
 };
 

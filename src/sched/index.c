@@ -496,6 +496,8 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     job_queue(x, j);
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
+        if (in->state == INST_OVER && in->outcome == OUTCOME_SUCCESS && in->validate_state == VALIDATE_INCONCLUSIVE)
+            log_host_av(log, quota_settled(&x->quota, in->host_id, in->app_version_id));   /* no verdict will come */
         if (in->state != INST_IN_PROGRESS) continue;
         finish_instance(x, in, OUTCOME_DIDNT_NEED, now);
         log_inst(log, CH_INST_UPDATE, in);
@@ -1005,6 +1007,9 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
         in->validate_state = states[k];
         if (states[k] == VALIDATE_VALID) in->credit = credit;
         log_inst(log, CH_INST_UPDATE, in);
+        /* a result that disagreed before has its verdict now (logged below) */
+        if (was == VALIDATE_INCONCLUSIVE && states[k] != VALIDATE_INCONCLUSIVE)
+            quota_settled(&x->quota, in->host_id, in->app_version_id);
         switch (states[k]) {
         case VALIDATE_VALID:
             grant_credit(log, in, credit, now);

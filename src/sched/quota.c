@@ -135,7 +135,15 @@ const struct host_av *quota_inconclusive(struct quota_set *q, int64_t host, int6
 {
     if (!kept(q)) return NULL;
     struct host_av *r = get(q, host, av);
-    r->consecutive_valid = 0;
+    r->npending++;
+    return r;
+}
+
+const struct host_av *quota_settled(struct quota_set *q, int64_t host, int64_t av)
+{
+    if (!kept(q)) return NULL;
+    struct host_av *r = get(q, host, av);
+    if (r->npending > 0) r->npending--;
     return r;
 }
 

@@ -51,12 +51,13 @@ const struct host_av *quota_error(struct quota_set *q, int64_t host, int64_t av)
 const struct host_av *quota_no_reply(struct quota_set *q, int64_t host, int64_t av);
 const struct host_av *quota_invalid(struct quota_set *q, int64_t host, int64_t av);
 /* A result that disagreed with another, the verdict to come: either may be
- * the wrong one, and the streak starts again. A wrong result's verdict
- * waits for a third result while its host's right ones are judged at once:
- * without this, a host wrong half the time would outrun its verdicts (a
- * halved streak let one through in the simulator). An honest host that met
- * a wrong one loses its streak, which is rare. */
+ * the wrong one. It is pending until its verdict (valid, invalid) or its
+ * job's end: settled with quota_settled. A host with a pending result is
+ * not trusted alone (trust.h), since a wrong result's verdict waits for a
+ * third host while its host's right ones are judged at once; an honest
+ * host that met a wrong one keeps its streak. */
 const struct host_av *quota_inconclusive(struct quota_set *q, int64_t host, int64_t av);
+const struct host_av *quota_settled(struct quota_set *q, int64_t host, int64_t av);
 const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround, int agreed);
 /* The record of host and av, NULL if none. */
 const struct host_av *quota_record(const struct quota_set *q, int64_t host, int64_t av);

@@ -3,7 +3,7 @@
 
 int trust_alone(const struct trust_policy *p, const struct host_av *r, double draw)
 {
-    if (!r || r->consecutive_valid < p->min_valid || r->consecutive_valid < 1) return 0;
+    if (!r || r->consecutive_valid < p->min_valid || r->consecutive_valid < 1 || r->npending > 0) return 0;
     if ((double)r->ninvalid > TRUST_MAX_INVALID_SHARE * (double)(r->nagreed + r->ninvalid)) return 0;
     double check = 1.0 / r->consecutive_valid;
     if (check < p->spot_check) check = p->spot_check;

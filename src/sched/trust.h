@@ -9,6 +9,9 @@
  * TRUST_MAX_INVALID_SHARE of the time is never trusted, however lucky its
  * streak: a host wrong half the time makes a streak of 10 once in a
  * thousand tries, and would then be believed alone until a spot check.
+ * Nor is a host with a result awaiting a verdict after a disagreement
+ * (npending): a wrong result waits for a third host's while its host's
+ * right ones lengthen its streak.
  * Pure: the caller supplies the random draw. */
 #ifndef LOCUS_TRUST_H
 #define LOCUS_TRUST_H

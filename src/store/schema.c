@@ -349,11 +349,13 @@ static const char v18[] = "ALTER TABLE batches ADD COLUMN task_names INTEGER NOT
 
 /* Version 19: adaptive replication per batch (model.h, struct redundancy);
  * batches made before replicate every job as they did. A host's record
- * counts the valid results that agreed with another host's (sched/trust.h):
- * none known for the past, so trust is earned afresh. A host's network
+ * counts the valid results that agreed with another host's, and those
+ * awaiting a verdict after a disagreement (sched/trust.h): none known for
+ * the past, so trust is earned afresh. A host's network
  * (core/cidr.h), unknown until its next request. */
 static const char v19[] = "ALTER TABLE batches ADD COLUMN adaptive INTEGER NOT NULL DEFAULT 0;"
                           "ALTER TABLE host_app_versions ADD COLUMN nagreed INTEGER NOT NULL DEFAULT 0;"
+                          "ALTER TABLE host_app_versions ADD COLUMN npending INTEGER NOT NULL DEFAULT 0;"
                           "ALTER TABLE hosts ADD COLUMN net INTEGER NOT NULL DEFAULT 0;";
 
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10,

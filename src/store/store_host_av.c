@@ -1,14 +1,14 @@
 /* store_host_av.c - hosts' daily quotas and records per app version
- * (schema v17, table host_app_versions, nagreed since v19; the rules are sched/quota.h). */
+ * (schema v17, table host_app_versions, nagreed and npending since v19; the rules are sched/quota.h). */
 #include "store/store_internal.h"
 
 #define HAV_COLS "host_id,app_version_id,daily_max,day,sent_day,consecutive_valid,nvalid,nerror,ninvalid," \
-                 "turnaround_avg,nagreed"
+                 "turnaround_avg,nagreed,npending"
 
 int store_host_av_put(struct store *s, const struct host_av *r)
 {
     sqlite3_stmt *st = store_stmt(s, Q_HOST_AV_PUT, "INSERT OR REPLACE INTO host_app_versions(" HAV_COLS ")"
-                                                    " VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+                                                    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, r->host_id);
     sqlite3_bind_int64(st, 2, r->av_id);
@@ -21,6 +21,7 @@ int store_host_av_put(struct store *s, const struct host_av *r)
     sqlite3_bind_int64(st, 9, r->ninvalid);
     sqlite3_bind_double(st, 10, r->turnaround_avg);
     sqlite3_bind_int64(st, 11, r->nagreed);
+    sqlite3_bind_int(st, 12, r->npending);
     return store_run(s, st, "write a host's quota");
 }
 
@@ -36,7 +37,7 @@ static int hav_row(struct store *s, sqlite3_stmt *st, void *p)
         .sent_day = sqlite3_column_int(st, 4), .nproc = 1, .consecutive_valid = sqlite3_column_int(st, 5),
         .nvalid = sqlite3_column_int64(st, 6), .nerror = sqlite3_column_int64(st, 7),
         .ninvalid = sqlite3_column_int64(st, 8), .turnaround_avg = sqlite3_column_double(st, 9),
-        .nagreed = sqlite3_column_int64(st, 10),
+        .nagreed = sqlite3_column_int64(st, 10), .npending = sqlite3_column_int(st, 11),
     };
     return e->fn(e->ctx, &r);
 }

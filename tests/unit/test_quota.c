@@ -5,7 +5,7 @@
  * day starts afresh; hosts and versions are apart; no quota, no records,
  * unless kept for adaptive replication (then counts without a quota); a
  * result accepted alone counts as valid but lengthens no streak; no reply
- * costs quota but not the streak, a disagreement the streak only;
+ * costs quota but not the streak; a disagreement is pending until settled;
  * a stored record comes back as it was, cut to a lowered project quota. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,10 +43,14 @@ static void test_halve_and_double(void **state)
     assert_int_equal(r->daily_max, 50);
     assert_int_equal(r->nerror, 12);
     assert_int_equal(r->consecutive_valid, 11);
-    r = quota_inconclusive(&q, 1, 5);                   /* a disagreement: the streak only */
-    assert_int_equal(r->consecutive_valid, 0);
+    r = quota_inconclusive(&q, 1, 5);                   /* a disagreement: pending, nothing held against it */
+    r = quota_inconclusive(&q, 1, 5);
+    assert_int_equal(r->npending, 2);
+    assert_int_equal(r->consecutive_valid, 11);
     assert_int_equal(r->daily_max, 50);
     assert_int_equal(r->ninvalid, 1);
+    for (int i = 0; i < 3; i++) r = quota_settled(&q, 1, 5);   /* never below 0 */
+    assert_int_equal(r->npending, 0);
     r = quota_valid(&q, 1, 5, 300, 1);
     r = quota_error(&q, 1, 5);
     assert_int_equal(r->consecutive_valid, 0);

@@ -1603,7 +1603,7 @@ static void test_host_av_round_trip(void **state)
     struct fx *f = *state;
     struct host_av a = {.host_id = 3, .av_id = 5, .daily_max = 1000, .day = 20000, .sent_day = 7,
                         .consecutive_valid = 4, .nvalid = 40, .nerror = 2, .ninvalid = 1, .turnaround_avg = 3600.5,
-                        .nagreed = 30};
+                        .nagreed = 30, .npending = 2};
     struct host_av anon = {.host_id = 3, .av_id = APP_VERSION_ANONYMOUS, .daily_max = 1, .nerror = 9};
     assert_int_equal(store_host_av_put(f->s, &a), 0);
     assert_int_equal(store_host_av_put(f->s, &anon), 0);
@@ -1620,6 +1620,7 @@ static void test_host_av_round_trip(void **state)
     assert_int_equal(got[0].day, 20000);
     assert_int_equal(got[0].nvalid, 40);
     assert_int_equal(got[0].nagreed, 30);
+    assert_int_equal(got[0].npending, 2);
     assert_int_equal(got[0].consecutive_valid, 4);
     assert_true(got[0].turnaround_avg == 3600.5);
     assert_int_equal(got[1].host_id, 3);

@@ -4,7 +4,7 @@
  * host not trusted needs its full quorum, one sent to a trusted host is
  * accepted on its one result, with credit, and lengthens no streak; a
  * result found invalid replicates the lone jobs its host holds; a
- * disagreement starts the streak again; the quorum and target a job's
+ * disagreement keeps both hosts from trust until its verdict; the quorum and target a job's
  * state implies (model.c, transition.c); under one_result_per_network, no
  * two instances of a job go to hosts of one network, however many accounts
  * they are under, also after a restart (the networks reloaded). */
@@ -268,28 +268,58 @@ static void test_invalid_result_distrusts_held_jobs(void **state)
     rpc_decision_free(&d);
 }
 
-/* Two results that disagree, the verdict to come: both streaks start again
- * (the wrong one's verdict lags its host's right ones), nothing else. */
-static void test_disagreement_resets_streaks(void **state)
+/* Two results that disagree, the verdict to come: both hosts pending and
+ * not trusted alone meanwhile, nothing else held against them; the
+ * verdict settles them: the honest one trusted again with its streak, the
+ * wrong one's streak gone. A job that ends with no verdict settles its
+ * pending results too. */
+static void test_disagreement_pending_until_verdict(void **state)
 {
     struct fx *f = *state;
-    add_jobs(f, 1);
+    add_jobs(f, 2);
     trust_host(f, HOST);
     trust_host(f, OTHER);
     struct sjob *j = index_job(&f->x, 1);
     j->st.target_nresults = 2;
     add_success(f, j, 100, 0, HOST);
     add_success(f, j, 101, 1, OTHER);
-    const int64_t ids[2] = {100, 101};
-    const int states[2] = {VALIDATE_INCONCLUSIVE, VALIDATE_INCONCLUSIVE};
+    const int64_t ids[3] = {100, 101, 102};
+    int states[3] = {VALIDATE_INCONCLUSIVE, VALIDATE_INCONCLUSIVE};
     index_validated(&f->x, j, ids, states, 2, 0, 1, 1.0, 3600, &f->log);
+    assert_int_equal(j->st.target_nresults, 3);             /* a third result decides */
     for (int64_t h = HOST; h <= OTHER; h++) {
         const struct host_av *rec = quota_record(&f->x.quota, h, f->av.id);
-        assert_int_equal(rec->consecutive_valid, 0);
+        assert_int_equal(rec->npending, 1);
+        assert_int_equal(rec->consecutive_valid, 1000);
         assert_int_equal(rec->ninvalid, 0);
-        assert_int_equal(rec->nagreed, 1000);
+        assert_false(trust_alone(&f->x.trust, rec, 0.99));
     }
-    assert_int_equal(j->st.target_nresults, 3);             /* a third result decides */
+    add_success(f, j, 102, 2, OTHER + 1);
+    states[0] = VALIDATE_VALID;
+    states[1] = VALIDATE_INVALID;
+    states[2] = VALIDATE_VALID;
+    index_validated(&f->x, j, ids, states, 3, 100, 0, 1.0, 7200, &f->log);
+    const struct host_av *honest = quota_record(&f->x.quota, HOST, f->av.id);
+    const struct host_av *wrong = quota_record(&f->x.quota, OTHER, f->av.id);
+    assert_int_equal(honest->npending, 0);
+    assert_int_equal(honest->consecutive_valid, 1001);
+    assert_true(trust_alone(&f->x.trust, honest, 0.99));
+    assert_int_equal(wrong->npending, 0);
+    assert_int_equal(wrong->consecutive_valid, 0);
+    assert_int_equal(wrong->ninvalid, 1);
+
+    /* job 2: a disagreement, then the job is cancelled: no verdict will come */
+    struct sjob *j2 = index_job(&f->x, 2);
+    j2->st.target_nresults = 2;
+    add_success(f, j2, 200, 0, HOST);
+    add_success(f, j2, 201, 1, OTHER + 1);
+    const int64_t ids2[2] = {200, 201};
+    const int inc[2] = {VALIDATE_INCONCLUSIVE, VALIDATE_INCONCLUSIVE};
+    index_validated(&f->x, j2, ids2, inc, 2, 0, 1, 1.0, 8000, &f->log);
+    assert_int_equal(honest->npending, 1);
+    index_end_job(&f->x, j2, JOB_CANCELLED, JOB_ERR_CANCELLED, 9000, &f->log);
+    assert_int_equal(honest->npending, 0);
+    assert_int_equal(quota_record(&f->x.quota, OTHER + 1, f->av.id)->npending, 0);
 }
 
 /* One person's hosts behind one network, under different accounts, never
@@ -360,7 +390,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_untrusted_host_replicates, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_trusted_host_accepted_alone, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_invalid_result_distrusts_held_jobs, fx_setup, fx_teardown),
-        cmocka_unit_test_setup_teardown(test_disagreement_resets_streaks, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_disagreement_pending_until_verdict, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_one_result_per_network, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_network_rule_off, fx_setup, fx_teardown),
     };
