@@ -40,12 +40,12 @@ int quota_host_full(const struct quota_set *q, int64_t host, int64_t now);
 
 /* What happened to a job of host's version av. An error is the client's
  * or outputs missing; no reply by the deadline costs quota like an error
- * but says nothing of the host's results, so it leaves the streak. Each
- * returns the record as
- * it is now (borrowed: valid until the set changes again), for the change
- * log; NULL when records are not kept (no quota, not kept). A valid result
- * lengthens the host's streak of consecutive valid ones only if it agreed
- * with another host's (agreed): one accepted alone proves nothing. */
+ * but says nothing of the host's results, so it leaves the streak. A valid
+ * result lengthens the host's streak of consecutive valid ones only if it
+ * agreed with another host's (agreed): one accepted alone proves nothing.
+ * Each returns the record as it is now (borrowed: valid until the set
+ * changes again), for the change log; NULL when records are not kept (no
+ * quota and not kept). */
 const struct host_av *quota_sent(struct quota_set *q, int64_t host, int64_t av, int nproc, int64_t now);
 const struct host_av *quota_error(struct quota_set *q, int64_t host, int64_t av);
 const struct host_av *quota_no_reply(struct quota_set *q, int64_t host, int64_t av);

@@ -5,8 +5,8 @@
  * replicates the job at random, at the rate 1/streak that BOINC uses but
  * never below the project's floor, so that a host that turns bad is caught.
  * A result accepted alone never lengthens the streak: it was compared with
- * nothing. Beyond BOINC, a host whose compared results disagreed more than
- * TRUST_MAX_INVALID_SHARE of the time is never trusted, however lucky its
+ * nothing. Beyond BOINC, a host more than TRUST_MAX_INVALID_SHARE of whose
+ * compared results were invalid is never trusted, however lucky its
  * streak: a host wrong half the time makes a streak of 10 once in a
  * thousand tries, and would then be believed alone until a spot check.
  * Nor is a host with a result awaiting a verdict after a disagreement
