@@ -373,10 +373,9 @@ static void log_host_av(struct change_log *log, const struct host_av *r)
  * for the version (a success waits for its validation). */
 static void quota_note_end(struct sched_index *x, const struct instance *in, int outcome, struct change_log *log)
 {
-    if (outcome == OUTCOME_CLIENT_ERROR || outcome == OUTCOME_VALIDATE_ERROR)
-        log_host_av(log, quota_error(&x->quota, in->host_id, in->app_version_id));
-    else if (outcome == OUTCOME_NO_REPLY)
-        log_host_av(log, quota_no_reply(&x->quota, in->host_id, in->app_version_id));
+    if (outcome == OUTCOME_CLIENT_ERROR || outcome == OUTCOME_VALIDATE_ERROR || outcome == OUTCOME_NO_REPLY)
+        log_host_av(log, quota_note(&x->quota, in->host_id, in->app_version_id,
+                                    outcome == OUTCOME_NO_REPLY ? QUOTA_NO_REPLY : QUOTA_ERROR, 0));
 }
 
 /* Processors of the resource a version runs on, for its quota. */
@@ -497,7 +496,7 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
         if (in->state == INST_OVER && in->outcome == OUTCOME_SUCCESS && in->validate_state == VALIDATE_INCONCLUSIVE)
-            log_host_av(log, quota_settled(&x->quota, in->host_id, in->app_version_id));   /* no verdict will come */
+            log_host_av(log, quota_note(&x->quota, in->host_id, in->app_version_id, QUOTA_SETTLED, 0));   /* no verdict */
         if (in->state != INST_IN_PROGRESS) continue;
         finish_instance(x, in, OUTCOME_DIDNT_NEED, now);
         log_inst(log, CH_INST_UPDATE, in);
@@ -997,7 +996,8 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
     j->validating = 0;
     if (!job_live(j)) return 0;
     /* a result accepted alone was compared with nothing: no streak (trust.h) */
-    int agreed = j->st.canonical_id || job_quorum(&j->batch->b.red, &j->st) > 1;
+    int valid_ev = j->st.canonical_id || job_quorum(&j->batch->b.red, &j->st) > 1 ? QUOTA_VALID_AGREED
+                                                                                  : QUOTA_VALID_ALONE;
     for (int k = 0; k < n; k++) {
         struct instance *in = job_instance(j, ids[k]);
         if (!in || in->outcome != OUTCOME_SUCCESS || in->validate_state == VALIDATE_VALID ||
@@ -1009,20 +1009,20 @@ int index_validated(struct sched_index *x, struct sjob *j, const int64_t *ids, c
         log_inst(log, CH_INST_UPDATE, in);
         /* a result that disagreed before has its verdict now (logged below) */
         if (was == VALIDATE_INCONCLUSIVE && states[k] != VALIDATE_INCONCLUSIVE)
-            quota_settled(&x->quota, in->host_id, in->app_version_id);
+            quota_note(&x->quota, in->host_id, in->app_version_id, QUOTA_SETTLED, 0);
         switch (states[k]) {
         case VALIDATE_VALID:
             grant_credit(log, in, credit, now);
-            log_host_av(log, quota_valid(&x->quota, in->host_id, in->app_version_id,
-                                         (double)(in->received_time - in->sent_time), agreed));
+            log_host_av(log, quota_note(&x->quota, in->host_id, in->app_version_id, valid_ev,
+                                        (double)(in->received_time - in->sent_time)));
             break;
         case VALIDATE_INVALID:
-            log_host_av(log, quota_invalid(&x->quota, in->host_id, in->app_version_id));
+            log_host_av(log, quota_note(&x->quota, in->host_id, in->app_version_id, QUOTA_INVALID, 0));
             distrust(x, in->host_id, in->app_version_id, now, log);
             break;
         case VALIDATE_INCONCLUSIVE:
             if (was != VALIDATE_INCONCLUSIVE)
-                log_host_av(log, quota_inconclusive(&x->quota, in->host_id, in->app_version_id));
+                log_host_av(log, quota_note(&x->quota, in->host_id, in->app_version_id, QUOTA_INCONCLUSIVE, 0));
             break;
         }
     }

@@ -97,68 +97,45 @@ const struct host_av *quota_sent(struct quota_set *q, int64_t host, int64_t av, 
 
 static int kept(const struct quota_set *q) { return q->daily_max || q->keep; }
 
-/* An error, no reply and an invalid result cost the same: half the quota. */
-static struct host_av *halve_quota(struct quota_set *q, int64_t host, int64_t av)
-{
-    struct host_av *r = get(q, host, av);
-    if (q->daily_max) r->daily_max = r->daily_max / 2 > QUOTA_FLOOR ? r->daily_max / 2 : QUOTA_FLOOR;
-    return r;
-}
-
-const struct host_av *quota_error(struct quota_set *q, int64_t host, int64_t av)
-{
-    if (!kept(q)) return NULL;
-    struct host_av *r = halve_quota(q, host, av);
-    r->consecutive_valid = 0;
-    r->nerror++;
-    return r;
-}
-
-const struct host_av *quota_no_reply(struct quota_set *q, int64_t host, int64_t av)
-{
-    if (!kept(q)) return NULL;
-    struct host_av *r = halve_quota(q, host, av);
-    r->nerror++;
-    return r;
-}
-
-const struct host_av *quota_invalid(struct quota_set *q, int64_t host, int64_t av)
-{
-    if (!kept(q)) return NULL;
-    struct host_av *r = halve_quota(q, host, av);
-    r->consecutive_valid = 0;
-    r->ninvalid++;
-    return r;
-}
-
-const struct host_av *quota_inconclusive(struct quota_set *q, int64_t host, int64_t av)
+const struct host_av *quota_note(struct quota_set *q, int64_t host, int64_t av, int event, double turnaround)
 {
     if (!kept(q)) return NULL;
     struct host_av *r = get(q, host, av);
-    r->npending++;
-    return r;
-}
-
-const struct host_av *quota_settled(struct quota_set *q, int64_t host, int64_t av)
-{
-    if (!kept(q)) return NULL;
-    struct host_av *r = get(q, host, av);
-    if (r->npending > 0) r->npending--;
-    return r;
-}
-
-const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround, int agreed)
-{
-    if (!kept(q)) return NULL;
-    struct host_av *r = get(q, host, av);
-    r->daily_max = r->daily_max * 2 < q->daily_max ? r->daily_max * 2 : q->daily_max;
-    if (agreed) {
+    int halve = 0, valid = 0;
+    switch (event) {
+    case QUOTA_ERROR:
+        r->consecutive_valid = 0;
+        /* fall through */
+    case QUOTA_NO_REPLY:
+        r->nerror++;
+        halve = 1;
+        break;
+    case QUOTA_INVALID:
+        r->consecutive_valid = 0;
+        r->ninvalid++;
+        halve = 1;
+        break;
+    case QUOTA_INCONCLUSIVE:
+        r->npending++;
+        break;
+    case QUOTA_SETTLED:
+        if (r->npending > 0) r->npending--;
+        break;
+    case QUOTA_VALID_AGREED:
         r->consecutive_valid++;
         r->nagreed++;
+        /* fall through */
+    case QUOTA_VALID_ALONE:
+        valid = 1;
+        break;
     }
-    r->nvalid++;
-    if (turnaround > 0)   /* a running mean: every valid result counts the same */
-        r->turnaround_avg += (turnaround - r->turnaround_avg) / (double)r->nvalid;
+    if (halve && q->daily_max) r->daily_max = r->daily_max / 2 > QUOTA_FLOOR ? r->daily_max / 2 : QUOTA_FLOOR;
+    if (valid) {
+        r->daily_max = r->daily_max * 2 < q->daily_max ? r->daily_max * 2 : q->daily_max;
+        r->nvalid++;
+        if (turnaround > 0)   /* a running mean: every valid result counts the same */
+            r->turnaround_avg += (turnaround - r->turnaround_avg) / (double)r->nvalid;
+    }
     return r;
 }
 

@@ -38,27 +38,36 @@ int quota_allows(const struct quota_set *q, int64_t host, int64_t av, int nproc,
  * nothing is told. */
 int quota_host_full(const struct quota_set *q, int64_t host, int64_t now);
 
-/* What happened to a job of host's version av. An error is the client's
- * or outputs missing; no reply by the deadline costs quota like an error
- * but says nothing of the host's results, so it leaves the streak. A valid
- * result lengthens the host's streak of consecutive valid ones only if it
- * agreed with another host's (agreed): one accepted alone proves nothing.
- * Each returns the record as it is now (borrowed: valid until the set
+/* What happened to a result of host's version av, and what it does to the
+ * record:
+ *   QUOTA_ERROR        the client's error, or outputs missing: half the
+ *                      quota, the streak ends, nerror;
+ *   QUOTA_NO_REPLY     no reply by the deadline: half the quota and nerror,
+ *                      but the streak stays: it says nothing of the results;
+ *   QUOTA_INVALID      half the quota, the streak ends, ninvalid;
+ *   QUOTA_INCONCLUSIVE it disagreed with another, the verdict to come: it is
+ *                      pending (npending) until QUOTA_SETTLED, at its
+ *                      verdict or its job's end. A host with a pending
+ *                      result is not trusted alone (trust.h): a wrong
+ *                      result's verdict waits for a third host while its
+ *                      host's right ones are judged at once; an honest host
+ *                      that met a wrong one keeps its streak;
+ *   QUOTA_VALID_AGREED valid, and agreed with another host's: the quota
+ *                      doubles back, the streak and nagreed grow;
+ *   QUOTA_VALID_ALONE  valid, accepted alone: the quota doubles back, but
+ *                      it proves nothing, so no streak.
+ * Valid results also count in nvalid and their turnaround (seconds, 0
+ * unknown) in the mean. */
+enum quota_event {
+    QUOTA_ERROR, QUOTA_NO_REPLY, QUOTA_INVALID, QUOTA_INCONCLUSIVE, QUOTA_SETTLED,
+    QUOTA_VALID_AGREED, QUOTA_VALID_ALONE,
+};
+
+/* Each returns the record as it is now (borrowed: valid until the set
  * changes again), for the change log; NULL when records are not kept (no
- * quota and not kept). */
+ * quota and not kept). quota_sent counts a job sent today (with a quota). */
 const struct host_av *quota_sent(struct quota_set *q, int64_t host, int64_t av, int nproc, int64_t now);
-const struct host_av *quota_error(struct quota_set *q, int64_t host, int64_t av);
-const struct host_av *quota_no_reply(struct quota_set *q, int64_t host, int64_t av);
-const struct host_av *quota_invalid(struct quota_set *q, int64_t host, int64_t av);
-/* A result that disagreed with another, the verdict to come: either may be
- * the wrong one. It is pending until its verdict (valid, invalid) or its
- * job's end: settled with quota_settled. A host with a pending result is
- * not trusted alone (trust.h), since a wrong result's verdict waits for a
- * third host while its host's right ones are judged at once; an honest
- * host that met a wrong one keeps its streak. */
-const struct host_av *quota_inconclusive(struct quota_set *q, int64_t host, int64_t av);
-const struct host_av *quota_settled(struct quota_set *q, int64_t host, int64_t av);
-const struct host_av *quota_valid(struct quota_set *q, int64_t host, int64_t av, double turnaround, int agreed);
+const struct host_av *quota_note(struct quota_set *q, int64_t host, int64_t av, int event, double turnaround);
 /* The record of host and av, NULL if none. */
 const struct host_av *quota_record(const struct quota_set *q, int64_t host, int64_t av);
 #endif

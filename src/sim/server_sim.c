@@ -842,9 +842,9 @@ static void host_history(struct sim *s, const struct shost *h, int hi)
     const struct app_version *avs[2] = {&s->av, h->gpus ? &s->gav : NULL};
     for (int k = 0; k < 2 && avs[k]; k++)
         for (int i = 0; i < s->w.host_history; i++) {
-            if (h->black_hole) quota_error(&s->idx.quota, hi + 1, avs[k]->id);
-            else if (h->wrong_host && rng_uniform(&r) < s->w.wrong_host_rate) quota_invalid(&s->idx.quota, hi + 1, avs[k]->id);
-            else quota_valid(&s->idx.quota, hi + 1, avs[k]->id, 0, 1);
+            int ev = h->black_hole ? QUOTA_ERROR
+                : h->wrong_host && rng_uniform(&r) < s->w.wrong_host_rate ? QUOTA_INVALID : QUOTA_VALID_AGREED;
+            quota_note(&s->idx.quota, hi + 1, avs[k]->id, ev, 0);
         }
 }
 

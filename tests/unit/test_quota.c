@@ -23,36 +23,36 @@ static void test_halve_and_double(void **state)
     (void)state;
     struct quota_set q;
     quota_init(&q, 100);
-    const struct host_av *r = quota_error(&q, 1, 5);
+    const struct host_av *r = quota_note(&q, 1, 5, QUOTA_ERROR, 0);
     assert_int_equal(r->daily_max, 50);
     assert_int_equal(r->nerror, 1);
-    r = quota_invalid(&q, 1, 5);
+    r = quota_note(&q, 1, 5, QUOTA_INVALID, 0);
     assert_int_equal(r->daily_max, 25);
     assert_int_equal(r->ninvalid, 1);
-    for (int i = 0; i < 10; i++) r = quota_error(&q, 1, 5);
+    for (int i = 0; i < 10; i++) r = quota_note(&q, 1, 5, QUOTA_ERROR, 0);
     assert_int_equal(r->daily_max, QUOTA_FLOOR);
-    r = quota_valid(&q, 1, 5, 100, 1);
+    r = quota_note(&q, 1, 5, QUOTA_VALID_AGREED, 100);
     assert_int_equal(r->daily_max, 2);
     assert_int_equal(r->consecutive_valid, 1);
-    for (int i = 0; i < 10; i++) r = quota_valid(&q, 1, 5, 300, 1);
+    for (int i = 0; i < 10; i++) r = quota_note(&q, 1, 5, QUOTA_VALID_AGREED, 300);
     assert_int_equal(r->daily_max, 100);                /* capped at the project's */
     assert_int_equal(r->consecutive_valid, 11);
     assert_int_equal(r->nvalid, 11);
     assert_true(r->turnaround_avg > 281 && r->turnaround_avg < 282);   /* (100 + 10 x 300) / 11 */
-    r = quota_no_reply(&q, 1, 5);                       /* a missed deadline: quota and count, not the streak */
+    r = quota_note(&q, 1, 5, QUOTA_NO_REPLY, 0);   /* a missed deadline: quota and count, not the streak */
     assert_int_equal(r->daily_max, 50);
     assert_int_equal(r->nerror, 12);
     assert_int_equal(r->consecutive_valid, 11);
-    r = quota_inconclusive(&q, 1, 5);                   /* a disagreement: pending, nothing held against it */
-    r = quota_inconclusive(&q, 1, 5);
+    r = quota_note(&q, 1, 5, QUOTA_INCONCLUSIVE, 0);   /* a disagreement: pending, nothing held against it */
+    r = quota_note(&q, 1, 5, QUOTA_INCONCLUSIVE, 0);
     assert_int_equal(r->npending, 2);
     assert_int_equal(r->consecutive_valid, 11);
     assert_int_equal(r->daily_max, 50);
     assert_int_equal(r->ninvalid, 1);
-    for (int i = 0; i < 3; i++) r = quota_settled(&q, 1, 5);   /* never below 0 */
+    for (int i = 0; i < 3; i++) r = quota_note(&q, 1, 5, QUOTA_SETTLED, 0);   /* never below 0 */
     assert_int_equal(r->npending, 0);
-    r = quota_valid(&q, 1, 5, 300, 1);
-    r = quota_error(&q, 1, 5);
+    r = quota_note(&q, 1, 5, QUOTA_VALID_AGREED, 300);
+    r = quota_note(&q, 1, 5, QUOTA_ERROR, 0);
     assert_int_equal(r->consecutive_valid, 0);
     quota_free(&q);
 }
@@ -78,7 +78,7 @@ static void test_day_limit_and_processors(void **state)
     assert_int_equal(r->sent_day, 1);
     assert_int_equal(r->day, (T0 + DAY) / DAY);
     /* a black hole: every job an error; after a handful it gets its floor */
-    for (int i = 0; i < 5; i++) quota_error(&q, 1, 5);
+    for (int i = 0; i < 5; i++) quota_note(&q, 1, 5, QUOTA_ERROR, 0);
     assert_int_equal(quota_record(&q, 1, 5)->daily_max, QUOTA_FLOOR);
     assert_true(quota_allows(&q, 1, 5, 1, T0 + DAY) == 0);   /* 1 sent today, floor 1 x 1 processor */
     quota_free(&q);
@@ -90,8 +90,8 @@ static void test_no_quota(void **state)
     struct quota_set q;
     quota_init(&q, 0);
     for (int i = 0; i < 1000; i++) assert_null(quota_sent(&q, 1, 5, 1, T0));
-    assert_null(quota_error(&q, 1, 5));
-    assert_null(quota_valid(&q, 1, 5, 10, 1));
+    assert_null(quota_note(&q, 1, 5, QUOTA_ERROR, 0));
+    assert_null(quota_note(&q, 1, 5, QUOTA_VALID_AGREED, 10));
     assert_true(quota_allows(&q, 1, 5, 1, T0));
     assert_false(quota_host_full(&q, 1, T0));
     assert_null(quota_record(&q, 1, 5));
@@ -107,14 +107,14 @@ static void test_kept_without_quota(void **state)
     quota_init(&q, 0);
     q.keep = 1;
     assert_null(quota_sent(&q, 1, 5, 1, T0));           /* nothing to count against */
-    const struct host_av *r = quota_valid(&q, 1, 5, 100, 1);
+    const struct host_av *r = quota_note(&q, 1, 5, QUOTA_VALID_AGREED, 100);
     assert_non_null(r);
     assert_int_equal(r->consecutive_valid, 1);
-    r = quota_valid(&q, 1, 5, 100, 0);                  /* accepted alone: valid, no streak */
+    r = quota_note(&q, 1, 5, QUOTA_VALID_ALONE, 100);   /* accepted alone: valid, no streak */
     assert_int_equal(r->nvalid, 2);
     assert_int_equal(r->nagreed, 1);
     assert_int_equal(r->consecutive_valid, 1);
-    r = quota_invalid(&q, 1, 5);
+    r = quota_note(&q, 1, 5, QUOTA_INVALID, 0);
     assert_int_equal(r->consecutive_valid, 0);
     assert_int_equal(r->ninvalid, 1);
     assert_int_equal(r->daily_max, 0);                  /* no quota to halve */
