@@ -117,7 +117,7 @@ void cli_print_json(json_t *root);
 
 /* ---- commands: argv holds what follows the command words ---- */
 typedef int cli_command(int argc, char **argv, char *err, size_t errlen);
-cli_command cmd_init, cmd_app_add, cmd_file_add, cmd_user_create, cmd_user_role, cmd_user_key, cmd_user_keys,
+cli_command cmd_init, cmd_app_add, cmd_app_set, cmd_file_add, cmd_user_create, cmd_user_role, cmd_user_key, cmd_user_keys,
     cmd_user_revoke, cmd_user_account, cmd_user_hook, cmd_batch_create, cmd_batch_add_jobs,
     cmd_batch_cancel,
     cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,

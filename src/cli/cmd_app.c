@@ -1,5 +1,6 @@
 /* cmd_app.c - `locus app add`: registers an app version for one platform
- * (and plan class, which the project's plan_class.xml must define).
+ * (and plan class, which the project's plan_class.xml must define);
+ * `locus app set`: an app's homogeneous redundancy (sched/hr.h).
  * Its files are copied into the download area under names unique to the
  * version, and each is signed with the project's code signing key, since
  * the BOINC client refuses any app version file without a valid signature
@@ -23,7 +24,8 @@ struct version_file {
 };
 
 struct app_add {
-    const char *name, *platform, *friendly, *plan_class;
+    const char *name, *platform, *friendly, *plan_class, *hr;
+    int hr_level;               /* what hr names; for a new app only */
     int new_app;
     struct app_version v;
     int nfiles;
@@ -103,6 +105,8 @@ static int check_args(struct app_add *a, const char *exe, const struct cli_list 
     if (!api[0] || strlen(api) >= sizeof a->v.api_version)
         return cli_errf(err, errlen, CLI_FAIL, "--api-version must be 1 to %zu characters, e.g. 7.20.0",
                         sizeof a->v.api_version - 1);
+    if (a->hr && (a->hr_level = hr_level_parse(a->hr)) < 0)
+        return cli_errf(err, errlen, CLI_FAIL, "--hr: '%s' is none of off, coarse, fine", a->hr);
     if (a->friendly && strlen(a->friendly) >= sizeof ((struct app *)0)->user_friendly_name)
         return cli_errf(err, errlen, CLI_FAIL, "--friendly-name is longer than 127 characters");
     if (extra->n >= APP_FILES_MAX)
@@ -151,8 +155,12 @@ static int find_app(struct cli_project *cp, struct app_add *a, char *err, size_t
     if (rc == 1) {
         snprintf(app.name, sizeof app.name, "%s", a->name);
         snprintf(app.user_friendly_name, sizeof app.user_friendly_name, "%s", a->friendly ? a->friendly : "");
+        app.hr_level = a->hr_level;
         rc = store_app_insert(cp->s, &app);
         a->new_app = 1;
+    } else if (rc == 0 && a->hr && app.hr_level != a->hr_level) {
+        return cli_errf(err, errlen, CLI_FAIL, "app %s has --hr %s: change it with `locus app set`", a->name,
+                        hr_level_name(app.hr_level));
     }
     if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     a->v.app_id = app.id;
@@ -219,6 +227,7 @@ int cmd_app_add(int argc, char **argv, char *err, size_t errlen)
         {"avg-ncpus", OPT_DOUBLE, &a->v.avg_ncpus, 0, 0},
         {"friendly-name", OPT_STR, &a->friendly, 0, 0},
         {"plan-class", OPT_STR, &a->plan_class, 0, 0},
+        {"hr", OPT_STR, &a->hr, 0, 0},
         {"file", OPT_LIST, &extra, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
@@ -245,5 +254,32 @@ int cmd_app_add(int argc, char **argv, char *err, size_t errlen)
                a->nfiles > 1 ? "s" : "", a->files[0].phys);
     cli_close(&cp);
     free(a);
+    return rc;
+}
+
+/* An app's level changes for the jobs sent from then on (locusd reads the
+ * store again within its refresh period): a job already committed to a
+ * class under another level is free again (hr.h). */
+int cmd_app_set(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *hr = NULL, *pos[2];
+    struct cli_opt opts[] = {
+        {"hr", OPT_STR, &hr, 1, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    int level = rc ? -1 : hr_level_parse(hr);
+    if (!rc && level < 0) rc = cli_errf(err, errlen, CLI_FAIL, "--hr: '%s' is none of off, coarse, fine", hr);
+    struct cli_project cp = {.s = NULL};
+    if (!rc) rc = cli_open(&cp, pos[0], 0, err, errlen);
+    struct app app;
+    if (!rc) {
+        int found = store_app_by_name(cp.s, pos[1], &app);
+        if (found == 1) rc = cli_errf(err, errlen, CLI_FAIL, "no app named %s", pos[1]);
+        else if (found || store_app_set_hr(cp.s, app.id, level))
+            rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
+    }
+    if (!rc) printf("app %s: homogeneous redundancy %s (was %s)\n", pos[1], hr_level_name(level), hr_level_name(app.hr_level));
+    cli_close(&cp);
     return rc;
 }

@@ -16,7 +16,8 @@ static const struct command commands[] = {
     {"init", NULL, cmd_init, "DIR --url URL [--name NAME]"},
     {"app", "add", cmd_app_add,
      "DIR NAME --platform P --exe PATH --version N [--api-version 7.20.0] [--avg-ncpus 1] [--plan-class NAME] "
-     "[--friendly-name TEXT] [--file PATH[=OPEN_NAME]]..."},
+     "[--friendly-name TEXT] [--hr off|coarse|fine] [--file PATH[=OPEN_NAME]]..."},
+    {"app", "set", cmd_app_set, "DIR NAME --hr off|coarse|fine"},
     {"app", "list", cmd_app_list, "DIR [--limit N] [--json]"},
     {"file", "add", cmd_file_add, "DIR PATH [--name NAME] [--sticky] [--report-on-rpc]"},
     {"file", "list", cmd_file_list, "DIR [--limit N] [--json]"},

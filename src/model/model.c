@@ -40,6 +40,20 @@ int user_role_parse(const char *name)
     return -1;
 }
 
+static const char *const hr_level_names[] = {[HR_OFF] = "off", [HR_COARSE] = "coarse", [HR_FINE] = "fine"};
+
+const char *hr_level_name(int level)
+{
+    return level >= HR_OFF && level <= HR_LEVEL_MAX ? hr_level_names[level] : "unknown";
+}
+
+int hr_level_parse(const char *name)
+{
+    for (int l = HR_OFF; l <= HR_LEVEL_MAX; l++)
+        if (!strcmp(name, hr_level_names[l])) return l;
+    return -1;
+}
+
 const char *batch_state_name(int state)
 {
     static const char *n[] = {"active", "done", "cancelling", "cancelled"};

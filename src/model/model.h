@@ -114,10 +114,21 @@ struct file_rec {
     char *signature;        /* owned; code-signing text for executables, else NULL */
 };
 
+/* An app's homogeneous redundancy: the class of hosts whose results may
+ * be compared (sched/hr.h). */
+enum hr_level { HR_OFF = 0, HR_COARSE = 1, HR_FINE = 2 };
+#define HR_LEVEL_MAX HR_FINE
+
+/* A level's name ("off", "coarse", "fine"), and back: the level, or -1
+ * for a name that is none. */
+const char *hr_level_name(int level);
+int hr_level_parse(const char *name);
+
 struct app {
     int64_t id;
     char name[128];
     char user_friendly_name[128];
+    int hr_level;                /* enum hr_level */
 };
 
 struct app_version_file {
@@ -215,6 +226,7 @@ struct instance {
     int64_t sent_time, deadline, received_time;
     int exit_status;
     double cpu_time, elapsed_time, credit;
+    uint32_t hr_class;           /* its host's class for the app's homogeneous redundancy (sched/hr.h); 0: none */
     int64_t expected;            /* in memory only: when the host should return it; 0: unknown */
 };
 

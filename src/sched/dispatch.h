@@ -51,6 +51,8 @@ struct host_view {
     struct host_coproc coprocs[HOST_MAX_COPROCS];
     const char *cpu_features; /* space-separated; borrowed, NULL unknown */
     const char *os_name;      /* borrowed, NULL unknown */
+    const char *cpu_vendor;   /* p_vendor, borrowed, NULL unknown */
+    const char *cpu_model;    /* p_model, borrowed, NULL unknown */
     double mem_bytes;         /* RAM; 0 unknown */
     double disk_free;         /* bytes free where the client keeps its files; 0 unknown */
     int in_progress;          /* instances the host holds already */

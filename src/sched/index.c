@@ -4,6 +4,7 @@
 #include "core/project.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "sched/hr.h"
 #include "sched/transition.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,9 +169,13 @@ static struct deadline_entry dl_pop(struct sched_index *x)
 struct sapp *index_add_app(struct sched_index *x, const struct app *a)
 {
     struct sapp *s = imap_get(&x->apps, a->id);
-    if (s) return s;
+    if (s) {
+        s->hr_level = a->hr_level;   /* the operator may change it: the store is read again */
+        return s;
+    }
     s = xcalloc(1, sizeof *s);
     s->id = a->id;
+    s->hr_level = a->hr_level;
     snprintf(s->name, sizeof s->name, "%s", a->name);
     imap_put(&x->apps, a->id, s);
     return s;
@@ -578,11 +583,16 @@ void job_queue(struct sched_index *x, struct sjob *j)
         if (sched_modes[m]->job_changed) sched_modes[m]->job_changed(x, j);
 }
 
-int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h)
+int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h, int rsc)
 {
     const struct batch *b = &j->batch->b;
     if ((h->mem_bytes > 0 && b->mem_bound > h->mem_bytes) || (h->disk_free > 0 && b->disk_bound > h->disk_free))
         return 0;
+    int hr = j->batch->app->hr_level;
+    if (hr != HR_OFF) {
+        uint32_t c = hr_committed(hr, j->inst, j->ninst);
+        if (c && c != hr_class(hr, h, rsc)) return 0;
+    }
     int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
     int per_net = x->one_result_per_network && h->net;
     for (int i = 0; i < j->ninst; i++) {
@@ -702,6 +712,7 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
         .state = INST_IN_PROGRESS, .sent_time = req->now,
         .deadline = req->now + (int64_t)j->batch->b.delay_bound,
         .expected = req->now + (int64_t)queued_turnaround(req, budget, &vc->u, j->flops_est),
+        .hr_class = j->batch->app->hr_level != HR_OFF ? hr_class(j->batch->app->hr_level, &req->host, vc->u.rsc) : 0,
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);
@@ -751,14 +762,15 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
         struct sjob *j = best->app->heap[0];
         heap_remove(best->app, j);
         aside[naside++] = j;   /* back in the queue after this request */
-        if (!host_may_take(x, j, &req->host)) continue;
+        if (!host_may_take(x, j, &req->host, best->vc.u.rsc)) continue;
         /* the faster version's resource cannot return it in time: another
          * resource that wants work may (a GPU's queue is full, its CPUs idle) */
         const struct version_choice *vc = &best->vc;
         struct version_choice alt;
         if (!budget_fits(budget, &req->host, &vc->u, j->flops_est, j->batch->b.delay_bound)) {
             if (!other_version(best->app, req, budget, vc->u.rsc, &alt) ||
-                !budget_fits(budget, &req->host, &alt.u, j->flops_est, j->batch->b.delay_bound))
+                !budget_fits(budget, &req->host, &alt.u, j->flops_est, j->batch->b.delay_bound) ||
+                !host_may_take(x, j, &req->host, alt.u.rsc))
                 continue;
             vc = &alt;
         }
@@ -849,11 +861,11 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         else if (in->expected > req->now) due = in->expected;
         else due = req->now + (req->now - in->expected);   /* overdue: the later, the longer it may take */
         if ((double)(due - req->now) < gain * mine) continue;
-        if (mode_refuses_spare(x, j) || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) || !host_may_take(x, j, h) ||
+        if (mode_refuses_spare(x, j) || j->st.state != JOB_ACTIVE || (accept && !accept(ctx, j)) || !spare_wanted(j, x->replicate) ||
             j->ninst + 1 >= j->batch->b.red.max_total_instances)
             continue;
         struct version_choice vc;
-        if (!best_version(j->batch->app, req, budget, &vc) ||
+        if (!best_version(j->batch->app, req, budget, &vc) || !host_may_take(x, j, h, vc.u.rsc) ||
             !budget_fits(budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound))
             continue;
         send_instance(x, j, &vc, req, budget, res, log);

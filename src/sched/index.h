@@ -59,6 +59,7 @@ struct job_counts { uint64_t sent, reported, validated, failed; };
 struct sapp {
     int64_t id;
     char name[128];
+    int hr_level;                         /* homogeneous redundancy (hr.h) */
     struct job_counts counts;
     int nversions, capversions;
     const struct app_version **versions;  /* owned array; the versions are borrowed and must outlive the index */
@@ -147,6 +148,7 @@ void index_init(struct sched_index *x);
 void index_free(struct sched_index *x);
 
 /* Loading. Pointers given are borrowed and must outlive the index. */
+/* An app, or, for one known, its settings again (the operator may change them). */
 struct sapp *index_add_app(struct sched_index *x, const struct app *a);
 int index_add_version(struct sched_index *x, const struct app_version *v);  /* -1: unknown app */
 /* A batch whose live jobs have ids in [first_id, last_id]; NULL if its app is unknown. */

@@ -206,7 +206,8 @@ static struct host_view host_view_of(const struct rpc *c)
         .share = r->resource_share_fraction,
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,
         .req_instances = r->cpu_req_instances, .in_progress = r->nother,
-        .cpu_features = r->p_features, .os_name = r->os_name, .mem_bytes = r->m_nbytes,
+        .cpu_features = r->p_features, .os_name = r->os_name, .cpu_vendor = r->p_vendor, .cpu_model = r->p_model,
+        .mem_bytes = r->m_nbytes,
         .disk_free = r->d_free,
     };
     /* the first HOST_MAX_COPROCS types with devices; a real host has one or two */

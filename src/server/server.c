@@ -96,12 +96,13 @@ struct load_ctx {
 static int load_app(void *p, const struct app *a)
 {
     struct load_ctx *c = p;
-    if (!imap_get(&c->s->apps, a->id)) {
-        struct app *copy = xmalloc(sizeof *copy);
-        *copy = *a;
+    struct app *copy = imap_get(&c->s->apps, a->id);
+    if (!copy) {
+        copy = xmalloc(sizeof *copy);
         imap_put(&c->s->apps, a->id, copy);
     }
-    index_add_app(&c->s->idx, imap_get(&c->s->apps, a->id));
+    *copy = *a;   /* an app known already may have new settings (locus app set) */
+    index_add_app(&c->s->idx, copy);
     if (a->id > c->s->last_app_id) c->s->last_app_id = a->id;
     return 0;
 }

@@ -14,6 +14,7 @@
 #include "core/vec.h"
 #include "sched/credit.h"
 #include "sched/host_rpc.h"
+#include "sched/hr.h"
 #include "sched/plan_class.h"
 #include "sched/validate.h"
 #include "sim/events.h"
@@ -75,6 +76,7 @@ struct shost {
     int gpus;                   /* GPU devices; 0: none */
     int black_hole;             /* fails every job at once and asks again */
     int wrong_host;             /* returns a wrong result at wrong_host_rate */
+    int platform;               /* its index in the workload's platforms; -1: none named */
     double arrived;             /* when it joined */
     int away;                   /* vanished for a while, with its work; computes only when on and not away */
     double last_update;         /* progress is accounted up to here */
@@ -128,6 +130,7 @@ struct sim {
     int64_t *transfers_per_file;
     int nfiles_used;
     struct imap wrong;          /* instance id -> (void *)(intptr_t)enum wrong_kind: a wrong result */
+    struct imap numclass;       /* instance id -> the numerical class of its host as it ran it (numerical_level) */
     unsigned char *ended;       /* by job id - 1 */
     double *turnaround;
     int64_t njt, nended;
@@ -213,13 +216,16 @@ static void validate_job(struct sim *s, struct sjob *j, int *ev)
         wrong[in.n] = (intptr_t)imap_get(&s->wrong, x->id);
         ids[in.n++] = x->id;
     }
-    /* correct results agree with each other; a wrong one with nothing, but
-     * colluding cheaters' with each other */
+    /* correct results agree with each other, if their hosts compute alike
+     * (numerical_level); a wrong one with nothing, but colluding cheaters'
+     * with each other */
     int collude = s->w.wrong_agree;
     for (int a = 0; a < in.n; a++) {
         in.usable[a] = 1;
         for (int b = 0; b < in.n; b++)
-            in.eq[a][b] = a == b || (!wrong[a] && !wrong[b]) || (collude && wrong[a] == WRONG_CHEAT && wrong[b] == WRONG_CHEAT);
+            in.eq[a][b] = a == b ||
+                          (!wrong[a] && !wrong[b] && imap_get(&s->numclass, ids[a]) == imap_get(&s->numclass, ids[b])) ||
+                          (collude && wrong[a] == WRONG_CHEAT && wrong[b] == WRONG_CHEAT);
     }
     validate_decide(&in, &out);
     double credit = credit_for_job(j->flops_est);
@@ -773,9 +779,11 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     int nfiles = 0;
     for (int i = 0; i < h->nheld; i++) files[nfiles++] = s->file_name[h->held[i]];
     for (int i = 0; i < h->nstates; i++) files[nfiles++] = h->states[i];
+    const struct sim_platform *pl = h->platform >= 0 ? &s->w.platforms[h->platform] : NULL;
     struct rpc_input in = {
         .host = {
             .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
+            .os_name = pl ? pl->os : NULL, .cpu_vendor = pl ? pl->vendor : NULL, .cpu_model = pl ? pl->model : NULL,
             /* every host its own network, but wrong hosts one between them under wrong_network */
             .net = h->wrong_host && s->w.wrong_network ? 1 : (uint64_t)hid + 1,
             .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
@@ -809,7 +817,12 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     }
     if (s->o.on_dispatch) s->o.on_dispatch(s->o.ctx, &s->idx, hid, d.sent, d.nsent);
     for (int k = 0; k < d.res.ndeletes; k++) host_delete_file(s, h, hi, d.res.deletes[k]);
-    for (int k = 0; k < d.nsent; k++) task_add(s, h, hi, &d.sent[k]);
+    for (int k = 0; k < d.nsent; k++) {
+        task_add(s, h, hi, &d.sent[k]);
+        if (s->w.numerical_level != HR_OFF)
+            imap_put(&s->numclass, d.sent[k].inst.id,
+                     (void *)(uintptr_t)hr_class(s->w.numerical_level, &in.host, d.sent[k].u.rsc));
+    }
     h->last_rpc = now(s);
     /* a host that asked and got nothing waits longer each time, as BOINC clients back off */
     if (d.nsent == 0 && in.wants_work)
@@ -878,6 +891,14 @@ static void host_new(struct sim *s)
         h->wrong_host = 1;
         s->fig->wrong_hosts++;
     }
+    /* its platform, spread by index in proportion to the weights (the
+     * golden ratio's multiples mix the platforms along the hosts) */
+    h->platform = -1;
+    double total = 0, acc = 0;
+    for (int k = 0; k < s->w.nplatforms; k++) total += s->w.platforms[k].weight;
+    double u = fmod(hi * 0.6180339887498949, 1.0) * total;
+    for (int k = 0; k < s->w.nplatforms && h->platform < 0; k++)
+        if (u < (acc += s->w.platforms[k].weight) || k == s->w.nplatforms - 1) h->platform = k;
     if (s->w.host_history && now(s) == 0) host_history(s, h, hi);
     h->arrived = now(s);
     if (h->on) host_capacity(s, h, 1);
@@ -1096,7 +1117,8 @@ static void setup(struct sim *s)
     if (w->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);
     imap_init(&s->wrong);
-    s->app = (struct app){.id = 1, .name = "sim"};
+    imap_init(&s->numclass);
+    s->app = (struct app){.id = 1, .name = "sim", .hr_level = w->hr};
     s->av = (struct app_version){.id = 1, .app_id = 1, .platform = PLATFORM, .version_num = 1};
     index_add_app(&s->idx, &s->app);
     index_add_version(&s->idx, &s->av);
@@ -1138,6 +1160,7 @@ static void teardown(struct sim *s)
     free(s->job_first);
     free(s->job_nfiles);
     imap_free(&s->wrong);
+    imap_free(&s->numclass);
     index_free(&s->idx);
     plan_classes_free(&s->pcs);
     change_log_free(&s->log);

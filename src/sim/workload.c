@@ -29,7 +29,9 @@ void workload_defaults(struct workload *w)
     };
 }
 
-enum kind { K_INT, K_REAL, K_SEED };
+/* K_LEVEL: a homogeneous redundancy level by name; K_PLATFORMS: the
+ * platform mix, OS/VENDOR/MODEL:WEIGHT,... in one word. */
+enum kind { K_INT, K_REAL, K_SEED, K_LEVEL, K_PLATFORMS };
 
 struct key {
     const char *name;
@@ -70,6 +72,9 @@ static const struct key keys[] = {
     F(host_history, K_INT, 0, 1e6),
     F(wrong_network, K_INT, 0, 1),
     F(one_result_per_network, K_INT, 0, 1),
+    F(platforms, K_PLATFORMS, 0, 0),
+    F(numerical_level, K_LEVEL, 0, 0),
+    F(hr, K_LEVEL, 0, 0),
     F(files, K_INT, 0, 1e7),
     F(file_size_min, K_REAL, 0, 1e13),
     F(file_size_max, K_REAL, 0, 1e13),
@@ -112,22 +117,59 @@ static const struct key keys[] = {
 #undef F
 #define NKEYS (sizeof keys / sizeof keys[0])
 
+/* Parses OS/VENDOR/MODEL:WEIGHT,... into w's platforms. */
+static int set_platforms(struct workload *w, const char *val, char *why, size_t len)
+{
+    w->nplatforms = 0;
+    for (const char *p = val; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char item[128], os[64], vendor[64], model[64];
+        double weight;
+        int used = 0;
+        if (n >= sizeof item) return snprintf(why, len, "a platform longer than %zu characters", sizeof item - 1), -1;
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (w->nplatforms == SIM_MAX_PLATFORMS) return snprintf(why, len, "more than %d platforms", SIM_MAX_PLATFORMS), -1;
+        struct sim_platform *pl = &w->platforms[w->nplatforms];
+        if (sscanf(item, "%63[^/]/%63[^/]/%63[^:]:%lf%n", os, vendor, model, &weight, &used) != 4 || item[used] ||
+            !isfinite(weight) || weight <= 0)
+            return snprintf(why, len, "'%s' is not OS/VENDOR/MODEL:WEIGHT with a positive weight", item), -1;
+        if (strlen(os) >= sizeof pl->os || strlen(vendor) >= sizeof pl->vendor || strlen(model) >= sizeof pl->model)
+            return snprintf(why, len, "'%s': each name at most %zu characters", item, sizeof pl->os - 1), -1;
+        snprintf(pl->os, sizeof pl->os, "%s", os);
+        snprintf(pl->vendor, sizeof pl->vendor, "%s", vendor);
+        snprintf(pl->model, sizeof pl->model, "%s", model);
+        pl->weight = weight;
+        w->nplatforms++;
+        p += n + (comma ? 1 : 0);
+    }
+    return w->nplatforms ? 0 : (snprintf(why, len, "no platform"), -1);
+}
+
 static int set_value(struct workload *w, const struct key *k, const char *val, char *why, size_t len)
 {
     char *end;
     errno = 0;
+    if (k->kind == K_PLATFORMS) return set_platforms(w, val, why, len);
+    if (k->kind == K_LEVEL) {
+        int level = hr_level_parse(val);
+        if (level < 0) return snprintf(why, len, "expected off, coarse or fine, got '%.64s'", val), -1;
+        *(int *)((char *)w + k->off) = level;
+        return 0;
+    }
     if (k->kind == K_SEED) {
-        if (val[0] == '-') return snprintf(why, len, "expected a non-negative integer, got '%s'", val), -1;
+        if (val[0] == '-') return snprintf(why, len, "expected a non-negative integer, got '%.64s'", val), -1;
         unsigned long long u = strtoull(val, &end, 10);
-        if (errno || end == val || *end) return snprintf(why, len, "expected a non-negative integer, got '%s'", val), -1;
+        if (errno || end == val || *end) return snprintf(why, len, "expected a non-negative integer, got '%.64s'", val), -1;
         w->seed = u;
         return 0;
     }
     double d = strtod(val, &end);
     if (errno || end == val || *end || !isfinite(d))
-        return snprintf(why, len, "expected a number, got '%s'", val), -1;
-    if (k->kind == K_INT && d != floor(d)) return snprintf(why, len, "expected an integer, got '%s'", val), -1;
-    if (d < k->min || d > k->max) return snprintf(why, len, "%s is outside [%g, %g]", val, k->min, k->max), -1;
+        return snprintf(why, len, "expected a number, got '%.64s'", val), -1;
+    if (k->kind == K_INT && d != floor(d)) return snprintf(why, len, "expected an integer, got '%.64s'", val), -1;
+    if (d < k->min || d > k->max) return snprintf(why, len, "%.64s is outside [%g, %g]", val, k->min, k->max), -1;
     char *field = (char *)w + k->off;
     if (k->kind == K_INT) *(int *)field = (int)d;
     else *(double *)field = d;
@@ -176,8 +218,8 @@ int workload_parse(struct workload *w, const char *text, char *err, size_t errle
         p += n + (eol ? 1 : 0);
         char *hash = strchr(line, '#');
         if (hash) *hash = 0;
-        char key[64], val[128], extra[8];
-        int got = sscanf(line, "%63s %127s %7s", key, val, extra);
+        char key[64], val[400], extra[8];
+        int got = sscanf(line, "%63s %399s %7s", key, val, extra);
         if (got <= 0) continue;   /* blank or comment */
         if (got == 1) return snprintf(err, errlen, "line %d: %s: missing value", lineno, key), -1;
         if (got == 3) return snprintf(err, errlen, "line %d: %s: more than one value", lineno, key), -1;

@@ -8,6 +8,16 @@
 
 /* Batches a workload may have: the figures keep one completion time each. */
 #define SIM_MAX_BATCHES 64
+/* Host platforms a workload may mix. */
+#define SIM_MAX_PLATFORMS 8
+
+/* A host platform as its BOINC client describes it (os_name, p_vendor,
+ * p_model; the names homogeneous redundancy classes, sched/hr.h), and its
+ * share of the hosts. */
+struct sim_platform {
+    char os[24], vendor[24], model[24];
+    double weight;
+};
 
 struct workload {
     int hosts;                  /* hosts present at the start */
@@ -40,6 +50,11 @@ struct workload {
     int one_result_per_network; /* server: never two instances of a job to hosts of one network */
     int host_history;           /* compared results each host present at the start has behind it, as in a
                                    project that has been running (its trust and quota records); 0: a new project */
+    int nplatforms;             /* host platforms, spread by index in proportion to their weights; 0: one */
+    struct sim_platform platforms[SIM_MAX_PLATFORMS];
+    int numerical_level;        /* right results agree only between hosts of one class at this level (enum
+                                   hr_level): the app's numerical behaviour; 0: everywhere */
+    int hr;                     /* server: the app's homogeneous redundancy (enum hr_level) */
     int files;                  /* sticky input files, in all batches; 0: jobs have no input */
     double file_size_min, file_size_max;
     int jobs_per_file;          /* jobs starting at each file of a batch's sequence (mean) */

@@ -358,6 +358,12 @@ static const char v19[] = "ALTER TABLE batches ADD COLUMN adaptive INTEGER NOT N
                           "ALTER TABLE host_app_versions ADD COLUMN npending INTEGER NOT NULL DEFAULT 0;"
                           "ALTER TABLE hosts ADD COLUMN net INTEGER NOT NULL DEFAULT 0;";
 
+/* Version 20: homogeneous redundancy (sched/hr.h): an app's level, and the
+ * class of the host each instance went to, from which a job's class
+ * follows. Instances sent before have none and commit their job to none. */
+static const char v20[] = "ALTER TABLE apps ADD COLUMN hr_level INTEGER NOT NULL DEFAULT {HR_OFF};"
+                          "ALTER TABLE instances ADD COLUMN hr_class INTEGER NOT NULL DEFAULT 0;";
+
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10,
-                                         v11, v12, v13, v14, v15, v16, v17, v18, v19};
-const int schema_nmigrations = 19;
+                                         v11, v12, v13, v14, v15, v16, v17, v18, v19, v20};
+const int schema_nmigrations = 20;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 19
+#define STORE_SCHEMA_VERSION 20
 
 struct store;
 
@@ -160,6 +160,7 @@ void file_rec_clear(struct file_rec *f);
 int store_app_insert(struct store *s, struct app *a);
 int store_app_by_name(struct store *s, const char *name, struct app *a);
 int store_app_get(struct store *s, int64_t id, struct app *a);
+int store_app_set_hr(struct store *s, int64_t id, int hr_level);   /* -1 on error or no such app */
 int store_app_version_insert(struct store *s, struct app_version *v);  /* creates the platform if new */
 int store_app_version_max(struct store *s, int64_t app_id, const char *platform, struct app_version *v);
 

@@ -15,8 +15,10 @@ sqlite3 *store_db(struct store *s);
 #define STORE_INST_COLS(p)                                                                                  \
     p "id," p "job_id," p "seq," p "host_id," p "user_id," p "app_version_id," p "state," p "outcome,"    \
     p "validate_state," p "sent_time," p "deadline," p "received_time," p "exit_status," p "cpu_time,"    \
-    p "elapsed_time," p "credit"
-/* Reads STORE_INST_COLS, the first 16 columns of st's row, into *in. */
+    p "elapsed_time," p "credit," p "hr_class"
+#define STORE_INST_NCOLS 17
+/* Reads STORE_INST_COLS, the first STORE_INST_NCOLS columns of st's row,
+ * into *in (what is kept in memory only is zero). */
 void store_inst_from_row(sqlite3_stmt *st, struct instance *in);
 /* Column i of st's row as text into out (len bytes, cut to fit); "" for
  * NULL. */
@@ -29,7 +31,7 @@ enum {
     Q_SKEY_INS, Q_SKEY_USER, Q_SKEY_REVOKE,
     Q_HOST_INS, Q_HOST_GET, Q_HOST_BY_CPID, Q_HOST_UPD, Q_HOST_CREDIT,
     Q_FILE_INS, Q_FILE_BY_NAME, Q_FILE_GET,
-    Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET,
+    Q_APP_INS, Q_APP_BY_NAME, Q_APP_GET, Q_APP_SET_HR,
     Q_PLAT_GET, Q_PLAT_INS, Q_AV_INS, Q_AVF_INS, Q_AV_MAX, Q_AVF_GET,
     Q_BATCH_INS, Q_BATCH_BY_NAME, Q_BATCH_GET, Q_BATCH_STATE, Q_BATCH_CANCEL, Q_BATCH_CLASH, Q_BATCH_GENERATED,
     Q_JOB_INS, Q_JOB_SPEC, Q_JOB_BY_NAME, Q_JOB_UPD, Q_JOB_STATUS,

@@ -24,10 +24,11 @@ static const struct listing listings[] = {
     /* an app without a version yet is listed too, with nulls for the version */
     [LIST_APPS] = {"apps",
                    "apps a LEFT JOIN app_versions v ON v.app_id = a.id LEFT JOIN platforms p ON p.id = v.platform_id",
-                   NULL, "a.id, v.id", 7,
-                   {{"app", LIST_TEXT}, {"version", LIST_INT}, {"platform", LIST_TEXT}, {"plan_class", LIST_TEXT},
-                    {"api_version", LIST_TEXT}, {"avg_ncpus", LIST_REAL}, {"created", LIST_TIME}},
-                   {"a.name", "v.version_num", "p.name", "v.plan_class", "v.api_version", "v.avg_ncpus",
+                   NULL, "a.id, v.id", 8,
+                   {{"app", LIST_TEXT}, {"hr", LIST_HR}, {"version", LIST_INT}, {"platform", LIST_TEXT},
+                    {"plan_class", LIST_TEXT}, {"api_version", LIST_TEXT}, {"avg_ncpus", LIST_REAL},
+                    {"created", LIST_TIME}},
+                   {"a.name", "a.hr_level", "v.version_num", "p.name", "v.plan_class", "v.api_version", "v.avg_ncpus",
                     "v.create_time"}},
     [LIST_FILES] = {"files", "files f", NULL, "f.id", 7,
                     {{"id", LIST_INT}, {"name", LIST_TEXT}, {"size", LIST_INT}, {"md5", LIST_TEXT},
@@ -63,6 +64,7 @@ static json_t *cell(sqlite3_stmt *st, int i, enum list_type type)
     case LIST_REAL: return json_real(sqlite3_column_double(st, i));
     case LIST_BOOL: return json_boolean(sqlite3_column_int(st, i));
     case LIST_ROLE: return json_string(user_role_name(sqlite3_column_int(st, i)));
+    case LIST_HR: return json_string(hr_level_name(sqlite3_column_int(st, i)));
     case LIST_TEXT: break;
     }
     return json_string((const char *)sqlite3_column_text(st, i));

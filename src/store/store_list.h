@@ -19,6 +19,7 @@ enum list_type {
     LIST_BOOL,   /* 0/1 in the store, false/true in JSON */
     LIST_TIME,   /* Unix seconds, 0 for never: an integer in JSON */
     LIST_ROLE,   /* enum user_role in the store, its name in JSON */
+    LIST_HR,     /* enum hr_level in the store, its name in JSON */
 };
 
 #define LIST_COLS_MAX 8   /* columns of a listing, at most */

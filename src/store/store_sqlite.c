@@ -753,11 +753,12 @@ int store_file_get(struct store *s, int64_t id, struct file_rec *f)
 
 int store_app_insert(struct store *s, struct app *a)
 {
-    sqlite3_stmt *st = stmt(s, Q_APP_INS, "INSERT INTO apps(name,user_friendly_name,create_time) VALUES(?,?,?)");
+    sqlite3_stmt *st = stmt(s, Q_APP_INS, "INSERT INTO apps(name,user_friendly_name,create_time,hr_level) VALUES(?,?,?,?)");
     if (!st) return -1;
     sqlite3_bind_text(st, 1, a->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, a->user_friendly_name[0] ? a->user_friendly_name : a->name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+    sqlite3_bind_int(st, 4, a->hr_level);
     if (run(s, st, "insert app")) return -1;
     a->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -771,22 +772,32 @@ static int app_lookup(struct store *s, sqlite3_stmt *st, struct app *a)
     a->id = sqlite3_column_int64(st, 0);
     store_col_text(st, 1, a->name, sizeof a->name);
     store_col_text(st, 2, a->user_friendly_name, sizeof a->user_friendly_name);
+    a->hr_level = sqlite3_column_int(st, 3);
     sqlite3_reset(st);
     return 0;
 }
 
 int store_app_by_name(struct store *s, const char *name, struct app *a)
 {
-    sqlite3_stmt *st = stmt(s, Q_APP_BY_NAME, "SELECT id,name,user_friendly_name FROM apps WHERE name=?");
+    sqlite3_stmt *st = stmt(s, Q_APP_BY_NAME, "SELECT id,name,user_friendly_name,hr_level FROM apps WHERE name=?");
     if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     return app_lookup(s, st, a);
 }
 
 int store_app_get(struct store *s, int64_t id, struct app *a)
 {
-    sqlite3_stmt *st = stmt(s, Q_APP_GET, "SELECT id,name,user_friendly_name FROM apps WHERE id=?");
+    sqlite3_stmt *st = stmt(s, Q_APP_GET, "SELECT id,name,user_friendly_name,hr_level FROM apps WHERE id=?");
     if (st) sqlite3_bind_int64(st, 1, id);
     return app_lookup(s, st, a);
+}
+
+int store_app_set_hr(struct store *s, int64_t id, int hr_level)
+{
+    sqlite3_stmt *st = stmt(s, Q_APP_SET_HR, "UPDATE apps SET hr_level=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int(st, 1, hr_level);
+    sqlite3_bind_int64(st, 2, id);
+    return one_row(s, st, "app", id);
 }
 
 static int64_t platform_id(struct store *s, const char *name)
@@ -1185,6 +1196,7 @@ int store_job_status(struct store *s, int64_t id, struct job_status *js)
 
 void store_inst_from_row(sqlite3_stmt *st, struct instance *in)
 {
+    *in = (struct instance){0};
     in->id = sqlite3_column_int64(st, 0);
     in->job_id = sqlite3_column_int64(st, 1);
     in->seq = sqlite3_column_int(st, 2);
@@ -1201,6 +1213,7 @@ void store_inst_from_row(sqlite3_stmt *st, struct instance *in)
     in->cpu_time = sqlite3_column_double(st, 13);
     in->elapsed_time = sqlite3_column_double(st, 14);
     in->credit = sqlite3_column_double(st, 15);
+    in->hr_class = (uint32_t)sqlite3_column_int64(st, 16);
 }
 
 static void inst_bind(sqlite3_stmt *st, const struct instance *in)
@@ -1221,14 +1234,15 @@ static void inst_bind(sqlite3_stmt *st, const struct instance *in)
     sqlite3_bind_double(st, 14, in->elapsed_time);
     sqlite3_bind_double(st, 15, in->credit);
     sqlite3_bind_int64(st, 16, in->id);
+    sqlite3_bind_int64(st, 17, in->hr_class);
 }
 
 int store_instance_insert(struct store *s, const struct instance *in)
 {
     sqlite3_stmt *st = stmt(s, Q_INST_INS,
         "INSERT INTO instances(job_id,seq,host_id,user_id,app_version_id,state,outcome,validate_state,"
-        "sent_time,deadline,received_time,exit_status,cpu_time,elapsed_time,credit,id)"
-        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "sent_time,deadline,received_time,exit_status,cpu_time,elapsed_time,credit,id,hr_class)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     inst_bind(st, in);
     return run(s, st, "insert instance");
@@ -1342,13 +1356,14 @@ static int app_row(struct store *s, sqlite3_stmt *st, void *p)
     a.id = sqlite3_column_int64(st, 0);
     store_col_text(st, 1, a.name, sizeof a.name);
     store_col_text(st, 2, a.user_friendly_name, sizeof a.user_friendly_name);
+    a.hr_level = sqlite3_column_int(st, 3);
     return ((int (*)(void *, const struct app *))e->cb)(e->ctx, &a);
 }
 
 int store_each_app(struct store *s, int (*cb)(void *, const struct app *), void *ctx)
 {
     struct each_ctx e = {(void *)cb, ctx};
-    return each(s, "SELECT id,name,user_friendly_name FROM apps WHERE id>? ORDER BY id", 0, app_row, &e);
+    return each(s, "SELECT id,name,user_friendly_name,hr_level FROM apps WHERE id>? ORDER BY id", 0, app_row, &e);
 }
 
 /* Versions are collected first: reading their files needs another cursor. */
@@ -1448,9 +1463,7 @@ static int live_inst_row(struct store *s, sqlite3_stmt *st, void *p)
 int store_each_live_instance(struct store *s, int64_t batch_id, int (*cb)(void *, const struct instance *), void *ctx)
 {
     struct each_ctx e = {(void *)cb, ctx};
-    return each(s, "SELECT i.id,i.job_id,i.seq,i.host_id,i.user_id,i.app_version_id,i.state,i.outcome,"
-                   "i.validate_state,i.sent_time,i.deadline,i.received_time,i.exit_status,i.cpu_time,"
-                   "i.elapsed_time,i.credit FROM jobs j JOIN instances i ON i.job_id=j.id"
+    return each(s, "SELECT " STORE_INST_COLS("i.") " FROM jobs j JOIN instances i ON i.job_id=j.id"
                    " WHERE j.batch_id=?1 AND j.state IN ({JOB_ACTIVE},{JOB_VALIDATED}) ORDER BY i.id", batch_id, live_inst_row, &e);
 }
 

@@ -9,7 +9,9 @@
  * hosts with GPUs (issue 19): the GPU keys change nothing while no host has
  * one, GPU hosts take most of the work and end it sooner, never run more
  * tasks than their devices hold, and the deadline check runs on each
- * resource's own queue. */
+ * resource's own queue; platforms whose results differ (numerical_level)
+ * cost extra results until homogeneous redundancy keeps each job's
+ * instances on one class. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -129,6 +131,43 @@ static void test_workload_bad(void **state)
     workload_expect_error("gpu_speed fast\n", "line 1: gpu_speed: expected a number");
     workload_expect_error("gpu_ngpus 1.5\n", "gpu_ngpus: above 1, a whole number of devices");
     workload_expect_error("gpu_fraction 0.5\ngpu_ngpus 2\n", "gpu_ngpus: more than host_gpus");
+    workload_expect_error("platforms Linux/AMD/EPYC\n", "line 1: platforms: 'Linux/AMD/EPYC' is not OS/VENDOR/MODEL:WEIGHT");
+    workload_expect_error("platforms Linux/AMD/EPYC:0\n", "with a positive weight");
+    workload_expect_error("platforms Linux/AMD/EPYC:1x\n", "is not OS/VENDOR/MODEL:WEIGHT");
+    workload_expect_error("platforms a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1\n",
+                          "more than 8 platforms");
+    workload_expect_error("hr medium\n", "line 1: hr: expected off, coarse or fine");
+}
+
+/* Two platforms whose right results differ: with a fixed quorum of 2 and
+ * no homogeneous redundancy, a job whose two results come from both needs
+ * a third (and more); with it, every job is done on exactly two. */
+static void test_numerical_classes(void **state)
+{
+    (void)state;
+    const char *base = "hosts 40\nhost_speed_median 1e9\njobs 400\nflops_per_job 1e12\nmin_quorum 2\n"
+                       "target_nresults 2\nrpc_buffer 3600\n"
+                       "platforms Microsoft_Windows/GenuineIntel/Core:3,Linux/AuthenticAMD/EPYC:1\n"
+                       "numerical_level coarse\n";
+    double overhead[2];
+    for (int hr = 0; hr < 2; hr++) {
+        struct workload w;
+        workload_defaults(&w);
+        char text[1024], err[300];
+        snprintf(text, sizeof text, "%shr %s\n", base, hr ? "coarse" : "off");
+        if (workload_parse(&w, text, err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(w.nplatforms, 2);
+        assert_string_equal(w.platforms[1].vendor, "AuthenticAMD");
+        struct sim_options o = {0};
+        struct sim_figures f;
+        assert_int_equal(sim_server_run(&w, &o, &f, err, sizeof err), 0);
+        assert_true(f.complete);
+        assert_int_equal(f.jobs_done, 400);
+        assert_int_equal(f.wrong_accepted, 0);
+        overhead[hr] = f.flops_overhead;
+    }
+    assert_true(overhead[0] > 2.2);            /* 3/8 of the pairs disagree */
+    assert_true(fabs(overhead[1] - 2) < 1e-9);
 }
 
 static void test_workload_sequence_keys(void **state)
@@ -629,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_cursor_policy_needs_files),
         cmocka_unit_test(test_gpu_keys_without_gpus), cmocka_unit_test(test_gpu_hosts_take_the_work),
         cmocka_unit_test(test_gpu_tasks_fit_the_devices), cmocka_unit_test(test_gpu_deadline_check_per_resource),
+        cmocka_unit_test(test_numerical_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

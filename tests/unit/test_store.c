@@ -178,6 +178,7 @@ static void assert_inst_equal(const struct instance *a, const struct instance *b
     assert_float_equal(a->cpu_time, b->cpu_time, 0);
     assert_float_equal(a->elapsed_time, b->elapsed_time, 0);
     assert_float_equal(a->credit, b->credit, 0);
+    assert_int_equal(a->hr_class, b->hr_class);
 }
 
 /* ---- open, version, reopen ---- */
@@ -271,7 +272,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 19);
+    assert_int_equal(STORE_SCHEMA_VERSION, 20);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -327,6 +328,8 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(store_fixture_int(path, "SELECT task_names FROM batches WHERE id=1", -1), TASK_NAMES_BATCH);
     /* v19: a batch made before replicates every job, as it did */
     assert_int_equal(store_fixture_int(path, "SELECT adaptive FROM batches WHERE id=1", -1), 0);
+    /* v20: an app made before has no homogeneous redundancy */
+    assert_int_equal(store_fixture_int(path, "SELECT hr_level FROM apps WHERE id=1", -1), HR_OFF);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('cursors')"
                                              " WHERE name='planned_job_credit'", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_list('jobs')"
@@ -337,7 +340,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v19 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v20 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -354,7 +357,8 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE users DROP COLUMN key_gen; DROP INDEX users_team;"
                             "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; DROP TABLE host_app_versions;"
                             "ALTER TABLE batches DROP COLUMN task_names; ALTER TABLE batches DROP COLUMN adaptive;"
-                            "ALTER TABLE hosts DROP COLUMN net;"
+                            "ALTER TABLE hosts DROP COLUMN net; ALTER TABLE apps DROP COLUMN hr_level;"
+                            "ALTER TABLE instances DROP COLUMN hr_class;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
@@ -675,6 +679,12 @@ static void test_app_insert_and_lookups(void **state)
     assert_string_equal(g.user_friendly_name, "plain");   /* defaults to the name */
     assert_int_equal(store_app_by_name(f->s, "nope", &g), 1);
     assert_int_equal(store_app_insert(f->s, &a), -1);     /* duplicate name */
+    /* homogeneous redundancy: off by default, set later */
+    assert_int_equal(g.hr_level, HR_OFF);
+    assert_int_equal(store_app_set_hr(f->s, plain, HR_FINE), 0);
+    assert_int_equal(store_app_get(f->s, plain, &g), 0);
+    assert_int_equal(g.hr_level, HR_FINE);
+    assert_int_equal(store_app_set_hr(f->s, 999, HR_FINE), -1);   /* no such app */
 }
 
 static void test_app_version_creates_platform_and_keeps_files(void **state)
@@ -1036,6 +1046,7 @@ static void test_instance_insert_explicit_id_and_get(void **state)
     in.exit_status = -3;
     in.cpu_time = 12.5;
     in.elapsed_time = 13.25;
+    in.hr_class = 0xb1234567u;   /* the level in the top bits: above INT32_MAX */
     assert_int_equal(store_instance_insert(f->s, &in), 0);
     assert_int_equal(store_max_instance_id(f->s), 500);
     struct instance g;
