@@ -3,6 +3,7 @@
  * uses them (docs/locality.md). */
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "sched/hr.h"
 #include "sched/index_impl.h"
 #include <math.h>
 #include <stdlib.h>
@@ -465,6 +466,7 @@ struct fill {
     int scans;                  /* jobs looked at, against DISPATCH_SCAN_LIMIT */
     double disk_left;           /* bytes of files new to the host it can still take (its free disk, less
                                  * the new files of this reply; the files it keeps need none) */
+    int same_class;             /* joining files: only those whose holders are of the host's class (hr.h) */
 };
 
 /* Can the host take file f, which it does not hold, on its free disk? */
@@ -506,6 +508,12 @@ static int from_file(struct fill *c, struct lfile *f)
             r = FF_NO_VERSION;
             break;
         }
+        /* under homogeneous redundancy, a file whose holders are of
+         * another class would have this host commit its jobs to a class
+         * that no holder serves: each would need a host more to fetch it */
+        int hr = j->batch->app->hr_level;
+        if (c->same_class && hr != HR_OFF && f->holders && f->hr_class && hr_class(hr, h, vc.u.rsc) != f->hr_class)
+            break;
         int take = host_may_take(c->x, j, h, vc.u.rsc) && budget_fits(c->budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound);
         if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */
         if (!take) continue;
@@ -562,6 +570,15 @@ static int fill_from_held(struct fill *c, struct lhost *h, uint64_t *rng)
     return waiting;
 }
 
+/* The host joins f, from which it was just sent work; a file with no
+ * holder takes the class of the jobs it was sent. */
+static void join_file(struct fill *c, struct lhost *h, struct lfile *f)
+{
+    if (!f->holders) f->hr_class = c->res->sent[c->res->nsent - 1].inst.hr_class;
+    host_add_file(&c->x->loc, h, f, c->req->now, 0);
+    c->disk_left -= f->nbytes;
+}
+
 static int host_holds(const struct lhost *h, const struct lfile *f)
 {
     for (int i = 0; i < h->nfiles; i++)
@@ -590,8 +607,7 @@ static int walk_files(struct fill *c, struct lhost *h, const struct bitidx *set,
         int n0 = c->res->nsent;
         int r = from_file(c, f);
         if (c->res->nsent > n0) {
-            host_add_file(l, h, f, c->req->now, 0);
-            c->disk_left -= f->nbytes;
+            join_file(c, h, f);
             l->sent_fallback += c->res->nsent - n0;
             return 1;
         }
@@ -602,24 +618,27 @@ static int walk_files(struct fill *c, struct lhost *h, const struct bitidx *set,
 
 /* Starts the host on one file it does not hold and has the free disk for:
  * one chosen uniformly from the working set; if the user is excluded from
- * it (one result per user), an open file outside the set (walk_files). */
+ * it (one result per user), an open file outside the set (walk_files).
+ * Under homogeneous redundancy, only files whose holders are of its class,
+ * or have none, until it joins a file with its hosts. */
 static void fill_new_file(struct fill *c, struct lhost *h, uint64_t *rng)
 {
     struct locality *l = &c->x->loc;
+    c->same_class = 1;
     for (int k = 0; k < WS_PICKS && l->nws; k++) {
         struct lfile *f = l->ws[mix(rng) % l->nws];
         if (host_holds(h, f) || !fits_disk(c, f)) continue;
         int n0 = c->res->nsent;
         int r = from_file(c, f);
         if (c->res->nsent > n0) {
-            host_add_file(l, h, f, c->req->now, 0);
-            c->disk_left -= f->nbytes;
+            join_file(c, h, f);
             l->sent_new_file += c->res->nsent - n0;
             return;
         }
         if (r == FF_STOPPED) return;
     }
     if (walk_files(c, h, &l->candidates, 0)) return;
+    c->same_class = 0;
     /* Every file with work has its hosts. Rather than idle, the host joins
      * one whose unsent work is large next to what it asks for: with a few
      * big files, or jobs spread thin over many, their holders alone would

@@ -42,6 +42,8 @@ struct lfile {
     uint8_t generator_failed;   /* its work generator's last run failed: its holders keep it, or none
                                  * would be left to ask for its work once the generator is fixed */
     uint8_t files_no_work;      /* listed as having no sendable work */
+    uint32_t hr_class;          /* the class its first holder sent its jobs to (homogeneous redundancy,
+                                 * hr.h); 0: none. Hosts of another class join it last */
 };
 
 /* One file membership of a job: the file and the job's position in it. */

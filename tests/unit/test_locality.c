@@ -5,7 +5,8 @@
  * files; deletes (nothing left for the host, unknown names); need_work,
  * retry and no_more_work; the working set (about N/M oldest open files, a
  * new host starts on one, a file leaves it at M holders and returns when
- * a holder deletes it or expires); helpers for slow holders only well
+ * a holder deletes it or expires; under homogeneous redundancy, a host
+ * joins a file whose holders are of its class); helpers for slow holders only well
  * after the hosts' queues, joining a busy file until the queues hold the
  * rest; assigned files not yet reported; one result per user falling back to an open file outside the set; no app
  * version for the platform; lite mode (most bytes on the host first, the
@@ -426,6 +427,40 @@ static void test_host_without_files_starts_on_a_working_set_file(void **state)
     assert_int_equal(file(f, "F0")->holders, 1);
     assert_int_equal(f->x.loc.sent_new_file, 1);
     assert_ws(f, NAMES("F0"));   /* its jobs still need 2 hosts */
+}
+
+/* Homogeneous redundancy: the file a Windows host joined is in the working
+ * set, but a Linux host would commit its other jobs to a class none of its
+ * holders serves; it opens the next file instead, and a second Windows
+ * host joins the first. */
+static void test_host_joins_a_file_of_its_class(void **state)
+{
+    struct fx *f = *state;
+    f->app.hr_level = HR_COARSE;
+    index_add_app(&f->x, &f->app);
+    struct sbatch *b = add_batch(f, 1, 1, 1, 6, &red2);
+    add_file_jobs(f, b, 1, 3, "F0");
+    add_file_jobs(f, b, 4, 6, "F1");
+    ask(f, 1, 1, 0, T0, NULL);
+    ask(f, 2, 2, 0, T0, NULL);
+    assert_ws(f, NAMES("F0"));   /* two hosts, two holders a file: one file in the set */
+    struct dispatch_request win = request(1, 1, 1, T0, NULL);
+    win.host.os_name = "Microsoft Windows 11";
+    win.host.cpu_vendor = "GenuineIntel";
+    ask_req(f, &win);
+    assert_sent(f, IDS(1));
+    assert_non_null(held_by(f, 1, "F0"));
+    struct dispatch_request lin = request(2, 2, 1, T0, NULL);
+    lin.host.os_name = "Linux";
+    lin.host.cpu_vendor = "AuthenticAMD";
+    ask_req(f, &lin);
+    assert_sent(f, IDS(4));
+    assert_non_null(held_by(f, 2, "F1"));
+    assert_int_not_equal(file(f, "F0")->hr_class, file(f, "F1")->hr_class);
+    win.host.host_id = win.host.user_id = 3;
+    ask_req(f, &win);
+    assert_sent(f, IDS(1));
+    assert_non_null(held_by(f, 3, "F0"));
 }
 
 static void test_file_leaves_working_set_at_m_holders_and_returns_when_one_goes(void **state)
@@ -979,6 +1014,7 @@ int main(void)
         T(test_a_failed_generator_leaves_the_file_held),
         T(test_working_set_holds_about_n_over_m_oldest_open_files),
         T(test_host_without_files_starts_on_a_working_set_file),
+        T(test_host_joins_a_file_of_its_class),
         T(test_file_leaves_working_set_at_m_holders_and_returns_when_one_goes),
         T(test_slow_holders_bring_a_helper_only_well_after_the_queues),
         T(test_host_joins_a_busy_file_until_the_queues_hold_the_rest),
