@@ -77,14 +77,15 @@ cat "$work/out" >>"$work/all"
 grep -q -e "$key" -e "$(cat "$work/skey")" "$work/all" && fail users_no_key "a key was listed" || ok
 
 check apps 0 "$locus" app list "$proj" &&
-  has apps_row "^worker +1 +x86_64-pc-linux-gnu +- +7\.20\.0 +1 +20" "$work/out" &&
-  has apps_win "^worker +2 +windows_x86_64 " "$work/out"
+  has apps_row "^worker +off +1 +x86_64-pc-linux-gnu +- +7\.20\.0 +1 +20" "$work/out" &&
+  has apps_win "^worker +off +2 +windows_x86_64 " "$work/out"
+check app_set 0 "$locus" app set "$proj" worker --hr coarse
 check apps_json 0 "$locus" app list "$proj" --json &&
-  has apps_json_row '\{"app":"worker","version":2,"platform":"windows_x86_64","plan_class":"","api_version":"7\.20\.0","avg_ncpus":1\.0,"created":[0-9]+\}' \
+  has apps_json_row '\{"app":"worker","hr":"coarse","version":2,"platform":"windows_x86_64","plan_class":"","api_version":"7\.20\.0","avg_ncpus":1\.0,"created":[0-9]+\}' \
     "$work/out"
 # an app without a version yet is listed, with nothing for the version
 sql "INSERT INTO apps(name, user_friendly_name, create_time) VALUES('empty', '', 1)"
-check apps_empty 0 "$locus" app list "$proj" --json && has apps_empty_row '\{"app":"empty","version":null,' "$work/out"
+check apps_empty 0 "$locus" app list "$proj" --json && has apps_empty_row '\{"app":"empty","hr":"off","version":null,' "$work/out"
 
 check files 0 "$locus" file list "$proj" &&
   has files_head "^ID +NAME +SIZE +MD5 +STICKY +EXECUTABLE +CREATED$" "$work/out" &&

@@ -660,6 +660,37 @@ static void test_app_add(void **state)
     assert_int_equal(file_size(path), -1);
 }
 
+/* Homogeneous redundancy: given with a new app, changed with app set;
+ * app add does not change an existing app's, and a bad level or an
+ * unknown app changes nothing. */
+static void test_app_hr(void **state)
+{
+    struct proj_fx *f = *state;
+    char err[CLI_ERR_MAX];
+    make_project(f);
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hr", "--platform", "x86_64-pc-linux-gnu", "--exe",
+                         in_root(f, "hello.sh"), "--version", "1", "--hr", "medium", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "--hr: 'medium' is none of off, coarse, fine"));
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hr", "--platform", "x86_64-pc-linux-gnu", "--exe",
+                         in_root(f, "hello.sh"), "--version", "1", "--hr", "coarse", NULL), 0);
+    assert_int_equal(run(cmd_app_add, err, f->dir, "hr", "--platform", "windows_x86_64", "--exe",
+                         in_root(f, "hello.sh"), "--version", "1", "--hr", "fine", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "app hr has --hr coarse: change it with `locus app set`"));
+    struct store *s = open_store(f);
+    struct app a;
+    assert_int_equal(store_app_by_name(s, "hr", &a), 0);
+    assert_int_equal(a.hr_level, HR_COARSE);
+    store_close(s);
+    assert_int_equal(run(cmd_app_set, err, f->dir, "hr", "--hr", "fine", NULL), 0);
+    assert_int_equal(run(cmd_app_set, err, f->dir, "hr", "--hr", "none", NULL), CLI_FAIL);
+    assert_int_equal(run(cmd_app_set, err, f->dir, "nope", "--hr", "off", NULL), CLI_FAIL);
+    assert_non_null(strstr(err, "no app named nope"));
+    s = open_store(f);
+    assert_int_equal(store_app_by_name(s, "hr", &a), 0);
+    assert_int_equal(a.hr_level, HR_FINE);
+    store_close(s);
+}
+
 struct job_check { const char *name, *cmdline, *open_name; int ninputs; };
 
 static void expect_job(struct store *s, const struct job_check *c)
@@ -1253,6 +1284,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_and_files, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_teams_and_account_key, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_app_add, proj_setup, proj_teardown),
+        cmocka_unit_test_setup_teardown(test_app_hr, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_batch_jsonl, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_batch_template, proj_setup, proj_teardown),
         cmocka_unit_test_setup_teardown(test_cancel_stat_check, proj_setup, proj_teardown),
