@@ -132,6 +132,7 @@ const struct setting project_settings[] = {
     {SETTING("daily_result_quota", SETTING_INT, daily_result_quota), .def = 1000, .min = 0, .max = 1e6},
     {SETTING("one_result_per_user_per_wu", SETTING_FLAG, one_result_per_user_per_wu), .def = 0},
     {SETTING("one_result_per_network", SETTING_FLAG, one_result_per_network), .def = 0},
+    {SETTING("one_result_per_signup_batch", SETTING_FLAG, one_result_per_signup_batch), .def = 0},
     /* adaptive replication (sched/trust.h): BOINC's streak of 10, and a spot-check floor that is never 0 */
     {SETTING("adaptive_trust_valid", SETTING_INT, adaptive_trust_valid), .def = TRUST_MIN_VALID_DEFAULT, .min = 1,
      .max = 1e6},

@@ -57,6 +57,8 @@ struct project_config {
     int one_result_per_user_per_wu; /* <one_result_per_user_per_wu/> */
     int one_result_per_network;  /* <one_result_per_network/>: never two results of one job to hosts whose
                                     addresses share an IPv4 /24 or IPv6 /48 (core/cidr.h) */
+    int one_result_per_signup_batch;   /* <one_result_per_signup_batch/>: nor to accounts made from one such
+                                          network within a day of each other (sched/index.h) */
     int adaptive_trust_valid;    /* <adaptive_trust_valid>: agreeing results in a row before a host takes an
                                     adaptive batch's jobs alone (10) */
     double adaptive_spot_check;  /* <adaptive_spot_check>: the least share of a trusted host's jobs still

@@ -79,6 +79,7 @@ struct user {
     int role;                       /* enum user_role */
     int key_gen;                    /* the account key's generation (core/account_key.h) */
     int64_t team_id;                /* 0: in no team */
+    uint64_t signup_net;            /* the network it was created from (core/cidr.h); 0: unknown, or the operator's */
 };
 
 /* A team of users (schema v16). Its credit is what its members were

@@ -41,6 +41,8 @@ struct rsc_usage {
 struct host_view {
     int64_t host_id, user_id;
     uint64_t net;             /* the network of its address (core/cidr.h); 0 unknown */
+    uint64_t signup_net;      /* its account's: the network it was made from; 0 unknown */
+    int64_t signup_time;      /* and when */
     int ncpus;
     double flops;             /* per CPU, from p_fpops (benchmarked) */
     double on_frac, active_frac, dcf;

@@ -236,6 +236,7 @@ void host_rpc_decide(struct sched_index *x, const struct rpc_input *in, struct r
     recover_lost(x, in, d, held, log);
     index_host_seen(x, in->host.host_id, in->now);
     index_host_network(x, in->host.host_id, in->host.net);
+    index_user_signup(x, in->host.user_id, in->host.signup_net, in->host.signup_time);
     if (in->wants_work) dispatch(x, in, d, 0, log);
 }
 

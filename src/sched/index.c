@@ -25,6 +25,7 @@ void index_init(struct sched_index *x)
     imap_init(&x->apps);
     imap_init(&x->held);
     imap_init(&x->host_net);
+    imap_init(&x->user_signup);
     smap_init(&x->aborts);
     x->next_instance_id = 1;
     quota_init(&x->quota, 0);
@@ -56,6 +57,8 @@ void index_free(struct sched_index *x)
     }
     imap_free(&x->apps);
     imap_free(&x->host_net);
+    imap_free(&x->user_signup);
+    free(x->signups);
     quota_free(&x->quota);
     for (int i = 0; i < x->nbatches; i++) batch_free(x->batches[i]);
     free(x->batches);
@@ -348,6 +351,28 @@ void index_host_network(struct sched_index *x, int64_t host_id, uint64_t net)
     else imap_del(&x->host_net, host_id);
 }
 
+void index_user_signup(struct sched_index *x, int64_t user_id, uint64_t net, int64_t time)
+{
+    if (!x->one_result_per_signup_batch || !net) return;
+    size_t k = (uintptr_t)imap_get(&x->user_signup, user_id);
+    if (!k) {
+        VEC_GROW(x->signups, x->nsignups, x->capsignups);
+        k = ++x->nsignups;
+        imap_put(&x->user_signup, user_id, (void *)(uintptr_t)k);
+    }
+    x->signups[k - 1] = (struct user_signup){net, time};
+}
+
+/* 1 if users a and b are two accounts of one signup batch. */
+static int one_signup_batch(const struct sched_index *x, int64_t a, int64_t b)
+{
+    size_t ka = (uintptr_t)imap_get(&x->user_signup, a), kb = (uintptr_t)imap_get(&x->user_signup, b);
+    if (!ka || !kb || a == b) return 0;
+    const struct user_signup *sa = &x->signups[ka - 1], *sb = &x->signups[kb - 1];
+    int64_t apart = sa->time > sb->time ? sa->time - sb->time : sb->time - sa->time;
+    return sa->net == sb->net && apart <= SIGNUP_BATCH_S;
+}
+
 void index_all_hosts_seen(struct sched_index *x, int64_t now)
 {
     size_t it = 0;
@@ -598,8 +623,10 @@ int host_may_take(const struct sched_index *x, const struct sjob *j, const struc
     for (int i = 0; i < j->ninst; i++) {
         if (j->inst[i].host_id == h->host_id) return 0;
         if (per_user && j->inst[i].user_id == h->user_id) return 0;
-        /* one person's hosts behind one network must not form a quorum */
+        /* one person's hosts behind one network must not form a quorum, nor
+         * the accounts they made together */
         if (per_net && (uintptr_t)imap_get(&x->host_net, j->inst[i].host_id) == h->net) return 0;
+        if (x->one_result_per_signup_batch && one_signup_batch(x, j->inst[i].user_id, h->user_id)) return 0;
     }
     return 1;
 }

@@ -117,6 +117,11 @@ struct ended_job {
     char stem[INSTANCE_NAME_MAX];   /* its instances' name up to their seq (instance_wire_name) */
 };
 
+/* An account's signup: accounts made from one network within
+ * SIGNUP_BATCH_S of each other are taken for one person's. */
+#define SIGNUP_BATCH_S 86400
+struct user_signup { uint64_t net; int64_t time; };
+
 struct sched_index {
     struct imap apps;           /* id -> struct sapp* (owned) */
     struct sbatch **batches;    /* owned, by increasing first job id */
@@ -134,6 +139,10 @@ struct sched_index {
     int one_result_per_user;    /* project-wide one_result_per_user_per_wu */
     int one_result_per_network; /* never two instances of one job to hosts of one network (host_net) */
     struct imap host_net;       /* with one_result_per_network: host id -> its network (cast), as last seen */
+    int one_result_per_signup_batch;   /* never two instances of one job to accounts of one signup batch */
+    struct imap user_signup;    /* with it: user id -> index + 1 in signups (cast) */
+    struct user_signup *signups;   /* owned */
+    size_t nsignups, capsignups;
     struct locality loc;
     struct cursor_set cur;
     struct seq_set seq;
@@ -164,6 +173,9 @@ void index_add_host_av(struct sched_index *x, const struct host_av *r);
 /* The network host_id's requests come from now (0: unknown), for
  * one_result_per_network; kept only when that is on. */
 void index_host_network(struct sched_index *x, int64_t host_id, uint64_t net);
+/* Where and when user_id's account was made (net 0: unknown), for
+ * one_result_per_signup_batch; kept only when that is on. */
+void index_user_signup(struct sched_index *x, int64_t user_id, uint64_t net, int64_t time);
 /* Re-derives what a loaded or changed job needs; returns job_event bits. */
 int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log);
 

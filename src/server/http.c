@@ -201,6 +201,7 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
 {
     char addr[64];
     client_addr(mc, addr);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     struct web_rpc_args a = {
         .email_addr = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "email_addr"),
         .passwd_hash = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "passwd_hash"),
@@ -208,6 +209,7 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
         .team_name = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "team_name"),
         .invite_code = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "invite_code"),
         .addr = addr,
+        .net = cidr_network(ci ? ci->client_addr : NULL),
     };
     web_rpc_handle(s, name, &a, out, wait);
 }

@@ -202,6 +202,7 @@ static struct host_view host_view_of(const struct rpc *c)
     const struct sched_request *r = &c->req;
     struct host_view h = {
         .host_id = c->host.id, .user_id = c->user.id, .net = c->net, .ncpus = c->host.p_ncpus, .flops = r->p_fpops,
+        .signup_net = c->user.signup_net, .signup_time = c->user.create_time,
         .on_frac = r->on_frac, .active_frac = r->active_frac, .dcf = r->duration_correction_factor,
         .share = r->resource_share_fraction,
         .req_secs = r->cpu_req_secs > r->work_req_seconds ? r->cpu_req_secs : r->work_req_seconds,

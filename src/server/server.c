@@ -309,6 +309,12 @@ static int load_host_network(void *ctx, int64_t host_id, uint64_t net)
     return 0;
 }
 
+static int load_user_signup(void *ctx, int64_t user_id, uint64_t net, int64_t time)
+{
+    index_user_signup(ctx, user_id, net, time);
+    return 0;
+}
+
 /* (Re)creates the index and reads everything live; lock held by the caller
  * or not yet shared. */
 static int load_all(struct server *s, char *err, size_t errlen)
@@ -321,6 +327,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     index_init(&s->idx);
     s->idx.one_result_per_user = s->proj.cfg.one_result_per_user_per_wu;
     s->idx.one_result_per_network = s->proj.cfg.one_result_per_network;
+    s->idx.one_result_per_signup_batch = s->proj.cfg.one_result_per_signup_batch;
     const struct project_config *cfg = &s->proj.cfg;
     s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
     s->idx.loc.sorted = cfg->locality_sorted;
@@ -347,6 +354,10 @@ static int load_all(struct server *s, char *err, size_t errlen)
     /* the hosts' networks, so that jobs they hold are kept from their neighbours from the start */
     if (cfg->one_result_per_network && store_each_host_network(st, load_host_network, &s->idx)) {
         snprintf(err, errlen, "reading the hosts' networks: %s", store_error(st));
+        return -1;
+    }
+    if (cfg->one_result_per_signup_batch && store_each_user_signup(st, load_user_signup, &s->idx)) {
+        snprintf(err, errlen, "reading the accounts' signups: %s", store_error(st));
         return -1;
     }
     s->idx.next_instance_id = max_inst + 1;

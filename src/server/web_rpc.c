@@ -50,6 +50,7 @@ struct account_order {
     char user_name[DISPLAY_NAME_MAX + 1];
     char team_name[DISPLAY_NAME_MAX + 1];   /* "" none */
     char addr[64];
+    uint64_t net;
 };
 
 static enum signup_mode signup_of(const char *mode)
@@ -218,7 +219,8 @@ static int insert_account(struct server *s, struct store *st, const struct accou
         store_rollback(st);
         return rc ? -1 : 1;
     }
-    *u = (struct user){.create_time = s->clock(), .role = USER_VOLUNTEER, .key_gen = ACCOUNT_KEY_GEN_RANDOM + 1};
+    *u = (struct user){.create_time = s->clock(), .role = USER_VOLUNTEER, .key_gen = ACCOUNT_KEY_GEN_RANDOM + 1,
+                       .signup_net = o->net};
     snprintf(u->name, sizeof u->name, "%s", o->user_name);
     if (store_user_next_id(st, &u->id)) goto fail;
     account_key_make(&s->accounts->secret, u->id, u->key_gen, u->authenticator);
@@ -348,6 +350,7 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
         if (a->team_name && display_name_ok(a->team_name)) snprintf(o.team_name, sizeof o.team_name, "%s", a->team_name);
     }
     snprintf(o.addr, sizeof o.addr, "%s", a->addr);
+    o.net = a->net;
     struct account_order *p = xmalloc(sizeof *p);
     *p = o;
     OPENSSL_cleanse(&o, sizeof o);

@@ -12,6 +12,7 @@
 struct web_rpc_args {
     const char *email_addr, *passwd_hash, *user_name, *team_name, *invite_code;   /* NULL: absent */
     const char *addr;            /* who asks, for the allowance: an IPv4 address or an IPv6 /64 */
+    uint64_t net;                /* its network (core/cidr.h), kept with an account it makes; 0 unknown */
 };
 
 /* Reads what the web RPCs need (account secret, terms of use, platforms

@@ -784,8 +784,10 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         .host = {
             .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
             .os_name = pl ? pl->os : NULL, .cpu_vendor = pl ? pl->vendor : NULL, .cpu_model = pl ? pl->model : NULL,
-            /* every host its own network, but wrong hosts one between them under wrong_network */
+            /* every host its own network, but wrong hosts one between them under wrong_network; every
+             * account made from its own network, but wrong hosts' from one, at once, under wrong_signup */
             .net = h->wrong_host && s->w.wrong_network ? 1 : (uint64_t)hid + 1,
+            .signup_net = h->wrong_host && s->w.wrong_signup ? 1 : (uint64_t)(hi / s->w.hosts_per_user) + 2,
             .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
             .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
             .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
@@ -1113,6 +1115,7 @@ static void setup(struct sim *s)
     s->idx.quota.daily_max = w->daily_result_quota;
     s->idx.trust = (struct trust_policy){w->trust_valid, w->spot_check};
     s->idx.one_result_per_network = w->one_result_per_network;
+    s->idx.one_result_per_signup_batch = w->one_result_per_signup_batch;
     s->idx.cur.move_ratio = w->cursor_move_ratio;
     if (w->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)w->host_lost_after;
     change_log_init(&s->log);

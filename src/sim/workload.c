@@ -72,6 +72,8 @@ static const struct key keys[] = {
     F(host_history, K_INT, 0, 1e6),
     F(wrong_network, K_INT, 0, 1),
     F(one_result_per_network, K_INT, 0, 1),
+    F(wrong_signup, K_INT, 0, 1),
+    F(one_result_per_signup_batch, K_INT, 0, 1),
     F(platforms, K_PLATFORMS, 0, 0),
     F(numerical_level, K_LEVEL, 0, 0),
     F(hr, K_LEVEL, 0, 0),

@@ -48,6 +48,8 @@ struct workload {
     int wrong_agree;            /* 1: their wrong results agree with each other (colluders); 0: with nothing */
     int wrong_network;          /* 1: the wrong hosts share one network (one person's machines); 0: each its own */
     int one_result_per_network; /* server: never two instances of a job to hosts of one network */
+    int wrong_signup;           /* 1: the wrong hosts' accounts were made together (one network, one day) */
+    int one_result_per_signup_batch;   /* server: never two instances of a job to accounts made together */
     int host_history;           /* compared results each host present at the start has behind it, as in a
                                    project that has been running (its trust and quota records); 0: a new project */
     int nplatforms;             /* host platforms, spread by index in proportion to their weights; 0: one */

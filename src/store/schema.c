@@ -364,6 +364,11 @@ static const char v19[] = "ALTER TABLE batches ADD COLUMN adaptive INTEGER NOT N
 static const char v20[] = "ALTER TABLE apps ADD COLUMN hr_level INTEGER NOT NULL DEFAULT {HR_OFF};"
                           "ALTER TABLE instances ADD COLUMN hr_class INTEGER NOT NULL DEFAULT 0;";
 
+/* Version 21: the network an account was made from (core/cidr.h), for
+ * one_result_per_signup_batch; accounts made before, and the operator's,
+ * have none. */
+static const char v21[] = "ALTER TABLE users ADD COLUMN signup_net INTEGER NOT NULL DEFAULT 0;";
+
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10,
-                                         v11, v12, v13, v14, v15, v16, v17, v18, v19, v20};
-const int schema_nmigrations = 20;
+                                         v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21};
+const int schema_nmigrations = 21;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 20
+#define STORE_SCHEMA_VERSION 21
 
 struct store;
 
@@ -148,6 +148,10 @@ int store_host_add_credit(struct store *s, int64_t host_id, double credit, doubl
 /* fn(ctx, host id, network) for each host whose network is known, until fn
  * returns non-zero. 0, or -1 on a store error. */
 int store_each_host_network(struct store *s, int (*fn)(void *ctx, int64_t host_id, uint64_t net), void *ctx);
+/* fn(ctx, user id, signup network, creation time) for each account whose
+ * signup network is known, until fn returns non-zero. 0, or -1. */
+int store_each_user_signup(struct store *s, int (*fn)(void *ctx, int64_t user_id, uint64_t net, int64_t time),
+                           void *ctx);
 
 /* Files. The signature string of a loaded file_rec is owned by the caller:
  * release it with file_rec_clear(). */

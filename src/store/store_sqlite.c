@@ -300,10 +300,11 @@ static void user_from_row(sqlite3_stmt *st, struct user *u)
     u->role = sqlite3_column_int(st, 7);
     u->key_gen = sqlite3_column_int(st, 8);
     u->team_id = sqlite3_column_int64(st, 9);   /* NULL reads as 0: none */
+    u->signup_net = (uint64_t)sqlite3_column_int64(st, 10);
 }
 
-#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role,key_gen,team_id"
-#define USER_NCOLS 10
+#define USER_COLS "id,name,'',create_time,total_credit,expavg_credit,expavg_time,role,key_gen,team_id,signup_net"
+#define USER_NCOLS 11
 
 int store_user_next_id(struct store *s, int64_t *id)
 {
@@ -319,7 +320,8 @@ int store_user_next_id(struct store *s, int64_t *id)
 int store_user_insert(struct store *s, struct user *u)
 {
     sqlite3_stmt *st = stmt(s, Q_USER_INS,
-                            "INSERT INTO users(id,name,authenticator,create_time,role,key_gen) VALUES(?,?,?,?,?,?)");
+                            "INSERT INTO users(id,name,authenticator,create_time,role,key_gen,signup_net)"
+                            " VALUES(?,?,?,?,?,?,?)");
     if (!st) return -1;
     char h[SHA256_HEX_LEN];
     key_hash(u->authenticator, h);
@@ -330,6 +332,7 @@ int store_user_insert(struct store *s, struct user *u)
     sqlite3_bind_int64(st, 4, u->create_time);
     sqlite3_bind_int(st, 5, u->role);
     sqlite3_bind_int(st, 6, u->key_gen);
+    sqlite3_bind_int64(st, 7, (int64_t)u->signup_net);
     if (run(s, st, "insert user")) return -1;
     u->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -642,6 +645,24 @@ int store_each_host_network(struct store *s, int (*fn)(void *ctx, int64_t host_i
 {
     struct each_net e = {fn, ctx};
     return store_each_row(s, "SELECT id,net FROM hosts WHERE net<>0", 0, net_row, &e) < 0 ? -1 : 0;
+}
+
+struct each_signup { int (*fn)(void *, int64_t, uint64_t, int64_t); void *ctx; };
+
+static int signup_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    (void)s;
+    struct each_signup *e = p;
+    return e->fn(e->ctx, sqlite3_column_int64(st, 0), (uint64_t)sqlite3_column_int64(st, 1),
+                 sqlite3_column_int64(st, 2));
+}
+
+int store_each_user_signup(struct store *s, int (*fn)(void *ctx, int64_t user_id, uint64_t net, int64_t time),
+                           void *ctx)
+{
+    struct each_signup e = {fn, ctx};
+    return store_each_row(s, "SELECT id,signup_net,create_time FROM users WHERE signup_net<>0", 0, signup_row, &e) < 0
+               ? -1 : 0;
 }
 
 static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)

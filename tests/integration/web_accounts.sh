@@ -52,6 +52,9 @@ KEY=$(key_in "$out")
 say "create_account: key $KEY"
 row=$(sql "$proj" "SELECT name, role, email, key_gen, substr(passwd, 1, 10) FROM users WHERE email='carol@example.org'")
 [ "$row" = "Carol C|$USER_VOLUNTEER|carol@example.org|1|\$argon2id\$" ] || fail "the account's row: $row"
+# the network it was made from, for one_result_per_signup_batch: 127.0.0.0/24, tagged IPv4 (core/cidr.h)
+[ "$(sql "$proj" "SELECT signup_net = ((4 << 56) | 0x7f0000) FROM users WHERE email='carol@example.org'")" = 1 ] \
+    || fail "the account's signup network: $(sql "$proj" "SELECT signup_net FROM users WHERE email='carol@example.org'")"
 md5=$(printf '%s' 'correct horsecarol@example.org' | md5sum | cut -c1-32)
 if dump_store "$proj" | grep -q -e "$KEY" -e "$md5"; then fail "the store holds the key or the client's password hash"; fi
 [ "$("$LOCUS" user account-key "$proj" 'Carol C')" = "$KEY" ] || fail "locus user account-key prints another key"

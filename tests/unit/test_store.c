@@ -272,7 +272,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 20);
+    assert_int_equal(STORE_SCHEMA_VERSION, 21);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -330,6 +330,8 @@ static void test_version_1_store_migrates(void **state)
     assert_int_equal(store_fixture_int(path, "SELECT adaptive FROM batches WHERE id=1", -1), 0);
     /* v20: an app made before has no homogeneous redundancy */
     assert_int_equal(store_fixture_int(path, "SELECT hr_level FROM apps WHERE id=1", -1), HR_OFF);
+    /* v21: an account made before has no signup network */
+    assert_int_equal(u.signup_net, 0);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_table_info('cursors')"
                                              " WHERE name='planned_job_credit'", 0), 1);
     assert_int_equal(store_fixture_int(path, "SELECT count(*) FROM pragma_index_list('jobs')"
@@ -340,7 +342,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v20 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v21 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -358,7 +360,7 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; DROP TABLE host_app_versions;"
                             "ALTER TABLE batches DROP COLUMN task_names; ALTER TABLE batches DROP COLUMN adaptive;"
                             "ALTER TABLE hosts DROP COLUMN net; ALTER TABLE apps DROP COLUMN hr_level;"
-                            "ALTER TABLE instances DROP COLUMN hr_class;"
+                            "ALTER TABLE instances DROP COLUMN hr_class; ALTER TABLE users DROP COLUMN signup_net;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"

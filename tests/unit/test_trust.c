@@ -7,7 +7,9 @@
  * disagreement keeps both hosts from trust until its verdict; the quorum and target a job's
  * state implies (model.c, transition.c); under one_result_per_network, no
  * two instances of a job go to hosts of one network, however many accounts
- * they are under, also after a restart (the networks reloaded). */
+ * they are under, also after a restart (the networks reloaded); under
+ * one_result_per_signup_batch, nor to accounts made from one network
+ * within a day of each other, wherever their hosts are. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -361,6 +363,68 @@ static void test_one_result_per_network(void **state)
     rpc_decision_free(&d);
 }
 
+/* Accounts made from one network within a day of each other are one
+ * person's: their hosts, on networks far apart, never share a job, also
+ * after a restart (the signups reloaded); an account made from there a day
+ * and more later, or from elsewhere, is another person's; an account with
+ * no signup network (the operator's) concerns no one. */
+static void test_one_result_per_signup_batch(void **state)
+{
+    struct fx *f = *state;
+    struct sched_index *x = &f->x;
+    struct batch b = {.id = 1, .app_id = 1, .red = red_fixed2(), .delay_bound = DAY, .state = BATCH_ACTIVE};
+    snprintf(b.name, sizeof b.name, "b1");
+    struct sbatch *sb = index_add_batch(x, &b, 1, 10);
+    struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 2};
+    index_settle(x, index_add_job(x, sb, &st, 3.6e12, ""), 0, &f->log);
+    x->one_result_per_signup_batch = 1;
+    const uint64_t home = CIDR_NET_V4 | 0xc00002, elsewhere = CIDR_NET_V4 | 0x0a0000;
+    const int64_t made = 1000000;
+    struct rpc_input in = request(HOST, 1, 0);
+    in.host.net = CIDR_NET_V4 | 0x010203;
+    in.host.signup_net = home;
+    in.host.signup_time = made;
+    struct rpc_decision d;
+    decide(f, &in, &d);
+    assert_int_equal(d.nsent, 1);
+    rpc_decision_free(&d);
+    /* another host of another account, made from home 20 hours later */
+    struct rpc_input other = request(OTHER, 1, 10);
+    other.host.net = CIDR_NET_V4 | 0x040506;
+    other.host.signup_net = home;
+    other.host.signup_time = made + 20 * 3600;
+    for (int restart = 0; restart < 2; restart++) {
+        if (restart) {                            /* lost, then reloaded as server.c does */
+            imap_free(&x->user_signup);
+            imap_init(&x->user_signup);
+            x->nsignups = 0;
+            index_user_signup(x, HOST, home, made);
+        }
+        decide(f, &other, &d);
+        assert_int_equal(d.nsent, 0);
+        rpc_decision_free(&d);
+    }
+    struct rpc_input later = other, away = other, operators = other;
+    later.host.signup_time = made + DAY + 1;
+    away.host.signup_net = elsewhere;
+    operators.host.signup_net = 0;
+    const struct rpc_input *takers[] = {&later, &away, &operators};
+    for (int k = 0; k < 3; k++) {
+        struct rpc_input t = *takers[k];
+        t.host.host_id = t.host.user_id = OTHER + 1 + k;
+        decide(f, &t, &d);
+        assert_int_equal(d.nsent, 1);             /* each takes the job's second instance ... */
+        rpc_decision_free(&d);
+        index_end_job(x, d.sent[0].job, JOB_CANCELLED, JOB_ERR_CANCELLED, 100, &f->log);
+        struct job_status again = {.id = 2 + k, .state = JOB_ACTIVE, .target_nresults = 2};
+        index_settle(x, index_add_job(x, sb, &again, 3.6e12, ""), 0, &f->log);
+        in.now = 100 + k;
+        decide(f, &in, &d);                       /* ... and the next job's first goes to HOST */
+        assert_int_equal(d.nsent, 1);
+        rpc_decision_free(&d);
+    }
+}
+
 /* Off, the network is not kept and hosts of one network share jobs. */
 static void test_network_rule_off(void **state)
 {
@@ -393,6 +457,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_disagreement_pending_until_verdict, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_one_result_per_network, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_network_rule_off, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_one_result_per_signup_batch, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
