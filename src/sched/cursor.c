@@ -423,7 +423,7 @@ static int may_take(struct walk *w, size_t k)
 {
     const struct sjob *j = w->c->jobs[k];
     if (!version_still_fits(w->c->batch->app, w->req, w->budget, &w->vc)) return 0;
-    return host_may_take(w->x, j, &w->req->host, w->vc.u.rsc) &&
+    return host_may_take(w->x, j, w->req, w->vc.u.rsc) &&
            budget_fits(w->budget, &w->req->host, &w->vc.u, j->flops_est, j->batch->b.delay_bound);
 }
 

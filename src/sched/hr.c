@@ -63,13 +63,14 @@ uint32_t hr_class(int level, const struct host_view *h, int rsc)
     return (uint32_t)level << 30 | (hash ? hash : 1);
 }
 
-uint32_t hr_committed(int level, const struct instance *inst, int n)
+uint32_t hr_committed(int level, const struct instance *inst, int n, int64_t now, double wait)
 {
     for (int i = 0; i < n; i++) {
         const struct instance *in = &inst[i];
         if (!in->hr_class || (int)(in->hr_class >> 30) != level) continue;
         int counts = in->state == INST_IN_PROGRESS ||
-                     (in->outcome == OUTCOME_SUCCESS && in->validate_state != VALIDATE_INVALID);
+                     (in->outcome == OUTCOME_SUCCESS && in->validate_state != VALIDATE_INVALID &&
+                      (double)(now - in->received_time) < wait);
         if (counts) return in->hr_class;
     }
     return 0;

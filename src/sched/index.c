@@ -608,14 +608,15 @@ void job_queue(struct sched_index *x, struct sjob *j)
         if (sched_modes[m]->job_changed) sched_modes[m]->job_changed(x, j);
 }
 
-int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h, int rsc)
+int host_may_take(const struct sched_index *x, const struct sjob *j, const struct dispatch_request *req, int rsc)
 {
+    const struct host_view *h = &req->host;
     const struct batch *b = &j->batch->b;
     if ((h->mem_bytes > 0 && b->mem_bound > h->mem_bytes) || (h->disk_free > 0 && b->disk_bound > h->disk_free))
         return 0;
     int hr = j->batch->app->hr_level;
     if (hr != HR_OFF) {
-        uint32_t c = hr_committed(hr, j->inst, j->ninst);
+        uint32_t c = hr_committed(hr, j->inst, j->ninst, req->now, b->delay_bound);
         if (c && c != hr_class(hr, h, rsc)) return 0;
     }
     int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
@@ -789,7 +790,7 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
         struct sjob *j = best->app->heap[0];
         heap_remove(best->app, j);
         aside[naside++] = j;   /* back in the queue after this request */
-        if (!host_may_take(x, j, &req->host, best->vc.u.rsc)) continue;
+        if (!host_may_take(x, j, req, best->vc.u.rsc)) continue;
         /* the faster version's resource cannot return it in time: another
          * resource that wants work may (a GPU's queue is full, its CPUs idle) */
         const struct version_choice *vc = &best->vc;
@@ -797,7 +798,7 @@ int fifo_fill(struct sched_index *x, const struct dispatch_request *req, struct 
         if (!budget_fits(budget, &req->host, &vc->u, j->flops_est, j->batch->b.delay_bound)) {
             if (!other_version(best->app, req, budget, vc->u.rsc, &alt) ||
                 !budget_fits(budget, &req->host, &alt.u, j->flops_est, j->batch->b.delay_bound) ||
-                !host_may_take(x, j, &req->host, alt.u.rsc))
+                !host_may_take(x, j, req, alt.u.rsc))
                 continue;
             vc = &alt;
         }
@@ -892,7 +893,7 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
             j->ninst + 1 >= j->batch->b.red.max_total_instances)
             continue;
         struct version_choice vc;
-        if (!best_version(j->batch->app, req, budget, &vc) || !host_may_take(x, j, h, vc.u.rsc) ||
+        if (!best_version(j->batch->app, req, budget, &vc) || !host_may_take(x, j, req, vc.u.rsc) ||
             !budget_fits(budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound))
             continue;
         send_instance(x, j, &vc, req, budget, res, log);

@@ -12,13 +12,13 @@
 /* Puts a job in, or takes it out of, the queues its `needed` calls for:
  * its app's ready queue, and its mode's (job_changed). */
 void job_queue(struct sched_index *x, struct sjob *j);
-/* 1 if the host may get an instance of j to run on its resource rsc: it
+/* 1 if the request's host may get an instance of j to run on its resource rsc: it
  * has the memory and disk its batch's jobs say they need, holds none of
  * j's instances (nor does its user under one_result_per_user_per_wu, nor a
  * host of its network under one_result_per_network, nor an account made
  * with its own under one_result_per_signup_batch), and, for an app with
  * homogeneous redundancy, is of the class j is committed to (hr.h). */
-int host_may_take(const struct sched_index *x, const struct sjob *j, const struct host_view *h, int rsc);
+int host_may_take(const struct sched_index *x, const struct sjob *j, const struct dispatch_request *req, int rsc);
 /* The version of an app a host runs, and how (plan_class.h). */
 struct version_choice { const struct app_version *av; struct rsc_usage u; };
 /* The fastest version of app a the request's host can run, on one of its

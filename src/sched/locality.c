@@ -514,7 +514,7 @@ static int from_file(struct fill *c, struct lfile *f)
         int hr = j->batch->app->hr_level;
         if (c->same_class && hr != HR_OFF && f->holders && f->hr_class && hr_class(hr, h, vc.u.rsc) != f->hr_class)
             break;
-        int take = host_may_take(c->x, j, h, vc.u.rsc) && budget_fits(c->budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound);
+        int take = host_may_take(c->x, j, c->req, vc.u.rsc) && budget_fits(c->budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound);
         if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */
         if (!take) continue;
         send_instance(c->x, j, &vc, c->req, c->budget, c->res, c->log);
@@ -671,7 +671,7 @@ static void fill_lite(struct fill *c, struct lhost *h)
                 struct sjob *j = f->jobs[p].job;
                 struct version_choice vc;
                 if (!best_version(j->batch->app, c->req, c->budget, &vc)) break;
-                if (!host_may_take(c->x, j, &c->req->host, vc.u.rsc) ||
+                if (!host_may_take(c->x, j, c->req, vc.u.rsc) ||
                     !budget_fits(c->budget, &c->req->host, &vc.u, j->flops_est, j->batch->b.delay_bound))
                     continue;
                 double bytes = 0, fresh = 0;

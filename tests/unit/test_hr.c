@@ -2,8 +2,9 @@
  * index): the classes BOINC clients' descriptions fall in, coarse and
  * fine, for CPUs and GPUs; which instances commit a job to a class; and in
  * the index, that a job's further instances go only to hosts of its class,
- * that a job whose committing instances all failed is free again, that a
- * host of another class still gets the jobs not yet sent, and that a level
+ * that a job whose committing instances all failed is free again, as is
+ * one whose class of one sent no second host within its delay bound, that a host of
+ * another class still gets the jobs not yet sent, and that a level
  * changed by the operator frees the jobs committed under the old one. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #define DAY 86400
+#define NOW 1000000
 
 /* Hosts as real BOINC clients describe themselves. */
 static struct host_view host(const char *os, const char *vendor, const char *model)
@@ -83,8 +85,8 @@ static void test_gpu_classes(void **state)
     assert_int_not_equal(hr_class(HR_FINE, &a, 1), hr_class(HR_FINE, &b, 1));
 }
 
-/* Instances that count: in progress, or a success not found invalid, sent
- * under the level asked about. */
+/* Instances that count: in progress, or a success not found invalid and
+ * returned less than the wait ago, sent under the level asked about. */
 static void test_committed(void **state)
 {
     (void)state;
@@ -96,16 +98,17 @@ static void test_committed(void **state)
         {.state = INST_OVER, .outcome = OUTCOME_SUCCESS, .validate_state = VALIDATE_INVALID, .hr_class = A},
         {.state = INST_IN_PROGRESS, .hr_class = FINE},
     };
-    assert_int_equal(hr_committed(HR_COARSE, in, 0), 0);
-    assert_int_equal(hr_committed(HR_COARSE, in, 4), 0);   /* failed, invalid, or under another level */
-    assert_int_equal(hr_committed(HR_FINE, in, 4), FINE);
+    assert_int_equal(hr_committed(HR_COARSE, in, 0, NOW, DAY), 0);
+    assert_int_equal(hr_committed(HR_COARSE, in, 4, NOW, DAY), 0);   /* failed, invalid, or under another level */
+    assert_int_equal(hr_committed(HR_FINE, in, 4, NOW, DAY), FINE);
     in[1] = (struct instance){.state = INST_OVER, .outcome = OUTCOME_SUCCESS, .validate_state = VALIDATE_INIT,
-                              .hr_class = B};
-    assert_int_equal(hr_committed(HR_COARSE, in, 4), B);
+                              .received_time = NOW - 100, .hr_class = B};
+    assert_int_equal(hr_committed(HR_COARSE, in, 4, NOW, DAY), B);
+    assert_int_equal(hr_committed(HR_COARSE, in, 4, NOW - 100 + DAY, DAY), 0);   /* no second host of B came */
     in[1].validate_state = VALIDATE_VALID;
-    assert_int_equal(hr_committed(HR_COARSE, in, 4), B);
+    assert_int_equal(hr_committed(HR_COARSE, in, 4, NOW, DAY), B);
     in[1].hr_class = 0;                                    /* sent before the app had a level */
-    assert_int_equal(hr_committed(HR_COARSE, in, 4), 0);
+    assert_int_equal(hr_committed(HR_COARSE, in, 4, NOW, DAY), 0);
 }
 
 /* ---- in the index ---- */
@@ -219,6 +222,31 @@ static void test_failed_instance_frees_the_job(void **state)
     assert_ptr_equal(f->sent[0].job, j);
 }
 
+/* An odd platform's success: no other host of its class comes, so after
+ * its delay bound the job goes to another class, twice, and is done there. */
+static void test_class_of_one_frees_the_job(void **state)
+{
+    struct fx *f = *state;
+    add_jobs(f, HR_COARSE, 1);
+    assert_int_equal(ask(f, 1, "Haiku", "HygonGenuine", 1, 0), 1);
+    struct sjob *j = f->sent[0].job;
+    char name[256];
+    sjob_instance_name(name, sizeof name, j, f->sent[0].inst.seq);
+    struct rpc_report r = {.name = name, .computed = 1, .cpu_time = 3600, .elapsed_time = 3600};
+    struct rpc_input in = request(1, "Haiku", "HygonGenuine", 1, 3600);
+    in.wants_work = 0;
+    in.reports = &r;
+    in.nreports = 1;
+    struct rpc_decision d = {.sent = f->sent, .max = MAXSENT};
+    host_rpc_decide(&f->x, &in, &d, &f->log);
+    rpc_decision_free(&d);
+    assert_int_equal(r.outcome, OUTCOME_SUCCESS);
+    assert_int_equal(j->needed, 1);
+    assert_int_equal(ask(f, 2, WIN, 1, 3600 + DAY - 1), 0);
+    assert_int_equal(ask(f, 2, WIN, 1, 3600 + DAY), 1);
+    assert_ptr_equal(f->sent[0].job, j);
+}
+
 /* The operator changes the level: a job committed under the old one is
  * free, and its next instance commits it under the new one. */
 static void test_new_level_frees_committed_jobs(void **state)
@@ -244,6 +272,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_off_mixes_classes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_other_class_gets_fresh_jobs, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failed_instance_frees_the_job, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_class_of_one_frees_the_job, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_new_level_frees_committed_jobs, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
