@@ -48,13 +48,16 @@ int host_rpc_route(struct sched_index *x, struct sjob *j, int events, const stru
     return route;
 }
 
-/* Routes events of j and records what is left for the daemons. d->events
- * has room for one entry per report and per instance given up. */
+/* Routes events of j and records what is left for the daemons, or that
+ * the job ended (failed, or done with nothing to keep): a driver counting
+ * jobs must hear of it. d->events has room for one entry per report and
+ * per instance given up. */
 static void add_events(struct sched_index *x, struct sjob *j, int events, const struct rpc_input *in,
                        struct rpc_decision *d, struct change_log *log)
 {
     int route = host_rpc_route(x, j, events, &in->routing, in->now, log);
-    if (route) d->events[d->nevents++] = (struct rpc_event){j->id, route};
+    int ended = j->st.state != JOB_ACTIVE && j->st.state != JOB_VALIDATED;
+    if (route || ended) d->events[d->nevents++] = (struct rpc_event){j->id, route, j->st.state};
 }
 
 /* 1 if name is among the files that arrived. */

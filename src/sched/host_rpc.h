@@ -39,7 +39,9 @@ struct rpc_routing {
 /* Where a job event goes: what the driver's daemons must do next. */
 enum rpc_route { ROUTE_NONE = 0, ROUTE_VALIDATE = 1, ROUTE_ASSIMILATE = 2 };
 
-struct rpc_event { int64_t job_id; int route; };
+/* A job a report or a give-up changed: where it goes next, and its state
+ * after (JOB_DONE or JOB_FAILED: it ended there, with nothing to route). */
+struct rpc_event { int64_t job_id; int route; int state; };
 
 /* What the host says and what the project allows. Everything borrowed. */
 struct rpc_input {
@@ -74,7 +76,7 @@ struct rpc_decision {
     int ngiven_up;                  /* lost instances too late to resend */
     int *aborts;                    /* owned: indices into listed of instances to abort */
     int naborts;
-    struct rpc_event *events;       /* owned: jobs whose events a daemon must handle, in order */
+    struct rpc_event *events;       /* owned: jobs whose events a daemon must handle, or that ended, in order */
     int nevents;
     struct dispatch_result res;     /* owned names: deletes, need_work; deadline_refusals */
 };

@@ -244,6 +244,27 @@ static void count_accepted(struct sim *s, const struct sjob *j)
     if (valid == 1 && job_quorum(&j->batch->b.red, &j->st) == 1 && j->batch->b.red.adaptive) s->fig->jobs_accepted_alone++;
 }
 
+/* Counts job id if it is one of the workload's and has just ended in
+ * state (JOB_DONE or JOB_FAILED; anything else: not ended). */
+static void count_end(struct sim *s, int64_t id, int state)
+{
+    int64_t k = id - 1;
+    if (!is_plain(s, id) || s->ended[k] || (state != JOB_DONE && state != JOB_FAILED)) return;
+    s->ended[k] = 1;
+    s->nended++;
+    s->last_end = now(s);
+    batch_of(s, id)->last_end = now(s);
+    if (state == JOB_DONE) {
+        s->fig->jobs_done++;
+        s->turnaround[s->njt++] = now(s);   /* every job is created at time 0 */
+        trace(s, "job_done", -1, id, job_file(s, id));
+    } else {
+        s->fig->jobs_failed++;
+        trace(s, "job_failed", -1, id, job_file(s, id));
+    }
+    drop_log(s);
+}
+
 /* Runs the daemons a job was routed to (route: rpc_route bits) until it
  * needs none, then counts it if it ended. */
 static void job_daemons(struct sim *s, struct sjob *j, int route)
@@ -267,21 +288,7 @@ static void job_daemons(struct sim *s, struct sjob *j, int route)
         }
         route = host_rpc_route(&s->idx, j, next, &routing, inow(s), &s->log);
     }
-    int64_t k = j->id - 1;
-    if (!is_plain(s, j->id) || s->ended[k] || (j->st.state != JOB_DONE && j->st.state != JOB_FAILED)) return;
-    s->ended[k] = 1;
-    s->nended++;
-    s->last_end = now(s);
-    batch_of(s, j->id)->last_end = now(s);
-    if (j->st.state == JOB_DONE) {
-        s->fig->jobs_done++;
-        s->turnaround[s->njt++] = now(s);   /* every job is created at time 0 */
-        trace(s, "job_done", -1, j->id, job_file(s, j->id));
-    } else {
-        s->fig->jobs_failed++;
-        trace(s, "job_failed", -1, j->id, job_file(s, j->id));
-    }
-    drop_log(s);
+    count_end(s, j->id, j->st.state);
 }
 
 static void on_timeout_event(void *ctx, struct sjob *j, int ev)
@@ -806,7 +813,11 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     struct rpc_decision d = {.sent = sent, .max = MAX_PER_RPC};
     host_rpc_decide(&s->idx, &in, &d, &s->log);
     free(queued);
-    for (int e = 0; e < d.nevents; e++) job_daemons(s, index_job(&s->idx, d.events[e].job_id), d.events[e].route);
+    for (int e = 0; e < d.nevents; e++) {
+        struct sjob *j = index_job(&s->idx, d.events[e].job_id);
+        if (j) job_daemons(s, j, d.events[e].route);
+        else count_end(s, d.events[e].job_id, d.events[e].state);   /* ended in the RPC */
+    }
     /* the host drops the reported tasks and the aborted ones, last first so that indices hold */
     unsigned char *drop = xcalloc((size_t)(h->nt ? h->nt : 1), 1);
     for (int i = 0; i < h->nt; i++) drop[i] = h->t[i].state == T_DONE;

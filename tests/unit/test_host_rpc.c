@@ -163,6 +163,12 @@ static void test_error_ending_the_job_keeps_its_stderr(void **state)
     decide_report(f, &r, (struct rpc_routing){0}, &d);
     assert_int_equal(r.outcome, OUTCOME_CLIENT_ERROR);
     assert_null(index_job(&f->x, job_id));   /* ended: no longer live */
+    /* nothing to route, but the driver hears that it ended (locus-sim
+     * counts the jobs that end: without it, a run never finished) */
+    assert_int_equal(d.nevents, 1);
+    assert_int_equal(d.events[0].job_id, job_id);
+    assert_int_equal(d.events[0].route, ROUTE_NONE);
+    assert_int_equal(d.events[0].state, JOB_FAILED);
     const struct change *c = NULL;
     for (int i = 0; i < f->log.n; i++)
         if (f->log.v[i].kind == CH_INST_STDERR) c = &f->log.v[i];
@@ -198,7 +204,9 @@ static void test_lone_success_valid_at_once_with_credit(void **state)
     struct rpc_decision d;
     decide_report(f, &r, (struct rpc_routing){.validator = 0, .assimilator = 0}, &d);
     /* valid, credited, and with nothing to keep, ended: no daemon needed */
-    assert_int_equal(d.nevents, 0);
+    assert_int_equal(d.nevents, 1);
+    assert_int_equal(d.events[0].route, ROUTE_NONE);
+    assert_int_equal(d.events[0].state, JOB_DONE);
     assert_int_equal(count_kind(&f->log, CH_USER_CREDIT), 1);
     assert_int_equal(count_kind(&f->log, CH_HOST_CREDIT), 1);
     assert_int_equal(j->st.state, JOB_DONE);
@@ -216,6 +224,7 @@ static void test_lone_success_handed_to_assimilator(void **state)
     decide_report(f, &r, (struct rpc_routing){.validator = 0, .assimilator = 1}, &d);
     assert_int_equal(d.nevents, 1);
     assert_int_equal(d.events[0].route, ROUTE_ASSIMILATE);
+    assert_int_equal(d.events[0].state, JOB_VALIDATED);
     assert_int_equal(j->st.state, JOB_VALIDATED);
     rpc_decision_free(&d);
 }

@@ -139,6 +139,27 @@ static void test_workload_bad(void **state)
     workload_expect_error("hr medium\n", "line 1: hr: expected off, coarse or fine");
 }
 
+/* Jobs that fail on errors their hosts report are counted, and the run
+ * ends with every job done or failed (once, such jobs went uncounted and
+ * the run went on to the horizon). */
+static void test_failed_jobs_end_the_run(void **state)
+{
+    (void)state;
+    struct workload w;
+    workload_defaults(&w);
+    char err[300];
+    if (workload_parse(&w, "hosts 20\nhost_speed_median 1e9\njobs 400\nflops_per_job 1e11\nerror_rate 0.9\n"
+                           "rpc_buffer 600\n", err, sizeof err))
+        fail_msg("%s", err);
+    struct sim_options o = {0};
+    struct sim_figures f;
+    assert_int_equal(sim_server_run(&w, &o, &f, err, sizeof err), 0);
+    assert_true(f.complete);
+    assert_true(f.jobs_failed > 0);
+    assert_int_equal(f.jobs_done + f.jobs_failed, 400);
+    assert_true(f.makespan_s < 86400);
+}
+
 /* Two platforms whose right results differ: with a fixed quorum of 2 and
  * no homogeneous redundancy, a job whose two results come from both needs
  * a third (and more); with it, every job is done on exactly two. */
@@ -668,7 +689,7 @@ int main(void)
         cmocka_unit_test(test_cursor_policy_needs_files),
         cmocka_unit_test(test_gpu_keys_without_gpus), cmocka_unit_test(test_gpu_hosts_take_the_work),
         cmocka_unit_test(test_gpu_tasks_fit_the_devices), cmocka_unit_test(test_gpu_deadline_check_per_resource),
-        cmocka_unit_test(test_numerical_classes),
+        cmocka_unit_test(test_numerical_classes), cmocka_unit_test(test_failed_jobs_end_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
