@@ -138,6 +138,8 @@ const struct setting project_settings[] = {
      .max = 1e6},
     {SETTING("adaptive_spot_check", SETTING_DOUBLE, adaptive_spot_check), .def = TRUST_SPOT_CHECK_DEFAULT,
      .min = 0.001, .max = 1},
+    /* accelerated retries (sched/trust.h), BOINC's setting; 0, the default, off */
+    {SETTING("reliable_reduced_delay_bound", SETTING_DOUBLE, reliable_reduced_delay_bound), .def = 0, .max = 1},
     {SETTING("report_immediately", SETTING_FLAG, report_immediately), .def = 0},
     {SETTING("transition_period", SETTING_DOUBLE, transition_period), .def = 2, .min = 0.1, .max = NO_MAX,
      .always_saved = 1},

@@ -63,6 +63,8 @@ struct project_config {
                                     adaptive batch's jobs alone (10) */
     double adaptive_spot_check;  /* <adaptive_spot_check>: the least share of a trusted host's jobs still
                                     replicated (0.05) */
+    double reliable_reduced_delay_bound;   /* <reliable_reduced_delay_bound>: accelerated retries, a retry's
+                                              deadline on a reliable host as a share of the delay bound; 0 off */
     double transition_period;    /* <transition_period>: seconds between timeout scans */
     int max_request_bytes;       /* <max_request_bytes> of a scheduler request */
     char validator_cmd[1024];    /* <validator_cmd>: compares two results' files */

@@ -29,7 +29,7 @@ void index_init(struct sched_index *x)
     smap_init(&x->aborts);
     x->next_instance_id = 1;
     quota_init(&x->quota, 0);
-    x->trust = (struct trust_policy){TRUST_MIN_VALID_DEFAULT, TRUST_SPOT_CHECK_DEFAULT};
+    x->trust = (struct trust_policy){.min_valid = TRUST_MIN_VALID_DEFAULT, .spot_check = TRUST_SPOT_CHECK_DEFAULT};
     for (size_t m = 0; m < NMODES; m++)
         if (sched_modes[m]->init) sched_modes[m]->init(x);
 }
@@ -608,6 +608,32 @@ void job_queue(struct sched_index *x, struct sjob *j)
         if (sched_modes[m]->job_changed) sched_modes[m]->job_changed(x, j);
 }
 
+/* When j last had an instance fail, time out or be found invalid (it is a
+ * retry since then); 0 if none did. */
+static int64_t retry_since(const struct sjob *j)
+{
+    int64_t since = 0;
+    for (int i = 0; i < j->ninst; i++) {
+        const struct instance *in = &j->inst[i];
+        int failed = in->state == INST_OVER && in->outcome != OUTCOME_DIDNT_NEED &&
+                     (in->outcome != OUTCOME_SUCCESS || in->validate_state == VALIDATE_INVALID);
+        if (failed && in->received_time > since) since = in->received_time;
+    }
+    return since;
+}
+
+/* 1 if host is reliable for a version of j's app, its own ones included
+ * (trust_reliable). */
+static int reliable_for(const struct sched_index *x, const struct sjob *j, int64_t host)
+{
+    const struct sapp *a = j->batch->app;
+    double bound = j->batch->b.delay_bound;
+    if (trust_reliable(&x->trust, quota_record(&x->quota, host, APP_VERSION_ANONYMOUS), bound)) return 1;
+    for (int k = 0; k < a->nversions; k++)
+        if (trust_reliable(&x->trust, quota_record(&x->quota, host, a->versions[k]->id), bound)) return 1;
+    return 0;
+}
+
 int host_may_take(const struct sched_index *x, const struct sjob *j, const struct dispatch_request *req, int rsc)
 {
     const struct host_view *h = &req->host;
@@ -628,6 +654,11 @@ int host_may_take(const struct sched_index *x, const struct sjob *j, const struc
          * the accounts they made together */
         if (per_net && (uintptr_t)imap_get(&x->host_net, j->inst[i].host_id) == h->net) return 0;
         if (x->one_result_per_signup_batch && one_signup_batch(x, j->inst[i].user_id, h->user_id)) return 0;
+    }
+    /* a retry waits a while for a reliable host (trust.h) */
+    if (x->trust.reduced_delay > 0) {
+        int64_t since = retry_since(j);
+        if (since && req->now < since + TRUST_RETRY_WAIT_S && !reliable_for(x, j, h->host_id)) return 0;
     }
     return 1;
 }
@@ -731,6 +762,11 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
                    struct dispatch_result *res, struct change_log *log)
 {
     const struct app_version *av = vc->av;
+    /* an accelerated retry: a reliable host has a shorter deadline */
+    double bound = j->batch->b.delay_bound;
+    if (x->trust.reduced_delay > 0 && retry_since(j) &&
+        trust_reliable(&x->trust, quota_record(&x->quota, req->host.host_id, av->id), bound))
+        bound *= x->trust.reduced_delay;
     int seq = 0;
     for (int i = 0; i < j->ninst; i++)
         if (j->inst[i].seq >= seq) seq = j->inst[i].seq + 1;
@@ -738,7 +774,7 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
         .id = x->next_instance_id++, .job_id = j->id, .seq = seq,
         .host_id = req->host.host_id, .user_id = req->host.user_id, .app_version_id = av->id,
         .state = INST_IN_PROGRESS, .sent_time = req->now,
-        .deadline = req->now + (int64_t)j->batch->b.delay_bound,
+        .deadline = req->now + (int64_t)bound,
         .expected = req->now + (int64_t)queued_turnaround(req, budget, &vc->u, j->flops_est),
         .hr_class = j->batch->app->hr_level != HR_OFF ? hr_class(j->batch->app->hr_level, &req->host, vc->u.rsc) : 0,
     };

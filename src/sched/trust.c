@@ -10,6 +10,14 @@ int trust_alone(const struct trust_policy *p, const struct host_av *r, double dr
     return draw >= check;
 }
 
+int trust_reliable(const struct trust_policy *p, const struct host_av *r, double delay_bound)
+{
+    if (p->reduced_delay <= 0 || !r || r->nvalid < p->min_valid || r->npending > 0) return 0;
+    double bad = (double)(r->nerror + r->ninvalid);
+    if (bad > TRUST_MAX_INVALID_SHARE * ((double)r->nvalid + bad)) return 0;
+    return r->turnaround_avg > 0 && r->turnaround_avg <= p->reduced_delay * delay_bound;
+}
+
 double trust_draw(uint64_t seed, int64_t inst_id)
 {
     /* splitmix64's finalizer: every input bit reaches every output bit */

@@ -20,14 +20,32 @@
 
 #define TRUST_MAX_INVALID_SHARE 0.05   /* of a host's compared results (nagreed + ninvalid) */
 
+/* Accelerated retries wait this long after a job's failure for a reliable
+ * host before any host may take it. */
+#define TRUST_RETRY_WAIT_S 3600
+
 struct trust_policy {
     int min_valid;        /* agreeing results in a row before a host is trusted alone */
     double spot_check;    /* the least share of a trusted host's jobs replicated anyway, in (0, 1] */
+    double reduced_delay; /* accelerated retries: a retry's deadline on a reliable host, as a share of the
+                             delay bound; 0: off */
 };
 
 /* 1 if a job sent to the host of record r (NULL: none yet) may be accepted
  * on its result alone; draw is uniform in [0, 1). */
 int trust_alone(const struct trust_policy *p, const struct host_av *r, double draw);
+
+/* Accelerated retries (BOINC's reliable_reduced_delay_bound): a job one of
+ * whose instances failed, timed out or was found invalid goes, for its
+ * first TRUST_RETRY_WAIT_S, only to a reliable host, with reduced_delay x
+ * its delay bound as deadline, so that the end of a batch does not wait on
+ * a second slow or vanishing host; then to any. Reliable for a version
+ * (record r): at least min_valid valid results, alone or compared (a
+ * project at quorum 1 has no others), at most TRUST_MAX_INVALID_SHARE of
+ * its results errors, missed deadlines or invalid, none awaiting a
+ * verdict, and an average turnaround within the shorter deadline. 0 when
+ * off. */
+int trust_reliable(const struct trust_policy *p, const struct host_av *r, double delay_bound);
 
 /* A uniform draw in [0, 1) from the driver's seed for a request and the
  * instance being sent: reproducible, and independent between instances. */

@@ -76,6 +76,7 @@ struct shost {
     int gpus;                   /* GPU devices; 0: none */
     int black_hole;             /* fails every job at once and asks again */
     int wrong_host;             /* returns a wrong result at wrong_host_rate */
+    double error_rate;          /* the share of its instances that fail (error_rate, error_hosts) */
     int platform;               /* its index in the workload's platforms; -1: none named */
     double arrived;             /* when it joined */
     int away;                   /* vanished for a while, with its work; computes only when on and not away */
@@ -645,7 +646,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
     *t = (struct task){
         .job_id = id, .inst_id = d->inst.id, .deadline = d->inst.deadline, .seq = d->inst.seq,
         .file = job_file(s, id), .nfiles = is_plain(s, id) ? s->job_nfiles[id - 1] : 0, .state = T_NEED_FILE,
-        .error = u < s->w.error_rate / 2, .wrong = u >= s->w.error_rate / 2 && u < s->w.error_rate ? WRONG_ALONE : 0,
+        .error = u < h->error_rate / 2, .wrong = u >= h->error_rate / 2 && u < h->error_rate ? WRONG_ALONE : 0,
         .flops_left = d->job->flops_est, .rsc = d->u.rsc, .ncpus = 1, .speed = h->speed, .est = h->speed,
     };
     if (t->rsc != RSC_CPU) {
@@ -904,6 +905,9 @@ static void host_new(struct sim *s)
         h->wrong_host = 1;
         s->fig->wrong_hosts++;
     }
+    /* its errors: every host alike, or error_hosts of them, on a spread of their own */
+    double ef = s->w.error_hosts;
+    h->error_rate = ef >= 1 ? s->w.error_rate : floor((hi + 1) * ef + 0.7) > floor(hi * ef + 0.7) ? s->w.error_rate / ef : 0;
     /* its platform, spread by index in proportion to the weights (the
      * golden ratio's multiples mix the platforms along the hosts) */
     h->platform = -1;
@@ -1124,7 +1128,9 @@ static void setup(struct sim *s)
     s->idx.loc.mode = s->o.policy->locality;
     s->idx.replicate = w->replicate;
     s->idx.quota.daily_max = w->daily_result_quota;
-    s->idx.trust = (struct trust_policy){w->trust_valid, w->spot_check};
+    s->idx.trust = (struct trust_policy){.min_valid = w->trust_valid, .spot_check = w->spot_check,
+                                         .reduced_delay = w->reliable_reduced_delay};
+    if (w->reliable_reduced_delay > 0) s->idx.quota.keep = 1;
     s->idx.one_result_per_network = w->one_result_per_network;
     s->idx.one_result_per_signup_batch = w->one_result_per_signup_batch;
     s->idx.cur.move_ratio = w->cursor_move_ratio;

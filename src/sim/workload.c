@@ -18,7 +18,7 @@ void workload_defaults(struct workload *w)
         .hosts = 100, .host_speed_median = 1e10, .host_speed_spread = 1, .host_ncpus = 1,
         .on_fraction = 1, .on_period_mean = 86400, .churn_arrival_rate = 0, .host_lifetime_mean = 0,
         .download_bandwidth = 1e7, .jobs = 1000, .flops_per_job = 1e13, .delay_bound = 7 * 86400.0,
-        .min_quorum = 1, .target_nresults = 1, .error_rate = 0, .files = 0, .file_size_min = 0,
+        .min_quorum = 1, .target_nresults = 1, .error_rate = 0, .error_hosts = 1, .files = 0, .file_size_min = 0,
         .file_size_max = 0, .jobs_per_file = 1, .rpc_buffer = 3600, .request_delay = 60, .seed = 1, .hosts_per_user = 1,
         .batches = 1, .cursors = 0, .job_files_min = 1, .job_files_max = 1, .density_variation = 0,
         .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
@@ -61,6 +61,7 @@ static const struct key keys[] = {
     F(min_quorum, K_INT, 1, 8),
     F(target_nresults, K_INT, 1, 8),
     F(error_rate, K_REAL, 0, 0.99),
+    F(error_hosts, K_REAL, 0.001, 1),
     F(black_hole_fraction, K_REAL, 0, 1),
     F(daily_result_quota, K_INT, 0, 1e6),
     F(adaptive, K_INT, 0, 1),
@@ -74,6 +75,7 @@ static const struct key keys[] = {
     F(one_result_per_network, K_INT, 0, 1),
     F(wrong_signup, K_INT, 0, 1),
     F(one_result_per_signup_batch, K_INT, 0, 1),
+    F(reliable_reduced_delay, K_REAL, 0, 1),
     F(platforms, K_PLATFORMS, 0, 0),
     F(numerical_level, K_LEVEL, 0, 0),
     F(hr, K_LEVEL, 0, 0),
@@ -184,6 +186,7 @@ static int check(const struct workload *w, char *err, size_t errlen)
     const char *bad = NULL;
     if (w->target_nresults < w->min_quorum) bad = "target_nresults: must be at least min_quorum";
     else if (w->adaptive && w->min_quorum < 2) bad = "adaptive: needs a min_quorum of at least 2 (the safety level)";
+    else if (w->error_rate / w->error_hosts > 0.99) bad = "error_hosts: error_rate / error_hosts above 0.99";
     else if (w->black_hole_fraction + w->wrong_host_fraction > 1)
         bad = "wrong_host_fraction: with black_hole_fraction, more than all hosts";
     else if (w->file_size_max < w->file_size_min) bad = "file_size_max: must be at least file_size_min";

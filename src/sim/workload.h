@@ -38,6 +38,8 @@ struct workload {
     double delay_bound;         /* seconds */
     int min_quorum, target_nresults;
     double error_rate;          /* fraction of instances that fail (half errors, half wrong results) */
+    double error_hosts;         /* share of hosts those failures come from (spread by index), each failing at
+                                   error_rate / error_hosts; 1: every host alike */
     double black_hole_fraction; /* share of hosts that fail every job at once and ask again (spread by index) */
     int daily_result_quota;     /* server: jobs per processor per day a host may get of a version (0: off) */
     int adaptive;               /* server: adaptive replication with min_quorum as the safety level */
@@ -50,6 +52,7 @@ struct workload {
     int one_result_per_network; /* server: never two instances of a job to hosts of one network */
     int wrong_signup;           /* 1: the wrong hosts' accounts were made together (one network, one day) */
     int one_result_per_signup_batch;   /* server: never two instances of a job to accounts made together */
+    double reliable_reduced_delay;     /* server: accelerated retries (reliable_reduced_delay_bound); 0: off */
     int host_history;           /* compared results each host present at the start has behind it, as in a
                                    project that has been running (its trust and quota records); 0: a new project */
     int nplatforms;             /* host platforms, spread by index in proportion to their weights; 0: one */

@@ -137,6 +137,7 @@ static void test_workload_bad(void **state)
     workload_expect_error("platforms a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1,a/b/c:1\n",
                           "more than 8 platforms");
     workload_expect_error("hr medium\n", "line 1: hr: expected off, coarse or fine");
+    workload_expect_error("error_rate 0.2\nerror_hosts 0.1\n", "error_hosts: error_rate / error_hosts above 0.99");
 }
 
 /* Jobs that fail on errors their hosts report are counted, and the run

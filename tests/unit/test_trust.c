@@ -9,7 +9,9 @@
  * two instances of a job go to hosts of one network, however many accounts
  * they are under, also after a restart (the networks reloaded); under
  * one_result_per_signup_batch, nor to accounts made from one network
- * within a day of each other, wherever their hosts are. */
+ * within a day of each other, wherever their hosts are; accelerated
+ * retries: a failed job goes for a while only to a reliable host, with the
+ * shorter deadline, then to anyone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -425,6 +427,90 @@ static void test_one_result_per_signup_batch(void **state)
     }
 }
 
+/* Reliable: enough valid results (alone counts: a project at quorum 1 has
+ * no other), few bad ones, nothing pending, a turnaround within the
+ * shorter deadline; never when off. */
+static void test_reliable_rule(void **state)
+{
+    (void)state;
+    const struct trust_policy p = {.min_valid = 10, .spot_check = 0.05, .reduced_delay = 0.5};
+    struct host_av r = {.nvalid = 20, .turnaround_avg = 3600};
+    assert_true(trust_reliable(&p, &r, 86400));
+    assert_false(trust_reliable(&p, &r, 7000));            /* 3600 > 0.5 x 7000 */
+    r.npending = 1;
+    assert_false(trust_reliable(&p, &r, 86400));
+    r.npending = 0;
+    r.nerror = 1;                                          /* 1 of 21: under 5% */
+    assert_true(trust_reliable(&p, &r, 86400));
+    r.ninvalid = 1;                                        /* 2 of 22 */
+    assert_false(trust_reliable(&p, &r, 86400));
+    r.nerror = r.ninvalid = 0;
+    r.turnaround_avg = 0;                                  /* no valid result timed yet */
+    assert_false(trust_reliable(&p, &r, 86400));
+    r.turnaround_avg = 3600;
+    r.nvalid = 9;
+    assert_false(trust_reliable(&p, &r, 86400));
+    r.nvalid = 20;
+    const struct trust_policy off = {.min_valid = 10, .spot_check = 0.05};
+    assert_false(trust_reliable(&off, &r, 86400));
+    assert_false(trust_reliable(&p, NULL, 86400));
+}
+
+/* A job with a failed instance: for TRUST_RETRY_WAIT_S only a reliable
+ * host gets it, with reduced x the delay bound as deadline; then anyone,
+ * with the full one. Off, anyone at once. */
+static void retry_case(struct fx *f, double reduced)
+{
+    struct sched_index *x = &f->x;
+    struct redundancy red1 = red_fixed2();
+    red1.min_quorum = red1.target_nresults = 1;
+    struct batch b = {.id = 1, .app_id = 1, .red = red1, .delay_bound = DAY, .state = BATCH_ACTIVE};
+    snprintf(b.name, sizeof b.name, "b1");
+    struct sbatch *sb = index_add_batch(x, &b, 1, 10);
+    struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 1};
+    struct sjob *j = index_add_job(x, sb, &st, 3.6e12, "");
+    struct instance failed = {.id = 50, .job_id = 1, .host_id = 99, .user_id = 99, .app_version_id = f->av.id,
+                              .state = INST_OVER, .outcome = OUTCOME_CLIENT_ERROR, .received_time = 1000};
+    index_add_instance(x, j, &failed);
+    index_settle(x, j, 1000, &f->log);
+    x->trust.reduced_delay = reduced;
+    x->quota.keep = 1;
+    struct host_av rel = {.host_id = OTHER, .av_id = f->av.id, .nvalid = 50, .turnaround_avg = 3600};
+    index_add_host_av(x, &rel);
+    struct rpc_input in = request(HOST, 1, 1500);          /* no record: not reliable */
+    struct rpc_decision d;
+    decide(f, &in, &d);
+    if (reduced == 0) {
+        assert_int_equal(d.nsent, 1);
+        assert_int_equal(d.sent[0].inst.deadline, 1500 + DAY);
+        rpc_decision_free(&d);
+        return;
+    }
+    assert_int_equal(d.nsent, 0);
+    rpc_decision_free(&d);
+    in = request(OTHER, 1, 1600);                          /* reliable */
+    decide(f, &in, &d);
+    assert_int_equal(d.nsent, 1);
+    assert_int_equal(d.sent[0].inst.deadline, 1600 + (int64_t)(reduced * DAY));
+    rpc_decision_free(&d);
+    /* another failed job: past the wait, anyone gets it, with the full deadline */
+    struct job_status st2 = {.id = 2, .state = JOB_ACTIVE, .target_nresults = 1};
+    struct sjob *j2 = index_add_job(x, sb, &st2, 3.6e12, "");
+    failed.id = 51;
+    failed.job_id = 2;
+    index_add_instance(x, j2, &failed);
+    index_settle(x, j2, 1000, &f->log);
+    in = request(HOST, 1, 1000 + TRUST_RETRY_WAIT_S);
+    decide(f, &in, &d);
+    assert_int_equal(d.nsent, 1);
+    assert_ptr_equal(d.sent[0].job, j2);
+    assert_int_equal(d.sent[0].inst.deadline, 1000 + TRUST_RETRY_WAIT_S + DAY);
+    rpc_decision_free(&d);
+}
+
+static void test_retry_to_reliable_host(void **state) { retry_case(*state, 0.5); }
+static void test_retry_off(void **state) { retry_case(*state, 0); }
+
 /* Off, the network is not kept and hosts of one network share jobs. */
 static void test_network_rule_off(void **state)
 {
@@ -458,6 +544,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_one_result_per_network, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_network_rule_off, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_one_result_per_signup_batch, fx_setup, fx_teardown),
+        cmocka_unit_test(test_reliable_rule),
+        cmocka_unit_test_setup_teardown(test_retry_to_reliable_host, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_retry_off, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
