@@ -54,7 +54,8 @@
     X(black_hole_hosts, "%.0f", (double)f->black_hole_hosts) X(instances_sent, "%.0f", (double)f->instances_sent) \
     X(black_hole_instances, "%.0f", (double)f->black_hole_instances)                                     \
     X(black_hole_instances_late, "%.0f", (double)f->black_hole_instances_late)                           \
-    X(black_hole_late_share, "%.6f", f->black_hole_late_share)
+    X(black_hole_late_share, "%.6f", f->black_hole_late_share)                                           \
+    X(jobs_lost_to_black_holes, "%.0f", (double)f->jobs_lost_to_black_holes)
 
 /* Results to trust (docs/sim.md, "Wrong results and adaptive replication"). */
 #define TRUST_FIGS(X)                                                                                    \

@@ -108,6 +108,9 @@ struct sim_batch {
     double last_end;            /* when its last job so far ended */
 };
 
+/* What the simulator notes of each of the workload's jobs. */
+enum job_note { JOB_ENDED = 1, JOB_MET_BLACK_HOLE = 2 };
+
 struct sim {
     struct workload w;
     struct sim_options o;
@@ -132,7 +135,7 @@ struct sim {
     int nfiles_used;
     struct imap wrong;          /* instance id -> (void *)(intptr_t)enum wrong_kind: a wrong result */
     struct imap numclass;       /* instance id -> the numerical class of its host as it ran it (numerical_level) */
-    unsigned char *ended;       /* by job id - 1 */
+    unsigned char *ended;       /* by job id - 1: JOB_ENDED, JOB_MET_BLACK_HOLE bits */
     double *turnaround;
     int64_t njt, nended;
     double capacity, cap_integral, cap_time;   /* available flops/s of hosts present and on */
@@ -250,8 +253,9 @@ static void count_accepted(struct sim *s, const struct sjob *j)
 static void count_end(struct sim *s, int64_t id, int state)
 {
     int64_t k = id - 1;
-    if (!is_plain(s, id) || s->ended[k] || (state != JOB_DONE && state != JOB_FAILED)) return;
-    s->ended[k] = 1;
+    if (!is_plain(s, id) || (s->ended[k] & JOB_ENDED) || (state != JOB_DONE && state != JOB_FAILED)) return;
+    s->ended[k] |= JOB_ENDED;
+    if (state == JOB_FAILED && (s->ended[k] & JOB_MET_BLACK_HOLE)) s->fig->jobs_lost_to_black_holes++;
     s->nended++;
     s->last_end = now(s);
     batch_of(s, id)->last_end = now(s);
@@ -661,6 +665,7 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
         t->wrong = 0;
         t->flops_left = fmin(t->flops_left, t->speed);
         s->fig->black_hole_instances++;
+        if (is_plain(s, id)) s->ended[id - 1] |= JOB_MET_BLACK_HOLE;
         if (now(s) > h->arrived + BLACK_HOLE_GRACE_S) s->fig->black_hole_instances_late++;
     } else if (h->wrong_host && !t->error && rng_uniform(&s->rng) < s->w.wrong_host_rate) {
         t->wrong = WRONG_CHEAT;

@@ -66,6 +66,7 @@ struct sim_figures {
     int64_t black_hole_instances;               /* sent to black holes */
     int64_t black_hole_instances_late;          /* sent to a black hole more than an hour after it arrived */
     double black_hole_late_share;               /* black_hole_instances_late / instances_sent */
+    int64_t jobs_lost_to_black_holes;           /* jobs failed of which a black hole had an instance */
     /* results to trust, under adaptive replication or with wrong hosts */
     int trust;                                  /* 1: the trust figures apply (and are printed) */
     int64_t wrong_hosts;                        /* hosts that return wrong results (churn included) */

@@ -161,6 +161,31 @@ static void test_failed_jobs_end_the_run(void **state)
     assert_true(f.makespan_s < 86400);
 }
 
+/* Black holes without a quota fail the jobs they get, and each failed job
+ * is counted as lost to them; with a daily quota, none is lost. */
+static void test_jobs_lost_to_black_holes(void **state)
+{
+    (void)state;
+    int64_t lost[2];
+    for (int q = 0; q < 2; q++) {
+        struct workload w;
+        workload_defaults(&w);
+        char text[300], err[300];
+        snprintf(text, sizeof text, "hosts 20\nhost_speed_median 1e9\njobs 400\nflops_per_job 1e11\n"
+                 "black_hole_fraction 0.2\nrpc_buffer 600\ndaily_result_quota %d\n", q ? 100 : 0);
+        if (workload_parse(&w, text, err, sizeof err)) fail_msg("%s", err);
+        struct sim_options o = {0};
+        struct sim_figures f;
+        assert_int_equal(sim_server_run(&w, &o, &f, err, sizeof err), 0);
+        assert_true(f.complete);
+        assert_int_equal(f.jobs_done + f.jobs_failed, 400);
+        assert_int_equal(f.jobs_lost_to_black_holes, f.jobs_failed);   /* no other cause of failure here */
+        lost[q] = f.jobs_lost_to_black_holes;
+    }
+    assert_true(lost[0] > 50);
+    assert_int_equal(lost[1], 0);
+}
+
 /* Two platforms whose right results differ: with a fixed quorum of 2 and
  * no homogeneous redundancy, a job whose two results come from both needs
  * a third (and more); with it, every job is done on exactly two. */
@@ -691,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_gpu_keys_without_gpus), cmocka_unit_test(test_gpu_hosts_take_the_work),
         cmocka_unit_test(test_gpu_tasks_fit_the_devices), cmocka_unit_test(test_gpu_deadline_check_per_resource),
         cmocka_unit_test(test_numerical_classes), cmocka_unit_test(test_failed_jobs_end_the_run),
+        cmocka_unit_test(test_jobs_lost_to_black_holes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
