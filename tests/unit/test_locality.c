@@ -444,23 +444,19 @@ static void test_host_joins_a_file_of_its_class(void **state)
     ask(f, 1, 1, 0, T0, NULL);
     ask(f, 2, 2, 0, T0, NULL);
     assert_ws(f, NAMES("F0"));   /* two hosts, two holders a file: one file in the set */
-    struct dispatch_request win = request(1, 1, 1, T0, NULL);
-    win.host.os_name = "Microsoft Windows 11";
-    win.host.cpu_vendor = "GenuineIntel";
-    ask_req(f, &win);
-    assert_sent(f, IDS(1));
-    assert_non_null(held_by(f, 1, "F0"));
-    struct dispatch_request lin = request(2, 2, 1, T0, NULL);
-    lin.host.os_name = "Linux";
-    lin.host.cpu_vendor = "AuthenticAMD";
-    ask_req(f, &lin);
-    assert_sent(f, IDS(4));
-    assert_non_null(held_by(f, 2, "F1"));
+    static const char *const os[] = {NULL, "Microsoft Windows 11", "Linux", "Microsoft Windows 10"};
+    static const char *const vendor[] = {NULL, "GenuineIntel", "AuthenticAMD", "GenuineIntel"};
+    static const int64_t gets[] = {0, 1, 4, 1};
+    static const char *const joins[] = {NULL, "F0", "F1", "F0"};
+    for (int64_t id = 1; id <= 3; id++) {   /* Windows, Linux, Windows */
+        struct dispatch_request rq = request(id, id, 1, T0, NULL);
+        rq.host.os_name = os[id];
+        rq.host.cpu_vendor = vendor[id];
+        ask_req(f, &rq);
+        assert_sent(f, &gets[id], 1);
+        assert_non_null(held_by(f, id, joins[id]));
+    }
     assert_int_not_equal(file(f, "F0")->hr_class, file(f, "F1")->hr_class);
-    win.host.host_id = win.host.user_id = 3;
-    ask_req(f, &win);
-    assert_sent(f, IDS(1));
-    assert_non_null(held_by(f, 3, "F0"));
 }
 
 static void test_file_leaves_working_set_at_m_holders_and_returns_when_one_goes(void **state)

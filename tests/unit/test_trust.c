@@ -326,6 +326,17 @@ static void test_disagreement_pending_until_verdict(void **state)
     assert_int_equal(quota_record(&f->x.quota, OTHER + 1, f->av.id)->npending, 0);
 }
 
+/* Batch 1 at a fixed quorum of 2, with job 1 needing both instances. */
+static struct sbatch *one_job_quorum2(struct fx *f)
+{
+    struct batch b = {.id = 1, .app_id = 1, .red = red_fixed2(), .delay_bound = DAY, .state = BATCH_ACTIVE};
+    snprintf(b.name, sizeof b.name, "b1");
+    struct sbatch *sb = index_add_batch(&f->x, &b, 1, 10);
+    struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 2};
+    index_settle(&f->x, index_add_job(&f->x, sb, &st, 3.6e12, ""), 0, &f->log);
+    return sb;
+}
+
 /* One person's hosts behind one network, under different accounts, never
  * share a job, also after a restart once the server reloads the networks
  * (without the reload, the neighbour would get it); a host of the next
@@ -334,11 +345,7 @@ static void test_one_result_per_network(void **state)
 {
     struct fx *f = *state;
     struct sched_index *x = &f->x;
-    struct batch b = {.id = 1, .app_id = 1, .red = red_fixed2(), .delay_bound = DAY, .state = BATCH_ACTIVE};
-    snprintf(b.name, sizeof b.name, "b1");
-    struct sbatch *sb = index_add_batch(x, &b, 1, 10);
-    struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 2};
-    index_settle(x, index_add_job(x, sb, &st, 3.6e12, ""), 0, &f->log);
+    one_job_quorum2(f);
     x->one_result_per_network = 1;
     const uint64_t net = CIDR_NET_V4 | 0xc00002, next = CIDR_NET_V4 | 0xc00003;
     struct rpc_input in = request(HOST, 1, 0);
@@ -374,11 +381,7 @@ static void test_one_result_per_signup_batch(void **state)
 {
     struct fx *f = *state;
     struct sched_index *x = &f->x;
-    struct batch b = {.id = 1, .app_id = 1, .red = red_fixed2(), .delay_bound = DAY, .state = BATCH_ACTIVE};
-    snprintf(b.name, sizeof b.name, "b1");
-    struct sbatch *sb = index_add_batch(x, &b, 1, 10);
-    struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 2};
-    index_settle(x, index_add_job(x, sb, &st, 3.6e12, ""), 0, &f->log);
+    struct sbatch *sb = one_job_quorum2(f);
     x->one_result_per_signup_batch = 1;
     const uint64_t home = CIDR_NET_V4 | 0xc00002, elsewhere = CIDR_NET_V4 | 0x0a0000;
     const int64_t made = 1000000;
@@ -515,11 +518,7 @@ static void test_retry_off(void **state) { retry_case(*state, 0); }
 static void test_network_rule_off(void **state)
 {
     struct fx *f = *state;
-    struct batch b = {.id = 1, .app_id = 1, .red = red_fixed2(), .delay_bound = DAY, .state = BATCH_ACTIVE};
-    snprintf(b.name, sizeof b.name, "b1");
-    struct sbatch *sb = index_add_batch(&f->x, &b, 1, 10);
-    struct job_status st = {.id = 1, .state = JOB_ACTIVE, .target_nresults = 2};
-    index_settle(&f->x, index_add_job(&f->x, sb, &st, 3.6e12, ""), 0, &f->log);
+    one_job_quorum2(f);
     struct rpc_decision d;
     for (int64_t h = HOST; h <= OTHER; h++) {
         struct rpc_input in = request(h, 1, 0);
