@@ -1,5 +1,6 @@
 /* host_rpc.c - the decision of one scheduler RPC (host_rpc.h). */
 #include "sched/host_rpc.h"
+#include "sched/hr.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
 #include "sched/credit.h"
@@ -199,10 +200,11 @@ static void held_per_rsc(struct sched_index *x, const struct rpc_input *in, int 
 static void dispatch(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d, int retry,
                      struct change_log *log)
 {
+    struct hr_cache hr = {0};
     struct dispatch_request dr = {
         .host = in->host, .platforms = in->platforms, .nplatforms = in->nplatforms, .limits = in->limits,
         .now = in->now, .files = in->files, .nfiles = in->nfiles, .seed = in->seed, .retry = retry,
-        .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown, .quota = &x->quota,
+        .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown, .quota = &x->quota, .hr = &hr,
     };
     memset(dr.host.in_progress_rsc, 0, sizeof dr.host.in_progress_rsc);
     if (in->limits.max_in_progress_per_gpu > 0) held_per_rsc(x, in, dr.host.in_progress_rsc);

@@ -63,6 +63,13 @@ uint32_t hr_class(int level, const struct host_view *h, int rsc)
     return (uint32_t)level << 30 | (hash ? hash : 1);
 }
 
+uint32_t hr_class_cached(struct hr_cache *c, int level, const struct host_view *h, int rsc)
+{
+    if (!c || level < HR_OFF || level > HR_LEVEL_MAX || rsc < RSC_CPU || rsc >= RSC_MAX) return hr_class(level, h, rsc);
+    if (!c->cls[level][rsc]) c->cls[level][rsc] = hr_class(level, h, rsc);
+    return c->cls[level][rsc];
+}
+
 uint32_t hr_committed(int level, const struct instance *inst, int n, int64_t now, double wait)
 {
     for (int i = 0; i < n; i++) {

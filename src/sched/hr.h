@@ -31,6 +31,14 @@
  * (RSC_CPU or a coprocessor of h). Nonzero. */
 uint32_t hr_class(int level, const struct host_view *h, int rsc);
 
+/* One request's host's classes as they are first asked for: a dispatch
+ * asks for each job it looks at, and the names' tables and hash cost a
+ * microsecond each time. Zeroed: nothing known yet. */
+struct hr_cache { uint32_t cls[HR_LEVEL_MAX + 1][RSC_MAX]; };
+
+/* hr_class, kept in c (NULL: computed each time). */
+uint32_t hr_class_cached(struct hr_cache *c, int level, const struct host_view *h, int rsc);
+
 /* The class job instances inst[0..n) commit it to at level at time now,
  * a success counting for wait seconds (the job's delay bound); 0: none
  * (the job may go to any class). Instances sent under another level are

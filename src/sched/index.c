@@ -172,15 +172,13 @@ static struct deadline_entry dl_pop(struct sched_index *x)
 struct sapp *index_add_app(struct sched_index *x, const struct app *a)
 {
     struct sapp *s = imap_get(&x->apps, a->id);
-    if (s) {
-        s->hr_level = a->hr_level;   /* the operator may change it: the store is read again */
-        return s;
+    if (!s) {
+        s = xcalloc(1, sizeof *s);
+        s->id = a->id;
+        snprintf(s->name, sizeof s->name, "%s", a->name);
+        imap_put(&x->apps, a->id, s);
     }
-    s = xcalloc(1, sizeof *s);
-    s->id = a->id;
-    s->hr_level = a->hr_level;
-    snprintf(s->name, sizeof s->name, "%s", a->name);
-    imap_put(&x->apps, a->id, s);
+    s->hr_level = a->hr_level;   /* the operator may change it: the store is read again */
     return s;
 }
 
@@ -363,14 +361,20 @@ void index_user_signup(struct sched_index *x, int64_t user_id, uint64_t net, int
     x->signups[k - 1] = (struct user_signup){net, time};
 }
 
-/* 1 if users a and b are two accounts of one signup batch. */
-static int one_signup_batch(const struct sched_index *x, int64_t a, int64_t b)
+/* user_id's signup, or NULL if none is kept. */
+static const struct user_signup *signup_of(const struct sched_index *x, int64_t user_id)
 {
-    size_t ka = (uintptr_t)imap_get(&x->user_signup, a), kb = (uintptr_t)imap_get(&x->user_signup, b);
-    if (!ka || !kb || a == b) return 0;
-    const struct user_signup *sa = &x->signups[ka - 1], *sb = &x->signups[kb - 1];
-    int64_t apart = sa->time > sb->time ? sa->time - sb->time : sb->time - sa->time;
-    return sa->net == sb->net && apart <= SIGNUP_BATCH_S;
+    size_t k = (uintptr_t)imap_get(&x->user_signup, user_id);
+    return k ? &x->signups[k - 1] : NULL;
+}
+
+/* 1 if user b's account was made in signup batch a (a user's own excluded). */
+static int in_signup_batch(const struct sched_index *x, const struct user_signup *a, int64_t a_user, int64_t b)
+{
+    const struct user_signup *sb = a && b != a_user ? signup_of(x, b) : NULL;
+    if (!sb) return 0;
+    int64_t apart = a->time > sb->time ? a->time - sb->time : sb->time - a->time;
+    return a->net == sb->net && apart <= SIGNUP_BATCH_S;
 }
 
 void index_all_hosts_seen(struct sched_index *x, int64_t now)
@@ -643,17 +647,18 @@ int host_may_take(const struct sched_index *x, const struct sjob *j, const struc
     int hr = j->batch->app->hr_level;
     if (hr != HR_OFF) {
         uint32_t c = hr_committed(hr, j->inst, j->ninst, req->now, b->delay_bound);
-        if (c && c != hr_class(hr, h, rsc)) return 0;
+        if (c && c != hr_class_cached(req->hr, hr, h, rsc)) return 0;
     }
     int per_user = x->one_result_per_user || j->batch->b.one_result_per_user;
     int per_net = x->one_result_per_network && h->net;
+    const struct user_signup *mine = x->one_result_per_signup_batch ? signup_of(x, h->user_id) : NULL;
     for (int i = 0; i < j->ninst; i++) {
         if (j->inst[i].host_id == h->host_id) return 0;
         if (per_user && j->inst[i].user_id == h->user_id) return 0;
         /* one person's hosts behind one network must not form a quorum, nor
          * the accounts they made together */
         if (per_net && (uintptr_t)imap_get(&x->host_net, j->inst[i].host_id) == h->net) return 0;
-        if (x->one_result_per_signup_batch && one_signup_batch(x, j->inst[i].user_id, h->user_id)) return 0;
+        if (mine && in_signup_batch(x, mine, h->user_id, j->inst[i].user_id)) return 0;
     }
     /* a retry waits a while for a reliable host (trust.h) */
     if (x->trust.reduced_delay > 0) {
@@ -776,7 +781,9 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
         .state = INST_IN_PROGRESS, .sent_time = req->now,
         .deadline = req->now + (int64_t)bound,
         .expected = req->now + (int64_t)queued_turnaround(req, budget, &vc->u, j->flops_est),
-        .hr_class = j->batch->app->hr_level != HR_OFF ? hr_class(j->batch->app->hr_level, &req->host, vc->u.rsc) : 0,
+        .hr_class = j->batch->app->hr_level != HR_OFF ? hr_class_cached(req->hr, j->batch->app->hr_level, &req->host,
+                                                                        vc->u.rsc)
+                                                      : 0,
     };
     index_add_instance(x, j, &in);
     log_inst(log, CH_INST_INSERT, &in);

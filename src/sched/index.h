@@ -16,6 +16,8 @@
 #include "sched/quota.h"
 #include "sched/sequence.h"
 #include "sched/trust.h"
+
+struct hr_cache;   /* sched/hr.h */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -201,6 +203,8 @@ struct dispatch_request {
     const struct app_version *own;
     int nown;
     const struct quota_set *quota;  /* the index's: versions at their daily limit for the host are not chosen */
+    struct hr_cache *hr;            /* the host's homogeneous redundancy classes, filled as asked (hr.h); NULL:
+                                       computed each time */
 };
 
 /* An instance sent, its app version and how the host runs it. */

@@ -512,7 +512,7 @@ static int from_file(struct fill *c, struct lfile *f)
          * another class would have this host commit its jobs to a class
          * that no holder serves: each would need a host more to fetch it */
         int hr = j->batch->app->hr_level;
-        if (c->same_class && hr != HR_OFF && f->holders && f->hr_class && hr_class(hr, h, vc.u.rsc) != f->hr_class)
+        if (c->same_class && hr != HR_OFF && f->holders && f->hr_class && hr_class_cached(c->req->hr, hr, h, vc.u.rsc) != f->hr_class)
             break;
         int take = host_may_take(c->x, j, c->req, vc.u.rsc) && budget_fits(c->budget, h, &vc.u, j->flops_est, j->batch->b.delay_bound);
         if (j->id > (int64_t)last) last = (intptr_t)j->id;   /* offered: never again in this pass */

@@ -83,6 +83,13 @@ static void test_gpu_classes(void **state)
     b.coprocs[0].compute_cap = 705;   /* Turing */
     assert_int_equal(hr_class(HR_COARSE, &a, 1), hr_class(HR_COARSE, &b, 1));
     assert_int_not_equal(hr_class(HR_FINE, &a, 1), hr_class(HR_FINE, &b, 1));
+    /* a request's cache: each level and resource computed once, for its one host */
+    struct hr_cache cache = {0};
+    assert_int_equal(hr_class_cached(&cache, HR_FINE, &a, 1), hr_class(HR_FINE, &a, 1));
+    assert_int_equal(hr_class_cached(&cache, HR_FINE, &a, RSC_CPU), hr_class(HR_FINE, &a, RSC_CPU));
+    assert_int_equal(cache.cls[HR_FINE][1], hr_class(HR_FINE, &a, 1));
+    assert_int_equal(cache.cls[HR_COARSE][1], 0);
+    assert_int_equal(hr_class_cached(NULL, HR_FINE, &b, 1), hr_class(HR_FINE, &b, 1));
 }
 
 /* Instances that count: in progress, or a success not found invalid and
