@@ -169,6 +169,12 @@ static struct deadline_entry dl_pop(struct sched_index *x)
 
 /* ---- loading ---- */
 
+void index_set_trust(struct sched_index *x, const struct trust_policy *p)
+{
+    x->trust = *p;
+    if (p->reduced_delay > 0) x->quota.keep = 1;   /* reliability is read from the records */
+}
+
 struct sapp *index_add_app(struct sched_index *x, const struct app *a)
 {
     struct sapp *s = imap_get(&x->apps, a->id);

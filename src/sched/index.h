@@ -159,6 +159,9 @@ void index_init(struct sched_index *x);
 void index_free(struct sched_index *x);
 
 /* Loading. Pointers given are borrowed and must outlive the index. */
+/* The project's trust policy (trust.h); with accelerated retries, the
+ * hosts' records are kept even without a quota. */
+void index_set_trust(struct sched_index *x, const struct trust_policy *p);
 /* An app, or, for one known, its settings again (the operator may change them). */
 struct sapp *index_add_app(struct sched_index *x, const struct app *a);
 int index_add_version(struct sched_index *x, const struct app_version *v);  /* -1: unknown app */

@@ -345,9 +345,9 @@ static int load_all(struct server *s, char *err, size_t errlen)
         return -1;
     }
     s->idx.quota.daily_max = cfg->daily_result_quota;
-    s->idx.trust = (struct trust_policy){.min_valid = cfg->adaptive_trust_valid, .spot_check = cfg->adaptive_spot_check,
-                                         .reduced_delay = cfg->reliable_reduced_delay_bound};
-    if (cfg->reliable_reduced_delay_bound > 0) s->idx.quota.keep = 1;   /* reliability is read from the records */
+    index_set_trust(&s->idx, &(struct trust_policy){.min_valid = cfg->adaptive_trust_valid,
+                                                    .spot_check = cfg->adaptive_spot_check,
+                                                    .reduced_delay = cfg->reliable_reduced_delay_bound});
     /* the records kept: with the quota, or for adaptive batches without it */
     if (store_each_host_av(st, load_host_av, &s->idx)) {
         snprintf(err, errlen, "reading the hosts' records: %s", store_error(st));

@@ -880,6 +880,14 @@ static void host_history(struct sim *s, const struct shost *h, int hi)
         }
 }
 
+/* 1 if host hi is one of a share f of the hosts spread evenly by index
+ * (no draw), offset by a fraction of a step so that shares do not fall on
+ * the same hosts. */
+static int spread(int hi, double f, double offset)
+{
+    return floor((hi + 1) * f + offset) > floor(hi * f + offset);
+}
+
 static void host_new(struct sim *s)
 {
     VEC_GROW(s->h, s->nh, s->caph);
@@ -893,26 +901,23 @@ static void host_new(struct sim *s)
         .last_update = now(s), .dl_file = DL_NONE, .last_rpc = -INFINITY, .backoff = s->w.request_delay,
     };
     /* GPUs go to gpu_fraction of the hosts, spread evenly by index (no draw) */
-    double f = s->w.gpu_fraction;
-    if (floor((hi + 1) * f) > floor(hi * f)) {
+    if (spread(hi, s->w.gpu_fraction, 0)) {
         h->gpus = s->w.host_gpus;
         s->fig->gpu_hosts++;
     }
     /* black holes too, on an even spread of their own (half a step apart from the GPUs') */
-    double bf = s->w.black_hole_fraction;
-    if (floor((hi + 1) * bf + 0.5) > floor(hi * bf + 0.5)) {
+    if (spread(hi, s->w.black_hole_fraction, 0.5)) {
         h->black_hole = 1;
         s->fig->black_hole_hosts++;
     }
     /* and wrong hosts, on a spread offset from both (never a black hole) */
-    double wf = s->w.wrong_host_fraction;
-    if (!h->black_hole && floor((hi + 1) * wf + 0.3) > floor(hi * wf + 0.3)) {
+    if (!h->black_hole && spread(hi, s->w.wrong_host_fraction, 0.3)) {
         h->wrong_host = 1;
         s->fig->wrong_hosts++;
     }
     /* its errors: every host alike, or error_hosts of them, on a spread of their own */
     double ef = s->w.error_hosts;
-    h->error_rate = ef >= 1 ? s->w.error_rate : floor((hi + 1) * ef + 0.7) > floor(hi * ef + 0.7) ? s->w.error_rate / ef : 0;
+    h->error_rate = ef >= 1 ? s->w.error_rate : spread(hi, ef, 0.7) ? s->w.error_rate / ef : 0;
     /* its platform, spread by index in proportion to the weights (the
      * golden ratio's multiples mix the platforms along the hosts) */
     h->platform = -1;
@@ -1133,9 +1138,8 @@ static void setup(struct sim *s)
     s->idx.loc.mode = s->o.policy->locality;
     s->idx.replicate = w->replicate;
     s->idx.quota.daily_max = w->daily_result_quota;
-    s->idx.trust = (struct trust_policy){.min_valid = w->trust_valid, .spot_check = w->spot_check,
-                                         .reduced_delay = w->reliable_reduced_delay};
-    if (w->reliable_reduced_delay > 0) s->idx.quota.keep = 1;
+    index_set_trust(&s->idx, &(struct trust_policy){.min_valid = w->trust_valid, .spot_check = w->spot_check,
+                                                    .reduced_delay = w->reliable_reduced_delay});
     s->idx.one_result_per_network = w->one_result_per_network;
     s->idx.one_result_per_signup_batch = w->one_result_per_signup_batch;
     s->idx.cur.move_ratio = w->cursor_move_ratio;

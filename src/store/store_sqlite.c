@@ -785,29 +785,37 @@ int store_app_insert(struct store *s, struct app *a)
     return 0;
 }
 
+#define APP_COLS "id,name,user_friendly_name,hr_level"
+
+/* Reads APP_COLS of st's row into *a. */
+static void app_from_row(sqlite3_stmt *st, struct app *a)
+{
+    a->id = sqlite3_column_int64(st, 0);
+    store_col_text(st, 1, a->name, sizeof a->name);
+    store_col_text(st, 2, a->user_friendly_name, sizeof a->user_friendly_name);
+    a->hr_level = sqlite3_column_int(st, 3);
+}
+
 static int app_lookup(struct store *s, sqlite3_stmt *st, struct app *a)
 {
     if (!st) return -1;
     int rc = row(s, st, "find app");
     if (rc) return rc;
-    a->id = sqlite3_column_int64(st, 0);
-    store_col_text(st, 1, a->name, sizeof a->name);
-    store_col_text(st, 2, a->user_friendly_name, sizeof a->user_friendly_name);
-    a->hr_level = sqlite3_column_int(st, 3);
+    app_from_row(st, a);
     sqlite3_reset(st);
     return 0;
 }
 
 int store_app_by_name(struct store *s, const char *name, struct app *a)
 {
-    sqlite3_stmt *st = stmt(s, Q_APP_BY_NAME, "SELECT id,name,user_friendly_name,hr_level FROM apps WHERE name=?");
+    sqlite3_stmt *st = stmt(s, Q_APP_BY_NAME, "SELECT " APP_COLS " FROM apps WHERE name=?");
     if (st) sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     return app_lookup(s, st, a);
 }
 
 int store_app_get(struct store *s, int64_t id, struct app *a)
 {
-    sqlite3_stmt *st = stmt(s, Q_APP_GET, "SELECT id,name,user_friendly_name,hr_level FROM apps WHERE id=?");
+    sqlite3_stmt *st = stmt(s, Q_APP_GET, "SELECT " APP_COLS " FROM apps WHERE id=?");
     if (st) sqlite3_bind_int64(st, 1, id);
     return app_lookup(s, st, a);
 }
@@ -1374,17 +1382,14 @@ static int app_row(struct store *s, sqlite3_stmt *st, void *p)
 {
     struct each_ctx *e = p;
     struct app a;
-    a.id = sqlite3_column_int64(st, 0);
-    store_col_text(st, 1, a.name, sizeof a.name);
-    store_col_text(st, 2, a.user_friendly_name, sizeof a.user_friendly_name);
-    a.hr_level = sqlite3_column_int(st, 3);
+    app_from_row(st, &a);
     return ((int (*)(void *, const struct app *))e->cb)(e->ctx, &a);
 }
 
 int store_each_app(struct store *s, int (*cb)(void *, const struct app *), void *ctx)
 {
     struct each_ctx e = {(void *)cb, ctx};
-    return each(s, "SELECT id,name,user_friendly_name,hr_level FROM apps WHERE id>? ORDER BY id", 0, app_row, &e);
+    return each(s, "SELECT " APP_COLS " FROM apps WHERE id>? ORDER BY id", 0, app_row, &e);
 }
 
 /* Versions are collected first: reading their files needs another cursor. */

@@ -476,8 +476,9 @@ static void retry_case(struct fx *f, double reduced)
                               .state = INST_OVER, .outcome = OUTCOME_CLIENT_ERROR, .received_time = 1000};
     index_add_instance(x, j, &failed);
     index_settle(x, j, 1000, &f->log);
-    x->trust.reduced_delay = reduced;
-    x->quota.keep = 1;
+    struct trust_policy p = x->trust;
+    p.reduced_delay = reduced;
+    index_set_trust(x, &p);
     struct host_av rel = {.host_id = OTHER, .av_id = f->av.id, .nvalid = 50, .turnaround_avg = 3600};
     index_add_host_av(x, &rel);
     struct rpc_input in = request(HOST, 1, 1500);          /* no record: not reliable */
