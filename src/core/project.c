@@ -150,6 +150,8 @@ const struct setting project_settings[] = {
     {SETTING("assimilator_cmd", SETTING_TEXT, assimilator_cmd)},
     {SETTING("sequence_result_cmd", SETTING_TEXT, sequence_result_cmd)},
     {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = 0, .min = 0, .max = 8},
+    /* work in progress sized to the project's end (sched/pace.h); 0 off */
+    {SETTING("pace_share", SETTING_DOUBLE, pace_share), .def = PACE_SHARE_DEFAULT, .max = 1},
     {SETTING("host_lost_after", SETTING_DOUBLE, host_lost_after), .def = 0, .max = NO_MAX},
     {SETTING("locality_scheduling", SETTING_FLAG, locality), .def = 0},
     {SETTING("locality_scheduling_lite", SETTING_FLAG, locality_lite), .def = 0},

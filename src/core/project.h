@@ -16,6 +16,10 @@
 #define TRUST_MIN_VALID_DEFAULT 10
 #define TRUST_SPOT_CHECK_DEFAULT 0.05
 
+/* Pacing's default (sched/pace.h): a host's queue reaches at most half the
+ * time the project needs for its remaining work. */
+#define PACE_SHARE_DEFAULT 0.5
+
 /* A project is its owner's alone: its folder and everything created in it
  * (the store holds every user's data; keys/ the project's secrets). */
 #define PROJECT_DIR_MODE 0700
@@ -81,6 +85,8 @@ struct project_config {
     char locality_generator[1024]; /* <locality_work_generator>: run with a file name per need_work */
     int replicate;               /* <end_of_batch_replication>: spares per late result when nothing is
                                     left to send (empty element: 1); 0: off */
+    double pace_share;           /* <pace_share>: a host's queue reaches at most this share of the time the
+                                    project needs for its remaining work (0.5); 0 off (sched/pace.h) */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
     int deadline_check;          /* the server deadline check (EDF of the host's work, docs/server.md);

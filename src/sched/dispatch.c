@@ -1,6 +1,7 @@
 /* dispatch.c - runtime estimates and the work-request budget. */
 #include "sched/dispatch.h"
 #include "core/strbuf.h"
+#include "sched/pace.h"
 #include <limits.h>
 #include <stdlib.h>
 
@@ -21,12 +22,16 @@ double est_runtime(const struct host_view *h, double flops_est)
     return est_runtime_on(h, &u, flops_est);
 }
 
-double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est)
+double est_availability(const struct host_view *h)
 {
     double avail = (h->on_frac > 0 ? h->on_frac : 1) * (h->active_frac > 0 ? h->active_frac : 1) *
                    (h->share > 0 && h->share < 1 ? h->share : 1);
-    if (avail < 0.01) avail = 0.01;  /* hosts report tiny fractions just after install */
-    return est_runtime_on(h, u, flops_est) / avail;
+    return avail < 0.01 ? 0.01 : avail;  /* hosts report tiny fractions just after install */
+}
+
+double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est)
+{
+    return est_runtime_on(h, u, flops_est) / est_availability(h);
 }
 
 double est_turnaround(const struct host_view *h, double flops_est)
@@ -38,6 +43,16 @@ double est_turnaround(const struct host_view *h, double flops_est)
 double est_throughput(const struct host_view *h)
 {
     return (h->ncpus > 0 ? h->ncpus : 1) / est_turnaround(h, 1);
+}
+
+double est_flops_rate(const struct host_view *h)
+{
+    double rate = est_throughput(h);
+    for (int k = 0; k < h->ncoprocs && k < HOST_MAX_COPROCS; k++) {
+        struct rsc_usage u = {k + 1, 0, 1, h->coprocs[k].peak_flops};
+        if (h->coprocs[k].peak_flops > 0) rate += h->coprocs[k].count / est_turnaround_on(h, &u, 1);
+    }
+    return rate;
 }
 
 int deadline_feasible(const struct host_view *h, double flops_est, double delay_bound)
@@ -70,6 +85,7 @@ static double with_availability(const struct host_view *h, double runtime)
 void budget_init(struct dispatch_budget *b, const struct host_view *h, const struct dispatch_limits *l)
 {
     b->deadline_refusals = 0;
+    b->pace = l->pace;
     b->nrsc = 1 + (h->ncoprocs < HOST_MAX_COPROCS ? h->ncoprocs : HOST_MAX_COPROCS);
     edf_init(&b->load[RSC_CPU], h->ncpus);
     b->secs_left[RSC_CPU] = h->req_secs;
@@ -140,7 +156,8 @@ void budget_free(struct dispatch_budget *b)
 int budget_fits(struct dispatch_budget *b, const struct host_view *h, const struct rsc_usage *u, double flops_est,
                 double delay_bound)
 {
-    if (est_turnaround_on(h, u, flops_est) > delay_bound) return 0;
+    double turnaround = est_turnaround_on(h, u, flops_est);
+    if (turnaround > delay_bound || (b->pace && !pace_in_time(b->pace, turnaround, flops_est))) return 0;
     if (!h->check_deadlines) return 1;
     struct edf_item it = usage_item(h, u, flops_est, delay_bound);
     if (delay_bound >= h->min_queue && edf_accepts(&b->load[u->rsc], &it)) return 1;

@@ -70,10 +70,13 @@ struct host_view {
     double min_queue;         /* no deadline before now + this: the host's work_buf_min_days (off: 0) */
 };
 
+struct pace_now;   /* pace.h */
+
 struct dispatch_limits {
     int max_jobs_per_rpc;
     int max_in_progress_per_cpu;   /* of all the host's jobs, per CPU */
     int max_in_progress_per_gpu;   /* of the jobs on one GPU type, per device of it; 0: no such cap */
+    const struct pace_now *pace;   /* borrowed: pacing's end-game rule (pace_in_time); NULL: none */
 };
 
 /* Running state of one request being filled, per resource. */
@@ -87,6 +90,7 @@ struct dispatch_budget {
      * deadlines: the CPUs hold the host's listed tasks */
     struct edf_load load[RSC_MAX];
     int deadline_refusals;    /* candidates refused by the deadline check */
+    const struct pace_now *pace;   /* the limits' */
 };
 
 /* A plain CPU version on the host: one CPU at its benchmark. */
@@ -95,12 +99,18 @@ struct rsc_usage cpu_usage(const struct host_view *h);
  * as u says, or as a plain CPU version (est_runtime, est_turnaround). */
 double est_runtime_on(const struct host_view *h, const struct rsc_usage *u, double flops_est);
 double est_runtime(const struct host_view *h, double flops_est);
+/* The share of wall time the host computes for the project: on, active,
+ * and its resource share (at least 1%). */
+double est_availability(const struct host_view *h);
 /* Wall time to completion, including the host's off and inactive time and
  * the time it gives other projects. */
 double est_turnaround_on(const struct host_view *h, const struct rsc_usage *u, double flops_est);
 double est_turnaround(const struct host_view *h, double flops_est);
 /* Flops per second the host delivers on all its CPUs, availability included. */
 double est_throughput(const struct host_view *h);
+/* The same on all its resources: its CPUs at their benchmark and its
+ * devices at their peak. */
+double est_flops_rate(const struct host_view *h);
 /* 1 if the host can return the job within delay_bound seconds. */
 int deadline_feasible(const struct host_view *h, double flops_est, double delay_bound);
 
@@ -115,7 +125,8 @@ double budget_flops_left(const struct dispatch_budget *b, const struct host_view
 int budget_wants_more(const struct dispatch_budget *b);
 /* 1 while the request wants more work of resource rsc. */
 int budget_rsc_wants(const struct dispatch_budget *b, int rsc);
-/* 1 if a job run as u may go to the host: it can return it in time and,
+/* 1 if a job run as u may go to the host: it can return it in time, in
+ * time for the project's end too (pace_in_time), and,
  * when the host listed its work, the deadline check of u's resource passes
  * (no deadline before now + min_queue, the EDF simulation of that
  * resource's work with the job meets its deadline and makes nothing later).

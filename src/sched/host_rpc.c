@@ -114,13 +114,21 @@ static void take_reports(struct sched_index *x, const struct rpc_input *in, stru
 /* A listed instance is aborted when the server asked for it (its job
  * ended while it was out) or when its job is no longer live at all: its
  * instance was given up or timed out and the job ended since, so no abort
- * was pending, and computing it on would be wasted. */
-static void take_aborts(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d)
+ * was pending, and computing it on would be wasted. One given up while
+ * its host was silent is taken back if its job still waits for a
+ * replacement (index_take_back). */
+static void take_listed(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
+                        struct change_log *log)
 {
     for (int i = 0; i < in->nlisted; i++) {
         struct instance *inst;
-        if (!index_take_abort(x, in->listed[i], in->host.host_id) && index_job_by_instance(x, in->listed[i], &inst))
+        struct sjob *j;
+        if (!index_take_abort(x, in->listed[i], in->host.host_id) &&
+            (j = index_job_by_instance(x, in->listed[i], &inst))) {
+            int ev = index_take_back(x, j, inst, in->host.host_id, in->now, log);
+            if (ev > 0) add_events(x, j, ev, in, d, log);
             continue;
+        }
         if (!d->aborts) d->aborts = xmalloc((size_t)in->nlisted * sizeof *d->aborts);   /* rare: only when needed */
         d->aborts[d->naborts++] = i;
     }
@@ -180,23 +188,36 @@ static void recover_lost(struct sched_index *x, const struct rpc_input *in, stru
     smap_free(&listed);
 }
 
-/* Fills the request with the project's policy, after what is in d->sent. */
-/* The instances the index says the host holds, on each coprocessor type
- * (the per-GPU in-progress cap), into count (the caller's, zeroed). */
-static void held_per_rsc(struct sched_index *x, const struct rpc_input *in, int count[RSC_MAX])
+/* The work the host holds, as the server counts it: instances in progress
+ * on each coprocessor type, into count (the per-GPU in-progress cap), and
+ * instance-seconds of runtime on each resource, into secs (pacing); either
+ * NULL, both the caller's and zeroed. A request that lists its tasks gives
+ * what is left of each instead of the server's estimate. */
+static void held_load(struct sched_index *x, const struct rpc_input *in, int count[RSC_MAX], double secs[RSC_MAX])
 {
-    const struct host_held *h = index_held(x, in->host.host_id);
+    const struct host_view *hv = &in->host;
+    int listed = secs && hv->queued && hv->nqueued > 0;
+    for (int i = 0; listed && i < hv->nqueued; i++) {
+        int rsc = hv->queued_rsc && hv->queued_rsc[i] > 0 && hv->queued_rsc[i] < RSC_MAX ? hv->queued_rsc[i] : RSC_CPU;
+        secs[rsc] += hv->queued[i].remaining * (hv->queued[i].ncpus > 0 ? hv->queued[i].ncpus : 1);
+    }
+    if (!count && (!secs || listed)) return;
+    const struct host_held *h = index_held(x, hv->host_id);
     for (int i = 0; h && i < h->n; i++) {
         struct sjob *j = index_job(x, h->v[i].job_id);
         struct instance *inst = j ? job_instance(j, h->v[i].inst_id) : NULL;
         if (!inst || inst->state != INST_IN_PROGRESS) continue;
         const struct app_version *av = version_of(in, j, inst->app_version_id);
         struct rsc_usage u;
-        if (av && app_version_usage(in->plan_classes, av, &in->host, &u) && u.rsc > RSC_CPU && u.rsc < RSC_MAX)
-            count[u.rsc]++;
+        if (!av || !app_version_usage(in->plan_classes, av, hv, &u) || u.rsc < RSC_CPU || u.rsc >= RSC_MAX) continue;
+        if (count && u.rsc > RSC_CPU) count[u.rsc]++;
+        if (secs && !listed)
+            secs[u.rsc] += est_runtime_on(hv, &u, j->flops_est) * (u.rsc == RSC_CPU ? u.ncpus : u.ndevices);
     }
 }
 
+/* Fills the request with the project's policy, after what is in d->sent,
+ * the request trimmed to the project's pace (pace.h). */
 static void dispatch(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d, int retry,
                      struct change_log *log)
 {
@@ -207,7 +228,13 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
         .plan_classes = in->plan_classes, .own = in->own, .nown = in->nown, .quota = &x->quota, .hr = &hr,
     };
     memset(dr.host.in_progress_rsc, 0, sizeof dr.host.in_progress_rsc);
-    if (in->limits.max_in_progress_per_gpu > 0) held_per_rsc(x, in, dr.host.in_progress_rsc);
+    struct pace_now pn = pace_at(&x->pace, in->now);
+    double queued[RSC_MAX] = {0};
+    if (in->limits.max_in_progress_per_gpu > 0 || pn.horizon > 0)
+        held_load(x, in, in->limits.max_in_progress_per_gpu > 0 ? dr.host.in_progress_rsc : NULL,
+                  pn.horizon > 0 ? queued : NULL);
+    pace_trim(&dr.host, &pn, queued);
+    if (pn.remaining > 0) dr.limits.pace = &pn;
     int room = d->max - d->nsent;
     if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;
     d->res.sent = d->sent;
@@ -226,20 +253,21 @@ void host_rpc_decide(struct sched_index *x, const struct rpc_input *in, struct r
     memset(d, 0, sizeof *d);
     d->sent = sent;
     d->max = max;
-    /* One block: the events (at most one per report and per instance given
-     * up, and the host cannot lose more than it held before reporting) and
-     * the copy of what it holds. */
+    /* One block: the events (at most one per report, per instance taken
+     * back and per instance given up) and the copy of what the host holds
+     * (what it held before reporting, and what it took back). */
     const struct host_held *h = index_held(x, in->host.host_id);
-    int nheld = h ? h->n : 0, capev = in->nreports + nheld;
+    int nheld = (h ? h->n : 0) + in->nlisted, capev = in->nreports + nheld;
     struct held_instance *held = NULL;
     if (capev) {
         d->events = xmalloc((size_t)capev * sizeof *d->events + (size_t)nheld * sizeof *held);
         held = (struct held_instance *)(d->events + capev);
     }
     take_reports(x, in, d, log);
-    take_aborts(x, in, d);
+    take_listed(x, in, d, log);
     recover_lost(x, in, d, held, log);
     index_host_seen(x, in->host.host_id, in->now);
+    pace_host_seen(&x->pace, &in->host, in->now);
     index_host_network(x, in->host.host_id, in->host.net);
     index_user_signup(x, in->host.user_id, in->host.signup_net, in->host.signup_time);
     if (in->wants_work) dispatch(x, in, d, 0, log);

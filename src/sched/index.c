@@ -29,6 +29,7 @@ void index_init(struct sched_index *x)
     smap_init(&x->aborts);
     x->next_instance_id = 1;
     quota_init(&x->quota, 0);
+    pace_init(&x->pace, 0);
     x->trust = (struct trust_policy){.min_valid = TRUST_MIN_VALID_DEFAULT, .spot_check = TRUST_SPOT_CHECK_DEFAULT};
     for (size_t m = 0; m < NMODES; m++)
         if (sched_modes[m]->init) sched_modes[m]->init(x);
@@ -60,6 +61,7 @@ void index_free(struct sched_index *x)
     imap_free(&x->user_signup);
     free(x->signups);
     quota_free(&x->quota);
+    pace_free(&x->pace);
     for (int i = 0; i < x->nbatches; i++) batch_free(x->batches[i]);
     free(x->batches);
     it = 0;
@@ -392,9 +394,13 @@ void index_all_hosts_seen(struct sched_index *x, int64_t now)
 }
 
 /* An instance leaves IN_PROGRESS: every state change out of it goes here. */
-static void finish_instance(struct sched_index *x, struct instance *in, int outcome, int64_t now)
+static void finish_instance(struct sched_index *x, const struct sjob *j, struct instance *in, int outcome,
+                            int64_t now)
 {
-    if (in->state == INST_IN_PROGRESS) held_remove(x, in->host_id, in->id);
+    if (in->state == INST_IN_PROGRESS) {
+        held_remove(x, in->host_id, in->id);
+        x->pace.out -= j->flops_est;
+    }
     in->state = INST_OVER;
     in->outcome = outcome;
     in->received_time = now;
@@ -455,6 +461,16 @@ static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
     x->out[x->out_n++] = (struct held_instance){job_id, inst_id};
 }
 
+/* Instance in of j is out on its host: in its deadline queue, its host's
+ * list, the replication queue and pacing's work out. */
+static void instance_out(struct sched_index *x, const struct sjob *j, const struct instance *in)
+{
+    dl_push(x, in->deadline, j->id, in->id);
+    held_add(x, in->host_id, j->id, in->id, in->sent_time);
+    out_push(x, j->id, in->id);
+    x->pace.out += j->flops_est;
+}
+
 void index_add_instance(struct sched_index *x, struct sjob *j, const struct instance *in)
 {
     if (j->ninst == j->capinst) {   /* from 2, not VEC_GROW's 8: most jobs have one or two, and there are millions */
@@ -462,12 +478,16 @@ void index_add_instance(struct sched_index *x, struct sjob *j, const struct inst
         j->inst = xrealloc(j->inst, (size_t)j->capinst * sizeof *j->inst);
     }
     j->inst[j->ninst++] = *in;
-    if (in->state == INST_IN_PROGRESS) {
-        dl_push(x, in->deadline, j->id, in->id);
-        held_add(x, in->host_id, j->id, in->id, in->sent_time);
-        out_push(x, j->id, in->id);
-    }
+    if (in->state == INST_IN_PROGRESS) instance_out(x, j, in);
     if (in->id >= x->next_instance_id) x->next_instance_id = in->id + 1;
+}
+
+/* Every change of a job's needed goes through here: pacing counts the
+ * work still to send. */
+static void set_needed(struct sched_index *x, struct sjob *j, int needed)
+{
+    x->pace.unsent += (double)(needed - j->needed) * j->flops_est;
+    j->needed = needed;
 }
 
 static int job_live(const struct sjob *j)
@@ -531,14 +551,14 @@ void index_end_job(struct sched_index *x, struct sjob *j, int state, int error_m
                    struct change_log *log)
 {
     if (!job_live(j)) return;
-    j->needed = 0;
+    set_needed(x, j, 0);
     job_queue(x, j);
     for (int i = 0; i < j->ninst; i++) {
         struct instance *in = &j->inst[i];
         if (in->state == INST_OVER && in->outcome == OUTCOME_SUCCESS && in->validate_state == VALIDATE_INCONCLUSIVE)
             log_host_av(log, quota_note(&x->quota, in->host_id, in->app_version_id, QUOTA_SETTLED, 0));   /* no verdict */
         if (in->state != INST_IN_PROGRESS) continue;
-        finish_instance(x, in, OUTCOME_DIDNT_NEED, now);
+        finish_instance(x, j, in, OUTCOME_DIDNT_NEED, now);
         log_inst(log, CH_INST_UPDATE, in);
         char name[INSTANCE_NAME_MAX];
         sjob_instance_name(name, sizeof name, j, in->seq);
@@ -590,7 +610,7 @@ int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct chan
         return EV_ENDED;
     }
     int events = 0;
-    j->needed = j->st.state == JOB_ACTIVE && j->batch->b.state == BATCH_ACTIVE ? t.needed : 0;
+    set_needed(x, j, j->st.state == JOB_ACTIVE && j->batch->b.state == BATCH_ACTIVE ? t.needed : 0);
     job_queue(x, j);
     if (t.validate && !j->validating) {
         j->validating = 1;
@@ -760,10 +780,10 @@ static double queued_turnaround(const struct dispatch_request *req, const struct
 /* An adaptive batch's job sent so far only to trusted hosts now needs its
  * full quorum; the instances this adds are counted in j->needed, the
  * caller queues it. */
-static void replicate_job(struct sjob *j, struct change_log *log)
+static void replicate_job(struct sched_index *x, struct sjob *j, struct change_log *log)
 {
     const struct redundancy *red = &j->batch->b.red;
-    j->needed += red->min_quorum - j->st.target_nresults;
+    set_needed(x, j, j->needed + red->min_quorum - j->st.target_nresults);
     j->st.target_nresults = red->min_quorum;
     log_job(log, j);
 }
@@ -796,10 +816,10 @@ void send_instance(struct sched_index *x, struct sjob *j, const struct version_c
     const struct redundancy *red = &j->batch->b.red;
     if (red->adaptive && j->st.target_nresults < red->min_quorum &&
         !trust_alone(&x->trust, quota_record(&x->quota, in.host_id, av->id), trust_draw(req->seed, in.id)))
-        replicate_job(j, log);   /* a host not trusted alone */
+        replicate_job(x, j, log);   /* a host not trusted alone */
     log_host_av(log, quota_sent(&x->quota, in.host_id, av->id, quota_procs(&req->host, &vc->u), req->now));
     COUNT_JOB(j, sent);
-    if (j->needed > 0) j->needed--;   /* a replica is beyond what the job needs */
+    if (j->needed > 0) set_needed(x, j, j->needed - 1);   /* a replica is beyond what the job needs */
     job_queue(x, j);
     res->sent[res->nsent++] = (struct dispatched){j, in, av, vc->u};
     budget_take(budget, &req->host, &vc->u, j->flops_est, j->batch->b.delay_bound);
@@ -968,7 +988,7 @@ int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int
     /* a late report of an instance given up as no-reply is still welcome */
     int late = in->state == INST_OVER && in->outcome == OUTCOME_NO_REPLY;
     if (in->state != INST_IN_PROGRESS && !late) return -1;
-    finish_instance(x, in, outcome, now);
+    finish_instance(x, j, in, outcome, now);
     if (!late) quota_note_end(x, in, outcome, log);   /* a late one was counted when given up */
     in->exit_status = exit_status;
     in->cpu_time = cpu_time;
@@ -988,7 +1008,7 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
         struct sjob *j = index_job(x, e.job_id);
         struct instance *in = j ? job_instance(j, e.inst_id) : NULL;
         if (!in || in->state != INST_IN_PROGRESS || in->deadline != e.deadline) continue;
-        finish_instance(x, in, OUTCOME_NO_REPLY, now);
+        finish_instance(x, j, in, OUTCOME_NO_REPLY, now);
         quota_note_end(x, in, OUTCOME_NO_REPLY, log);
         log_inst(log, CH_INST_UPDATE, in);
         n++;
@@ -1007,6 +1027,26 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
     return n;
 }
 
+/* How long host_id may stay silent before its work is given up: its own
+ * rhythm's late time (pace.h) or after, whichever is shorter; 0: never. */
+static int64_t silence_allowed(const struct sched_index *x, int64_t host_id, int64_t after)
+{
+    int64_t late = (int64_t)pace_late_after(&x->pace, host_id);
+    return late > 0 && (after <= 0 || late < after) ? late : after;
+}
+
+/* Gives up an instance in progress now; a host given up only for its
+ * rhythm (penalize 0) keeps its quota: it may just be away. */
+static int give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, int penalize,
+                   struct change_log *log)
+{
+    if (in->state != INST_IN_PROGRESS) return 0;
+    finish_instance(x, j, in, OUTCOME_NO_REPLY, now);
+    if (penalize) quota_note_end(x, in, OUTCOME_NO_REPLY, log);
+    log_inst(log, CH_INST_UPDATE, in);
+    return index_settle(x, j, now, log);
+}
+
 int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, struct change_log *log,
                          void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
 {
@@ -1016,12 +1056,14 @@ int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, stru
     int64_t host_id;
     void *v;
     while (imap_next(&x->held, &it, &host_id, &v)) {   /* collected first: giving up changes the map */
-        if (((struct host_held *)v)->last_seen >= now - after) continue;
+        int64_t allowed = silence_allowed(x, host_id, after);
+        if (allowed <= 0 || ((struct host_held *)v)->last_seen >= now - allowed) continue;
         VEC_GROW(silent, nsilent, capsilent);
         silent[nsilent++] = host_id;
     }
     for (int k = 0; k < nsilent; k++) {
-        struct host_held *h;
+        struct host_held *h = imap_get(&x->held, silent[k]);
+        int penalize = h && after > 0 && h->last_seen < now - after;
         while ((h = imap_get(&x->held, silent[k]))) {
             struct held_instance hi = h->v[h->n - 1];
             struct sjob *j = index_job(x, hi.job_id);
@@ -1030,7 +1072,7 @@ int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, stru
                 held_remove(x, silent[k], hi.inst_id);
                 continue;
             }
-            int ev = index_give_up(x, j, in, now, log);
+            int ev = give_up(x, j, in, now, penalize, log);
             n++;
             if (ev && on_event) on_event(ctx, j, ev);
         }
@@ -1041,9 +1083,19 @@ int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, stru
 
 int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, struct change_log *log)
 {
-    if (in->state != INST_IN_PROGRESS) return 0;
-    finish_instance(x, in, OUTCOME_NO_REPLY, now);
-    quota_note_end(x, in, OUTCOME_NO_REPLY, log);
+    return give_up(x, j, in, now, 1, log);
+}
+
+int index_take_back(struct sched_index *x, struct sjob *j, struct instance *in, int64_t host_id, int64_t now,
+                    struct change_log *log)
+{
+    if (in->host_id != host_id || in->state != INST_OVER || in->outcome != OUTCOME_NO_REPLY || in->deadline <= now ||
+        j->st.state != JOB_ACTIVE || j->needed <= 0)
+        return -1;
+    in->state = INST_IN_PROGRESS;
+    in->outcome = OUTCOME_INIT;
+    in->received_time = 0;
+    instance_out(x, j, in);
     log_inst(log, CH_INST_UPDATE, in);
     return index_settle(x, j, now, log);
 }
@@ -1060,7 +1112,7 @@ static void distrust(struct sched_index *x, int64_t host_id, int64_t av_id, int6
         if (!in || in->state != INST_IN_PROGRESS || in->app_version_id != av_id || j->st.state != JOB_ACTIVE ||
             !j->batch->b.red.adaptive || j->st.target_nresults >= j->batch->b.red.min_quorum)
             continue;
-        replicate_job(j, log);
+        replicate_job(x, j, log);
         index_settle(x, j, now, log);   /* raises no event: nothing was reported */
     }
 }

@@ -12,6 +12,7 @@
 #include "sched/cursor.h"
 #include "sched/dispatch.h"
 #include "sched/locality.h"
+#include "sched/pace.h"
 #include "sched/plan_class.h"
 #include "sched/quota.h"
 #include "sched/sequence.h"
@@ -150,6 +151,7 @@ struct sched_index {
     struct seq_set seq;
     struct quota_set quota;     /* daily result quotas per host and app version (quota.h); off until set */
     struct trust_policy trust;  /* who takes an adaptive batch's job alone (trust.h) */
+    struct pace pace;           /* work in progress sized to the project's end (pace.h); off until set */
 };
 
 /* What happened to a job that its driver must act on. */
@@ -268,15 +270,24 @@ const struct host_held *index_held(struct sched_index *x, int64_t host_id);
 void index_host_seen(struct sched_index *x, int64_t host_id, int64_t now);
 /* Every host holding instances counts as seen at now (after loading). */
 void index_all_hosts_seen(struct sched_index *x, int64_t now);
-/* Hosts silent for more than `after` seconds are presumed gone: their
- * instances become NO_REPLY now rather than at their deadlines, so that
- * replacements go out at once (a late report is still accepted). Calls
+/* Hosts silent for longer than `after` seconds (0: no such limit), or,
+ * with pacing, than their own rhythm allows (pace_late_after), are
+ * presumed gone: their instances become NO_REPLY now rather than at their
+ * deadlines, so that replacements go out at once (a late report is still
+ * accepted). Only a silence past `after` costs the host quota. Calls
  * on_event for each job with events; returns the instances given up. */
 int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, struct change_log *log,
                          void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx);
 /* Gives up on an instance in progress that its host lost: it becomes
  * NO_REPLY now instead of at its deadline. Returns job_event bits. */
 int index_give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, struct change_log *log);
+
+/* The host that instance in (of job j) was given up on lists it again:
+ * while j still waits for its replacement and the deadline has not
+ * passed, the instance is in progress again and no replacement goes out.
+ * Returns job_event bits, or -1 if it is not taken back. */
+int index_take_back(struct sched_index *x, struct sjob *j, struct instance *in, int64_t host_id, int64_t now,
+                    struct change_log *log);
 
 /* Ends a job (DONE, FAILED, CANCELLED): unsent instances dropped, the ones
  * out are over (DIDNT_NEED) and their hosts will be told to abort them. */

@@ -164,8 +164,7 @@ void *maintenance_main(void *arg)
         int64_t now = s->clock();
         struct job_event_ctx ec = {s, now, &log};
         int n = index_timeouts(&s->idx, now, &log, server_on_job_event, &ec);
-        if (s->proj.cfg.host_lost_after > 0)
-            n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, server_on_job_event, &ec);
+        n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, server_on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         cursor_maintain(&s->idx, now, &log);
         int nwants, moved = sequence_maintain(&s->idx, now, &log);

@@ -309,8 +309,9 @@ static struct rpc_input decision_input(struct rpc *c, const char **platforms, in
         .platforms = platforms, .nplatforms = np,
         .own = anonymous ? (c->own ? c->own : &none) : NULL, .nown = c->nown,
         .files = c->names, .nfiles = r->nsticky,
-        .limits = {s->proj.cfg.max_jobs_per_rpc, s->proj.cfg.max_jobs_in_progress,
-                   s->proj.cfg.max_jobs_in_progress_gpu},
+        .limits = {.max_jobs_per_rpc = s->proj.cfg.max_jobs_per_rpc,
+                   .max_in_progress_per_cpu = s->proj.cfg.max_jobs_in_progress,
+                   .max_in_progress_per_gpu = s->proj.cfg.max_jobs_in_progress_gpu},
         .plan_classes = &s->plan_classes,
         .dispatch = locality_dispatch, .routing = server_routing(s), .now = now, .seed = server_random(s),
     };

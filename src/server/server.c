@@ -315,6 +315,16 @@ static int load_user_signup(void *ctx, int64_t user_id, uint64_t net, int64_t ti
     return 0;
 }
 
+/* A host seen lately counts in pacing's fleet from the start, as of its
+ * last request (sched/pace.h). */
+static int load_host_pace(void *ctx, const struct host *h)
+{
+    struct host_view v = {.host_id = h->id, .ncpus = h->p_ncpus, .flops = h->p_fpops, .on_frac = h->on_frac,
+                          .active_frac = h->active_frac, .dcf = h->duration_correction_factor};
+    pace_host_seen(ctx, &v, h->rpc_time);
+    return 0;
+}
+
 /* (Re)creates the index and reads everything live; lock held by the caller
  * or not yet shared. */
 static int load_all(struct server *s, char *err, size_t errlen)
@@ -332,6 +342,7 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
     s->idx.loc.sorted = cfg->locality_sorted;
     s->idx.replicate = cfg->replicate;
+    s->idx.pace.share = cfg->pace_share;
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
     s->idx.seq.high_water = (int)cfg->sequence_high_water;
     s->idx.cur.in_order = cfg->cursor_in_order;
@@ -360,6 +371,10 @@ static int load_all(struct server *s, char *err, size_t errlen)
     }
     if (cfg->one_result_per_signup_batch && store_each_user_signup(st, load_user_signup, &s->idx)) {
         snprintf(err, errlen, "reading the accounts' signups: %s", store_error(st));
+        return -1;
+    }
+    if (cfg->pace_share > 0 && store_each_host_seen(st, s->clock() - PACE_ACTIVE_S, load_host_pace, &s->idx.pace)) {
+        snprintf(err, errlen, "reading the hosts seen lately: %s", store_error(st));
         return -1;
     }
     s->idx.next_instance_id = max_inst + 1;

@@ -753,6 +753,27 @@ static void gpu_request(const struct sim *s, const struct shost *h, struct host_
     snprintf(c->type, sizeof c->type, "%s", GPU_TYPE);
 }
 
+/* What host hi's request says of it and of the work it wants. */
+static struct host_view host_view_of(const struct sim *s, const struct shost *h, int hi)
+{
+    const struct sim_platform *pl = h->platform >= 0 ? &s->w.platforms[h->platform] : NULL;
+    int64_t hid = hi + 1;
+    int idle = h->ncpus - host_unfinished_cpu(h);
+    struct host_view v = {
+        .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
+        .os_name = pl ? pl->os : NULL, .cpu_vendor = pl ? pl->vendor : NULL, .cpu_model = pl ? pl->model : NULL,
+        /* every host its own network, but wrong hosts one between them under wrong_network; every
+         * account made from its own network, but wrong hosts' from one, at once, under wrong_signup */
+        .net = h->wrong_host && s->w.wrong_network ? 1 : (uint64_t)hid + 1,
+        .signup_net = h->wrong_host && s->w.wrong_signup ? 1 : (uint64_t)(hi / s->w.hosts_per_user) + 2,
+        .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
+        .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
+        .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
+    };
+    gpu_request(s, h, &v);
+    return v;
+}
+
 /* One scheduler RPC: the host reports its finished tasks, lists the
  * others and asks for work; locusd's decision answers; the host drops
  * what it reported and what it is told to abort, and takes what it got. */
@@ -785,33 +806,20 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         reports[nrep] = task_report(s, h, t, &up[nrep]);
         nrep++;
     }
-    int idle = h->ncpus - host_unfinished_cpu(h);
     static const char *const platforms[] = {PLATFORM};
     /* every sticky file held, as the BOINC client lists them, state files too */
     const char **files = xmalloc((size_t)(h->nheld + h->nstates + 1) * sizeof *files);
     int nfiles = 0;
     for (int i = 0; i < h->nheld; i++) files[nfiles++] = s->file_name[h->held[i]];
     for (int i = 0; i < h->nstates; i++) files[nfiles++] = h->states[i];
-    const struct sim_platform *pl = h->platform >= 0 ? &s->w.platforms[h->platform] : NULL;
     struct rpc_input in = {
-        .host = {
-            .host_id = hid, .user_id = hi / s->w.hosts_per_user + 1, .ncpus = h->ncpus, .flops = h->speed,
-            .os_name = pl ? pl->os : NULL, .cpu_vendor = pl ? pl->vendor : NULL, .cpu_model = pl ? pl->model : NULL,
-            /* every host its own network, but wrong hosts one between them under wrong_network; every
-             * account made from its own network, but wrong hosts' from one, at once, under wrong_signup */
-            .net = h->wrong_host && s->w.wrong_network ? 1 : (uint64_t)hid + 1,
-            .signup_net = h->wrong_host && s->w.wrong_signup ? 1 : (uint64_t)(hi / s->w.hosts_per_user) + 2,
-            .on_frac = availability(&s->w), .active_frac = 1, .dcf = 1,
-            .req_secs = fmax(0, s->w.rpc_buffer * h->ncpus - host_queued_secs(h)),
-            .req_instances = idle > 0 ? idle : 0, .in_progress = host_unfinished(h),
-        },
+        .host = host_view_of(s, h, hi),
         .reports = reports, .nreports = nrep, .has_listed = 1, .listed = listed, .nlisted = nlisted,
         .platforms = platforms, .nplatforms = 1, .files = files, .nfiles = nfiles,
         .limits = {.max_jobs_per_rpc = MAX_PER_RPC, .max_in_progress_per_cpu = MAX_PER_RPC},
         .plan_classes = &s->pcs, .dispatch = s->o.policy->dispatch, .routing = routing, .now = inow(s),
         .seed = rng_next(&s->rng),
     };
-    gpu_request(s, h, &in.host);
     in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0 ||
                     (in.host.ncoprocs && (in.host.coprocs[0].req_secs > 0 || in.host.coprocs[0].req_instances > 0));
     struct edf_item *queued = deadline_view(s, h, &in.host);
@@ -926,7 +934,12 @@ static void host_new(struct sim *s)
     double u = fmod(hi * 0.6180339887498949, 1.0) * total;
     for (int k = 0; k < s->w.nplatforms && h->platform < 0; k++)
         if (u < (acc += s->w.platforms[k].weight) || k == s->w.nplatforms - 1) h->platform = k;
-    if (s->w.host_history && now(s) == 0) host_history(s, h, hi);
+    if (now(s) == 0) {
+        /* the hosts there at the start are attached already: the project knows them, as locusd its store's */
+        if (s->w.host_history) host_history(s, h, hi);
+        struct host_view v = host_view_of(s, h, hi);
+        pace_host_seen(&s->idx.pace, &v, 0);
+    }
     h->arrived = now(s);
     if (h->on) host_capacity(s, h, 1);
     if (s->w.on_fraction < 1)
@@ -1137,6 +1150,7 @@ static void setup(struct sim *s)
     index_init(&s->idx);
     s->idx.loc.mode = s->o.policy->locality;
     s->idx.replicate = w->replicate;
+    s->idx.pace.share = w->pace_share;
     s->idx.quota.daily_max = w->daily_result_quota;
     index_set_trust(&s->idx, &(struct trust_policy){.min_valid = w->trust_valid, .spot_check = w->spot_check,
                                                     .reduced_delay = w->reliable_reduced_delay});
@@ -1275,9 +1289,7 @@ static void run(struct sim *s)
             break;
         case SE_TICK: {
             int n = index_timeouts(&s->idx, inow(s), &s->log, on_timeout_event, s);
-            if (s->w.host_lost_after > 0)
-                n += index_give_up_silent(&s->idx, inow(s), (int64_t)s->w.host_lost_after, &s->log,
-                                          on_timeout_event, s);
+            n += index_give_up_silent(&s->idx, inow(s), (int64_t)s->w.host_lost_after, &s->log, on_timeout_event, s);
             /* then locusd's maintenance pass */
             index_reap_batches(&s->idx, inow(s), &s->log);
             cursor_maintain(&s->idx, inow(s), &s->log);

@@ -23,7 +23,7 @@ void workload_defaults(struct workload *w)
         .batches = 1, .cursors = 0, .job_files_min = 1, .job_files_max = 1, .density_variation = 0,
         .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
         .max_result_time = 86400, .sequences_per_host = SEQ_PER_HOST, .sequence_high_water = SEQ_HIGH_WATER,
-        .extend_chunk = 10, .transition_period = 60, .deadline_check = 1,
+        .extend_chunk = 10, .transition_period = 60, .deadline_check = 1, .pace_share = PACE_SHARE_DEFAULT,
         .trust_valid = TRUST_MIN_VALID_DEFAULT, .spot_check = TRUST_SPOT_CHECK_DEFAULT, .wrong_host_rate = 0.5,
         .gpu_fraction = 0, .host_gpus = 1, .gpu_speed = 1e12, .gpu_efficiency = 1, .gpu_ngpus = 1, .gpu_cpu_frac = 0.1,
     };
@@ -89,6 +89,7 @@ static const struct key keys[] = {
     F(rpc_buffer, K_REAL, 0, 1e8),
     F(request_delay, K_REAL, 0, 1e6),
     F(host_lost_after, K_REAL, 0, 1e9),
+    F(pace_share, K_REAL, 0, 1),
     F(replicate, K_INT, 0, 8),
     F(deadline_check, K_INT, 0, 1),
     F(cursor_move_ratio, K_REAL, 0, 1),

@@ -68,6 +68,7 @@ struct workload {
     double rpc_buffer;          /* seconds of work a host keeps queued */
     double request_delay;       /* minimum seconds between two RPCs of a host */
     double host_lost_after;     /* server: silence after which a host's work is given up; 0: never */
+    double pace_share;          /* work in progress sized to the project's end (sched/pace.h); 0: off */
     double transition_period;   /* server: seconds between maintenance passes (timeouts, sequences) */
     int replicate;              /* server: end-of-batch replication, spares per late job; 0: off */
     int deadline_check;         /* server: a job goes only if the host's listed work lets it meet its deadline */

@@ -145,6 +145,9 @@ int store_host_get(struct store *s, int64_t id, struct host *h);
 int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struct host *h);
 int store_host_update(struct store *s, const struct host *h);    /* all fields but id, user_id, create_time */
 int store_host_add_credit(struct store *s, int64_t host_id, double credit, double expavg, double expavg_time);
+/* cb(ctx, host) for each host whose last request was at since or later,
+ * until cb returns non-zero. 0, or -1 on a store error. */
+int store_each_host_seen(struct store *s, int64_t since, int (*cb)(void *ctx, const struct host *h), void *ctx);
 /* fn(ctx, host id, network) for each host whose network is known, until fn
  * returns non-zero. 0, or -1 on a store error. */
 int store_each_host_network(struct store *s, int (*fn)(void *ctx, int64_t host_id, uint64_t net), void *ctx);

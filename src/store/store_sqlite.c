@@ -665,11 +665,8 @@ int store_each_user_signup(struct store *s, int (*fn)(void *ctx, int64_t user_id
                ? -1 : 0;
 }
 
-static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
+static void host_from_row(sqlite3_stmt *st, struct host *h)
 {
-    if (!st) return -1;
-    int rc = row(s, st, "find host");
-    if (rc) return rc;
     memset(h, 0, sizeof *h);
     h->id = sqlite3_column_int64(st, 0);
     h->user_id = sqlite3_column_int64(st, 1);
@@ -692,6 +689,14 @@ static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
     h->expavg_credit = sqlite3_column_double(st, 18);
     h->expavg_time = sqlite3_column_double(st, 19);
     h->net = (uint64_t)sqlite3_column_int64(st, 20);
+}
+
+static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)
+{
+    if (!st) return -1;
+    int rc = row(s, st, "find host");
+    if (rc) return rc;
+    host_from_row(st, h);
     sqlite3_reset(st);
     return 0;
 }
@@ -1384,6 +1389,21 @@ static int app_row(struct store *s, sqlite3_stmt *st, void *p)
     struct app a;
     app_from_row(st, &a);
     return ((int (*)(void *, const struct app *))e->cb)(e->ctx, &a);
+}
+
+static int host_row(struct store *s, sqlite3_stmt *st, void *p)
+{
+    (void)s;
+    struct each_ctx *e = p;
+    struct host h;
+    host_from_row(st, &h);
+    return ((int (*)(void *, const struct host *))e->cb)(e->ctx, &h);
+}
+
+int store_each_host_seen(struct store *s, int64_t since, int (*cb)(void *, const struct host *), void *ctx)
+{
+    struct each_ctx e = {(void *)cb, ctx};
+    return each(s, "SELECT " HOST_COLS " FROM hosts WHERE rpc_time>=?", since, host_row, &e);
 }
 
 int store_each_app(struct store *s, int (*cb)(void *, const struct app *), void *ctx)

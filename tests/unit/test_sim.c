@@ -270,7 +270,8 @@ static void test_tiny(void **state)
  * the lower bound is 5 MB per result of the quorum, and the one host
  * fetches each once, but under locality: its full mode knows a job by its
  * first file and has the host delete a file no job known by it needs, which
- * a later job may still read as its second or third. */
+ * a later job may still read as its second or third. Pacing is off: the
+ * one host is the whole fleet and would take one job a request. */
 static void test_multi_file_jobs_bound(void **state)
 {
     (void)state;
@@ -279,7 +280,7 @@ static void test_multi_file_jobs_bound(void **state)
     char err[300];
     assert_int_equal(workload_parse(&w,
                                     "hosts 1\njobs 3\nflops_per_job 1e10\nfiles 10\nfile_size_min 1e6\n"
-                                    "file_size_max 1e6\njob_files_min 3\njob_files_max 3\nmin_quorum 1\n",
+                                    "file_size_max 1e6\njob_files_min 3\njob_files_max 3\nmin_quorum 1\npace_share 0\n",
                                     err, sizeof err),
                      0);
     const char *policies[] = {"fifo", "locality", "locality_lite", "cursor"};
@@ -669,12 +670,13 @@ static void check_per_rsc(void *ctx, const struct sched_index *x, int64_t host_i
  * device's queue, so the CPU's stays free for CPU jobs). (2) Hosts that want 15,000 s: replies
  * carry both kinds, each within the deadline on its own resource, together
  * more than one queue could finish in time; the CPU's check counts the
- * tasks the host lists, so nothing times out. */
+ * tasks the host lists, so nothing times out. Pacing is off: its trimmed
+ * requests would never fill a queue past the deadline. */
 static void test_gpu_deadline_check_per_resource(void **state)
 {
     (void)state;
     static const char base[] = "hosts 10\nhost_speed_median 1e9\nflops_per_job 3.6e12\ndelay_bound 20000\n"
-                               "gpu_fraction 1\ngpu_speed 1e10\n";
+                               "gpu_fraction 1\ngpu_speed 1e10\npace_share 0\n";
     char text[512];
     struct per_rsc p[2];
     struct sim_figures f[2];

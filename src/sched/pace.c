@@ -1,0 +1,121 @@
+/* pace.c - work in progress sized to the project's end (pace.h). */
+#include "sched/pace.h"
+#include "core/strbuf.h"
+#include "core/vec.h"
+#include <math.h>
+#include <stdlib.h>
+
+struct pace_host {
+    double rate;             /* flops per second, as its last request said */
+    double cpu_rate;         /* of that, its CPUs' */
+    int ncpus;
+    int64_t last_seen;
+    uint32_t ngaps;          /* gaps seen, up to RHYTHM_MIN_GAPS */
+    double gaps, gaps2;      /* the fading sums of its gaps and of their squares (rhythm) */
+};
+
+void pace_init(struct pace *p, double share)
+{
+    *p = (struct pace){.share = share};
+    imap_init(&p->hosts);
+}
+
+void pace_free(struct pace *p)
+{
+    size_t it = 0;
+    void *v;
+    while (imap_next(&p->hosts, &it, NULL, &v)) free(v);
+    imap_free(&p->hosts);
+}
+
+void pace_host_seen(struct pace *p, const struct host_view *h, int64_t now)
+{
+    if (p->share <= 0) return;
+    struct pace_host *ph = imap_get(&p->hosts, h->host_id);
+    if (!ph) {
+        ph = xmalloc(sizeof *ph);
+        *ph = (struct pace_host){.last_seen = now};
+        imap_put(&p->hosts, h->host_id, ph);
+    }
+    double gap = (double)(now - ph->last_seen);
+    if (gap > 0) {
+        double fade = exp(-gap / RHYTHM_MEMORY_S);
+        if (ph->ngaps < RHYTHM_MIN_GAPS) ph->ngaps++;
+        ph->gaps = ph->gaps * fade + gap;
+        ph->gaps2 = ph->gaps2 * fade + gap * gap;
+    }
+    ph->rate = est_flops_rate(h);
+    ph->cpu_rate = est_throughput(h);
+    ph->ncpus = h->ncpus > 0 ? h->ncpus : 1;
+    ph->last_seen = now;
+}
+
+double pace_late_after(const struct pace *p, int64_t host_id)
+{
+    const struct pace_host *ph = imap_get(&p->hosts, host_id);
+    if (!ph || ph->ngaps < RHYTHM_MIN_GAPS) return 0;
+    double late = RHYTHM_LATE * ph->gaps2 / ph->gaps;
+    return late > RHYTHM_MIN_S ? late : RHYTHM_MIN_S;
+}
+
+/* Sums the speed of the hosts seen within PACE_ACTIVE_S, and forgets those
+ * silent for longer than their rhythm is remembered (they start again with
+ * their next request). */
+static void sum_fleet(struct pace *p, int64_t now)
+{
+    int64_t *gone = NULL;
+    size_t ngone = 0, capgone = 0, it = 0;
+    int64_t id;
+    void *v;
+    double fleet = 0, cpu = 0, cores = 0;
+    while (imap_next(&p->hosts, &it, &id, &v)) {
+        const struct pace_host *ph = v;
+        if (ph->last_seen >= now - PACE_ACTIVE_S) {
+            fleet += ph->rate;
+            cpu += ph->cpu_rate;
+            cores += ph->ncpus;
+        }
+        if ((double)ph->last_seen >= (double)now - RHYTHM_MEMORY_S) continue;
+        VEC_GROW(gone, ngone, capgone);
+        gone[ngone++] = id;
+    }
+    for (size_t k = 0; k < ngone; k++) free(imap_del(&p->hosts, gone[k]));
+    free(gone);
+    p->fleet = fleet;
+    p->core_rate = cores > 0 ? cpu / cores : 0;
+    p->fleet_time = now;
+    p->summed = 1;
+}
+
+struct pace_now pace_at(struct pace *p, int64_t now)
+{
+    struct pace_now pn = {0};
+    if (p->share <= 0) return pn;
+    if (!p->summed || now - p->fleet_time >= PACE_REFRESH_S || now < p->fleet_time) sum_fleet(p, now);
+    double work = p->unsent + p->out;
+    if (p->fleet <= 0 || work <= 0) return pn;
+    pn.remaining = work / p->fleet;
+    pn.horizon = p->share * pn.remaining;
+    pn.core_rate = p->core_rate;
+    return pn;
+}
+
+void pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX])
+{
+    if (pn->horizon <= 0) return;
+    /* runtime seconds one processor computes in the horizon */
+    double span = pn->horizon * est_availability(h);
+    double room = span * (h->ncpus > 0 ? h->ncpus : 1) - queued[RSC_CPU];
+    if (h->req_secs > room) h->req_secs = room > 0 ? room : 0;
+    for (int k = 0; k < h->ncoprocs && k < HOST_MAX_COPROCS; k++) {
+        struct host_coproc *c = &h->coprocs[k];
+        room = span * c->count - queued[k + 1];
+        if (c->req_secs > room) c->req_secs = room > 0 ? room : 0;
+    }
+}
+
+int pace_in_time(const struct pace_now *pn, double turnaround, double flops_est)
+{
+    if (pn->remaining <= 0 || turnaround <= pn->remaining) return 1;
+    return pn->core_rate <= 0 || turnaround <= PACE_SLOW * flops_est / pn->core_rate;
+}
