@@ -91,6 +91,13 @@ struct team {
     double total_credit, expavg_credit, expavg_time;
 };
 
+/* A host's rhythm (sched/pace.h): how many gaps between its requests were
+ * seen, and the fading sums of their lengths and of their squares. */
+struct rhythm {
+    int n;
+    double gaps, gaps2;
+};
+
 struct host {
     int64_t id, user_id;
     int64_t create_time, rpc_time;
@@ -104,6 +111,7 @@ struct host {
     double on_frac, active_frac, duration_correction_factor;
     double total_credit, expavg_credit, expavg_time;
     uint64_t net;                   /* the network of its last request's address (core/cidr.h); 0 unknown */
+    struct rhythm rhythm;           /* as of its request before the last */
 };
 
 struct file_rec {

@@ -10,8 +10,7 @@ struct pace_host {
     double cpu_rate;         /* of that, its CPUs' */
     int ncpus;
     int64_t last_seen;
-    uint32_t ngaps;          /* gaps seen, up to RHYTHM_MIN_GAPS */
-    double gaps, gaps2;      /* the fading sums of its gaps and of their squares (rhythm) */
+    struct rhythm r;         /* n counts up to RHYTHM_MIN_GAPS */
 };
 
 void pace_init(struct pace *p, double share)
@@ -28,33 +27,62 @@ void pace_free(struct pace *p)
     imap_free(&p->hosts);
 }
 
-void pace_host_seen(struct pace *p, const struct host_view *h, int64_t now)
+/* host_id's record, made if it has none (last seen at now). */
+static struct pace_host *host_record(struct pace *p, int64_t host_id, int64_t now)
 {
-    if (p->share <= 0) return;
-    struct pace_host *ph = imap_get(&p->hosts, h->host_id);
+    struct pace_host *ph = imap_get(&p->hosts, host_id);
     if (!ph) {
         ph = xmalloc(sizeof *ph);
         *ph = (struct pace_host){.last_seen = now};
-        imap_put(&p->hosts, h->host_id, ph);
+        imap_put(&p->hosts, host_id, ph);
     }
-    double gap = (double)(now - ph->last_seen);
-    if (gap > 0) {
-        double fade = exp(-gap / RHYTHM_MEMORY_S);
-        if (ph->ngaps < RHYTHM_MIN_GAPS) ph->ngaps++;
-        ph->gaps = ph->gaps * fade + gap;
-        ph->gaps2 = ph->gaps2 * fade + gap * gap;
-    }
+    return ph;
+}
+
+/* Its speed, as h's request says. */
+static void host_speed(struct pace_host *ph, const struct host_view *h)
+{
     ph->rate = est_flops_rate(h);
     ph->cpu_rate = est_throughput(h);
     ph->ncpus = h->ncpus > 0 ? h->ncpus : 1;
+}
+
+void pace_host_seen(struct pace *p, const struct host_view *h, int64_t now)
+{
+    if (p->share <= 0) return;
+    struct pace_host *ph = host_record(p, h->host_id, now);
+    double gap = (double)(now - ph->last_seen);
+    if (gap > 0) {
+        double fade = exp(-gap / RHYTHM_MEMORY_S);
+        if (ph->r.n < RHYTHM_MIN_GAPS) ph->r.n++;
+        ph->r.gaps = ph->r.gaps * fade + gap;
+        ph->r.gaps2 = ph->r.gaps2 * fade + gap * gap;
+    }
+    host_speed(ph, h);
     ph->last_seen = now;
+}
+
+void pace_host_load(struct pace *p, const struct host_view *h, int64_t last_seen, const struct rhythm *r)
+{
+    if (p->share <= 0) return;
+    struct pace_host *ph = host_record(p, h->host_id, last_seen);
+    host_speed(ph, h);
+    ph->last_seen = last_seen;
+    ph->r = *r;
+    if (ph->r.n > RHYTHM_MIN_GAPS) ph->r.n = RHYTHM_MIN_GAPS;
+}
+
+struct rhythm pace_host_rhythm(const struct pace *p, int64_t host_id)
+{
+    const struct pace_host *ph = imap_get(&p->hosts, host_id);
+    return ph ? ph->r : (struct rhythm){0};
 }
 
 double pace_late_after(const struct pace *p, int64_t host_id)
 {
     const struct pace_host *ph = imap_get(&p->hosts, host_id);
-    if (!ph || ph->ngaps < RHYTHM_MIN_GAPS) return 0;
-    double late = RHYTHM_LATE * ph->gaps2 / ph->gaps;
+    if (!ph || ph->r.n < RHYTHM_MIN_GAPS || ph->r.gaps <= 0) return 0;
+    double late = RHYTHM_LATE * ph->r.gaps2 / ph->r.gaps;
     return late > RHYTHM_MIN_S ? late : RHYTHM_MIN_S;
 }
 

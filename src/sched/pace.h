@@ -18,6 +18,7 @@
 #define LOCUS_PACE_H
 #include "core/hashmap.h"
 #include "core/project.h"
+#include "model/model.h"
 #include "sched/dispatch.h"
 #include <stdint.h>
 
@@ -71,6 +72,11 @@ void pace_free(struct pace *p);
 /* Host h made a request at now: its speed (est_flops_rate), time and
  * rhythm are kept. */
 void pace_host_seen(struct pace *p, const struct host_view *h, int64_t now);
+/* Host h as the store last saw it, at last_seen with rhythm r (copied),
+ * when locusd starts. */
+void pace_host_load(struct pace *p, const struct host_view *h, int64_t last_seen, const struct rhythm *r);
+/* host_id's rhythm, for the store; all 0 if unknown. */
+struct rhythm pace_host_rhythm(const struct pace *p, int64_t host_id);
 /* Seconds of silence after which host_id is late by its own rhythm; 0 if
  * it has none yet (or pacing is off). */
 double pace_late_after(const struct pace *p, int64_t host_id);

@@ -128,6 +128,7 @@ static void record_host(struct rpc *c, int64_t now, struct change_log *log)
     struct server *s = c->s;
     host_from_request(&c->host, &c->req, now);
     c->host.net = c->net;
+    c->host.rhythm = pace_host_rhythm(&s->idx.pace, c->host.id);   /* a new host's id is 0: none */
     if (c->new_host) {
         c->host.id = s->next_host_id++;
         c->host.user_id = c->user.id;

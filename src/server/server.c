@@ -321,7 +321,7 @@ static int load_host_pace(void *ctx, const struct host *h)
 {
     struct host_view v = {.host_id = h->id, .ncpus = h->p_ncpus, .flops = h->p_fpops, .on_frac = h->on_frac,
                           .active_frac = h->active_frac, .dcf = h->duration_correction_factor};
-    pace_host_seen(ctx, &v, h->rpc_time);
+    pace_host_load(ctx, &v, h->rpc_time, &h->rhythm);
     return 0;
 }
 

@@ -369,6 +369,12 @@ static const char v20[] = "ALTER TABLE apps ADD COLUMN hr_level INTEGER NOT NULL
  * have none. */
 static const char v21[] = "ALTER TABLE users ADD COLUMN signup_net INTEGER NOT NULL DEFAULT 0;";
 
-const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10,
-                                         v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21};
-const int schema_nmigrations = 21;
+/* Version 22: each host's rhythm (sched/pace.h), so that a restarted
+ * locusd knows how long its hosts' silences last; hosts start with none. */
+static const char v22[] = "ALTER TABLE hosts ADD COLUMN rhythm_n INTEGER NOT NULL DEFAULT 0;"
+                          "ALTER TABLE hosts ADD COLUMN rhythm_gaps REAL NOT NULL DEFAULT 0;"
+                          "ALTER TABLE hosts ADD COLUMN rhythm_gaps2 REAL NOT NULL DEFAULT 0;";
+
+const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11,
+                                         v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22};
+const int schema_nmigrations = 22;

@@ -563,7 +563,8 @@ int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, c
 /* ---- hosts ---- */
 
 #define HOST_COLS "id,user_id,create_time,rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name," \
-    "os_version,p_ncpus,p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,total_credit,expavg_credit,expavg_time,net"
+    "os_version,p_ncpus,p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,total_credit,expavg_credit,expavg_time,net," \
+    "rhythm_n,rhythm_gaps,rhythm_gaps2"
 
 static void host_bind(sqlite3_stmt *st, const struct host *h, int first)
 {
@@ -583,19 +584,22 @@ static void host_bind(sqlite3_stmt *st, const struct host *h, int first)
     sqlite3_bind_double(st, i++, h->active_frac);
     sqlite3_bind_double(st, i++, h->duration_correction_factor);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)h->net);   /* below 2^63 (cidr.h) */
+    sqlite3_bind_int(st, i++, h->rhythm.n);
+    sqlite3_bind_double(st, i++, h->rhythm.gaps);
+    sqlite3_bind_double(st, i++, h->rhythm.gaps2);
 }
 
 int store_host_insert(struct store *s, struct host *h)
 {
     sqlite3_stmt *st = stmt(s, Q_HOST_INS,
         "INSERT INTO hosts(rpc_time,rpc_seqno,host_cpid,domain_name,platform,os_name,os_version,p_ncpus,"
-        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,net,user_id,create_time,id)"
-        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "p_fpops,m_nbytes,d_free,on_frac,active_frac,dcf,net,rhythm_n,rhythm_gaps,rhythm_gaps2,user_id,create_time,id)"
+        " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!st) return -1;
     host_bind(st, h, 1);
-    sqlite3_bind_int64(st, 16, h->user_id);
-    sqlite3_bind_int64(st, 17, h->create_time);
-    if (h->id > 0) sqlite3_bind_int64(st, 18, h->id);
+    sqlite3_bind_int64(st, 19, h->user_id);
+    sqlite3_bind_int64(st, 20, h->create_time);
+    if (h->id > 0) sqlite3_bind_int64(st, 21, h->id);
     if (run(s, st, "insert host")) return -1;
     h->id = sqlite3_last_insert_rowid(s->db);
     return 0;
@@ -605,10 +609,11 @@ int store_host_update(struct store *s, const struct host *h)
 {
     sqlite3_stmt *st = stmt(s, Q_HOST_UPD,
         "UPDATE hosts SET rpc_time=?,rpc_seqno=?,host_cpid=?,domain_name=?,platform=?,os_name=?,os_version=?,"
-        "p_ncpus=?,p_fpops=?,m_nbytes=?,d_free=?,on_frac=?,active_frac=?,dcf=?,net=? WHERE id=?");
+        "p_ncpus=?,p_fpops=?,m_nbytes=?,d_free=?,on_frac=?,active_frac=?,dcf=?,net=?,rhythm_n=?,rhythm_gaps=?,"
+        "rhythm_gaps2=? WHERE id=?");
     if (!st) return -1;
     host_bind(st, h, 1);
-    sqlite3_bind_int64(st, 16, h->id);
+    sqlite3_bind_int64(st, 19, h->id);
     return one_row(s, st, "host", h->id);
 }
 
@@ -689,6 +694,8 @@ static void host_from_row(sqlite3_stmt *st, struct host *h)
     h->expavg_credit = sqlite3_column_double(st, 18);
     h->expavg_time = sqlite3_column_double(st, 19);
     h->net = (uint64_t)sqlite3_column_int64(st, 20);
+    h->rhythm = (struct rhythm){sqlite3_column_int(st, 21), sqlite3_column_double(st, 22),
+                                sqlite3_column_double(st, 23)};
 }
 
 static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h)

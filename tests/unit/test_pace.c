@@ -2,8 +2,9 @@
  * and what the index and the RPC decision do with it: the remaining work
  * counted as jobs change, the horizon and the fleet's speed, requests
  * trimmed with idle processors still filled, slow hosts kept from the last
- * jobs, hosts' rhythms, their work given up without quota when they are
- * late, and taken back when they list it again. */
+ * jobs, hosts' rhythms (and what the store keeps of them), their work given
+ * up without quota when they are late, and taken back when they list it
+ * again. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,6 +137,29 @@ static void test_rhythm_weighs_silences_by_their_length(void **state)
     assert_true(late > RHYTHM_LATE * 30000 && late < RHYTHM_LATE * 36000);
     assert_true(pace_late_after(&p, OTHER) == 0);
     pace_free(&p);
+}
+
+/* What the store keeps of a host's rhythm brings it back whole, as of its
+ * last request; so does its speed. */
+static void test_rhythm_kept_across_a_restart(void **state)
+{
+    (void)state;
+    struct pace p, q;
+    pace_init(&p, 0.5);
+    pace_init(&q, 0.5);
+    struct host_view h = cpu_host(HOST, 2, 1e9, 1);
+    int64_t t = 0;
+    for (int i = 0; i <= RHYTHM_MIN_GAPS; i++) pace_host_seen(&p, &h, t += 900);
+    struct rhythm r = pace_host_rhythm(&p, HOST);
+    assert_int_equal(r.n, RHYTHM_MIN_GAPS);
+    pace_host_load(&q, &h, t, &r);
+    assert_float_equal(pace_late_after(&q, HOST), pace_late_after(&p, HOST), 1e-9);
+    q.unsent = p.unsent = 1e13;
+    assert_float_equal(pace_at(&q, t).remaining, pace_at(&p, t).remaining, 1e-9);
+    struct rhythm none = pace_host_rhythm(&q, OTHER);
+    assert_true(none.n == 0 && none.gaps == 0);
+    pace_free(&p);
+    pace_free(&q);
 }
 
 /* ---- in the index and the RPC decision ---- */
@@ -324,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_trim_leaves_idle_processors_asking),
         cmocka_unit_test(test_in_time_near_the_end),
         cmocka_unit_test(test_rhythm_weighs_silences_by_their_length),
+        cmocka_unit_test(test_rhythm_kept_across_a_restart),
         cmocka_unit_test_setup_teardown(test_remaining_work_follows_the_jobs, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_request_trimmed_to_the_pace, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_slow_host_kept_from_the_last_jobs, fx_setup, fx_teardown),

@@ -62,7 +62,8 @@ static struct host make_host(int64_t id, int64_t user_id)
 {
     struct host h = {.id = id, .user_id = user_id, .create_time = 2000, .rpc_time = 2100, .rpc_seqno = 7,
                      .p_ncpus = 8, .p_fpops = 3.5e9, .m_nbytes = 16e9, .d_free = 1e11, .on_frac = 0.9,
-                     .active_frac = 0.8, .duration_correction_factor = 1.25};
+                     .active_frac = 0.8, .duration_correction_factor = 1.25,
+                     .rhythm = {8, 7200, 3.6e7}};
     snprintf(h.host_cpid, sizeof h.host_cpid, "cpid%lld", (long long)id);
     snprintf(h.domain_name, sizeof h.domain_name, "box%lld", (long long)id);
     snprintf(h.platform, sizeof h.platform, "x86_64-pc-linux-gnu");
@@ -272,7 +273,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 21);
+    assert_int_equal(STORE_SCHEMA_VERSION, 22);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -342,7 +343,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v21 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v22 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -361,6 +362,8 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE batches DROP COLUMN task_names; ALTER TABLE batches DROP COLUMN adaptive;"
                             "ALTER TABLE hosts DROP COLUMN net; ALTER TABLE apps DROP COLUMN hr_level;"
                             "ALTER TABLE instances DROP COLUMN hr_class; ALTER TABLE users DROP COLUMN signup_net;"
+                            "ALTER TABLE hosts DROP COLUMN rhythm_n; ALTER TABLE hosts DROP COLUMN rhythm_gaps;"
+                            "ALTER TABLE hosts DROP COLUMN rhythm_gaps2;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
@@ -522,6 +525,8 @@ static void test_host_get_round_trip(void **state)
     assert_int_equal(g.create_time, 2000);
     assert_int_equal(g.rpc_time, 2100);
     assert_int_equal(g.rpc_seqno, 7);
+    assert_int_equal(g.rhythm.n, 8);
+    assert_true(g.rhythm.gaps == 7200 && g.rhythm.gaps2 == 3.6e7);
     assert_string_equal(g.host_cpid, "cpid42");
     assert_string_equal(g.domain_name, "box42");
     assert_string_equal(g.platform, "x86_64-pc-linux-gnu");
