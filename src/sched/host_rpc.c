@@ -241,6 +241,7 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
     d->res.nsent = d->nsent;
     d->res.max = d->nsent + room;
     in->dispatch(x, &dr, &d->res, log);
+    pace_served(&x->pace, &dr.host, d->res.nsent - d->nsent, in->now);
     d->nsent = d->res.nsent;
     d->res.quota_full = quota_host_full(&x->quota, in->host.host_id, in->now);
 }

@@ -1027,12 +1027,18 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
     return n;
 }
 
-/* How long host_id may stay silent before its work is given up: its own
- * rhythm's late time (pace.h) or after, whichever is shorter; 0: never. */
-static int64_t silence_allowed(const struct sched_index *x, int64_t host_id, int64_t after)
+/* How long host_id may stay silent before its work is given up: after,
+ * or, if shorter, past both its own rhythm's late time (pace.h) and the
+ * time the project needs for all its remaining work (pn); 0: never. A host
+ * silent for less than the project still needs is likely back in time,
+ * and giving it up would send its work twice. */
+static int64_t silence_allowed(const struct sched_index *x, const struct pace_now *pn, int64_t host_id,
+                               int64_t after)
 {
-    int64_t late = (int64_t)pace_late_after(&x->pace, host_id);
-    return late > 0 && (after <= 0 || late < after) ? late : after;
+    double late = pace_late_after(&x->pace, host_id);
+    if (late <= 0 || pn->remaining <= 0) return after;
+    if (late < pn->remaining) late = pn->remaining;
+    return after <= 0 || (int64_t)late < after ? (int64_t)late : after;
 }
 
 /* Gives up an instance in progress now; a host given up only for its
@@ -1055,8 +1061,9 @@ int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, stru
     size_t it = 0;
     int64_t host_id;
     void *v;
+    struct pace_now pn = pace_at(&x->pace, now);
     while (imap_next(&x->held, &it, &host_id, &v)) {   /* collected first: giving up changes the map */
-        int64_t allowed = silence_allowed(x, host_id, after);
+        int64_t allowed = silence_allowed(x, &pn, host_id, after);
         if (allowed <= 0 || ((struct host_held *)v)->last_seen >= now - allowed) continue;
         VEC_GROW(silent, nsilent, capsilent);
         silent[nsilent++] = host_id;

@@ -124,8 +124,16 @@ struct pace_now pace_at(struct pace *p, int64_t now)
     if (p->fleet <= 0 || work <= 0) return pn;
     pn.remaining = work / p->fleet;
     pn.horizon = p->share * pn.remaining;
-    pn.core_rate = p->core_rate;
+    pn.core_rate = now < p->end_rule_off_until ? 0 : p->core_rate;
     return pn;
+}
+
+void pace_served(struct pace *p, const struct host_view *h, int nsent, int64_t now)
+{
+    int cpus = h->ncpus > 0 ? h->ncpus : 1;
+    if (p->share > 0 && nsent == 0 && h->req_instances > 0 && p->unsent > 0 && p->core_rate > 0 &&
+        est_throughput(h) / cpus >= p->core_rate / PACE_SLOW)
+        p->end_rule_off_until = now + PACE_REFRESH_S;
 }
 
 void pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX])

@@ -46,7 +46,10 @@
 /* Near the end a job goes only to a host that returns it within the
  * project's remaining time or, when that is shorter, within PACE_SLOW
  * times what the fleet's mean CPU would take: the slowest hosts' idle
- * processors get no job that would end after everything else. */
+ * processors get no job that would end after everything else. So that no
+ * job waits for ever on a fast host that cannot take it (its platform,
+ * its class), a fast host with an idle CPU that gets nothing while work
+ * waits turns the rule off for PACE_REFRESH_S. */
 #define PACE_SLOW 2.0
 
 /* What pacing says at one moment. */
@@ -65,6 +68,7 @@ struct pace {
     double core_rate;        /* and of their mean CPU */
     int64_t fleet_time;      /* when fleet was summed */
     int summed;              /* 0: never yet */
+    int64_t end_rule_off_until;   /* PACE_SLOW's rule is off before this */
 };
 
 void pace_init(struct pace *p, double share);
@@ -87,6 +91,9 @@ struct pace_now pace_at(struct pace *p, int64_t now);
  * resource (instance-seconds, as requests count them), reaches no further
  * than pn's horizon. Idle processors (req_instances) are left asking. */
 void pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX]);
+/* The request of h, with an idle CPU or not, got nsent jobs at now: a fast
+ * host left idle while work waits turns PACE_SLOW's rule off a while. */
+void pace_served(struct pace *p, const struct host_view *h, int nsent, int64_t now);
 /* 1 if a job of flops_est that h would return in turnaround seconds may
  * go to it (PACE_SLOW's rule); always 1 without pacing. */
 int pace_in_time(const struct pace_now *pn, double turnaround, double flops_est);

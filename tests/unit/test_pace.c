@@ -263,6 +263,25 @@ static void test_slow_host_kept_from_the_last_jobs(void **state)
     assert_int_equal(decide(f, &fast), 2);
 }
 
+/* A job only the slow host may take (the fast one holds its other
+ * instance) is not held back for ever: the fast host asking with an idle
+ * CPU and getting nothing turns the rule off. */
+static void test_slow_host_gets_what_no_fast_host_can_take(void **state)
+{
+    struct fx *f = *state;
+    f->x.pace.share = 0.5;
+    add_jobs(f, &red2, 1);
+    struct rpc_input fast = request(OTHER, 16, 1e9, 0);
+    assert_int_equal(decide(f, &fast), 1);
+    struct rpc_input slow = request(HOST, 1, 1e8, 10);
+    assert_int_equal(decide(f, &slow), 0);
+    fast.now = 20;
+    fast.host.req_instances = 15;
+    assert_int_equal(decide(f, &fast), 0);
+    slow.now = 30;
+    assert_int_equal(decide(f, &slow), 1);
+}
+
 /* HOST, of one CPU, asks every 10 minutes until it holds job 1's instance
  * and has a rhythm; returns the instance's wire name. */
 static void hold_with_rhythm(struct fx *f, char *name, size_t len)
@@ -352,6 +371,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_remaining_work_follows_the_jobs, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_request_trimmed_to_the_pace, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_slow_host_kept_from_the_last_jobs, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_slow_host_gets_what_no_fast_host_can_take, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_late_host_loses_its_work_without_quota, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_no_take_back_once_replaced, fx_setup, fx_teardown),
     };
