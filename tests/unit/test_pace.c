@@ -222,16 +222,23 @@ static void test_remaining_work_follows_the_jobs(void **state)
     assert_float_equal(f->x.pace.out, 0, 1);
 }
 
+/* Pacing at its default share over njobs jobs of one result, with OTHER
+ * of fleet_cpus CPUs of 1 GFLOPS seen (asking for nothing). */
+static void paced(struct fx *f, int njobs, int fleet_cpus)
+{
+    f->x.pace.share = PACE_SHARE_DEFAULT;
+    add_jobs(f, &red1, njobs);
+    struct rpc_input other = request(OTHER, fleet_cpus, 1e9, 0);
+    other.wants_work = 0;
+    decide(f, &other);
+}
+
 static void test_request_trimmed_to_the_pace(void **state)
 {
     struct fx *f = *state;
-    f->x.pace.share = 0.5;
-    add_jobs(f, &red1, 100);
     /* the fleet: HOST's one CPU and OTHER's nine, all 1 GFLOPS: 100 jobs take
      * the fleet 10 hours, so a queue may reach 5 */
-    struct rpc_input other = request(OTHER, 9, 1e9, 0);
-    other.wants_work = 0;
-    decide(f, &other);
+    paced(f, 100, 9);
     struct rpc_input in = request(HOST, 1, 1e9, 0);
     assert_int_equal(decide(f, &in), 5);
     /* its queue full, only an idle CPU gets a job */
@@ -251,11 +258,7 @@ static void test_request_trimmed_to_the_pace(void **state)
 static void test_slow_host_kept_from_the_last_jobs(void **state)
 {
     struct fx *f = *state;
-    f->x.pace.share = 0.5;
-    add_jobs(f, &red1, 2);
-    struct rpc_input fleet = request(OTHER, 16, 1e9, 0);
-    fleet.wants_work = 0;
-    decide(f, &fleet);
+    paced(f, 2, 16);
     /* two hours of work on 16 GFLOPS: a host taking 10 hours a job would end last */
     struct rpc_input slow = request(HOST, 1, 1e8, 0);
     assert_int_equal(decide(f, &slow), 0);
