@@ -27,10 +27,12 @@ void pace_free(struct pace *p)
     imap_free(&p->hosts);
 }
 
-/* host_id's record, made if it has none (last seen at now). */
-static struct pace_host *host_record(struct pace *p, int64_t host_id, int64_t now)
+/* host_id's record, made if it has none (last seen at now); *counted
+ * says whether the fleet's sums hold it. */
+static struct pace_host *host_record(struct pace *p, int64_t host_id, int64_t now, int *counted)
 {
     struct pace_host *ph = imap_get(&p->hosts, host_id);
+    *counted = ph && p->summed && ph->last_seen >= p->fleet_time - PACE_ACTIVE_S;
     if (!ph) {
         ph = xmalloc(sizeof *ph);
         *ph = (struct pace_host){.last_seen = now};
@@ -39,18 +41,33 @@ static struct pace_host *host_record(struct pace *p, int64_t host_id, int64_t no
     return ph;
 }
 
-/* Its speed, as h's request says. */
-static void host_speed(struct pace_host *ph, const struct host_view *h)
+/* Its speed, as h's request says, in the fleet's sums at once: a host
+ * new to the fleet counts from its first request, not from the next sum. */
+static void host_speed(struct pace *p, struct pace_host *ph, const struct host_view *h, int counted)
 {
+    if (counted) {
+        p->fleet -= ph->rate;
+        p->cpu -= ph->cpu_rate;
+        p->cores -= ph->ncpus;
+    }
     ph->rate = est_flops_rate(h);
     ph->cpu_rate = est_throughput(h);
     ph->ncpus = h->ncpus > 0 ? h->ncpus : 1;
+    if (p->summed) {
+        p->fleet += ph->rate;
+        p->cpu += ph->cpu_rate;
+        p->cores += ph->ncpus;
+    }
 }
+
+/* The fleet's mean CPU, flops per second; 0 with no host. */
+static double mean_core(const struct pace *p) { return p->cores > 0 ? p->cpu / p->cores : 0; }
 
 void pace_host_seen(struct pace *p, const struct host_view *h, int64_t now)
 {
     if (p->share <= 0) return;
-    struct pace_host *ph = host_record(p, h->host_id, now);
+    int counted;
+    struct pace_host *ph = host_record(p, h->host_id, now, &counted);
     double gap = (double)(now - ph->last_seen);
     if (gap > 0) {
         double fade = exp(-gap / RHYTHM_MEMORY_S);
@@ -58,16 +75,17 @@ void pace_host_seen(struct pace *p, const struct host_view *h, int64_t now)
         ph->r.gaps = ph->r.gaps * fade + gap;
         ph->r.gaps2 = ph->r.gaps2 * fade + gap * gap;
     }
-    host_speed(ph, h);
+    host_speed(p, ph, h, counted);
     ph->last_seen = now;
 }
 
 void pace_host_load(struct pace *p, const struct host_view *h, int64_t last_seen, const struct rhythm *r)
 {
     if (p->share <= 0) return;
-    struct pace_host *ph = host_record(p, h->host_id, last_seen);
-    host_speed(ph, h);
+    int counted;
+    struct pace_host *ph = host_record(p, h->host_id, last_seen, &counted);
     ph->last_seen = last_seen;
+    host_speed(p, ph, h, counted && last_seen >= p->fleet_time - PACE_ACTIVE_S);
     ph->r = *r;
     if (ph->r.n > RHYTHM_MIN_GAPS) ph->r.n = RHYTHM_MIN_GAPS;
 }
@@ -110,7 +128,8 @@ static void sum_fleet(struct pace *p, int64_t now)
     for (size_t k = 0; k < ngone; k++) free(imap_del(&p->hosts, gone[k]));
     free(gone);
     p->fleet = fleet;
-    p->core_rate = cores > 0 ? cpu / cores : 0;
+    p->cpu = cpu;
+    p->cores = cores;
     p->fleet_time = now;
     p->summed = 1;
 }
@@ -124,15 +143,15 @@ struct pace_now pace_at(struct pace *p, int64_t now)
     if (p->fleet <= 0 || work <= 0) return pn;
     pn.remaining = work / p->fleet;
     pn.horizon = p->share * pn.remaining;
-    pn.core_rate = now < p->end_rule_off_until ? 0 : p->core_rate;
+    pn.core_rate = now < p->end_rule_off_until ? 0 : mean_core(p);
     return pn;
 }
 
 void pace_served(struct pace *p, const struct host_view *h, int nsent, int64_t now)
 {
     int cpus = h->ncpus > 0 ? h->ncpus : 1;
-    if (p->share > 0 && nsent == 0 && h->req_instances > 0 && p->unsent > 0 && p->core_rate > 0 &&
-        est_throughput(h) / cpus >= p->core_rate / PACE_SLOW)
+    if (p->share > 0 && nsent == 0 && h->req_instances > 0 && p->unsent > 0 && mean_core(p) > 0 &&
+        est_throughput(h) / cpus >= mean_core(p) / PACE_SLOW)
         p->end_rule_off_until = now + PACE_REFRESH_S;
 }
 

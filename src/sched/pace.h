@@ -64,9 +64,11 @@ struct pace {
     double unsent;           /* flops of the instances still to send (jobs' needed) */
     double out;              /* flops of the instances in progress */
     struct imap hosts;       /* host id -> struct pace_host* (owned) */
-    double fleet;            /* flops per second of the hosts active at fleet_time */
-    double core_rate;        /* and of their mean CPU */
-    int64_t fleet_time;      /* when fleet was summed */
+    /* The fleet: the hosts seen within PACE_ACTIVE_S of fleet_time, and
+     * those seen since, counted as they come */
+    double fleet;            /* their flops per second */
+    double cpu, cores;       /* their CPUs' flops per second, and how many */
+    int64_t fleet_time;      /* when the sums were made again from all hosts */
     int summed;              /* 0: never yet */
     int64_t end_rule_off_until;   /* PACE_SLOW's rule is off before this */
 };

@@ -65,7 +65,7 @@ static void test_horizon_is_a_share_of_the_remaining_time(void **state)
     pace_free(&p);
 }
 
-static void test_fleet_drops_hosts_silent_for_long(void **state)
+static void test_fleet_counts_new_hosts_and_drops_silent_ones(void **state)
 {
     (void)state;
     struct pace p;
@@ -75,11 +75,15 @@ static void test_fleet_drops_hosts_silent_for_long(void **state)
     pace_host_seen(&p, &a, 0);
     pace_host_seen(&p, &b, 0);
     assert_float_equal(pace_at(&p, PACE_ACTIVE_S).remaining, 1e13 / 2e9, 1e-6);
-    /* summed again only after PACE_REFRESH_S */
+    /* a host new to the fleet counts at once */
+    struct host_view c = cpu_host(9, 2, 1e9, 1);
+    pace_host_seen(&p, &c, PACE_ACTIVE_S + 50);
+    assert_float_equal(pace_at(&p, PACE_ACTIVE_S + 50).remaining, 1e13 / 4e9, 1e-6);
+    /* one that left drops out only when the fleet is summed again, after PACE_REFRESH_S */
     pace_host_seen(&p, &a, PACE_ACTIVE_S + 100);
-    assert_float_equal(pace_at(&p, PACE_ACTIVE_S + 100).remaining, 1e13 / 2e9, 1e-6);
+    assert_float_equal(pace_at(&p, PACE_ACTIVE_S + 100).remaining, 1e13 / 4e9, 1e-6);
     int64_t later = PACE_ACTIVE_S + 100 + PACE_REFRESH_S;
-    assert_float_equal(pace_at(&p, later).remaining, 1e13 / 1e9, 1e-6);   /* b is gone */
+    assert_float_equal(pace_at(&p, later).remaining, 1e13 / 3e9, 1e-6);   /* b is gone */
     pace_free(&p);
 }
 
@@ -366,7 +370,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_off_says_nothing),
         cmocka_unit_test(test_horizon_is_a_share_of_the_remaining_time),
-        cmocka_unit_test(test_fleet_drops_hosts_silent_for_long),
+        cmocka_unit_test(test_fleet_counts_new_hosts_and_drops_silent_ones),
         cmocka_unit_test(test_trim_leaves_idle_processors_asking),
         cmocka_unit_test(test_in_time_near_the_end),
         cmocka_unit_test(test_rhythm_weighs_silences_by_their_length),
