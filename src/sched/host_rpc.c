@@ -233,7 +233,7 @@ static void dispatch(struct sched_index *x, const struct rpc_input *in, struct r
     if (in->limits.max_in_progress_per_gpu > 0 || pn.horizon > 0)
         held_load(x, in, in->limits.max_in_progress_per_gpu > 0 ? dr.host.in_progress_rsc : NULL,
                   pn.horizon > 0 ? queued : NULL);
-    pace_trim(&dr.host, &pn, queued);
+    d->ask_again_after = pace_trim(&dr.host, &pn, queued);
     if (pn.remaining > 0) dr.limits.pace = &pn;
     int room = d->max - d->nsent;
     if (in->limits.max_jobs_per_rpc < room) room = in->limits.max_jobs_per_rpc;

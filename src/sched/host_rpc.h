@@ -79,6 +79,7 @@ struct rpc_decision {
     struct rpc_event *events;       /* owned: jobs whose events a daemon must handle, or that ended, in order */
     int nevents;
     struct dispatch_result res;     /* owned names: deletes, need_work; deadline_refusals */
+    double ask_again_after;         /* seconds the host need not ask for work again (pacing, pace.h); 0: none */
 };
 
 /* The decision of one RPC against index x, changes appended to log.

@@ -155,18 +155,29 @@ void pace_served(struct pace *p, const struct host_view *h, int nsent, int64_t n
         p->end_rule_off_until = now + PACE_REFRESH_S;
 }
 
-void pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX])
+/* Trims one resource's request of units processors; returns the wall
+ * time until its queue is back within the horizon (0: it is). */
+static double trim_one(double *req_secs, double units, double queued, const struct pace_now *pn, double avail)
 {
-    if (pn->horizon <= 0) return;
-    /* runtime seconds one processor computes in the horizon */
-    double span = pn->horizon * est_availability(h);
-    double room = span * (h->ncpus > 0 ? h->ncpus : 1) - queued[RSC_CPU];
-    if (h->req_secs > room) h->req_secs = room > 0 ? room : 0;
+    double over = queued - pn->horizon * avail * units;   /* runtime seconds past the horizon */
+    if (*req_secs > -over) *req_secs = over < 0 ? -over : 0;
+    return over > 0 ? over / units / avail : 0;
+}
+
+double pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX])
+{
+    if (pn->horizon <= 0) return 0;
+    double avail = est_availability(h);
+    double wait = trim_one(&h->req_secs, h->ncpus > 0 ? h->ncpus : 1, queued[RSC_CPU], pn, avail);
+    int asks = h->req_secs > 0 || h->req_instances > 0;
     for (int k = 0; k < h->ncoprocs && k < HOST_MAX_COPROCS; k++) {
         struct host_coproc *c = &h->coprocs[k];
-        room = span * c->count - queued[k + 1];
-        if (c->req_secs > room) c->req_secs = room > 0 ? room : 0;
+        if (c->count <= 0) continue;
+        double w = trim_one(&c->req_secs, c->count, queued[k + 1], pn, avail);
+        if (w < wait) wait = w;
+        asks |= c->req_secs > 0 || c->req_instances > 0;
     }
+    return asks ? 0 : wait < PACE_MAX_WAIT_S ? wait : PACE_MAX_WAIT_S;
 }
 
 int pace_in_time(const struct pace_now *pn, double turnaround, double flops_est)

@@ -26,6 +26,9 @@
  * this old: hosts off for the night come back, hosts gone for days or
  * for good drop out. */
 #define PACE_ACTIVE_S 86400
+/* A host told to wait before asking again (pace_trim) still reports its
+ * results within this long. */
+#define PACE_MAX_WAIT_S 3600.0
 /* The fleet's speed is summed again at most this often. */
 #define PACE_REFRESH_S 300
 
@@ -91,8 +94,11 @@ double pace_late_after(const struct pace *p, int64_t host_id);
 struct pace_now pace_at(struct pace *p, int64_t now);
 /* Trims h's request so that its queue, queued[rsc] runtime seconds per
  * resource (instance-seconds, as requests count them), reaches no further
- * than pn's horizon. Idle processors (req_instances) are left asking. */
-void pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX]);
+ * than pn's horizon. Idle processors (req_instances) are left asking.
+ * Returns how long the host need not ask again: when every resource's
+ * request is trimmed to nothing and none is idle, the least time a queue
+ * takes to come back within the horizon, at most PACE_MAX_WAIT_S; else 0. */
+double pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX]);
 /* The request of h, with an idle CPU or not, got nsent jobs at now: a fast
  * host left idle while work waits turns PACE_SLOW's rule off a while. */
 void pace_served(struct pace *p, const struct host_view *h, int nsent, int64_t now);

@@ -10,6 +10,7 @@
 #include "server/workgen.h"
 #include "store/store.h"
 #include "core/vec.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -522,7 +523,8 @@ static void reply_header(struct rpc *c)
     struct sched_reply *r = &c->reply;
     r->project_name = s->proj.cfg.name;
     r->master_url = s->proj.cfg.master_url;
-    r->request_delay = s->proj.cfg.request_delay;
+    /* pacing: a host whose queue reaches past the horizon need not ask for a while */
+    r->request_delay = fmax(s->proj.cfg.request_delay, c->dec.ask_again_after);
     r->next_rpc_delay = s->proj.cfg.next_rpc_delay;
     r->hostid = c->send_hostid ? c->host.id : 0;
     r->userid = c->user.id;

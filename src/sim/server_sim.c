@@ -856,6 +856,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         h->backoff = fmin(MAX_BACKOFF, fmax(h->backoff * 2, fmax(s->w.request_delay, 1)));
     else
         h->backoff = s->w.request_delay;
+    if (d.ask_again_after > h->backoff) h->backoff = d.ask_again_after;   /* pacing: its queue is full */
     rpc_decision_free(&d);
     free(drop);
     free(files);

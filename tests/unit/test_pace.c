@@ -111,6 +111,27 @@ static void test_trim_leaves_idle_processors_asking(void **state)
     assert_true(h.req_secs == 0);
 }
 
+/* A host whose queue reaches past the horizon, with no idle CPU, is told
+ * how long it need not ask: until its queue is back within the horizon,
+ * an hour at most (it still reports its results). */
+static void test_trimmed_host_told_when_to_ask_again(void **state)
+{
+    (void)state;
+    struct host_view h = cpu_host(HOST, 2, 1e9, 1);
+    struct pace_now pn = {.horizon = 3600, .remaining = 7200};
+    double queued[RSC_MAX] = {3 * 3600.0};
+    h.req_secs = DAY;
+    h.req_instances = 1;
+    assert_true(pace_trim(&h, &pn, queued) == 0);   /* an idle CPU asks again at once */
+    h.req_instances = 0;
+    assert_float_equal(pace_trim(&h, &pn, queued), 1800, 1e-9);   /* 3 h of work on 2 CPUs: 1.5 h, 0.5 h past */
+    queued[RSC_CPU] = 20 * 3600.0;
+    assert_float_equal(pace_trim(&h, &pn, queued), PACE_MAX_WAIT_S, 1e-9);
+    queued[RSC_CPU] = 3600;
+    h.req_secs = DAY;
+    assert_true(pace_trim(&h, &pn, queued) == 0 && h.req_secs == 3600);   /* room left: asks as usual */
+}
+
 static void test_in_time_near_the_end(void **state)
 {
     (void)state;
@@ -372,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_horizon_is_a_share_of_the_remaining_time),
         cmocka_unit_test(test_fleet_counts_new_hosts_and_drops_silent_ones),
         cmocka_unit_test(test_trim_leaves_idle_processors_asking),
+        cmocka_unit_test(test_trimmed_host_told_when_to_ask_again),
         cmocka_unit_test(test_in_time_near_the_end),
         cmocka_unit_test(test_rhythm_weighs_silences_by_their_length),
         cmocka_unit_test(test_rhythm_kept_across_a_restart),
