@@ -342,7 +342,9 @@ static int load_all(struct server *s, char *err, size_t errlen)
     s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
     s->idx.loc.sorted = cfg->locality_sorted;
     s->idx.replicate = cfg->replicate;
-    s->idx.pace.share = cfg->pace_share;
+    /* a project that makes work on demand has more than the index holds:
+     * pacing would take it for nearly done and starve its hosts */
+    s->idx.pace.share = cfg->locality_generator[0] || cfg->cursor_generator[0] ? 0 : cfg->pace_share;
     s->idx.loc.wait_period = (int)cfg->locality_wait_period;
     s->idx.seq.high_water = (int)cfg->sequence_high_water;
     s->idx.cur.in_order = cfg->cursor_in_order;

@@ -16,6 +16,8 @@ make_project "$proj" alice
 echo '{"cmdline": "--iterations 1000 --seed {n}", "inputs": ["in.dat=in"], "flops": 1e12}' >"$TMP/tmpl.json"
 "$LOCUS" batch create "$proj" --app worker --count 3 --input-template "$TMP/tmpl.json" --name b1 \
     --delay-bound 3600 >/dev/null || fail "locus batch create failed"
+# the deadline check alone: pacing would trim these requests before it looks
+set_config "$proj" pace_share 0
 start_locusd "$proj"
 SCHED=${URL}scheduler
 R=$TMP/req.xml B=$TMP/body H=$TMP/headers

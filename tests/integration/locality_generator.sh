@@ -38,6 +38,7 @@ set_config "$proj" locality_scheduling_wait_period "$WAIT"
 set_config "$proj" locality_work_generator \
     "env LOCUS=$LOCUS APP=worker JOBS=3 CHUNKS=2 FLOPS=1e9 sh $GEN \"\$1\""
 set_config "$proj" next_rpc_delay 2
+set_config "$proj" pace_share 0   # the replies carry whole chunks (generated work turns pacing off anyway)
 grep -q '<locality_work_generator>env LOCUS=.* "$1"</locality_work_generator>' "$proj/config.xml" \
     || fail "config.xml lacks the generator: $(cat "$proj/config.xml")"
 
