@@ -999,6 +999,19 @@ int index_report(struct sched_index *x, struct sjob *j, struct instance *in, int
     return index_settle(x, j, now, log);
 }
 
+/* Gives up an instance in progress now; a host given up only for its
+ * rhythm (penalize 0) keeps its quota: it may just be away. Past its
+ * deadline, or its host silent past host_lost_after, it costs quota. */
+static int give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, int penalize,
+                   struct change_log *log)
+{
+    if (in->state != INST_IN_PROGRESS) return 0;
+    finish_instance(x, j, in, OUTCOME_NO_REPLY, now);
+    if (penalize) quota_note_end(x, in, OUTCOME_NO_REPLY, log);
+    log_inst(log, CH_INST_UPDATE, in);
+    return index_settle(x, j, now, log);
+}
+
 int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
                    void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
 {
@@ -1008,11 +1021,8 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
         struct sjob *j = index_job(x, e.job_id);
         struct instance *in = j ? job_instance(j, e.inst_id) : NULL;
         if (!in || in->state != INST_IN_PROGRESS || in->deadline != e.deadline) continue;
-        finish_instance(x, j, in, OUTCOME_NO_REPLY, now);
-        quota_note_end(x, in, OUTCOME_NO_REPLY, log);
-        log_inst(log, CH_INST_UPDATE, in);
         n++;
-        int ev = index_settle(x, j, now, log);
+        int ev = give_up(x, j, in, now, 1, log);
         if (ev && on_event) on_event(ctx, j, ev);
     }
     /* forget abort requests for instances whose deadline has passed */
@@ -1041,21 +1051,10 @@ static int64_t silence_allowed(const struct sched_index *x, const struct pace_no
     return after <= 0 || (int64_t)late < after ? (int64_t)late : after;
 }
 
-/* Gives up an instance in progress now; a host given up only for its
- * rhythm (penalize 0) keeps its quota: it may just be away. */
-static int give_up(struct sched_index *x, struct sjob *j, struct instance *in, int64_t now, int penalize,
-                   struct change_log *log)
-{
-    if (in->state != INST_IN_PROGRESS) return 0;
-    finish_instance(x, j, in, OUTCOME_NO_REPLY, now);
-    if (penalize) quota_note_end(x, in, OUTCOME_NO_REPLY, log);
-    log_inst(log, CH_INST_UPDATE, in);
-    return index_settle(x, j, now, log);
-}
-
 int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, struct change_log *log,
                          void (*on_event)(void *ctx, struct sjob *j, int events), void *ctx)
 {
+    if (after <= 0 && x->pace.share <= 0) return 0;   /* neither a limit nor rhythms: nothing to scan */
     int64_t *silent = NULL;
     int nsilent = 0, capsilent = 0, n = 0;
     size_t it = 0;

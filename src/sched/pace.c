@@ -84,8 +84,8 @@ void pace_host_load(struct pace *p, const struct host_view *h, int64_t last_seen
     if (p->share <= 0) return;
     int counted;
     struct pace_host *ph = host_record(p, h->host_id, last_seen, &counted);
+    host_speed(p, ph, h, counted);
     ph->last_seen = last_seen;
-    host_speed(p, ph, h, counted && last_seen >= p->fleet_time - PACE_ACTIVE_S);
     ph->r = *r;
     if (ph->r.n > RHYTHM_MIN_GAPS) ph->r.n = RHYTHM_MIN_GAPS;
 }
