@@ -177,7 +177,11 @@ double pace_trim(struct host_view *h, const struct pace_now *pn, const double qu
         if (w < wait) wait = w;
         asks |= c->req_secs > 0 || c->req_instances > 0;
     }
-    return asks ? 0 : wait < PACE_MAX_WAIT_S ? wait : PACE_MAX_WAIT_S;
+    if (asks || !h->queued || h->nqueued <= 0) return 0;
+    /* never past its first task's end: a client told to wait reports nothing meanwhile */
+    for (int i = 0; i < h->nqueued; i++)
+        if (h->queued[i].remaining / avail < wait) wait = h->queued[i].remaining / avail;
+    return wait < PACE_MAX_WAIT_S ? wait : PACE_MAX_WAIT_S;
 }
 
 int pace_in_time(const struct pace_now *pn, double turnaround, double flops_est)

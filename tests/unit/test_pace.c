@@ -120,6 +120,9 @@ static void test_trimmed_host_told_when_to_ask_again(void **state)
     struct host_view h = cpu_host(HOST, 2, 1e9, 1);
     struct pace_now pn = {.horizon = 3600, .remaining = 7200};
     double queued[RSC_MAX] = {3 * 3600.0};
+    struct edf_item tasks[1] = {{.remaining = 7200}};   /* its first task ends in 2 h */
+    h.queued = tasks;
+    h.nqueued = 1;
     h.req_secs = DAY;
     h.req_instances = 1;
     assert_true(pace_trim(&h, &pn, queued) == 0);   /* an idle CPU asks again at once */
@@ -127,6 +130,8 @@ static void test_trimmed_host_told_when_to_ask_again(void **state)
     assert_float_equal(pace_trim(&h, &pn, queued), 1800, 1e-9);   /* 3 h of work on 2 CPUs: 1.5 h, 0.5 h past */
     queued[RSC_CPU] = 20 * 3600.0;
     assert_float_equal(pace_trim(&h, &pn, queued), PACE_MAX_WAIT_S, 1e-9);
+    tasks[0].remaining = 600;   /* never past its first task's end */
+    assert_float_equal(pace_trim(&h, &pn, queued), 600, 1e-9);
     queued[RSC_CPU] = 3600;
     h.req_secs = DAY;
     assert_true(pace_trim(&h, &pn, queued) == 0 && h.req_secs == 3600);   /* room left: asks as usual */
