@@ -149,7 +149,7 @@ const struct setting project_settings[] = {
     {SETTING("hook_timeout", SETTING_INT, hook_timeout), .def = 3600, .min = 1, .max = 86400},
     {SETTING("assimilator_cmd", SETTING_TEXT, assimilator_cmd)},
     {SETTING("sequence_result_cmd", SETTING_TEXT, sequence_result_cmd)},
-    {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = 0, .min = 0, .max = 8},
+    {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = REPLICATE_DEFAULT, .min = 0, .max = 8},
     /* work in progress sized to the project's end (sched/pace.h); 0 off */
     {SETTING("pace_share", SETTING_DOUBLE, pace_share), .def = PACE_SHARE_DEFAULT, .max = 1},
     {SETTING("host_lost_after", SETTING_DOUBLE, host_lost_after), .def = 0, .max = NO_MAX},

@@ -19,6 +19,11 @@
 /* Pacing's default (sched/pace.h): a host's queue reaches at most half the
  * time the project needs for its remaining work. */
 #define PACE_SHARE_DEFAULT 0.5
+/* End-of-batch replication's default: one spare per late result. The end
+ * of a batch waits on results held by hosts that went off or left; a
+ * spare on an idle host that would return it twice as soon ends the batch
+ * sooner for a few percent more computing (docs/benchmarks.md). */
+#define REPLICATE_DEFAULT 1
 
 /* A project is its owner's alone: its folder and everything created in it
  * (the store holds every user's data; keys/ the project's secrets). */
@@ -84,7 +89,7 @@ struct project_config {
     double locality_wait_period; /* <locality_scheduling_wait_period>: 0, no on-demand work */
     char locality_generator[1024]; /* <locality_work_generator>: run with a file name per need_work */
     int replicate;               /* <end_of_batch_replication>: spares per late result when nothing is
-                                    left to send (empty element: 1); 0: off */
+                                    left to send (empty element: 1; REPLICATE_DEFAULT); 0: off */
     double pace_share;           /* <pace_share>: a host's queue reaches at most this share of the time the
                                     project needs for its remaining work (0.5); 0 off (sched/pace.h) */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is

@@ -814,7 +814,9 @@ static void cursor_batch_free(struct sbatch *b)
     free(b->cj);
 }
 
-/* A cursor's jobs go only to its team, along their lanes. */
+/* A cursor's jobs go only to its team, along their lanes, and get no
+ * end-of-batch spare: a spare fetches a stretch's files for one job (on
+ * examples/sim/sequence.txt, a quarter more bytes; docs/benchmarks.md). */
 static int cursor_places(const struct sched_index *x, const struct sjob *j)
 {
     (void)x;
@@ -830,6 +832,7 @@ const struct sched_mode cursor_mode = {
     .job_ended = cursor_job_ended,
     .fill = cursor_fill,
     .has_work = cursor_has_work,
+    .no_spare = cursor_places,
     .keeps_batch = cursor_batch_open,
     .batch_ended = cursor_batch_ended,
 };

@@ -24,6 +24,7 @@ void workload_defaults(struct workload *w)
         .upload_bandwidth = 1e6, .sequence_length = 60, .restart_every = 10, .state_size = 1e7,
         .max_result_time = 86400, .sequences_per_host = SEQ_PER_HOST, .sequence_high_water = SEQ_HIGH_WATER,
         .extend_chunk = 10, .transition_period = 60, .deadline_check = 1, .pace_share = PACE_SHARE_DEFAULT,
+        .replicate = REPLICATE_DEFAULT,
         .trust_valid = TRUST_MIN_VALID_DEFAULT, .spot_check = TRUST_SPOT_CHECK_DEFAULT, .wrong_host_rate = 0.5,
         .gpu_fraction = 0, .host_gpus = 1, .gpu_speed = 1e12, .gpu_efficiency = 1, .gpu_ngpus = 1, .gpu_cpu_frac = 0.1,
     };

@@ -414,7 +414,8 @@ static void test_config_locality_settings(void **state)
     assert_int_equal(run(cmd_init, err, f->dir, "--url", "http://127.0.0.1:8123/proj/", NULL), 0);
     struct project p, q;
     assert_int_equal(project_load(&p, f->dir, err, sizeof err), 0);
-    assert_int_equal(p.cfg.locality + p.cfg.replicate, 0);
+    assert_int_equal(p.cfg.locality, 0);
+    assert_int_equal(p.cfg.replicate, REPLICATE_DEFAULT);
     p.cfg.locality = p.cfg.locality_sorted = 1;
     p.cfg.locality_wait_period = 10;
     p.cfg.host_lost_after = 86400;

@@ -237,8 +237,9 @@ static const char *other_value(const struct setting *s, char *buf, size_t len)
     };
     switch (s->type) {
     case SETTING_FLAG:
+        return "";   /* the other side of its default */
     case SETTING_COUNT_FLAG:
-        return "";   /* on; a count of 1 */
+        return s->def == 1 ? "0" : "";   /* a count of 1 unless that is the default */
     case SETTING_INT:
     case SETTING_DOUBLE:
         snprintf(buf, len, "%g", s->def != s->min ? s->min : isfinite(s->max) ? (s->min + s->max) / 2 : s->min + 1);

@@ -195,7 +195,8 @@ static void test_numerical_classes(void **state)
     const char *base = "hosts 40\nhost_speed_median 1e9\njobs 400\nflops_per_job 1e12\nmin_quorum 2\n"
                        "target_nresults 2\nrpc_buffer 3600\n"
                        "platforms Microsoft_Windows/GenuineIntel/Core:3,Linux/AuthenticAMD/EPYC:1\n"
-                       "numerical_level coarse\n";
+                       "numerical_level coarse\n"
+                       "replicate 0\n";   /* spares would add results of their own */
     double overhead[2];
     for (int hr = 0; hr < 2; hr++) {
         struct workload w;
@@ -359,7 +360,8 @@ static void test_deadline_check_on_listed_work(void **state)
 {
     (void)state;
     static const char tight[] = "hosts 20\nhost_speed_median 1e9\nhost_speed_spread 10\njobs 400\n"
-                                "flops_per_job 3.6e12\ndelay_bound 20000\nrpc_buffer 40000\n";
+                                "flops_per_job 3.6e12\ndelay_bound 20000\nrpc_buffer 40000\n"
+                                "replicate 0\n";   /* spares' computing thrown away is not the check's */
     struct sim_figures f[2];
     for (int check = 0; check < 2; check++) {
         struct workload w;
@@ -575,7 +577,8 @@ static void test_gpu_keys_without_gpus(void **state)
  * run ends with them, so the makespan falls by less than 26x but by far
  * more than 5x, and the GPUs compute most results. */
 static const char *gpu_half = "hosts 20\nhost_speed_median 1e9\nhost_speed_spread 4\njobs 2000\nflops_per_job 1e12\n"
-                              "gpu_speed 5e10\nrpc_buffer 1000\n";
+                              "gpu_speed 5e10\nrpc_buffer 1000\n"
+                              "replicate 0\n";   /* no computing thrown away: no spares either */
 
 static void test_gpu_hosts_take_the_work(void **state)
 {
