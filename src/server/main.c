@@ -8,23 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(void)
+static void usage(FILE *to)
 {
-    fputs("usage: locusd PROJECT_DIR [--debug TOPICS] [--log FILE]\n"
-          "  --debug TOPICS  log every decision of these topics: rpc,sched,trans,valid,http,store or all\n"
-          "  --log FILE      append the log to FILE instead of stderr\n", stderr);
+    fputs("usage: locusd PROJECT_DIR [--debug TOPICS] [--log-level LEVEL] [--log FILE]\n"
+          "  --debug TOPICS   log every decision of these topics: rpc,sched,trans,valid,http,store,grid or all\n"
+          "  --log-level L    error, warn, info (the default) or debug (the default with --debug)\n"
+          "  --log FILE       append the log to FILE instead of stderr\n", to);
 }
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL;
+    const char *dir = NULL, *level = NULL, *topics = NULL;
     char err[1024];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--debug") && i + 1 < argc) {
-            if (log_enable_topics(argv[++i], err, sizeof err)) {
-                fprintf(stderr, "locusd: %s\n", err);
-                return 2;
-            }
+            topics = argv[++i];
+        } else if (!strcmp(argv[i], "--log-level") && i + 1 < argc) {
+            level = argv[++i];
         } else if (!strcmp(argv[i], "--log") && i + 1 < argc) {
             FILE *f = fopen(argv[++i], "a");
             if (!f) {
@@ -33,22 +33,30 @@ int main(int argc, char **argv)
             }
             log_set_file(f);
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage();
+            usage(stdout);
             return 0;
         } else if (argv[i][0] != '-' && !dir) {
             dir = argv[i];
         } else {
-            usage();
+            usage(stderr);
             return 2;
         }
     }
     if (!dir) {
-        usage();
+        usage(stderr);
         return 2;
     }
-    if (log_topic_on(LT_RPC) || log_topic_on(LT_SCHED) || log_topic_on(LT_TRANS) || log_topic_on(LT_VALID) ||
-        log_topic_on(LT_HTTP) || log_topic_on(LT_STORE))
-        log_set_level(LOG_DEBUG);
+    /* topics first: they lower the level to debug, an explicit level wins */
+    if (topics && log_enable_topics(topics, err, sizeof err)) {
+        fprintf(stderr, "locusd: %s\n", err);
+        return 2;
+    }
+    enum log_level lv;
+    if (level && log_parse_level(level, &lv)) {
+        fprintf(stderr, "locusd: unknown log level '%s' (known: error,warn,info,debug)\n", level);
+        return 2;
+    }
+    if (level) log_set_level(lv);
 
     /* everything locusd creates (uploads, results, the store's journal) is
      * its user's alone */
