@@ -593,8 +593,10 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
 
 int server_start(struct server *s, char *err, size_t errlen)
 {
+    /* both handles are handed over: the writer owns them, or, if it does
+     * not start, has closed the checkpoints' and left the other to close */
     struct store *wst = s->writer_st;
-    s->writer_st = NULL;   /* the writer's from here, and so is the other */
+    s->writer_st = NULL;
     s->writer = writer_start(wst, s->checkpoint_st);
     s->checkpoint_st = NULL;
     if (!s->writer) {
