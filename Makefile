@@ -3,7 +3,10 @@
 # `make check-fast` the same build's tests not labelled slow (unit tests
 # and one pass of each fuzz harness over its corpus), for the edit loop,
 # `make demo` runs a real server computed by real BOINC clients,
-# `make bench` writes each benchmark's JSON figures to build/bench/.
+# `make bench` writes each benchmark's JSON figures to build/bench/,
+# `make install` installs the programs, systemd units and docs under
+# PREFIX, their configuration under SYSCONFDIR (DESTDIR honoured),
+# `make deb` builds the Debian package into build/deb/.
 JOBS ?= $(shell nproc)
 # Tests run two per core: the integration tests mostly wait on real
 # daemons and clients (each has its own folder and ports), so on the
@@ -12,11 +15,27 @@ JOBS ?= $(shell nproc)
 TEST_JOBS ?= $(shell echo $$(( 2 * $$(nproc) )))
 BUILD ?= build
 CHECK_BUILD ?= build/check
+PREFIX ?= /usr/local
+# /etc, not PREFIX/etc: where an operator looks for a service's settings
+SYSCONFDIR ?= /etc
 
-.PHONY: all deps check check-build check-fast demo bench clean
+.PHONY: all deps check check-build check-fast demo bench install deb clean
+# The configuration's folder is etc under the prefix but for `make
+# install`, so that `cmake --install build --prefix DIR` (docs/guide.md)
+# writes nothing outside DIR.
 all: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCUS_TESTS=OFF >/dev/null
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCUS_TESTS=OFF \
+	  -DCMAKE_INSTALL_SYSCONFDIR=etc >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# configured for the install's places first: the units name them
+install: all
+	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_INSTALL_SYSCONFDIR=$(SYSCONFDIR) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+
+deb: deps
+	@bash scripts/deb.sh $(BUILD)/deb $(JOBS)
 
 deps:
 	@bash scripts/deps.sh

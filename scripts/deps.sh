@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages locus needs to build, test and demo, only
-# those missing, so that a fresh machine (CI included) works with one command.
+# Installs the Debian packages locus needs to build, test, demo and package
+# (debhelper, dpkg-dev: `make deb`), only those missing, so that a fresh
+# machine (CI included) works with one command.
 set -euo pipefail
 pkgs=(cmake make gcc clang pkg-config libclang-rt-14-dev
       libsqlite3-dev sqlite3 libmicrohttpd-dev libexpat1-dev libjansson-dev
       libcurl4-openssl-dev libssl-dev openssl libsodium-dev liblua5.4-dev libcmocka-dev curl boinc-client
-      slurmctld slurmd slurm-client munge python3 strace prometheus)
+      slurmctld slurmd slurm-client munge python3 strace prometheus
+      debhelper dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

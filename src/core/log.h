@@ -20,11 +20,23 @@ enum log_topic {
     LT_GRID = 1 << 9,     /* locusd's grid daemon: cycles, submissions, cancels */
 };
 
-/* Messages go to stderr unless log_set_file() names another stream (not owned). */
+/* Messages go to f (not owned), each line timestamped; NULL (the default):
+ * to stderr. On stderr a line starts with a timestamp too, unless stderr
+ * is the systemd journal (JOURNAL_STREAM names it, as systemd sets it for
+ * a service): then with its priority, "<3>" error, "<4>" warn, "<6>" info,
+ * "<7>" debug (sd-daemon(3)), and the journal adds the time. Whether it is
+ * is looked at on the first line after this call. */
 void log_set_file(FILE *f);
+/* The least severe level written (LOG_INFO unless set); the lines of the
+ * debug topics are of LOG_DEBUG. */
 void log_set_level(enum log_level level);
-/* "rpc,sched,..." or "all"; returns -1 and names the bad topic in err on error. */
+/* "error", "warn", "info" or "debug" into *level: 0, or -1 for another name. */
+int log_parse_level(const char *name, enum log_level *level);
+/* "rpc,sched,..." or "all"; returns -1 and names the bad topic in err on
+ * error. The level becomes LOG_DEBUG, so that they show: a log_set_level
+ * after it may raise it again. */
 int log_enable_topics(const char *list, char *err, size_t errlen);
+/* Whether log_debug(t, ...) writes anything: t is on and the level is LOG_DEBUG. */
 int log_topic_on(enum log_topic t);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,30 +1,76 @@
 /* main.c - locusd: serves one project to BOINC clients until SIGINT or
- * SIGTERM, then stops cleanly (everything acknowledged is committed). */
+ * SIGTERM, then stops cleanly (everything acknowledged is committed);
+ * with --check, opens the project as serving would and says if it can. */
 #include "core/log.h"
 #include "server/server.h"
+#include "store/store.h"
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static void usage(void)
+static void usage(FILE *to)
 {
-    fputs("usage: locusd PROJECT_DIR [--debug TOPICS] [--log FILE]\n"
-          "  --debug TOPICS  log every decision of these topics: rpc,sched,trans,valid,http,store or all\n"
-          "  --log FILE      append the log to FILE instead of stderr\n", stderr);
+    fputs("usage: locusd PROJECT_DIR [--debug TOPICS] [--log-level LEVEL] [--log FILE]\n"
+          "       locusd --check PROJECT_DIR\n"
+          "  --check          open the project as serving would (config.xml, keys, store, index),\n"
+          "                   say what it holds and exit: 0 if locusd would start, else 1 and why\n"
+          "  --debug TOPICS   log every decision of these topics: rpc,sched,trans,valid,http,store,grid or all\n"
+          "  --log-level L    error, warn, info (the default) or debug (the default with --debug)\n"
+          "  --log FILE       append the log to FILE instead of stderr\n", to);
+}
+
+/* --check: what the project holds, on stdout, and 0; or the reason it
+ * would not start, one line on stderr, and 1. Starts no thread, opens no
+ * port. */
+static int check(struct server *s, const char *dir)
+{
+    /* Opening makes files (the store's journal, secrets not made yet): made
+     * by another user than the project's, say root checking the folder of a
+     * service's user, they would keep that service from starting. */
+    struct stat ds;
+    if (!stat(dir, &ds) && ds.st_uid != geteuid()) {
+        const struct passwd *pw = getpwuid(ds.st_uid);
+        fprintf(stderr, "locusd: %s belongs to %s (uid %u), not to this user: check it as its owner (sudo -u %s locusd "
+                "--check %s)\n", dir, pw ? pw->pw_name : "another user", (unsigned)ds.st_uid,
+                pw ? pw->pw_name : "OWNER", dir);
+        return 1;
+    }
+    char err[1024];
+    if (server_open(s, dir, err, sizeof err)) {
+        fprintf(stderr, "locusd: %s would not start: %s\n", dir, err);
+        return 1;
+    }
+    struct store *st = server_reader(s);   /* opened by server_open */
+    int64_t hosts = store_count_hosts_since(st, 0), jobs = 0;
+    if (hosts < 0) {
+        fprintf(stderr, "locusd: %s would not start: %s\n", dir, store_error(st));
+        server_stop(s);
+        return 1;
+    }
+    for (int i = 0; i < s->idx.nbatches; i++) jobs += s->idx.batches[i]->nlive;
+    printf("project  %s at %s\n", s->proj.cfg.name, s->proj.cfg.master_url);
+    printf("store    %s, schema %d\n", s->db_path, store_schema_version(st));
+    printf("loaded   %zu apps, %d batches with %lld jobs live, %lld hosts\n", s->apps.count, s->idx.nbatches,
+           (long long)jobs, (long long)hosts);
+    printf("OK: locusd would start\n");
+    server_stop(s);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    const char *dir = NULL;
+    const char *dir = NULL, *level = NULL, *topics = NULL;
+    int check_only = 0;
     char err[1024];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--debug") && i + 1 < argc) {
-            if (log_enable_topics(argv[++i], err, sizeof err)) {
-                fprintf(stderr, "locusd: %s\n", err);
-                return 2;
-            }
+            topics = argv[++i];
+        } else if (!strcmp(argv[i], "--log-level") && i + 1 < argc) {
+            level = argv[++i];
         } else if (!strcmp(argv[i], "--log") && i + 1 < argc) {
             FILE *f = fopen(argv[++i], "a");
             if (!f) {
@@ -32,23 +78,33 @@ int main(int argc, char **argv)
                 return 1;
             }
             log_set_file(f);
+        } else if (!strcmp(argv[i], "--check")) {
+            check_only = 1;
         } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage();
+            usage(stdout);
             return 0;
         } else if (argv[i][0] != '-' && !dir) {
             dir = argv[i];
         } else {
-            usage();
+            usage(stderr);
             return 2;
         }
     }
     if (!dir) {
-        usage();
+        usage(stderr);
         return 2;
     }
-    if (log_topic_on(LT_RPC) || log_topic_on(LT_SCHED) || log_topic_on(LT_TRANS) || log_topic_on(LT_VALID) ||
-        log_topic_on(LT_HTTP) || log_topic_on(LT_STORE))
-        log_set_level(LOG_DEBUG);
+    /* topics first: they lower the level to debug, an explicit level wins */
+    if (topics && log_enable_topics(topics, err, sizeof err)) {
+        fprintf(stderr, "locusd: %s\n", err);
+        return 2;
+    }
+    enum log_level lv;
+    if (level && log_parse_level(level, &lv)) {
+        fprintf(stderr, "locusd: unknown log level '%s' (known: error,warn,info,debug)\n", level);
+        return 2;
+    }
+    if (level) log_set_level(lv);
 
     /* everything locusd creates (uploads, results, the store's journal) is
      * its user's alone */
@@ -62,7 +118,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     static struct server s;
-    if (server_start(&s, dir, err, sizeof err) || http_start(&s, err, sizeof err)) {
+    if (check_only) return check(&s, dir);
+    if (server_open(&s, dir, err, sizeof err) || server_start(&s, err, sizeof err) ||
+        http_start(&s, err, sizeof err)) {
         fprintf(stderr, "locusd: %s\n", err);
         return 1;
     }

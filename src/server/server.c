@@ -271,6 +271,25 @@ static int load_batch(void *p, const struct batch *b)
     return c->failed;
 }
 
+/* Reads what st holds new since the last look into the index, the changes
+ * that makes into log (lock held, or not yet shared). The jobs loaded into
+ * *loaded; 0, or -1 with the reason in err. */
+static int load_news(struct server *s, struct store *st, struct change_log *log, int64_t *loaded, char *err,
+                     size_t errlen)
+{
+    struct load_ctx c = {.s = s, .st = st, .now = s->clock(), .log = log};
+    /* files before versions before batches: whatever a batch uses is known first */
+    int rc = store_each_file(st, s->last_file_id, load_file, &c);
+    if (!rc) rc = store_each_app(st, load_app, &c);
+    if (!rc) rc = store_each_app_version(st, s->last_version_id, load_version, &c);
+    if (!rc) rc = store_each_sequence_changed(st, &s->seq_revision, load_sequence, &c);
+    if (!rc) rc = store_each_batch(st, s->last_batch_id, load_batch, &c);
+    if (rc || c.failed) snprintf(err, errlen, "loading from the store: %s", store_error(st));
+    index_reap_batches(&s->idx, c.now, log);
+    *loaded = c.loaded;
+    return rc || c.failed ? -1 : 0;
+}
+
 int server_refresh(struct server *s, char *err, size_t errlen)
 {
     struct store *st = server_reader(s);
@@ -280,21 +299,14 @@ int server_refresh(struct server *s, char *err, size_t errlen)
     }
     struct change_log log;
     change_log_init(&log);
+    int64_t loaded = 0;
     pthread_mutex_lock(&s->lock);
-    struct load_ctx c = {.s = s, .st = st, .now = s->clock(), .log = &log};
-    /* files before versions before batches: whatever a batch uses is known first */
-    int rc = store_each_file(st, s->last_file_id, load_file, &c);
-    if (!rc) rc = store_each_app(st, load_app, &c);
-    if (!rc) rc = store_each_app_version(st, s->last_version_id, load_version, &c);
-    if (!rc) rc = store_each_sequence_changed(st, &s->seq_revision, load_sequence, &c);
-    if (!rc) rc = store_each_batch(st, s->last_batch_id, load_batch, &c);
-    if (rc || c.failed) snprintf(err, errlen, "loading from the store: %s", store_error(st));
-    index_reap_batches(&s->idx, c.now, &log);
+    int rc = load_news(s, st, &log, &loaded, err, errlen);
     if (log.n) writer_submit(s->writer, &log);
     pthread_mutex_unlock(&s->lock);
     change_log_free(&log);
-    if (c.loaded && s->workgen) workgen_poke(s->workgen);   /* RPCs waiting for work look again */
-    return rc || c.failed ? -1 : 0;
+    if (loaded && s->workgen) workgen_poke(s->workgen);   /* RPCs waiting for work look again */
+    return rc;
 }
 
 static int load_host_av(void *ctx, const struct host_av *r)
@@ -521,7 +533,7 @@ static int load_plan_classes(struct server *s, char *err, size_t errlen)
     return rc;
 }
 
-int server_start(struct server *s, const char *project_dir, char *err, size_t errlen)
+int server_open(struct server *s, const char *project_dir, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->clock = wall_clock;
@@ -553,12 +565,11 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     if (load_plan_classes(s, err, errlen)) return -1;
     make_private(s);
 
-    struct store *wst = store_open(s->db_path, 0, err, errlen);  /* migrates if needed */
-    if (!wst) return -1;
+    if (!(s->writer_st = store_open(s->db_path, 0, err, errlen))) return -1;   /* migrates if needed */
     /* locality ends jobs all over the jobs table: the writer keeps those pages */
-    if ((s->proj.cfg.locality || s->proj.cfg.locality_lite) && store_set_cache_kib(wst, LOCALITY_WRITER_CACHE_KIB)) {
-        snprintf(err, errlen, "store %s: %s", s->db_path, store_error(wst));
-        store_close(wst);
+    if ((s->proj.cfg.locality || s->proj.cfg.locality_lite) &&
+        store_set_cache_kib(s->writer_st, LOCALITY_WRITER_CACHE_KIB)) {
+        snprintf(err, errlen, "store %s: %s", s->db_path, store_error(s->writer_st));
         return -1;
     }
     pthread_mutex_init(&s->lock, NULL);
@@ -570,20 +581,31 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
     smap_init(&s->users);
     workq_init(&s->validate_q);
     workq_init(&s->assimilate_q);
-    struct store *cst = store_open(s->db_path, 0, err, errlen);   /* the writer's checkpoints */
-    if (!cst) {
-        store_close(wst);
-        return -1;
-    }
-    if ((s->writer = writer_start(wst, cst))) writer_set_publisher(s->writer, files_publish_upload, s);
+    if (!(s->checkpoint_st = store_open(s->db_path, 0, err, errlen))) return -1;
+    smap_init(&s->files_by_name);
+    change_log_init(&s->opened);
+    if (load_all(s, err, errlen)) return -1;
+    int64_t loaded;
+    if (load_news(s, server_reader(s), &s->opened, &loaded, err, errlen)) return -1;   /* load_all opened the reader */
+    all_hosts_seen(s);
+    return 0;
+}
+
+int server_start(struct server *s, char *err, size_t errlen)
+{
+    /* both handles are handed over: the writer owns them, or, if it does
+     * not start, has closed the checkpoints' and left the other to close */
+    struct store *wst = s->writer_st;
+    s->writer_st = NULL;
+    s->writer = writer_start(wst, s->checkpoint_st);
+    s->checkpoint_st = NULL;
     if (!s->writer) {
         store_close(wst);
         snprintf(err, errlen, "cannot start the writer thread");
         return -1;
     }
-    smap_init(&s->files_by_name);
-    if (load_all(s, err, errlen) || server_refresh(s, err, errlen)) return -1;
-    all_hosts_seen(s);
+    writer_set_publisher(s->writer, files_publish_upload, s);
+    if (s->opened.n) writer_submit(s->writer, &s->opened);
     if (!(s->workgen = workgen_start(s, err, errlen))) return -1;
     if (pthread_create(&s->maint_thread, NULL, maintenance_main, s) ||
         pthread_create(&s->validate_thread, NULL, validator_main, s) ||
@@ -592,6 +614,7 @@ int server_start(struct server *s, const char *project_dir, char *err, size_t er
         snprintf(err, errlen, "cannot start daemon threads");
         return -1;
     }
+    s->started = 1;
     return 0;
 }
 
@@ -608,15 +631,21 @@ static void free_map_values(struct imap *m, int files)
 
 void server_stop(struct server *s)
 {
-    s->stopping = 1;
-    workq_close(&s->validate_q);
-    workq_close(&s->assimilate_q);
-    pthread_join(s->maint_thread, NULL);
-    pthread_join(s->validate_thread, NULL);
-    pthread_join(s->assimilate_thread, NULL);
-    if (s->proj.cfg.grid_daemon) pthread_join(s->grid_thread, NULL);
-    workgen_free(s->workgen);
-    writer_stop(s->writer);
+    if (s->started) {
+        s->stopping = 1;
+        workq_close(&s->validate_q);
+        workq_close(&s->assimilate_q);
+        pthread_join(s->maint_thread, NULL);
+        pthread_join(s->validate_thread, NULL);
+        pthread_join(s->assimilate_thread, NULL);
+        if (s->proj.cfg.grid_daemon) pthread_join(s->grid_thread, NULL);
+        workgen_free(s->workgen);
+        writer_stop(s->writer);
+    } else {   /* opened only: what loading decided is dropped, nothing was written */
+        store_close(s->writer_st);
+        store_close(s->checkpoint_st);
+        change_log_free(&s->opened);
+    }
     index_free(&s->idx);
     plan_classes_free(&s->plan_classes);
     free_map_values(&s->apps, 0);

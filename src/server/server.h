@@ -67,6 +67,11 @@ struct server {
     int64_t seq_revision;        /* sequences' revisions read up to here */
 
     struct writer *writer;
+    /* From server_open to server_start: the writer's two store handles,
+     * and the changes loading the index made, which it commits first. */
+    struct store *writer_st, *checkpoint_st;
+    struct change_log opened;
+    int started;                 /* server_start ran: there are threads to stop */
     struct workgen *workgen;     /* locality: need_work waits, generator, folder */
     struct workq validate_q, assimilate_q;   /* job ids */
     pthread_t maint_thread, validate_thread, assimilate_thread, grid_thread;
@@ -84,9 +89,18 @@ struct server {
                                     stays queued): API_ORDER_WAIT_MS unless a test sets it */
 };
 
-/* Opens the project's store, loads state, starts the writer and daemon
- * threads (not HTTP). -1 with the reason in err. */
-int server_start(struct server *s, const char *project_dir, char *err, size_t errlen);
+/* Opens the project in project_dir as serving it needs: config.xml, the
+ * keys (those secrets not made yet are made), plan_class.xml, the HTTPS
+ * certificate, the store (migrated if older), and the scheduling index
+ * loaded from it. Starts no thread and writes nothing else. 0, or -1 with
+ * the reason in err: s then holds what was made so far, for the process's
+ * exit (server_stop is for a server opened). */
+int server_open(struct server *s, const char *project_dir, char *err, size_t errlen);
+/* Starts the writer, which first commits what loading decided, and the
+ * daemon threads (not HTTP) of a server opened. -1 with the reason in err. */
+int server_start(struct server *s, char *err, size_t errlen);
+/* Stops the threads server_start started and frees s; after server_open
+ * alone, drops what loading decided (never written) and frees s. */
 void server_stop(struct server *s);
 
 /* Reads new apps, versions, files and batches, and applies cancellations.

@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "usage: locus-client --dir DIR [--debug TOPICS] [--retry-min S] [--retry-max S]\n"
-    "                    [--max-cpus N] [--leave-in-memory 0|1] [--checkpoint-period S]\n"
+    "usage: locus-client --dir DIR [--debug TOPICS] [--log-level LEVEL]\n"
+    "                    [--retry-min S] [--retry-max S] [--max-cpus N]\n"
+    "                    [--leave-in-memory 0|1] [--checkpoint-period S]\n"
     "                    [--sched-period S] [--min-queue S]\n"
     "                    [--benchmark-seconds S] [--ca-file PEM]     run the agent\n"
     "       locus-client --dir DIR [--json] CMD                       talk to it:\n"
@@ -30,6 +31,7 @@ static const char usage_text[] =
     "  suspend [URL] | resume [URL] | update [URL]\n"
     "       locus-client --help | -h | help                           this text\n"
     "TOPICS: cpu_sched,work_fetch,task,rpc,http or all\n"
+    "LEVEL: error, warn, info (the default) or debug (the default with --debug)\n"
     "Exit status: 0 done; 1 failed, one line on stderr says why; 2 bad usage.\n";
 
 /* The CAs a BOINC client trusts instead of the system's when its data
@@ -256,7 +258,7 @@ int main(int argc, char **argv)
     struct agent_options o = {.retry_min = 60, .retry_max = 14400, .max_cpus = -1, .leave_in_memory = -1,
                               .checkpoint_period = -1, .sched_period = -1, .min_queue = -1,
                               .benchmark_seconds = DEFAULT_BENCHMARK_SECONDS};
-    const char *debug = NULL, *ca_file = NULL;
+    const char *debug = NULL, *level = NULL, *ca_file = NULL;
     int json = 0, i;
     for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -273,6 +275,7 @@ int main(int argc, char **argv)
         i++;
         if (!strcmp(a, "--dir")) o.dir = v;
         else if (!strcmp(a, "--debug")) debug = v;
+        else if (!strcmp(a, "--log-level")) level = v;
         else if (!strcmp(a, "--retry-min")) o.retry_min = number(a, v);
         else if (!strcmp(a, "--retry-max")) o.retry_max = number(a, v);
         else if (!strcmp(a, "--max-cpus")) o.max_cpus = (int)number(a, v);
@@ -295,8 +298,14 @@ int main(int argc, char **argv)
     if (i < argc)
         return run_command(o.dir, json, argc - i, argv + i);
     char err[1024];
+    /* topics first: they lower the level to debug, an explicit level wins */
     if (debug && log_enable_topics(debug, err, sizeof err) != 0)
         return usage(err);
+    enum log_level lv;
+    if (level && log_parse_level(level, &lv) != 0)
+        return usage("unknown log level (known: error,warn,info,debug)");
+    if (level)
+        log_set_level(lv);
     if (o.retry_min <= 0 || o.retry_max < o.retry_min)
         return usage("--retry-min must be positive and at most --retry-max");
     if (o.benchmark_seconds > AGENT_BENCHMARK_MAX_SECONDS) {
