@@ -37,6 +37,8 @@ set_config "$proj" adaptive_spot_check 0.001
 # so that hosts trusted after the first rounds still find fresh jobs (the
 # first host to ask would otherwise take them all, untrusted)
 set_config "$proj" max_wus_in_progress 2
+# no end-of-batch spares: a job's instances must be those its target says
+set_config "$proj" end_of_batch_replication 0
 start_locusd "$proj"
 own_build_template
 "$LOCUS" batch create "$proj" --app worker --count "$NJOBS" --input-template "$TMP/own.json" --name "$BATCH" \

@@ -31,6 +31,9 @@ make_project "$proj" alice bob carol
 # few jobs buffered per host: many RPCs (more moments to crash in) and no
 # buffered task anywhere near its deadline
 set_config "$proj" max_wus_in_progress 2
+# no end-of-batch spares: they add instances of their own, and the count of
+# instances beyond replacements is what shows a crash sending a job twice
+set_config "$proj" end_of_batch_replication 0
 # ~3 s per job (100 sleeps of 30 ms), checkpointing as it goes
 echo '{"cmdline": "--iterations 300000 --sleep-ms 30 --seed {n}", "inputs": ["in.dat=in"], "flops": 3e9}' >"$TMP/tmpl.json"
 "$LOCUS" batch create "$proj" --app worker --count "$NJOBS" --input-template "$TMP/tmpl.json" --name "$BATCH" \
