@@ -461,6 +461,15 @@ static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
     x->out[x->out_n++] = (struct held_instance){job_id, inst_id};
 }
 
+/* Room for k more entries without the compaction of out_push, which would
+ * move entries under a scan. */
+static void out_reserve(struct sched_index *x, size_t k)
+{
+    if (x->out_cap - x->out_n >= k) return;
+    x->out_cap = x->out_n + k > 2 * x->out_cap ? x->out_n + k : 2 * x->out_cap;
+    x->out = xrealloc(x->out, x->out_cap * sizeof *x->out);
+}
+
 /* Instance in of j is out on its host: in its deadline queue, its host's
  * list, the replication queue and pacing's work out. */
 static void instance_out(struct sched_index *x, const struct sjob *j, const struct instance *in)
@@ -942,13 +951,18 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
     if (!x->replicate || !dispatch_room(budget, res) || !nothing_to_send(x)) return 0;
     const struct host_view *h = &req->host;
     int n = 0, scanned = 0;
-    for (size_t i = x->out_head; i < x->out_n && scanned < DISPATCH_SCAN_LIMIT && dispatch_room(budget, res); i++) {
+    /* Entries of instances that came back are dropped as the scan meets
+     * them, so that no later scan walks them again: [out_head, kept) holds
+     * the entries scanned that are still out. The spares sent meanwhile
+     * are appended at the end. */
+    out_reserve(x, (size_t)(res->max - res->nsent));
+    size_t i, kept = x->out_head;
+    for (i = x->out_head; i < x->out_n && scanned < DISPATCH_SCAN_LIMIT && dispatch_room(budget, res); i++) {
         struct sjob *j;
-        struct instance *in = still_out(x, &x->out[i], &j);
-        if (!in) {
-            if (i == x->out_head) x->out_head++;   /* stale at the front: consumed */
-            continue;
-        }
+        struct held_instance e = x->out[i];
+        struct instance *in = still_out(x, &e, &j);
+        if (!in) continue;
+        x->out[kept++] = e;
         scanned++;
         /* a spare only where it saves time: this host would be done in
          * less than half the time the instance out there still needs */
@@ -968,6 +982,10 @@ int replicate_fill(struct sched_index *x, const struct dispatch_request *req, st
         send_instance(x, j, &vc, req, budget, res, log);
         n++;
     }
+    /* the entries kept close up against those not scanned */
+    size_t nkept = kept - x->out_head;
+    memmove(&x->out[i - nkept], &x->out[x->out_head], nkept * sizeof *x->out);
+    x->out_head = i - nkept;
     return n;
 }
 
