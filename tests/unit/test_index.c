@@ -2151,6 +2151,37 @@ static void test_replication_list_stays_small(void **state)
     assert_int_equal(f->x.out_n, n);
 }
 
+/* A replication scan drops the entries of instances that came back as it
+ * meets them, wherever they lie: the next scans walk only what is out. */
+static void test_replication_scan_drops_returned(void **state)
+{
+    struct fx *f = *state;
+    f->x.replicate = 1;
+    struct sbatch *b = add_batch(f, 1, 1, 0, 1, 41, &red1, 1e7);
+    add_jobs(f, b, 1, 41, 1e12);
+    struct dispatched sent[MAXSENT];
+    struct host_view slow = host(1, 1), fast = host(2, 2);
+    slow.flops = 1e8, fast.flops = 1e10;   /* a job: 1e4 s and 100 s */
+    slow.req_instances = fast.req_instances = 1, slow.req_secs = fast.req_secs = 0;
+    assert_int_equal(dispatch(f, &slow, 1, sent), 1);   /* out for good, at the front */
+    for (int64_t t = 2; t <= 41; t++) {   /* sent and back at once, behind it */
+        assert_int_equal(dispatch(f, &fast, t, sent), 1);
+        struct sjob *j = sent[0].job;
+        assert_true(index_report(&f->x, j, inst_on(j, 2), 2, OUTCOME_SUCCESS, 0, 1, 1, t, &f->log) >= 0);
+        clear_log(f);
+    }
+    assert_true(f->x.out_n - f->x.out_head > 1);
+    struct host_view idle = host(3, 3);   /* as slow: no spare, but a scan */
+    idle.flops = 1e8;
+    assert_int_equal(dispatch(f, &idle, 50, sent), 0);
+    assert_int_equal(f->x.out_n - f->x.out_head, 1);
+    struct host_view spare = host(4, 4);   /* fast: the one entry left is still found */
+    spare.flops = 1e10;
+    assert_int_equal(dispatch(f, &spare, 60, sent), 1);
+    assert_int_equal(sent[0].job->id, 1);
+    assert_int_equal(f->x.out_n - f->x.out_head, 2);
+}
+
 static void test_second_spare_only_when_allowed(void **state)
 {
     struct fx *f = *state;
@@ -2213,6 +2244,7 @@ int main(void)
         T(test_replica_to_fast_host_only_at_the_end),
         T(test_no_replica_when_off_or_not_faster_or_work_left),
         T(test_second_spare_only_when_allowed),
+        T(test_replication_scan_drops_returned),
         T(test_replication_list_stays_small),
         T(test_replica_ends_with_the_job),
         T(test_unknown_app_rejected),
