@@ -32,6 +32,8 @@ KEY_A=$(submit_key_of "$proj" alice) KEY_C=$(submit_key_of "$proj" carl) KEY_D=$
 printf '#!/bin/sh\n# keeps pr_2 validated, with its upload\n[ "$LOCUS_JOB_NAME" != pr_2 ]\n' >"$TMP/assim.sh"
 chmod +x "$TMP/assim.sh"
 set_config "$proj" assimilator_cmd "$TMP/assim.sh"
+# no end-of-batch spares: the counts shown are those of the jobs' own instances
+set_config "$proj" end_of_batch_replication 0
 echo '{"cmdline": "--iterations 1000"}' >"$TMP/one.json"
 "$LOCUS" batch create "$proj" --app worker --count 2 --input-template "$TMP/one.json" --name first --user carl \
     >/dev/null || fail "locus batch create first failed"
