@@ -178,9 +178,13 @@ double pace_trim(struct host_view *h, const struct pace_now *pn, const double qu
         asks |= c->req_secs > 0 || c->req_instances > 0;
     }
     if (asks || !h->queued || h->nqueued <= 0) return 0;
-    /* never past its first task's end: a client told to wait reports nothing meanwhile */
+    /* never past its first task's end: a client told to wait reports nothing
+     * meanwhile; nor past the project's remaining time, since that end is
+     * the client's own estimate, and near the end of a batch the tasks it
+     * holds are the ones the batch waits for */
     for (int i = 0; i < h->nqueued; i++)
         if (h->queued[i].remaining / avail < wait) wait = h->queued[i].remaining / avail;
+    if (pn->remaining < wait) wait = pn->remaining;
     return wait < PACE_MAX_WAIT_S ? wait : PACE_MAX_WAIT_S;
 }
 

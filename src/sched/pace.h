@@ -98,7 +98,8 @@ struct pace_now pace_at(struct pace *p, int64_t now);
  * Returns how long the host need not ask again: when every resource's
  * request is trimmed to nothing and none is idle, the least time a queue
  * takes to come back within the horizon, no later than its first listed
- * task ends (so it reports it) and at most PACE_MAX_WAIT_S; else 0. */
+ * task ends (so it reports it) nor than the project's remaining time, and
+ * at most PACE_MAX_WAIT_S; else 0. */
 double pace_trim(struct host_view *h, const struct pace_now *pn, const double queued[RSC_MAX]);
 /* The request of h, with an idle CPU or not, got nsent jobs at now: a fast
  * host left idle while work waits turns PACE_SLOW's rule off a while. */

@@ -113,7 +113,8 @@ static void test_trim_leaves_idle_processors_asking(void **state)
 
 /* A host whose queue reaches past the horizon, with no idle CPU, is told
  * how long it need not ask: until its queue is back within the horizon,
- * an hour at most (it still reports its results). */
+ * an hour at most, its first task's end at most (it still reports its
+ * results), and the project's remaining time at most. */
 static void test_trimmed_host_told_when_to_ask_again(void **state)
 {
     (void)state;
@@ -132,6 +133,8 @@ static void test_trimmed_host_told_when_to_ask_again(void **state)
     assert_float_equal(pace_trim(&h, &pn, queued), PACE_MAX_WAIT_S, 1e-9);
     tasks[0].remaining = 600;   /* never past its first task's end */
     assert_float_equal(pace_trim(&h, &pn, queued), 600, 1e-9);
+    struct pace_now end = {.horizon = 60, .remaining = 120};   /* nor past the project's end */
+    assert_float_equal(pace_trim(&h, &end, queued), 120, 1e-9);
     queued[RSC_CPU] = 3600;
     h.req_secs = DAY;
     assert_true(pace_trim(&h, &pn, queued) == 0 && h.req_secs == 3600);   /* room left: asks as usual */
