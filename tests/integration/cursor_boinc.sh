@@ -10,7 +10,8 @@
 #  - each client starts in its own cursor and switches at most once: when
 #    its cursor has nothing left to send, it helps the other;
 #  - a client keeps its files between jobs: each file is downloaded once per
-#    client that ran a job reading it, and neither client gets all 20;
+#    client that ran a job reading it (again only after it was told to
+#    delete it), and neither client gets all 20;
 #  - a client is told to delete a file once no unfinished job of its cursor
 #    reads it (its log has the request), and no sequence file is left on
 #    either client at the end;
@@ -88,7 +89,21 @@ say "cursors of the jobs sent, in order: C1 $r1; C2 $r2"
 need=$(sql "$proj" "SELECT count(*) FROM (SELECT DISTINCT i.host_id, f.name FROM instances i
                     JOIN jobs j ON j.id=i.job_id JOIN files f ON j.inputs LIKE f.id||':%' OR j.inputs LIKE '%,'||f.id||':%')")
 gets=$(grep -c 'GET download/F[0-9]*\.dat' "$LOCUSD_LOG" || true)
-[ "$gets" -eq "$need" ] || fail "$gets downloads of sequence files for $need (client, file) pairs that ran a job reading them"
+# a client fetches a file again only after it was told to delete it: a
+# boundary file of its cursor, deleted once its cursor's jobs were done
+# with it, read again by a job of the cursor it then went to help
+again=0
+for c in C1 C2; do
+    n=$(awk '/Finished download of F[0-9]+\.dat/ { f = $NF; if (have[f]) bad = 1; have[f] = 1; if (seen[f]++) again++ }
+             /request to delete file F[0-9]+\.dat/ { have[$NF] = 0 }
+             END { print bad ? "bad" : again + 0 }' "${CLIENT_DIR[$c]}/client.log")
+    [ "$n" != bad ] || fail "$c downloaded a sequence file it still held"
+    again=$((again + n))
+done
+fetched=$(cat "${CLIENT_DIR[C1]}/client.log" "${CLIENT_DIR[C2]}/client.log" | grep -c 'Finished download of F[0-9]*\.dat' || true)
+[ "$fetched" -eq "$gets" ] || fail "the clients logged $fetched downloads of sequence files, locusd served $gets"
+[ "$gets" -eq $((need + again)) ] \
+    || fail "$gets downloads of sequence files for $need (client, file) pairs that ran a job reading them and $again fetched again after a delete"
 [ "$need" -lt $((2 * NFILES)) ] || fail "both clients needed every file ($need downloads): cursors kept nothing apart"
 say "$gets downloads of sequence files (every file to both clients would be $((2 * NFILES)))"
 
