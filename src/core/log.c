@@ -69,6 +69,18 @@ int log_enable_topics(const char *list, char *err, size_t errlen)
     return 0;
 }
 
+int log_configure(const char *topics, const char *level, char *err, size_t errlen)
+{
+    enum log_level lv;
+    if (topics && log_enable_topics(topics, err, errlen)) return -1;
+    if (level && log_parse_level(level, &lv)) {
+        snprintf(err, errlen, "unknown log level '%s' (known: error,warn,info,debug)", level);
+        return -1;
+    }
+    if (level) log_level = lv;
+    return 0;
+}
+
 /* systemd hands a service's stderr to the journal and sets JOURNAL_STREAM
  * to "DEVICE:INODE" of that stream; stderr may since have been sent
  * elsewhere (a shell's redirection), so both must match. */

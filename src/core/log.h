@@ -36,6 +36,10 @@ int log_parse_level(const char *name, enum log_level *level);
  * error. The level becomes LOG_DEBUG, so that they show: a log_set_level
  * after it may raise it again. */
 int log_enable_topics(const char *list, char *err, size_t errlen);
+/* A program's --debug TOPICS and --log-level LEVEL (either NULL: not
+ * given): the topics first, so that an explicit level wins over the debug
+ * level they set. 0, or -1 with the reason in err. */
+int log_configure(const char *topics, const char *level, char *err, size_t errlen);
 /* Whether log_debug(t, ...) writes anything: t is on and the level is LOG_DEBUG. */
 int log_topic_on(enum log_topic t);
 

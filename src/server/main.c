@@ -94,17 +94,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    /* topics first: they lower the level to debug, an explicit level wins */
-    if (topics && log_enable_topics(topics, err, sizeof err)) {
+    if (log_configure(topics, level, err, sizeof err)) {
         fprintf(stderr, "locusd: %s\n", err);
         return 2;
     }
-    enum log_level lv;
-    if (level && log_parse_level(level, &lv)) {
-        fprintf(stderr, "locusd: unknown log level '%s' (known: error,warn,info,debug)\n", level);
-        return 2;
-    }
-    if (level) log_set_level(lv);
 
     /* everything locusd creates (uploads, results, the store's journal) is
      * its user's alone */

@@ -152,6 +152,21 @@ static void test_the_journal_gets_priorities_not_timestamps(void **state)
     free(text);
 }
 
+/* A program's two options: an explicit level wins over the topics' debug
+ * level, whatever their order; a bad level is refused with its name. */
+static void test_configure_from_options(void **state)
+{
+    char err[256] = "";
+    assert_int_equal(log_configure("sched", "info", err, sizeof err), 0);
+    assert_false(log_topic_on(LT_SCHED));
+    assert_int_equal(log_configure(NULL, "debug", err, sizeof err), 0);
+    assert_true(log_topic_on(LT_SCHED));
+    assert_int_equal(log_configure(NULL, "loud", err, sizeof err), -1);
+    assert_non_null(strstr(err, "'loud'"));
+    assert_int_equal(log_configure("nonsense", NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nonsense"));
+}
+
 static void test_stderr_elsewhere_is_timestamped(void **state)
 {
     char *text = logged_to_stderr(one_of_each, 0);
@@ -169,6 +184,7 @@ int main(void)
         cmocka_unit_test_setup(test_stderr_elsewhere_is_timestamped, reset),
         cmocka_unit_test_setup(test_topics_show_at_debug_level_only, reset),
         cmocka_unit_test_setup(test_the_journal_gets_priorities_not_timestamps, reset),
+        cmocka_unit_test_setup(test_configure_from_options, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -298,14 +298,8 @@ int main(int argc, char **argv)
     if (i < argc)
         return run_command(o.dir, json, argc - i, argv + i);
     char err[1024];
-    /* topics first: they lower the level to debug, an explicit level wins */
-    if (debug && log_enable_topics(debug, err, sizeof err) != 0)
+    if (log_configure(debug, level, err, sizeof err) != 0)
         return usage(err);
-    enum log_level lv;
-    if (level && log_parse_level(level, &lv) != 0)
-        return usage("unknown log level (known: error,warn,info,debug)");
-    if (level)
-        log_set_level(lv);
     if (o.retry_min <= 0 || o.retry_max < o.retry_min)
         return usage("--retry-min must be positive and at most --retry-max");
     if (o.benchmark_seconds > AGENT_BENCHMARK_MAX_SECONDS) {
