@@ -149,6 +149,10 @@ const struct setting project_settings[] = {
     {SETTING("hook_timeout", SETTING_INT, hook_timeout), .def = 3600, .min = 1, .max = 86400},
     {SETTING("assimilator_cmd", SETTING_TEXT, assimilator_cmd)},
     {SETTING("sequence_result_cmd", SETTING_TEXT, sequence_result_cmd)},
+    /* the store stays bounded (store/purge.h): what ended goes to the archive */
+    {SETTING("purge_after_days", SETTING_DOUBLE, purge_after_days), .def = PURGE_AFTER_DAYS_DEFAULT, .max = NO_MAX},
+    {SETTING("archive_hosts_after_days", SETTING_DOUBLE, archive_hosts_after_days),
+     .def = ARCHIVE_HOSTS_AFTER_DAYS_DEFAULT, .max = NO_MAX},
     {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = REPLICATE_DEFAULT, .min = 0, .max = 8},
     /* work in progress sized to the project's end (sched/pace.h); 0 off */
     {SETTING("pace_share", SETTING_DOUBLE, pace_share), .def = PACE_SHARE_DEFAULT, .max = 1},

@@ -24,6 +24,11 @@
  * spare on an idle host that would return it twice as soon ends the batch
  * sooner for a few percent more computing (docs/benchmarks.md). */
 #define REPLICATE_DEFAULT 1
+/* Purging's defaults: a month for a scientist to look at an ended job in
+ * the store (the archive keeps it after), half a year for a volunteer to
+ * come back to the same host record. */
+#define PURGE_AFTER_DAYS_DEFAULT 30
+#define ARCHIVE_HOSTS_AFTER_DAYS_DEFAULT 180
 
 /* A project is its owner's alone: its folder and everything created in it
  * (the store holds every user's data; keys/ the project's secrets). */
@@ -92,6 +97,9 @@ struct project_config {
                                     left to send (empty element: 1; REPLICATE_DEFAULT); 0: off */
     double pace_share;           /* <pace_share>: a host's queue reaches at most this share of the time the
                                     project needs for its remaining work (0.5); 0 off (sched/pace.h) */
+    double purge_after_days;     /* <purge_after_days>: ended jobs go to the archive this long after
+                                    their end (store/purge.h); 0 never */
+    double archive_hosts_after_days; /* <archive_hosts_after_days>: hosts silent this long go; 0 never */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
     int deadline_check;          /* the server deadline check (EDF of the host's work, docs/server.md);

@@ -375,6 +375,23 @@ static const char v22[] = "ALTER TABLE hosts ADD COLUMN rhythm_n INTEGER NOT NUL
                           "ALTER TABLE hosts ADD COLUMN rhythm_gaps REAL NOT NULL DEFAULT 0;"
                           "ALTER TABLE hosts ADD COLUMN rhythm_gaps2 REAL NOT NULL DEFAULT 0;";
 
-const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11,
-                                         v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22};
-const int schema_nmigrations = 22;
+/* Version 23: purging (store/purge.h). Ended jobs leave the store for
+ * the archive; their batch keeps what its figures need of them (counts by
+ * end, instances by outcome, the first and last success), and the id its
+ * jobs are numbered from, fixed before its first job goes. jobs_ended
+ * finds the jobs to purge in the order they ended; purge_files holds the
+ * files that purged jobs read, to be deleted once no job left reads them. */
+static const char v23[] =
+    "ALTER TABLE batches ADD COLUMN first_job_id INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_done INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_failed INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_cancelled INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_inst_success INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_inst_error INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_first_done INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE batches ADD COLUMN purged_last_done INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX jobs_ended ON jobs(done_time) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
+    "CREATE TABLE purge_files(file_id INTEGER PRIMARY KEY);";
+const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
+                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23};
+const int schema_nmigrations = 23;

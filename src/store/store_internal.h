@@ -20,6 +20,9 @@ sqlite3 *store_db(struct store *s);
 /* Reads STORE_INST_COLS, the first STORE_INST_NCOLS columns of st's row,
  * into *in (what is kept in memory only is zero). */
 void store_inst_from_row(sqlite3_stmt *st, struct instance *in);
+/* A job's inputs as the store keeps them ("file_id:open_name,...") into
+ * j->inputs and j->ninputs (at most MAX_INPUTS; a damaged tail is left out). */
+void store_inputs_parse(const char *text, struct job_spec *j);
 /* Column i of st's row as text into out (len bytes, cut to fit); "" for
  * NULL. */
 void store_col_text(sqlite3_stmt *st, int i, char *out, size_t len);
@@ -48,6 +51,9 @@ sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
 int store_prepare(struct store *s, const char *sql, unsigned flags, sqlite3_stmt **st);
 /* Runs a bound statement that returns no row; -1 with the error recorded. */
 int store_run(struct store *s, sqlite3_stmt *st, const char *what);
+/* Runs statements with no parameters, their {NAME}s expanded; -1 with the
+ * error recorded. */
+int store_run_sql(struct store *s, const char *sql);
 /* Runs sql with ?1 = arg and calls each_row per row until it returns non-zero. */
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx);

@@ -247,9 +247,14 @@ static int load_job(struct store *s, const struct batch *b, int64_t id, struct j
     snprintf(v->job_batch, sizeof v->job_batch, "%s", jb.name);
     v->task_names = jb.task_names;
     if (store_job_status(s, id, &v->st)) return -1;
-    /* a chunk's jobs carry their number; the others are numbered as made, from 0 */
+    /* a chunk's jobs carry their number; the others are numbered as made,
+     * from 0: from their first job's id once purging took some (a batch's
+     * jobs are made in one transaction, so their ids follow each other) */
     if (jb.parent_id) v->number = v->spec.job_num;
-    else if (lookup(s, "SELECT count(*) FROM jobs WHERE batch_id=?1 AND id<?2", jb.id, id, &v->number) < 0) return -1;
+    else if (lookup(s, "SELECT CASE WHEN first_job_id <> 0 THEN ?2 - first_job_id"
+                       " ELSE (SELECT count(*) FROM jobs WHERE batch_id=?1 AND id<?2) END FROM batches WHERE id=?1",
+                    jb.id, id, &v->number) < 0)
+        return -1;
     return 0;
 }
 
@@ -295,7 +300,11 @@ static int by_number(struct store *s, const struct batch *b, const char *job, st
     int64_t num = strtoll(job, NULL, 10), id;
     int rc = b->parent_id
         ? lookup(s, "SELECT id FROM jobs WHERE batch_id=?1 AND job_num=?2", b->id, num, &id)
-        : lookup(s, "SELECT id FROM jobs WHERE batch_id=?1 ORDER BY id LIMIT 1 OFFSET ?2", b->id, num, &id);
+        : lookup(s, "SELECT j.id FROM batches c JOIN jobs j ON j.id = c.first_job_id + ?2 AND j.batch_id = c.id"
+                    " WHERE c.id=?1 AND c.first_job_id <> 0"
+                    " UNION ALL SELECT id FROM (SELECT id FROM jobs WHERE batch_id=?1"
+                    "  AND (SELECT first_job_id FROM batches WHERE id=?1) = 0 ORDER BY id LIMIT 1 OFFSET ?2)",
+                 b->id, num, &id);
     if (rc == 1)
         rc = lookup(s, "SELECT j.id FROM batches c JOIN jobs j ON j.batch_id=c.id"
                        " WHERE c.parent_id=?1 AND c.parent_id<>0 AND j.job_num=?2 LIMIT 1", b->id, num, &id);

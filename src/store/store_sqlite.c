@@ -1105,7 +1105,7 @@ static void inputs_format(const struct job_spec *j, char *buf, size_t len)
                               (long long)j->inputs[i].file_id, j->inputs[i].open_name);
 }
 
-static void inputs_parse(const char *text, struct job_spec *j)
+void store_inputs_parse(const char *text, struct job_spec *j)
 {
     j->ninputs = 0;
     while (*text && j->ninputs < MAX_INPUTS) {
@@ -1165,7 +1165,7 @@ static int job_spec_lookup(struct store *s, sqlite3_stmt *st, struct job_spec *j
     store_col_text(st, 3, j->name, sizeof j->name);
     store_col_text(st, 4, j->cmdline, sizeof j->cmdline);
     const unsigned char *in = sqlite3_column_text(st, 5);
-    inputs_parse(in ? (const char *)in : "", j);
+    store_inputs_parse(in ? (const char *)in : "", j);
     j->flops_est = sqlite3_column_double(st, 6);
     j->flops_bound = sqlite3_column_double(st, 7);
     j->mem_bound = sqlite3_column_double(st, 8);
@@ -1382,6 +1382,7 @@ int store_failf(struct store *s, const char *fmt, ...)
     return -1;
 }
 int store_run(struct store *s, sqlite3_stmt *st, const char *what) { return run(s, st, what); }
+int store_run_sql(struct store *s, const char *sql) { return exec(s, sql); }
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)
 {
@@ -1487,7 +1488,7 @@ static int live_job_row(struct store *s, sqlite3_stmt *st, void *p)
     lj.name = name ? name : "";
     struct job_spec spec;
     const unsigned char *inputs = sqlite3_column_text(st, 8);
-    inputs_parse(inputs ? (const char *)inputs : "", &spec);
+    store_inputs_parse(inputs ? (const char *)inputs : "", &spec);
     lj.ninputs = spec.ninputs;
     for (int i = 0; i < spec.ninputs; i++) lj.input_ids[i] = spec.inputs[i].file_id;
     lj.cursor_id = sqlite3_column_int64(st, 9);   /* NULL reads as 0 */
@@ -1556,6 +1557,26 @@ int store_batch_stats(struct store *s, int64_t batch_id, struct batch_stats *bs)
         if (sqlite3_column_int(st, 0) == INST_IN_PROGRESS) bs->ninstances_in_progress += n;
         else if (sqlite3_column_int(st, 1) == OUTCOME_SUCCESS) bs->ninstances_success += n;
         else if (sqlite3_column_int(st, 1) != OUTCOME_DIDNT_NEED) bs->ninstances_error += n;
+    }
+    sqlite3_finalize(st);
+    /* what the jobs that went to the archive left in their batches */
+    if (sqlite3_prepare_v2(s->db, "SELECT sum(purged_done), sum(purged_failed), sum(purged_cancelled),"
+                           " sum(purged_inst_success), sum(purged_inst_error), min(nullif(purged_first_done,0)),"
+                           " max(purged_last_done) FROM batches WHERE id IN (" BATCH_AND_CHUNKS ")", -1, &st, NULL))
+        return fail(s, "prepare");
+    sqlite3_bind_int64(st, 1, batch_id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t done = sqlite3_column_int64(st, 0), failed = sqlite3_column_int64(st, 1);
+        int64_t cancelled = sqlite3_column_int64(st, 2), first = sqlite3_column_int64(st, 5);
+        int64_t last = sqlite3_column_int64(st, 6);
+        bs->njobs += done + failed + cancelled;
+        bs->ndone += done;
+        bs->nfailed += failed;
+        bs->ncancelled += cancelled;
+        bs->ninstances_success += sqlite3_column_int64(st, 3);
+        bs->ninstances_error += sqlite3_column_int64(st, 4);
+        if (first && (!bs->first_done_time || first < bs->first_done_time)) bs->first_done_time = first;
+        if (last > bs->last_done_time) bs->last_done_time = last;
     }
     sqlite3_finalize(st);
     return 0;

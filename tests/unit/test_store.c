@@ -273,7 +273,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 22);
+    assert_int_equal(STORE_SCHEMA_VERSION, 23);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -343,7 +343,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v22 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v23 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -364,6 +364,13 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE instances DROP COLUMN hr_class; ALTER TABLE users DROP COLUMN signup_net;"
                             "ALTER TABLE hosts DROP COLUMN rhythm_n; ALTER TABLE hosts DROP COLUMN rhythm_gaps;"
                             "ALTER TABLE hosts DROP COLUMN rhythm_gaps2;"
+                            "ALTER TABLE batches DROP COLUMN first_job_id; ALTER TABLE batches DROP COLUMN purged_done;"
+                            "ALTER TABLE batches DROP COLUMN purged_failed; ALTER TABLE batches DROP COLUMN purged_cancelled;"
+                            "ALTER TABLE batches DROP COLUMN purged_inst_success;"
+                            "ALTER TABLE batches DROP COLUMN purged_inst_error;"
+                            "ALTER TABLE batches DROP COLUMN purged_first_done;"
+                            "ALTER TABLE batches DROP COLUMN purged_last_done; DROP INDEX jobs_ended;"
+                            "DROP TABLE purge_files;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"

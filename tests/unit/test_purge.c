@@ -1,0 +1,427 @@
+/* test_purge.c - purging (store/purge.h) on a real store in a project
+ * folder: which jobs, hosts and files go and which stay (the rules of
+ * store_purge.h one by one), that a batch's figures and its jobs' numbers
+ * are the same after, that the archive holds each row once, its file cut
+ * back past what the store recorded, and that a dry run counts what the
+ * purge then takes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "store_fixture.h"
+
+#include "store/archive.h"
+#include "store/purge.h"
+#include "store/store_job_view.h"
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#define DAY 86400
+#define NOW (400 * DAY)
+#define ENDED_LONG_AGO (10 * DAY)    /* well before the cut */
+#define ENDED_LATELY (NOW - DAY)     /* after it */
+
+struct fx {
+    char dir[64], path[128];
+    struct store *s;
+    struct project p;
+    int64_t user, host, host2, app;
+};
+
+static int fx_setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    if (!(f->s = store_fixture_open(f->dir, sizeof f->dir, f->path, sizeof f->path, "purge"))) return -1;
+    snprintf(f->p.dir, sizeof f->p.dir, "%s", f->dir);
+    project_config_defaults(&f->p.cfg);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/download", f->dir);
+    mkdir(sub, 0700);
+    struct user u = {.create_time = 1};
+    snprintf(u.name, sizeof u.name, "vol");
+    snprintf(u.authenticator, sizeof u.authenticator, "key-vol");
+    if (store_user_insert(f->s, &u)) return -1;
+    f->user = u.id;
+    struct host h = {.user_id = u.id, .create_time = 1, .rpc_time = NOW - 60, .p_ncpus = 1};
+    if (store_host_insert(f->s, &h)) return -1;
+    f->host = h.id;
+    h.id = 0;
+    if (store_host_insert(f->s, &h)) return -1;
+    f->host2 = h.id;
+    struct app a = {0};
+    snprintf(a.name, sizeof a.name, "app");
+    if (store_app_insert(f->s, &a)) return -1;
+    f->app = a.id;
+    *state = f;
+    return 0;
+}
+
+static int fx_teardown(void **state)
+{
+    struct fx *f = *state;
+    store_close(f->s);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
+    assert_int_equal(system(cmd), 0);
+    free(f);
+    return 0;
+}
+
+static const struct redundancy red1 = {.min_quorum = 1, .target_nresults = 1, .max_error_instances = 3,
+                                       .max_total_instances = 6, .max_success_instances = 4};
+
+static int64_t add_batch(struct fx *f, const char *name)
+{
+    struct batch b = {.app_id = f->app, .create_time = 1, .red = red1, .delay_bound = DAY};
+    snprintf(b.name, sizeof b.name, "%s", name);
+    assert_int_equal(store_batch_insert(f->s, &b), 0);
+    return b.id;
+}
+
+/* A registered input file, present in the download area. */
+static int64_t add_file(struct fx *f, const char *name, int sticky)
+{
+    struct file_rec r = {.nbytes = 5, .sticky = sticky};
+    snprintf(r.name, sizeof r.name, "%s", name);
+    snprintf(r.md5, sizeof r.md5, "0123456789abcdef0123456789abcdef");
+    assert_int_equal(store_file_insert(f->s, &r), 0);
+    char path[300];
+    project_file_path(&f->p, path, sizeof path, "download", name);
+    char dir[300];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    mkdir(dir, 0700);
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fputs("data\n", out);
+    fclose(out);
+    return r.id;
+}
+
+static int file_on_disk(struct fx *f, const char *name)
+{
+    char path[300];
+    project_file_path(&f->p, path, sizeof path, "download", name);
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* A job of batch reading files[0..n) (ids; 0 ends the list early). */
+static int64_t add_job(struct fx *f, int64_t batch, const char *name, const int64_t *files, int n)
+{
+    struct job_spec j = {.batch_id = batch, .flops_est = 1e12, .flops_bound = 1e13, .mem_bound = 1e8,
+                         .disk_bound = 1e9};
+    snprintf(j.name, sizeof j.name, "%s", name);
+    for (int i = 0; i < n; i++) {
+        j.inputs[i].file_id = files[i];
+        snprintf(j.inputs[i].open_name, sizeof j.inputs[i].open_name, "in%d", i);
+    }
+    j.ninputs = n;
+    assert_int_equal(store_job_insert(f->s, &j, &red1), 0);
+    return j.id;
+}
+
+/* Ends job id; a done one with its canonical instance. */
+static void end_job(struct fx *f, int64_t id, int state, int64_t when, int64_t canonical)
+{
+    struct job_status st = {.id = id, .state = state, .target_nresults = 1, .done_time = when, .canonical_id = canonical,
+                            .error_mask = state == JOB_FAILED ? JOB_ERR_TOO_MANY_ERRORS : 0};
+    assert_int_equal(store_job_update(f->s, &st), 0);
+}
+
+/* Instance seq of job, on the fixture's first host (its second for seq
+ * 1), valid if a success; its id. */
+static int64_t add_inst(struct fx *f, int64_t job, int seq, int state, int outcome)
+{
+    struct instance in = {.job_id = job, .seq = seq, .host_id = seq ? f->host2 : f->host, .user_id = f->user, .app_version_id = 1,
+                          .state = state, .outcome = outcome, .sent_time = 100, .deadline = 100 + DAY,
+                          .received_time = state == INST_OVER ? 200 : 0,
+                          .validate_state = outcome == OUTCOME_SUCCESS ? VALIDATE_VALID : VALIDATE_INIT};
+    in.id = store_max_instance_id(f->s) + 1;
+    assert_int_equal(store_instance_insert(f->s, &in), 0);
+    return in.id;
+}
+
+static int64_t count(struct fx *f, const char *sql)
+{
+    return store_fixture_int(f->path, sql, 0);
+}
+
+static struct purge_cut cut_at(int64_t ended_before, int64_t silent_since)
+{
+    return (struct purge_cut){.ended_before = ended_before, .silent_since = silent_since};
+}
+
+static void purge(struct fx *f, const struct purge_cut *cut, struct purge_result *r)
+{
+    char err[512] = "";
+    if (purge_run(&f->p, f->s, cut, 0, r, err, sizeof err)) fail_msg("purge: %s", err);
+}
+
+/* The gzip file at path decompressed, into a malloc'd string; NULL if absent. */
+static char *read_gz(const char *path)
+{
+    gzFile z = gzopen(path, "rb");
+    if (!z) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    int got;
+    while ((got = gzread(z, buf + n, (unsigned)(cap - n - 1))) > 0) n += (size_t)got;
+    gzclose(z);
+    buf[n] = 0;
+    return buf;
+}
+
+/* The archive file `name` of the project, decompressed. */
+static char *read_archive(struct fx *f, const char *name)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/" ARCHIVE_DIR "/%s", f->dir, name);
+    return read_gz(path);
+}
+
+static int occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p++) n++;
+    return n;
+}
+
+static void no_violation(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fail_msg("store_check: %s", msg);
+}
+
+/* Ended jobs before the cut go with their instances; the job still
+ * running, the one ended after the cut, the one whose spare is still out
+ * and the newest job (the largest id) stay. The batch's figures are the
+ * same, the store consistent, the archive holds each gone job once with
+ * its instances. */
+static void test_ended_jobs_go_and_the_batch_figures_stay(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f, "b");
+    int64_t done = add_job(f, b, "done", NULL, 0), failed = add_job(f, b, "failed", NULL, 0);
+    int64_t running = add_job(f, b, "running", NULL, 0), recent = add_job(f, b, "recent", NULL, 0);
+    int64_t spare = add_job(f, b, "spare", NULL, 0), newest = add_job(f, b, "newest", NULL, 0);
+    int64_t done_ok = add_inst(f, done, 0, INST_OVER, OUTCOME_SUCCESS);
+    add_inst(f, done, 1, INST_OVER, OUTCOME_DIDNT_NEED);
+    add_inst(f, failed, 0, INST_OVER, OUTCOME_CLIENT_ERROR);
+    add_inst(f, running, 0, INST_IN_PROGRESS, OUTCOME_INIT);
+    int64_t spare_ok = add_inst(f, spare, 0, INST_OVER, OUTCOME_SUCCESS);
+    add_inst(f, spare, 1, INST_IN_PROGRESS, OUTCOME_INIT);
+    int64_t recent_ok = add_inst(f, recent, 0, INST_OVER, OUTCOME_SUCCESS);
+    end_job(f, done, JOB_DONE, ENDED_LONG_AGO, done_ok);
+    end_job(f, failed, JOB_FAILED, ENDED_LONG_AGO + 1, 0);
+    end_job(f, recent, JOB_DONE, ENDED_LATELY, recent_ok);
+    end_job(f, spare, JOB_DONE, ENDED_LONG_AGO, spare_ok);
+    end_job(f, newest, JOB_CANCELLED, ENDED_LONG_AGO, 0);
+    struct batch_stats before, after;
+    assert_int_equal(store_batch_stats(f->s, b, &before), 0);
+
+    struct purge_result r;
+    struct purge_cut cut = cut_at(NOW - 30 * DAY, 0);
+    purge(f, &cut, &r);
+    assert_int_equal(r.jobs, 2);
+    assert_int_equal(r.instances, 3);
+    assert_int_equal(count(f, "SELECT count(*) FROM jobs"), 4);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM jobs WHERE id IN (%lld,%lld)", (long long)done, (long long)failed);
+    assert_int_equal(count(f, sql), 0);
+    (void)newest;
+
+    assert_int_equal(store_batch_stats(f->s, b, &after), 0);
+    assert_memory_equal(&before, &after, sizeof before);
+    assert_int_equal(store_check(f->s, no_violation, NULL), 0);
+
+    char name[ARCHIVE_NAME_MAX];
+    archive_name(name, sizeof name, "jobs", ENDED_LONG_AGO);
+    char *text = read_archive(f, name);
+    assert_non_null(text);
+    assert_int_equal(occurrences(text, "\n"), 2);
+    assert_int_equal(occurrences(text, "\"name\":\"done\""), 1);
+    assert_int_equal(occurrences(text, "\"name\":\"failed\""), 1);
+    assert_int_equal(occurrences(text, "\"outcome\":\"didnt_need\""), 1);
+    assert_int_equal(occurrences(text, "\"state\":\"failed\""), 1);
+    free(text);
+
+    /* again: nothing more goes, nothing is archived twice */
+    purge(f, &cut, &r);
+    assert_int_equal(r.jobs, 0);
+    text = read_archive(f, name);
+    assert_int_equal(occurrences(text, "\n"), 2);
+    free(text);
+}
+
+/* A job's number ({n} of its batch) is the same before and after the
+ * jobs made before it went. */
+static void test_job_numbers_survive(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f, "nums");
+    int64_t ids[5];
+    char name[16];
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, "j%d", i);
+        ids[i] = add_job(f, b, name, NULL, 0);
+    }
+    end_job(f, ids[0], JOB_CANCELLED, ENDED_LONG_AGO, 0);
+    end_job(f, ids[1], JOB_CANCELLED, ENDED_LONG_AGO, 0);
+    struct batch bt;
+    assert_int_equal(store_batch_get(f->s, b, &bt), 0);
+    struct job_view v;
+    assert_int_equal(job_view_get(f->s, &f->p, &bt, "3", &v), 0);
+    assert_int_equal(v.spec.id, ids[3]);
+    job_view_free(&v);
+
+    struct purge_result r;
+    struct purge_cut cut = cut_at(NOW, 0);
+    purge(f, &cut, &r);
+    assert_int_equal(r.jobs, 2);
+    assert_int_equal(job_view_get(f->s, &f->p, &bt, "3", &v), 0);
+    assert_int_equal(v.spec.id, ids[3]);
+    assert_int_equal(v.number, 3);
+    job_view_free(&v);
+    assert_int_equal(job_view_get(f->s, &f->p, &bt, "j4", &v), 0);
+    assert_int_equal(v.number, 4);
+    job_view_free(&v);
+    assert_int_equal(job_view_get(f->s, &f->p, &bt, "0", &v), 1);   /* archived */
+    job_view_free(&v);
+}
+
+/* A file goes once no job left reads it; one a job still reads, one no
+ * job ever read, and a sticky one while a generator may read it stay. */
+static void test_files_go_when_no_job_reads_them(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f, "files");
+    int64_t shared = add_file(f, "shared.dat", 0), own = add_file(f, "own.dat", 0);
+    int64_t never = add_file(f, "never.dat", 0), sticky = add_file(f, "sticky.dat", 1);
+    int64_t in_a[] = {shared, own, sticky}, in_b[] = {shared};
+    int64_t a = add_job(f, b, "a", in_a, 3), bj = add_job(f, b, "b", in_b, 1);
+    add_job(f, b, "last", NULL, 0);
+    end_job(f, a, JOB_CANCELLED, ENDED_LONG_AGO, 0);
+    (void)never;
+
+    struct purge_result r;
+    struct purge_cut cut = cut_at(NOW, 0);
+    cut.keep_sticky = 1;
+    purge(f, &cut, &r);
+    assert_int_equal(r.jobs, 1);
+    assert_int_equal(r.files, 1);   /* own.dat */
+    assert_false(file_on_disk(f, "own.dat"));
+    assert_true(file_on_disk(f, "shared.dat"));
+    assert_true(file_on_disk(f, "never.dat"));
+    assert_true(file_on_disk(f, "sticky.dat"));
+    assert_int_equal(count(f, "SELECT count(*) FROM files WHERE name='own.dat'"), 0);
+    assert_int_equal(store_check(f->s, no_violation, NULL), 0);
+
+    /* the last reader of shared.dat ends and goes: so does the file */
+    end_job(f, bj, JOB_CANCELLED, ENDED_LONG_AGO, 0);
+    purge(f, &cut, &r);
+    assert_int_equal(r.files, 1);
+    assert_false(file_on_disk(f, "shared.dat"));
+    assert_true(file_on_disk(f, "sticky.dat"));
+    /* without a generator, the sticky file its purged reader left is read
+     * by no job: it goes */
+    cut.keep_sticky = 0;
+    purge(f, &cut, &r);
+    assert_int_equal(r.files, 1);
+    assert_false(file_on_disk(f, "sticky.dat"));
+    assert_true(file_on_disk(f, "never.dat"));
+}
+
+/* A dry run counts what the purge then takes. */
+static void test_dry_run_counts_what_goes(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f, "dry");
+    int64_t file = add_file(f, "x.dat", 0);
+    int64_t in[] = {file};
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "d%d", i);
+        int64_t j = add_job(f, b, name, in, 1);
+        end_job(f, j, JOB_DONE, ENDED_LONG_AGO, add_inst(f, j, 0, INST_OVER, OUTCOME_SUCCESS));
+    }
+    /* the largest instance id on a running job, so that all four may go */
+    add_inst(f, add_job(f, b, "stays", NULL, 0), 0, INST_IN_PROGRESS, OUTCOME_INIT);
+    struct purge_cut cut = cut_at(NOW, 0);
+    struct purge_result dry, real;
+    char err[256];
+    assert_int_equal(purge_run(&f->p, f->s, &cut, 1, &dry, err, sizeof err), 0);
+    assert_int_equal(count(f, "SELECT count(*) FROM jobs"), 5);
+    purge(f, &cut, &real);
+    assert_int_equal(dry.jobs, 4);
+    assert_memory_equal(&dry, &real, sizeof dry);
+}
+
+/* Hosts silent since the cut go when nothing in the store needs them; one
+ * with an instance left and the newest host stay. */
+static void test_silent_hosts_go(void **state)
+{
+    struct fx *f = *state;
+    struct host old = {.user_id = f->user, .create_time = 1, .rpc_time = 5 * DAY, .p_ncpus = 1};
+    struct host busy = old, newest = old;
+    assert_int_equal(store_host_insert(f->s, &old), 0);
+    assert_int_equal(store_host_insert(f->s, &busy), 0);
+    int64_t b = add_batch(f, "h");
+    int64_t j = add_job(f, b, "j", NULL, 0);
+    struct instance in = {.id = 1, .job_id = j, .host_id = busy.id, .user_id = f->user, .app_version_id = 1,
+                          .state = INST_IN_PROGRESS, .sent_time = 1, .deadline = DAY};
+    assert_int_equal(store_instance_insert(f->s, &in), 0);
+    assert_int_equal(store_host_insert(f->s, &newest), 0);
+
+    struct purge_result r;
+    struct purge_cut cut = cut_at(0, NOW - 180 * DAY);
+    purge(f, &cut, &r);
+    assert_int_equal(r.hosts, 1);
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM hosts WHERE id=%lld", (long long)old.id);
+    assert_int_equal(count(f, sql), 0);
+    assert_int_equal(count(f, "SELECT count(*) FROM hosts"), 4);   /* the fixture's two, busy, newest */
+    char name[ARCHIVE_NAME_MAX];
+    archive_name(name, sizeof name, "hosts", old.rpc_time);
+    char *text = read_archive(f, name);
+    assert_non_null(text);
+    assert_int_equal(occurrences(text, "\n"), 1);
+    free(text);
+}
+
+/* An append cuts the file back to the length the store recorded: the
+ * member of a step whose transaction never committed is gone. */
+static void test_archive_cut_back_to_committed(void **state)
+{
+    struct fx *f = *state;
+    char path[200], err[256];
+    snprintf(path, sizeof path, "%s/a.jsonl.gz", f->dir);
+    int64_t first, second, third;
+    assert_int_equal(archive_append(path, 0, "one\n", 4, &first, err, sizeof err), 0);
+    assert_int_equal(archive_append(path, first, "lost\n", 5, &second, err, sizeof err), 0);
+    assert_true(second > first);
+    assert_int_equal(archive_append(path, first, "two\n", 4, &third, err, sizeof err), 0);
+    char *text = read_gz(path);
+    assert_non_null(text);
+    assert_string_equal(text, "one\ntwo\n");
+    free(text);
+    /* a file shorter than the store recorded is damaged: refused */
+    assert_int_equal(archive_append(path, third + 100, "x\n", 2, &second, err, sizeof err), -1);
+    assert_non_null(strstr(err, "damaged"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ended_jobs_go_and_the_batch_figures_stay, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_job_numbers_survive, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_files_go_when_no_job_reads_them, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_dry_run_counts_what_goes, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_silent_hosts_go, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_archive_cut_back_to_committed, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
