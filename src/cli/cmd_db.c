@@ -1,12 +1,17 @@
 /* cmd_db.c - `locus db check DIR [--md5]`: the store's invariants
  * (store_check), and that every registered file is in the download area
  * with its recorded size (and md5 with --md5). Violations go to stdout, one
- * per line; the exit status says whether there were any. */
+ * per line; the exit status says whether there were any.
+ * `locus db purge DIR [--dry-run]`: what ended goes to the archive
+ * (store/purge.h), as locusd does each hour; the cut from config.xml, or
+ * --days and --host-days. */
 #include "cli/cli.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
+#include "store/purge.h"
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct check_ctx {
     const struct project *p;
@@ -64,4 +69,41 @@ int cmd_db_check(int argc, char **argv, char *err, size_t errlen)
     printf("store OK: %ld checks (store invariants, %ld files with size%s)\n", 1 + c.files, c.files,
            c.md5 ? " and md5" : "");
     return 0;
+}
+
+#define BYTES_PER_MB 1e6
+
+int cmd_db_purge(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[1];
+    int dry = 0;
+    double days = -1, host_days = -1;
+    struct cli_opt opts[] = {
+        {"dry-run", OPT_FLAG, &dry, 0, 0},
+        {"days", OPT_DOUBLE, &days, 0, 0},
+        {"host-days", OPT_DOUBLE, &host_days, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (rc) return rc;
+    if ((days < 0 && days != -1) || (host_days < 0 && host_days != -1))
+        return cli_errf(err, errlen, CLI_USAGE, "--days and --host-days take a number of days, 0 for never");
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], dry ? STORE_READONLY : 0, err, errlen);
+    if (rc) {
+        cli_close(&cp);
+        return rc;
+    }
+    if (days >= 0) cp.p.cfg.purge_after_days = days;
+    if (host_days >= 0) cp.p.cfg.archive_hosts_after_days = host_days;
+    struct purge_cut cut;
+    purge_cut_of(&cp.p, (int64_t)time(NULL), &cut);
+    struct purge_result r;
+    char why[CLI_ERR_MAX];
+    rc = purge_run(&cp.p, cp.s, &cut, dry, &r, why, sizeof why);
+    printf("%s %lld jobs (%lld instances), %lld hosts%s, %lld files (%.1f MB)%s\n", dry ? "would purge" : "purged",
+           (long long)r.jobs, (long long)r.instances, (long long)r.hosts, dry ? "" : " to archive/",
+           (long long)r.files, (double)r.file_bytes / BYTES_PER_MB, rc ? " before an error" : "");
+    cli_close(&cp);
+    return rc ? cli_errf(err, errlen, CLI_FAIL, "%s", why) : 0;
 }

@@ -71,6 +71,7 @@ static const struct command commands[] = {
     {"campaign", "share", cmd_campaign_share, "DIR USER WEIGHT [--wait SECONDS]"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
     {"db", "check", cmd_db_check, "DIR [--md5]"},
+    {"db", "purge", cmd_db_purge, "DIR [--dry-run] [--days D] [--host-days D]"},
     {"db", "backup", cmd_db_backup, "DIR DEST"},
     {"db", "restore", cmd_db_restore, "BACKUP DIR"},
 };
