@@ -100,21 +100,28 @@ static int check_metrics_allow(const char *list, char *err, size_t errlen)
 
 /* In the order docs/guide.md lists them. */
 const struct setting project_settings[] = {
-    {SETTING("project_name", SETTING_TEXT, name), .min = 1, .always_saved = 1},
-    {SETTING("master_url", SETTING_TEXT, master_url), .min = 1, .always_saved = 1, .check = check_master_url},
-    {SETTING("listen", SETTING_TEXT, listen), .check = check_listen},
-    {SETTING("https_cert", SETTING_TEXT, https_cert)},
-    {SETTING("https_key", SETTING_TEXT, https_key)},
+    /* .restart: what locusd sets up once at start, as each says; every other setting is read at each
+     * use, or copied into the index at start and at each reload (server.c) */
+    /* the project's identity and where it listens: sockets, TLS credentials and url_prefix */
+    {SETTING("project_name", SETTING_TEXT, name), .min = 1, .always_saved = 1, .restart = 1},
+    {SETTING("master_url", SETTING_TEXT, master_url), .min = 1, .always_saved = 1, .check = check_master_url,
+     .restart = 1},
+    {SETTING("listen", SETTING_TEXT, listen), .check = check_listen, .restart = 1},
+    {SETTING("https_cert", SETTING_TEXT, https_cert), .restart = 1},
+    {SETTING("https_key", SETTING_TEXT, https_key), .restart = 1},
     /* 0, the default, is not written: it means the master URL's port */
-    {SETTING("https_port", SETTING_INT, https_port), .def = 0, .min = 1, .max = PORT_MAX},
-    /* no thread waits for a commit: about the cores, not the connections */
-    {SETTING("http_threads", SETTING_INT, threads), .def = 4, .min = 1, .max = 1024, .always_saved = 1},
+    {SETTING("https_port", SETTING_INT, https_port), .def = 0, .min = 1, .max = PORT_MAX, .restart = 1},
+    /* no thread waits for a commit: about the cores, not the connections; this and the HTTP bounds
+     * marked restart are options of libmicrohttpd's daemons, which start once */
+    {SETTING("http_threads", SETTING_INT, threads), .def = 4, .min = 1, .max = 1024, .always_saved = 1, .restart = 1},
     /* the HTTP front's bounds: what one address, and all connections, may hold of locusd */
-    {SETTING("max_connections", SETTING_INT, max_connections), .def = 4096, .min = 16, .max = 1e6},
-    {SETTING("max_connections_per_ip", SETTING_INT, max_connections_per_ip), .def = 64, .min = 1, .max = 1e6},
+    {SETTING("max_connections", SETTING_INT, max_connections), .def = 4096, .min = 16, .max = 1e6, .restart = 1},
+    {SETTING("max_connections_per_ip", SETTING_INT, max_connections_per_ip), .def = 64, .min = 1, .max = 1e6,
+     .restart = 1},
     {SETTING("http_idle_timeout", SETTING_INT, http_idle_timeout), .def = 30, .min = 1, .max = 86400},
     /* a connection that has proven nothing holds a slot only briefly (slow senders) */
-    {SETTING("http_preauth_timeout", SETTING_INT, http_preauth_timeout), .def = 10, .min = 1, .max = 86400},
+    {SETTING("http_preauth_timeout", SETTING_INT, http_preauth_timeout), .def = 10, .min = 1, .max = 86400,
+     .restart = 1},
     {SETTING("max_body_mib_in_flight", SETTING_INT, max_body_mib_in_flight), .def = 256, .min = 1, .max = 1e6},
     /* who may read the figures of /metrics (operators' monitoring); empty: not served */
     {SETTING("metrics_allow", SETTING_TEXT, metrics_allow), .def_text = METRICS_ALLOW_DEFAULT,
@@ -131,8 +138,9 @@ const struct setting project_settings[] = {
      * honest host of einstein.txt's 100x speed spread meets it (docs/benchmarks.md) */
     {SETTING("daily_result_quota", SETTING_INT, daily_result_quota), .def = 1000, .min = 0, .max = 1e6},
     {SETTING("one_result_per_user_per_wu", SETTING_FLAG, one_result_per_user_per_wu), .def = 0},
-    {SETTING("one_result_per_network", SETTING_FLAG, one_result_per_network), .def = 0},
-    {SETTING("one_result_per_signup_batch", SETTING_FLAG, one_result_per_signup_batch), .def = 0},
+    /* the hosts' networks and the accounts' signups are loaded at start only when these are on */
+    {SETTING("one_result_per_network", SETTING_FLAG, one_result_per_network), .def = 0, .restart = 1},
+    {SETTING("one_result_per_signup_batch", SETTING_FLAG, one_result_per_signup_batch), .def = 0, .restart = 1},
     /* adaptive replication (sched/trust.h): BOINC's streak of 10, and a spot-check floor that is never 0 */
     {SETTING("adaptive_trust_valid", SETTING_INT, adaptive_trust_valid), .def = TRUST_MIN_VALID_DEFAULT, .min = 1,
      .max = 1e6},
@@ -154,14 +162,16 @@ const struct setting project_settings[] = {
     {SETTING("archive_hosts_after_days", SETTING_DOUBLE, archive_hosts_after_days),
      .def = ARCHIVE_HOSTS_AFTER_DAYS_DEFAULT, .max = NO_MAX},
     {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = REPLICATE_DEFAULT, .min = 0, .max = 8},
-    /* work in progress sized to the project's end (sched/pace.h); 0 off */
-    {SETTING("pace_share", SETTING_DOUBLE, pace_share), .def = PACE_SHARE_DEFAULT, .max = 1},
+    /* work in progress sized to the project's end (sched/pace.h); 0 off. The hosts seen lately are
+     * loaded at start, and pacing's state kept, only when it is on */
+    {SETTING("pace_share", SETTING_DOUBLE, pace_share), .def = PACE_SHARE_DEFAULT, .max = 1, .restart = 1},
     {SETTING("host_lost_after", SETTING_DOUBLE, host_lost_after), .def = 0, .max = NO_MAX},
-    {SETTING("locality_scheduling", SETTING_FLAG, locality), .def = 0},
-    {SETTING("locality_scheduling_lite", SETTING_FLAG, locality_lite), .def = 0},
-    {SETTING("locality_scheduling_sorted_order", SETTING_FLAG, locality_sorted), .def = 0},
+    /* the index is built for its mode of locality; whether work is made on demand sets pacing up */
+    {SETTING("locality_scheduling", SETTING_FLAG, locality), .def = 0, .restart = 1},
+    {SETTING("locality_scheduling_lite", SETTING_FLAG, locality_lite), .def = 0, .restart = 1},
+    {SETTING("locality_scheduling_sorted_order", SETTING_FLAG, locality_sorted), .def = 0, .restart = 1},
     {SETTING("locality_scheduling_wait_period", SETTING_DOUBLE, locality_wait_period), .def = 0, .max = NO_MAX},
-    {SETTING("locality_work_generator", SETTING_TEXT, locality_generator)},
+    {SETTING("locality_work_generator", SETTING_TEXT, locality_generator), .restart = 1},
     /* upload result N while computing N+1 */
     {SETTING("sequence_high_water", SETTING_DOUBLE, sequence_high_water), .def = 2, .min = 1, .max = NO_MAX},
     {SETTING("sequences_per_host", SETTING_DOUBLE, sequences_per_host), .def = 1, .min = 1, .max = NO_MAX},
@@ -169,9 +179,11 @@ const struct setting project_settings[] = {
     {SETTING("no_deadline_check", SETTING_FLAG, deadline_check), .def = 1},
     {SETTING("no_anonymous_platform", SETTING_FLAG, anonymous_platform), .def = 1},
     {SETTING("deadline_min_queue", SETTING_FLAG, deadline_min_queue), .def = 0},
-    {SETTING("cursor_work_generator", SETTING_TEXT, cursor_generator)},
+    /* made on demand: as locality_work_generator */
+    {SETTING("cursor_work_generator", SETTING_TEXT, cursor_generator), .restart = 1},
     {SETTING("cursor_cushion", SETTING_DOUBLE, cursor_cushion), .def = 100, .min = 1, .max = NO_MAX},
-    {SETTING("cursor_in_order", SETTING_FLAG, cursor_in_order), .def = 0},
+    /* lanes are laid out as jobs are sent: switching would leave lanes that do not match what went out */
+    {SETTING("cursor_in_order", SETTING_FLAG, cursor_in_order), .def = 0, .restart = 1},
     /* at 1 or more a host would leave a team that ends after the one it joins */
     {SETTING("cursor_move_ratio", SETTING_DOUBLE, cursor_move_ratio), .def = 0, .min = 0, .max = 1, .max_open = 1},
     /* per-user limits of submitters (admins have none) */
@@ -185,17 +197,21 @@ const struct setting project_settings[] = {
     {SETTING("min_passwd_length", SETTING_INT, min_passwd_length), .def = 6, .min = 1, .max = 64},
     /* each costs an Argon2 hash (a tenth of a second, 64 MiB): a flood from one address is refused */
     {SETTING("account_rpcs_per_hour", SETTING_INT, account_rpcs_per_hour), .def = 20, .min = 1, .max = 1e6},
-    {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1},
-    {SETTING("grid_cycle_period", SETTING_DOUBLE, grid_cycle_period), .def = 30, .min = 0.1, .max = NO_MAX},
+    /* the grid daemon's thread starts, and copies these, when locusd starts */
+    {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1, .restart = 1},
+    {SETTING("grid_cycle_period", SETTING_DOUBLE, grid_cycle_period), .def = 30, .min = 0.1, .max = NO_MAX,
+     .restart = 1},
     /* checked against the predictors when the grid daemon starts */
-    {SETTING("grid_predictor", SETTING_TEXT, grid_predictor), .def_text = "tap", .min = 1},
-    {SETTING("grid_waiting_allowed", SETTING_DOUBLE, grid_waiting_allowed), .def = 5, .max = NO_MAX},
-    {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX},
-    {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX},
-    {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX},
-    {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1},
+    {SETTING("grid_predictor", SETTING_TEXT, grid_predictor), .def_text = "tap", .min = 1, .restart = 1},
+    {SETTING("grid_waiting_allowed", SETTING_DOUBLE, grid_waiting_allowed), .def = 5, .max = NO_MAX, .restart = 1},
+    {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX,
+     .restart = 1},
+    {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX, .restart = 1},
+    {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX,
+     .restart = 1},
+    {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
-    {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9},
+    {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},
 };
 const size_t project_settings_count = sizeof project_settings / sizeof project_settings[0];
 
@@ -321,6 +337,32 @@ int project_setting_text(const struct project_config *c, const struct setting *s
         return v != s->def;
     }
     return 0;
+}
+
+/* 1 if setting s holds the same value in a and b: a text up to its end
+ * (bytes past it may be left over from before). */
+static int same_value(const struct project_config *a, const struct project_config *b, const struct setting *s)
+{
+    if (s->type == SETTING_TEXT) return !strcmp(cfield(a, s), cfield(b, s));
+    if (s->type == SETTING_DOUBLE) return *(const double *)cfield(a, s) == *(const double *)cfield(b, s);
+    return *(const int *)cfield(a, s) == *(const int *)cfield(b, s);
+}
+
+size_t project_config_diff(const struct project_config *a, const struct project_config *b,
+                           const struct setting **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < project_settings_count; i++)
+        if (!same_value(a, b, &project_settings[i])) out[n++] = &project_settings[i];
+    return n;
+}
+
+void project_config_apply_live(struct project_config *to, const struct project_config *from)
+{
+    for (size_t i = 0; i < project_settings_count; i++) {
+        const struct setting *s = &project_settings[i];
+        if (!s->restart) memcpy(field(to, s), cfield(from, s), s->size);
+    }
 }
 
 int url_split(const char *url, char *host, size_t hostlen, int *port, char *path, size_t pathlen)

@@ -168,6 +168,8 @@ struct setting {
     double min, max;         /* bounds of a number; a text's least length is min */
     int max_open;            /* the number must be below max */
     int always_saved;        /* written even at its default, to show in a new config.xml */
+    int restart;             /* read at start only (sockets, threads, what the index is built with):
+                                a reload keeps the running value and warns (project_config_diff) */
     /* Further validation of a text; 0, or -1 with the reason in err. */
     int (*check)(const char *value, char *err, size_t errlen);
 };
@@ -192,6 +194,15 @@ int project_setting_text(const struct project_config *c, const struct setting *s
  * port. -1 with the reason in err, also when <project_name> or <master_url>
  * is missing. */
 int project_load(struct project *p, const char *dir, char *err, size_t errlen);
+/* The settings whose values differ between a and b, in the table's order:
+ * pointers into project_settings, at most project_settings_count of them,
+ * into out (sized by the caller); returns how many. Derived fields (where
+ * locusd listens) follow restart-only settings and are not compared. */
+size_t project_config_diff(const struct project_config *a, const struct project_config *b,
+                           const struct setting **out);
+/* Copies every setting that is not restart-only from from into to: the
+ * settings a running locusd takes from a config.xml read again. */
+void project_config_apply_live(struct project_config *to, const struct project_config *from);
 /* Writes cfg as dir/config.xml (atomically): every setting not at its
  * default, and those always_saved. -1 with the reason in err. */
 int project_save_config(const struct project *p, char *err, size_t errlen);

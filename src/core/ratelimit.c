@@ -36,16 +36,24 @@ struct ratelimit {
     struct bucket *oldest, *newest;
 };
 
-struct ratelimit *ratelimit_new(double per_hour, double burst, size_t max_keys)
+int ratelimit_set_rate(struct ratelimit *r, double per_hour, double burst)
 {
     /* written as !(x > y) so that NaN is out of range too */
-    if (!(per_hour > 0) || !(burst >= 1) || max_keys < 1 || !isfinite(per_hour) || !isfinite(burst))
-        return NULL;
+    if (!(per_hour > 0) || !(burst >= 1) || !isfinite(per_hour) || !isfinite(burst)) return -1;
     double interval = MS_PER_HOUR / per_hour;
-    if (!isfinite(interval * burst)) return NULL;
-    struct ratelimit *r = xcalloc(1, sizeof *r);
+    if (!isfinite(interval * burst)) return -1;
     r->interval_ms = interval;
     r->span_ms = interval * burst;
+    return 0;
+}
+
+struct ratelimit *ratelimit_new(double per_hour, double burst, size_t max_keys)
+{
+    struct ratelimit *r = xcalloc(1, sizeof *r);
+    if (max_keys < 1 || ratelimit_set_rate(r, per_hour, burst)) {
+        free(r);
+        return NULL;
+    }
     r->max_keys = max_keys;
     r->next_full_ms = HUGE_VAL;
     smap_init(&r->map);

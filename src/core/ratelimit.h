@@ -18,6 +18,11 @@ struct ratelimit;
  * otherwise (allocation failure aborts, as xmalloc does). Freed by
  * ratelimit_free. */
 struct ratelimit *ratelimit_new(double per_hour, double burst, size_t max_keys);
+/* Changes r's rate and burst (a reloaded setting); 0, or -1 with r
+ * unchanged when they are out of range as for ratelimit_new. The keys held
+ * keep when their bucket is full again, what their past actions cost at
+ * the old rate; actions from now on cost the new rate's interval. */
+int ratelimit_set_rate(struct ratelimit *r, double per_hour, double burst);
 /* 1 if key (NUL-terminated, copied) may act at now_ms, the action then
  * counted; 0 if its bucket is empty, nothing counted; *retry_s (if not NULL)
  * gets the whole seconds until it may act again (0 when allowed). A key not

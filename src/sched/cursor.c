@@ -17,7 +17,7 @@ void cursor_set_init(struct cursor_set *s)
     memset(s, 0, sizeof *s);
     imap_init(&s->by_id);
     smap_init(&s->retired);
-    s->host_ttl = 86400;
+    s->host_ttl = CURSOR_HOST_TTL_DEFAULT;
     s->min_stay = 3600;
     s->move_ratio = 0;   /* the speed rule is off unless config.xml sets it (docs/cursors.md) */
 }

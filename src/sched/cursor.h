@@ -86,6 +86,8 @@ struct cursor_set {
  * others together needs at least this many of similar speed, 10 to 20
  * (docs/cursors.md). */
 #define CURSOR_TEAM_SIZE 10
+/* host_ttl unless config.xml's host_lost_after sets it: a day */
+#define CURSOR_HOST_TTL_DEFAULT 86400
 
 /* One job's place: its cursor, number and the sequence files it reads. */
 struct cjob {

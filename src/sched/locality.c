@@ -40,7 +40,7 @@ void locality_init(struct locality *l)
     imap_init(&l->hosts);
     bitidx_init(&l->withwork);
     bitidx_init(&l->candidates);
-    l->host_ttl = 86400;
+    l->host_ttl = LOCALITY_HOST_TTL_DEFAULT;
     l->target = 1;
 }
 

@@ -20,6 +20,8 @@ enum locality_mode {
 };
 
 #define LF_NEED_LEVELS 8
+/* host_ttl unless config.xml's host_lost_after sets it: a day */
+#define LOCALITY_HOST_TTL_DEFAULT 86400
 
 struct lslot { struct sjob *job; int64_t id; };
 

@@ -52,14 +52,30 @@ static struct host_av *get(struct quota_set *q, int64_t host, int64_t av)
     return r;
 }
 
+/* A project that lowered its quota applies it at once; a record kept
+ * without a quota starts at the project's. */
+static void fit_to_project(const struct quota_set *q, struct host_av *r)
+{
+    if (q->daily_max && (r->daily_max > q->daily_max || r->daily_max < QUOTA_FLOOR)) r->daily_max = q->daily_max;
+}
+
 void quota_load(struct quota_set *q, const struct host_av *r)
 {
     struct host_av *to = get(q, r->host_id, r->av_id);
     *to = *r;
     if (to->nproc < 1) to->nproc = 1;
-    /* a project that lowered its quota applies it at once; one kept
-     * without a quota starts at the project's */
-    if (q->daily_max && (to->daily_max > q->daily_max || to->daily_max < QUOTA_FLOOR)) to->daily_max = q->daily_max;
+    fit_to_project(q, to);
+}
+
+void quota_set_daily_max(struct quota_set *q, int daily_max)
+{
+    q->daily_max = daily_max;
+    size_t it = 0;
+    void *v;
+    while (imap_next(&q->hosts, &it, NULL, &v)) {
+        struct host_avs *h = v;
+        for (int i = 0; i < h->n; i++) fit_to_project(q, &h->v[i]);
+    }
 }
 
 /* Jobs sent on the day of now: none once a new day began. */

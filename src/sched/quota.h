@@ -30,6 +30,11 @@ void quota_init(struct quota_set *q, int daily_max);
 void quota_free(struct quota_set *q);
 /* Takes a stored record (copied). */
 void quota_load(struct quota_set *q, const struct host_av *r);
+/* Changes the project's quota (a reloaded config.xml) and fits the records
+ * held to it as loading does: none is left above it, and one kept without
+ * a quota starts at it. A record is changed in memory only, as on loading:
+ * the store has it at the record's next change. */
+void quota_set_daily_max(struct quota_set *q, int daily_max);
 
 /* 1 if host may get one more job of version av now, its resource having
  * nproc processors (at least 1 counted). Always 1 without a quota. */

@@ -414,7 +414,7 @@ int api_over_limit(struct server *s, const struct user *u, int batches, int camp
     int64_t nb = 0, nc = 0;
     if (!rd || store_user_live_work(rd, u->id, &nb, &nc))
         return api_error(out, status, 503, rd ? store_error(rd) : "store unavailable"), -1;
-    const struct project_config *c = &s->proj.cfg;
+    const struct project_config *c = server_cfg(s);
     if (batches && nb >= c->submit_max_live_batches)
         return api_errorf(out, status, 429, "you have %lld batches not ended, the most a submitter may hold "
                           "(submit_max_live_batches): end some first", (long long)nb), -1;
@@ -483,7 +483,7 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     json_t *o_body = api_body(body, len, out, status);
     if (!o_body) return;
     struct order *o = xcalloc(1, sizeof *o);
-    *o = (struct order){.u = u, .body = o_body, .max_positions = s->proj.cfg.submit_max_order_positions,
+    *o = (struct order){.u = u, .body = o_body, .max_positions = server_cfg(s)->submit_max_order_positions,
                         .extend = extend, .now = s->clock()};
     if (name) memcpy(o->seq_name, name, n);
     api_wait_new(s, seq_carry_out, order_free, o, out, status, wait);

@@ -77,7 +77,8 @@ static int parse_answer(const char *out, enum seq_change *how, long long *n)
 /* Runs sequence_result_cmd for a position just assimilated in dir and
  * applies its answer. Its failure is logged, not the job's: the result is
  * good whatever the back end decides. */
-static void sequence_hook(struct server *s, const char *dir, const struct ajob *a, const char *job_name)
+static void sequence_hook(struct server *s, const char *cmd, const char *dir, const struct ajob *a,
+                          const char *job_name)
 {
     char v_dir[PROJECT_PATH_MAX + 600], v_name[300], v_id[64], v_batch[160], v_seq[160], v_pos[64], v_len[64],
         v_state[PROJECT_PATH_MAX + 620];
@@ -90,7 +91,7 @@ static void sequence_hook(struct server *s, const char *dir, const struct ajob *
     snprintf(v_len, sizeof v_len, "LOCUS_LENGTH=%lld", (long long)a->length);
     snprintf(v_state, sizeof v_state, "LOCUS_STATE=%s%s", a->restartable ? dir : "", a->restartable ? "/state" : "");
     const char *env[] = {v_dir, v_name, v_id, v_batch, v_seq, v_pos, v_len, v_state, NULL};
-    const char *argv[] = {"sh", "-c", s->proj.cfg.sequence_result_cmd, "locus-sequence-hook", NULL};
+    const char *argv[] = {"sh", "-c", cmd, "locus-sequence-hook", NULL};
     struct run_output out;
     char err[256] = "";
     enum seq_change how = SEQ_END;
@@ -132,7 +133,8 @@ static int run_hook(const char *cmd, const char *dir, const struct ajob *a, cons
  * (said in the log). */
 static int assimilate(struct server *s, const struct ajob *a)
 {
-    if (a->nfiles == 0 && !s->proj.cfg.assimilator_cmd[0] && !(a->sequence[0] && s->proj.cfg.sequence_result_cmd[0]))
+    const struct project_config *c = server_cfg(s);   /* one job's hooks from one config.xml */
+    if (a->nfiles == 0 && !c->assimilator_cmd[0] && !(a->sequence[0] && c->sequence_result_cmd[0]))
         return 0;   /* heartbeat jobs: nothing to keep */
     struct store *st = server_reader(s);
     struct job_spec spec;
@@ -153,11 +155,11 @@ static int assimilate(struct server *s, const struct ajob *a)
             return -1;
         }
     }
-    if (s->proj.cfg.assimilator_cmd[0] && run_hook(s->proj.cfg.assimilator_cmd, dir, a, spec.name, HOOK_MS(s))) {
+    if (c->assimilator_cmd[0] && run_hook(c->assimilator_cmd, dir, a, spec.name, HOOK_MS(c))) {
         log_error("assimilator: job %s: assimilator_cmd failed", spec.name);
         return -1;
     }
-    if (a->sequence[0] && s->proj.cfg.sequence_result_cmd[0]) sequence_hook(s, dir, a, spec.name);
+    if (a->sequence[0] && c->sequence_result_cmd[0]) sequence_hook(s, c->sequence_result_cmd, dir, a, spec.name);
     log_debug(LT_VALID, "job %s assimilated into %s", spec.name, dir);
     return 0;
 }

@@ -149,7 +149,6 @@ static void sweep_orphan_uploads(struct server *s)
 void *maintenance_main(void *arg)
 {
     struct server *s = arg;
-    double period = s->proj.cfg.transition_period;
     int64_t next_host_sweep = 0;
     sweep_orphan_uploads(s);
     while (!s->stopping) {
@@ -161,14 +160,15 @@ void *maintenance_main(void *arg)
         struct change_log log;
         change_log_init(&log);
         pthread_mutex_lock(&s->lock);
+        const struct project_config *cfg = server_cfg(s);   /* a reload publishes under the lock */
         int64_t now = s->clock();
         struct job_event_ctx ec = {s, now, &log};
         int n = index_timeouts(&s->idx, now, &log, server_on_job_event, &ec);
-        n += index_give_up_silent(&s->idx, now, (int64_t)s->proj.cfg.host_lost_after, &log, server_on_job_event, &ec);
+        n += index_give_up_silent(&s->idx, now, (int64_t)cfg->host_lost_after, &log, server_on_job_event, &ec);
         index_reap_batches(&s->idx, now, &log);
         cursor_maintain(&s->idx, now, &log);
         int nwants, moved = sequence_maintain(&s->idx, now, &log);
-        struct cursor_gen *wants = cursor_wants(&s->idx, (int)s->proj.cfg.cursor_cushion, &nwants);
+        struct cursor_gen *wants = cursor_wants(&s->idx, (int)cfg->cursor_cushion, &nwants);
         if (log.n) writer_submit(s->writer, &log);
         pthread_mutex_unlock(&s->lock);
         change_log_free(&log);
@@ -185,7 +185,7 @@ void *maintenance_main(void *arg)
         }
         if (server_refresh(s, err, sizeof err)) log_error("refresh: %s", err);
         if (s->idx.loc.mode != LOC_OFF) workgen_sync(s->workgen);
-        sleep_seconds(period);
+        sleep_seconds(cfg->transition_period);
     }
     return NULL;
 }

@@ -57,7 +57,7 @@ struct conn {
 /* Bytes a request body may have on this route. */
 static long long body_limit(const struct server *s, int route)
 {
-    return route == URL_RPC ? s->proj.cfg.max_request_bytes : API_MAX_BODY;
+    return route == URL_RPC ? server_cfg(s)->max_request_bytes : API_MAX_BODY;
 }
 
 /* The account key of "Authorization: Bearer KEY"; NULL if none. */
@@ -106,11 +106,12 @@ static enum MHD_Result master_page(struct server *s, struct MHD_Connection *mc)
 {
     struct strbuf sb;
     sb_init(&sb);
-    const char *url = s->proj.cfg.master_url;
+    const struct project_config *c = server_cfg(s);
+    const char *url = c->master_url;
     sb_puts(&sb, "<!DOCTYPE html>\n<html><head><title>");
-    sb_xml_escape(&sb, s->proj.cfg.name);
+    sb_xml_escape(&sb, c->name);
     sb_printf(&sb, "</title>\n<link rel=\"boinc_scheduler\" href=\"%sscheduler\">\n</head><body>\n<h1>", url);
-    sb_xml_escape(&sb, s->proj.cfg.name);
+    sb_xml_escape(&sb, c->name);
     sb_printf(&sb, "</h1>\n<p>A locus project. To compute for it, attach a BOINC client to %s with your account key.</p>\n"
                    "<!-- <scheduler>%sscheduler</scheduler> -->\n</body></html>\n", url, url);
     enum MHD_Result rc = send_buf(mc, 200, &sb, "text/html");
@@ -155,7 +156,7 @@ static enum MHD_Result download(struct server *s, struct MHD_Connection *mc, con
  * sender before authentication only holds a slot. Set at each request. */
 static void set_timeout(struct server *s, struct MHD_Connection *mc, int moves_file)
 {
-    const struct project_config *c = &s->proj.cfg;
+    const struct project_config *c = server_cfg(s);
     unsigned t = (unsigned)(moves_file ? c->http_idle_timeout : c->http_preauth_timeout);
     MHD_set_connection_option(mc, MHD_CONNECTION_OPTION_TIMEOUT, t);
 }
@@ -181,9 +182,10 @@ static void client_addr(struct MHD_Connection *mc, char out[64])
  * another, 404 to everyone when the list is empty. */
 static enum MHD_Result metrics_page(struct server *s, struct MHD_Connection *mc)
 {
-    if (!s->metrics_allow.n) return send_text(mc, 404, "not found\n");
+    const struct cidr_list *allow = &server_config(s)->metrics_allow;
+    if (!allow->n) return send_text(mc, 404, "not found\n");
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!cidr_list_match(&s->metrics_allow, ci ? ci->client_addr : NULL)) {
+    if (!cidr_list_match(allow, ci ? ci->client_addr : NULL)) {
         metrics_http_refused(s->metrics, REFUSED_FORBIDDEN);
         return send_text(mc, 403, "this address may not read the metrics (config.xml's metrics_allow)\n");
     }
@@ -261,7 +263,7 @@ static void resume(void *mc) { MHD_resume_connection(mc); }
 static int hold_body(struct server *s, struct conn *c, size_t n)
 {
     int64_t after = atomic_fetch_add(&s->http_body_bytes, (int64_t)n) + (int64_t)n;
-    if (after <= (int64_t)s->proj.cfg.max_body_mib_in_flight << 20) return 1;
+    if (after <= (int64_t)server_cfg(s)->max_body_mib_in_flight << 20) return 1;
     atomic_fetch_sub(&s->http_body_bytes, (int64_t)(n + c->body.len));
     sb_free(&c->body);
     sb_init(&c->body);

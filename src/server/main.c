@@ -1,6 +1,7 @@
 /* main.c - locusd: serves one project to BOINC clients until SIGINT or
  * SIGTERM, then stops cleanly (everything acknowledged is committed);
- * with --check, opens the project as serving would and says if it can. */
+ * reads config.xml again on SIGHUP; with --check, opens the project as
+ * serving would and says if it can. */
 #include "core/log.h"
 #include "server/server.h"
 #include "store/store.h"
@@ -102,11 +103,13 @@ int main(int argc, char **argv)
     /* everything locusd creates (uploads, results, the store's journal) is
      * its user's alone */
     umask(PROJECT_UMASK);
-    /* signals are taken by sigwait below, never by the worker threads */
+    /* signals are taken by sigwait below, never by the worker threads: no
+     * handler runs, so a reload is ordinary code on this thread */
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -124,8 +127,11 @@ int main(int argc, char **argv)
     else
         log_info("locusd: serving %s at %s (listening on %s:%d)", c->name, c->master_url, c->listen_addr,
                  c->listen_port);
-    int sig;
-    sigwait(&set, &sig);
+    int sig = 0;
+    while (!sigwait(&set, &sig) && sig == SIGHUP) {
+        log_info("locusd: SIGHUP, reading config.xml again");
+        server_reload(&s);   /* refused: logged, the settings kept */
+    }
     log_info("locusd: signal %d, stopping", sig);
     workgen_shutdown(s.workgen);   /* RPCs waiting for work answer before HTTP stops */
     http_stop(&s);

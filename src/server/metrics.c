@@ -414,5 +414,5 @@ void metrics_write(struct server *s, struct strbuf *out)
     rpc_figures(s->metrics, out);
     writer_figures(s, out);
     index_figures(s, out);
-    if (s->proj.cfg.grid_daemon) grid_figures(s->metrics, out);
+    if (server_cfg(s)->grid_daemon) grid_figures(s->metrics, out);
 }

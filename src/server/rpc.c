@@ -235,7 +235,7 @@ static struct host_view host_view_of(const struct rpc *c)
 static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv, int64_t now)
 {
     const struct sched_request *r = &c->req;
-    if (!c->s->proj.cfg.deadline_check || !r->has_ip_results) return NULL;
+    if (!server_cfg(c->s)->deadline_check || !r->has_ip_results) return NULL;
     struct edf_item *v = xmalloc((size_t)(r->nip ? r->nip : 1) * (sizeof *v + sizeof(int)));
     int *rsc = (int *)(v + (r->nip ? r->nip : 1));
     for (int i = 0; i < r->nip; i++) {
@@ -251,7 +251,7 @@ static struct edf_item *deadline_view(const struct rpc *c, struct host_view *hv,
     hv->queued = v;
     hv->queued_rsc = rsc;
     hv->nqueued = r->nip;
-    if (c->s->proj.cfg.deadline_min_queue) hv->min_queue = r->work_buf_min_days * 86400;
+    if (server_cfg(c->s)->deadline_min_queue) hv->min_queue = r->work_buf_min_days * 86400;
     return v;
 }
 
@@ -300,20 +300,21 @@ static struct rpc_input decision_input(struct rpc *c, const char **platforms, in
     platforms[np++] = r->platform;
     for (int i = 0; i < r->nalt_platforms; i++) platforms[np++] = r->alt_platforms[i];
     int anonymous = is_anonymous(r);
-    if (anonymous && s->proj.cfg.anonymous_platform) own_versions(c);
+    const struct project_config *cfg = server_cfg(s);   /* one request's limits from one config.xml */
+    if (anonymous && cfg->anonymous_platform) own_versions(c);
     /* such a host runs its own versions only: one whose versions are of no
      * app here (own not NULL, nown 0) gets nothing */
     static const struct app_version none;
     return (struct rpc_input){
         .host = host_view_of(c), .reports = c->reports, .nreports = r->nresults,
         .has_listed = r->has_other_results, .listed = c->names + r->nsticky, .nlisted = r->nother,
-        .wants_work = wants_work(r) && (s->proj.cfg.anonymous_platform || !anonymous),
+        .wants_work = wants_work(r) && (cfg->anonymous_platform || !anonymous),
         .platforms = platforms, .nplatforms = np,
         .own = anonymous ? (c->own ? c->own : &none) : NULL, .nown = c->nown,
         .files = c->names, .nfiles = r->nsticky,
-        .limits = {.max_jobs_per_rpc = s->proj.cfg.max_jobs_per_rpc,
-                   .max_in_progress_per_cpu = s->proj.cfg.max_jobs_in_progress,
-                   .max_in_progress_per_gpu = s->proj.cfg.max_jobs_in_progress_gpu},
+        .limits = {.max_jobs_per_rpc = cfg->max_jobs_per_rpc,
+                   .max_in_progress_per_cpu = cfg->max_jobs_in_progress,
+                   .max_in_progress_per_gpu = cfg->max_jobs_in_progress_gpu},
         .plan_classes = &s->plan_classes,
         .dispatch = locality_dispatch, .routing = server_routing(s), .now = now, .seed = server_random(s),
     };
@@ -393,7 +394,7 @@ static void take_decision(struct rpc *c)
 
 static const char *download_url(struct rpc *c, const char *name)
 {
-    return strpool_printf(&c->pool, "%sdownload/%s", c->s->proj.cfg.master_url, name);
+    return strpool_printf(&c->pool, "%sdownload/%s", server_cfg(c->s)->master_url, name);
 }
 
 static void add_file(struct rpc *c, const struct file_rec *f)
@@ -484,7 +485,7 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     if (sj->is_seq && sj->io.state_in[0] && w.nfile_refs < (int)(sizeof w.file_refs / sizeof w.file_refs[0])) {
         const char *in = strpool_printf(&c->pool, "%s", sj->io.state_in);
         const char *upload = sj->io.state_in_restartable
-            ? strpool_printf(&c->pool, "%sfile_upload_handler", s->proj.cfg.master_url) : NULL;
+            ? strpool_printf(&c->pool, "%sfile_upload_handler", server_cfg(s)->master_url) : NULL;
         add_state_file(c, in, upload, sj->io.state_max_nbytes);
         w.file_refs[w.nfile_refs++] = (struct rp_file_ref){in, "state_in", 0};
     }
@@ -495,9 +496,9 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
         .name = strpool_printf(&c->pool, "%s", inst), .wu_name = w.name, .platform = sj->av->platform,
         .version_num = sj->av->version_num, .plan_class = sj->av->plan_class, .report_deadline = sj->inst.deadline,
         /* a sequence's validated prefix (its restart point) moves with each report */
-        .report_immediately = s->proj.cfg.report_immediately || sj->is_seq,
+        .report_immediately = server_cfg(s)->report_immediately || sj->is_seq,
     };
-    const char *upload = strpool_printf(&c->pool, "%sfile_upload_handler", s->proj.cfg.master_url);
+    const char *upload = strpool_printf(&c->pool, "%sfile_upload_handler", server_cfg(s)->master_url);
     for (int k = 0; k < sj->batch.noutputs && (!sj->is_seq || sj->io.reports); k++) {
         struct rp_file out = {
             .name = strpool_printf(&c->pool, "%s_%d", inst, k), .upload_url = upload,
@@ -521,11 +522,12 @@ static void reply_header(struct rpc *c)
 {
     struct server *s = c->s;
     struct sched_reply *r = &c->reply;
-    r->project_name = s->proj.cfg.name;
-    r->master_url = s->proj.cfg.master_url;
+    const struct project_config *cfg = server_cfg(s);
+    r->project_name = cfg->name;
+    r->master_url = cfg->master_url;
     /* pacing: a host whose queue reaches past the horizon need not ask for a while */
-    r->request_delay = fmax(s->proj.cfg.request_delay, c->dec.ask_again_after);
-    r->next_rpc_delay = s->proj.cfg.next_rpc_delay;
+    r->request_delay = fmax(cfg->request_delay, c->dec.ask_again_after);
+    r->next_rpc_delay = cfg->next_rpc_delay;
     r->hostid = c->send_hostid ? c->host.id : 0;
     r->userid = c->user.id;
     r->user_name = c->user.name;
@@ -534,7 +536,7 @@ static void reply_header(struct rpc *c)
     r->host_total_credit = c->host.total_credit;
     r->host_expavg_credit = c->host.expavg_credit;
     if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
-    r->send_full_workload = s->proj.cfg.deadline_check;
+    r->send_full_workload = cfg->deadline_check;
 }
 
 /* An answer decided before any change: kept until rpc_finish writes it. */
@@ -591,7 +593,7 @@ static void decide(struct rpc *c, const char *body, size_t len)
         log_debug(LT_RPC, "request with unknown account key");
         reply_add_message(&c->reply, "Invalid or missing account key. To fix, remove and add this project.", "notice");
         c->reply.request_delay = 3600;
-        c->reply.project_name = s->proj.cfg.name;
+        c->reply.project_name = server_cfg(s)->name;
         sched_reply_write(&c->reply, &c->early);
         c->status = 200;
         return;
@@ -605,12 +607,12 @@ static void decide(struct rpc *c, const char *body, size_t len)
         if (!st || store_user_new_hosts(st, c->user.id, s->clock() - HOST_ADD_WINDOW_S, &added))
             return answer_now(c, 503, "store unavailable, retry later");
     }
-    if (added >= s->proj.cfg.max_new_hosts_per_day) {
+    if (added >= server_cfg(s)->max_new_hosts_per_day) {
         log_info("user %lld: refused a new host (%lld added in a day)", (long long)c->user.id, (long long)added);
         reply_add_message(&c->reply, "This account added as many new hosts today as the project allows: try again "
                           "tomorrow, or attach this computer as the host it was before.", "notice");
         c->reply.request_delay = HOST_ADD_WINDOW_S / 24;
-        c->reply.project_name = s->proj.cfg.name;
+        c->reply.project_name = server_cfg(s)->name;
         sched_reply_write(&c->reply, &c->early);
         c->status = 200;
         return;
@@ -620,7 +622,7 @@ static void decide(struct rpc *c, const char *body, size_t len)
     c->names = xmalloc((size_t)(c->req.nsticky + c->req.nother + 1) * sizeof *c->names);
     for (int i = 0; i < c->req.nsticky; i++) c->names[i] = c->req.sticky[i].name;
     for (int i = 0; i < c->req.nother; i++) c->names[c->req.nsticky + i] = c->req.other_results[i];
-    if (is_anonymous(&c->req) && !s->proj.cfg.anonymous_platform && wants_work(&c->req))
+    if (is_anonymous(&c->req) && !server_cfg(s)->anonymous_platform && wants_work(&c->req))
         reply_add_message(&c->reply, "This project does not send work to hosts with their own applications "
                           "(app_info.xml): remove it to get work.", "notice");
 
@@ -677,7 +679,7 @@ enum rpc_wait rpc_next(struct rpc *c)
 void rpc_wait_work(struct rpc *c, void (*wake)(void *), void *arg)
 {
     struct server *s = c->s;
-    int64_t deadline = s->clock() + (int64_t)s->proj.cfg.locality_wait_period;
+    int64_t deadline = s->clock() + (int64_t)server_cfg(s)->locality_wait_period;
     workgen_wait(s->workgen, deadline, c->need_work, c->nneed_work, wake, arg);
 }
 

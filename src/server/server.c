@@ -59,8 +59,8 @@ uint64_t server_random(struct server *s)
 
 struct rpc_routing server_routing(const struct server *s)
 {
-    return (struct rpc_routing){.validator = s->proj.cfg.validator_cmd[0] != 0,
-                                .assimilator = s->proj.cfg.assimilator_cmd[0] != 0};
+    const struct project_config *c = server_cfg(s);
+    return (struct rpc_routing){.validator = c->validator_cmd[0] != 0, .assimilator = c->assimilator_cmd[0] != 0};
 }
 
 void server_hand_on(struct server *s, int64_t job_id, int route)
@@ -337,6 +337,35 @@ static int load_host_pace(void *ctx, const struct host *h)
     return 0;
 }
 
+/* Hands the settings to the index's copies of them: after index_init,
+ * and at a reload (lock held, or the index not yet shared). The
+ * restart-only ones among them are the same at a reload. */
+static void index_configure(struct sched_index *x, const struct project_config *cfg)
+{
+    x->one_result_per_user = cfg->one_result_per_user_per_wu;
+    x->one_result_per_network = cfg->one_result_per_network;
+    x->one_result_per_signup_batch = cfg->one_result_per_signup_batch;
+    x->loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
+    x->loc.sorted = cfg->locality_sorted;
+    x->replicate = cfg->replicate;
+    /* a project that makes work on demand has more than the index holds:
+     * pacing would take it for nearly done and starve its hosts */
+    x->pace.share = cfg->locality_generator[0] || cfg->cursor_generator[0] ? 0 : cfg->pace_share;
+    x->loc.wait_period = (int)cfg->locality_wait_period;
+    x->seq.high_water = (int)cfg->sequence_high_water;
+    x->cur.in_order = cfg->cursor_in_order;
+    x->cur.move_ratio = cfg->cursor_move_ratio;
+    x->seq.per_host = (int)cfg->sequences_per_host;
+    x->seq.twin_lag = cfg->sequence_twin_lag;
+    int lost = cfg->host_lost_after > 0;
+    x->loc.host_ttl = lost ? (int64_t)cfg->host_lost_after : LOCALITY_HOST_TTL_DEFAULT;
+    x->cur.host_ttl = lost ? (int64_t)cfg->host_lost_after : CURSOR_HOST_TTL_DEFAULT;
+    quota_set_daily_max(&x->quota, cfg->daily_result_quota);
+    index_set_trust(x, &(struct trust_policy){.min_valid = cfg->adaptive_trust_valid,
+                                              .spot_check = cfg->adaptive_spot_check,
+                                              .reduced_delay = cfg->reliable_reduced_delay_bound});
+}
+
 /* (Re)creates the index and reads everything live; lock held by the caller
  * or not yet shared. */
 static int load_all(struct server *s, char *err, size_t errlen)
@@ -346,33 +375,14 @@ static int load_all(struct server *s, char *err, size_t errlen)
         snprintf(err, errlen, "cannot open the store %s for reading", s->db_path);
         return -1;
     }
+    const struct project_config *cfg = server_cfg(s);
     index_init(&s->idx);
-    s->idx.one_result_per_user = s->proj.cfg.one_result_per_user_per_wu;
-    s->idx.one_result_per_network = s->proj.cfg.one_result_per_network;
-    s->idx.one_result_per_signup_batch = s->proj.cfg.one_result_per_signup_batch;
-    const struct project_config *cfg = &s->proj.cfg;
-    s->idx.loc.mode = cfg->locality_lite ? LOC_LITE : cfg->locality ? LOC_FULL : LOC_OFF;
-    s->idx.loc.sorted = cfg->locality_sorted;
-    s->idx.replicate = cfg->replicate;
-    /* a project that makes work on demand has more than the index holds:
-     * pacing would take it for nearly done and starve its hosts */
-    s->idx.pace.share = cfg->locality_generator[0] || cfg->cursor_generator[0] ? 0 : cfg->pace_share;
-    s->idx.loc.wait_period = (int)cfg->locality_wait_period;
-    s->idx.seq.high_water = (int)cfg->sequence_high_water;
-    s->idx.cur.in_order = cfg->cursor_in_order;
-    s->idx.cur.move_ratio = cfg->cursor_move_ratio;
-    s->idx.seq.per_host = (int)cfg->sequences_per_host;
-    s->idx.seq.twin_lag = cfg->sequence_twin_lag;
-    if (cfg->host_lost_after > 0) s->idx.loc.host_ttl = s->idx.cur.host_ttl = (int64_t)cfg->host_lost_after;
+    index_configure(&s->idx, cfg);
     int64_t max_inst = store_max_instance_id(st), max_host = store_max_host_id(st);
     if (max_inst < 0 || max_host < 0) {
         snprintf(err, errlen, "reading the store: %s", store_error(st));
         return -1;
     }
-    s->idx.quota.daily_max = cfg->daily_result_quota;
-    index_set_trust(&s->idx, &(struct trust_policy){.min_valid = cfg->adaptive_trust_valid,
-                                                    .spot_check = cfg->adaptive_spot_check,
-                                                    .reduced_delay = cfg->reliable_reduced_delay_bound});
     /* the records kept: with the quota, or for adaptive batches without it */
     if (store_each_host_av(st, load_host_av, &s->idx)) {
         snprintf(err, errlen, "reading the hosts' records: %s", store_error(st));
@@ -533,6 +543,21 @@ static int load_plan_classes(struct server *s, char *err, size_t errlen)
     return rc;
 }
 
+/* The settings of cfg as s publishes them: checked for what project_load
+ * leaves to the server, with what the request threads read made from them.
+ * Owned by the caller (free), or NULL with the reason in err. */
+static struct server_config *config_make(const struct project_config *cfg, char *err, size_t errlen)
+{
+    if (web_accounts_check(cfg, err, errlen)) return NULL;
+    struct server_config *c = xcalloc(1, sizeof *c);
+    c->cfg = *cfg;
+    char why[256];
+    if (!cidr_list_parse(cfg->metrics_allow, &c->metrics_allow, why, sizeof why)) return c;
+    snprintf(err, errlen, "config.xml: <metrics_allow>: %s", why);
+    free(c);
+    return NULL;
+}
+
 int server_open(struct server *s, const char *project_dir, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
@@ -546,11 +571,9 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
         return -1;
     }
     if (project_load(&s->proj, abs, err, errlen) || http_load_tls(s, err, errlen)) return -1;
-    char why[256];
-    if (cidr_list_parse(s->proj.cfg.metrics_allow, &s->metrics_allow, why, sizeof why)) {
-        snprintf(err, errlen, "config.xml: <metrics_allow>: %s", why);
-        return -1;
-    }
+    struct server_config *c = config_make(&s->proj.cfg, err, errlen);
+    if (!c) return -1;
+    atomic_store(&s->config, c);
     s->metrics = metrics_new();
     char host[128];
     int port;
@@ -588,6 +611,60 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
     int64_t loaded;
     if (load_news(s, server_reader(s), &s->opened, &loaded, err, errlen)) return -1;   /* load_all opened the reader */
     all_hosts_seen(s);
+    return 0;
+}
+
+/* Logs why config.xml was not reloaded; -1. */
+static int reload_refused(const char *why)
+{
+    log_error("config.xml not reloaded, locusd keeps its settings: %s", why);
+    return -1;
+}
+
+/* Warns of each restart-only setting among changed (n of them), and writes
+ * the names of the others, comma separated, into live ("" for none). */
+static void sort_changes(const struct setting *const *changed, size_t n, struct strbuf *live)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (changed[i]->restart) log_warn("config.xml: %s changed: takes effect at the next restart", changed[i]->name);
+        else sb_printf(live, "%s%s", live->len ? ", " : "", changed[i]->name);
+    }
+}
+
+/* Makes c the settings of s, and hands them to what is made of them. */
+static void publish(struct server *s, struct server_config *c)
+{
+    c->replaced = atomic_load(&s->config);
+    pthread_mutex_lock(&s->lock);
+    atomic_store(&s->config, c);
+    index_configure(&s->idx, &c->cfg);
+    pthread_mutex_unlock(&s->lock);
+    web_accounts_configure(s, &c->cfg);
+}
+
+int server_reload(struct server *s)
+{
+    struct project read;
+    char err[1024];
+    if (project_load(&read, s->proj.dir, err, sizeof err)) return reload_refused(err);
+    const struct server_config *now = server_config(s);
+    struct project_config next = now->cfg;
+    project_config_apply_live(&next, &read.cfg);
+    struct server_config *c = config_make(&next, err, sizeof err);
+    if (!c) return reload_refused(err);
+    const struct setting *changed[project_settings_count];
+    size_t n = project_config_diff(&now->cfg, &read.cfg, changed);
+    struct strbuf live;
+    sb_init(&live);
+    sort_changes(changed, n, &live);
+    if (live.len) {
+        publish(s, c);
+        log_info("config.xml reloaded: %s changed", live.s);
+    } else {
+        free(c);
+        log_info("config.xml reloaded: no setting that applies at once changed");
+    }
+    sb_free(&live);
     return 0;
 }
 
@@ -666,6 +743,10 @@ void server_stop(struct server *s)
     web_accounts_close(s);
     free(s->list_text);
     metrics_free(s->metrics);
+    for (struct server_config *c = atomic_load(&s->config), *older; c; c = older) {
+        older = c->replaced;
+        free(c);
+    }
     pthread_mutex_destroy(&s->list_lock);
     pthread_mutex_destroy(&s->lock);
 }

@@ -23,14 +23,28 @@
 struct MHD_Daemon;
 struct metrics;
 
-/* The time a hook of s may run (config.xml's hook_timeout), in ms. */
-#define HOOK_MS(s) ((s)->proj.cfg.hook_timeout * 1000)
+/* The time a hook may run under the settings c (a struct project_config
+ * *: hook_timeout), in ms. */
+#define HOOK_MS(c) ((c)->hook_timeout * 1000)
 
 #define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept */
 #define API_ORDER_WAIT_MS 30000 /* an API campaign order awaited this long, then 503 (it stays queued) */
 
+/* The settings a running locusd works with, and what is made of them for
+ * the request threads. Never changed once published (server_config): a
+ * reload publishes a new one, so that a thread may keep what it took (a
+ * hook's command line) for as long as it needs it. */
+struct server_config {
+    struct project_config cfg;   /* the live settings as config.xml last had them; the restart-only ones,
+                                    and where locusd listens, as at start */
+    struct cidr_list metrics_allow; /* who may read /metrics (cfg.metrics_allow); empty: nobody, 404 */
+    struct server_config *replaced; /* owned: the one this replaced, freed by server_stop (a thread may
+                                       still read it); NULL for the first */
+};
+
 struct server {
-    struct project proj;
+    struct project proj;         /* the folder, and config.xml as read at start: what start-up made
+                                    (ports, threads, TLS) follows it; all else reads server_cfg */
     char db_path[PROJECT_PATH_MAX + 16];
     char url_prefix[256];        /* path part of the master URL: "/proj/" */
     char *code_sign_key;         /* public key text for clients */
@@ -39,7 +53,10 @@ struct server {
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
     struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */
     struct metrics *metrics;     /* owned: the figures of GET /metrics (metrics.h) */
-    struct cidr_list metrics_allow; /* who may read them (config.xml's metrics_allow); empty: nobody, 404 */
+    /* owned: the settings now, read through server_config. Published
+     * under the lock, with the index's copies of them: a thread holding
+     * the lock sees both from the same config.xml. */
+    _Atomic(struct server_config *) config;
 
     /* GET /api/v1/batches, open to anyone, computes every batch's figures:
      * its answer is kept API_LIST_CACHE_S seconds, so a flood of such
@@ -89,6 +106,11 @@ struct server {
                                     stays queued): API_ORDER_WAIT_MS unless a test sets it */
 };
 
+/* The settings s runs with now (see struct server_config): take the
+ * pointer once for what must agree (one request's limits). */
+static inline const struct server_config *server_config(const struct server *s) { return atomic_load(&s->config); }
+static inline const struct project_config *server_cfg(const struct server *s) { return &server_config(s)->cfg; }
+
 /* Opens the project in project_dir as serving it needs: config.xml, the
  * keys (those secrets not made yet are made), plan_class.xml, the HTTPS
  * certificate, the store (migrated if older), and the scheduling index
@@ -102,6 +124,16 @@ int server_start(struct server *s, char *err, size_t errlen);
 /* Stops the threads server_start started and frees s; after server_open
  * alone, drops what loading decided (never written) and frees s. */
 void server_stop(struct server *s);
+
+/* Reads config.xml again (SIGHUP) with project_load's checks and the
+ * server's own. The settings that apply live take effect at once,
+ * together with what is made of them (the index's copies, who may read
+ * /metrics, the account allowance); each restart-only setting that changed
+ * is a warning that it takes effect at the next restart; an info line
+ * lists what changed. -1 when the file is refused: the reason is logged
+ * as an error and s keeps its settings. One caller at a time (main's
+ * signal loop). */
+int server_reload(struct server *s);
 
 /* Reads new apps, versions, files and batches, and applies cancellations.
  * Takes the lock itself. */

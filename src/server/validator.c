@@ -61,14 +61,15 @@ static int snapshot(struct server *s, struct sjob *j, struct vjob *v)
 int results_agree(const struct server *s, const char *const *a, char (*da)[SHA256_HEX_LEN], const char *const *b,
                   char (*db)[SHA256_HEX_LEN], int nout)
 {
-    const char *cmd = s->proj.cfg.validator_cmd;
+    const struct project_config *c = server_cfg(s);
+    const char *cmd = c->validator_cmd;
     if (cmd[0]) {   /* the project's comparison command: exit 0 = agree */
         const char *args[2 * MAX_OUTPUTS + 1];
         int n = 0;
         for (int k = 0; k < nout; k++) args[n++] = a[k];
         for (int k = 0; k < nout; k++) args[n++] = b[k];
         args[n] = NULL;
-        return run_command(cmd, "locus-validator", args, NULL, NULL, HOOK_MS(s)) == 0;
+        return run_command(cmd, "locus-validator", args, NULL, NULL, HOOK_MS(c)) == 0;
     }
     for (int k = 0; k < nout; k++)
         if (strcmp(da[k], db[k])) return 0;

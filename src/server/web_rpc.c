@@ -34,7 +34,6 @@ enum web_call { CALL_CREATE, CALL_LOOKUP };
 struct web_accounts {
     struct upload_key secret;         /* the account secret: keys are made from it */
     char *terms;                      /* owned; "" none */
-    enum signup_mode signup;
     pthread_mutex_t lock;             /* guards the two below */
     pthread_cond_t kdf_free;
     int kdf_running;
@@ -58,14 +57,15 @@ static enum signup_mode signup_of(const char *mode)
     return !strcmp(mode, "open") ? SIGNUP_OPEN : !strcmp(mode, "invitation") ? SIGNUP_INVITATION : SIGNUP_CLOSED;
 }
 
+int web_accounts_check(const struct project_config *c, char *err, size_t errlen)
+{
+    if (signup_of(c->account_creation) != SIGNUP_INVITATION || c->invitation_code[0]) return 0;
+    errf(err, errlen, "<account_creation> is invitation but config.xml has no <invitation_code>");
+    return -1;
+}
+
 int web_accounts_open(struct server *s, char *err, size_t errlen)
 {
-    const struct project_config *c = &s->proj.cfg;
-    enum signup_mode signup = signup_of(c->account_creation);
-    if (signup == SIGNUP_INVITATION && !c->invitation_code[0]) {
-        errf(err, errlen, "<account_creation> is invitation but config.xml has no <invitation_code>");
-        return -1;
-    }
     struct web_accounts *w = xcalloc(1, sizeof *w);
     if (account_secret_load(&s->proj, s->clock(), &w->secret, err, errlen)) {
         free(w);
@@ -76,13 +76,21 @@ int web_accounts_open(struct server *s, char *err, size_t errlen)
     size_t len;
     w->terms = read_file(path, TERMS_MAX, &len);
     if (!w->terms) w->terms = strdup("");
-    w->signup = signup;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->kdf_free, NULL);
     pthread_mutex_init(&w->allowance_lock, NULL);
-    w->allowance = ratelimit_new(c->account_rpcs_per_hour, ALLOWANCE_BURST, ADDRS_REMEMBERED);
+    w->allowance = ratelimit_new(server_cfg(s)->account_rpcs_per_hour, ALLOWANCE_BURST, ADDRS_REMEMBERED);
     s->accounts = w;
     return 0;
+}
+
+void web_accounts_configure(struct server *s, const struct project_config *c)
+{
+    struct web_accounts *w = s->accounts;
+    pthread_mutex_lock(&w->allowance_lock);
+    /* in range: project_load bounds account_rpcs_per_hour */
+    ratelimit_set_rate(w->allowance, c->account_rpcs_per_hour, ALLOWANCE_BURST);
+    pthread_mutex_unlock(&w->allowance_lock);
 }
 
 void web_accounts_close(struct server *s)
@@ -115,10 +123,11 @@ static void project_config(struct server *s, struct strbuf *out)
         if (!seen) names[n++] = p;
     }
     pthread_mutex_unlock(&s->lock);
-    const struct project_config *c = &s->proj.cfg;
+    const struct project_config *c = server_cfg(s);
     struct web_project_config pc = {
         .name = c->name, .master_url = c->master_url, .min_passwd_length = c->min_passwd_length,
-        .signup = s->accounts->signup, .platforms = names, .nplatforms = n, .terms_of_use = s->accounts->terms,
+        .signup = signup_of(c->account_creation), .platforms = names, .nplatforms = n,
+        .terms_of_use = s->accounts->terms,
     };
     web_project_config_xml(out, &pc);
 }
@@ -289,8 +298,10 @@ static void drop_order(void *p)
 /* 0 if a may create an account now; else the error answered. */
 static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct strbuf *out)
 {
-    const char *code = s->proj.cfg.invitation_code;
-    switch (s->accounts->signup) {
+    const struct project_config *c = server_cfg(s);   /* the mode and its code from one reload */
+    const char *code = c->invitation_code;
+    enum signup_mode signup = signup_of(c->account_creation);
+    switch (signup) {
     case SIGNUP_OPEN:
         return 0;
     case SIGNUP_INVITATION:
@@ -302,7 +313,7 @@ static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct st
         break;
     }
     web_error_xml(out, BOINC_ERR_ACCT_CREATION_DISABLED,
-                  s->accounts->signup == SIGNUP_CLOSED ? "this project creates no accounts: ask its operator"
+                  signup == SIGNUP_CLOSED ? "this project creates no accounts: ask its operator"
                                                       : "this project creates accounts with an invitation code only");
     return -1;
 }

@@ -16,10 +16,18 @@ struct web_rpc_args {
 };
 
 /* Reads what the web RPCs need (account secret, terms of use, platforms
- * come later from the versions) into a new s->accounts. 0, or -1 with the
- * reason in err (an unreadable secret; invitation mode without a code). */
+ * come later from the versions) into a new s->accounts, with the
+ * allowance of server_cfg(s). 0, or -1 with the reason in err (an
+ * unreadable secret). */
 int web_accounts_open(struct server *s, char *err, size_t errlen);
 void web_accounts_close(struct server *s);
+/* 0 if the account settings of c go together, else -1 with the reason in
+ * err: invitation mode without a code (checked at start and at reload). */
+int web_accounts_check(const struct project_config *c, char *err, size_t errlen);
+/* Sets the allowance of s->accounts to c's account_rpcs_per_hour (a
+ * reload); the addresses it holds keep what they spent. The mode and code
+ * of sign-up need nothing: they are read from server_cfg at each call. */
+void web_accounts_configure(struct server *s, const struct project_config *c);
 
 /* Answers GET PREFIXname (name one of url.c's web RPCs) into out, always
  * with HTTP 200 as BOINC's (an error is an <error> reply); or, for an

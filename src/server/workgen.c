@@ -178,7 +178,7 @@ void workgen_need_work(struct workgen *g, char *const *files, int n)
         dir_path(s, path, sizeof path, "need_work", files[i]);
         touch(path);
         log_debug(LT_SCHED, "need_work %s", files[i]);
-        if (!s->proj.cfg.locality_generator[0]) continue;
+        if (!server_cfg(s)->locality_generator[0]) continue;
         pthread_mutex_lock(&g->mu);
         if (!smap_get(&g->queued, files[i])) {
             smap_put(&g->queued, files[i], g);
@@ -192,7 +192,7 @@ void workgen_need_work(struct workgen *g, char *const *files, int n)
 void workgen_cursors(struct workgen *g, const struct cursor_gen *wants, int n)
 {
     if (!n) return;
-    if (!g->s->proj.cfg.cursor_generator[0]) {
+    if (!server_cfg(g->s)->cursor_generator[0]) {
         if (!g->warned) log_warn("cursor batch %s has jobs to generate but config.xml has no <cursor_work_generator>",
                                  wants[0].batch);
         g->warned = 1;
@@ -227,7 +227,8 @@ static void generate_for_file(struct workgen *g, const char *name)
     snprintf(v_file, sizeof v_file, "LOCUS_FILE=%s", name);
     const char *env[] = {v_dir, v_file, NULL};
     const char *args[] = {name, NULL};
-    int rc = run_command(s->proj.cfg.locality_generator, "locus-work-generator", args, s->proj.dir, env, HOOK_MS(s));
+    const struct project_config *c = server_cfg(s);
+    int rc = run_command(c->locality_generator, "locus-work-generator", args, s->proj.dir, env, HOOK_MS(c));
     char path[PROJECT_PATH_MAX + 300];
     dir_path(s, path, sizeof path, "generator_failed", name);
     pthread_mutex_lock(&s->lock);
@@ -271,7 +272,7 @@ static void generate_for_cursor(struct workgen *g, int64_t cursor_id)
     struct server *s = g->s;
     struct cursor_gen want;
     pthread_mutex_lock(&s->lock);
-    int wanted = cursor_want(&s->idx, cursor_id, (int)s->proj.cfg.cursor_cushion, &want);
+    int wanted = cursor_want(&s->idx, cursor_id, (int)server_cfg(s)->cursor_cushion, &want);
     pthread_mutex_unlock(&s->lock);
     if (!wanted) return;
     char v_dir[PROJECT_PATH_MAX + 32], v_batch[160], v_cur[48], v_first[48], v_last[48], first[24], last[24];
@@ -284,7 +285,8 @@ static void generate_for_cursor(struct workgen *g, int64_t cursor_id)
     snprintf(v_last, sizeof v_last, "LOCUS_LAST=%s", last);
     const char *env[] = {v_dir, v_batch, v_cur, v_first, v_last, NULL};
     const char *args[] = {want.batch, first, last, NULL};
-    int rc = run_command(s->proj.cfg.cursor_generator, "locus-cursor-generator", args, s->proj.dir, env, HOOK_MS(s));
+    const struct project_config *c = server_cfg(s);
+    int rc = run_command(c->cursor_generator, "locus-cursor-generator", args, s->proj.dir, env, HOOK_MS(c));
     if (rc) {
         log_warn("cursor generator for batch %s, jobs %s-%s, failed (exit %d); asked again at the next pass", want.batch,
                  first, last, rc);

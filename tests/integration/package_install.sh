@@ -65,7 +65,8 @@ unit=$root/lib/systemd/system/locusd@.service
 grep -qx "ExecStart=/usr/bin/locusd /var/lib/locus/%i \$LOCUSD_OPTS" "$unit" || fail "locusd@.service: $(grep ExecStart "$unit")"
 grep -qx "User=locus" "$unit" || fail "locusd@.service runs as another user"
 grep -qx "EnvironmentFile=-/etc/locus/locusd.conf" "$unit" || fail "locusd@.service reads no /etc/locus/locusd.conf"
-grep -q "^ExecReload" "$unit" "$root/lib/systemd/system/locus-client.service" && fail "a unit has ExecReload"
+grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$unit" || fail "locusd@.service: $(grep ExecReload "$unit")"
+grep -q "^ExecReload" "$root/lib/systemd/system/locus-client.service" && fail "locus-client.service has ExecReload"
 say "the package holds the programs, units, users, configuration and docs"
 
 # ---- the units and users, by systemd's own tools ----

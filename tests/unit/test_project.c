@@ -394,9 +394,13 @@ static void test_metrics_allow(void **state)
     assert_non_null(strstr(err, "'10.0.0.0/33' is not ADDRESS or ADDRESS/BITS"));
 }
 
+/* How docs/guide.md marks a restart-only setting: its meaning begins so. */
+#define GUIDE_RESTART_MARK "| (restart) "
+
 /* docs/guide.md's table of config.xml settings: one row per setting of the
  * table, in its order, with a number's default as the table has it ("none"
- * or "off" for 0) and a flag's as "off". */
+ * or "off" for 0) and a flag's as "off", marked restart-only as the table
+ * has it. */
 static void test_guide_lists_the_table(void **state)
 {
     (void)state;
@@ -417,6 +421,10 @@ static void test_guide_lists_the_table(void **state)
         if (i == project_settings_count) fail_msg("guide: <%s> is not a setting", name);
         const struct setting *s = &project_settings[i++];
         if (strcmp(name, s->name)) fail_msg("guide: <%s> where the table has <%s>", name, s->name);
+        char row[8192];
+        snprintf(row, sizeof row, "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+        if (!strstr(row, GUIDE_RESTART_MARK) != !s->restart)
+            fail_msg("guide: <%s> is %srestart-only in the table", name, s->restart ? "" : "not ");
         char want[64] = "";
         if (s->type == SETTING_FLAG || (s->type == SETTING_COUNT_FLAG && s->def == 0)) snprintf(want, sizeof want, "off");
         else if (s->type != SETTING_TEXT) snprintf(want, sizeof want, "%.15g", s->def);

@@ -151,6 +151,30 @@ static void test_load(void **state)
     quota_free(&q);
 }
 
+/* A reload changes the quota: the records held are fitted to it as on
+ * loading, and what was sent today still counts. */
+static void test_set_daily_max(void **state)
+{
+    (void)state;
+    struct quota_set q;
+    quota_init(&q, 50);
+    struct host_av stored = {.host_id = 9, .av_id = -1, .daily_max = 50, .day = T0 / DAY, .sent_day = 3};
+    quota_load(&q, &stored);
+    stored.host_id = 10;
+    stored.daily_max = 2;                               /* halved by errors: below the new quota */
+    quota_load(&q, &stored);
+    quota_set_daily_max(&q, 4);
+    assert_int_equal(q.daily_max, 4);
+    assert_int_equal(quota_record(&q, 9, -1)->daily_max, 4);
+    assert_int_equal(quota_record(&q, 10, -1)->daily_max, 2);
+    assert_int_equal(quota_record(&q, 9, -1)->sent_day, 3);
+    assert_true(quota_allows(&q, 9, -1, 1, T0));        /* 3 of 4 today */
+    assert_false(quota_allows(&q, 10, -1, 1, T0));      /* 3 of 2 */
+    quota_set_daily_max(&q, 0);                         /* no quota: anything goes */
+    assert_true(quota_allows(&q, 10, -1, 1, T0));
+    quota_free(&q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_day_limit_and_processors),
         cmocka_unit_test(test_no_quota),
         cmocka_unit_test(test_kept_without_quota),
+        cmocka_unit_test(test_set_daily_max),
         cmocka_unit_test(test_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -244,6 +244,24 @@ static void test_long_keys(void **state)
     ratelimit_free(r);
 }
 
+/* A new rate (a reloaded setting): an action taken before still costs
+ * the old rate's time, the next ones the new rate's; a rate out of range
+ * is refused and changes nothing. */
+static void test_set_rate(void **state)
+{
+    (void)state;
+    struct ratelimit *r = ratelimit_new(PER_MINUTE, 1, 16);
+    TAKE(r, "k", 0, 1, 0);
+    assert_int_equal(ratelimit_set_rate(r, PER_SECOND, 1), 0);
+    TAKE(r, "k", 0, 0, 60);                    /* the minute it cost */
+    TAKE(r, "k", MINUTE_MS, 1, 0);
+    TAKE(r, "k", MINUTE_MS, 0, 1);             /* a second at the new rate */
+    assert_int_equal(ratelimit_set_rate(r, 0, 1), -1);
+    assert_int_equal(ratelimit_set_rate(r, PER_SECOND, 0.5), -1);
+    TAKE(r, "k", MINUTE_MS + SECOND_MS, 1, 0); /* still a second */
+    ratelimit_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_time_backwards),
         cmocka_unit_test(test_long_keys),
+        cmocka_unit_test(test_set_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
