@@ -1,4 +1,4 @@
-/* purger.c - the purge thread: each hour, what ended long enough ago goes
+/* purger.c - the purge thread: each hour (sooner for short waits), what ended long enough ago goes
  * to the archive (store/purge.h), on a store connection of its own. A
  * thread of its own, as a first purge of a large store takes minutes that
  * the maintenance thread's timeouts cannot wait; its steps are short
@@ -6,15 +6,27 @@
 #include "core/log.h"
 #include "server/server.h"
 #include "store/purge.h"
+#include <stdio.h>
 #include <time.h>
 
-#define PURGE_PERIOD_S 3600   /* how often; rows go days after their end, so an hour late is nothing */
-#define PURGE_FIRST_S 60      /* the first, once start-up's own work is done */
+#define PURGE_PERIOD_MAX_S 3600   /* rows go days after their end: an hour late is nothing */
+#define PURGE_PERIOD_MIN_S 5
+#define PURGE_FIRST_S 60          /* the first, once start-up's own work is done */
+#define SECONDS_PER_DAY 86400.0
 
-static void purge_once(struct server *s)
+/* Each tenth of the time rows wait (a row stays at most a tenth longer
+ * than asked), within the bounds above; hourly when jobs never go. */
+static int64_t purge_period(const struct project *p)
+{
+    double s = p->cfg.purge_after_days > 0 ? p->cfg.purge_after_days * SECONDS_PER_DAY / 10 : PURGE_PERIOD_MAX_S;
+    return s < PURGE_PERIOD_MIN_S ? PURGE_PERIOD_MIN_S : s > PURGE_PERIOD_MAX_S ? PURGE_PERIOD_MAX_S : (int64_t)s;
+}
+
+/* p: the project's folder with the settings now (a reload may change them). */
+static void purge_once(struct server *s, const struct project *p)
 {
     struct purge_cut cut;
-    purge_cut_of(&s->proj, s->clock(), &cut);
+    purge_cut_of(p, s->clock(), &cut);
     char err[512];
     struct store *st = store_open(s->db_path, 0, err, sizeof err);
     if (!st) {
@@ -22,7 +34,7 @@ static void purge_once(struct server *s)
         return;
     }
     struct purge_result r;
-    int rc = purge_run(&s->proj, st, &cut, 0, &r, err, sizeof err);
+    int rc = purge_run(p, st, &cut, 0, &r, err, sizeof err);
     store_close(st);
     if (r.jobs || r.hosts || r.files)
         log_info("purged %lld jobs (%lld instances), %lld hosts to archive/, %lld files (%lld bytes)",
@@ -37,8 +49,10 @@ void *purger_main(void *arg)
     int64_t next = s->clock() + PURGE_FIRST_S;
     while (!s->stopping) {
         if (s->clock() >= next) {
-            purge_once(s);
-            next = s->clock() + PURGE_PERIOD_S;
+            struct project p = {.cfg = *server_cfg(s)};
+            snprintf(p.dir, sizeof p.dir, "%s", s->proj.dir);
+            purge_once(s, &p);
+            next = s->clock() + purge_period(&p);
         }
         struct timespec ts = {1, 0};   /* a second: server_stop waits for no longer */
         nanosleep(&ts, NULL);

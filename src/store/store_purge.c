@@ -240,6 +240,18 @@ static int scan_inputs(struct store *s, const struct purge_cut *cut, int64_t aft
 int store_purge_files_select(struct store *s, const struct purge_cut *cut, int as_if_purged, struct purge_file **files,
                              int *n, int64_t *scanned)
 {
+    *files = NULL;
+    *n = 0;
+    *scanned = 0;
+    int64_t remembered;
+    if (!as_if_purged) {   /* nothing remembered: no need to read every job */
+        sqlite3_stmt *q;
+        if (store_prepare(s, "SELECT EXISTS (SELECT 1 FROM purge_files)", 0, &q)) return -1;
+        int rc = sqlite3_step(q) == SQLITE_ROW ? 0 : store_fail(s, "purge files");
+        remembered = rc ? 0 : sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        if (rc || !remembered) return rc;
+    }
     struct imap read, gone;
     imap_init(&read);
     imap_init(&gone);
