@@ -100,7 +100,7 @@ int cmd_db_purge(int argc, char **argv, char *err, size_t errlen)
     purge_cut_of(&cp.p, (int64_t)time(NULL), &cut);
     struct purge_result r;
     char why[CLI_ERR_MAX];
-    rc = purge_run(&cp.p, cp.s, &cut, dry, &r, why, sizeof why);
+    rc = purge_run(&cp.p, cp.s, NULL, &cut, dry, &r, why, sizeof why);
     printf("%s %lld jobs (%lld instances), %lld hosts%s, %lld files (%.1f MB)%s\n", dry ? "would purge" : "purged",
            (long long)r.jobs, (long long)r.instances, (long long)r.hosts, dry ? "" : " to archive/",
            (long long)r.files, (double)r.file_bytes / BYTES_PER_MB, rc ? " before an error" : "");

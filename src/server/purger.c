@@ -1,17 +1,20 @@
 /* purger.c - the purge thread: each hour (sooner for short waits), what ended long enough ago goes
  * to the archive (store/purge.h), on a store connection of its own. A
  * thread of its own, as a first purge of a large store takes minutes that
- * the maintenance thread's timeouts cannot wait; its steps are short
- * transactions, so the writer waits for one at most. */
+ * the maintenance thread's timeouts cannot wait. It reads on its own
+ * connection, and its steps, short transactions, are written by the writer
+ * between its groups (writer_run): contending for SQLite's lock, the side
+ * asleep in its busy wait loses, and RPCs waited on purging for seconds. */
 #include "core/log.h"
 #include "server/server.h"
+#include "server/writer.h"
 #include "store/purge.h"
 #include <stdio.h>
 #include <time.h>
 
 #define PURGE_PERIOD_MAX_S 3600   /* rows go days after their end: an hour late is nothing */
 #define PURGE_PERIOD_MIN_S 5
-#define PURGE_FIRST_S 60          /* the first, once start-up's own work is done */
+#define PURGE_FIRST_S 60          /* the first, once start-up's own work is done (sooner if the period is) */
 #define SECONDS_PER_DAY 86400.0
 
 /* Each tenth of the time rows wait (a row stays at most a tenth longer
@@ -21,6 +24,14 @@ static int64_t purge_period(const struct project *p)
     double s = p->cfg.purge_after_days > 0 ? p->cfg.purge_after_days * SECONDS_PER_DAY / 10 : PURGE_PERIOD_MAX_S;
     return s < PURGE_PERIOD_MIN_S ? PURGE_PERIOD_MIN_S : s > PURGE_PERIOD_MAX_S ? PURGE_PERIOD_MAX_S : (int64_t)s;
 }
+
+static int run_in_writer(void *ctx, int (*step)(struct store *st, void *arg), void *arg)
+{
+    return writer_run(((struct server *)ctx)->writer, step, arg);
+}
+
+/* locusd stops between two steps, not after the whole purge */
+static int server_stopping(void *ctx) { return ((struct server *)ctx)->stopping; }
 
 /* p: the project's folder with the settings now (a reload may change them). */
 static void purge_once(struct server *s, const struct project *p)
@@ -34,7 +45,8 @@ static void purge_once(struct server *s, const struct project *p)
         return;
     }
     struct purge_result r;
-    int rc = purge_run(p, st, &cut, 0, &r, err, sizeof err);
+    struct purge_writer w = {run_in_writer, server_stopping, s};
+    int rc = purge_run(p, st, &w, &cut, 0, &r, err, sizeof err);
     store_close(st);
     if (r.jobs || r.hosts || r.files)
         log_info("purged %lld jobs (%lld instances), %lld hosts to archive/, %lld files (%lld bytes)",
@@ -46,7 +58,8 @@ static void purge_once(struct server *s, const struct project *p)
 void *purger_main(void *arg)
 {
     struct server *s = arg;
-    int64_t next = s->clock() + PURGE_FIRST_S;
+    int64_t first = purge_period(&s->proj);
+    int64_t next = s->clock() + (first < PURGE_FIRST_S ? first : PURGE_FIRST_S);
     while (!s->stopping) {
         if (s->clock() >= next) {
             struct project p = {.cfg = *server_cfg(s)};

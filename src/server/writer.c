@@ -50,6 +50,14 @@ struct writer {
     int nwaiters, capwaiters;
     int (*publish)(void *ctx, const char *name, struct file_rec *f);
     void *publish_ctx;
+    struct task *task;           /* writer_run's, waiting for its turn; NULL: none */
+};
+
+/* A writer_run call: fn(st, arg) in the writer's thread, its result in rc. */
+struct task {
+    int (*fn)(struct store *st, void *arg);
+    void *arg;
+    int rc, done;
 };
 
 void writer_set_publisher(struct writer *w, int (*publish)(void *ctx, const char *name, struct file_rec *f),
@@ -260,50 +268,74 @@ static int commit_group(struct writer *w, struct change_log *logs, int nlogs)
     return 0;
 }
 
+/* Commits the queue as one group and settles its tickets (mu held on
+ * entry and exit, released meanwhile). */
+static void group_turn(struct writer *w)
+{
+    struct change_log *logs = w->queue;
+    int nlogs = w->nqueue;
+    w->queue = NULL;
+    w->nqueue = w->capqueue = 0;
+    uint64_t upto = w->submitted, from = w->committed + 1;
+    pthread_mutex_unlock(&w->mu);
+
+    int nchanges = 0;
+    for (int l = 0; l < nlogs; l++) nchanges += logs[l].n;
+    int64_t t0 = monotonic_ns();
+    int rc = nchanges ? commit_group(w, logs, nlogs) : 0;
+    if (nchanges) prom_histogram_observe(&w->commit_seconds, (double)(monotonic_ns() - t0) / NS_PER_S);
+    prom_histogram_observe(&w->group_tickets, (double)(upto - from + 1));
+    log_debug(LT_STORE, "group of tickets %llu..%llu: %d changes, %s", (unsigned long long)from,
+              (unsigned long long)upto, nchanges, rc ? "FAILED" : "committed");
+    for (int l = 0; l < nlogs; l++) change_log_free(&logs[l]);
+    free(logs);
+
+    pthread_mutex_lock(&w->mu);
+    if (rc) {
+        w->failed = 1;
+        VEC_GROW(w->failures, w->nfailures, w->capfailures);
+        w->failures[w->nfailures++] = (struct failed_group){from, upto};
+    }
+    w->stats.groups++;
+    w->stats.tickets += upto - from + 1;
+    w->stats.changes += (uint64_t)nchanges;
+    w->committed = upto;
+    pthread_cond_broadcast(&w->done);
+    int ndue;
+    struct waiter *due = due_waiters(w, &ndue);
+    pthread_mutex_unlock(&w->mu);
+    for (int i = 0; i < ndue; i++) due[i].fn(due[i].arg);
+    free(due);
+    if (w->cp && nchanges && !rc && checkpointer_after_commit(w->cp, w->st))
+        log_error("store: checkpoint failed: %s", store_error(w->st));
+    pthread_mutex_lock(&w->mu);
+}
+
+/* Runs the waiting writer_run call (mu held on entry and exit). */
+static void task_turn(struct writer *w)
+{
+    struct task *t = w->task;
+    w->task = NULL;
+    pthread_mutex_unlock(&w->mu);
+    t->rc = t->fn(w->st, t->arg);
+    if (w->cp && checkpointer_after_commit(w->cp, w->st))
+        log_error("store: checkpoint failed: %s", store_error(w->st));
+    pthread_mutex_lock(&w->mu);
+    t->done = 1;
+    pthread_cond_broadcast(&w->done);
+}
+
+/* A task and a group take turns: neither waits for more than one of the
+ * other, however busy the other side is. */
 static void *writer_main(void *arg)
 {
     struct writer *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->stop && w->committed == w->submitted) pthread_cond_wait(&w->wake, &w->mu);
-        if (w->committed == w->submitted && w->stop) break;
-        struct change_log *logs = w->queue;
-        int nlogs = w->nqueue;
-        w->queue = NULL;
-        w->nqueue = w->capqueue = 0;
-        uint64_t upto = w->submitted, from = w->committed + 1;
-        pthread_mutex_unlock(&w->mu);
-
-        int nchanges = 0;
-        for (int l = 0; l < nlogs; l++) nchanges += logs[l].n;
-        int64_t t0 = monotonic_ns();
-        int rc = nchanges ? commit_group(w, logs, nlogs) : 0;
-        if (nchanges) prom_histogram_observe(&w->commit_seconds, (double)(monotonic_ns() - t0) / NS_PER_S);
-        prom_histogram_observe(&w->group_tickets, (double)(upto - from + 1));
-        log_debug(LT_STORE, "group of tickets %llu..%llu: %d changes, %s", (unsigned long long)from,
-                  (unsigned long long)upto, nchanges, rc ? "FAILED" : "committed");
-        for (int l = 0; l < nlogs; l++) change_log_free(&logs[l]);
-        free(logs);
-
-        pthread_mutex_lock(&w->mu);
-        if (rc) {
-            w->failed = 1;
-            VEC_GROW(w->failures, w->nfailures, w->capfailures);
-            w->failures[w->nfailures++] = (struct failed_group){from, upto};
-        }
-        w->stats.groups++;
-        w->stats.tickets += upto - from + 1;
-        w->stats.changes += (uint64_t)nchanges;
-        w->committed = upto;
-        pthread_cond_broadcast(&w->done);
-        int ndue;
-        struct waiter *due = due_waiters(w, &ndue);
-        pthread_mutex_unlock(&w->mu);
-        for (int i = 0; i < ndue; i++) due[i].fn(due[i].arg);
-        free(due);
-        if (w->cp && nchanges && !rc && checkpointer_after_commit(w->cp, w->st))
-            log_error("store: checkpoint failed: %s", store_error(w->st));
-        pthread_mutex_lock(&w->mu);
+        while (!w->stop && w->committed == w->submitted && !w->task) pthread_cond_wait(&w->wake, &w->mu);
+        if (w->task) task_turn(w);
+        if (w->committed != w->submitted) group_turn(w);
+        else if (w->stop && !w->task) break;
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -364,6 +396,18 @@ uint64_t writer_submit(struct writer *w, struct change_log *log)
     pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->mu);
     return t;
+}
+
+int writer_run(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg)
+{
+    struct task t = {fn, arg, 0, 0};
+    pthread_mutex_lock(&w->mu);
+    while (w->task) pthread_cond_wait(&w->done, &w->mu);   /* one at a time */
+    w->task = &t;
+    pthread_cond_signal(&w->wake);
+    while (!t.done) pthread_cond_wait(&w->done, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    return t.rc;
 }
 
 int writer_wait(struct writer *w, uint64_t ticket)

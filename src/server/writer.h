@@ -32,6 +32,13 @@ uint64_t writer_submit(struct writer *w, struct change_log *log);
  * answer for a ticket never changes: later failures and
  * writer_clear_failure leave it as it was. */
 int writer_wait(struct writer *w, uint64_t ticket);
+/* Runs fn(st, arg) in the writer's thread on its store, between two
+ * groups, and returns what fn returns: work that writes much (purging)
+ * takes turns with the groups instead of contending with them for
+ * SQLite's lock, which the side sleeping in its busy wait loses. fn opens
+ * and ends its own transactions; it must not call the writer. Blocks
+ * until fn returned; callers take turns. Not after writer_stop. */
+int writer_run(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg);
 /* Calls fn(arg) once the ticket's group is settled: from the writer's
  * thread after the commit, or at once if it already is. fn must be quick
  * and must not call the writer. */

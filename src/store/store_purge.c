@@ -121,7 +121,9 @@ int store_purge_hosts_select(struct store *s, const struct purge_cut *cut, int m
         cut->silent_since, host, 0, max, out);
 }
 
-/* Fills the temporary table purge_ids with the ids of r. */
+/* Fills the temporary table purge_ids with the ids of r. The statements
+ * reading it name it first in a CROSS JOIN: SQLite has no statistics of a
+ * temporary table, and otherwise read every job to probe it. */
 static int fill_ids(struct store *s, const struct purge_rows *r)
 {
     if (store_run_sql(s, "CREATE TEMP TABLE IF NOT EXISTS purge_ids(id INTEGER PRIMARY KEY); DELETE FROM purge_ids;"))
@@ -143,7 +145,8 @@ static int fill_ids(struct store *s, const struct purge_rows *r)
 static int remember_files(struct store *s)
 {
     sqlite3_stmt *st, *ins;
-    if (store_prepare(s, "SELECT j.inputs FROM jobs j JOIN purge_ids p ON p.id = j.id WHERE j.inputs <> ''", 0, &st))
+    if (store_prepare(s, "SELECT j.inputs FROM purge_ids p CROSS JOIN jobs j ON j.id = p.id WHERE j.inputs <> ''", 0,
+                      &st))
         return -1;
     if (store_prepare(s, "INSERT OR IGNORE INTO purge_files VALUES(?1)", 0, &ins)) {
         sqlite3_finalize(st);
@@ -172,7 +175,7 @@ int store_purge_jobs_delete(struct store *s, const struct purge_rows *r, int64_t
     if (fill_ids(s, r) || remember_files(s) || store_run_sql(s,
         /* numbered from the first job made, whatever goes first */
         "UPDATE batches SET first_job_id = (SELECT min(id) FROM jobs WHERE batch_id = batches.id)"
-        " WHERE first_job_id = 0 AND id IN (SELECT j.batch_id FROM jobs j JOIN purge_ids p ON p.id = j.id);"
+        " WHERE first_job_id = 0 AND id IN (SELECT j.batch_id FROM purge_ids p CROSS JOIN jobs j ON j.id = p.id);"
         "WITH g AS (SELECT j.batch_id AS bid, sum(j.state = {JOB_DONE}) AS done, sum(j.state = {JOB_FAILED}) AS failed,"
         "  sum(j.state = {JOB_CANCELLED}) AS cancelled,"
         "  min(CASE WHEN j.state = {JOB_DONE} THEN j.done_time END) AS first,"
@@ -180,7 +183,7 @@ int store_purge_jobs_delete(struct store *s, const struct purge_rows *r, int64_t
         "  sum((SELECT count(*) FROM instances i WHERE i.job_id = j.id AND i.outcome = {OUTCOME_SUCCESS})) AS ok,"
         "  sum((SELECT count(*) FROM instances i WHERE i.job_id = j.id"
         "   AND i.outcome NOT IN ({OUTCOME_SUCCESS},{OUTCOME_DIDNT_NEED}))) AS bad"
-        "  FROM jobs j JOIN purge_ids p ON p.id = j.id GROUP BY j.batch_id)"
+        "  FROM purge_ids p CROSS JOIN jobs j ON j.id = p.id GROUP BY j.batch_id)"
         " UPDATE batches SET purged_done = purged_done + g.done, purged_failed = purged_failed + g.failed,"
         "  purged_cancelled = purged_cancelled + g.cancelled, purged_inst_success = purged_inst_success + g.ok,"
         "  purged_inst_error = purged_inst_error + g.bad,"

@@ -8,7 +8,9 @@
 #    `locus db check` is happy, and a job keeps its number;
 #  - the input of a batch all of whose jobs went leaves download/; the
 #    input running jobs still read stays;
-#  - locusd goes on serving: new instances get ids past every archived one.
+#  - locusd's own purge (purge_after_days 0.0001) runs under the load, its
+#    steps written by its writer: no error, the store consistent, new
+#    instances with ids past every archived one.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 
@@ -93,13 +95,18 @@ else
 fi
 [ -n "$(find "$proj/download" -name in.dat)" ] || fail "in.dat, read by running jobs, was deleted"
 
-# ---- locusd serves on; ids are never given twice ----
+# ---- locusd's own purge, under load; ids are never given twice ----
 stop_locusd
 check_sanitizers
 max_archived=$(grep -o '"instances":\[.*' "$TMP/archive.jsonl" | grep -o '"id":[0-9]*' | cut -d: -f2 | sort -n | tail -n 1)
-"$LOCUS_BUILD_DIR/bin/bench-rpc" --project "$proj" --hosts 4 --conns 2 --threads 1 --seconds 3 --warmup 0 \
-    >"$TMP/bench2.out" 2>&1 || fail "bench-rpc after the purge: $(tail -5 "$TMP/bench2.out")"
-grep -q " 0 errors" "$TMP/bench2.out" || fail "bench-rpc after the purge saw errors"
+set_config "$proj" purge_after_days 0.0001   # 8.6 s: locusd purges every 5 s
+"$LOCUS_BUILD_DIR/bin/bench-rpc" --project "$proj" --hosts 10 --conns 4 --threads 1 --seconds 20 --warmup 1 --upload \
+    >"$TMP/bench2.out" 2>&1 || fail "bench-rpc with locusd purging: $(tail -5 "$TMP/bench2.out")"
+grep -q " 0 errors" "$TMP/bench2.out" || fail "bench-rpc saw errors while locusd purged"
+say "bench-rpc, locusd purging: $(grep -o "measured.*errors" "$TMP/bench2.out" | head -n 1)"
+n3=$(( $(zcat "$proj"/archive/jobs-*.jsonl.gz | wc -l) - n1 - n2 ))
+[ "$n3" -gt 0 ] || fail "locusd purged nothing in 20 s with purge_after_days 0.0001"
+"$LOCUS" db check "$proj" >"$TMP/check.out" || fail "locus db check after locusd's purge: $(cat "$TMP/check.out")"
 newest=$(sql "$proj" "SELECT max(id) FROM instances")
 [ "$newest" -gt "$max_archived" ] || fail "new instance ids ($newest) not past the archived ones ($max_archived)"
-say "locusd served on: instance ids up to $newest, past the archived $max_archived"
+say "locusd purged $n3 jobs as it served; instance ids up to $newest, past the $max_archived archived before"

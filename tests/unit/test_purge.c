@@ -158,7 +158,7 @@ static struct purge_cut cut_at(int64_t ended_before, int64_t silent_since)
 static void purge(struct fx *f, const struct purge_cut *cut, struct purge_result *r)
 {
     char err[512] = "";
-    if (purge_run(&f->p, f->s, cut, 0, r, err, sizeof err)) fail_msg("purge: %s", err);
+    if (purge_run(&f->p, f->s, NULL, cut, 0, r, err, sizeof err)) fail_msg("purge: %s", err);
 }
 
 /* The gzip file at path decompressed, into a malloc'd string; NULL if absent. */
@@ -353,7 +353,7 @@ static void test_dry_run_counts_what_goes(void **state)
     struct purge_cut cut = cut_at(NOW, 0);
     struct purge_result dry, real;
     char err[256];
-    assert_int_equal(purge_run(&f->p, f->s, &cut, 1, &dry, err, sizeof err), 0);
+    assert_int_equal(purge_run(&f->p, f->s, NULL, &cut, 1, &dry, err, sizeof err), 0);
     assert_int_equal(count(f, "SELECT count(*) FROM jobs"), 5);
     purge(f, &cut, &real);
     assert_int_equal(dry.jobs, 4);
