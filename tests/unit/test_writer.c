@@ -9,7 +9,9 @@
  * failing record reported to every ticket in it (writer_wait -1,
  * writer_failed) with none of its records applied, later groups committed
  * again, the failure flag cleared on request; writer_stop committing what
- * is queued; a user's credit going to their team while they are in it. */
+ * is queued; a user's credit going to their team while they are in it;
+ * writer_run's work done in the writer's thread between two groups, before
+ * a group queued while it waited (a task and a group take turns). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -365,6 +367,62 @@ static void test_stop_commits_what_is_queued(void **state)
     assert_int_equal(host_seqno(f, 119), 19);
 }
 
+/* A writer_run call from a thread of its own: fn counts the hosts its
+ * store sees and returns 42. */
+struct task_probe {
+    struct fx *f;
+    pthread_t caller, ran_on;
+    int64_t hosts_seen;
+    int rc;
+};
+
+static int count_hosts(struct store *st, void *arg)
+{
+    struct task_probe *p = arg;
+    p->ran_on = pthread_self();
+    struct host h;
+    p->hosts_seen = store_host_get(st, 1, &h) == 0 ? 1 + (store_host_get(st, 2, &h) == 0) : 0;
+    return 42;
+}
+
+static void *call_run(void *arg)
+{
+    struct task_probe *p = arg;
+    p->caller = pthread_self();
+    p->rc = writer_run(p->f->w, count_hosts, p);
+    return NULL;
+}
+
+/* A task asked for while a group is queued runs first, in the writer's
+ * thread, on a store where the groups before it are committed; its result
+ * comes back; the queued group follows. */
+static void test_run_takes_turns_with_groups(void **state)
+{
+    struct fx *f = *state;
+    struct change_log l;
+    change_log_init(&l);
+    add_host(&l, CH_HOST_INSERT, host_rec(f, 1, 1, "h1"));
+    hold_after(f, &l);
+    change_log_init(&l);
+    add_host(&l, CH_HOST_INSERT, host_rec(f, 2, 1, "h2"));
+    uint64_t queued = writer_submit(f->w, &l);
+    struct task_probe p = {.f = f};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, call_run, &p), 0);
+    /* the task is waiting before the writer is let go */
+    for (int i = 0; i < 1000; i++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    release(f);
+    pthread_join(t, NULL);
+    assert_int_equal(p.rc, 42);
+    assert_false(pthread_equal(p.ran_on, p.caller));
+    assert_int_equal(p.hosts_seen, 1);   /* host 1 committed, host 2's group not yet */
+    assert_int_equal(writer_wait(f->w, queued), 0);
+    assert_int_equal(hosts(f), 2);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -373,6 +431,7 @@ int main(void)
         T(test_wait_and_notify),
         T(test_failed_group_applies_nothing),
         T(test_stop_commits_what_is_queued),
+        T(test_run_takes_turns_with_groups),
         T(test_team_credit_while_member),
         T(test_quota_records_coalesce_per_version),
     };
