@@ -59,7 +59,7 @@ int mkdir_p(const char *path, int mode)
     return 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
     while (len) {

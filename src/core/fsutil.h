@@ -16,6 +16,9 @@ int mkdir_p(const char *path, int mode);
 /* fsyncs the folder holding path, so that a name made or renamed there
  * survives a power loss. 0, or -1 with errno. */
 int fsync_dir_of(const char *path);
+/* Writes all len bytes of data to fd, again after short writes and
+ * EINTR. 0, or -1 with errno. */
+int write_all(int fd, const void *data, size_t len);
 /* Writes data to path.tmp, fsyncs, renames over path, fsyncs the folder. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* The same with the file's permission bits (write_file_atomic: 0644);

@@ -50,18 +50,6 @@ static int gzip_member(const char *text, size_t n, unsigned char **out, size_t *
     return 0;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int archive_append(const char *path, int64_t committed, const char *text, size_t n, int64_t *len, char *err,
                    size_t errlen)
 {
