@@ -395,7 +395,7 @@ static struct chost *place_host(struct cursor_set *s, const struct dispatch_requ
  * lane's ground goes, in turn, to the oldest job left behind, to a new lane
  * in the longest run of jobs never sent (halfway along it when a lane grows
  * into it, which splits the work), or, when nothing else is left, to the
- * oldest job that needs another result. */
+ * oldest job that needs another result and one of whose files it holds. */
 
 /* One request's fill of the host's cursor. */
 struct walk {
@@ -408,6 +408,9 @@ struct walk {
     struct dispatch_result *res;
     struct change_log *log;
     int *scans;                 /* jobs looked at, against DISPATCH_SCAN_LIMIT */
+    double reach_secs;          /* how far ahead a walker counts (reach) */
+    uint32_t *held;             /* the batch's files the host reports, sorted (owned) */
+    int nheld;
 };
 
 static int walk_room(const struct walk *w)
@@ -428,13 +431,25 @@ static int may_take(struct walk *w, size_t k)
 }
 
 /* Jobs a walker will come to: the results it computes in this many seconds
- * from its position on (a day: a slow walker does not hold back a lane). */
+ * from its position on (a day: a slow walker does not hold back a lane),
+ * or in the project's remaining time when that is shorter (walk_reach_secs). */
 #define LANE_REACH_SECS 86400.0
 
-/* Results of job_credit each that h computes in LANE_REACH_SECS. */
-static int64_t reach(const struct chost *h, double job_credit)
+/* The seconds a walker's reach counts: LANE_REACH_SECS, or the time pacing
+ * says the fleet needs for the remaining work when that is shorter. Near
+ * the end, the jobs a slow walker would come to only after everything else
+ * are left behind, and go to other hosts in stretches, not one by one as
+ * the oldest jobs (oldest_takable). */
+static double walk_reach_secs(const struct dispatch_budget *budget)
 {
-    return (int64_t)(h->rate * LANE_REACH_SECS / 86400 / fmax(job_credit, 1e-12));
+    double rem = budget->pace ? budget->pace->remaining : 0;
+    return rem > 0 && rem < LANE_REACH_SECS ? rem : LANE_REACH_SECS;
+}
+
+/* Results of job_credit each that h computes in secs. */
+static int64_t reach(const struct chost *h, double job_credit, double secs)
+{
+    return (int64_t)(h->rate * secs / 86400 / fmax(job_credit, 1e-12));
 }
 
 /* The position of the walker of h's lane nearest behind its front, other
@@ -466,7 +481,7 @@ static void walk_lane(struct walk *w)
         if (cj->lane != h->lane) {
             if (!bitidx_test(&c->fresh, k) || num_of(c, k) != l->front) break;
             int64_t t = trailer_pos(c, h);
-            if (t && l->front - t > reach(h, credit_for_job(c->jobs[k]->flops_est))) break;   /* far ahead */
+            if (t && l->front - t > reach(h, credit_for_job(c->jobs[k]->flops_est), w->reach_secs)) break;   /* far ahead */
             cj->lane = h->lane;
             l->front = num_of(c, k) + 1;
         }
@@ -479,13 +494,14 @@ static void walk_lane(struct walk *w)
 /* The job number up to which walkers of `lane` other than `except` will
  * come soon, from at or before job number num; 0 if none will reach num.
  * job_credit is the credit of one result of the lane's jobs. */
-static int64_t lane_covers(const struct cursor *c, int lane, int64_t num, double job_credit, const struct chost *except)
+static int64_t lane_covers(const struct cursor *c, int lane, int64_t num, double job_credit, const struct chost *except,
+                           double secs)
 {
     int64_t upto = 0;
     for (int i = 0; lane >= 0 && i < c->nteam; i++) {
         const struct chost *m = c->team[i];
         if (m == except || m->lane != lane || m->pos > num) continue;
-        int64_t to = m->pos + reach(m, job_credit);
+        int64_t to = m->pos + reach(m, job_credit, secs);
         if (to > num && to > upto) upto = to;
     }
     return upto;
@@ -506,7 +522,8 @@ static size_t left_behind(struct walk *w)
         if (bitidx_test(&c->fresh, k)) {
             i = bitidx_next(&c->started, k);
             if (i == SIZE_MAX) break;
-        } else if ((upto = lane_covers(c, lane, num_of(c, k), credit_for_job(c->jobs[k]->flops_est), w->h))) {
+        } else if ((upto = lane_covers(c, lane, num_of(c, k), credit_for_job(c->jobs[k]->flops_est), w->h,
+                                       w->reach_secs))) {
             i = (size_t)(upto - c->r.first_job_num);
         } else if (may_take(w, k)) {
             return k;
@@ -517,13 +534,33 @@ static size_t left_behind(struct walk *w)
     return SIZE_MAX;
 }
 
-/* The oldest job that needs another result and that the host may take. */
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* 1 if the host reports holding one of the files of the job at offset k. */
+static int holds_a_file(const struct walk *w, size_t k)
+{
+    const struct cjob *cj = job_cj(w->c->jobs[k]);
+    for (int i = 0; i < cj->nfiles; i++)
+        if (bsearch(&cj->files[i], w->held, (size_t)w->nheld, sizeof *w->held, cmp_u32)) return 1;
+    return 0;
+}
+
+/* The oldest job that needs another result, that the host may take and
+ * one of whose files it holds. Every such job is within a day (or the
+ * remaining time) of a walker of its lane, which holds its files: a host
+ * holding none would fetch up to five files for it and the few jobs next
+ * to it before the walker comes (on examples/sim/sequence.txt, 2,600 files
+ * for 2,000 jobs; docs/benchmarks.md). */
 static size_t oldest_takable(struct walk *w)
 {
     size_t k = 0;
     while (*w->scans < DISPATCH_SCAN_LIMIT && (k = bitidx_next(&w->c->sendable, k)) != SIZE_MAX) {
         ++*w->scans;
-        if (may_take(w, k)) return k;
+        if (holds_a_file(w, k) && may_take(w, k)) return k;
         k++;
     }
     return SIZE_MAX;
@@ -581,7 +618,7 @@ static int fresh_start(struct walk *w)
     if (best == SIZE_MAX) return 0;
     int64_t start = num_of(c, best);
     int lane = lane_growing_at(c, start, w->h);
-    if (lane >= 0 && (int64_t)best_len >= 2 * reach(w->h, credit_for_job(c->jobs[best]->flops_est))) {
+    if (lane >= 0 && (int64_t)best_len >= 2 * reach(w->h, credit_for_job(c->jobs[best]->flops_est), w->reach_secs)) {
         start += (int64_t)(best_len / 2);
         lane = -1;
     }
@@ -624,14 +661,21 @@ static void fill_cursor(struct sched_index *x, struct cursor *c, struct chost *h
                         struct dispatch_budget *budget, struct dispatch_result *res, struct change_log *log,
                         int *scans)
 {
-    struct walk w = {x, c, h, req, {0}, budget, res, log, scans};
+    struct walk w = {x, c, h, req, {0}, budget, res, log, scans, walk_reach_secs(budget), NULL, 0};
     if (!best_version(c->batch->app, req, budget, &w.vc)) return;
     if (x->cur.in_order) {
         fill_in_order(&w);
         return;
     }
+    w.held = xmalloc(((size_t)req->nfiles + 1) * sizeof *w.held);
+    for (int i = 0; i < req->nfiles; i++) {
+        intptr_t f = (intptr_t)smap_get(&c->batch->file_idx, req->files[i]);
+        if (f) w.held[w.nheld++] = (uint32_t)(f - 1);
+    }
+    qsort(w.held, (size_t)w.nheld, sizeof *w.held, cmp_u32);
     if (h->lane >= 0) walk_lane(&w);
     for (int i = 0; i < WALK_REPOSITIONS && walk_room(&w) && reposition(&w); i++) walk_lane(&w);
+    free(w.held);
 }
 
 /* Reported sequence files the host no longer needs: a file of a cursor
@@ -697,6 +741,21 @@ static struct chost *host_home(struct cursor_set *s, const struct dispatch_reque
     return home;
 }
 
+/* 1 if a host of this rate is too slow for cursor work: under
+ * CURSOR_SLOW_SHARE of the mean rate of the hosts in teams, once there are
+ * CURSOR_SLOW_MIN_MEMBERS of them. */
+static int too_slow(const struct cursor_set *s, double rate)
+{
+    double sum = 0;
+    int64_t n = 0;
+    for (int b = 0; b < s->nbatches; b++)
+        for (int i = 0; i < s->batches[b]->ncursors; i++) {
+            sum += s->batches[b]->cursors[i]->r.expavg_credit;
+            n += s->batches[b]->cursors[i]->nteam;
+        }
+    return n >= CURSOR_SLOW_MIN_MEMBERS && rate < CURSOR_SLOW_SHARE * sum / (double)n;
+}
+
 /* The fill of the host's cursors: after its sequences, before the policy's own. */
 static int cursor_fill(struct sched_index *x, const struct dispatch_request *req, struct dispatch_budget *budget,
                        struct dispatch_result *res, struct change_log *log)
@@ -705,6 +764,15 @@ static int cursor_fill(struct sched_index *x, const struct dispatch_request *req
     int n0 = res->nsent, scans = 0, top = 0, any;
     double rate = est_throughput(&req->host) * CREDIT_PER_FLOP * 86400;
     struct chost *home = host_home(s, req, rate, &top, &any, log);
+    if (any && too_slow(s, rate)) {   /* no cursor work: out of its team, its files deleted */
+        if (home && home->cur) {
+            struct cbatch *cb = home->cur->batch;
+            team_remove(home);
+            log_member(log, cb, home);
+        }
+        home = NULL;
+        any = 0;
+    }
     if (any) home = place_host(s, req, home, top, rate, log);
     if (home && home->cur && dispatch_room(budget, res)) {
         fill_cursor(x, home->cur, home, req, budget, res, log, &scans);

@@ -89,6 +89,14 @@ struct cursor_set {
 /* host_ttl unless config.xml's host_lost_after sets it: a day */
 #define CURSOR_HOST_TTL_DEFAULT 86400
 
+/* A host slower than this share of the mean team member gets no cursor
+ * work (and leaves its team): it pays a stretch's files for the few jobs
+ * it computes: in the simulator a fifth of the hosts, 3% of the capacity
+ * and 12% of the bytes (docs/benchmarks.md, "Cursor bytes"). The mean
+ * counts once this many hosts are in teams: a few say little of a fleet. */
+#define CURSOR_SLOW_SHARE 0.25
+#define CURSOR_SLOW_MIN_MEMBERS (2 * CURSOR_TEAM_SIZE)
+
 /* One job's place: its cursor, number and the sequence files it reads. */
 struct cjob {
     struct cursor *cur;

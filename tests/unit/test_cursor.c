@@ -12,8 +12,10 @@
  * follows the first for the other results, a third starts a lane halfway
  * along the longest run never sent, hosts share a run too short to split,
  * a lane stops at another's ground, a leader stops a day ahead of its
- * follower, jobs beyond a slow follower's day and after errors are left
- * behind and go first); the sticky files to delete; the last counters of
+ * follower, jobs beyond a slow follower's day, or near the end beyond the
+ * remaining time, and after errors are left behind and go first, the
+ * oldest job only to a host holding one of its files); hosts far slower
+ * than the mean member get no cursor work; the sticky files to delete; the last counters of
  * an ended batch's cursors; the transitioner's counters; cursor_maintain
  * (expiry, change records, loaded members); cursor_count, cursor_split and
  * cursor_plan (of jobs made or to generate); jobs made on demand (planned
@@ -800,6 +802,66 @@ static void test_jobs_beyond_a_slow_followers_day_are_left_behind(void **state)
     ask(f, 3, 3, 3, T0 + 2, SLOW);
     assert_nums(f, NUMS(4 + LANE_DAY, 5 + LANE_DAY, 6 + LANE_DAY));
     for (int i = 0; i < 3; i++) assert_int_equal(f->res.sent[i].inst.seq, 1);
+}
+
+static void test_near_the_end_a_walkers_reach_is_the_remaining_time(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red2, SIZES(200), 0);
+    assert_int_equal(ask(f, 1, 1, 60, T0, 1e10), 60);
+    ask(f, 2, 2, 3, T0 + 1, SLOW);
+    assert_nums(f, NUMS(1, 2, 3));
+    /* the fleet needs half a day for what is left: host 2 comes to half a
+     * day's jobs only (4..4+LANE_DAY/2-1); host 3 takes those after them */
+    struct pace_now pn = {.remaining = 43200};
+    struct dispatch_request rq = request(3, 3, 3, T0 + 2, SLOW, NULL);
+    rq.limits.pace = &pn;
+    dispatch_result_free(&f->res);
+    f->res.nsent = 0;
+    assert_int_equal(index_dispatch(&f->x, &rq, &f->res, &f->log), 3);
+    assert_nums(f, NUMS(4 + LANE_DAY / 2, 5 + LANE_DAY / 2, 6 + LANE_DAY / 2));
+}
+
+static void test_oldest_job_goes_only_to_a_host_holding_one_of_its_files(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red2, SIZES(10), 0);
+    assert_int_equal(ask(f, 1, 1, 10, T0, 1e10), 10);   /* host 1: every first result */
+    ask(f, 2, 2, 2, T0 + 1, 1e10);                      /* host 2 follows, on from job 3 */
+    assert_nums(f, NUMS(1, 2));
+    /* host 2 comes to jobs 3..10 within the day: nothing is left behind
+     * nor never sent. The oldest, job 3 (1_s3, 1_s4), goes to a host that
+     * holds one of its files, not to one that would fetch both */
+    assert_int_equal(ask(f, 3, 3, 2, T0 + 2, 1e10), 0);
+    ask_files(f, 3, 3, 2, T0 + 3, 1e10, NAMES("1_s4"));
+    assert_nums(f, NUMS(3, 4));
+}
+
+/* ---- slow hosts ---- */
+
+static void test_host_far_slower_than_the_mean_member_gets_no_cursor_work(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(400), 0);
+    for (int h = 1; h <= CURSOR_SLOW_MIN_MEMBERS; h++) assert_int_equal(ask(f, h, h, 1, T0, 1e10), 1);
+    /* a hundredth of the members' speed: no job, and no team */
+    assert_int_equal(ask(f, 100, 100, 1, T0 + 1, 1e8), 0);
+    assert_int_equal(team_of(f, 1, 100), 0);
+    /* half of it: work */
+    assert_int_equal(ask(f, 101, 101, 1, T0 + 1, 5e9), 1);
+    assert_int_equal(team_of(f, 1, 101), 11);
+}
+
+static void test_member_too_slow_leaves_its_team_and_deletes_its_files(void **state)
+{
+    struct fx *f = *state;
+    cursor_batch(f, 1, 1, &red1, SIZES(400), 0);
+    assert_int_equal(ask(f, 100, 100, 1, T0, 1e9), 1);   /* alone: the rule waits for a fleet */
+    assert_int_equal(team_of(f, 1, 100), 11);
+    for (int h = 1; h <= CURSOR_SLOW_MIN_MEMBERS; h++) assert_int_equal(ask(f, h, h, 1, T0, 1e11), 1);
+    assert_int_equal(ask_files(f, 100, 100, 1, T0 + 1, 1e9, NAMES("1_s1")), 0);
+    assert_int_equal(team_of(f, 1, 100), 0);
+    DELETES(f, "1_s1");
 }
 
 /* ---- deletes ---- */
@@ -1661,6 +1723,10 @@ int main(void)
         T(test_lane_stops_at_another_lanes_ground_and_splits_the_longest_run),
         T(test_third_host_starts_a_lane_rather_than_walk_a_lane_with_two),
         T(test_leader_stops_a_day_ahead_of_its_follower),
+        T(test_near_the_end_a_walkers_reach_is_the_remaining_time),
+        T(test_oldest_job_goes_only_to_a_host_holding_one_of_its_files),
+        T(test_host_far_slower_than_the_mean_member_gets_no_cursor_work),
+        T(test_member_too_slow_leaves_its_team_and_deletes_its_files),
         T(test_jobs_beyond_a_slow_followers_day_are_left_behind),
         T(test_files_no_unfinished_job_of_own_cursor_reads_are_deleted),
         T(test_files_of_an_ended_batch_are_deleted),
