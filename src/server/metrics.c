@@ -2,6 +2,7 @@
  * the figures copied out of the index under its lock, then everything
  * written with prom.h once the lock is released. */
 #include "server/metrics.h"
+#include "store/purge.h"
 #include "core/clock.h"
 #include "core/prom.h"
 #include <dirent.h>
@@ -51,8 +52,14 @@ struct cluster_fig {
     double cores, free_cores, stress;   /* as last polled */
 };
 
+/* What a purge takes out, as the page names it. */
+enum purged { PURGED_JOBS, PURGED_INSTANCES, PURGED_HOSTS, PURGED_FILES, PURGED_KINDS };
+static const char *const PURGED_NAMES[PURGED_KINDS] = {"jobs", "instances", "hosts", "files"};
+
 struct metrics {
     double start_time;                       /* Unix seconds */
+    atomic_uint_least64_t purged[PURGED_KINDS], purge_failures;
+    _Atomic double purge_seconds;            /* the last purge's */
     atomic_uint_least64_t requests[URL_ROUTES];
     atomic_uint_least64_t refused[REFUSALS];
     atomic_uint_least64_t rpcs[RPC_OUTCOMES];
@@ -75,6 +82,9 @@ struct metrics *metrics_new(void)
     for (int i = 0; i < REFUSALS; i++) atomic_init(&m->refused[i], 0);
     for (int i = 0; i < RPC_OUTCOMES; i++) atomic_init(&m->rpcs[i], 0);
     atomic_init(&m->abandoned, 0);
+    for (int i = 0; i < PURGED_KINDS; i++) atomic_init(&m->purged[i], 0);
+    atomic_init(&m->purge_failures, 0);
+    atomic_init(&m->purge_seconds, 0);
     prom_histogram_init(&m->rpc_seconds, RPC_BOUNDS, NBOUNDS(RPC_BOUNDS));
     prom_histogram_init(&m->cycle_seconds, CYCLE_BOUNDS, NBOUNDS(CYCLE_BOUNDS));
     pthread_mutex_init(&m->grid_lock, NULL);
@@ -132,6 +142,15 @@ void metrics_grid_cycle(struct metrics *m, const struct grid_state *st, const st
     memcpy(m->campaigns, camps, sizeof camps);
     pthread_mutex_unlock(&m->grid_lock);
     prom_histogram_observe(&m->cycle_seconds, seconds);   /* last: a page counting the cycle shows its states */
+}
+
+void metrics_purge(struct metrics *m, const struct purge_result *r, int failed, double seconds)
+{
+    const int64_t n[PURGED_KINDS] = {r->jobs, r->instances, r->hosts, r->files};
+    for (int i = 0; i < PURGED_KINDS; i++)
+        atomic_fetch_add_explicit(&m->purged[i], (uint64_t)n[i], memory_order_relaxed);
+    if (failed) add_one(&m->purge_failures);
+    atomic_store(&m->purge_seconds, seconds);
 }
 
 /* ---- writing ---- */
@@ -407,6 +426,19 @@ static void grid_figures(struct metrics *m, struct strbuf *sb)
     pthread_mutex_unlock(&m->grid_lock);
 }
 
+static void purge_figures(struct metrics *m, struct strbuf *sb)
+{
+    double v[PURGED_KINDS];
+    for (int i = 0; i < PURGED_KINDS; i++) v[i] = load(&m->purged[i]);
+    by_label(sb, "locus_purged_total", PROM_COUNTER,
+             "Rows and files purging took out since start: jobs and their instances and hosts to archive/, "
+             "input files no job left reads.", "what", PURGED_NAMES, v, PURGED_KINDS);
+    single(sb, "locus_purge_failures_total", PROM_COUNTER, "Purges that stopped on an error (in locusd's log).",
+           load(&m->purge_failures));
+    single(sb, "locus_purge_seconds", PROM_GAUGE, "Seconds the last purge took, its pauses included.",
+           atomic_load(&m->purge_seconds));
+}
+
 void metrics_write(struct server *s, struct strbuf *out)
 {
     process_figures(s->metrics, out);
@@ -414,5 +446,6 @@ void metrics_write(struct server *s, struct strbuf *out)
     rpc_figures(s->metrics, out);
     writer_figures(s, out);
     index_figures(s, out);
+    purge_figures(s->metrics, out);
     if (server_cfg(s)->grid_daemon) grid_figures(s->metrics, out);
 }

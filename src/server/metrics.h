@@ -42,6 +42,11 @@ void metrics_rpc_abandoned(struct metrics *m);
  * fails. */
 void metrics_grid_cycle(struct metrics *m, const struct grid_state *st, const struct gridd_counts *n, double seconds);
 
+/* A purge ended (the purge thread): what it took out (borrowed), whether
+ * it failed, and the seconds it took. Never fails. */
+struct purge_result;
+void metrics_purge(struct metrics *m, const struct purge_result *r, int failed, double seconds);
+
 /* Appends the whole page of s to out: the counts above, and, read now,
  * the writer's, the index's (under s->lock, briefly), the queues', the
  * HTTP daemons' and the process's (/proc/self). Never fails: a figure

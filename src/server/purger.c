@@ -6,6 +6,7 @@
  * between its groups (writer_run): contending for SQLite's lock, the side
  * asleep in its busy wait loses, and RPCs waited on purging for seconds. */
 #include "core/log.h"
+#include "server/metrics.h"
 #include "server/server.h"
 #include "server/writer.h"
 #include "store/purge.h"
@@ -42,12 +43,17 @@ static void purge_once(struct server *s, const struct project *p)
     struct store *st = store_open(s->db_path, 0, err, sizeof err);
     if (!st) {
         log_error("purge: %s", err);
+        metrics_purge(s->metrics, &(struct purge_result){0}, 1, 0);
         return;
     }
     struct purge_result r;
     struct purge_writer w = {run_in_writer, server_stopping, s};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = purge_run(p, st, &w, &cut, 0, &r, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     store_close(st);
+    metrics_purge(s->metrics, &r, rc != 0, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
     if (r.jobs || r.hosts || r.files)
         log_info("purged %lld jobs (%lld instances), %lld hosts to archive/, %lld files (%lld bytes)",
                  (long long)r.jobs, (long long)r.instances, (long long)r.hosts, (long long)r.files,
