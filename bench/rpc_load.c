@@ -1618,6 +1618,8 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
     printf("  cpu            %10.2f   cores locusd, %.2f cores bench-rpc (of %ld)\n", f->server_cpu,
            f->client_cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("  stop_s         %10.1f   (locusd's SIGTERM to exit)\n", f->stop_s);
+    printf("  rpcs_no_work   %10ld   (%.1f%% of the RPCs)\n", f->no_work,
+           f->rpcs ? 100.0 * (double)f->no_work / (double)f->rpcs : 0);
     double per_fetch = f->lf_fetched ? (double)f->jobs / (double)f->lf_fetched : 0;
     if (o->locality) {
         printf("  files_fetched  %10ld   (sticky files new to their host: %.1f jobs per fetch)\n", f->lf_fetched,
@@ -1626,8 +1628,6 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
         if (!o->project) printf("%ld while the file had unsent jobs, ", f->lf_deleted_unsent);
         printf("%ld of files not held, %ld of files a job of the same reply reads)\n", f->lf_deleted_unheld,
                f->lf_deleted_sent);
-        printf("  rpcs_no_work   %10ld   (%.1f%% of the RPCs)\n", f->no_work,
-               f->rpcs ? 100.0 * (double)f->no_work / (double)f->rpcs : 0);
         printf("  held_files     %10.2f   (per host at the end; %ld dropped at the limit of %d)\n", f->lf_held_mean,
                f->lf_evicted, LF_HELD_MAX);
         printf("  files_add_s    %10.1f   (locus file add of the %d files)\n", s->files_s, o->locality);
@@ -1637,16 +1637,17 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
                "\"p90_ms\":%.3f,\"max_ms\":%.3f,\"mean_ms\":%.3f,\"hosts\":%d,\"threads\":%d,\"conns\":%d,"
                "\"http_threads\":%d,\"max_wus_to_send\":%d,\"upload\":%d,\"keepalive\":%d,\"seconds\":%.3f,"
                "\"rpcs\":%ld,\"jobs\":%ld,\"reported\":%ld,\"uploads\":%ld,\"errors\":%ld,"
-               "\"server_cpu_cores\":%.3f,\"client_cpu_cores\":%.3f,\"batch_create_s\":%.3f,\"stop_s\":%.3f",
+               "\"server_cpu_cores\":%.3f,\"client_cpu_cores\":%.3f,\"batch_create_s\":%.3f,\"stop_s\":%.3f,"
+               "\"rpcs_no_work\":%ld",
                f->rpcs_per_s, f->jobs_per_s, f->p50, f->p99, f->rss_mb, f->p90, f->max_ms, f->mean_ms, o->hosts,
                o->threads, o->conns, http_threads, max_send, s->outputs || f->uploads > 0, o->keepalive, f->seconds,
                f->rpcs, f->jobs, f->reported, f->uploads, f->errors, f->server_cpu, f->client_cpu, s->batch_s,
-               f->stop_s);
+               f->stop_s, f->no_work);
     if (o->json && o->locality) {
         printf(",\"locality_files\":%d,\"files_fetched\":%ld,\"files_deleted\":%ld,\"jobs_per_fetch\":%.2f,"
-               "\"rpcs_no_work\":%ld,\"held_files_mean\":%.2f,\"deletes_not_held\":%ld,\"deletes_same_reply\":%ld,"
+               "\"held_files_mean\":%.2f,\"deletes_not_held\":%ld,\"deletes_same_reply\":%ld,"
                "\"files_evicted\":%ld,\"files_add_s\":%.3f,\"deletes_with_unsent\":",
-               o->locality, f->lf_fetched, f->lf_deleted, per_fetch, f->no_work, f->lf_held_mean,
+               o->locality, f->lf_fetched, f->lf_deleted, per_fetch, f->lf_held_mean,
                f->lf_deleted_unheld, f->lf_deleted_sent, f->lf_evicted, s->files_s);
         if (o->project) printf("null");
         else printf("%ld", f->lf_deleted_unsent);
