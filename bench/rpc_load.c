@@ -60,7 +60,7 @@
 
 struct opts {
     int hosts, threads, conns, http_threads, max_send, users, json, upload, keepalive, keep, locality;
-    double seconds, warmup;
+    double seconds, warmup, rate;
     long jobs;
     const char *project, *locus_bin;
 };
@@ -84,6 +84,7 @@ static int opts_table(struct opts *o, struct opt *t)
         {"conns", O_INT, &o->conns, "C", "connections in all, i.e. RPCs in flight (min(hosts, 32))", 0},
         {"seconds", O_DOUBLE, &o->seconds, "S", "measured seconds (20)", 0},
         {"warmup", O_DOUBLE, &o->warmup, "S", "seconds before measuring; also until every host has its id (3)", 0},
+        {"rate", O_DOUBLE, &o->rate, "R", "at most R scheduler RPCs a second in all (0: as fast as answered)", 0},
         {"jobs", O_LONG, &o->jobs, "J", "jobs in the batch (1000000)", 0},
         {"project", O_STR, &o->project, "DIR", "reuse this project instead of creating one", 0},
         {"locus-bin", O_STR, &o->locus_bin, "DIR", "where locus and locusd are (this program's folder)", 0},
@@ -1041,6 +1042,7 @@ struct worker {
     int nconns;
     struct strbuf body;               /* scratch */
     struct stats st;                  /* the measured window only */
+    double next_turn;                 /* --rate: when the next scheduler RPC may begin */
 };
 
 struct load {
@@ -1173,6 +1175,17 @@ static void conn_begin(struct worker *w, struct conn *c)
     if (atomic_load(&w->L->stop)) {
         c->state = C_UNUSED;
         return;
+    }
+    /* --rate: scheduler RPCs at a fixed pace (a host's uploads go before its RPC, unpaced) */
+    if (w->L->o->rate > 0 && w->ring_n && !host_has_upload(w->ring[w->ring_head])) {
+        double t = now_s(), every = w->L->o->threads / w->L->o->rate;
+        if (w->next_turn > t) {
+            c->state = C_RETRY;
+            c->retry_at = w->next_turn;
+            return;
+        }
+        /* late turns are made up, up to 50 ms of them: the mean rate holds, bursts stay short */
+        w->next_turn = (w->next_turn > t - 0.050 ? w->next_turn : t - 0.050) + every;
     }
     c->host = ring_pop(w);
     if (!c->host) {   /* fewer hosts than connections: this one stays unused */
@@ -1403,10 +1416,17 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
     if (c->state == C_RECEIVING && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) conn_read(w, c);
 }
 
-static void retry_conns(struct worker *w, double t)
+/* Begins what waited until t; returns the ms until the next such wait ends (at most 10). */
+static int retry_conns(struct worker *w, double t)
 {
-    for (int i = 0; i < w->nconns; i++)
-        if (w->conns[i].state == C_RETRY && w->conns[i].retry_at <= t) conn_begin(w, &w->conns[i]);
+    double next = t + 0.010;
+    for (int i = 0; i < w->nconns; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == C_RETRY && c->retry_at <= t) conn_begin(w, c);
+        if (c->state == C_RETRY && c->retry_at < next) next = c->retry_at;
+    }
+    double ms = ceil((next - t) * 1e3);
+    return ms < 0 ? 0 : (int)ms;
 }
 
 static void *worker_main(void *arg)
@@ -1414,10 +1434,11 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     struct epoll_event ev[256];
     for (int i = 0; i < w->nconns; i++) conn_begin(w, &w->conns[i]);
+    int wait_ms = 10;   /* --rate paces to the ms */
     while (!atomic_load(&w->L->stop)) {
-        int n = epoll_wait(w->epfd, ev, 256, 10);
+        int n = epoll_wait(w->epfd, ev, 256, wait_ms);
         for (int i = 0; i < n; i++) conn_event(w, ev[i].data.ptr, ev[i].events);
-        retry_conns(w, now_s());
+        wait_ms = retry_conns(w, now_s());
     }
     for (int i = 0; i < w->nconns; i++) conn_close(&w->conns[i]);
     return NULL;

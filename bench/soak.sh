@@ -5,7 +5,7 @@
 # and its WAL), the rows in the store, the throughput.
 #   bench/soak.sh [BUILD_DIR] [--json] [--minutes M] [--settle S] [--interval S]
 #                 [--purge-days D] [--batch N] [--hosts H] [--conns C] [--threads T]
-#                 [--max-send J] [--keep]
+#                 [--max-send J] [--rate R] [--keep]
 # BUILD_DIR defaults to build (use a release build); --json adds the
 # figures as one JSON object on the last line.
 #
@@ -15,10 +15,11 @@
 # then purges every 6 s, so purging runs all along; 0 turns it off). One
 # bench-rpc run of M minutes (default 30) loads it (--project, --upload:
 # every job's output is uploaded before its report). The default load,
-# 200 hosts on 2 connections with one job per reply, is one the whole
-# pipeline sustains on the 2-core VM (about 250 jobs/s): with more,
-# uploads and reports outrun the assimilator (one thread, two fsyncs a
-# job), its backlog grows and nothing stays flat (docs/benchmarks.md).
+# 200 hosts on 4 connections, one job a reply, 100 RPCs a second (bench-rpc
+# --rate: a fixed load, so that the throughput is expected flat too), is
+# one the whole pipeline sustains on the 2-core VM: unpaced, uploads and
+# reports can outrun the assimilator (one thread, three fsyncs a job), its
+# backlog grows and nothing stays flat (docs/benchmarks.md).
 # Meanwhile:
 # - a generator adds a batch of N jobs (default 50,000) whenever fewer than
 #   N jobs are active (not yet validated);
@@ -37,7 +38,7 @@
 set -euo pipefail
 
 build=build json=0 minutes=30 settle=5 interval=30 purge_days=0.0007 batch=50000
-hosts=200 conns=2 threads=1 max_send=1 keep=0
+hosts=200 conns=4 threads=1 max_send=1 rate=100 keep=0
 while [ $# -gt 0 ]; do
   case $1 in
     --json) json=1 ;;
@@ -50,6 +51,7 @@ while [ $# -gt 0 ]; do
     --conns) conns=$2; shift ;;
     --threads) threads=$2; shift ;;
     --max-send) max_send=$2; shift ;;
+    --rate) rate=$2; shift ;;
     --keep) keep=1 ;;
     -h|--help) sed -n '6,8p' "$0" | sed 's/^# *//'; exit 0 ;;
     -*) echo "soak: unknown option $1" >&2; exit 2 ;;
@@ -134,9 +136,9 @@ collect &
 colpid=$!
 
 seconds=$((minutes * 60)) warmup=5
-echo "soak: $minutes min of bench-rpc --hosts $hosts --conns $conns --threads $threads --max-send $max_send --upload;" \
+echo "soak: $minutes min of bench-rpc --hosts $hosts --conns $conns --threads $threads --max-send $max_send --rate $rate --upload;" \
   "purge_after_days $purge_days, batches of $batch" >&2
-"$rpc" --project "$proj" --hosts "$hosts" --conns "$conns" --threads "$threads" --max-send "$max_send" --upload \
+"$rpc" --project "$proj" --hosts "$hosts" --conns "$conns" --threads "$threads" --max-send "$max_send" --rate "$rate" --upload \
   --seconds "$seconds" --warmup "$warmup" --keep --json >"$work/rpc.out" 2>&1 &
 rpcpid=$!
 
@@ -212,7 +214,8 @@ for line in open(samples_path):
         continue
     t, rss, store, arch, jobs, inst, active, valid, ended, nbatch, cpu, fds = map(float, f[:12])
     S.append(dict(t=t, rss=rss / 1024, store=store / 1e6, arch=arch / 1e6, jobs=jobs, inst=inst,
-                  active=active, valid=valid, ended=ended, batches=nbatch, cpu=cpu / hz, fds=fds))
+                  active=active, valid=valid, ended=ended, batches=nbatch, cpu=cpu / hz, fds=fds,
+                  ended_rows=jobs - active - valid))
 for a, b in zip(S, S[1:]):
     dt = b["t"] - a["t"]
     b["rate"] = (b["ended"] - a["ended"]) / dt
@@ -247,7 +250,7 @@ def mean(key):
     v = [s[key] for s in S if s["t"] >= settle * 60 and key in s]
     return sum(v) / len(v) if v else None
 
-sl = {k: slope(k) for k in ("rss", "store", "jobs", "inst", "valid", "rate", "fds")}
+sl = {k: slope(k) for k in ("rss", "store", "jobs", "inst", "valid", "ended_rows", "rate", "fds")}
 fmt = lambda v, f="%.3f": "-" if v is None else f % v
 after = [s for s in S if s["t"] >= settle * 60]
 print("slopes after the first %g min (%d samples), least squares:" % (settle, len(after)))
@@ -255,6 +258,8 @@ print("  rss        %s MB/min   (mean %s MB)" % (fmt(sl["rss"]), fmt(mean("rss")
 print("  store      %s MB/min   (mean %s MB)" % (fmt(sl["store"]), fmt(mean("store"), "%.1f")))
 print("  job rows   %s /min     (mean %s)" % (fmt(sl["jobs"], "%.0f"), fmt(mean("jobs"), "%.0f")))
 print("  inst rows  %s /min     (mean %s)" % (fmt(sl["inst"], "%.0f"), fmt(mean("inst"), "%.0f")))
+print("  ended rows %s /min     (jobs ended still in the store, what purging bounds; mean %s)" % (
+    fmt(sl["ended_rows"], "%.0f"), fmt(mean("ended_rows"), "%.0f")))
 print("  to_assim   %s /min     (validated jobs waiting for the assimilator; mean %s)" % (
     fmt(sl["valid"], "%.0f"), fmt(mean("valid"), "%.0f")))
 print("  jobs/s     %s /min     (mean %s jobs/s)" % (fmt(sl["rate"], "%.2f"), fmt(mean("rate"), "%.0f")))
@@ -279,6 +284,7 @@ if want_json:
            "job_rows_last": S[-1]["jobs"] if S else None, "job_rows_slope_per_min": sl["jobs"],
            "instance_rows_last": S[-1]["inst"] if S else None, "instance_rows_slope_per_min": sl["inst"],
            "to_assimilate_last": S[-1]["valid"] if S else None, "to_assimilate_slope_per_min": sl["valid"],
+           "ended_rows_last": S[-1]["ended_rows"] if S else None, "ended_rows_slope_per_min": sl["ended_rows"],
            "jobs_per_s_slope_per_min": sl["rate"], "fds_slope_per_min": sl["fds"],
            "jobs_ended": S[-1]["ended"] - S[0]["ended"] if S else None,
            "batches_added": len(gen), "min_active_jobs": min_active, "log_errors": log_errors,
