@@ -60,7 +60,7 @@
 
 struct opts {
     int hosts, threads, conns, http_threads, max_send, users, json, upload, keepalive, keep, locality;
-    double seconds, warmup;
+    double seconds, warmup, rate;
     long jobs;
     const char *project, *locus_bin;
 };
@@ -84,6 +84,7 @@ static int opts_table(struct opts *o, struct opt *t)
         {"conns", O_INT, &o->conns, "C", "connections in all, i.e. RPCs in flight (min(hosts, 32))", 0},
         {"seconds", O_DOUBLE, &o->seconds, "S", "measured seconds (20)", 0},
         {"warmup", O_DOUBLE, &o->warmup, "S", "seconds before measuring; also until every host has its id (3)", 0},
+        {"rate", O_DOUBLE, &o->rate, "R", "at most R scheduler RPCs a second in all (0: as fast as answered)", 0},
         {"jobs", O_LONG, &o->jobs, "J", "jobs in the batch (1000000)", 0},
         {"project", O_STR, &o->project, "DIR", "reuse this project instead of creating one", 0},
         {"locus-bin", O_STR, &o->locus_bin, "DIR", "where locus and locusd are (this program's folder)", 0},
@@ -1041,6 +1042,7 @@ struct worker {
     int nconns;
     struct strbuf body;               /* scratch */
     struct stats st;                  /* the measured window only */
+    double next_turn;                 /* --rate: when the next scheduler RPC may begin */
 };
 
 struct load {
@@ -1173,6 +1175,17 @@ static void conn_begin(struct worker *w, struct conn *c)
     if (atomic_load(&w->L->stop)) {
         c->state = C_UNUSED;
         return;
+    }
+    /* --rate: scheduler RPCs at a fixed pace (a host's uploads go before its RPC, unpaced) */
+    if (w->L->o->rate > 0 && w->ring_n && !host_has_upload(w->ring[w->ring_head])) {
+        double t = now_s(), every = w->L->o->threads / w->L->o->rate;
+        if (w->next_turn > t) {
+            c->state = C_RETRY;
+            c->retry_at = w->next_turn;
+            return;
+        }
+        /* late turns are made up, up to 50 ms of them: the mean rate holds, bursts stay short */
+        w->next_turn = (w->next_turn > t - 0.050 ? w->next_turn : t - 0.050) + every;
     }
     c->host = ring_pop(w);
     if (!c->host) {   /* fewer hosts than connections: this one stays unused */
@@ -1403,10 +1416,17 @@ static void conn_event(struct worker *w, struct conn *c, uint32_t events)
     if (c->state == C_RECEIVING && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) conn_read(w, c);
 }
 
-static void retry_conns(struct worker *w, double t)
+/* Begins what waited until t; returns the ms until the next such wait ends (at most 10). */
+static int retry_conns(struct worker *w, double t)
 {
-    for (int i = 0; i < w->nconns; i++)
-        if (w->conns[i].state == C_RETRY && w->conns[i].retry_at <= t) conn_begin(w, &w->conns[i]);
+    double next = t + 0.010;
+    for (int i = 0; i < w->nconns; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == C_RETRY && c->retry_at <= t) conn_begin(w, c);
+        if (c->state == C_RETRY && c->retry_at < next) next = c->retry_at;
+    }
+    double ms = ceil((next - t) * 1e3);
+    return ms < 0 ? 0 : (int)ms;
 }
 
 static void *worker_main(void *arg)
@@ -1414,10 +1434,11 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     struct epoll_event ev[256];
     for (int i = 0; i < w->nconns; i++) conn_begin(w, &w->conns[i]);
+    int wait_ms = 10;   /* --rate paces to the ms */
     while (!atomic_load(&w->L->stop)) {
-        int n = epoll_wait(w->epfd, ev, 256, 10);
+        int n = epoll_wait(w->epfd, ev, 256, wait_ms);
         for (int i = 0; i < n; i++) conn_event(w, ev[i].data.ptr, ev[i].events);
-        retry_conns(w, now_s());
+        wait_ms = retry_conns(w, now_s());
     }
     for (int i = 0; i < w->nconns; i++) conn_close(&w->conns[i]);
     return NULL;
@@ -1618,6 +1639,8 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
     printf("  cpu            %10.2f   cores locusd, %.2f cores bench-rpc (of %ld)\n", f->server_cpu,
            f->client_cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("  stop_s         %10.1f   (locusd's SIGTERM to exit)\n", f->stop_s);
+    printf("  rpcs_no_work   %10ld   (%.1f%% of the RPCs)\n", f->no_work,
+           f->rpcs ? 100.0 * (double)f->no_work / (double)f->rpcs : 0);
     double per_fetch = f->lf_fetched ? (double)f->jobs / (double)f->lf_fetched : 0;
     if (o->locality) {
         printf("  files_fetched  %10ld   (sticky files new to their host: %.1f jobs per fetch)\n", f->lf_fetched,
@@ -1626,8 +1649,6 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
         if (!o->project) printf("%ld while the file had unsent jobs, ", f->lf_deleted_unsent);
         printf("%ld of files not held, %ld of files a job of the same reply reads)\n", f->lf_deleted_unheld,
                f->lf_deleted_sent);
-        printf("  rpcs_no_work   %10ld   (%.1f%% of the RPCs)\n", f->no_work,
-               f->rpcs ? 100.0 * (double)f->no_work / (double)f->rpcs : 0);
         printf("  held_files     %10.2f   (per host at the end; %ld dropped at the limit of %d)\n", f->lf_held_mean,
                f->lf_evicted, LF_HELD_MAX);
         printf("  files_add_s    %10.1f   (locus file add of the %d files)\n", s->files_s, o->locality);
@@ -1637,16 +1658,17 @@ static void print_figures(const struct opts *o, const struct setup *s, const str
                "\"p90_ms\":%.3f,\"max_ms\":%.3f,\"mean_ms\":%.3f,\"hosts\":%d,\"threads\":%d,\"conns\":%d,"
                "\"http_threads\":%d,\"max_wus_to_send\":%d,\"upload\":%d,\"keepalive\":%d,\"seconds\":%.3f,"
                "\"rpcs\":%ld,\"jobs\":%ld,\"reported\":%ld,\"uploads\":%ld,\"errors\":%ld,"
-               "\"server_cpu_cores\":%.3f,\"client_cpu_cores\":%.3f,\"batch_create_s\":%.3f,\"stop_s\":%.3f",
+               "\"server_cpu_cores\":%.3f,\"client_cpu_cores\":%.3f,\"batch_create_s\":%.3f,\"stop_s\":%.3f,"
+               "\"rpcs_no_work\":%ld",
                f->rpcs_per_s, f->jobs_per_s, f->p50, f->p99, f->rss_mb, f->p90, f->max_ms, f->mean_ms, o->hosts,
                o->threads, o->conns, http_threads, max_send, s->outputs || f->uploads > 0, o->keepalive, f->seconds,
                f->rpcs, f->jobs, f->reported, f->uploads, f->errors, f->server_cpu, f->client_cpu, s->batch_s,
-               f->stop_s);
+               f->stop_s, f->no_work);
     if (o->json && o->locality) {
         printf(",\"locality_files\":%d,\"files_fetched\":%ld,\"files_deleted\":%ld,\"jobs_per_fetch\":%.2f,"
-               "\"rpcs_no_work\":%ld,\"held_files_mean\":%.2f,\"deletes_not_held\":%ld,\"deletes_same_reply\":%ld,"
+               "\"held_files_mean\":%.2f,\"deletes_not_held\":%ld,\"deletes_same_reply\":%ld,"
                "\"files_evicted\":%ld,\"files_add_s\":%.3f,\"deletes_with_unsent\":",
-               o->locality, f->lf_fetched, f->lf_deleted, per_fetch, f->no_work, f->lf_held_mean,
+               o->locality, f->lf_fetched, f->lf_deleted, per_fetch, f->lf_held_mean,
                f->lf_deleted_unheld, f->lf_deleted_sent, f->lf_evicted, s->files_s);
         if (o->project) printf("null");
         else printf("%ld", f->lf_deleted_unsent);

@@ -141,9 +141,46 @@ static void heap_remove(struct sapp *a, struct sjob *j)
 
 /* ---- deadline queue ---- */
 
+/* Whether e's instance is still out with e's deadline: the entries of
+ * instances that came back stay in the heap until their deadline. */
+static int dl_live(struct sched_index *x, const struct deadline_entry *e)
+{
+    struct sjob *j = index_job(x, e->job_id);
+    struct instance *in = j ? job_instance(j, e->inst_id) : NULL;
+    return in && in->state == INST_IN_PROGRESS && in->deadline == e->deadline;
+}
+
+/* Moves e down from slot i to its place among the heap's x->dl_n entries. */
+static void dl_down(struct sched_index *x, size_t i, struct deadline_entry e)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= x->dl_n) break;
+        if (c + 1 < x->dl_n && x->dl[c + 1].deadline < x->dl[c].deadline) c++;
+        if (x->dl[c].deadline >= e.deadline) break;
+        x->dl[i] = x->dl[c];
+        i = c;
+    }
+    x->dl[i] = e;
+}
+
+/* When full, the entries of instances no longer out are dropped first (and
+ * the heap rebuilt), so the queue stays about the size of the work out:
+ * otherwise every instance sent would leave 24 bytes for its whole delay
+ * bound (7 days by default: 1.4 GB at 100 jobs a second). */
 static void dl_push(struct sched_index *x, int64_t deadline, int64_t job_id, int64_t inst_id)
 {
-    VEC_GROW(x->dl, x->dl_n, x->dl_cap);
+    if (x->dl_n == x->dl_cap) {
+        size_t k = 0;
+        for (size_t i = 0; i < x->dl_n; i++)
+            if (dl_live(x, &x->dl[i])) x->dl[k++] = x->dl[i];
+        x->dl_n = k;
+        for (size_t i = k / 2; i-- > 0;) dl_down(x, i, x->dl[i]);
+        if (x->dl_n * 2 >= x->dl_cap) {
+            x->dl_cap = x->dl_cap ? x->dl_cap * 2 : 64;
+            x->dl = xrealloc(x->dl, x->dl_cap * sizeof *x->dl);
+        }
+    }
     size_t i = x->dl_n++;
     struct deadline_entry e = {deadline, job_id, inst_id};
     while (i > 0 && x->dl[(i - 1) / 2].deadline > e.deadline) {
@@ -156,16 +193,7 @@ static void dl_push(struct sched_index *x, int64_t deadline, int64_t job_id, int
 static struct deadline_entry dl_pop(struct sched_index *x)
 {
     struct deadline_entry top = x->dl[0], e = x->dl[--x->dl_n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= x->dl_n) break;
-        if (c + 1 < x->dl_n && x->dl[c + 1].deadline < x->dl[c].deadline) c++;
-        if (x->dl[c].deadline >= e.deadline) break;
-        x->dl[i] = x->dl[c];
-        i = c;
-    }
-    if (x->dl_n) x->dl[i] = e;
+    if (x->dl_n) dl_down(x, 0, e);
     return top;
 }
 
@@ -1036,9 +1064,9 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
     int n = 0;
     while (x->dl_n && x->dl[0].deadline < now) {
         struct deadline_entry e = dl_pop(x);
+        if (!dl_live(x, &e)) continue;
         struct sjob *j = index_job(x, e.job_id);
-        struct instance *in = j ? job_instance(j, e.inst_id) : NULL;
-        if (!in || in->state != INST_IN_PROGRESS || in->deadline != e.deadline) continue;
+        struct instance *in = job_instance(j, e.inst_id);
         n++;
         int ev = give_up(x, j, in, now, 1, log);
         if (ev && on_event) on_event(ctx, j, ev);

@@ -764,6 +764,35 @@ static void test_timeouts_in_deadline_order_and_reported_ones_skipped(void **sta
     assert_int_equal(j3->inst[0].outcome, OUTCOME_SUCCESS);
 }
 
+/* The soak (docs/benchmarks.md): the entries of instances back were kept
+ * until their deadline, 24 bytes an instance sent for the delay bound. */
+static void test_deadline_queue_drops_instances_back_when_full(void **state)
+{
+    struct fx *f = *state;
+    add_jobs(f, add_batch(f, 1, 1, 0, 1, 1001, &red1, 1000), 1, 1001, 1e12);
+    struct host_view h1 = host(1, 1), h2 = host(2, 2);
+    h1.req_secs = h2.req_secs = 50;   /* one job each */
+    struct dispatched sent[MAXSENT];
+    assert_int_equal(dispatch(f, &h2, 0, sent), 1);   /* job 1 stays out, deadline 1000 */
+    for (int64_t k = 2; k <= 1000; k++) {
+        assert_int_equal(dispatch(f, &h1, k, sent), 1);   /* job k, deadline 1000 + k, back at once */
+        struct sjob *j = index_job(&f->x, k);
+        struct instance *in = inst_on(j, 1);
+        assert_non_null(in);
+        index_report(&f->x, j, in, 1, OUTCOME_SUCCESS, 0, 1, 1, k, &f->log);
+        clear_log(f);
+    }
+    assert_true(f->x.dl_n <= 64);
+    assert_true(f->x.dl_cap <= 128);
+    /* the heap kept its order and the instance still out */
+    assert_int_equal(dispatch(f, &h1, 1000, sent), 1);   /* job 1001 out, deadline 2000 */
+    clear_log(f);
+    assert_int_equal(index_timeouts(&f->x, 1001, &f->log, NULL, NULL), 1);
+    assert_int_equal(f->log.v[0].u.inst.job_id, 1);
+    assert_int_equal(index_timeouts(&f->x, 2001, &f->log, NULL, NULL), 1);
+    assert_int_equal(f->x.dl_n, 0);
+}
+
 static void test_timeout_past_max_errors_fails_job_and_aborts_the_rest(void **state)
 {
     struct fx *f = *state;
@@ -2281,6 +2310,7 @@ int main(void)
         T(test_report_of_didnt_need_instance_ignored),
         T(test_timeout_only_after_deadline),
         T(test_timeouts_in_deadline_order_and_reported_ones_skipped),
+        T(test_deadline_queue_drops_instances_back_when_full),
         T(test_timeout_past_max_errors_fails_job_and_aborts_the_rest),
         T(test_pending_abort_forgotten_after_its_deadline),
         T(test_validated_canonical_then_assimilate),
