@@ -235,7 +235,10 @@ void *assimilator_main(void *arg)
         }
         int64_t id;
         int got = workq_pop_wait(&s->assimilate_q, &id, wait);
-        if (got == 0) break;
+        /* A stopping locusd leaves the rest validated: the next start
+         * queues them again, and a backlog of hooks must not hold the stop
+         * past systemd's timeout (it took over 300 s under a soak). */
+        if (got == 0 || s->stopping) break;
         if (got > 0) {
             if (assimilate_job(s, id)) retry_later(&r, id, 0);
             continue;
