@@ -141,13 +141,22 @@ static void heap_remove(struct sapp *a, struct sjob *j)
 
 /* ---- deadline queue ---- */
 
-/* Whether e's instance is still out with e's deadline: the entries of
- * instances that came back stay in the heap until their deadline. */
-static int dl_live(struct sched_index *x, const struct deadline_entry *e)
+/* The instance of entry e if it is still in progress (its job in *jp), else NULL. */
+static struct instance *still_out(struct sched_index *x, const struct held_instance *e, struct sjob **jp)
 {
     struct sjob *j = index_job(x, e->job_id);
     struct instance *in = j ? job_instance(j, e->inst_id) : NULL;
-    return in && in->state == INST_IN_PROGRESS && in->deadline == e->deadline;
+    if (jp) *jp = j;
+    return in && in->state == INST_IN_PROGRESS ? in : NULL;
+}
+
+/* e's instance if it is still out with e's deadline (its job in *jp),
+ * else NULL: the entries of instances that came back stay in the heap
+ * until their deadline. */
+static struct instance *dl_live(struct sched_index *x, const struct deadline_entry *e, struct sjob **jp)
+{
+    struct instance *in = still_out(x, &(struct held_instance){e->job_id, e->inst_id}, jp);
+    return in && in->deadline == e->deadline ? in : NULL;
 }
 
 /* Moves e down from slot i to its place among the heap's x->dl_n entries. */
@@ -173,7 +182,7 @@ static void dl_push(struct sched_index *x, int64_t deadline, int64_t job_id, int
     if (x->dl_n == x->dl_cap) {
         size_t k = 0;
         for (size_t i = 0; i < x->dl_n; i++)
-            if (dl_live(x, &x->dl[i])) x->dl[k++] = x->dl[i];
+            if (dl_live(x, &x->dl[i], NULL)) x->dl[k++] = x->dl[i];
         x->dl_n = k;
         for (size_t i = k / 2; i-- > 0;) dl_down(x, i, x->dl[i]);
         if (x->dl_n * 2 >= x->dl_cap) {
@@ -459,15 +468,6 @@ static int quota_procs(const struct host_view *h, const struct rsc_usage *u)
 }
 
 /* ---- instances out, oldest first: candidates for replication ---- */
-
-/* The instance of entry e if it is still in progress (its job in *jp), else NULL. */
-static struct instance *still_out(struct sched_index *x, const struct held_instance *e, struct sjob **jp)
-{
-    struct sjob *j = index_job(x, e->job_id);
-    struct instance *in = j ? job_instance(j, e->inst_id) : NULL;
-    if (jp) *jp = j;
-    return in && in->state == INST_IN_PROGRESS ? in : NULL;
-}
 
 /* Kept only with replication on. When full, the entries of instances that
  * came back are dropped first, so the list stays about the size of the
@@ -1064,9 +1064,9 @@ int index_timeouts(struct sched_index *x, int64_t now, struct change_log *log,
     int n = 0;
     while (x->dl_n && x->dl[0].deadline < now) {
         struct deadline_entry e = dl_pop(x);
-        if (!dl_live(x, &e)) continue;
-        struct sjob *j = index_job(x, e.job_id);
-        struct instance *in = job_instance(j, e.inst_id);
+        struct sjob *j;
+        struct instance *in = dl_live(x, &e, &j);
+        if (!in) continue;
         n++;
         int ev = give_up(x, j, in, now, 1, log);
         if (ev && on_event) on_event(ctx, j, ev);

@@ -5,6 +5,7 @@
  * connection, and its steps, short transactions, are written by the writer
  * between its groups (writer_run): contending for SQLite's lock, the side
  * asleep in its busy wait loses, and RPCs waited on purging for seconds. */
+#include "core/clock.h"
 #include "core/log.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -13,18 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#define PURGE_PERIOD_MAX_S 3600   /* rows go days after their end: an hour late is nothing */
-#define PURGE_PERIOD_MIN_S 5
-#define PURGE_FIRST_S 60          /* the first, once start-up's own work is done (sooner if the period is) */
-#define SECONDS_PER_DAY 86400.0
-
-/* Each tenth of the time rows wait (a row stays at most a tenth longer
- * than asked), within the bounds above; hourly when jobs never go. */
-static int64_t purge_period(const struct project *p)
-{
-    double s = p->cfg.purge_after_days > 0 ? p->cfg.purge_after_days * SECONDS_PER_DAY / 10 : PURGE_PERIOD_MAX_S;
-    return s < PURGE_PERIOD_MIN_S ? PURGE_PERIOD_MIN_S : s > PURGE_PERIOD_MAX_S ? PURGE_PERIOD_MAX_S : (int64_t)s;
-}
+#define PURGE_FIRST_S 60   /* the first, once start-up's own work is done (sooner if the period is) */
 
 static int run_in_writer(void *ctx, int (*step)(struct store *st, void *arg), void *arg)
 {
@@ -48,12 +38,10 @@ static void purge_once(struct server *s, const struct project *p)
     }
     struct purge_result r;
     struct purge_writer w = {run_in_writer, server_stopping, s};
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = monotonic_ns();
     int rc = purge_run(p, st, &w, &cut, 0, &r, err, sizeof err);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     store_close(st);
-    metrics_purge(s->metrics, &r, rc != 0, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+    metrics_purge(s->metrics, &r, rc != 0, (double)(monotonic_ns() - t0) / NS_PER_S);
     if (r.jobs || r.hosts || r.files)
         log_info("purged %lld jobs (%lld instances), %lld hosts to archive/, %lld files (%lld bytes)",
                  (long long)r.jobs, (long long)r.instances, (long long)r.hosts, (long long)r.files,

@@ -2,6 +2,7 @@
  * time, each step's rows archived then deleted in one transaction; then
  * the files no job left reads. */
 #include "store/purge.h"
+#include "core/clock.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "store/archive.h"
@@ -21,6 +22,18 @@
 #define PURGE_STEP_MAX_ROWS 1000
 #define PURGE_PAUSE_FACTOR 2   /* after a step, a pause this many times as long */
 #define SECONDS_PER_DAY 86400.0
+
+/* How often locusd purges: each tenth of the time rows wait (a row stays
+ * at most a tenth longer than asked), within these bounds; hourly when
+ * jobs never go. */
+#define PURGE_PERIOD_MAX_S 3600   /* rows go days after their end: an hour late is nothing */
+#define PURGE_PERIOD_MIN_S 5
+
+int64_t purge_period(const struct project *p)
+{
+    double s = p->cfg.purge_after_days > 0 ? p->cfg.purge_after_days * SECONDS_PER_DAY / 10 : PURGE_PERIOD_MAX_S;
+    return s < PURGE_PERIOD_MIN_S ? PURGE_PERIOD_MIN_S : s > PURGE_PERIOD_MAX_S ? PURGE_PERIOD_MAX_S : (int64_t)s;
+}
 
 void purge_cut_of(const struct project *p, int64_t now, struct purge_cut *cut)
 {
@@ -126,22 +139,15 @@ static int files_step(struct store *s, void *arg)
     return 0;
 }
 
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* A step through w, or on s directly; then a pause twice as long, so that
  * what else writes the store (locusd's RPCs) keeps two thirds of its time;
  * then the rows of the next step sized to PURGE_STEP_TARGET_NS. */
 static int run_step(const struct purge_writer *w, struct store *s, int (*fn)(struct store *, void *), struct step *a)
 {
-    int64_t t0 = now_ns();
+    int64_t t0 = monotonic_ns();
     int rc = w ? w->run(w->ctx, fn, a) : fn(s, a);
-    int64_t took = now_ns() - t0, rest = PURGE_PAUSE_FACTOR * took;
-    struct timespec pause = {rest / 1000000000, rest % 1000000000};
+    int64_t took = monotonic_ns() - t0, rest = PURGE_PAUSE_FACTOR * took;
+    struct timespec pause = {rest / NS_PER_S, rest % NS_PER_S};
     nanosleep(&pause, NULL);
     if (a->fixed) return rc;
     if (took < PURGE_STEP_TARGET_NS / 2) a->max = a->max * 2 < PURGE_STEP_MAX_ROWS ? a->max * 2 : PURGE_STEP_MAX_ROWS;

@@ -19,6 +19,10 @@ struct purge_result {
  * kept while a work generator is configured. */
 void purge_cut_of(const struct project *p, int64_t now, struct purge_cut *cut);
 
+/* Seconds between two purges of p in locusd: a tenth of purge_after_days,
+ * from 5 s to an hour (an hour when jobs never go). */
+int64_t purge_period(const struct project *p);
+
 /* Who writes a purge's steps (each one transaction, sized to about 10 ms):
  * run(ctx, step, arg) calls step(st, arg) on a store that writes, and
  * returns what it returns. locusd's writer runs them between its groups

@@ -413,6 +413,21 @@ static void test_archive_cut_back_to_committed(void **state)
     assert_non_null(strstr(err, "damaged"));
 }
 
+/* locusd purges each tenth of the wait, from 5 s to an hour; hourly when
+ * jobs never go. */
+static void test_purge_period_follows_the_wait(void **state)
+{
+    struct fx *f = *state;
+    f->p.cfg.purge_after_days = 30;
+    assert_int_equal(purge_period(&f->p), 3600);
+    f->p.cfg.purge_after_days = 0.01;   /* 864 s */
+    assert_int_equal(purge_period(&f->p), 86);
+    f->p.cfg.purge_after_days = 0.0001;
+    assert_int_equal(purge_period(&f->p), 5);
+    f->p.cfg.purge_after_days = 0;
+    assert_int_equal(purge_period(&f->p), 3600);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +437,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dry_run_counts_what_goes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_silent_hosts_go, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_archive_cut_back_to_committed, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_purge_period_follows_the_wait, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
