@@ -13,7 +13,8 @@
 #    client that ran a job reading it (again only after it was told to
 #    delete it), and neither client gets all 20;
 #  - a client is told to delete a file once no unfinished job of its cursor
-#    reads it (its log has the request), and no sequence file is left on
+#    reads it (its log has the request: at its next request after that),
+#    and no sequence file is left on
 #    either client at the end;
 #  - the store's cursors end finished (first_unfinished_job_num past the
 #    range, remaining_credit 0), the batch is done, each job ran once, and
@@ -110,8 +111,15 @@ say "$gets downloads of sequence files (every file to both clients would be $((2
 # deletes: heard by the clients, and nothing left behind
 dels=$(cat "${CLIENT_DIR[C1]}/client.log" "${CLIENT_DIR[C2]}/client.log" | grep -c 'request to delete file F' || true)
 [ "$dels" -gt 0 ] || fail "no client logged a request to delete a sequence file"
+# a file the other client's last job still read when this one last asked
+# is deleted at its next request: it gets one, then nothing may be left
 for c in C1 C2; do
-    left=$(ls "$(client_project_dir "$c")" 2>/dev/null | grep -c '^F[0-9]*\.dat$' || true)
+    for i in $(seq 30); do
+        left=$(ls "$(client_project_dir "$c")" 2>/dev/null | grep -c '^F[0-9]*\.dat$' || true)
+        [ "$left" -eq 0 ] && break
+        [ $((i % 10)) -ne 1 ] || client_update "$c"
+        sleep 1
+    done
     [ "$left" -eq 0 ] || fail "$left sequence files left on $c: $(ls "$(client_project_dir "$c")")"
 done
 say "$dels delete requests logged by the clients; no sequence file left on either"
