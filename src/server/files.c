@@ -74,8 +74,12 @@ int stats_file_open(struct server *s, const char *name, const char *range, int64
         *status = 404;
         return -1;
     }
-    char path[PROJECT_PATH_MAX + 64];
-    project_file_path(&s->proj, path, sizeof path, STATS_EXPORT_DIR, name);
+    char dir[PROJECT_PATH_MAX + 16], path[PROJECT_PATH_MAX + 64];
+    project_path(&s->proj, dir, sizeof dir, STATS_EXPORT_DIR);
+    if (path_printf(path, sizeof path, "%s/%s", dir, name)) {
+        *status = 404;
+        return -1;
+    }
     return open_ranged(path, range, offset, len, status, content_range, crlen);
 }
 
