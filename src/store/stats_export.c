@@ -88,7 +88,8 @@ static int put_record(struct exporter *x)
     if (x->rec.len && gzwrite(x->gz, x->rec.s, (unsigned)x->rec.len) != (int)x->rec.len)
         return fail(x, "cannot write the export (disk full?)");
     sb_reset(&x->rec);
-    if (++x->rows % STOP_CHECK_ROWS == 0 && x->stopping && x->stopping(x->ctx)) return fail(x, "stopped");
+    if (++x->rows > 0 && x->rows % STOP_CHECK_ROWS == 0 && x->stopping && x->stopping(x->ctx))
+        return fail(x, "stopped");
     return 0;
 }
 
@@ -189,8 +190,9 @@ static int open_out(struct exporter *x, const char *path, int *fd, int compress)
     /* "T": tables.xml goes through the same calls, written as it is */
     x->gz = zfd < 0 ? NULL : gzdopen(zfd, compress ? "wb" : "wbT");
     if (!x->gz) {
-        if (zfd >= 0) close(zfd);
         snprintf(x->err, x->errlen, "cannot write %s: %s", path, strerror(errno));
+        if (zfd >= 0) close(zfd);
+        if (*fd >= 0) close(*fd);
         return -1;
     }
     gzbuffer(x->gz, GZ_BUFFER);
@@ -326,8 +328,16 @@ int stats_export_write(struct store *s, const struct upload_key *secret, const c
                        size_t errlen)
 {
     memset(n, 0, sizeof *n);
+    /* "out/" is the folder out: its new copy goes beside it, not in it */
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') len--;
+    char tmp[PROJECT_PATH_MAX + 32], target[PROJECT_PATH_MAX + 16];
+    if (path_printf(target, sizeof target, "%.*s", (int)len, dir)) {
+        snprintf(err, errlen, "export folder name too long");
+        return -1;
+    }
+    dir = target;
     if (replaceable(dir, err, errlen)) return -1;
-    char tmp[PROJECT_PATH_MAX + 32];
     if (path_printf(tmp, sizeof tmp, "%s.new-XXXXXX", dir) || !mkdtemp(tmp)) {
         snprintf(err, errlen, "cannot make a folder beside %s: %s", dir, strerror(errno));
         return -1;

@@ -267,7 +267,9 @@ static void test_a_new_export_replaces_the_old_whole(void **state)
     struct stats_export_counts n;
     assert_int_equal(export(f, &n), 0);
     store_fixture_sql(f->path, "UPDATE users SET total_credit = 0 WHERE id = 2");
+    strcat(f->out, "//");   /* the same folder */
     assert_int_equal(export(f, &n), 0);
+    f->out[strlen(f->out) - 2] = 0;
     assert_int_equal(n.users, 1);
     char *text = slurp(f->out, "user.gz");
     assert_null(strstr(text, "<id>2</id>"));
