@@ -70,6 +70,7 @@ static const struct command commands[] = {
     {"campaign", "clusters", cmd_campaign_clusters, "DIR [--json]"},
     {"campaign", "share", cmd_campaign_share, "DIR USER WEIGHT [--wait SECONDS]"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
+    {"stats", "export", cmd_stats_export, "DIR [--out FOLDER]"},
     {"db", "check", cmd_db_check, "DIR [--md5]"},
     {"db", "purge", cmd_db_purge, "DIR [--dry-run] [--days D] [--host-days D]"},
     {"db", "backup", cmd_db_backup, "DIR DEST"},

@@ -23,4 +23,12 @@ int account_secret_load(const struct project *p, int64_t now, struct upload_key 
 /* The key of generation gen (>= 1) of user user_id, in lowercase hex,
  * into out. Never fails. */
 void account_key_make(const struct upload_key *secret, int64_t user_id, int gen, char out[ACCOUNT_KEY_LEN + 1]);
+/* User user_id's cross-project id, BOINC's user.cross_project_id: a
+ * secret the statistics export hashes with the e-mail address into the
+ * public cpid (store/stats_export.h). BOINC draws it at random and keeps
+ * it; locus makes it again from the account secret (another label than
+ * the keys', so neither tells the other), which needs no column and stays
+ * the same for as long as the secret does. Lowercase hex into out. Never
+ * fails. */
+void account_cross_project_id(const struct upload_key *secret, int64_t user_id, char out[ACCOUNT_KEY_LEN + 1]);
 #endif

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "proto/sched_reply.h"
 #include "proto/sched_request.h"
+#include "sched/credit.h"
 #include "sched/host_rpc.h"
 #include "server/workgen.h"
 #include "store/store.h"
@@ -532,9 +533,10 @@ static void reply_header(struct rpc *c)
     r->userid = c->user.id;
     r->user_name = c->user.name;
     r->user_total_credit = c->user.total_credit;
-    r->user_expavg_credit = c->user.expavg_credit;
+    double now = (double)s->clock();
+    r->user_expavg_credit = credit_average_at(c->user.expavg_credit, c->user.expavg_time, now);
     r->host_total_credit = c->host.total_credit;
-    r->host_expavg_credit = c->host.expavg_credit;
+    r->host_expavg_credit = credit_average_at(c->host.expavg_credit, c->host.expavg_time, now);
     if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
     r->send_full_workload = cfg->deadline_check;
 }

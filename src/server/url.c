@@ -9,6 +9,7 @@
 static const char API_PREFIX[] = "/api/v1/";
 static const char METRICS_PATH[] = "/metrics";
 static const char DOWNLOAD_DIR[] = "download/";
+static const char STATS_DIR[] = "stats/";
 /* BOINC's web RPCs the client calls at the master URL (its wizard's) */
 static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php"};
 
@@ -45,13 +46,17 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
         *rest = p + dl_len;
         return URL_DOWNLOAD;
     }
+    if (!strncmp(p, STATS_DIR, sizeof STATS_DIR - 1) && get) {
+        *rest = p + sizeof STATS_DIR - 1;
+        return URL_STATS;
+    }
     return URL_NOT_FOUND;
 }
 
 const char *url_route_name(enum url_route r)
 {
     static const char *const names[URL_ROUTES] = {
-        [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download",
+        [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download", [URL_STATS] = "stats",
         [URL_UPLOAD] = "upload", [URL_WEB_RPC] = "web_rpc", [URL_API] = "api", [URL_API_POST] = "api_post",
         [URL_METRICS] = "metrics", [URL_NOT_FOUND] = "not_found",
     };

@@ -8,6 +8,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "sched/credit.h"
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,6 +110,15 @@ static void sql_key_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, h, -1, SQLITE_TRANSIENT);
 }
 
+/* locus_credit_at(AVG, AVG_TIME, NOW) in SQL: a recent average credit as
+ * it stands at NOW, for the listings (credit_average_at). */
+static void sql_credit_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sqlite3_result_double(ctx, credit_average_at(sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1]),
+                                                 sqlite3_value_double(argv[2])));
+}
+
 int store_schema_version(struct store *s)
 {
     sqlite3_stmt *st;
@@ -184,6 +194,8 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_create_function(s->db, "locus_key_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_key_hash, NULL,
                             NULL);
+    sqlite3_create_function(s->db, "locus_credit_at", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_credit_at,
+                            NULL, NULL);
     const char *pragmas = (flags & STORE_READONLY)
         ? "PRAGMA foreign_keys=ON;"
         : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
