@@ -250,7 +250,7 @@ struct job_status {
 
 /* A locality cursor (docs/cursors.md): a range of a batch's job numbers that a
  * team of hosts walks in increasing order. The credit fields are in
- * cobblestones (sched/credit.h): est_time_left = remaining / expavg days. */
+ * cobblestones (model/credit.h): est_time_left = remaining / expavg days. */
 struct cursor_rec {
     int64_t id, batch_id;
     int64_t first_job_num, last_job_num;

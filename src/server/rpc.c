@@ -6,7 +6,7 @@
 #include "core/log.h"
 #include "proto/sched_reply.h"
 #include "proto/sched_request.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/host_rpc.h"
 #include "server/workgen.h"
 #include "store/store.h"

@@ -6,7 +6,7 @@
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "store/store_internal.h"
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
  *               one volunteer's projects by (gzip'd XML)
  *   host.gz     hosts with credit, no domain name or address
  *   team.gz     teams with credit
- * Recent credit is decayed to the export's time (sched/credit.h). The
+ * Recent credit is decayed to the export's time (model/credit.h). The
  * writer streams each table from one read snapshot of the store into the
  * files of a new folder, then swaps that folder in whole: a reader sees
  * the previous export or this one, never a mix. */

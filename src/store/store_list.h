@@ -35,7 +35,7 @@ const char *store_list_name(enum store_listing which);
 const struct list_column *store_list_columns(enum store_listing which, int *n);
 
 /* The first limit (>= 0) rows of a listing in id order, recent credit
- * as it stands at time now (sched/credit.h), as a new JSON
+ * as it stands at time now (model/credit.h), as a new JSON
  * array of objects keyed by the column names (owned by the caller; a
  * column with nothing in it, the version of an app that has none, is
  * null), and how many rows there are in all into *total; with user_id

@@ -8,7 +8,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sched/credit.h"
+#include "model/credit.h"
 #include <math.h>
 
 #define DAY 86400.0

@@ -14,7 +14,7 @@
 #include "core/digest.h"
 #include "core/strbuf.h"
 #include "core/xmltree.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "store/stats_export.h"
 #include "store/store_list.h"
 #include "store_fixture.h"

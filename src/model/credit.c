@@ -1,5 +1,5 @@
 /* credit.c - granted credit and the recent average credit. */
-#include "sched/credit.h"
+#include "model/credit.h"
 #include <math.h>
 
 double credit_for_job(double flops_est) { return flops_est * CREDIT_PER_FLOP; }
