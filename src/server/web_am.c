@@ -195,6 +195,10 @@ static void set_info(struct server *s, struct store *st, const struct am_order *
         web_error_xml(out, BOINC_ERR_BAD_PASSWD, "a new e-mail address needs password_hash, made with it");
         rc = 1;
     }
+    if (!rc && o->passwd_hash[0] && !o->email[0] && !p->email[0]) {   /* the operator's user: no login yet */
+        web_error_xml(out, BOINC_ERR_BAD_EMAIL_ADDR, "this account has no e-mail address: give email_addr too");
+        rc = 1;
+    }
     if (!rc && o->passwd_hash[0] && web_accounts_hash(s, o->passwd_hash, passwd)) {
         log_error("account manager RPC: cannot hash a password (libsodium: out of memory?)");
         web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot change passwords now: try again later");

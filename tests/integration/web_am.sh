@@ -12,8 +12,10 @@
 #  - bad input changes nothing: a wrong key, a malformed one, a taken name,
 #    an unknown team, preferences that are no document, a bad venue, flag
 #    or URL, SQL and XML in a name (kept as text, encoded in the reply);
-#  - a new password (am_set_info) changes the weak key: the old one no
-#    longer attaches;
+#  - a new address and password (am_set_info) change the weak key: the old
+#    one no longer attaches; lookup takes the new ones only; BOINC's rules:
+#    no second change within a week, no taking an address another account
+#    left;
 #  - a reinstalled client (another folder, the computer's only client) of
 #    the same computer, once the old one is silent, gets the old host back:
 #    its id and its credit, no second host;
@@ -159,22 +161,31 @@ wait_first_rpc A2
 [ "$(sql "$proj" "SELECT total_credit FROM hosts WHERE id=$hostA")" = "$credit" ] || fail "the host's credit changed"
 say "the reinstalled client (another folder, its computer's only client) is host $hostA again, credit $credit kept"
 
-# ---- a new password: a new weak key; the old one attaches nothing ----
-H3=$(md5 'new horsecarol@example.org')
-has "$(web "am_set_info.php?account_key=$KEY&password_hash=$H3")" "<success/>" "a new password"
+# ---- a new address and password: a new weak key; the old one attaches nothing ----
+H3=$(md5 'new horsecarol.new@example.org')
+has "$(web "am_set_info.php?account_key=$KEY&email_addr=Carol.New%40example.org&password_hash=$H3")" "<success/>" \
+    "a new address and password"
+[ "$(sql "$proj" "SELECT email, prev_email, email_time > 0 FROM users WHERE id=$carol")" = \
+  "carol.new@example.org|carol@example.org|1" ] || fail "the address change in the store"
 acct=$(api -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/account")
 WEAK2=$(sed -n 's|.*"weak_key":"\([0-9]*_[0-9a-f]\{32\}\)".*|\1|p' <<<"$acct")
 [ -n "$WEAK2" ] && [ "$WEAK2" != "$WEAK" ] || fail "the weak key did not change with the password: $WEAK2"
-has "$(web "lookup_account.php?email_addr=carol%40example.org&passwd_hash=$H3")" "<authenticator>$KEY</authenticator>" \
-    "lookup with the new password"
-[ "$(errnum "$(web "lookup_account.php?email_addr=carol%40example.org&passwd_hash=$H")")" = -206 ] \
-    || fail "the old password still opens the account"
+has "$(web "lookup_account.php?email_addr=carol.new%40example.org&passwd_hash=$H3")" "<authenticator>$KEY</authenticator>" \
+    "lookup with the new address and password"
+[ "$(errnum "$(web "lookup_account.php?email_addr=carol%40example.org&passwd_hash=$H")")" = -136 ] \
+    || fail "the old address still finds the account"
+r=$(web "am_set_info.php?account_key=$KEY&email_addr=carol3%40example.org&password_hash=$(md5 'xcarol3@example.org')")
+[ "$(errnum "$r")" = -205 ] || fail "a second change of address within 7 days: $r"
+[ "$(errnum "$(web "am_set_info.php?account_key=$DKEY&email_addr=carol%40example.org&password_hash=$H")")" = -137 ] \
+    || fail "Dave took the address Carol left"
+[ "$(errnum "$(web "am_set_info.php?account_key=$(key_of alice)&password_hash=$H")")" = -205 ] \
+    || fail "a password for the operator's user, who has no address"
 boinc_client_start "$TMP/cB" "$(port)" || fail "client B did not start"
 CLIENT_DIR[B]=$TMP/cB; CLIENT_PID[B]=$(cat "$TMP/cB/client.pid"); _CLIENTS+=(B)
 boinc_client_attach "$TMP/cB" "$URL" "$WEAK" || true
 if boinc_client_key_ok "$TMP/cB" "$URL" 2>/dev/null; then fail "the old weak key still attaches"; fi
 grep -q "request with unknown account key" "$LOCUSD_LOG" || fail "locusd did not refuse the old weak key"
-say "a new password: a new weak key, the old one refused by the scheduler; lookup takes the new password only"
+say "a new address and password: a new weak key, the old one refused by the scheduler; BOINC's rules for addresses"
 
 # ---- wrong keys spend the allowance (a restarted locusd: a whole one) ----
 stop_locusd
