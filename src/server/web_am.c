@@ -187,8 +187,7 @@ static void set_info(struct server *s, struct store *st, const struct am_order *
 {
     struct user_profile *p = xmalloc(sizeof *p);
     char passwd[PASSWD_STORED_MAX] = "";
-    int rc = store_user_profile_get(st, u->id, p);
-    if (!rc) rc = may_set(s, st, o, u, p, out);
+    int rc = store_user_profile_get(st, u->id, p) ? -1 : may_set(s, st, o, u, p, out);   /* 1: gone meanwhile */
     if (rc < 0) store_trouble(st, out, "check an account's changes");
     if (!rc && o->email[0] && !o->passwd_hash[0] && strcmp(o->email, p->email)) {
         /* the password hash is made with the address: the old one would open nothing */
@@ -419,10 +418,5 @@ void web_am_handle(struct server *s, const char *name, const struct web_rpc_args
     memcpy(o->key, key, ACCOUNT_KEY_LEN + 1);
     for (int i = 0; i < ACCOUNT_KEY_LEN; i++) o->key[i] = (char)(o->key[i] | 0x20);   /* keys are lowercase hex */
     snprintf(o->addr, sizeof o->addr, "%s", a->addr);
-    int status;
-    struct strbuf refused;
-    sb_init(&refused);
-    if (api_wait_new(s, run_order, drop_order, o, &refused, &status, wait))
-        web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
-    sb_free(&refused);
+    web_accounts_queue(s, run_order, drop_order, o, out, wait);
 }

@@ -380,10 +380,16 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
     struct account_order *p = xmalloc(sizeof *p);
     *p = o;
     OPENSSL_cleanse(&o, sizeof o);
+    web_accounts_queue(s, run_order, drop_order, p, out, wait);
+}
+
+void web_accounts_queue(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
+                        struct api_wait **wait)
+{
     int status;
-    struct strbuf refused;
+    struct strbuf refused;   /* api_wait_new's JSON refusal: this caller answers in XML */
     sb_init(&refused);
-    if (api_wait_new(s, run_order, drop_order, p, &refused, &status, wait))
+    if (api_wait_new(s, run, drop, order, &refused, &status, wait))
         web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
     sb_free(&refused);
 }

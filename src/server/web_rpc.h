@@ -54,4 +54,9 @@ int web_accounts_hash(struct server *s, const char *passwd_hash, char *stored);
 int web_accounts_may(struct server *s, const char *addr, struct strbuf *out);
 /* Spends one of addr's allowance (a key that opened nothing). */
 void web_accounts_spend(struct server *s, const char *addr);
+/* Queues order (taken: drop frees it) to be run on an order thread, as
+ * api_wait_new, *wait then set; when too many are in progress, drops it
+ * and answers -183 into out (XML). */
+void web_accounts_queue(struct server *s, void (*run)(struct server *, void *, struct strbuf *, int *),
+                        void (*drop)(void *), void *order, struct strbuf *out, struct api_wait **wait);
 #endif

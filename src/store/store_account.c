@@ -6,21 +6,12 @@
 #define PROFILE_COLS "IFNULL(email,''),country,postal_code,url,venue,send_email,show_hosts,global_prefs," \
                      "project_prefs,prev_email,email_time"
 
-/* Steps st to its one row: 0 (a row), 1 none, -1 (recorded). */
-static int one_row(struct store *s, sqlite3_stmt *st, const char *what)
-{
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) return 0;
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 1 : store_fail(s, what);
-}
-
 int store_user_profile_get(struct store *s, int64_t user_id, struct user_profile *p)
 {
     sqlite3_stmt *st = store_stmt(s, Q_PROFILE_GET, "SELECT " PROFILE_COLS " FROM users WHERE id=?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, user_id);
-    int rc = one_row(s, st, "find account");
+    int rc = store_row(s, st, "find account");
     if (rc) return rc;
     store_col_text(st, 0, p->email, sizeof p->email);
     store_col_text(st, 1, p->country, sizeof p->country);
@@ -63,7 +54,7 @@ int store_user_passwd(struct store *s, int64_t user_id, char *passwd, size_t len
     sqlite3_stmt *st = store_stmt(s, Q_USER_PASSWD, "SELECT IFNULL(passwd,'') FROM users WHERE id=?");
     if (!st) return -1;
     sqlite3_bind_int64(st, 1, user_id);
-    int rc = one_row(s, st, "find password");
+    int rc = store_row(s, st, "find password");
     if (rc) return rc;
     store_col_text(st, 0, passwd, len);
     sqlite3_reset(st);
@@ -77,7 +68,7 @@ int store_email_used(struct store *s, const char *email, int64_t user_id)
     if (!st) return -1;
     sqlite3_bind_text(st, 1, email, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, user_id);
-    int rc = one_row(s, st, "find e-mail address");
+    int rc = store_row(s, st, "find e-mail address");
     if (rc) return rc < 0 ? -1 : 0;
     sqlite3_reset(st);
     return 1;

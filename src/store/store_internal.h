@@ -50,6 +50,9 @@ sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
 /* Prepares sql, its {NAME}s of codes.h replaced by their values, into *st
  * (the caller finalizes it). -1 with the error recorded. */
 int store_prepare(struct store *s, const char *sql, unsigned flags, sqlite3_stmt **st);
+/* Steps a bound lookup: 0 (a row ready: the caller resets st), 1 absent,
+ * -1 with the error recorded. */
+int store_row(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs a bound statement that returns no row; -1 with the error recorded. */
 int store_run(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs statements with no parameters, their {NAME}s expanded; -1 with the

@@ -1398,6 +1398,7 @@ int store_failf(struct store *s, const char *fmt, ...)
     return -1;
 }
 int store_run(struct store *s, sqlite3_stmt *st, const char *what) { return run(s, st, what); }
+int store_row(struct store *s, sqlite3_stmt *st, const char *what) { return row(s, st, what); }
 int store_run_sql(struct store *s, const char *sql) { return exec(s, sql); }
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)
