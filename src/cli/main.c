@@ -24,7 +24,7 @@ static const struct command commands[] = {
     {"host", "list", cmd_host_list, "DIR [--limit N] [--json]"},
     {"user", "create", cmd_user_create, "DIR NAME [--role volunteer|submitter|admin]"},
     {"user", "list", cmd_user_list, "DIR [--limit N] [--json]"},
-    {"user", "account-key", cmd_user_account_key, "DIR NAME"},
+    {"user", "account-key", cmd_user_account_key, "DIR NAME [--weak]"},
     {"team", "create", cmd_team_create, "DIR NAME --founder USER [--url URL] [--description TEXT]"},
     {"team", "join", cmd_team_join, "DIR TEAM USER"},
     {"team", "leave", cmd_team_leave, "DIR USER"},

@@ -1,10 +1,12 @@
 /* api_credit.c - the REST API's views of credit: the teams, open to
  * anyone (as BOINC's leaderboards are), and the caller's own account
- * (their credit, team and hosts), for the account key a volunteer's
+ * (their credit, team, hosts and weak key), for the account key a volunteer's
  * clients hold. The same rows as `locus team list`, `user list` and
  * `host list` (store_list.h). */
 #include "server/api_internal.h"
+#include "server/web_am.h"
 #include "store/store_list.h"
+#include <openssl/crypto.h>
 #include <string.h>
 
 #define API_TEAMS_MAX 1000      /* teams one answer lists */
@@ -41,9 +43,12 @@ int api_credit_get(struct server *s, const char *path, const char *auth, struct 
     }
     json_t *me = listing(s, st, LIST_USERS, u.id, 1), *hosts = me ? listing(s, st, LIST_HOSTS, u.id, API_HOSTS_MAX) : NULL;
     json_t *o = NULL;
-    if (hosts) {
-        o = json_pack("{s:O, s:O, s:O}", "user", json_array_get(json_object_get(me, "users"), 0), "hosts",
-                      json_object_get(hosts, "hosts"), "hosts_left_out", json_object_get(hosts, "left_out"));
+    char weak[WEAK_KEY_MAX + 1];
+    if (hosts && !web_am_weak_key(s, st, &u, weak)) {   /* to the key's owner: BOINC shows it on the account page */
+        o = json_pack("{s:O, s:s, s:O, s:O}", "user", json_array_get(json_object_get(me, "users"), 0), "weak_key",
+                      weak, "hosts", json_object_get(hosts, "hosts"), "hosts_left_out",
+                      json_object_get(hosts, "left_out"));
+        OPENSSL_cleanse(weak, sizeof weak);
     }
     json_decref(me);
     json_decref(hosts);

@@ -200,6 +200,11 @@ static enum MHD_Result metrics_page(struct server *s, struct MHD_Connection *mc)
     return rc;
 }
 
+static const char *query_arg(void *mc, const char *name)
+{
+    return MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, name);
+}
+
 /* A web RPC (web_rpc.c), its arguments from the query string. */
 static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *name, struct strbuf *out,
                     struct api_wait **wait)
@@ -215,6 +220,8 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
         .invite_code = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "invite_code"),
         .addr = addr,
         .net = cidr_network(ci ? ci->client_addr : NULL),
+        .arg = query_arg,
+        .ctx = mc,
     };
     web_rpc_handle(s, name, &a, out, wait);
 }

@@ -10,8 +10,11 @@ static const char API_PREFIX[] = "/api/v1/";
 static const char METRICS_PATH[] = "/metrics";
 static const char DOWNLOAD_DIR[] = "download/";
 static const char STATS_DIR[] = "stats/";
-/* BOINC's web RPCs the client calls at the master URL (its wizard's) */
-static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php"};
+/* BOINC's web RPCs at the master URL: the client's wizard's, then the
+ * account managers' (server/web_am.c) */
+static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php",
+                                       "am_get_info.php", "am_set_info.php", "am_set_host_info.php",
+                                       "team_lookup.php"};
 
 size_t url_unescape(char *s)
 {

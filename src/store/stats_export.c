@@ -103,10 +103,8 @@ static int user_row(struct store *s, sqlite3_stmt *st, void *p)
 {
     struct exporter *x = p;
     int64_t id = sqlite3_column_int64(st, 0), team = sqlite3_column_int64(st, 7);
-    char xpid[ACCOUNT_KEY_LEN + 1], cpid[MD5_HEX_LEN];
-    account_cross_project_id(x->secret, id, xpid);
-    md5_of_pair(xpid, col_text(st, 6), cpid);
-    OPENSSL_cleanse(xpid, sizeof xpid);
+    char cpid[ACCOUNT_KEY_LEN + 1];
+    account_cpid_make(x->secret, id, col_text(st, 6), cpid);
     x->credit += sqlite3_column_double(st, 3);
     sb_printf(&x->rec, "<user>\n <id>%lld</id>\n", (long long)id);
     put_text(x, " ", "name", col_text(st, 1));

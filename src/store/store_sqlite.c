@@ -630,6 +630,7 @@ int store_host_update(struct store *s, const struct host *h)
 }
 
 static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h);
+static void host_from_row(sqlite3_stmt *st, struct host *h);
 
 int store_host_get(struct store *s, int64_t id, struct host *h)
 {
@@ -647,6 +648,21 @@ int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struc
         sqlite3_bind_text(st, 2, cpid, -1, SQLITE_STATIC);
     }
     return host_lookup(s, st, h);
+}
+
+int store_hosts_named(struct store *s, int64_t user_id, const char *domain_name, struct host *out, int max, int *n)
+{
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, Q_HOST_NAMED,
+        "SELECT " HOST_COLS " FROM hosts WHERE user_id=? AND domain_name=? ORDER BY id DESC LIMIT ?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_text(st, 2, domain_name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, max);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) host_from_row(st, &out[(*n)++]);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(s, "find hosts by name");
 }
 
 struct each_net { int (*fn)(void *, int64_t, uint64_t); void *ctx; };
@@ -1394,6 +1410,7 @@ int store_failf(struct store *s, const char *fmt, ...)
     return -1;
 }
 int store_run(struct store *s, sqlite3_stmt *st, const char *what) { return run(s, st, what); }
+int store_row(struct store *s, sqlite3_stmt *st, const char *what) { return row(s, st, what); }
 int store_run_sql(struct store *s, const char *sql) { return exec(s, sql); }
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)
