@@ -14,6 +14,7 @@
 struct grid_sim_options {
     enum pred_algo algo;
     int no_finalize;            /* 1: the finalize stage is off */
+    int data_aware;             /* 1: the cycle places jobs by their inputs (grid_cycle_placed) */
     FILE *trace;                /* CSV, one line per cluster per poll, or NULL */
 };
 
@@ -33,6 +34,11 @@ struct grid_sim_figures {
     double fairshare_error;     /* max over users of |their part - their share| / their share, while contended */
     double contended_s;         /* time two users or more had jobs to submit */
     int64_t sim_events;
+    /* data (clusters with a bandwidth): bytes moved to clusters' caches;
+     * the lower bound of any placement, each distinct input once; the
+     * bound of this run's placement, each distinct input once per cluster
+     * that ran a job needing it; seconds jobs spent staging */
+    double bytes_moved, bytes_lower_bound, bytes_placed_bound, staging_s;
     double wall_s;              /* filled by the caller */
 };
 
