@@ -1,12 +1,12 @@
 /* test_placement.c - the grid cycle placing jobs by their data
  * (grid_cycle_placed, grid/placement.h): an offer takes first the params
- * whose inputs its cluster holds, and among the others those no other
- * cluster holds, in param order; params it passed over count as
- * resubmissions and the campaign's remaining count stays right; jobs
- * never submitted are new jobs; a campaign's offers run on the cluster
- * that would start its next job soonest first (so it takes the first
- * params), weighing the transfer of missing inputs against the queue
- * wait; a cluster the view does not know
+ * whose inputs its cluster holds, then those no other cluster holds
+ * (leaving the others to the cluster that holds them), in param order;
+ * params it passed over count as resubmissions and the campaign's
+ * remaining count stays right; jobs never submitted are new jobs; a
+ * campaign's offers run on the cluster that would start its next job
+ * soonest first (so it takes the first params), weighing the transfer of
+ * missing inputs against the queue wait; a cluster the view does not know
  * takes params in order. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -144,6 +144,25 @@ static void test_offers_take_params_whose_data_they_hold(void **st)
     world_free(&w);
 }
 
+static void test_params_held_elsewhere_are_left_to_that_cluster(void **st)
+{
+    /* c0 holds the file of params 0..3 but its queue is long, so c1's
+     * offer runs first; holding nothing, c1 takes the params no other
+     * cluster holds (4..7) and leaves 0..3 to c0 */
+    struct world w;
+    world_init(&w, 8, 4, 100 * MB);
+    hold(&w.v, 0, 0);
+    w.v.wait[0] = 250;
+    grid_cycle_placed(&w.st, 10, &w.d, &w.pv);
+    assert_int_equal(w.d.submits[0].cluster_id, w.v.cl[1]);
+    int64_t p[8];
+    assert_int_equal(params_on(&w, 1, p), 4);
+    for (int k = 0; k < 4; k++) assert_int_equal(p[k], 4 + k);
+    assert_int_equal(params_on(&w, 0, p), 4);
+    for (int k = 0; k < 4; k++) assert_int_equal(p[k], k);
+    world_free(&w);
+}
+
 static void test_unknown_cluster_takes_params_in_order(void **st)
 {
     struct world w;
@@ -190,6 +209,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_offers_take_params_whose_data_they_hold),
+        cmocka_unit_test(test_params_held_elsewhere_are_left_to_that_cluster),
         cmocka_unit_test(test_unknown_cluster_takes_params_in_order),
         cmocka_unit_test(test_offers_run_soonest_start_first_weighing_transfer_against_queue),
     };
