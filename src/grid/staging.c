@@ -1,27 +1,34 @@
 /* staging.c - a cluster's input cache as locus tracks it, and its
- * bandwidth estimate (see staging.h). The cache is a small unsorted array:
- * a campaign's distinct inputs on one cluster number in the thousands at
- * most, and a linear scan keeps eviction simple and exact. */
+ * bandwidth estimate (see staging.h). The cache is an unsorted array with
+ * a hash index: lookups are what placement does for every candidate job,
+ * while eviction, rarer, scans the array for the oldest entry. */
 #include "grid/staging.h"
 #include "core/vec.h"
+#include <stdint.h>
 #include <stdlib.h>
 
 void stage_cache_init(struct stage_cache *c, int64_t bound)
 {
     *c = (struct stage_cache){.bound = bound > 0 ? bound : 0};
+    imap_init(&c->at);
 }
 
 void stage_cache_free(struct stage_cache *c)
 {
     free(c->e);
+    imap_free(&c->at);
     *c = (struct stage_cache){0};
 }
 
 static int find(const struct stage_cache *c, uint64_t key)
 {
-    for (int i = 0; i < c->n; i++)
-        if (c->e[i].key == key) return i;
-    return -1;
+    return (int)(intptr_t)imap_get(&c->at, (int64_t)key) - 1;
+}
+
+/* Stores index i of key in the hash index. */
+static void index_at(struct stage_cache *c, uint64_t key, int i)
+{
+    imap_put(&c->at, (int64_t)key, (void *)(intptr_t)(i + 1));
 }
 
 int stage_cache_holds(const struct stage_cache *c, uint64_t key) { return find(c, key) >= 0; }
@@ -76,7 +83,9 @@ int64_t stage_cache_admit(struct stage_cache *c, const struct stage_input *in, i
         if (evicted) evicted[nev] = c->e[lru].key;
         nev++;
         c->used -= c->e[lru].bytes;
+        imap_del(&c->at, (int64_t)c->e[lru].key);
         c->e[lru] = c->e[--c->n];
+        if (lru < c->n) index_at(c, c->e[lru].key, lru);
     }
     for (int i = 0; i < n; i++) {
         int k = find(c, in[i].key);
@@ -84,6 +93,7 @@ int64_t stage_cache_admit(struct stage_cache *c, const struct stage_input *in, i
             VEC_GROW(c->e, c->n, c->cap);
             k = c->n++;
             c->e[k] = (struct stage_entry){.key = in[i].key, .bytes = in[i].bytes};
+            index_at(c, in[i].key, k);
             c->used += in[i].bytes;
         }
         c->e[k].last_use = now;

@@ -8,6 +8,7 @@
  * in, no global state. */
 #ifndef LOCUS_GRID_STAGING_H
 #define LOCUS_GRID_STAGING_H
+#include "core/hashmap.h"
 #include <stdint.h>
 
 /* One input file of a job. */
@@ -28,6 +29,7 @@ struct stage_cache {
     int64_t bound;            /* bytes; 0: unbounded */
     int64_t used;             /* bytes held */
     struct stage_entry *e; int n, cap;   /* owned */
+    struct imap at;           /* key -> index in e + 1: placement asks of many jobs per cycle */
 };
 
 /* An empty cache of that bound (0: unbounded; < 0 read as 0). Free with
