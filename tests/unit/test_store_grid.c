@@ -191,11 +191,11 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         EQ(*x, *y, open); EQ(*x, *y, notified); EQ(*x, *y, blacklists); EQ(*x, *y, exit_code); EQ(*x, *y, jobs);
         EQ(*x, *y, opened_at);
     }
-    assert_int_equal(a->fs.nusers, b->fs.nusers);
-    for (int i = 0; i < a->fs.nusers; i++) {
-        EQ(a->fs.users[i], b->fs.users[i], user_id);
-        EQ(a->fs.users[i], b->fs.users[i], share);
-        EQ(a->fs.users[i], b->fs.users[i], usage);
+    assert_int_equal(a->fs.nentries, b->fs.nentries);
+    for (int i = 0; i < a->fs.nentries; i++) {
+        EQ(a->fs.entries[i], b->fs.entries[i], id);
+        EQ(a->fs.entries[i], b->fs.entries[i], share);
+        EQ(a->fs.entries[i], b->fs.entries[i], usage);
     }
     EQ(*a, *b, fs.last); EQ(*a, *b, last_cycle); EQ(*a, *b, live_from); EQ(*a, *b, cycles);
 }
@@ -225,7 +225,7 @@ static void test_state_saved_and_loaded_equal(void **state)
     long first = save(f->s, &st, sh);
     /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, meta, campaign clusters
      * and job ranges */
-    long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nusers + 1 +
+    long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nentries + 1 +
                 st.camps[0].nclusters + st.camps[0].nranges;
     assert_int_equal(first, rows);
 
