@@ -29,12 +29,18 @@ const struct fs_entry *fairshare_find(const struct fairshare *fs, int64_t id)
     return NULL;
 }
 
+/* The entry of id, made when new. Entries are kept in id order, the order
+ * a store reads them back in. */
 static struct fs_entry *fs_get(struct fairshare *fs, int64_t id)
 {
     struct fs_entry *u = (struct fs_entry *)fairshare_find(fs, id);
     if (u) return u;
     VEC_GROW(fs->entries, fs->nentries, fs->capentries);
-    u = &fs->entries[fs->nentries++];
+    int at = fs->nentries;
+    while (at > 0 && fs->entries[at - 1].id > id) at--;
+    memmove(&fs->entries[at + 1], &fs->entries[at], (size_t)(fs->nentries - at) * sizeof *fs->entries);
+    fs->nentries++;
+    u = &fs->entries[at];
     *u = (struct fs_entry){.id = id, .share = FAIRSHARE_DEFAULT_SHARE};
     return u;
 }
