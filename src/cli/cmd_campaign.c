@@ -382,9 +382,10 @@ static int print_full(struct store *s, const struct campaign_view *v)
     char eta[32], first[32];
     cli_format_eta(v->eta_s, eta, sizeof eta);
     format_time(v->first_submit, first, sizeof first);
-    printf("campaign %lld \"%s\" of %s: %s, %lld jobs, priority %d%s\n", (long long)v->id, v->name, v->user,
+    printf("campaign %lld \"%s\" of %s: %s, %lld jobs, priority %d%s%s%s\n", (long long)v->id, v->name, v->user,
            v->saved ? campaign_state_name(v->state) : "starting (not yet in the grid daemon's state)",
-           (long long)v->njobs, v->priority, v->type == CAMPAIGN_TEST ? ", test" : "");
+           (long long)v->njobs, v->priority, v->type == CAMPAIGN_TEST ? ", test" : "",
+           v->project[0] ? ", project " : "", v->project);
     if (!v->saved) return 0;
     printf("  jobs:");
     for (int k = 0; k < CV_JOB_STATES; k++)
