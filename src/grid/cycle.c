@@ -26,6 +26,7 @@ void grid_state_init(struct grid_state *st, const struct grid_config *cfg, int64
     st->cfg = *cfg;
     fairshare_init(&st->fs, cfg->fairshare_half_life, now);
     fairshare_init(&st->project_fs, cfg->fairshare_half_life, now);
+    fairshare_init(&st->member_fs, cfg->fairshare_half_life, now);
 }
 
 void grid_state_free(struct grid_state *st)
@@ -42,6 +43,7 @@ void grid_state_free(struct grid_state *st)
     free(st->events);
     fairshare_free(&st->fs);
     fairshare_free(&st->project_fs);
+    fairshare_free(&st->member_fs);
     free(st->projects);
     free(st->affinities);
     memset(st, 0, sizeof *st);
@@ -572,8 +574,9 @@ static int copy_res(const struct grid_state *st, const struct grid_copy *cp)
     return cp->job_id ? camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id)->res_per_job : 1;
 }
 
-/* Charges the time a copy ran since the last cycle to its user and its
- * project, and counts it in its cluster's running time (checkpoint.h). */
+/* Charges the time a copy ran since the last cycle to its user, its
+ * project and its user within that project, and counts it in its
+ * cluster's running time (checkpoint.h). */
 static void charge(struct grid_state *st, const struct grid_copy *cp, int64_t until)
 {
     int64_t from = cp->started_at > st->last_cycle ? cp->started_at : st->last_cycle;
@@ -583,6 +586,7 @@ static void charge(struct grid_state *st, const struct grid_copy *cp, int64_t un
     int64_t at = until > st->fs.last ? until : st->fs.last;
     fairshare_charge(&st->fs, c->user_id, used, at);
     fairshare_charge(&st->project_fs, c->project_id, used, at);
+    fairshare_charge(&st->member_fs, fairshare_member(c->project_id, c->user_id), used, at);
     st->clusters[cp->cluster_id - 1].run_s += (double)(until - from);
 }
 
@@ -1175,7 +1179,7 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
     }
     struct ms_plan mp;
     ms_plan_init(&mp);
-    struct ms_shares shares = {.projects = &st->project_fs, .users = &st->fs};
+    struct ms_shares shares = {.projects = &st->project_fs, .users = &st->fs, .members = &st->member_fs};
     ms_plan_build(mc, st->ncamps, mcl, st->nclusters, &shares, &mp);
     for (int i = 0; i < mp.n; i++) {
         const struct ms_offer *o = &mp.offers[i];
@@ -1388,6 +1392,7 @@ int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
         count_live(st, w, now);
         fairshare_decay(&st->fs, now);
         fairshare_decay(&st->project_fs, now);
+        fairshare_decay(&st->member_fs, now);
         unpin_stale(st);
         campaigns_complete(st);
         predict(st, w, now);

@@ -291,6 +291,15 @@ static int group_end(const struct cand *c, int n, int i)
     return j;
 }
 
+/* The second level's key: the user's usage within the campaign's project
+ * (or in all, without members) for the user's share. */
+static double user_key(const struct ms_ctx *x, const struct ms_campaign *c)
+{
+    if (!x->fs->members) return fairshare_key(x->fs->users, c->user_id);
+    const struct fs_entry *m = fairshare_find(x->fs->members, fairshare_member(c->project_id, c->user_id));
+    return m ? m->usage / fairshare_share(x->fs->users, c->user_id) : 0;
+}
+
 static int collect(const struct ms_ctx *x, const struct ms_cluster *cl, struct cand *out)
 {
     int n = 0;
@@ -300,8 +309,7 @@ static int collect(const struct ms_ctx *x, const struct ms_cluster *cl, struct c
         if (c->type != MS_DEFAULT || !u || u->pred_jobs <= 0 || x->remaining[i] <= 0 || blacklisted(cl, c->id))
             continue;
         struct cand k = {.idx = i, .u = u, .priority = c->priority, .affinity = u->affinity,
-                         .pkey = fairshare_key(x->fs->projects, c->project_id),
-                         .key = fairshare_key(x->fs->users, c->user_id), .id = c->id};
+                         .pkey = fairshare_key(x->fs->projects, c->project_id), .key = user_key(x, c), .id = c->id};
         out[n++] = k;
         if (x->early[i] > 0) {
             k.early = 1;
@@ -333,7 +341,7 @@ static void plan_defaults(struct ms_ctx *x, const struct ms_cluster *cl, int *fr
 int ms_plan_build(const struct ms_campaign *camps, int ncamps, const struct ms_cluster *clusters,
                   int nclusters, const struct ms_shares *fs, struct ms_plan *p)
 {
-    static const struct ms_shares one_project = {NULL, NULL};
+    static const struct ms_shares one_project = {NULL, NULL, NULL};
     if (!fs) fs = &one_project;
     p->n = 0;
     if (ncamps < 0) ncamps = 0;

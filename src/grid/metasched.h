@@ -35,11 +35,21 @@ double fairshare_share(const struct fairshare *fs, int64_t id);
 /* usage / share: who has had least for their share goes first. */
 double fairshare_key(const struct fairshare *fs, int64_t id);
 
+/* The id of a user's usage within a project (ms_shares.members): users
+ * and projects are numbered from 1 well below 2^32. */
+static inline int64_t fairshare_member(int64_t project_id, int64_t user_id)
+{
+    return (int64_t)((uint64_t)project_id << 32 | ((uint64_t)user_id & 0xffffffffu));
+}
+
 /* The two levels the metascheduler orders by (borrowed): projects by
- * their share and usage first, then users within a project. */
+ * their share and usage first, then users within a project, by their
+ * usage in that project (as Slurm's and OAR's fair-share trees: a user
+ * busy in one project is not held back in another) for their share. */
 struct ms_shares {
     const struct fairshare *projects;   /* NULL: every campaign in one project */
-    const struct fairshare *users;
+    const struct fairshare *users;      /* users' shares (and usage when members is NULL) */
+    const struct fairshare *members;    /* usage by fairshare_member id; NULL: users' own */
 };
 
 /* ---- campaigns, clusters, offers ---- */

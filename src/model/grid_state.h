@@ -297,6 +297,8 @@ struct grid_state {
     struct fairshare fs;      /* users' */
     struct grid_project *projects; int nprojects, capprojects;
     struct fairshare project_fs;   /* projects', on fs's clock */
+    struct fairshare member_fs;    /* users' within each project (fairshare_member ids; shares
+                                      unused: a user's is in fs), on fs's clock */
     struct grid_affinity *affinities; int naffinities;   /* by user, then cluster */
     int64_t last_cycle;       /* the clock of the last planning cycle */
     int64_t live_from;        /* copies[0 .. live_from - 1] are all ended: a cache, 0 is always right */

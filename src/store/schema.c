@@ -394,7 +394,8 @@ static const char v23[] =
     "CREATE TABLE purge_files(file_id INTEGER PRIMARY KEY);";
 
 /* Version 24: the grid's fair-share projects (grid/metasched.h: projects
- * by share and usage, then users within a project), each campaign's
+ * by share and usage, then users within a project by their usage there),
+ * each campaign's
  * project (0: none), and the checkpoint interval's inputs
  * (grid/checkpoint.h): a campaign's checkpoint cost on each cluster, each
  * cluster's interruptions and running time. Everything before has no
@@ -402,6 +403,7 @@ static const char v23[] =
 static const char v24[] =
     "CREATE TABLE grid_projects(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
     "CREATE TABLE grid_project_fairshare(project_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "CREATE TABLE grid_member_fairshare(member_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
     "ALTER TABLE grid_campaigns ADD COLUMN project_id INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_camp_clusters ADD COLUMN checkpoint_cost INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_clusters ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;"

@@ -426,6 +426,7 @@ static const struct rm_field gevent_fields[] = {
 #define FU struct fs_entry
 static const struct rm_field fs_fields[] = {RM_COL(FU, id, "user_id"), RM(FU, share), RM(FU, usage)};
 static const struct rm_field pfs_fields[] = {RM_COL(FU, id, "project_id"), RM(FU, share), RM(FU, usage)};
+static const struct rm_field mfs_fields[] = {RM_COL(FU, id, "member_id"), RM(FU, share), RM(FU, usage)};
 #define GPR struct grid_project
 static const struct rm_field project_fields[] = {RM(GPR, id), RM(GPR, name)};
 struct grid_meta { int64_t id, last_cycle, live_from, cycles, fs_last; };
@@ -434,8 +435,8 @@ static const struct rm_field meta_fields[] = {
     RM(GM, id), RM(GM, last_cycle), RM(GM, live_from), RM(GM, cycles), RM(GM, fs_last),
 };
 
-enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_PROJECT, T_PFS, T_META, T_CCLUSTER, T_RANGE,
-       T_COUNT };
+enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_PROJECT, T_PFS, T_MFS, T_META, T_CCLUSTER,
+       T_RANGE, T_COUNT };
 static const struct rm_table tables[T_COUNT] = {
     [T_CLUSTER] = {"grid_clusters", gcluster_fields, NF(gcluster_fields), sizeof(GC), 1},
     [T_CAMP] = {"grid_campaigns", gcamp_fields, NF(gcamp_fields), sizeof(GCA), 1},
@@ -446,6 +447,7 @@ static const struct rm_table tables[T_COUNT] = {
     [T_FS] = {"grid_fairshare", fs_fields, NF(fs_fields), sizeof(FU), 1},
     [T_PROJECT] = {"grid_projects", project_fields, NF(project_fields), sizeof(GPR), 1},
     [T_PFS] = {"grid_project_fairshare", pfs_fields, NF(pfs_fields), sizeof(FU), 1},
+    [T_MFS] = {"grid_member_fairshare", mfs_fields, NF(mfs_fields), sizeof(FU), 1},
     [T_META] = {"grid_meta", meta_fields, NF(meta_fields), sizeof(GM), 1},
     [T_CCLUSTER] = {"grid_camp_clusters", ccluster_fields, NF(ccluster_fields), sizeof(CCR), 2},
     [T_RANGE] = {"grid_camp_ranges", crange_fields, NF(crange_fields), sizeof(CRR), 2},
@@ -474,6 +476,7 @@ static struct arr state_array(const struct grid_state *st, int t, const struct g
     case T_FS: return (struct arr){st->fs.entries, (size_t)st->fs.nentries};
     case T_PROJECT: return (struct arr){st->projects, (size_t)st->nprojects};
     case T_PFS: return (struct arr){st->project_fs.entries, (size_t)st->project_fs.nentries};
+    case T_MFS: return (struct arr){st->member_fs.entries, (size_t)st->member_fs.nentries};
     case T_META: return (struct arr){meta, 1};
     default: return (struct arr){NULL, 0};
     }
@@ -591,7 +594,7 @@ static int load_row(void *ctx, const void *row)
     struct grid_state *st = l->st;
     int64_t id;
     memcpy(&id, row, sizeof id);
-    if (l->t != T_FS && l->t != T_PFS && l->t != T_META && l->t != T_CCLUSTER && l->t != T_RANGE &&
+    if (l->t != T_FS && l->t != T_PFS && l->t != T_MFS && l->t != T_META && l->t != T_CCLUSTER && l->t != T_RANGE &&
         id != ++l->expect)
         return -2;
     switch (l->t) {
@@ -611,6 +614,7 @@ static int load_row(void *ctx, const void *row)
     case T_FS: APPEND(st->fs.entries, st->fs.nentries, st->fs.capentries, row); break;
     case T_PROJECT: APPEND(st->projects, st->nprojects, st->capprojects, row); break;
     case T_PFS: APPEND(st->project_fs.entries, st->project_fs.nentries, st->project_fs.capentries, row); break;
+    case T_MFS: APPEND(st->member_fs.entries, st->member_fs.nentries, st->member_fs.capentries, row); break;
     case T_META: memcpy(&l->meta, row, sizeof l->meta); break;
     case T_CCLUSTER: {
         const struct camp_cluster_row *r = row;
@@ -664,7 +668,7 @@ int store_grid_load(struct store *s, struct grid_state *st, struct grid_shadow *
         st->last_cycle = l.meta.last_cycle;
         st->live_from = l.meta.live_from;
         st->cycles = l.meta.cycles;
-        st->fs.last = st->project_fs.last = l.meta.fs_last;   /* one clock: charged and decayed together */
+        st->fs.last = st->project_fs.last = st->member_fs.last = l.meta.fs_last;   /* one clock: charged and decayed together */
     }
     grid_shadow_take(sh, st);
     return 0;

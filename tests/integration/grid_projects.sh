@@ -16,7 +16,6 @@ chmod 755 "$TMP"             # the jobs' users walk through it
 . "$(dirname "$0")/lib/clusters.sh"
 . "$(dirname "$0")/lib/slow_tail.sh"
 [ "$(id -u)" = 0 ] || fail "needs root (Slurm, jobs of two users)"
-command -v python3 >/dev/null || fail "python3 is missing; run scripts/deps.sh"
 
 make_test_users
 pa=$(free_ports 1)

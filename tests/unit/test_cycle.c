@@ -554,6 +554,12 @@ static void test_projects_made_shared_and_charged(void **st)
     assert_true(fairshare_find(&f->st.project_fs, astro->id)->usage > 0);
     assert_true(fairshare_find(&f->st.project_fs, 0)->usage > 0);   /* no project: the default one */
     assert_true(fairshare_find(&f->st.fs, 1)->usage > 0);
+    /* each user's usage within its project, the sum of what its copies ran */
+    double a_in = fairshare_find(&f->st.member_fs, fairshare_member(astro->id, 1))->usage;
+    double c_in = fairshare_find(&f->st.member_fs, fairshare_member(0, 3))->usage;
+    assert_true(a_in > 0 && c_in > 0);
+    assert_true(fabs(a_in - fairshare_find(&f->st.fs, 1)->usage) < 1e-6);
+    assert_null(fairshare_find(&f->st.member_fs, fairshare_member(0, 1)));
     fake_free(f);
 }
 

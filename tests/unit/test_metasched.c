@@ -307,6 +307,45 @@ static void test_projects_by_share_first_then_users_within(void **st)
     fairshare_free(&projects);
 }
 
+/* Within a project users go by their usage there, not in all: user 10,
+ * busy in project 1, is not held back in project 2 behind user 20, who
+ * has used more there. Without members, their overall usage decides. */
+static void test_users_within_a_project_by_their_usage_there(void **st)
+{
+    struct fairshare users, projects, members;
+    fairshare_init(&users, 0, 0);
+    fairshare_init(&projects, 0, 0);
+    fairshare_init(&members, 0, 0);
+    fairshare_charge(&users, 10, 5000, 0);
+    fairshare_charge(&users, 20, 100, 0);
+    fairshare_charge(&members, fairshare_member(1, 10), 4950, 0);
+    fairshare_charge(&members, fairshare_member(2, 10), 50, 0);
+    fairshare_charge(&members, fairshare_member(2, 20), 100, 0);
+    assert_true(fairshare_member(2, 10) != fairshare_member(1, 10));
+    assert_true(fairshare_member(2, 10) != fairshare_member(10, 2));
+    struct ms_use u[] = {use(A, 100)};
+    struct ms_campaign cs[] = {camp(1, 20, u, 1), camp(2, 10, u, 1)};
+    cs[0].project_id = cs[1].project_id = 2;
+    struct ms_cluster cl[] = {cluster(A, 150)};
+    struct ms_shares sh = {.projects = &projects, .users = &users, .members = &members};
+    struct ms_plan p;
+    ms_plan_init(&p);
+    ms_plan_build(cs, 2, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 2);
+    /* user 20's share makes up for it: 100 / 4 < 50 */
+    assert_int_equal(fairshare_set_share(&users, 20, 4), 0);
+    ms_plan_build(cs, 2, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 1);
+    assert_int_equal(fairshare_set_share(&users, 20, 1), 0);
+    sh.members = NULL;   /* overall usage: user 10 has had most */
+    ms_plan_build(cs, 2, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 1);
+    ms_plan_free(&p);
+    fairshare_free(&users);
+    fairshare_free(&projects);
+    fairshare_free(&members);
+}
+
 /* A shared cluster splits between projects by their shares, then within
  * a project between its users by theirs, a user's part among its
  * campaigns: project 1 (share 3: users 10, share 1, with two campaigns
@@ -727,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_fair_share_key_divides_usage_by_share),
         cmocka_unit_test(test_fair_share_decay_halves_usage_each_half_life),
         cmocka_unit_test(test_projects_by_share_first_then_users_within),
+        cmocka_unit_test(test_users_within_a_project_by_their_usage_there),
         cmocka_unit_test(test_shared_cluster_split_by_project_then_user_shares),
         cmocka_unit_test(test_early_jobs_count_down_with_submissions),
         cmocka_unit_test(test_early_jobs_go_ahead_of_their_rank_only_so_many),

@@ -372,6 +372,7 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE batches DROP COLUMN purged_last_done; DROP INDEX jobs_ended;"
                             "DROP TABLE purge_files;"
                             "DROP TABLE grid_projects; DROP TABLE grid_project_fairshare;"
+                            "DROP TABLE grid_member_fairshare;"
                             "ALTER TABLE grid_campaigns DROP COLUMN project_id;"
                             "ALTER TABLE grid_camp_clusters DROP COLUMN checkpoint_cost;"
                             "ALTER TABLE grid_clusters DROP COLUMN interruptions;"

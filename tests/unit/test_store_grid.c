@@ -213,6 +213,12 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         EQ(a->project_fs.entries[i], b->project_fs.entries[i], usage);
     }
     EQ(*a, *b, project_fs.last);
+    assert_int_equal(a->member_fs.nentries, b->member_fs.nentries);
+    for (int i = 0; i < a->member_fs.nentries; i++) {
+        EQ(a->member_fs.entries[i], b->member_fs.entries[i], id);
+        EQ(a->member_fs.entries[i], b->member_fs.entries[i], usage);
+    }
+    EQ(*a, *b, member_fs.last);
     EQ(*a, *b, fs.last); EQ(*a, *b, last_cycle); EQ(*a, *b, live_from); EQ(*a, *b, cycles);
 }
 
@@ -240,11 +246,12 @@ static void test_state_saved_and_loaded_equal(void **state)
     struct grid_shadow *sh = grid_shadow_new();
     long first = save(f->s, &st, sh);
     /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, projects and their
-     * fair share, meta, campaign clusters and job ranges */
+     * fair share, users' within projects, meta, campaign clusters and job ranges */
     assert_int_equal(st.nprojects, 2);
     assert_true(st.clusters[0].run_s > 0);
     long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nentries +
-                st.nprojects + st.project_fs.nentries + 1 + st.camps[0].nclusters + st.camps[0].nranges;
+                st.nprojects + st.project_fs.nentries + st.member_fs.nentries + 1 + st.camps[0].nclusters +
+                st.camps[0].nranges;
     assert_int_equal(first, rows);
 
     struct grid_state back;
