@@ -69,6 +69,7 @@ static const struct command commands[] = {
     {"campaign", "cancel", cmd_campaign_cancel, "DIR ID [--user NAME] [--wait SECONDS]"},
     {"campaign", "clusters", cmd_campaign_clusters, "DIR [--json]"},
     {"campaign", "share", cmd_campaign_share, "DIR USER WEIGHT [--wait SECONDS]"},
+    {"campaign", "project-share", cmd_campaign_project_share, "DIR PROJECT WEIGHT [--wait SECONDS]"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
     {"stats", "export", cmd_stats_export, "DIR [--out FOLDER]"},
     {"db", "check", cmd_db_check, "DIR [--md5]"},

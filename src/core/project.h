@@ -142,6 +142,7 @@ struct project_config {
     double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */
     double grid_fairshare_half_life; /* <grid_fairshare_half_life>: seconds (86400) */
+    int grid_early_jobs;         /* <grid_early_jobs>: a campaign's first jobs that go early (10; 0: none) */
 };
 
 struct project {
