@@ -1,7 +1,6 @@
 /* cli.c - helpers every `locus` command uses: error messages, option
  * parsing, opening a project, copying files into its download area. */
 #include "cli/cli.h"
-#include "cli/jobdesc.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
@@ -203,16 +202,6 @@ void cli_basename(const char *path, char *out, size_t len)
     size_t start = end;
     while (start > 0 && path[start - 1] != '/') start--;
     snprintf(out, len, "%.*s", (int)(end - start), path + start);
-}
-
-int cli_find_batch(struct store *s, const char *key, struct batch *b)
-{
-    int rc = store_batch_by_name(s, key, b);
-    if (rc != 1) return rc;
-    char *end;
-    long long id = strtoll(key, &end, 10);
-    if (end == key || *end || id <= 0) return 1;
-    return store_batch_get(s, id, b);
 }
 
 /* Outputs as given, the default "out", or none with --no-output (jobs whose

@@ -10,6 +10,7 @@
 #define LOCUS_CLI_H
 #include "core/project.h"
 #include "model/model.h"
+#include "orders/batch_order.h"
 #include "store/store.h"
 #include <jansson.h>
 #include <stddef.h>
@@ -104,8 +105,9 @@ int cli_app_user(struct store *s, const char *app, const char *user, int64_t *ap
                  size_t errlen);
 /* The id of the user called user into *id; CLI_FAIL naming it if unknown. */
 int cli_user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen);
-/* A batch given as a name or, failing that, as a numeric id: 0, 1 absent, -1 error. */
-int cli_find_batch(struct store *s, const char *key, struct batch *b);
+/* What a batch cancel did to the batch called name, whose state was state
+ * before: one line on stdout, locally and remotely the same. */
+void cli_print_cancel(const char *name, int state);
 
 /* ---- output ---- */
 

@@ -116,7 +116,7 @@ static int show(struct stat_ctx *c, const char *key, char *err, size_t errlen)
         return 0;
     }
     struct batch b;
-    int rc = cli_find_batch(c->s, key, &b);
+    int rc = batch_find(c->s, key, &b);
     if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", key);
     if (rc == 0) {
         if (!c->json) print_header();
