@@ -1,6 +1,7 @@
 /* cli.c - helpers every `locus` command uses: error messages, option
  * parsing, opening a project, copying files into its download area. */
 #include "cli/cli.h"
+#include "orders/file_order.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
@@ -148,13 +149,7 @@ int cli_copy_to_download(const struct project *p, struct cli_copies *c, const ch
     if (c->n == (int)(sizeof c->paths / sizeof c->paths[0]))
         return cli_errf(err, errlen, CLI_FAIL, "too many files in one command");
     char dest[PROJECT_PATH_MAX + 256];
-    project_file_path(p, dest, sizeof dest, "download", name);
-    char *slash = strrchr(dest, '/');
-    *slash = 0;
-    int rc = mkdir_p(dest, 0755);
-    *slash = '/';
-    if (rc) return cli_errf(err, errlen, CLI_FAIL, "cannot create the folder of %s: %s", dest, strerror(errno));
-    if (copy_file(src, dest))
+    if (file_order_place(p, src, name, 0, dest, sizeof dest))
         return cli_errf(err, errlen, CLI_FAIL, "cannot copy %s to %s: %s", src, dest, strerror(errno));
     c->paths[c->n++] = xstrdup(dest);
     if (md5_hex_file(dest, f->md5, &f->nbytes))

@@ -173,6 +173,68 @@ static int check_cursors(const char *arg, int *out, char *err, size_t errlen)
     return 0;
 }
 
+/* The jobs of a JSONL file as a JSON list, for a remote order (whose
+ * body the API bounds: API_MAX_BODY); the same messages as locally for a
+ * line that is not JSON. */
+static int jsonl_array(const char *path, json_t **out, char *err, size_t errlen)
+{
+    struct job_source src = {.path = path};
+    int rc = source_open(&src, path, NULL, 0, err, errlen);
+    json_t *arr = json_array();
+    ssize_t len;
+    while (!rc && (len = getline(&src.line, &src.cap, src.jsonl)) > 0) {
+        src.line_no++;
+        if (blank(src.line)) continue;
+        json_error_t jerr;
+        json_t *obj = json_loadb(src.line, (size_t)len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!obj) rc = cli_errf(err, errlen, CLI_FAIL, "%s line %ld: malformed JSON: %s (column %d)", path,
+                                src.line_no, jerr.text, jerr.column);
+        else json_array_append_new(arr, obj);
+    }
+    source_close(&src);
+    if (rc) json_decref(arr);
+    else *out = arr;
+    return rc;
+}
+
+/* batch create on a server: the options as the API's JSON order. */
+static int remote_create(const struct cli_opt *opts, const char *jobs, const char *tmpl, const char *cursors,
+                         char *err, size_t errlen)
+{
+    if (cli_seen(opts, "user") || cli_seen(opts, "generate"))
+        return cli_errf(err, errlen, CLI_USAGE, "--user and --generate are for the server's own command line: a "
+                        "remote batch is the key's user's");
+    static const char *const skip[] = {"jobs", "input-template", "cursors", "user", "generate", NULL};
+    json_t *body = remote_opts_json(opts, skip), *list = NULL, *answer = NULL;
+    int rc = 0;
+    if (jobs) {
+        if (!(rc = jsonl_array(jobs, &list, err, errlen))) json_object_set_new(body, "jobs", list);
+    } else {
+        json_error_t jerr;
+        json_t *t = json_load_file(tmpl, JSON_REJECT_DUPLICATES, &jerr);
+        if (!t) rc = cli_errf(err, errlen, CLI_FAIL, "%s line %d: malformed JSON: %s", tmpl, jerr.line, jerr.text);
+        else json_object_set_new(body, "template", t);
+    }
+    if (cursors) {
+        char *end;
+        long n = strtol(cursors, &end, 10);
+        json_object_set_new(body, "cursors", *end || end == cursors ? json_string(cursors) : json_integer(n));
+    }
+    if (rc) {
+        json_decref(body);
+        return rc;
+    }
+    if ((rc = remote_json("POST", "batches", body, &answer, err, errlen))) return rc;
+    int ncursors = (int)json_integer_value(json_object_get(answer, "cursors"));
+    printf("created batch %s (id %lld): %lld jobs", json_string_value(json_object_get(answer, "batch")),
+           (long long)json_integer_value(json_object_get(answer, "batch_id")),
+           (long long)json_integer_value(json_object_get(answer, "jobs")));
+    if (ncursors) printf(" in %d cursors", ncursors);
+    printf("\n");
+    json_decref(answer);
+    return 0;
+}
+
 int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
 {
     struct batch_order *o = xcalloc(1, sizeof *o);
@@ -206,9 +268,17 @@ int cmd_batch_create(int argc, char **argv, char *err, size_t errlen)
         {NULL, 0, NULL, 0, 0},
     };
     struct cli_project cp = {.s = NULL};
-    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    int r = cli_remote();   /* remotely, no project folder */
+    pos[0] = NULL;
+    int rc = cli_parse(argc, argv, opts, pos + r, 1 - r, 1 - r, err, errlen);
     if (!rc) rc = check_cursors(cursors, &o->cursors, err, errlen);
     if (!rc) rc = check_mode(opts, err, errlen);
+    if (!rc && r) {
+        rc = remote_create(opts, jobs, tmpl, cursors, err, errlen);
+        batch_order_free(o);
+        free(o);
+        return rc;
+    }
     if (!rc && cli_seen(opts, "generate") && o->generate < 1) o->generate = -1;   /* refused as out of range */
     if (!rc && batch_order_check_mode(o, err, errlen)) rc = CLI_USAGE;
     if (!rc && batch_order_check(o, (int64_t)time(NULL), err, errlen)) rc = CLI_FAIL;
@@ -349,26 +419,69 @@ static int cancel(struct cli_project *cp, struct cli_copies *copies, void *ctx, 
 }
 
 /* What a cancel did, as the CLI and the remote CLI say it. */
-void cli_print_cancel(const char *name, int state)
+void cli_print_cancel(const char *name, const char *was)
 {
-    if (state == BATCH_ACTIVE)
+    if (!strcmp(was, batch_state_name(BATCH_ACTIVE)))
         printf("batch %s: cancelling; the server (locusd) cancels its jobs and instances\n", name);
     else
-        printf("batch %s is already %s: nothing to do\n", name, batch_state_name(state));
+        printf("batch %s is already %s: nothing to do\n", name, was);
+}
+
+/* batch cancel on a server: POST batches/KEY/cancel. */
+static int remote_cancel(const char *key, char *err, size_t errlen)
+{
+    char *k = remote_escape(key), path[1024];
+    snprintf(path, sizeof path, "batches/%s/cancel", k);
+    free(k);
+    json_t *answer = NULL;
+    int rc = remote_json("POST", path, NULL, &answer, err, errlen);
+    if (rc) return rc;
+    const char *was = json_string_value(json_object_get(answer, "was"));
+    cli_print_cancel(json_string_value(json_object_get(answer, "batch")), was ? was : "?");
+    json_decref(answer);
+    return 0;
 }
 
 int cmd_batch_cancel(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2];
+    const char *pos[2] = {NULL, NULL};
     struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
-    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    int r = cli_remote();
+    int rc = cli_parse(argc, argv, opts, pos + r, 2 - r, 2 - r, err, errlen);
     if (rc) return rc;
+    if (r) return remote_cancel(pos[1], err, errlen);
     struct cli_project cp;
     struct batch_cancel bc = {.key = pos[1]};
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = cli_transaction(&cp, cancel, &bc, err, errlen);
     cli_close(&cp);
-    if (!rc) cli_print_cancel(bc.b.name, bc.b.state);
+    if (!rc) cli_print_cancel(bc.b.name, batch_state_name(bc.b.state));
+    return rc;
+}
+
+/* ---- batch results (remote) ---- */
+
+int cmd_batch_results(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[1], *job = NULL, *dest = NULL;
+    struct cli_opt opts[] = {
+        {"job", OPT_STR, &job, 0, 0},
+        {"output-file", OPT_STR, &dest, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    if (rc) return rc;
+    if (!cli_remote())
+        return cli_errf(err, errlen, CLI_USAGE, "batch results downloads from a server (locus --server URL ...); on "
+                        "the server, results are in DIR/results/BATCH/");
+    char *k = remote_escape(pos[0]), *j = job ? remote_escape(job) : NULL, path[1024], file[512];
+    snprintf(path, sizeof path, "batches/%s%s%s/results", k, j ? "/jobs/" : "", j ? j : "");
+    snprintf(file, sizeof file, "%s%s%s.tar", pos[0], job ? "-" : "", job ? job : "");
+    free(k);
+    free(j);
+    if (!dest) dest = file;
+    rc = remote_download(path, dest, err, errlen);
+    if (!rc) printf("results of %s%s%s in %s\n", pos[0], job ? " job " : "", job ? job : "", dest);
     return rc;
 }
 

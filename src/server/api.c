@@ -464,7 +464,9 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     *wait = NULL;
     struct user u;
     if (api_user(s, key, &u, out, status)) return;
-    if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
+    if (api_campaigns_post(s, path, &u, body, len, out, status, wait) ||
+        api_batches_post(s, path, &u, body, len, out, status, wait))
+        return;
     const char *name = NULL;
     size_t n = 0;
     int extend = 0;

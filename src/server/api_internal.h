@@ -46,6 +46,10 @@ int api_wait_new(struct server *s, api_order_fn run, void (*drop)(void *), void 
 int api_campaigns_get(struct server *s, const char *path, const char *key, struct strbuf *out, int *status);
 int api_campaigns_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
                        struct strbuf *out, int *status, struct api_wait **wait);
+/* POST batches and batches/KEY/cancel (api_batches.c): 0 when path is
+ * none of theirs, else 1 answered or with *wait set as api_post says. */
+int api_batches_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
+                     struct strbuf *out, int *status, struct api_wait **wait);
 /* The views of credit (api_credit.c): teams, and the account of the
  * account key auth. 0 when path is none of theirs, else 1 answered. */
 int api_credit_get(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);
