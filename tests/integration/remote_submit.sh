@@ -220,6 +220,7 @@ say "results: the archive of rs and of one job, the same bytes as results/; 404 
 
 # ---- the Python module ----
 cd "$LOCUS_SOURCE_DIR/python"
+export PYTHONDONTWRITEBYTECODE=1   # nothing written in the source tree
 LOCUS_KEY=$KEY_A "$PYTHON" - "$HTTPS/" "$TMP" <<'PY' || fail "the Python client failed"
 import hashlib, os, sys, tarfile
 from locus_client import Client, LocusError
