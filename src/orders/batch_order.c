@@ -10,7 +10,6 @@
 #include "core/vec.h"
 #include "sched/credit.h"
 #include "sched/cursor.h"
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +17,13 @@
 
 #define WEEK_S (7 * 86400)
 
-static enum batch_order_rc fail(enum batch_order_rc rc, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static enum batch_order_rc fail(enum batch_order_rc rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+/* The message into the caller's err, then rc: a failing branch is one
+ * statement (err and errlen in scope). */
+#define FAIL(rc, ...) (errf(err, errlen, __VA_ARGS__), (rc))
 
 static enum batch_order_rc store_failed(struct store *st, char *err, size_t errlen)
 {
-    return fail(BATCH_ORDER_STORE, err, errlen, "%s", store_error(st));
+    return FAIL(BATCH_ORDER_STORE, "%s", store_error(st));
 }
 
 void batch_order_init(struct batch_order *o)
@@ -57,17 +48,17 @@ void batch_order_free(struct batch_order *o)
 enum batch_order_rc batch_order_check_mode(const struct batch_order *o, char *err, size_t errlen)
 {
     if (o->cursors < -1 || o->cursors > BATCH_CURSORS_MAX)
-        return fail(BATCH_ORDER_INVALID, err, errlen, "--cursors takes a number from 1 to %d, or auto",
+        return FAIL(BATCH_ORDER_INVALID, "--cursors takes a number from 1 to %d, or auto",
                     BATCH_CURSORS_MAX);
     if (o->generate < 0 || o->generate > BATCH_JOB_COUNT_MAX)
-        return fail(BATCH_ORDER_INVALID, err, errlen, "--generate must be from 1 to %d", BATCH_JOB_COUNT_MAX);
+        return FAIL(BATCH_ORDER_INVALID, "--generate must be from 1 to %d", BATCH_JOB_COUNT_MAX);
     if (o->generate && o->cursors < 0)
-        return fail(BATCH_ORDER_INVALID, err, errlen,
+        return FAIL(BATCH_ORDER_INVALID, err, errlen,
                     "--generate is for cursor batches: give --cursors N or auto too");
     char chunk[32];
     size_t room = sizeof o->b.name;
     if (o->generate && o->name && strlen(o->name) + (size_t)snprintf(chunk, sizeof chunk, ".%d", o->generate) >= room)
-        return fail(BATCH_ORDER_INVALID, err, errlen, "batch name %s leaves no room to name its chunks %s.K: at "
+        return FAIL(BATCH_ORDER_INVALID, "batch name %s leaves no room to name its chunks %s.K: at "
                     "most %zu characters", o->name, o->name, room - 1 - strlen(chunk));   /* chunks: NAME.K */
     return BATCH_ORDER_OK;
 }
@@ -78,10 +69,10 @@ enum batch_order_rc batch_order_check(struct batch_order *o, int64_t now, char *
     char quoted[48];   /* what the caller wrote, quoted in one line */
     if (redundancy_complete(&b->red, err, errlen)) return BATCH_ORDER_INVALID;
     if (!(b->delay_bound > 0) || b->delay_bound > 1e9)
-        return fail(BATCH_ORDER_INVALID, err, errlen, "--delay-bound must be positive (seconds)");
-    if (!(o->flops > 0) || o->flops > 1e30) return fail(BATCH_ORDER_INVALID, err, errlen, "--flops must be positive");
+        return FAIL(BATCH_ORDER_INVALID, "--delay-bound must be positive (seconds)");
+    if (!(o->flops > 0) || o->flops > 1e30) return FAIL(BATCH_ORDER_INVALID, "--flops must be positive");
     if (!o->app || !name_is_safe(o->app))
-        return fail(BATCH_ORDER_UNKNOWN, err, errlen, "unknown app '%s'", snippet(o->app ? o->app : "", quoted));
+        return FAIL(BATCH_ORDER_UNKNOWN, "unknown app '%s'", snippet(o->app ? o->app : "", quoted));
     enum batch_order_rc rc = batch_order_check_mode(o, err, errlen);
     if (rc) return rc;
     if (!o->name) {
@@ -92,7 +83,7 @@ enum batch_order_rc batch_order_check(struct batch_order *o, int64_t now, char *
         o->name = o->default_name;
     }
     if (!name_is_safe(o->name) || strlen(o->name) >= sizeof b->name)
-        return fail(BATCH_ORDER_INVALID, err, errlen, "batch name '%s' is not a safe name of at most %zu characters "
+        return FAIL(BATCH_ORDER_INVALID, "batch name '%s' is not a safe name of at most %zu characters "
                     "(A-Z a-z 0-9 . _ + -)", snippet(o->name, quoted), sizeof b->name - 1);
     snprintf(b->name, sizeof b->name, "%s", o->name);
     b->create_time = now;
@@ -118,7 +109,7 @@ static enum batch_order_rc job_fail(const struct batch_order *o, enum batch_orde
 {
     char where[PROJECT_PATH_MAX + 64];
     o->jobs.where(o->jobs.ctx, n, where, sizeof where);
-    return fail(rc, err, errlen, "%s: %s", where, msg);
+    return FAIL(rc, "%s: %s", where, msg);
 }
 
 /* A job insert failed: a name clash is the likely reason, so say with what. */
@@ -173,7 +164,7 @@ static enum batch_order_rc insert_jobs(struct store *st, struct batch_order *o, 
     }
     if (got < 0) rc = job_fail(o, BATCH_ORDER_INVALID, o->njobs, msg, err, errlen);
     else if (got > 0) rc = insert_failed(st, o, j, err, errlen);
-    else if (o->njobs == 0) rc = fail(BATCH_ORDER_INVALID, err, errlen, "%s has no jobs", o->jobs.what);
+    else if (o->njobs == 0) rc = FAIL(BATCH_ORDER_INVALID, "%s has no jobs", o->jobs.what);
     free(j);
     return rc;
 }
@@ -230,7 +221,7 @@ enum batch_order_rc batch_order_create(struct store *st, struct batch_order *o, 
     struct app a;
     int rc = store_app_by_name(st, o->app, &a);
     if (rc == 1)
-        return fail(BATCH_ORDER_UNKNOWN, err, errlen, "unknown app '%s': register it with locus app add",
+        return FAIL(BATCH_ORDER_UNKNOWN, "unknown app '%s': register it with locus app add",
                     snippet(o->app, quoted));
     if (rc) return store_failed(st, err, errlen);
     o->b.app_id = a.id;
@@ -238,18 +229,18 @@ enum batch_order_rc batch_order_create(struct store *st, struct batch_order *o, 
     if (o->user) {
         struct user u;
         rc = store_user_by_name(st, o->user, &u);
-        if (rc == 1) return fail(BATCH_ORDER_UNKNOWN, err, errlen, "unknown user '%s'", snippet(o->user, quoted));
+        if (rc == 1) return FAIL(BATCH_ORDER_UNKNOWN, "unknown user '%s'", snippet(o->user, quoted));
         if (rc) return store_failed(st, err, errlen);
         o->b.user_id = u.id;
     }
     struct batch same;
     char other[sizeof same.name];
     if (store_batch_by_name(st, o->b.name, &same) == 0)
-        return fail(BATCH_ORDER_CONFLICT, err, errlen, "a batch named %s exists: choose another --name", o->b.name);
+        return FAIL(BATCH_ORDER_CONFLICT, "a batch named %s exists: choose another --name", o->b.name);
     int clash = store_batch_chunk_clash(st, o->b.name, o->generate > 0, other, sizeof other);
     if (clash < 0) return store_failed(st, err, errlen);
     if (clash)   /* chunks of a generated batch P are named P.K */
-        return fail(BATCH_ORDER_CONFLICT, err, errlen, "the name %s would clash with the chunks of generated batch "
+        return FAIL(BATCH_ORDER_CONFLICT, "the name %s would clash with the chunks of generated batch "
                     "%s: choose another --name", o->b.name, o->generate ? o->b.name : other);
     enum batch_order_rc orc;
     if (o->generate) orc = store_batch_insert(st, &o->b) ? store_failed(st, err, errlen) : BATCH_ORDER_OK;
@@ -277,7 +268,7 @@ enum batch_order_rc batch_order_cancel(struct store *st, const char *key, int64_
     if (rc < 0) return store_failed(st, err, errlen);
     if (rc == 0 && user_id > 0 && b->user_id != user_id) rc = 1;   /* another's is none of the caller's */
     if (rc)
-        return fail(BATCH_ORDER_UNKNOWN, err, errlen, "no batch named or numbered '%s' (see locus batch list)",
+        return FAIL(BATCH_ORDER_UNKNOWN, "no batch named or numbered '%s' (see locus batch list)",
                     snippet(key, quoted));
     if (b->state == BATCH_ACTIVE && store_batch_cancel(st, b->id)) return store_failed(st, err, errlen);
     return BATCH_ORDER_OK;

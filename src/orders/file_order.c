@@ -7,29 +7,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static enum file_order_rc fail(enum file_order_rc rc, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static enum file_order_rc fail(enum file_order_rc rc, char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
+/* The message into the caller's err, then rc: a failing branch is one
+ * statement (err and errlen in scope). */
+#define FAIL(rc, ...) (errf(err, errlen, __VA_ARGS__), (rc))
 
 enum file_order_rc file_order_check_name(const char *name, char *err, size_t errlen)
 {
     if (name_is_safe(name)) return FILE_ORDER_OK;
     char quoted[48];
-    return fail(FILE_ORDER_INVALID, err, errlen, "file name '%s' is not safe: use 1 to %d characters of "
+    return FAIL(FILE_ORDER_INVALID, "file name '%s' is not safe: use 1 to %d characters of "
                 "A-Z a-z 0-9 . _ + -, not starting with '.' (choose one with --name)", snippet(name, quoted),
                 LOCUS_NAME_MAX);
 }
@@ -47,9 +38,9 @@ static enum file_order_rc compare_existing(const char *src, const struct file_re
 {
     char md5[MD5_HEX_LEN];
     int64_t size;
-    if (md5_hex_file(src, md5, &size)) return fail(FILE_ORDER_IO, err, errlen, "cannot read %s: %s", src, strerror(errno));
+    if (md5_hex_file(src, md5, &size)) return FAIL(FILE_ORDER_IO, "cannot read %s: %s", src, strerror(errno));
     if (size != old->nbytes || strcmp(md5, old->md5))
-        return fail(FILE_ORDER_CONFLICT, err, errlen, "a different file named %s is already registered "
+        return FAIL(FILE_ORDER_CONFLICT, "a different file named %s is already registered "
                     "(%lld bytes, md5 %s): choose another name with --name", old->name, (long long)old->nbytes,
                     old->md5);
     return FILE_ORDER_OK;
@@ -80,7 +71,7 @@ enum file_order_rc file_order_add(struct store *st, const struct project *p, con
     if (rc) return rc;
     struct file_rec old;
     int found = store_file_by_name(st, f->name, &old);
-    if (found < 0) return fail(FILE_ORDER_STORE, err, errlen, "%s", store_error(st));
+    if (found < 0) return FAIL(FILE_ORDER_STORE, "%s", store_error(st));
     if (found == 0) {
         rc = compare_existing(src, &old, err, errlen);
         if (!rc) {
@@ -93,11 +84,11 @@ enum file_order_rc file_order_add(struct store *st, const struct project *p, con
     }
     char dest[PROJECT_PATH_MAX + 256];
     if (file_order_place(p, src, f->name, move, dest, sizeof dest))
-        return fail(FILE_ORDER_IO, err, errlen, "cannot %s %s to %s: %s", move ? "move" : "copy", src, dest,
+        return FAIL(FILE_ORDER_IO, "cannot %s %s to %s: %s", move ? "move" : "copy", src, dest,
                     strerror(errno));
     snprintf(placed, placedlen, "%s", dest);
     if (md5_hex_file(dest, f->md5, &f->nbytes))
-        return fail(FILE_ORDER_IO, err, errlen, "cannot read %s: %s", dest, strerror(errno));
-    if (store_file_insert(st, f)) return fail(FILE_ORDER_STORE, err, errlen, "%s", store_error(st));
+        return FAIL(FILE_ORDER_IO, "cannot read %s: %s", dest, strerror(errno));
+    if (store_file_insert(st, f)) return FAIL(FILE_ORDER_STORE, "%s", store_error(st));
     return FILE_ORDER_OK;
 }

@@ -66,6 +66,12 @@ static enum batch_order_rc cancel(struct store *st, struct batch_post *p, char *
     return rc;
 }
 
+static int run(struct store *st, void *p, char *err, size_t errlen)
+{
+    struct batch_post *o = p;
+    return o->cancel_key[0] ? cancel(st, o, err, errlen) : create(st, o, err, errlen);
+}
+
 static void batch_free(void *p)
 {
     struct batch_post *o = p;
@@ -79,19 +85,7 @@ static void batch_carry_out(struct server *s, void *p, struct strbuf *out, int *
 {
     struct batch_post *o = p;
     char err[512] = "";
-    struct store *st = store_open(s->db_path, 0, err, sizeof err);
-    enum batch_order_rc rc = BATCH_ORDER_STORE;
-    if (st && !store_begin(st)) {
-        rc = o->cancel_key[0] ? cancel(st, o, err, sizeof err) : create(st, o, err, sizeof err);
-        if (rc == BATCH_ORDER_OK && store_commit(st)) {
-            rc = BATCH_ORDER_STORE;
-            snprintf(err, sizeof err, "%s", store_error(st));
-        }
-        if (rc) store_rollback(st);
-    } else if (st) {
-        snprintf(err, sizeof err, "%s", store_error(st));
-    }
-    if (st) store_close(st);
+    enum batch_order_rc rc = api_transaction(s, run, o, BATCH_ORDER_STORE, err, sizeof err);
     if (rc) return api_error(out, status, order_http[rc], err);
     log_msg(LOG_INFO, "api: user %s %s batch %s", o->u.name, o->cancel_key[0] ? "cancelled" : "created",
             json_string_value(json_object_get(o->result, "batch")));

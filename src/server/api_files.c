@@ -25,6 +25,7 @@ struct api_upload {
     struct user u;
     struct file_rec f;             /* name and flags as asked */
     char tmp[PROJECT_PATH_MAX + 64];   /* the temporary file; "" once moved or removed */
+    char placed[PROJECT_PATH_MAX + 256];   /* where it was moved to */
     int fd;
     int64_t limit, got;
     int refused;                   /* 413 or 500 decided: the rest of the body is dropped */
@@ -127,29 +128,22 @@ void api_upload_feed(struct api_upload *u, const char *data, size_t n)
     u->got += (int64_t)n;
 }
 
-/* Registers the file (u) in a store opened for it: its transaction
- * renames the temporary file into place. */
+/* Registers the file u, its temporary file renamed into place. */
+static int add(struct store *st, void *p, char *err, size_t errlen)
+{
+    struct api_upload *u = p;
+    int rc = file_order_add(st, &u->s->proj, u->tmp, 1, &u->f, &u->existed, u->placed, sizeof u->placed, err, errlen);
+    if (u->placed[0]) u->tmp[0] = 0;   /* moved: no longer ours to remove */
+    return rc;
+}
+
+/* Registers the file (u) in a transaction of its own, and answers. */
 static void file_carry_out(struct server *s, void *p, struct strbuf *out, int *status)
 {
     struct api_upload *u = p;
-    char err[512] = "", placed[PROJECT_PATH_MAX + 256] = "";
-    struct store *st = store_open(s->db_path, 0, err, sizeof err);
-    enum file_order_rc rc = FILE_ORDER_STORE;
-    if (st && !store_begin(st)) {
-        rc = file_order_add(st, &s->proj, u->tmp, 1, &u->f, &u->existed, placed, sizeof placed, err, sizeof err);
-        if (placed[0]) u->tmp[0] = 0;   /* moved: no longer ours to remove */
-        if (rc == FILE_ORDER_OK && store_commit(st)) {
-            rc = FILE_ORDER_STORE;
-            snprintf(err, sizeof err, "%s", store_error(st));
-        }
-        if (rc) {
-            store_rollback(st);
-            if (placed[0]) unlink(placed);
-        }
-    } else if (st) {
-        snprintf(err, sizeof err, "%s", store_error(st));
-    }
-    if (st) store_close(st);
+    char err[512] = "";
+    enum file_order_rc rc = api_transaction(s, add, u, FILE_ORDER_STORE, err, sizeof err);
+    if (rc && u->placed[0]) unlink(u->placed);   /* moved into place, but not registered */
     static const int http[] = {[FILE_ORDER_OK] = 200, [FILE_ORDER_INVALID] = 400, [FILE_ORDER_CONFLICT] = 409,
                                [FILE_ORDER_IO] = 503, [FILE_ORDER_STORE] = 503};
     if (rc) return api_error(out, status, http[rc], err);

@@ -40,6 +40,14 @@ typedef void (*api_order_fn)(struct server *s, void *order, struct strbuf *out, 
 int api_wait_new(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
                  int *status, struct api_wait **wait);
 
+/* Runs body(st, ctx, err, errlen) in one transaction of a store opened
+ * for it (an order's thread has none of its own): body's result, the
+ * transaction committed when it is 0 and rolled back otherwise; store_rc
+ * with the store's message in err when the store cannot be opened, begun
+ * or committed. */
+typedef int (*api_tx_fn)(struct store *st, void *ctx, char *err, size_t errlen);
+int api_transaction(struct server *s, api_tx_fn body, void *ctx, int store_rc, char *err, size_t errlen);
+
 /* The grid's routes (campaigns, events, clusters): 0 when path is none
  * of theirs, else 1 with the request answered, or for a POST, with *wait
  * set as api_post says. Every one of them acts as the key's user. */

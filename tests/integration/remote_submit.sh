@@ -21,7 +21,7 @@
 # field, an unknown app, a bad job; an upload broken off leaves nothing.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
-command -v openssl >/dev/null || fail "openssl is missing; run scripts/deps.sh"
+. "$(dirname "$0")/lib/tls.sh"
 PYTHON=${PYTHON:-/usr/bin/python3}
 [ -x "$PYTHON" ] || PYTHON=$(command -v python3) || fail "python3 is missing"
 AGENT_DIR=$TMP/agent
@@ -37,21 +37,8 @@ set_config "$proj" submit_max_file_mib 1
 set_config "$proj" end_of_batch_replication 0
 
 # ---- HTTPS with a test CA ----
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=locus test ca" \
-    -keyout "$TMP/ca.key" -out "$TMP/ca.pem" 2>/dev/null || fail "openssl: cannot make the CA"
-mkdir "$proj/tls"
-openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
-    -keyout "$proj/tls/server.key" -out "$TMP/server.csr" 2>/dev/null || fail "openssl: cannot make the server key"
-printf 'subjectAltName=IP:127.0.0.1\n' >"$TMP/san.ext"
-openssl x509 -req -in "$TMP/server.csr" -CA "$TMP/ca.pem" -CAkey "$TMP/ca.key" -CAcreateserial -days 2 \
-    -extfile "$TMP/san.ext" -out "$proj/tls/server.pem" 2>/dev/null || fail "openssl: cannot sign the certificate"
-chmod 600 "$proj/tls/server.key"
-HTTP_PORT=$(port)
-URL=https://127.0.0.1:$PORT/proj/
-set_config "$proj" master_url "$URL"
-set_config "$proj" listen "127.0.0.1:$HTTP_PORT"
-set_config "$proj" https_cert tls/server.pem
-set_config "$proj" https_key tls/server.key
+make_ca ca
+serve_https "$proj"
 export CURL_CA_BUNDLE=$TMP/ca.pem
 start_locusd "$proj"
 HTTPS=https://127.0.0.1:$PORT HTTP=http://127.0.0.1:$HTTP_PORT

@@ -158,29 +158,27 @@ static void test_a_json_order_makes_the_callers_batch_with_every_job(void **stat
 static void test_each_bad_order_is_refused_and_writes_nothing(void **state)
 {
     struct fx *f = *state;
-    expect_refused(f, "{\"app\": \"nosuch\", \"jobs\": [{}]}", BATCH_ORDER_UNKNOWN, "unknown app 'nosuch'");
-    expect_refused(f, "{\"app\": \"../x\", \"jobs\": [{}]}", BATCH_ORDER_UNKNOWN, "unknown app '../x'");
-    expect_refused(f, "{\"app\": \"worker\", \"colour\": 1, \"jobs\": [{}]}", BATCH_ORDER_INVALID,
-                   "unknown field 'colour'");
-    expect_refused(f, "{\"app\": \"worker\", \"quorum\": \"2\", \"jobs\": [{}]}", BATCH_ORDER_INVALID,
-                   "quorum must be an integer");
-    expect_refused(f, "{\"app\": \"worker\", \"jobs\": [{\"cmdline\": \"a\"}, {\"inputs\": [\"nosuch.dat\"]}]}",
-                   BATCH_ORDER_INVALID, "jobs[1]: ");
-    expect_refused(f, "{\"app\": \"worker\", \"jobs\": []}", BATCH_ORDER_INVALID, "jobs has no jobs");
-    expect_refused(f, "{\"app\": \"worker\"}", BATCH_ORDER_INVALID, "give \"jobs\"");
-    expect_refused(f, "{\"app\": \"worker\", \"count\": 2, \"jobs\": [{}]}", BATCH_ORDER_INVALID, "give \"jobs\"");
-    expect_refused(f, "{\"app\": \"worker\", \"count\": 0, \"template\": {}}", BATCH_ORDER_INVALID,
-                   "count must be from 1");
-    expect_refused(f, "{\"app\": \"worker\", \"name\": \"a/b\", \"jobs\": [{}]}", BATCH_ORDER_INVALID,
-                   "batch name 'a/b' is not a safe name");
-    expect_refused(f, "{\"app\": \"worker\", \"delay_bound\": -1, \"jobs\": [{}]}", BATCH_ORDER_INVALID,
-                   "--delay-bound must be positive");
-    expect_refused(f, "{\"app\": \"worker\", \"outputs\": [\"a:1\"], \"no_output\": true, \"jobs\": [{}]}",
-                   BATCH_ORDER_INVALID, "not both");
-    expect_refused(f, "{\"app\": \"worker\", \"cursors\": \"many\", \"jobs\": [{}]}", BATCH_ORDER_INVALID,
-                   "cursors takes a number");
-    expect_refused(f, "{\"app\": \"worker\", \"cursors\": 2, \"jobs\": [{}]}", BATCH_ORDER_INVALID,
-                   "reads no sticky file");
+    static const struct { const char *order; enum batch_order_rc rc; const char *want; } cases[] = {
+        {"{\"app\": \"nosuch\", \"jobs\": [{}]}", BATCH_ORDER_UNKNOWN, "unknown app 'nosuch'"},
+        {"{\"app\": \"../x\", \"jobs\": [{}]}", BATCH_ORDER_UNKNOWN, "unknown app '../x'"},
+        {"{\"app\": \"worker\", \"colour\": 1, \"jobs\": [{}]}", BATCH_ORDER_INVALID, "unknown field 'colour'"},
+        {"{\"app\": \"worker\", \"quorum\": \"2\", \"jobs\": [{}]}", BATCH_ORDER_INVALID, "quorum must be an integer"},
+        {"{\"app\": \"worker\", \"jobs\": [{\"cmdline\": \"a\"}, {\"inputs\": [\"nosuch.dat\"]}]}", BATCH_ORDER_INVALID,
+         "jobs[1]: "},
+        {"{\"app\": \"worker\", \"jobs\": []}", BATCH_ORDER_INVALID, "jobs has no jobs"},
+        {"{\"app\": \"worker\"}", BATCH_ORDER_INVALID, "give \"jobs\""},
+        {"{\"app\": \"worker\", \"count\": 2, \"jobs\": [{}]}", BATCH_ORDER_INVALID, "give \"jobs\""},
+        {"{\"app\": \"worker\", \"count\": 0, \"template\": {}}", BATCH_ORDER_INVALID, "count must be from 1"},
+        {"{\"app\": \"worker\", \"name\": \"a/b\", \"jobs\": [{}]}", BATCH_ORDER_INVALID,
+         "batch name 'a/b' is not a safe name"},
+        {"{\"app\": \"worker\", \"delay_bound\": -1, \"jobs\": [{}]}", BATCH_ORDER_INVALID,
+         "--delay-bound must be positive"},
+        {"{\"app\": \"worker\", \"outputs\": [\"a:1\"], \"no_output\": true, \"jobs\": [{}]}", BATCH_ORDER_INVALID,
+         "not both"},
+        {"{\"app\": \"worker\", \"cursors\": \"many\", \"jobs\": [{}]}", BATCH_ORDER_INVALID, "cursors takes a number"},
+        {"{\"app\": \"worker\", \"cursors\": 2, \"jobs\": [{}]}", BATCH_ORDER_INVALID, "reads no sticky file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) expect_refused(f, cases[i].order, cases[i].rc, cases[i].want);
     char err[512];
     struct batch b;
     long n;
