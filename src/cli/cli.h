@@ -166,5 +166,6 @@ cli_command cmd_job_show, cmd_batch_show;
 
 /* ---- listings (cmd_list.c) and checks that submit nothing ---- */
 cli_command cmd_db_backup, cmd_db_purge, cmd_db_restore, cmd_team_create, cmd_team_join, cmd_team_leave, cmd_team_list,
-    cmd_user_account_key, cmd_user_list, cmd_app_list, cmd_file_list, cmd_host_list, cmd_campaign_check;
+    cmd_user_account_key, cmd_user_list, cmd_app_list, cmd_file_list, cmd_host_list, cmd_campaign_check,
+    cmd_stats_export;
 #endif

@@ -11,7 +11,7 @@
 #include "orders/batch_order.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "store/store_job_view.h"
 #include <errno.h>
 #include <jansson.h>

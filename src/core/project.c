@@ -161,6 +161,8 @@ const struct setting project_settings[] = {
     {SETTING("purge_after_days", SETTING_DOUBLE, purge_after_days), .def = PURGE_AFTER_DAYS_DEFAULT, .max = NO_MAX},
     {SETTING("archive_hosts_after_days", SETTING_DOUBLE, archive_hosts_after_days),
      .def = ARCHIVE_HOSTS_AFTER_DAYS_DEFAULT, .max = NO_MAX},
+    /* the public statistics export, as BOINC projects make it daily (store/stats_export.h) */
+    {SETTING("stats_export_hours", SETTING_DOUBLE, stats_export_hours), .def = 24, .max = NO_MAX},
     {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = REPLICATE_DEFAULT, .min = 0, .max = 8},
     /* work in progress sized to the project's end (sched/pace.h); 0 off. The hosts seen lately are
      * loaded at start, and pacing's state kept, only when it is on */

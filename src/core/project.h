@@ -100,6 +100,8 @@ struct project_config {
     double purge_after_days;     /* <purge_after_days>: ended jobs go to the archive this long after
                                     their end (store/purge.h); 0 never */
     double archive_hosts_after_days; /* <archive_hosts_after_days>: hosts silent this long go; 0 never */
+    double stats_export_hours;   /* <stats_export_hours>: locusd writes the statistics export
+                                    (store/stats_export.h) this often; 0 never */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
     int deadline_check;          /* the server deadline check (EDF of the host's work, docs/server.md);

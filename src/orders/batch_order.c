@@ -8,7 +8,7 @@
 #include "core/project.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/cursor.h"
 #include <stdio.h>
 #include <stdlib.h>

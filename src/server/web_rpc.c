@@ -13,6 +13,7 @@
 #include "core/ratelimit.h"
 #include "proto/web_rpc.h"
 #include "server/api_internal.h"
+#include "server/web_am.h"
 #include "store/store.h"
 #include "core/clock.h"
 #include <ctype.h>
@@ -256,10 +257,7 @@ static void create(struct server *s, struct store *st, const struct account_orde
         }
         return web_error_xml(out, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
     }
-    kdf_enter(s->accounts);
-    rc = passwd_store(o->passwd_hash, stored);
-    kdf_leave(s->accounts);
-    if (rc) {
+    if (web_accounts_hash(s, o->passwd_hash, stored)) {
         log_error("web RPC: cannot hash a password (libsodium: out of memory?)");
         return web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot create accounts now: try again later");
     }
@@ -318,21 +316,37 @@ static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct st
     return -1;
 }
 
-/* 0 if a's address has allowance left; else the error answered. */
-static int allowed(struct server *s, const struct web_rpc_args *a, struct strbuf *out)
+/* Takes one of addr's allowance (spend) or looks whether one is left; 1
+ * if so, else 0 with the error answered into out (when not NULL). */
+static int allowance(struct server *s, const char *addr, int spend, struct strbuf *out)
 {
     struct web_accounts *w = s->accounts;
     int retry_s;
     pthread_mutex_lock(&w->allowance_lock);
-    int ok = ratelimit_take(w->allowance, a->addr, monotonic_ms(), &retry_s);
+    int ok = spend ? ratelimit_take(w->allowance, addr, monotonic_ms(), &retry_s)
+                   : ratelimit_may(w->allowance, addr, monotonic_ms(), &retry_s);
     pthread_mutex_unlock(&w->allowance_lock);
-    if (ok) return 0;
+    if (ok || !out) return ok;
     char msg[128];
     snprintf(msg, sizeof msg, "too many account requests from your address: try again in %d minutes",
              (retry_s + 59) / 60);
-    log_info("web RPC: %s refused, over its allowance", a->addr);
+    log_info("web RPC: %s refused, over its allowance", addr);
     web_error_xml(out, BOINC_ERR_PROJECT_DOWN, msg);
-    return -1;
+    return 0;
+}
+
+int web_accounts_may(struct server *s, const char *addr, struct strbuf *out) { return allowance(s, addr, 0, out); }
+
+void web_accounts_spend(struct server *s, const char *addr) { allowance(s, addr, 1, NULL); }
+
+const struct upload_key *web_accounts_secret(const struct server *s) { return &s->accounts->secret; }
+
+int web_accounts_hash(struct server *s, const char *passwd_hash, char *stored)
+{
+    kdf_enter(s->accounts);
+    int rc = passwd_store(passwd_hash, stored);
+    kdf_leave(s->accounts);
+    return rc ? -1 : 0;
 }
 
 void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
@@ -341,6 +355,7 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
     *wait = NULL;
     sb_puts(out, XML_DECL);   /* an order writes its own: out is left then */
     if (!strcmp(name, "get_project_config.php")) return project_config(s, out);
+    if (web_am_handles(name)) return web_am_handle(s, name, a, out, wait);
     enum web_call call = !strcmp(name, "create_account.php") ? CALL_CREATE : CALL_LOOKUP;
     if (call == CALL_CREATE && may_sign_up(s, a, out)) return;
     struct account_order o = {.call = call};
@@ -353,7 +368,7 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
         snprintf(msg, sizeof msg, "a user name is 1 to %d printable ASCII characters", DISPLAY_NAME_MAX);
         return web_error_xml(out, BOINC_ERR_BAD_USER_NAME, msg);
     }
-    if (allowed(s, a, out)) return;
+    if (!allowance(s, a->addr, 1, out)) return;
     for (int i = 0; i < PASSWD_HASH_LEN; i++) o.passwd_hash[i] = (char)tolower((unsigned char)a->passwd_hash[i]);
     if (call == CALL_CREATE) {
         snprintf(o.user_name, sizeof o.user_name, "%s", a->user_name);
@@ -365,10 +380,16 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
     struct account_order *p = xmalloc(sizeof *p);
     *p = o;
     OPENSSL_cleanse(&o, sizeof o);
+    web_accounts_queue(s, run_order, drop_order, p, out, wait);
+}
+
+void web_accounts_queue(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
+                        struct api_wait **wait)
+{
     int status;
-    struct strbuf refused;
+    struct strbuf refused;   /* api_wait_new's JSON refusal: this caller answers in XML */
     sb_init(&refused);
-    if (api_wait_new(s, run_order, drop_order, p, &refused, &status, wait))
+    if (api_wait_new(s, run, drop, order, &refused, &status, wait))
         web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
     sb_free(&refused);
 }

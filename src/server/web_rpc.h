@@ -13,6 +13,10 @@ struct web_rpc_args {
     const char *email_addr, *passwd_hash, *user_name, *team_name, *invite_code;   /* NULL: absent */
     const char *addr;            /* who asks, for the allowance: an IPv4 address or an IPv6 /64 */
     uint64_t net;                /* its network (core/cidr.h), kept with an account it makes; 0 unknown */
+    /* any other argument by name (NULL: absent), for the account
+     * managers' calls (web_am.c); valid for the call */
+    const char *(*arg)(void *ctx, const char *name);
+    void *ctx;
 };
 
 /* Reads what the web RPCs need (account secret, terms of use, platforms
@@ -37,4 +41,22 @@ void web_accounts_configure(struct server *s, const struct project_config *c);
 struct api_wait;
 void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
                     struct api_wait **wait);
+
+/* For web_am.c: the account managers' calls share the account secret,
+ * the hashing slots and the allowance of the account calls. */
+struct upload_key;
+const struct upload_key *web_accounts_secret(const struct server *s);
+/* passwd_store (core/passwd.h) of passwd_hash in one of the hashing slots,
+ * waiting for one: 0, or -1 (libsodium could not). */
+int web_accounts_hash(struct server *s, const char *passwd_hash, char *stored);
+/* 1 if addr has allowance left, nothing spent; else 0 with the error
+ * (-183, the minutes to wait) answered into out. */
+int web_accounts_may(struct server *s, const char *addr, struct strbuf *out);
+/* Spends one of addr's allowance (a key that opened nothing). */
+void web_accounts_spend(struct server *s, const char *addr);
+/* Queues order (taken: drop frees it) to be run on an order thread, as
+ * api_wait_new, *wait then set; when too many are in progress, drops it
+ * and answers -183 into out (XML). */
+void web_accounts_queue(struct server *s, void (*run)(struct server *, void *, struct strbuf *, int *),
+                        void (*drop)(void *), void *order, struct strbuf *out, struct api_wait **wait);
 #endif

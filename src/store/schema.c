@@ -392,6 +392,23 @@ static const char v23[] =
     "ALTER TABLE batches ADD COLUMN purged_last_done INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_ended ON jobs(done_time) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
     "CREATE TABLE purge_files(file_id INTEGER PRIMARY KEY);";
+
+/* Version 24: what BOINC's account managers read and set of an account
+ * (server/web_rpc.c, am_get_info and am_set_info) and of a host (its
+ * venue, am_set_host_info); the address an account had before its last
+ * change of address, and when that was (BOINC's rules for a change). */
+static const char v24[] =
+    "ALTER TABLE users ADD COLUMN country TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN postal_code TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN url TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN send_email INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE users ADD COLUMN show_hosts INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE users ADD COLUMN venue TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN global_prefs TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN project_prefs TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN prev_email TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN email_time INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE hosts ADD COLUMN venue TEXT NOT NULL DEFAULT '';";
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
-                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23};
-const int schema_nmigrations = 23;
+                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24};
+const int schema_nmigrations = 24;
