@@ -53,8 +53,7 @@ enum batch_order_rc batch_order_check_mode(const struct batch_order *o, char *er
     if (o->generate < 0 || o->generate > BATCH_JOB_COUNT_MAX)
         return FAIL(BATCH_ORDER_INVALID, "--generate must be from 1 to %d", BATCH_JOB_COUNT_MAX);
     if (o->generate && o->cursors < 0)
-        return FAIL(BATCH_ORDER_INVALID, err, errlen,
-                    "--generate is for cursor batches: give --cursors N or auto too");
+        return FAIL(BATCH_ORDER_INVALID, "--generate is for cursor batches: give --cursors N or auto too");
     char chunk[32];
     size_t room = sizeof o->b.name;
     if (o->generate && o->name && strlen(o->name) + (size_t)snprintf(chunk, sizeof chunk, ".%d", o->generate) >= room)

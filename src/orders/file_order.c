@@ -4,6 +4,7 @@
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -29,8 +30,24 @@ int file_order_temp(const struct project *p, char *path, size_t len)
 {
     char dir[PROJECT_PATH_MAX + 16];
     project_path(p, dir, sizeof dir, "download");
-    if (mkdir_p(dir, 0755) || path_printf(path, len, "%s/.upload-XXXXXX", dir)) return -1;
+    if (mkdir_p(dir, 0755) || path_printf(path, len, "%s/" FILE_ORDER_TEMP_PREFIX "XXXXXX", dir)) return -1;
     return mkostemp(path, O_CLOEXEC);
+}
+
+int file_order_sweep_temps(const struct project *p)
+{
+    char dir[PROJECT_PATH_MAX + 16];
+    project_path(p, dir, sizeof dir, "download");
+    DIR *d = opendir(dir);
+    if (!d) return errno == ENOENT ? 0 : -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, FILE_ORDER_TEMP_PREFIX, sizeof FILE_ORDER_TEMP_PREFIX - 1) &&
+            !unlinkat(dirfd(d), e->d_name, 0))
+            n++;
+    closedir(d);
+    return n;
 }
 
 /* The same name is already registered: fine if the content is the same. */

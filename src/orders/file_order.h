@@ -6,6 +6,7 @@
  * the caller's transaction. */
 #ifndef LOCUS_FILE_ORDER_H
 #define LOCUS_FILE_ORDER_H
+#define FILE_ORDER_TEMP_PREFIX ".upload-"
 #include "core/project.h"
 #include "store/store.h"
 
@@ -26,6 +27,12 @@ enum file_order_rc file_order_check_name(const char *name, char *err, size_t err
  * with a leading dot, which no registered file has): an open descriptor
  * with its path in path, or -1 with errno. */
 int file_order_temp(const struct project *p, char *path, size_t len);
+
+/* Removes the file_order_temp files left in p's download folder by a
+ * locusd that stopped in the middle of an upload (none is in use while
+ * locusd starts): how many, or -1 with errno when the folder cannot be
+ * read (none yet is 0). */
+int file_order_sweep_temps(const struct project *p);
 
 /* Places src as the file called name, PROJECT/download/xx/NAME (its
  * fan-out folder made), its path into dest: moved (a file_order_temp

@@ -18,7 +18,8 @@
 # account key and a volunteer's submit key (403), another user's batch
 # (404), a file over submit_max_file_mib (413, declared or chunked), path
 # tricks in names (400), a wrong SHA-256 (400), malformed JSON, an unknown
-# field, an unknown app, a bad job; an upload broken off leaves nothing.
+# field, an unknown app, a bad job; an upload broken off leaves nothing,
+# nor does one a stop cut (removed at the next start).
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 . "$(dirname "$0")/lib/tls.sh"
@@ -250,6 +251,12 @@ cd - >/dev/null
 say "python: upload, create, wait, download over HTTPS; LocusError with the server's message and status"
 
 stop_agent
+# what a stop in the middle of an upload would leave goes at the next start
+stop_locusd
+echo partial >"$proj/download/.upload-Ab12Cd"
+start_locusd "$proj"
+[ ! -e "$proj/download/.upload-Ab12Cd" ] || fail "an unfinished upload outlived a restart"
+grep -q "removed 1 unfinished uploads of input files from download/" "$LOCUSD_LOG" || fail "locusd did not say so"
 stop_locusd
 check_sanitizers
-say "ok"
+say "a restart removes unfinished uploads; ok"

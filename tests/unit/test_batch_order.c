@@ -5,7 +5,8 @@
  * with its kind and a message naming what is wrong, nothing written; a
  * cancel by the owner or an admin only, another's batch as absent; files
  * placed where `locus file add` puts them, the same content again
- * accepted, other content refused, bad names refused, nothing left. */
+ * accepted, other content refused, bad names refused, nothing left; the
+ * temporary files of broken uploads swept. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -283,6 +284,26 @@ static void test_files_are_placed_once_and_other_content_is_refused(void **state
     }
 }
 
+/* What a stop in the middle of an upload leaves, and nothing else, is
+ * removed when locusd starts. */
+static void test_the_temporary_files_of_broken_uploads_are_swept(void **state)
+{
+    struct fx *f = *state;
+    assert_int_equal(file_order_sweep_temps(&f->p), 0);   /* no download folder yet */
+    char tmp[2][512], kept[512];
+    for (int i = 0; i < 2; i++) {
+        int fd = file_order_temp(&f->p, tmp[i], sizeof tmp[i]);
+        assert_true(fd >= 0);
+        close(fd);
+    }
+    snprintf(kept, sizeof kept, "%s/download/upload-not-temp", f->dir);
+    write_text(kept, "x");
+    assert_int_equal(file_order_sweep_temps(&f->p), 2);
+    assert_int_equal(file_size(tmp[0]), -1);
+    assert_int_equal(file_size(tmp[1]), -1);
+    assert_int_equal(file_size(kept), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +311,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_each_bad_order_is_refused_and_writes_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_the_owner_or_an_admin_cancels, setup, teardown),
         cmocka_unit_test_setup_teardown(test_files_are_placed_once_and_other_content_is_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_the_temporary_files_of_broken_uploads_are_swept, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
