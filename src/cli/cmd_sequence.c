@@ -22,8 +22,16 @@ static int create_sequences(struct cli_project *cp, struct cli_copies *copies, v
     return order_status(sequence_order_create(cp->s, &c->o, (int64_t)time(NULL), &c->b, err, errlen));
 }
 
+/* What a create made, locally and remotely the same. */
+static void print_created(const char *batch, long long id, const struct sequence_order *o, int length)
+{
+    printf("created batch %s (id %lld): %d sequence%s of %d positions%s\n", batch, id, o->count,
+           o->count == 1 ? "" : "s", length, o->twins ? ", each with its twin" : "");
+}
+
 /* sequence create on a server: POST sequences with the options as JSON. */
-static int remote_create(const struct cli_opt *opts, char *err, size_t errlen)
+static int remote_create(const struct cli_opt *opts, const struct sequence_order *o, int length, char *err,
+                         size_t errlen)
 {
     if (cli_seen(opts, "user"))
         return cli_errf(err, errlen, CLI_USAGE, "--user is for the server's own command line: remote sequences are "
@@ -32,9 +40,8 @@ static int remote_create(const struct cli_opt *opts, char *err, size_t errlen)
     json_t *answer = NULL;
     int rc = remote_json("POST", "sequences", remote_opts_json(opts, skip), &answer, err, errlen);
     if (rc) return rc;
-    printf("created batch %s (id %lld): %lld sequences\n", json_string_value(json_object_get(answer, "batch")),
-           (long long)json_integer_value(json_object_get(answer, "batch_id")),
-           (long long)json_integer_value(json_object_get(answer, "sequences")));
+    print_created(json_string_value(json_object_get(answer, "batch")),
+                  (long long)json_integer_value(json_object_get(answer, "batch_id")), o, length);
     json_decref(answer);
     return 0;
 }
@@ -72,16 +79,14 @@ int cmd_sequence_create(int argc, char **argv, char *err, size_t errlen)
     int rc = cli_parse(argc, argv, opts, pos + r, 1 - r, 1 - r, err, errlen);
     if (!rc && c.o.no_output && outs.n) rc = cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both");
     if (rc) return rc;
-    if (r) return remote_create(opts, err, errlen);
+    if (r) return remote_create(opts, &c.o, length, err, errlen);
     c.o.length = length;
     c.o.outputs = outs.v;
     c.o.noutputs = outs.n;
     struct cli_project cp = {.s = NULL};
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = cli_transaction(&cp, create_sequences, &c, err, errlen);
-    if (!rc)
-        printf("created batch %s (id %lld): %d sequence%s of %d positions%s\n", c.b.name, (long long)c.b.id,
-               c.o.count, c.o.count == 1 ? "" : "s", length, c.o.twins ? ", each with its twin" : "");
+    if (!rc) print_created(c.b.name, (long long)c.b.id, &c.o, length);
     cli_close(&cp);
     return rc;
 }

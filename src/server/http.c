@@ -231,7 +231,7 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
 
 static int query_flag(struct MHD_Connection *mc, const char *name)
 {
-    const char *v = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, name);
+    const char *v = query_arg(mc, name);
     return v && (!strcmp(v, "1") || !strcmp(v, "true"));
 }
 

@@ -11,6 +11,8 @@
 #  - locus-client computes rs; `locus batch results` downloads the archive
 #    of its canonical outputs, and of one job: each file the same bytes as
 #    in results/ (md5 and content);
+#  - `locus --server URL sequence create | extend | end` as locally, her
+#    sequences only (bob: 404);
 #  - the Python module (python/locus_client.py, Debian's python3) uploads,
 #    creates a batch, waits for it and downloads its results, and raises
 #    LocusError with the server's message and status on a refusal.
@@ -249,6 +251,22 @@ print("python ok:", names)
 PY
 cd - >/dev/null
 say "python: upload, create, wait, download over HTTPS; LocusError with the server's message and status"
+
+# ---- sequences, the orders the API has for them ----
+has "sequence create" "$(R sequence create --app worker --name sq --length 2 --max-result-time 600 --count 2)" \
+    "created batch sq (id "
+has "sequence create" "$(R sequence create --app worker --name sq1 --length 2 --max-result-time 600)" \
+    "): 1 sequence of 2 positions"
+has "sequence extend" "$(R sequence extend sq-1 3)" "sequence sq-1: 5 positions"
+has "sequence end" "$(R sequence end sq-2)" "sequence sq-2: ended"
+[ "$(sql "$proj" "SELECT b.user_id, q.length, q.state FROM sequences q JOIN batches b ON b.id = q.batch_id
+                  WHERE q.name = 'sq-1'")" = "$UID_A|5|$SEQ_ACTIVE" ] || fail "sq-1 is not alice's with 5 positions"
+printf '%s\n' "$KEY_B" >"$TMP/bob.key"
+if LOCUS_KEY_FILE=$TMP/bob.key "$LOCUS" --server "$HTTPS/" --cacert "$TMP/ca.pem" sequence end sq-1 2>"$TMP/err"; then
+    fail "bob ended alice's sequence"
+fi
+has "bob ends sq-1" "$(cat "$TMP/err")" "no sequence named 'sq-1' (HTTP 404)"
+say "sequences: created, extended and ended remotely"
 
 stop_agent
 # what a stop in the middle of an upload would leave goes at the next start
