@@ -135,8 +135,10 @@ static void tar_free(void *cls)
 
 int api_results_path(const char *path)
 {
-    size_t n = strlen(path), sl = sizeof RESULTS_SUFFIX - 1;
-    return !strncmp(path, "batches/", 8) && n > 8 + sl && !strcmp(path + n - sl, RESULTS_SUFFIX);
+    size_t n = strlen(path), sl = sizeof RESULTS_SUFFIX - 1, jl = sizeof "/jobs" - 1;
+    if (strncmp(path, "batches/", 8) || n <= 8 + sl || strcmp(path + n - sl, RESULTS_SUFFIX)) return 0;
+    /* batches/KEY/jobs/results is the job called "results", not an archive */
+    return !(n - sl >= 8 + jl && !strncmp(path + n - sl - jl, "/jobs", jl));
 }
 
 static int send_json(struct MHD_Connection *mc, int status, struct strbuf *out)
