@@ -409,6 +409,22 @@ static const char v24[] =
     "ALTER TABLE users ADD COLUMN prev_email TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE users ADD COLUMN email_time INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE hosts ADD COLUMN venue TEXT NOT NULL DEFAULT '';";
+
+/* Version 25: the grid's fair-share projects (grid/metasched.h: projects
+ * by share and usage, then users within a project by their usage there),
+ * each campaign's
+ * project (0: none), and the checkpoint interval's inputs
+ * (grid/checkpoint.h): a campaign's checkpoint cost on each cluster, each
+ * cluster's interruptions and running time. Everything before has no
+ * project, no cost and no history. */
+static const char v25[] =
+    "CREATE TABLE grid_projects(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE grid_project_fairshare(project_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "CREATE TABLE grid_member_fairshare(member_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "ALTER TABLE grid_campaigns ADD COLUMN project_id INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN checkpoint_cost INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_clusters ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_clusters ADD COLUMN run_s REAL NOT NULL DEFAULT 0;";
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
-                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24};
-const int schema_nmigrations = 24;
+                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25};
+const int schema_nmigrations = 25;
