@@ -3,6 +3,7 @@
  * submits and what an admission rule hands back, so that neither can make
  * a campaign the rest of locus would have to doubt. */
 #include "grid/jdl.h"
+#include "grid/inputs.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
@@ -448,7 +449,8 @@ static const struct ckey {
 #define NCKEYS (sizeof ckeys / sizeof ckeys[0])
 
 static const char *const global_keys[] = {"name",    "type",       "priority", "fairshare_project",
-                                          "params",  "nb_jobs",    "param_file", "clusters"};
+                                          "params",  "nb_jobs",    "param_file", "clusters",
+                                          "inputs",  "input_files"};
 #define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
 
 static const struct ckey *find_ckey(const char *key)
@@ -816,6 +818,7 @@ int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len
         snprintf(key, sizeof key, "line %zu (params[%zu])", line_of_param(text, len, dup - count0), dup);
         rc = duplicate_error(&w, p, orig);
     }
+    if (!rc) rc = inputs_check(spec, err, errlen);
     if (rc) {
         p->count = count0;   /* the spec as it was */
         p->len = len0;
@@ -879,6 +882,8 @@ static int read_global(struct campaign_spec *s, const char *key, json_t *v, cons
         return 0;
     }
     if (!strcmp(key, "clusters")) return 0;   /* after every default is known */
+    if (!strcmp(key, "inputs") || !strcmp(key, "input_files"))
+        return inputs_read(&s->inputs, key, v, w->err, w->errlen);
     if (settings) return failf(w, "the params cannot be changed here");
     if ((*nsources)++) return failf(w, "give only one of params, nb_jobs and param_file");
     if (!strcmp(key, "params")) return read_params_list(&s->params, v, w);
@@ -910,6 +915,7 @@ static int parse_root(json_t *root, struct campaign_spec *s, int settings, char 
     if (!s->name) return failf(&w, "required");
     w.key = "params";
     if (!settings && !nsources) return failf(&w, "required: give params, nb_jobs or param_file");
+    if (inputs_check(s, err, errlen)) return -1;   /* a param_file's params: in jdl_add_params_text */
     return parse_clusters(root, json_object_get(root, "clusters"), s, err, errlen);
 }
 
@@ -954,6 +960,7 @@ void campaign_spec_free(struct campaign_spec *spec)
     free(spec->name);
     free(spec->fairshare_project);
     params_free(&spec->params);
+    inputs_free(&spec->inputs);
     for (int i = 0; i < spec->nclusters; i++) cluster_free(&spec->clusters[i]);
     free(spec->clusters);
     memset(spec, 0, sizeof *spec);
@@ -1005,6 +1012,7 @@ json_t *jdl_settings_to_json(const struct campaign_spec *spec)
     for (int i = 0; i < spec->nclusters; i++)
         json_object_set_new(cl, spec->clusters[i].name, cluster_to_json(&spec->clusters[i]));
     json_object_set_new(o, "clusters", cl);
+    inputs_to_json(&spec->inputs, o);
     return o;
 }
 

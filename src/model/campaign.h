@@ -74,6 +74,32 @@ struct campaign_params {
                                     jdl_add_params_text; NULL when none; owned */
 };
 
+/* ---- input files (JDL "inputs" and "input_files", grid/inputs.h) ---- */
+
+#define JDL_INPUTS_MAX 64             /* input templates of a campaign, so files of one job */
+#define JDL_INPUT_FILES_MAX 100000    /* entries of the input file table */
+#define JDL_INPUT_NAME_MAX 1024       /* bytes of a project file name or URL */
+
+enum input_sum { INPUT_SHA256, INPUT_MD5 };
+
+/* One file a job reads: a project file served by locusd's download/, or an
+ * http(s) URL, with the size and checksum the job script checks. */
+struct input_file {
+    char *name;                  /* owned */
+    int64_t size;                /* bytes, > 0 */
+    enum input_sum sum;
+    char digest[65];             /* lowercase hex: 64 digits (sha256) or 32 (md5) */
+};
+
+/* Each job's inputs are the templates with {name} replaced by the job's
+ * name, every one of them an entry of the file table. */
+struct campaign_inputs {
+    char **templates;            /* owned; ntemplates == 0: the jobs read no input */
+    int ntemplates;
+    struct input_file *files;    /* owned, sorted by name */
+    int nfiles;
+};
+
 /* A campaign, owned by whoever parsed it: free it with campaign_spec_free. */
 struct campaign_spec {
     char *name;
@@ -81,6 +107,7 @@ struct campaign_spec {
     int priority;                /* default 0; higher first (metascheduler) */
     char *fairshare_project;     /* its fair-share project (jdl_project_name_ok); NULL: none */
     struct campaign_params params;
+    struct campaign_inputs inputs;   /* none when ntemplates == 0 */
     int nclusters;               /* >= 1 */
     struct cluster_spec *clusters;   /* sorted by name */
 };

@@ -1,0 +1,52 @@
+/* inputs.h - the input files of a campaign's jobs (JDL "inputs" and
+ * "input_files", docs/campaigns.md "Input files"): parsed and checked
+ * without I/O, expanded per job for the job script's stage-in.
+ *
+ *   "inputs": ["shared/genome.fa", "data/{name}.dat"],
+ *   "input_files": {
+ *     "shared/genome.fa": {"size": 3100000000, "sha256": "9f86d0..."},
+ *     "data/a.dat": {"size": 1024, "md5": "0cc175..."},
+ *     "https://example.org/b.dat": {"size": 2048, "sha256": "..."}}
+ *
+ * A job's inputs are the templates with {name} replaced by its name (its
+ * param's first word); each must be a key of the file table: a project
+ * file name (served by locusd's download/) or an http(s) URL, with its size
+ * and one checksum. The job sees each file in its directory under the
+ * name's last path segment (its local name).
+ *
+ * Functions that can fail return 0, or -1 with a one-line message in err
+ * that names the field path. */
+#ifndef LOCUS_GRID_INPUTS_H
+#define LOCUS_GRID_INPUTS_H
+#include "model/campaign.h"
+#include <jansson.h>
+
+/* Reads the value v (borrowed) of the top-level key "inputs" or
+ * "input_files" (key, borrowed) into in (modified; owned by the caller,
+ * who frees it with inputs_free, also on error). */
+int inputs_read(struct campaign_inputs *in, const char *key, const json_t *v, char *err, size_t errlen);
+
+/* Checks spec (borrowed) as a whole: the two keys come together, and every
+ * param's inputs are entries of the table with distinct local names. */
+int inputs_check(const struct campaign_spec *spec, char *err, size_t errlen);
+
+/* The inputs of the job named name (borrowed) into out[0..JDL_INPUTS_MAX-1]
+ * (the caller's; entries borrowed from in): their number, or -1 with the
+ * reason in err when one is not in the table. */
+int inputs_of_job(const struct campaign_inputs *in, const char *name, const struct input_file **out, char *err,
+                  size_t errlen);
+
+/* The name a job sees f under (borrowed from f->name): its last path
+ * segment, without a URL's query. Its length goes to *len (not NUL-ended). */
+const char *input_local_name(const struct input_file *f, size_t *len);
+
+/* "sha256" or "md5" (static). */
+const char *input_sum_name(enum input_sum s);
+
+/* Adds "inputs" and "input_files" to the JSON object o (borrowed) when in
+ * has inputs; jdl_parse_json of the result reads them back equal. */
+void inputs_to_json(const struct campaign_inputs *in, json_t *o);
+
+/* Frees what in owns and leaves it empty. */
+void inputs_free(struct campaign_inputs *in);
+#endif
