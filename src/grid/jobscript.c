@@ -1,10 +1,14 @@
 /* jobscript.c - the job wrapper (see jobscript.h). */
 #include "grid/jobscript.h"
+#include "grid/inputs.h"
 #include "grid/jdl.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#define XSTR(x) STR(x)
+#define STR(x) #x
 
 void sh_quote(struct strbuf *out, const char *s)
 {
@@ -150,9 +154,71 @@ static int write_group(struct strbuf *out, const struct cluster_spec *spec, cons
     return 0;
 }
 
+/* The stage-in records of j (a grouped job's members'), one line each:
+ * URL SIZE ALGO DIGEST INPUT LOCAL-NAME. No field has a blank (inputs.c). */
+static void stage_records(struct strbuf *out, const struct drv_job *j, const char *download_url)
+{
+    for (int g = 0; g < (j->group ? j->ngroup : 1); g++) {
+        const struct drv_job *m = j->group ? &j->group[g] : j;
+        for (int k = 0; k < m->ninputs; k++) {
+            const struct input_file *f = m->inputs[k];
+            int url = !strncmp(f->name, "http://", 7) || !strncmp(f->name, "https://", 8);
+            size_t ln;
+            const char *local = input_local_name(f, &ln);
+            sb_printf(out, "%s%s %" PRId64 " %s %s %s %.*s\n", url ? "" : download_url, f->name, f->size,
+                      input_sum_name(f->sum), f->digest, f->name, (int)ln, local);
+        }
+    }
+}
+
+/* The stage-in step (jobscript.h), run in the working directory. A file
+ * is cached under its checksum: two URLs of one content are one file. The
+ * lock is the cached file's own, so different files fetch in parallel. */
+static const char stage_in[] =
+    "locus_stage() {\n"
+    "  local url=$1 size=$2 algo=$3 sum=$4 name=$5 as=$6 f t0 got\n"
+    "  f=$locus_cache/$algo-$sum\n"
+    "  {\n"
+    "    flock 9 || { echo \"" JOBSCRIPT_STAGE " error $name cannot lock $f.lock\"; return 1; }\n"
+    "    if [ -f \"$f\" ]; then\n"
+    "      echo \"" JOBSCRIPT_STAGE " cached $name $size\"\n"
+    "    else\n"
+    "      t0=$(date +%s%N)\n"
+    "      curl -fsSL --retry 2 -o \"$f.part\" \"$url\" 2>\"$f.err\" ||\n"
+    "        { echo \"" JOBSCRIPT_STAGE " error $name download failed: $(tail -c 200 \"$f.err\" | tr '\\n' ' ')\"; rm -f \"$f.part\" \"$f.err\"; return 1; }\n"
+    "      rm -f \"$f.err\"\n"
+    "      got=$(stat -c %s \"$f.part\")\n"
+    "      [ \"$got\" = \"$size\" ] ||\n"
+    "        { echo \"" JOBSCRIPT_STAGE " error $name size mismatch: $got bytes, expected $size\"; rm -f \"$f.part\"; return 1; }\n"
+    "      got=$(\"${algo}sum\" <\"$f.part\") && got=${got%% *}\n"
+    "      [ \"$got\" = \"$sum\" ] ||\n"
+    "        { echo \"" JOBSCRIPT_STAGE " error $name checksum mismatch: $algo $got, expected $sum\"; rm -f \"$f.part\"; return 1; }\n"
+    "      mv -f \"$f.part\" \"$f\" || { echo \"" JOBSCRIPT_STAGE " error $name cannot write the cache\"; return 1; }\n"
+    "      echo \"" JOBSCRIPT_STAGE " fetched $name $size $(( ($(date +%s%N) - t0) / 1000000 ))\"\n"
+    "    fi\n"
+    "  } 9>\"$f.lock\" || return 1\n"
+    "  ln -sfn \"$f\" \"$as\" || { echo \"" JOBSCRIPT_STAGE " error $name cannot link it as $as\"; return 1; }\n"
+    "}\n"
+    "mkdir -p \"$locus_cache\" || { echo \"" JOBSCRIPT_STAGE " error - cannot create the cache folder $locus_cache\"; exit " XSTR(JOBSCRIPT_INPUT_FAILED) "; }\n"
+    "while read -r u sz a d n l; do\n"
+    "  [ -z \"$u\" ] || locus_stage \"$u\" \"$sz\" \"$a\" \"$d\" \"$n\" \"$l\" || exit " XSTR(JOBSCRIPT_INPUT_FAILED) "\n"
+    "done <<<\"$locus_inputs\"\n";
+
+/* The stage-in step in the cluster's cache folder, for the element whose
+ * locus_inputs is not empty. */
+static void stage_step(struct strbuf *out, const struct drv_job *jobs)
+{
+    sb_puts(out, "if [ -n \"$locus_inputs\" ]; then\nlocus_cache=");
+    const char *cache = jobs[0].cache_dir && *jobs[0].cache_dir ? jobs[0].cache_dir : JOBSCRIPT_CACHE_DEFAULT;
+    sh_word(out, cache, jobs[0].campaign_id);
+    sb_puts(out, "\n");
+    sb_puts(out, stage_in);
+    sb_puts(out, "fi\n");
+}
+
 /* One element of the case on the index: what differs between jobs. */
 static int write_element(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j, int i,
-                         char *err, size_t errlen)
+                         const char *download_url, char *err, size_t errlen)
 {
     if (check_env(j, err, errlen)) return -1;
     sb_printf(out, "%d)\n  LOCUS_JOB_ID=%" PRId64 "\n  LOCUS_JOB_NAME=", i, j->job_id);
@@ -161,6 +227,15 @@ static int write_element(struct strbuf *out, const struct cluster_spec *spec, co
     sb_puts(out, "\n  LOCUS_WALLTIME=");
     hms(out, wall);
     sb_printf(out, "\n  LOCUS_WALLTIME_SECONDS=%ld\n", wall);
+    struct strbuf rec;
+    sb_init(&rec);
+    stage_records(&rec, j, download_url);
+    if (rec.len) {
+        sb_puts(out, "  locus_inputs=");
+        sh_quote(out, rec.s);
+        sb_puts(out, "\n");
+    }
+    sb_free(&rec);
     sb_puts(out, "  locus_run=");
     if (j->group) {
         if (write_group(out, spec, j, err, errlen)) return -1;
@@ -194,9 +269,10 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
     char res[256] = "";
     jdl_format_resources(spec->levels, spec->nlevels, res, sizeof res);
     sb_printf(out, "#!/bin/bash\n# locus job wrapper: campaign %" PRId64 ", %d job(s)\n", jobs[0].campaign_id, n);
-    sb_printf(out, "locus_index=%s\ncase \"$locus_index\" in\n", sched->index);
+    sb_printf(out, "locus_index=%s\nlocus_inputs=\ncase \"$locus_index\" in\n", sched->index);
+    const char *download_url = jobs[0].download_url ? jobs[0].download_url : "";
     for (int i = 0; i < n; i++)
-        if (write_element(out, spec, &jobs[i], i, err, errlen)) return -1;
+        if (write_element(out, spec, &jobs[i], i, download_url, err, errlen)) return -1;
     sb_printf(out, "*) echo \"locus: no job at index $locus_index\" >&2; exit %d;;\nesac\n", JOBSCRIPT_SETUP_FAILED);
     sb_printf(out, "LOCUS_CAMPAIGN_ID=%" PRId64 "\nLOCUS_USER=", jobs[0].campaign_id);
     sh_quote(out, jobs[0].user ? jobs[0].user : "");
@@ -219,6 +295,13 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
                  "LOCUS_NODEFILE=$(mktemp \"${TMPDIR:-/tmp}/locus-nodefile.XXXXXX\") || exit 1\n"
                  "trap 'rm -f \"$LOCUS_NODEFILE\"' EXIT\n");
     sb_printf(out, "%s\n", sched->nodefile);
+    int staged = 0;   /* a wrapper without inputs has no stage-in step */
+    for (int i = 0; i < n; i++) {
+        staged |= jobs[i].ninputs > 0;
+        for (int g = 0; jobs[i].group && g < jobs[i].ngroup; g++) staged |= jobs[i].group[g].ninputs > 0;
+    }
+    if (staged) stage_step(out, jobs);
+
     sb_puts(out, "export LOCUS_JOB_ID LOCUS_JOB_NAME LOCUS_CAMPAIGN_ID LOCUS_USER LOCUS_WORKDIR LOCUS_NODEFILE\n"
                  "export LOCUS_RESOURCES LOCUS_WALLTIME LOCUS_WALLTIME_SECONDS\n"
                  "# CiGri's names, so that CiGri scripts run unchanged\n"

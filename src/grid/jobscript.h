@@ -38,6 +38,13 @@ struct drv_job {
     int64_t tag;                 /* > 0: the submission it belongs to; the scheduler's job name
                                     carries it, so that drv_find can find a submission whose ids
                                     were never recorded (the first job's tag names an array) */
+    const struct input_file *const *inputs;   /* the files it reads (inputs_of_job; borrowed),
+                                    staged in before it runs; a grouped job stages its members' */
+    int ninputs;
+    const char *download_url;    /* where a project file name is fetched: this URL + the name
+                                    (locusd's download/, ending in /); first job's counts */
+    const char *cache_dir;       /* the cluster's input cache folder (macros as exec_directory);
+                                    NULL or "": JOBSCRIPT_CACHE_DEFAULT; first job's counts */
 };
 
 /* The walltime of job under spec, in seconds: its own, else the section's. */
@@ -46,6 +53,22 @@ long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job
 /* Exit status of a wrapper that cannot enter its working directory or
  * finds no job at its index. */
 #define JOBSCRIPT_SETUP_FAILED 125
+
+/* Stage-in (docs/grid-policies.md "Data"): before the job runs, the
+ * wrapper fetches each input with curl into the cache folder, under an
+ * flock of the file so that the jobs of a cluster fetch it once, checks
+ * its size and checksum, renames it into place (named by its checksum) and
+ * links it into the working directory under its local name. It reports
+ * each input on its stdout, one line each:
+ *
+ *   locus-stage fetched <input> <bytes> <milliseconds>
+ *   locus-stage cached <input> <bytes>
+ *   locus-stage error <input> <reason>
+ *
+ * and after an error exits JOBSCRIPT_INPUT_FAILED without running the job. */
+#define JOBSCRIPT_INPUT_FAILED 122
+#define JOBSCRIPT_STAGE "locus-stage"
+#define JOBSCRIPT_CACHE_DEFAULT "~/.locus-cache"
 
 struct jobscript_sched {
     const char *index;           /* shell expression of the array index, from 0 ("0" outside arrays) */
