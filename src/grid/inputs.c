@@ -2,6 +2,7 @@
  * end up in job scripts and in file names on clusters, so they are held
  * to a narrow alphabet here, once, rather than escaped everywhere. */
 #include "grid/inputs.h"
+#include "core/fsutil.h"
 #include "core/strbuf.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -53,14 +54,11 @@ static const char *name_problem(const char *s)
             return "a URL whose path ends in a file name of A-Z a-z 0-9 . _ - (not starting with a dot)";
         return NULL;
     }
-    for (const char *p = s;;) {
-        size_t k = strcspn(p, "/");
-        if (!segment_ok(p, k))
-            return "a project file name (segments of A-Z a-z 0-9 . _ -, not starting with a dot, "
-                   "separated by /) or an http(s) URL";
-        if (!p[k]) return NULL;
-        p += k + 1;
-    }
+    /* what locusd's download/ serves: a flat name */
+    if (!name_is_safe(s))
+        return "a project file name in download/ (A-Z a-z 0-9 . _ - +, not starting with a dot, no \"..\") or an "
+               "http(s) URL";
+    return NULL;
 }
 
 static int cmp_file(const void *a, const void *b)
@@ -149,7 +147,7 @@ static const char *template_problem(const char *s, size_t n)
 static int read_templates(struct campaign_inputs *in, const json_t *v, char *err, size_t errlen)
 {
     if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > JDL_INPUTS_MAX)
-        return errf(err, errlen, "inputs: expected a list of 1 to %d file names (\"data/{name}.dat\")", JDL_INPUTS_MAX), -1;
+        return errf(err, errlen, "inputs: expected a list of 1 to %d file names (\"{name}.dat\")", JDL_INPUTS_MAX), -1;
     in->templates = calloc(json_array_size(v), sizeof *in->templates);
     if (!in->templates) return errf(err, errlen, "inputs: out of memory"), -1;
     size_t i;

@@ -2,17 +2,18 @@
  * "input_files", docs/campaigns.md "Input files"): parsed and checked
  * without I/O, expanded per job for the job script's stage-in.
  *
- *   "inputs": ["shared/genome.fa", "data/{name}.dat"],
+ *   "inputs": ["genome.fa", "{name}.dat"],
  *   "input_files": {
- *     "shared/genome.fa": {"size": 3100000000, "sha256": "9f86d0..."},
- *     "data/a.dat": {"size": 1024, "md5": "0cc175..."},
+ *     "genome.fa": {"size": 3100000000, "sha256": "9f86d0..."},
+ *     "a.dat": {"size": 1024, "md5": "0cc175..."},
  *     "https://example.org/b.dat": {"size": 2048, "sha256": "..."}}
  *
  * A job's inputs are the templates with {name} replaced by its name (its
  * param's first word); each must be a key of the file table: a project
- * file name (served by locusd's download/) or an http(s) URL, with its size
- * and one checksum. The job sees each file in its directory under the
- * name's last path segment (its local name).
+ * file name (a flat name served by locusd's download/) or an http(s) URL,
+ * with its size and one checksum. The job sees each file in its directory
+ * under its local name: the project file's name, a URL's last path
+ * segment.
  *
  * Functions that can fail return 0, or -1 with a one-line message in err
  * that names the field path. */
@@ -36,8 +37,8 @@ int inputs_check(const struct campaign_spec *spec, char *err, size_t errlen);
 int inputs_of_job(const struct campaign_inputs *in, const char *name, const struct input_file **out, char *err,
                   size_t errlen);
 
-/* The name a job sees f under (borrowed from f->name): its last path
- * segment, without a URL's query. Its length goes to *len (not NUL-ended). */
+/* The name a job sees f under (borrowed from f->name): a project file's
+ * name, a URL's last path segment without its query. Its length goes to *len (not NUL-ended). */
 const char *input_local_name(const struct input_file *f, size_t *len);
 
 /* "sha256" or "md5" (static). */

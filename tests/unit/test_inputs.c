@@ -18,8 +18,8 @@
 #define SHA "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 #define MD5 "0cc175b9c0f1b6a831c399e269772661"
 #define HEAD "'name': 'c', 'exec_file': 'run.sh', 'clusters': {'a': {}}"
-#define FILES "'input_files': {'shared/genome.fa': {'size': 3000, 'sha256': '" SHA "'}," \
-              " 'data/x.dat': {'size': 10, 'md5': '" MD5 "'}," \
+#define FILES "'input_files': {'genome.fa': {'size': 3000, 'sha256': '" SHA "'}," \
+              " 'x.dat': {'size': 10, 'md5': '" MD5 "'}," \
               " 'https://example.org/d/y.dat?v=2': {'size': 20, 'sha256': '" SHA "'}}"
 
 static int parse_sq(const char *sq, struct campaign_spec *s, char *err, size_t errlen)
@@ -49,34 +49,34 @@ static void test_each_job_reads_its_templates_expanded_with_its_name(void **stat
     (void)state;
     struct campaign_spec s;
     char err[512] = "";
-    int rc = parse_sq("{" HEAD ", 'params': ['x 1', 'y 2'], 'inputs': ['shared/genome.fa', 'data/{name}.dat'],"
-                      " " FILES ", 'input_files': {'shared/genome.fa': {'size': 3000, 'sha256': '" SHA "'},"
-                      " 'data/x.dat': {'size': 10, 'md5': '" MD5 "'}, 'data/y.dat': {'size': 20, 'sha256': '"
+    int rc = parse_sq("{" HEAD ", 'params': ['x 1', 'y 2'], 'inputs': ['genome.fa', '{name}.dat'],"
+                      " " FILES ", 'input_files': {'genome.fa': {'size': 3000, 'sha256': '" SHA "'},"
+                      " 'x.dat': {'size': 10, 'md5': '" MD5 "'}, 'y.dat': {'size': 20, 'sha256': '"
                       SHA "'}}}", &s, err, sizeof err);
     /* the same key twice is refused by the JSON reader itself */
     assert_int_equal(rc, -1);
     assert_non_null(strstr(err, "duplicate object key"));
     campaign_spec_free(&s);
 
-    rc = parse_sq("{" HEAD ", 'params': ['x 1', 'y 2'], 'inputs': ['shared/genome.fa', 'data/{name}.dat'],"
-                  " 'input_files': {'shared/genome.fa': {'size': 3000, 'sha256': '" SHA "'},"
-                  " 'data/x.dat': {'size': 10, 'md5': '" MD5 "'}, 'data/y.dat': {'size': 20, 'SHA256': '"
+    rc = parse_sq("{" HEAD ", 'params': ['x 1', 'y 2'], 'inputs': ['genome.fa', '{name}.dat'],"
+                  " 'input_files': {'genome.fa': {'size': 3000, 'sha256': '" SHA "'},"
+                  " 'x.dat': {'size': 10, 'md5': '" MD5 "'}, 'y.dat': {'size': 20, 'SHA256': '"
                   SHA "'}}}", &s, err, sizeof err);
     assert_int_equal(rc, -1);
-    assert_string_equal(err, "input_files.\"data/y.dat\".SHA256: unknown key (expected size, and sha256 or md5)");
+    assert_string_equal(err, "input_files.\"y.dat\".SHA256: unknown key (expected size, and sha256 or md5)");
     campaign_spec_free(&s);
 
-    rc = parse_sq("{" HEAD ", 'params': ['x 1', 'y 2'], 'inputs': ['shared/genome.fa', 'data/{name}.dat'],"
-                  " 'input_files': {'shared/genome.fa': {'size': 3000, 'sha256': '" SHA "'},"
-                  " 'data/x.dat': {'size': 10, 'md5': '" MD5 "'}, 'data/y.dat': {'size': 20, 'sha256': '"
+    rc = parse_sq("{" HEAD ", 'params': ['x 1', 'y 2'], 'inputs': ['genome.fa', '{name}.dat'],"
+                  " 'input_files': {'genome.fa': {'size': 3000, 'sha256': '" SHA "'},"
+                  " 'x.dat': {'size': 10, 'md5': '" MD5 "'}, 'y.dat': {'size': 20, 'sha256': '"
                   "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08'}}}", &s, err, sizeof err);
     if (rc) print_message("%s\n", err);
     assert_int_equal(rc, 0);
     const struct input_file *f[JDL_INPUTS_MAX];
     assert_int_equal(inputs_of_job(&s.inputs, "y", f, err, sizeof err), 2);
-    assert_string_equal(f[0]->name, "shared/genome.fa");
+    assert_string_equal(f[0]->name, "genome.fa");
     assert_int_equal(f[0]->size, 3000);
-    assert_string_equal(f[1]->name, "data/y.dat");
+    assert_string_equal(f[1]->name, "y.dat");
     assert_string_equal(f[1]->digest, SHA);   /* hex kept in lower case */
     assert_int_equal(f[1]->sum, INPUT_SHA256);
     size_t n;
@@ -84,14 +84,14 @@ static void test_each_job_reads_its_templates_expanded_with_its_name(void **stat
     assert_int_equal(n, 5);
     assert_memory_equal(l, "y.dat", 5);
     assert_int_equal(inputs_of_job(&s.inputs, "z", f, err, sizeof err), -1);
-    assert_string_equal(err, "inputs[1]: \"data/z.dat\" is not in input_files");
+    assert_string_equal(err, "inputs[1]: \"z.dat\" is not in input_files");
 
     /* the round trip */
     json_t *j = jdl_to_json(&s);
     struct campaign_spec back;
     assert_int_equal(jdl_parse_json(j, &back, err, sizeof err), 0);
     assert_int_equal(back.inputs.ntemplates, 2);
-    assert_string_equal(back.inputs.templates[1], "data/{name}.dat");
+    assert_string_equal(back.inputs.templates[1], "{name}.dat");
     assert_int_equal(back.inputs.nfiles, 3);
     for (int i = 0; i < 3; i++) {
         assert_string_equal(back.inputs.files[i].name, s.inputs.files[i].name);
@@ -128,19 +128,19 @@ static void test_a_url_is_seen_under_its_last_segment_without_the_query(void **s
 static void test_every_param_is_checked_also_from_a_param_file(void **state)
 {
     (void)state;
-    expect_error("{" HEAD ", 'params': ['x', 'q'], 'inputs': ['data/{name}.dat'], " FILES "}",
-                 "params[1] (job \"q\"): inputs[0]: \"data/q.dat\" is not in input_files");
-    expect_error("{" HEAD ", 'params': ['x'], 'inputs': ['data/{name}.dat', 'https://example.org/d/{name}.dat'], "
-                 "'input_files': {'data/x.dat': {'size': 1, 'md5': '" MD5 "'}, 'https://example.org/d/x.dat': "
+    expect_error("{" HEAD ", 'params': ['x', 'q'], 'inputs': ['{name}.dat'], " FILES "}",
+                 "params[1] (job \"q\"): inputs[0]: \"q.dat\" is not in input_files");
+    expect_error("{" HEAD ", 'params': ['x'], 'inputs': ['{name}.dat', 'https://example.org/d/{name}.dat'], "
+                 "'input_files': {'x.dat': {'size': 1, 'md5': '" MD5 "'}, 'https://example.org/d/x.dat': "
                  "{'size': 1, 'md5': '" MD5 "'}}}",
                  "params[0] (job \"x\"): inputs[0] and inputs[1] have one file name in the job's directory");
     struct campaign_spec s;
     char err[512] = "";
-    assert_int_equal(parse_sq("{" HEAD ", 'param_file': 'p.txt', 'inputs': ['data/{name}.dat'], " FILES "}", &s, err,
+    assert_int_equal(parse_sq("{" HEAD ", 'param_file': 'p.txt', 'inputs': ['{name}.dat'], " FILES "}", &s, err,
                               sizeof err), 0);
     const char text[] = "x 1\nw 2\n";
     assert_int_equal(jdl_add_params_text(&s, text, strlen(text), err, sizeof err), -1);
-    assert_string_equal(err, "params[1] (job \"w\"): inputs[0]: \"data/w.dat\" is not in input_files");
+    assert_string_equal(err, "params[1] (job \"w\"): inputs[0]: \"w.dat\" is not in input_files");
     assert_int_equal(campaign_nparams(&s), 0);   /* unchanged */
     assert_int_equal(jdl_add_params_text(&s, text, 4, err, sizeof err), 0);
     assert_int_equal(campaign_nparams(&s), 1);
@@ -154,7 +154,7 @@ static void test_malformed_tables_and_templates_are_refused(void **state)
                  "input_files: required with inputs (each file's size and checksum)");
     expect_error("{" HEAD ", 'nb_jobs': 1, " FILES "}", "inputs: required with input_files (which files each job reads)");
     expect_error("{" HEAD ", 'nb_jobs': 1, 'inputs': [], " FILES "}",
-                 "inputs: expected a list of 1 to 64 file names (\"data/{name}.dat\")");
+                 "inputs: expected a list of 1 to 64 file names (\"{name}.dat\")");
     expect_error("{" HEAD ", 'nb_jobs': 1, 'inputs': ['data/{param}.dat'], " FILES "}",
                  "inputs[0]: a brace outside {name} (the job's name, its param's first word)");
     expect_error("{" HEAD ", 'nb_jobs': 1, 'inputs': [3], " FILES "}", "inputs[0]: expected a file name");

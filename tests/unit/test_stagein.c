@@ -53,10 +53,10 @@ static int setup(void **state)
     snprintf(path, sizeof path, "%s/srv/data", dir);
     assert_int_equal(mkdir(path, 0755), 0);
     put("srv/shared.dat", shared);
-    put("srv/data/x.dat", xdat);
-    put("srv/data/y.dat", "a");
-    put("srv/data/z.dat", "corrupted");
-    put("srv/data/w.dat", "short");
+    put("srv/x.dat", xdat);
+    put("srv/y.dat", "a");
+    put("srv/z.dat", "corrupted");
+    put("srv/w.dat", "short");
     put("prog.sh", "#!/bin/bash\necho \"job $1 reads: $(cat shared.dat) / $(cat $1.dat)\"\n");
     snprintf(path, sizeof path, "%s/prog.sh", dir);
     assert_int_equal(chmod(path, 0755), 0);
@@ -80,12 +80,12 @@ static void campaign(struct campaign_spec *spec)
     snprintf(json, sizeof json,
              "{\"name\": \"t\", \"params\": [\"x\", \"y\", \"z\", \"w\"], \"exec_file\": \"%s/prog.sh\","
              " \"exec_directory\": \"%s\", \"clusters\": {\"c\": {}},"
-             " \"inputs\": [\"shared.dat\", \"data/{name}.dat\"], \"input_files\": {"
+             " \"inputs\": [\"shared.dat\", \"{name}.dat\"], \"input_files\": {"
              " \"shared.dat\": {\"size\": %zu, \"sha256\": \"%s\"},"
-             " \"data/x.dat\": {\"size\": %zu, \"sha256\": \"%s\"},"
-             " \"data/y.dat\": {\"size\": 1, \"md5\": \"0cc175b9c0f1b6a831c399e269772661\"},"
-             " \"data/z.dat\": {\"size\": 9, \"sha256\": \"%s\"},"
-             " \"data/w.dat\": {\"size\": 50, \"sha256\": \"%s\"}}}",
+             " \"x.dat\": {\"size\": %zu, \"sha256\": \"%s\"},"
+             " \"y.dat\": {\"size\": 1, \"md5\": \"0cc175b9c0f1b6a831c399e269772661\"},"
+             " \"z.dat\": {\"size\": 9, \"sha256\": \"%s\"},"
+             " \"w.dat\": {\"size\": 50, \"sha256\": \"%s\"}}}",
              dir, dir, strlen(shared), s1, strlen(xdat), s2, s3, s3);
     memset(spec, 0, sizeof *spec);
     if (jdl_parse(json, strlen(json), spec, err, sizeof err)) fail_msg("%s", err);
@@ -147,8 +147,8 @@ static void test_inputs_fetched_once_checked_and_linked(void **state)
      * its lock and finds it cached */
     assert_int_equal(count(r.out, "locus-stage fetched shared.dat 32 "), 1);
     assert_int_equal(count(r.out, "locus-stage cached shared.dat 32\n"), 1);
-    has(r.out, "locus-stage fetched data/x.dat 14 ");
-    has(r.out, "locus-stage fetched data/y.dat 1 ");
+    has(r.out, "locus-stage fetched x.dat 14 ");
+    has(r.out, "locus-stage fetched y.dat 1 ");
     has(r.out, "job x reads: shared input, read by every job / x's own input\n");
     has(r.out, "job y reads: shared input, read by every job / a\n");
     run_output_free(&r);
@@ -156,11 +156,11 @@ static void test_inputs_fetched_once_checked_and_linked(void **state)
     /* again: everything cached; the cache holds the files under their checksums */
     run("bash wrapper-x.sh", &r);
     assert_int_equal(r.status, 0);
-    has(r.out, "locus-stage cached shared.dat 32\nlocus-stage cached data/x.dat 14\n");
+    has(r.out, "locus-stage cached shared.dat 32\nlocus-stage cached x.dat 14\n");
     run_output_free(&r);
     char path[256];
-    snprintf(path, sizeof path, "%s/cache/sha256-%s", dir, spec.inputs.files[4].digest);   /* shared.dat */
-    assert_string_equal(spec.inputs.files[4].name, "shared.dat");
+    snprintf(path, sizeof path, "%s/cache/sha256-%s", dir, spec.inputs.files[0].digest);   /* shared.dat */
+    assert_string_equal(spec.inputs.files[0].name, "shared.dat");
     assert_int_equal(access(path, R_OK), 0);
     snprintf(path, sizeof path, "%s/cache/md5-0cc175b9c0f1b6a831c399e269772661", dir);
     assert_int_equal(access(path, R_OK), 0);
@@ -177,12 +177,12 @@ static void test_a_bad_input_ends_the_job_before_it_runs(void **state)
     struct run_output r = {0};
     run("bash wrapper-z.sh", &r);
     assert_int_equal(r.status, JOBSCRIPT_INPUT_FAILED);
-    has(r.out, "locus-stage error data/z.dat checksum mismatch: sha256 ");
+    has(r.out, "locus-stage error z.dat checksum mismatch: sha256 ");
     assert_null(strstr(r.out, "job z reads"));
     run_output_free(&r);
     run("bash wrapper-w.sh", &r);
     assert_int_equal(r.status, JOBSCRIPT_INPUT_FAILED);
-    has(r.out, "locus-stage error data/w.dat size mismatch: 5 bytes, expected 50\n");
+    has(r.out, "locus-stage error w.dat size mismatch: 5 bytes, expected 50\n");
     run_output_free(&r);
     run("ls cache | grep -c part || true", &r);
     assert_string_equal(r.out, "0\n");   /* nothing half-written left */
