@@ -13,6 +13,7 @@
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include "grid/cycle.h"
+#include "grid/inputs.h"
 #include "grid/jobscript.h"
 #include "orders/campaign_record.h"
 #include "server/metrics.h"
@@ -670,6 +671,9 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         char (*names)[64] = xcalloc((size_t)s->n, sizeof *names);
         char (*env)[ENV_PER_JOB][48] = xcalloc((size_t)s->n, sizeof *env);
         const char *(*envp)[ENV_PER_JOB + 1] = xcalloc((size_t)s->n, sizeof *envp);
+        const struct input_file *(*ins)[JDL_INPUTS_MAX] = xcalloc((size_t)s->n, sizeof *ins);
+        char download[sizeof g->cfg.master_url + 16];   /* where the jobs fetch project inputs */
+        snprintf(download, sizeof download, "%sdownload/", g->cfg.master_url);
         struct cluster_spec sec = *cs;   /* borrowed strings: only read while submitting */
         sec.best_effort = s->best_effort;
         int script = s->kind == GSK_PROLOGUE || s->kind == GSK_EPILOGUE;
@@ -684,9 +688,15 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             snprintf(env[i][1], sizeof env[i][1], "LOCUS_ATTEMPT=%d", j ? j->attempts + j->resumes : 0);
             snprintf(env[i][2], sizeof env[i][2], "LOCUS_RESUME=%d", cp->resume);
             for (int k = 0; k < ENV_PER_JOB; k++) envp[i][k] = env[i][k];
+            /* checked at submission (inputs_check): a job's inputs are all in the table */
+            char why[256];
+            int nin = j ? inputs_of_job(&spec->inputs, names[i], ins[i], why, sizeof why) : 0;
+            if (nin < 0) log_warn("grid: campaign %" PRId64 " job %s: %s; it runs without its inputs", s->campaign_id,
+                                  names[i], why);
             jobs[i] = (struct drv_job){.job_id = j ? j->id : 0, .campaign_id = s->campaign_id, .name = names[i],
                                        .user = who, .param = param, .walltime = s->walltime, .env = envp[i],
-                                       .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0]};
+                                       .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0],
+                                       .inputs = ins[i], .ninputs = nin > 0 ? nin : 0, .download_url = download};
             if (script) {
                 jobs[i].script = (const char *const *)(s->kind == GSK_PROLOGUE ? cs->prologue : cs->epilogue);
                 jobs[i].nscript = s->kind == GSK_PROLOGUE ? cs->nprologue : cs->nepilogue;
@@ -695,7 +705,8 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         if (s->grouped) {
             struct drv_job group = {.job_id = jobs[0].job_id, .campaign_id = s->campaign_id, .name = names[0],
                                     .user = who, .walltime = s->walltime, .group = jobs, .ngroup = s->n,
-                                    .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0]};
+                                    .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0],
+                                    .download_url = download};
             if (!drv_submit(drv, &sec, &group, ids[0], err, sizeof err)) done = s->n;
             for (int i = 1; i < done; i++) memcpy(ids[i], ids[0], sizeof ids[i]);
         } else if (s->array) {
@@ -709,6 +720,7 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         char e2[64];
         struct drv_resources r;
         if (done < s->n && !drv_resources(drv, &r, e2, sizeof e2)) fail_status = GS_REFUSED;
+        free(ins);
         free(envp);
         free(env);
         free(names);
