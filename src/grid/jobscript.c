@@ -184,7 +184,7 @@ static const char stage_in[] =
     "      echo \"" JOBSCRIPT_STAGE " cached $name $size\"\n"
     "    else\n"
     "      t0=$(date +%s%N)\n"
-    "      curl -fsSL --retry 2 -o \"$f.part\" \"$url\" 2>\"$f.err\" ||\n"
+    "      curl -fsSL --proto-redir =http,https --retry 2 -o \"$f.part\" \"$url\" 2>\"$f.err\" ||\n"
     "        { echo \"" JOBSCRIPT_STAGE " error $name download failed: $(tail -c 200 \"$f.err\" | tr '\\n' ' ')\"; rm -f \"$f.part\" \"$f.err\"; return 1; }\n"
     "      rm -f \"$f.err\"\n"
     "      got=$(stat -c %s \"$f.part\")\n"
