@@ -71,12 +71,27 @@ struct campaign_params {
                                     jdl_add_params_text; NULL when none; owned */
 };
 
+#define JDL_AFTER_MAX 64             /* campaigns one campaign runs after */
+
+/* Dependencies between a campaign's params, by name (a param's first
+ * word), as the JDL's "depends" and the param text's "@depends" lines give
+ * them: the param names[2k] runs once names[2k + 1] succeeded. Checked
+ * and turned into param indexes by deps_resolve (grid/deps.h). */
+struct campaign_deps {
+    char **names;                /* 2 * n names, owned */
+    size_t n, cap;               /* pairs */
+};
+
 /* A campaign, owned by whoever parsed it: free it with campaign_spec_free. */
 struct campaign_spec {
     char *name;
     enum campaign_type type;     /* default CAMPAIGN_DEFAULT */
     int priority;                /* default 0; higher first (metascheduler) */
     struct campaign_params params;
+    struct campaign_deps deps;
+    char **after;                /* campaigns it runs after: ids ("12") or names of the same user's;
+                                    the order code makes them ids; owned */
+    int nafter;
     int nclusters;               /* >= 1 */
     struct cluster_spec *clusters;   /* sorted by name */
 };

@@ -409,6 +409,22 @@ static const char v24[] =
     "ALTER TABLE users ADD COLUMN prev_email TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE users ADD COLUMN email_time INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE hosts ADD COLUMN venue TEXT NOT NULL DEFAULT '';";
-const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
-                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24};
-const int schema_nmigrations = 24;
+
+/* Version 25: dependencies (grid/deps.h). A job counts its needs not
+ * succeeded and those failed, and heads the chain of the dependencies
+ * naming it as the need (grid_deps, by id); a campaign counts its jobs
+ * held ahead of its next new one and lists the campaigns it runs after
+ * (grid_camp_after, written once). Jobs and campaigns made before have
+ * none. */
+static const char v25[] =
+    "ALTER TABLE grid_jobs ADD COLUMN first_dependent INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_jobs ADD COLUMN unmet INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_jobs ADD COLUMN failed_needs INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nheld INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nafter INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE grid_deps(id INTEGER PRIMARY KEY, job_id INTEGER, need_id INTEGER, next INTEGER);"
+    "CREATE TABLE grid_camp_after(campaign_id INTEGER, k INTEGER, after_id INTEGER,"
+    " PRIMARY KEY(campaign_id, k)) WITHOUT ROWID;";
+const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12, v13,
+                                         v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25};
+const int schema_nmigrations = 25;
