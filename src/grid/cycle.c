@@ -297,10 +297,13 @@ static void job_set_one(struct grid_state *st, struct grid_job *j, enum grid_job
     if (terminal(j->state)) c->ndone--;
     if (j->state == GJ_TO_LAUNCH && below) c->nresub--;
     if (held(j->state) && !below) c->nheld--;
+    if (j->state == GJ_BLOCKED) c->nblocked--;
     j->state = s;
     if (terminal(s)) c->ndone++;
     if (s == GJ_TO_LAUNCH && below) c->nresub++;
+    if (s == GJ_TO_LAUNCH && below && j->param < c->resub_from) c->resub_from = j->param;
     if (held(s) && !below) c->nheld++;
+    if (s == GJ_BLOCKED) c->nblocked++;
     if (j->first_dependent) deps_need_changed(st, j, from, s, todo);
 }
 
@@ -987,7 +990,7 @@ static void unpin_stale(struct grid_state *st)
     for (int i = 0; i < st->ncamps; i++) {
         struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING || !c->nresub) continue;
-        for (int64_t k = 0; k < c->next_new; k++) {
+        for (int64_t k = c->resub_from; k < c->next_new; k++) {
             struct grid_job *j = grid_camp_job(st, c, k);
             if (j->state != GJ_TO_LAUNCH || !j->pin_cluster) continue;
             struct grid_pair *p = grid_pair_find(st, c->id, j->pin_cluster);
@@ -1059,9 +1062,13 @@ static struct grid_job *next_job(struct grid_state *st, struct grid_campaign *c,
                                  int64_t *from)
 {
     if (pinned || c->nresub) {
+        if (*from < c->resub_from) *from = c->resub_from;
         for (; *from < c->next_new; (*from)++) {
             struct grid_job *j = grid_camp_job(st, c, *from);
-            if (j->state != GJ_TO_LAUNCH) continue;
+            if (j->state != GJ_TO_LAUNCH) {
+                if (*from == c->resub_from) c->resub_from++;   /* nothing to take below it */
+                continue;
+            }
             if (pinned ? j->pin_cluster == cluster_id : !j->pin_cluster) {
                 (*from)++;
                 return j;
@@ -1242,7 +1249,8 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
     for (int i = 0; i < st->ncamps; i++) {
         struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING || c->type == CAMPAIGN_TEST || c->ndone == c->njobs) continue;
-        if (unsubmitted(c)) continue;
+        /* jobs still waiting for others: not the campaign's end yet (and no scan of its jobs per cycle) */
+        if (unsubmitted(c) || c->nblocked) continue;
         struct fin_copy *fc = NULL;
         int nfc = 0, capfc = 0;
         for (int64_t k = 0; k < c->njobs; k++) {

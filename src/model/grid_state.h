@@ -206,6 +206,9 @@ struct grid_campaign {
     struct grid_camp_cluster *clusters;      /* owned */
     int nclusters;
     int64_t nheld;            /* jobs of index >= next_new blocked or dependency_failed: not submittable */
+    int64_t nblocked;         /* jobs blocked: while any is, finalize waits (its end is not near) */
+    int64_t resub_from;       /* no job below this index is GJ_TO_LAUNCH: where the queue's scans start (a
+                                 cache, not saved: 0 is always right) */
     int64_t *after;           /* campaigns it runs after (GCS_WAITING until they terminate); owned */
     int nafter;
 };
