@@ -39,6 +39,7 @@ struct gw_campaign {
     double start;               /* submitted at this virtual time */
     double checkpoint;          /* checkpointing period; 0: none */
     double grouping;            /* temporal grouping duration; 0: none */
+    int chains;                 /* > 0: the jobs form this many chains, job i running after job i - chains */
     int nclusters;
     int clusters[GW_MAX_CLUSTERS];   /* indexes into grid_workload.clusters */
 };

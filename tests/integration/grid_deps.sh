@@ -146,6 +146,10 @@ for camp in "$DS" "$DO"; do
     grep -q ' 1 error,' "$TMP/stat.$camp" || bad "stat of $camp: $(grep jobs: "$TMP/stat.$camp")"
     say "campaign $camp: $(grep jobs: "$TMP/stat.$camp")"
 done
+"$LOCUS" campaign stat "$proj" "$DS" --jobs --state dependency_failed >"$TMP/stat.jobs" 2>&1 \
+    || bad "locus campaign stat --jobs --state dependency_failed failed: $(cat "$TMP/stat.jobs")"
+[ "$(awk '$2 == "dependency_failed" {print $NF}' "$TMP/stat.jobs" | sort | paste -sd,)" = d,e ] \
+    || bad "stat --jobs --state dependency_failed: $(cat "$TMP/stat.jobs")"
 "$LOCUS" campaign stat "$proj" "$DS" --json >"$TMP/stat.json" 2>&1 || bad "locus campaign stat --json failed"
 grep -q '"dependency_failed":2' "$TMP/stat.json" || bad "stat --json lacks the dependency_failed jobs: $(cat "$TMP/stat.json")"
 
