@@ -382,13 +382,14 @@ static void test_metascheduler_counts_only_submittable(void **state)
 
 /* ---- campaigns after others ---- */
 
+/* A campaign of one param named as the campaign, with more keys (extra). */
+#define ONE_JOB(name, extra) "{'name': '" name "', 'params': ['" name "'], 'exec_file': '/x', " extra "'clusters': {'c0': {}}}"
+
 static void test_after_waits_then_starts(void **state)
 {
     (void)state;
     struct h *h = h_new(5, 100);
-    int64_t a = add(h, "{'name': 'first', 'params': ['p'], 'exec_file': '/x', 'clusters': {'c0': {}}}", 1);
-    int64_t b = add(h, "{'name': 'second', 'params': ['q'], 'exec_file': '/x', 'after': [1], 'clusters': {'c0': {}}}",
-                    1);
+    int64_t a = add(h, ONE_JOB("first", ""), 1), b = add(h, ONE_JOB("second", "'after': [1], "), 1);
     assert_int_equal(grid_campaign_find(&h->st, b)->state, GCS_WAITING);
     assert_int_equal(grid_campaign_pause(&h->st, b, 0, h->err, sizeof h->err), -1);   /* not resumed early */
     cycle(h);
@@ -399,8 +400,7 @@ static void test_after_waits_then_starts(void **state)
     assert_int_equal(grid_campaign_find(&h->st, b)->state, GCS_RUNNING);
     assert_true(submitted(h, b, 0));
     /* after a campaign already terminated: runs at once */
-    int64_t c = add(h, "{'name': 'third', 'params': ['r'], 'exec_file': '/x', 'after': [1], 'clusters': {'c0': {}}}",
-                    1);
+    int64_t c = add(h, ONE_JOB("third", "'after': ['1'], "), 1);
     assert_int_equal(grid_campaign_find(&h->st, c)->state, GCS_RUNNING);
     h_free(h);
 }
@@ -409,9 +409,7 @@ static void test_after_cancelled_cancels_and_checks(void **state)
 {
     (void)state;
     struct h *h = h_new(5, 100);
-    int64_t a = add(h, "{'name': 'first', 'params': ['p'], 'exec_file': '/x', 'clusters': {'c0': {}}}", 1);
-    int64_t b = add(h, "{'name': 'second', 'params': ['q'], 'exec_file': '/x', 'after': [1], 'clusters': {'c0': {}}}",
-                    1);
+    int64_t a = add(h, ONE_JOB("first", ""), 1), b = add(h, ONE_JOB("second", "'after': [1], "), 1);
     cycle(h);
     assert_int_equal(grid_campaign_cancel(&h->st, a, h->err, sizeof h->err), 0);
     cycle(h);
