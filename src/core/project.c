@@ -212,6 +212,7 @@ const struct setting project_settings[] = {
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
+    {SETTING("grid_max_attempts", SETTING_INT, grid_max_attempts), .def = 5, .max = 1000, .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
     {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},
 };

@@ -134,6 +134,8 @@ struct project_config {
     /* the grid daemon (campaigns on clusters, docs/campaigns.md) */
     int grid_daemon;             /* off with <no_grid_daemon/>: this locusd runs no campaign */
     int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */
+    int grid_max_attempts;       /* <grid_max_attempts>: resubmissions of a job that may be to blame before
+                                    it is given up (5) */
     int grid_min_uid;            /* <grid_min_uid>: the lowest uid a campaign runs as, where locusd's host
                                     knows the account (1000); root never */
     double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */

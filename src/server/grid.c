@@ -927,6 +927,7 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.settle_seconds = (int64_t)cfg->grid_settle_seconds;
     gc.fairshare_half_life = cfg->grid_fairshare_half_life;
     gc.finalize = cfg->grid_finalize;
+    gc.max_attempts = cfg->grid_max_attempts;
     struct gridd *g = xcalloc(1, sizeof *g);
     g->cfg = *cfg;
     g->ops = drivers ? *drivers : (struct gridd_drivers){real_open, real_close, NULL};

@@ -36,6 +36,7 @@ proj=$TMP/proj
 make_project "$proj" locusa locusb
 map_accounts "$proj" locusa locusb
 set_config "$proj" grid_cycle_period 1
+set_config "$proj" grid_max_attempts 1   # c is given up at its second failure
 "$LOCUS" cluster add "$proj" alpha --driver slurm --conf "${SLURM_CONF_OF[alpha]}" --partition normal >/dev/null \
     || fail "locus cluster add alpha failed"
 "$LOCUS" cluster add "$proj" gamma --driver oar --api "$OAR_API" >/dev/null || fail "locus cluster add gamma failed"
@@ -44,7 +45,7 @@ WORK=$TMP/work BIN=$TMP/bin
 mkdir -p "$WORK" "$BIN"
 chmod 777 "$WORK"
 # job.sh NAME: logs "start|end CAMPAIGN NAME TIME" to the shared log;
-# c exits 66 (a retry code: it is tried max_attempts + 1 times, then given
+# c exits 66 (a retry code: it is tried grid_max_attempts + 1 = 2 times, then given
 # up), the others succeed after 3 s (not near zero: no sink).
 cat >"$BIN/job.sh" <<'SH'
 #!/bin/bash
