@@ -1,7 +1,7 @@
 /* cli.c - helpers every `locus` command uses: error messages, option
  * parsing, opening a project, copying files into its download area. */
 #include "cli/cli.h"
-#include "cli/jobdesc.h"
+#include "orders/file_order.h"
 #include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
@@ -149,13 +149,7 @@ int cli_copy_to_download(const struct project *p, struct cli_copies *c, const ch
     if (c->n == (int)(sizeof c->paths / sizeof c->paths[0]))
         return cli_errf(err, errlen, CLI_FAIL, "too many files in one command");
     char dest[PROJECT_PATH_MAX + 256];
-    project_file_path(p, dest, sizeof dest, "download", name);
-    char *slash = strrchr(dest, '/');
-    *slash = 0;
-    int rc = mkdir_p(dest, 0755);
-    *slash = '/';
-    if (rc) return cli_errf(err, errlen, CLI_FAIL, "cannot create the folder of %s: %s", dest, strerror(errno));
-    if (copy_file(src, dest))
+    if (file_order_place(p, src, name, 0, dest, sizeof dest))
         return cli_errf(err, errlen, CLI_FAIL, "cannot copy %s to %s: %s", src, dest, strerror(errno));
     c->paths[c->n++] = xstrdup(dest);
     if (md5_hex_file(dest, f->md5, &f->nbytes))
@@ -203,16 +197,6 @@ void cli_basename(const char *path, char *out, size_t len)
     size_t start = end;
     while (start > 0 && path[start - 1] != '/') start--;
     snprintf(out, len, "%.*s", (int)(end - start), path + start);
-}
-
-int cli_find_batch(struct store *s, const char *key, struct batch *b)
-{
-    int rc = store_batch_by_name(s, key, b);
-    if (rc != 1) return rc;
-    char *end;
-    long long id = strtoll(key, &end, 10);
-    if (end == key || *end || id <= 0) return 1;
-    return store_batch_get(s, id, b);
 }
 
 /* Outputs as given, the default "out", or none with --no-output (jobs whose

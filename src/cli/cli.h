@@ -10,6 +10,7 @@
 #define LOCUS_CLI_H
 #include "core/project.h"
 #include "model/model.h"
+#include "orders/batch_order.h"
 #include "store/store.h"
 #include <jansson.h>
 #include <stddef.h>
@@ -104,8 +105,38 @@ int cli_app_user(struct store *s, const char *app, const char *user, int64_t *ap
                  size_t errlen);
 /* The id of the user called user into *id; CLI_FAIL naming it if unknown. */
 int cli_user_id(struct store *s, const char *user, int64_t *id, char *err, size_t errlen);
-/* A batch given as a name or, failing that, as a numeric id: 0, 1 absent, -1 error. */
-int cli_find_batch(struct store *s, const char *key, struct batch *b);
+/* What a batch cancel did to the batch called name, whose state was the
+ * state named was before: one line on stdout, locally and remotely the same. */
+void cli_print_cancel(const char *name, const char *was);
+
+/* ---- a remote server (remote.c): `locus --server URL ...` ---- */
+
+/* Takes the options before the command words off argv (--server URL,
+ * --key KEY, --key-file FILE, --cacert FILE; else LOCUS_SERVER,
+ * LOCUS_KEY_FILE, LOCUS_KEY, LOCUS_CACERT), leaving argv as if they were
+ * not there. 0, or CLI_USAGE / CLI_FAIL and why. */
+int cli_remote_options(int *argc, char ***argv, char *err, size_t errlen);
+/* Whether the commands go to a server (no project folder is named then). */
+int cli_remote(void);
+/* method /api/v1/path with body (taken; NULL: {} for a POST, none for a
+ * GET): 0 with the JSON answer in *answer (owned), or CLI_FAIL with the
+ * server's error message and HTTP status, or why no answer came. */
+int remote_json(const char *method, const char *path, json_t *body, json_t **answer, char *err, size_t errlen);
+/* key %-escaped for a URL path (owned). */
+char *remote_escape(const char *key);
+/* PUT /api/v1/files/NAME from src (f: the name and flags), with its
+ * SHA-256 for the server to check; prints what happened as file add does. */
+int remote_file_add(const char *src, struct file_rec *f, char *err, size_t errlen);
+/* GET /api/v1/path into the file dest, through dest.part renamed when
+ * whole (removed otherwise). */
+int remote_download(const char *path, const char *dest, char *err, size_t errlen);
+/* The options seen in opts as an order's JSON object (owned): the same
+ * names with '_' for '-' ("--delay-bound 60": "delay_bound": 60), a list
+ * option plural ("--output": "outputs"), those named in skip (NULL ends it)
+ * left out. */
+json_t *remote_opts_json(const struct cli_opt *opts, const char *const *skip);
+/* What file add did, locally and remotely the same. */
+void cli_print_file_added(const struct file_rec *f, int existed);
 
 /* ---- output ---- */
 
@@ -119,11 +150,12 @@ void cli_print_json(json_t *root);
 typedef int cli_command(int argc, char **argv, char *err, size_t errlen);
 cli_command cmd_init, cmd_app_add, cmd_app_set, cmd_file_add, cmd_user_create, cmd_user_role, cmd_user_key, cmd_user_keys,
     cmd_user_revoke, cmd_user_account, cmd_user_hook, cmd_batch_create, cmd_batch_add_jobs,
-    cmd_batch_cancel,
+    cmd_batch_cancel, cmd_batch_results,
     cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,
     cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_cluster_affinity, cmd_campaign_submit, cmd_campaign_stat,
     cmd_campaign_events, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
-    cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params;
+    cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params,
+    cmd_campaign_project_share;
 
 /* ---- what happened to jobs (cmd_job.c; the views are store/store_job_view.h's) ---- */
 struct failure_group;

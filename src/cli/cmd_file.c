@@ -1,11 +1,13 @@
 /* cmd_file.c - `locus file add`: registers an input file that jobs can
- * name. Adding the same content again under the same name succeeds, so a
- * submission script can be re-run. */
+ * name, through the order shared with PUT /api/v1/files/NAME
+ * (orders/file_order.h). Adding the same content again under the same
+ * name succeeds, so a submission script can be re-run. */
 #include "cli/cli.h"
-#include "core/digest.h"
 #include "core/fsutil.h"
-#include <errno.h>
+#include "core/strbuf.h"
+#include "orders/file_order.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct file_add {
@@ -14,40 +16,19 @@ struct file_add {
     int existed;        /* already registered with this content */
 };
 
-/* The same name is already registered: fine if the content is the same. */
-static int compare_existing(const struct file_add *a, const struct file_rec *old, char *err, size_t errlen)
-{
-    char md5[MD5_HEX_LEN];
-    int64_t size;
-    if (md5_hex_file(a->src, md5, &size))
-        return cli_errf(err, errlen, CLI_FAIL, "cannot read %s: %s", a->src, strerror(errno));
-    if (size != old->nbytes || strcmp(md5, old->md5))
-        return cli_errf(err, errlen, CLI_FAIL, "a different file named %s is already registered "
-                        "(%lld bytes, md5 %s): choose another name with --name", old->name,
-                        (long long)old->nbytes, old->md5);
-    return 0;
-}
-
 static int add_file(struct cli_project *cp, struct cli_copies *copies, void *ctx, char *err, size_t errlen)
 {
     struct file_add *a = ctx;
-    struct file_rec old;
-    int rc = store_file_by_name(cp->s, a->f.name, &old);
-    if (rc < 0) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    if (rc == 0) {
-        rc = compare_existing(a, &old, err, errlen);
-        file_rec_clear(&old);
-        a->existed = 1;
-        return rc;
-    }
-    if (cli_copy_to_download(&cp->p, copies, a->src, a->f.name, &a->f, err, errlen)) return CLI_FAIL;
-    if (store_file_insert(cp->s, &a->f)) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    return 0;
+    char placed[PROJECT_PATH_MAX + 256];
+    enum file_order_rc rc = file_order_add(cp->s, &cp->p, a->src, 0, &a->f, &a->existed, placed, sizeof placed,
+                                           err, errlen);
+    if (placed[0]) copies->paths[copies->n++] = xstrdup(placed);   /* unlinked if the transaction fails */
+    return rc ? CLI_FAIL : 0;
 }
 
 int cmd_file_add(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *name = NULL, *pos[2];
+    const char *name = NULL, *pos[2] = {NULL, NULL};
     struct file_add a = {.existed = 0};
     struct cli_opt opts[] = {
         {"name", OPT_STR, &name, 0, 0},
@@ -55,23 +36,28 @@ int cmd_file_add(int argc, char **argv, char *err, size_t errlen)
         {"report-on-rpc", OPT_FLAG, &a.f.report_on_rpc, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
-    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    int r = cli_remote();   /* remotely, no project folder */
+    int rc = cli_parse(argc, argv, opts, pos + r, 2 - r, 2 - r, err, errlen);
     if (rc) return rc;
     a.src = pos[1];
     char base[sizeof a.f.name + 1];
     cli_basename(a.src, base, sizeof base);
     if (!name) name = base;
-    if (!name_is_safe(name))
-        return cli_errf(err, errlen, CLI_FAIL, "file name '%s' is not safe: use 1 to %d characters of "
-                        "A-Z a-z 0-9 . _ + -, not starting with '.' (choose one with --name)", name, LOCUS_NAME_MAX);
+    if (file_order_check_name(name, err, errlen)) return CLI_FAIL;
     snprintf(a.f.name, sizeof a.f.name, "%s", name);
     if (cli_check_source(a.src, err, errlen)) return CLI_FAIL;
+    if (r) return remote_file_add(a.src, &a.f, err, errlen);
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = cli_transaction(&cp, add_file, &a, err, errlen);
     cli_close(&cp);
     if (rc) return rc;
-    if (a.existed) printf("file %s is already registered with the same content\n", a.f.name);
-    else printf("added file %s (%lld bytes, md5 %s)\n", a.f.name, (long long)a.f.nbytes, a.f.md5);
+    cli_print_file_added(&a.f, a.existed);
     return 0;
+}
+
+void cli_print_file_added(const struct file_rec *f, int existed)
+{
+    if (existed) printf("file %s is already registered with the same content\n", f->name);
+    else printf("added file %s (%lld bytes, md5 %s)\n", f->name, (long long)f->nbytes, f->md5);
 }

@@ -111,7 +111,7 @@ static void print_job(const struct job_view *v)
 static int show(struct cli_project *cp, const char *key, const char *job, int as_json, char *err, size_t errlen)
 {
     struct batch b;
-    int rc = cli_find_batch(cp->s, key, &b);
+    int rc = batch_find(cp->s, key, &b);
     if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", key);
     if (rc) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
     struct job_view v;

@@ -22,6 +22,30 @@ static int create_sequences(struct cli_project *cp, struct cli_copies *copies, v
     return order_status(sequence_order_create(cp->s, &c->o, (int64_t)time(NULL), &c->b, err, errlen));
 }
 
+/* What a create made, locally and remotely the same. */
+static void print_created(const char *batch, long long id, const struct sequence_order *o, int length)
+{
+    printf("created batch %s (id %lld): %d sequence%s of %d positions%s\n", batch, id, o->count,
+           o->count == 1 ? "" : "s", length, o->twins ? ", each with its twin" : "");
+}
+
+/* sequence create on a server: POST sequences with the options as JSON. */
+static int remote_create(const struct cli_opt *opts, const struct sequence_order *o, int length, char *err,
+                         size_t errlen)
+{
+    if (cli_seen(opts, "user"))
+        return cli_errf(err, errlen, CLI_USAGE, "--user is for the server's own command line: remote sequences are "
+                        "the key's user's");
+    static const char *const skip[] = {NULL};
+    json_t *answer = NULL;
+    int rc = remote_json("POST", "sequences", remote_opts_json(opts, skip), &answer, err, errlen);
+    if (rc) return rc;
+    print_created(json_string_value(json_object_get(answer, "batch")),
+                  (long long)json_integer_value(json_object_get(answer, "batch_id")), o, length);
+    json_decref(answer);
+    return 0;
+}
+
 int cmd_sequence_create(int argc, char **argv, char *err, size_t errlen)
 {
     struct create_ctx c;
@@ -50,18 +74,19 @@ int cmd_sequence_create(int argc, char **argv, char *err, size_t errlen)
         {"twins", OPT_FLAG, &c.o.twins, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
-    int rc = cli_parse(argc, argv, opts, pos, 1, 1, err, errlen);
+    int r = cli_remote();   /* remotely, no project folder */
+    pos[0] = NULL;
+    int rc = cli_parse(argc, argv, opts, pos + r, 1 - r, 1 - r, err, errlen);
     if (!rc && c.o.no_output && outs.n) rc = cli_errf(err, errlen, CLI_USAGE, "give --output or --no-output, not both");
     if (rc) return rc;
+    if (r) return remote_create(opts, &c.o, length, err, errlen);
     c.o.length = length;
     c.o.outputs = outs.v;
     c.o.noutputs = outs.n;
     struct cli_project cp = {.s = NULL};
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = cli_transaction(&cp, create_sequences, &c, err, errlen);
-    if (!rc)
-        printf("created batch %s (id %lld): %d sequence%s of %d positions%s\n", c.b.name, (long long)c.b.id,
-               c.o.count, c.o.count == 1 ? "" : "s", length, c.o.twins ? ", each with its twin" : "");
+    if (!rc) print_created(c.b.name, (long long)c.b.id, &c.o, length);
     cli_close(&cp);
     return rc;
 }
@@ -80,9 +105,10 @@ static int change_sequence(struct cli_project *cp, struct cli_copies *copies, vo
 
 static int run_change(int argc, char **argv, int ended, char *err, size_t errlen)
 {
-    const char *pos[3];
+    const char *pos[3] = {NULL, NULL, NULL};
     struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
-    int rc = cli_parse(argc, argv, opts, pos, ended ? 2 : 3, ended ? 2 : 3, err, errlen);
+    int r = cli_remote();   /* remotely, no project folder */
+    int rc = cli_parse(argc, argv, opts, pos + r, (ended ? 2 : 3) - r, (ended ? 2 : 3) - r, err, errlen);
     if (rc) return rc;
     struct change_ctx c = {.name = pos[1]};
     if (!ended) {
@@ -92,11 +118,23 @@ static int run_change(int argc, char **argv, int ended, char *err, size_t errlen
             return cli_errf(err, errlen, CLI_USAGE, "the number of positions to add must be from 1 to %d",
                             SEQ_LENGTH_MAX);
     }
-    struct cli_project cp;
-    rc = cli_open(&cp, pos[0], 0, err, errlen);
-    if (!rc) rc = cli_transaction(&cp, change_sequence, &c, err, errlen);
-    cli_close(&cp);
-    if (rc) return rc;
+    if (r) {   /* POST sequences/NAME/extend or /end */
+        char *k = remote_escape(c.name), path[1024];
+        snprintf(path, sizeof path, "sequences/%s/%s", k, ended ? "end" : "extend");
+        free(k);
+        json_t *answer = NULL;
+        rc = remote_json("POST", path, ended ? NULL : json_pack("{s:I}", "positions", (json_int_t)c.more), &answer,
+                         err, errlen);
+        if (rc) return rc;
+        c.q.length = (int64_t)json_integer_value(json_object_get(answer, "length"));
+        json_decref(answer);
+    } else {
+        struct cli_project cp;
+        rc = cli_open(&cp, pos[0], 0, err, errlen);
+        if (!rc) rc = cli_transaction(&cp, change_sequence, &c, err, errlen);
+        cli_close(&cp);
+        if (rc) return rc;
+    }
     if (ended) printf("sequence %s: ended; the server cancels what is not sent and tells its host\n", c.name);
     else printf("sequence %s: %lld positions\n", c.name, (long long)c.q.length);
     return 0;

@@ -116,7 +116,7 @@ static int show(struct stat_ctx *c, const char *key, char *err, size_t errlen)
         return 0;
     }
     struct batch b;
-    int rc = cli_find_batch(c->s, key, &b);
+    int rc = batch_find(c->s, key, &b);
     if (rc == 1) return cli_errf(err, errlen, CLI_FAIL, "no batch named or numbered '%s' (see locus batch list)", key);
     if (rc == 0) {
         if (!c->json) print_header();
@@ -194,6 +194,24 @@ static void show_gen_failures(const char *dir, json_t *root)
     free(g);
 }
 
+/* stat on a server: the API's view of the batches, or of one, which is
+ * what --json prints locally. */
+static int remote_stat(const char *key, char *err, size_t errlen)
+{
+    char path[1024] = "batches";
+    if (key) {
+        char *k = remote_escape(key);
+        snprintf(path, sizeof path, "batches/%s", k);
+        free(k);
+    }
+    json_t *answer = NULL;
+    int rc = remote_json("GET", path, NULL, &answer, err, errlen);
+    if (rc) return rc;
+    if (key) answer = json_pack("{s:[o]}", "batches", answer);
+    cli_print_json(answer);
+    return 0;
+}
+
 int cmd_stat(int argc, char **argv, char *err, size_t errlen)
 {
     const char *pos[2];
@@ -202,8 +220,11 @@ int cmd_stat(int argc, char **argv, char *err, size_t errlen)
         {"json", OPT_FLAG, &as_json, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
-    int rc = cli_parse(argc, argv, opts, pos, 1, 2, err, errlen);
+    int r = cli_remote();   /* remotely, no project folder */
+    pos[0] = pos[1] = NULL;
+    int rc = cli_parse(argc, argv, opts, pos + r, 1 - r, 2 - r, err, errlen);
     if (rc) return rc;
+    if (r) return remote_stat(pos[1], err, errlen);
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
     if (!rc) {

@@ -42,6 +42,7 @@ static const struct command commands[] = {
      "[--one-result-per-user] [--user NAME] [--cursors N|auto]"},
     {"batch", "add-jobs", cmd_batch_add_jobs, "DIR BATCH --first JOB_NUM --jobs FILE.jsonl"},
     {"batch", "cancel", cmd_batch_cancel, "DIR BATCH"},
+    {"batch", "results", cmd_batch_results, "BATCH [--job JOB] [--output-file FILE.tar] (with --server URL)"},
     {"batch", "list", cmd_batch_list, "DIR"},
     {"batch", "show", cmd_batch_show, "DIR BATCH [--json]"},
     {"job", "show", cmd_job_show, "DIR BATCH JOB [--json]"},
@@ -69,6 +70,7 @@ static const struct command commands[] = {
     {"campaign", "cancel", cmd_campaign_cancel, "DIR ID [--user NAME] [--wait SECONDS]"},
     {"campaign", "clusters", cmd_campaign_clusters, "DIR [--json]"},
     {"campaign", "share", cmd_campaign_share, "DIR USER WEIGHT [--wait SECONDS]"},
+    {"campaign", "project-share", cmd_campaign_project_share, "DIR PROJECT WEIGHT [--wait SECONDS]"},
     {"stat", NULL, cmd_stat, "DIR [BATCH] [--json]"},
     {"stats", "export", cmd_stats_export, "DIR [--out FOLDER]"},
     {"db", "check", cmd_db_check, "DIR [--md5]"},
@@ -78,10 +80,18 @@ static const struct command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* The commands that also go to a server (`locus --server URL ...`), where
+ * the API has their order; they then take no DIR. */
+static const char *const remote_commands[] = {"file add", "batch create", "batch cancel", "batch results", "stat",
+                                              "sequence create", "sequence extend", "sequence end"};
+
 /* The commands of group (NULL: all of them), one per line. */
 static void usage(FILE *out, const char *group)
 {
-    fprintf(out, "usage: locus COMMAND PROJECT_DIR ...\n");
+    fprintf(out, "usage: locus COMMAND PROJECT_DIR ...\n"
+                 "   or: locus --server URL [--key-file FILE] [--cacert FILE] COMMAND ... (file add, batch create, "
+                 "batch cancel, batch results, stat, sequence create|extend|end: without DIR; the key also from "
+                 "LOCUS_KEY or LOCUS_KEY_FILE)\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!group || !strcmp(group, commands[i].group))
             fprintf(out, "  locus %s%s%s %s\n", commands[i].group, commands[i].sub ? " " : "",
@@ -107,9 +117,24 @@ static int is_group(const char *word)
     return 0;
 }
 
+static int remote_command(const struct command *c)
+{
+    char words[64];
+    snprintf(words, sizeof words, "%s%s%s", c->group, c->sub ? " " : "", c->sub ? c->sub : "");
+    for (size_t i = 0; i < sizeof remote_commands / sizeof *remote_commands; i++)
+        if (!strcmp(words, remote_commands[i])) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     umask(PROJECT_UMASK);   /* what locus creates in a project is its owner's alone */
+    char err[CLI_ERR_MAX] = "";
+    int rc = cli_remote_options(&argc, &argv, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "locus: %s\n", err);
+        return rc;
+    }
     if (argc < 2) {
         usage(stderr, NULL);
         return CLI_USAGE;
@@ -129,9 +154,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "locus: unknown command '%s': run 'locus help' for the list\n", argv[1]);
         return CLI_USAGE;
     }
+    if (cli_remote() && !remote_command(c)) {
+        fprintf(stderr, "locus: %s%s%s works on the server's folder only: run it there, without --server\n", c->group,
+                c->sub ? " " : "", c->sub ? c->sub : "");
+        return CLI_USAGE;
+    }
     int skip = c->sub ? 3 : 2;
-    char err[CLI_ERR_MAX] = "";
-    int rc = c->run(argc - skip, argv + skip, err, sizeof err);
+    rc = c->run(argc - skip, argv + skip, err, sizeof err);
     fflush(stdout);
     if (rc == CLI_USAGE)
         fprintf(stderr, "locus: %s%s%s: %s (usage: locus %s%s%s %s)\n", c->group, c->sub ? " " : "",

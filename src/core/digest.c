@@ -17,29 +17,33 @@ void hex_encode(const void *bytes, size_t n, char *out)
     out[2 * n] = 0;
 }
 
-struct md5_ctx { EVP_MD_CTX *ctx; };
-
-struct md5_ctx *md5_begin(void)
+/* Both incremental digests are an EVP context behind a type of their own. */
+static EVP_MD_CTX *evp_begin(const EVP_MD *md)
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx) return NULL;
-    EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
-    return (struct md5_ctx *)ctx;
+    if (ctx) EVP_DigestInit_ex(ctx, md, NULL);
+    return ctx;
 }
 
-void md5_update(struct md5_ctx *c, const void *data, size_t len)
-{
-    EVP_DigestUpdate((EVP_MD_CTX *)c, data, len);
-}
-
-void md5_end(struct md5_ctx *c, char out[MD5_HEX_LEN])
+static void evp_end(EVP_MD_CTX *ctx, char *out)
 {
     unsigned char d[EVP_MAX_MD_SIZE];
     unsigned n = 0;
-    EVP_DigestFinal_ex((EVP_MD_CTX *)c, d, &n);
-    EVP_MD_CTX_free((EVP_MD_CTX *)c);
+    EVP_DigestFinal_ex(ctx, d, &n);
+    EVP_MD_CTX_free(ctx);
     hex_encode(d, n, out);
 }
+
+struct md5_ctx *md5_begin(void) { return (struct md5_ctx *)evp_begin(EVP_md5()); }
+void md5_update(struct md5_ctx *c, const void *data, size_t len) { EVP_DigestUpdate((EVP_MD_CTX *)c, data, len); }
+void md5_end(struct md5_ctx *c, char out[MD5_HEX_LEN]) { evp_end((EVP_MD_CTX *)c, out); }
+
+struct sha256_ctx *sha256_begin(void) { return (struct sha256_ctx *)evp_begin(EVP_sha256()); }
+void sha256_update(struct sha256_ctx *c, const void *data, size_t len)
+{
+    EVP_DigestUpdate((EVP_MD_CTX *)c, data, len);
+}
+void sha256_end(struct sha256_ctx *c, char out[SHA256_HEX_LEN]) { evp_end((EVP_MD_CTX *)c, out); }
 
 void md5_hex_buf(const void *data, size_t len, char out[MD5_HEX_LEN])
 {

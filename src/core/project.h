@@ -125,6 +125,7 @@ struct project_config {
     int submit_max_order_positions; /* <submit_max_order_positions>: positions (jobs) one order creates or
                                     adds to a sequence (100000: about half a second of the store) */
     int submit_max_live_batches; /* <submit_max_live_batches>: batches not ended (100) */
+    int submit_max_file_mib;     /* <submit_max_file_mib>: the largest input file PUT /api/v1/files takes (1024) */
     int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
     /* accounts volunteers make themselves (BOINC's web RPCs, docs/accounts.md) */
     char account_creation[16];   /* <account_creation>: closed, open or invitation (closed) */
@@ -144,6 +145,7 @@ struct project_config {
     double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */
     double grid_fairshare_half_life; /* <grid_fairshare_half_life>: seconds (86400) */
+    int grid_early_jobs;         /* <grid_early_jobs>: a campaign's first jobs that go early (10; 0: none) */
 };
 
 struct project {

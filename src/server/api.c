@@ -313,8 +313,9 @@ struct order {
     json_t *result;             /* on success */
 };
 
-static enum seq_order_rc run_order(struct store *st, struct order *o, char *err, size_t errlen)
+static int run_order(struct store *st, void *order, char *err, size_t errlen)
 {
+    struct order *o = order;
     if (!o->seq_name[0]) {
         struct sequence_order ord;
         sequence_order_defaults(&ord);
@@ -437,19 +438,7 @@ static void seq_carry_out(struct server *s, void *p, struct strbuf *out, int *st
 {
     struct order *o = p;
     char err[512] = "";
-    struct store *st = store_open(s->db_path, 0, err, sizeof err);
-    enum seq_order_rc rc = SEQ_ORDER_STORE;
-    if (st && !store_begin(st)) {
-        rc = run_order(st, o, err, sizeof err);
-        if (rc == SEQ_ORDER_OK && store_commit(st)) {
-            rc = SEQ_ORDER_STORE;
-            snprintf(err, sizeof err, "%s", store_error(st));
-        }
-        if (rc) store_rollback(st);
-    } else if (st) {
-        snprintf(err, sizeof err, "%s", store_error(st));
-    }
-    if (st) store_close(st);
+    enum seq_order_rc rc = api_transaction(s, run_order, o, SEQ_ORDER_STORE, err, sizeof err);
     if (rc) return api_error(out, status, order_http[rc], err);
     const char *name = o->seq_name[0] ? o->seq_name : json_string_value(json_object_get(o->result, "batch"));
     log_msg(LOG_INFO, "api: user %s %s %s", o->u.name,
@@ -464,7 +453,9 @@ void api_post(struct server *s, const char *path, const char *key, const char *b
     *wait = NULL;
     struct user u;
     if (api_user(s, key, &u, out, status)) return;
-    if (api_campaigns_post(s, path, &u, body, len, out, status, wait)) return;
+    if (api_campaigns_post(s, path, &u, body, len, out, status, wait) ||
+        api_batches_post(s, path, &u, body, len, out, status, wait))
+        return;
     const char *name = NULL;
     size_t n = 0;
     int extend = 0;

@@ -11,15 +11,48 @@
  * none; only the per-user views need it). Fills out with JSON and *status. */
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);
 
+/* GET batches/KEY/results and batches/KEY/jobs/JOB/results
+ * (api_results.c): whether path (after "/api/v1/") is one of them; and
+ * the answer queued on mc, a tar archive streamed from disk or the JSON
+ * error (key: the caller's submit key, NULL none). MHD_YES or MHD_NO, as
+ * MHD_queue_response says. */
+struct MHD_Connection;
+int api_results_path(const char *path);
+int api_results_send(struct server *s, struct MHD_Connection *mc, const char *path, const char *key);
+
 #define API_MAX_BODY (1 << 20)
+struct api_wait;
 /* A POST: path after "/api/v1/", the caller's submit key (NULL: none),
  * the body (borrowed, len bytes). Fills out with JSON and *status when
  * the request is refused at once; for an order (sequences, campaigns),
  * sets *wait instead (NULL otherwise) and leaves out empty: see
  * api_wait_start. */
-struct api_wait;
 void api_post(struct server *s, const char *path, const char *key, const char *body, size_t len,
               struct strbuf *out, int *status, struct api_wait **wait);
+
+/* PUT /api/v1/files/NAME (api_files.c): an input file streamed to disk.
+ * What the request's headers and query say: */
+struct api_put {
+    const char *key;              /* the submit key; NULL: none */
+    const char *content_length;   /* NULL: chunked */
+    const char *sha256, *md5;     /* X-Locus-SHA256 / X-Locus-MD5: the sender's digests in hex; NULL: none */
+    int sticky, report_on_rpc;    /* ?sticky=1, ?report_on_rpc=1 */
+};
+struct api_upload;
+/* Before the body: checks the caller, the name and the declared size, and
+ * opens the temporary file. The upload to feed, or NULL with the refusal
+ * in out and *status. */
+struct api_upload *api_upload_begin(struct server *s, const char *path, const struct api_put *h, struct strbuf *out,
+                                    int *status);
+/* n more bytes of the body. Past the size limit (or when the disk fails)
+ * the upload is refused: the file is removed and the rest dropped. */
+void api_upload_feed(struct api_upload *u, const char *data, size_t n);
+/* The whole body is in: takes u, checks the digests, and sets *wait to
+ * register the file as api_post's orders are (see api_wait_start), or
+ * answers the refusal (*wait NULL). */
+void api_upload_finish(struct api_upload *u, struct strbuf *out, int *status, struct api_wait **wait);
+/* The request ended before its body did: takes u, removes the file. */
+void api_upload_abort(struct api_upload *u);
 
 /* An order is carried out, and for campaigns awaited, on a thread of its
  * own, never on an HTTP thread (each serves many connections, scheduler

@@ -40,12 +40,24 @@ typedef void (*api_order_fn)(struct server *s, void *order, struct strbuf *out, 
 int api_wait_new(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
                  int *status, struct api_wait **wait);
 
+/* Runs body(st, ctx, err, errlen) in one transaction of a store opened
+ * for it (an order's thread has none of its own): body's result, the
+ * transaction committed when it is 0 and rolled back otherwise; store_rc
+ * with the store's message in err when the store cannot be opened, begun
+ * or committed. */
+typedef int (*api_tx_fn)(struct store *st, void *ctx, char *err, size_t errlen);
+int api_transaction(struct server *s, api_tx_fn body, void *ctx, int store_rc, char *err, size_t errlen);
+
 /* The grid's routes (campaigns, events, clusters): 0 when path is none
  * of theirs, else 1 with the request answered, or for a POST, with *wait
  * set as api_post says. Every one of them acts as the key's user. */
 int api_campaigns_get(struct server *s, const char *path, const char *key, struct strbuf *out, int *status);
 int api_campaigns_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
                        struct strbuf *out, int *status, struct api_wait **wait);
+/* POST batches and batches/KEY/cancel (api_batches.c): 0 when path is
+ * none of theirs, else 1 answered or with *wait set as api_post says. */
+int api_batches_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
+                     struct strbuf *out, int *status, struct api_wait **wait);
 /* The views of credit (api_credit.c): teams, and the account of the
  * account key auth. 0 when path is none of theirs, else 1 answered. */
 int api_credit_get(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);

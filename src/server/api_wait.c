@@ -2,10 +2,13 @@
  * api.h): each on a detached thread of its own while its request stays
  * suspended. An HTTP thread serves many connections, scheduler RPCs among
  * them, so it never runs an order's transaction nor sleeps on the grid
- * daemon. At most MAX_WAITS orders are in progress at once. */
+ * daemon. At most MAX_WAITS orders are in progress at once; each runs in
+ * a transaction of a store of its own (api_transaction). */
 #include "server/api_internal.h"
 #include "core/strbuf.h"
+#include "store/store.h"
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define MAX_WAITS 64             /* orders in progress at once; more are refused (503) before anything is written */
@@ -71,6 +74,24 @@ void api_wait_finish(struct api_wait *w, struct strbuf *out, int *status)
     w->drop(w->order);
     sb_free(&w->out);
     free(w);
+}
+
+int api_transaction(struct server *s, api_tx_fn body, void *ctx, int store_rc, char *err, size_t errlen)
+{
+    struct store *st = store_open(s->db_path, 0, err, errlen);
+    int rc = store_rc;
+    if (st && !store_begin(st)) {
+        rc = body(st, ctx, err, errlen);
+        if (!rc && store_commit(st)) {
+            rc = store_rc;
+            snprintf(err, errlen, "%s", store_error(st));
+        }
+        if (rc) store_rollback(st);
+    } else if (st) {
+        snprintf(err, errlen, "%s", store_error(st));
+    }
+    if (st) store_close(st);
+    return rc;
 }
 
 void api_wait_shutdown(struct server *s) { atomic_store(&s->api_stopping, 1); }

@@ -51,6 +51,9 @@ struct conn {
     struct upload *up;
     struct rpc *rpc;             /* decided, waiting for its commit */
     struct api_wait *wait;       /* an API order awaited on its own thread */
+    struct api_upload *put;      /* PUT /api/v1/files/NAME, while its body comes */
+    struct strbuf refusal;       /* a PUT refused before its body: the answer, sent again at its end */
+    int refusal_status;
     int unanswered;              /* counted in server.http_unanswered until completed */
     int moves_file;              /* has the longer timeout (set_timeout) */
 };
@@ -226,6 +229,36 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
     web_rpc_handle(s, name, &a, out, wait);
 }
 
+static int query_flag(struct MHD_Connection *mc, const char *name)
+{
+    const char *v = query_arg(mc, name);
+    return v && (!strcmp(v, "1") || !strcmp(v, "true"));
+}
+
+/* A PUT of a file (api_files.c): checked before its body, which is then
+ * streamed to disk; a refusal is answered at once, so that a client
+ * awaiting "100 Continue" sends no body. */
+static enum MHD_Result begin_put(struct server *s, struct MHD_Connection *mc, struct conn *c, const char *path)
+{
+    struct api_put h = {
+        .key = bearer_key(mc),
+        .content_length = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length"),
+        .sha256 = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-SHA256"),
+        .md5 = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-MD5"),
+        .sticky = query_flag(mc, "sticky"),
+        .report_on_rpc = query_flag(mc, "report_on_rpc"),
+    };
+    set_timeout(s, mc, c->moves_file = 1);
+    c->put = api_upload_begin(s, path, &h, &c->refusal, &c->refusal_status);
+    if (c->put) return MHD_YES;
+    struct strbuf answer;
+    sb_init(&answer);
+    sb_append(&answer, c->refusal.s, c->refusal.len);
+    enum MHD_Result rc = send_buf(mc, c->refusal_status, &answer, "application/json");
+    sb_free(&answer);
+    return rc;
+}
+
 /* First call for a request: choose the route and refuse oversized bodies. */
 static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const char *url, const char *method,
                              void **con_cls)
@@ -239,7 +272,9 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     log_debug(LT_HTTP, "%s %s (%s)", method, url,
               MHD_get_connection_info(mc, MHD_CONNECTION_INFO_PROTOCOL) ? "https" : "http");
     sb_init(&c->body);
+    sb_init(&c->refusal);
     *con_cls = c;
+    if (c->route == URL_API_PUT) return begin_put(s, mc, c, rest);
     if (c->route == URL_RPC || c->route == URL_API_POST) {
         const char *cl = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoll(cl, NULL, 10) > body_limit(s, c->route)) {
@@ -299,6 +334,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             upload_feed(c->up, data, *data_size);
             if (!c->moves_file && upload_receiving(c->up)) set_timeout(s, mc, c->moves_file = 1);
         }
+        else if (c->route == URL_API_PUT) {
+            if (c->put) api_upload_feed(c->put, data, *data_size);
+        }
         else if ((c->route == URL_RPC || c->route == URL_API_POST) && !c->too_large && !c->busy) {
             if (c->body.len + *data_size > (size_t)body_limit(s, c->route)) c->too_large = 1;
             else if (hold_body(s, c, *data_size)) sb_append(&c->body, data, *data_size);
@@ -351,6 +389,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = metrics_page(s, mc);
         break;
     case URL_API:
+        if (api_results_path(rest)) {   /* an archive, streamed */
+            rc = (enum MHD_Result)api_results_send(s, mc, rest, bearer_key(mc));
+            break;
+        }
         api_handle(s, rest, bearer_key(mc), &out, &status);
         rc = send_buf(mc, status, &out, "application/json");
         break;
@@ -375,6 +417,25 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         }
         rc = send_buf(mc, status, &out, c->route == URL_WEB_RPC ? "text/xml" : "application/json");
         break;
+    case URL_API_PUT:
+        if (c->wait) {               /* resumed: the file is registered, or refused */
+            api_wait_finish(c->wait, &out, &status);
+            c->wait = NULL;
+        } else if (c->put) {
+            api_upload_finish(c->put, &out, &status, &c->wait);
+            c->put = NULL;
+            if (c->wait) {
+                suspend(s, mc, c);
+                api_wait_start(c->wait, resume, mc);
+                rc = MHD_YES;
+                break;
+            }
+        } else {                     /* refused before the body */
+            sb_append(&out, c->refusal.s, c->refusal.len);
+            status = c->refusal_status;
+        }
+        rc = send_buf(mc, status, &out, "application/json");
+        break;
     default:
         rc = send_text(mc, 404, "not found\n");
     }
@@ -392,6 +453,7 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     if (c->unanswered) atomic_fetch_sub(&s->http_unanswered, 1);
     if (c->busy || c->too_large) metrics_http_refused(s->metrics, c->busy ? REFUSED_BUSY : REFUSED_TOO_LARGE);
     if (c->up) upload_abort(c->up);  /* broken off: keep the partial file for resuming */
+    if (c->put) api_upload_abort(c->put);   /* broken off: nothing of it is kept */
     if (c->rpc || c->wait) {         /* the caller left before its answer: the decision or order stands */
         struct strbuf lost;
         int status;
@@ -405,6 +467,7 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     }
     atomic_fetch_sub(&s->http_body_bytes, (int64_t)c->body.len);
     sb_free(&c->body);
+    sb_free(&c->refusal);
     free(c);
     *con_cls = NULL;
 }

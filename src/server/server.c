@@ -1,6 +1,7 @@
 /* server.c - locusd's state: start and stop, loading the index from the
  * store, picking up what the `locus` command added since. */
 #include "server/server.h"
+#include "orders/file_order.h"
 #include "server/grid.h"
 #include "server/files.h"
 #include "server/metrics.h"
@@ -587,6 +588,8 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
 
     if (load_plan_classes(s, err, errlen)) return -1;
     make_private(s);
+    int swept = file_order_sweep_temps(&s->proj);   /* uploads a stop broke off (api_files.c) */
+    if (swept > 0) log_info("removed %d unfinished uploads of input files from download/", swept);
 
     if (!(s->writer_st = store_open(s->db_path, 0, err, errlen))) return -1;   /* migrates if needed */
     /* locality ends jobs all over the jobs table: the writer keeps those pages */

@@ -26,10 +26,11 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
 {
     const size_t pl = strlen(prefix), api_len = sizeof API_PREFIX - 1, dl_len = sizeof DOWNLOAD_DIR - 1;
     int get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
+    int put = !strcmp(method, "PUT");
     if (!strcmp(url, METRICS_PATH) && get) return URL_METRICS;
-    if (!strncmp(url, API_PREFIX, api_len) && (get || post)) {
+    if (!strncmp(url, API_PREFIX, api_len) && (get || post || put)) {
         *rest = url + api_len;
-        return get ? URL_API : URL_API_POST;
+        return get ? URL_API : post ? URL_API_POST : URL_API_PUT;
     }
     if (strncmp(url, prefix, pl)) {
         /* the prefix without its final slash is the master page too */
@@ -61,6 +62,7 @@ const char *url_route_name(enum url_route r)
     static const char *const names[URL_ROUTES] = {
         [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download", [URL_STATS] = "stats",
         [URL_UPLOAD] = "upload", [URL_WEB_RPC] = "web_rpc", [URL_API] = "api", [URL_API_POST] = "api_post",
+        [URL_API_PUT] = "api_put",
         [URL_METRICS] = "metrics", [URL_NOT_FOUND] = "not_found",
     };
     return (unsigned)r < URL_ROUTES ? names[r] : names[URL_NONE];

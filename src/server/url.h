@@ -16,6 +16,7 @@ enum url_route {
     URL_WEB_RPC,       /* GET/HEAD PREFIXNAME.php, one of BOINC's account web RPCs; *rest = NAME.php */
     URL_API,           /* GET/HEAD /api/v1/PATH; *rest = PATH */
     URL_API_POST,      /* POST /api/v1/PATH; *rest = PATH */
+    URL_API_PUT,       /* PUT /api/v1/PATH (a file, streamed); *rest = PATH */
     URL_METRICS,       /* GET/HEAD /metrics, whatever the prefix (before the master page of a prefix
                           "/metrics/" without its final '/') */
     URL_NOT_FOUND,     /* anything else */

@@ -410,13 +410,29 @@ static const char v24[] =
     "ALTER TABLE users ADD COLUMN email_time INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE hosts ADD COLUMN venue TEXT NOT NULL DEFAULT '';";
 
-/* Version 25: dependencies (grid/deps.h). A job counts its needs not
+/* Version 25: the grid's fair-share projects (grid/metasched.h: projects
+ * by share and usage, then users within a project by their usage there),
+ * each campaign's
+ * project (0: none), and the checkpoint interval's inputs
+ * (grid/checkpoint.h): a campaign's checkpoint cost on each cluster, each
+ * cluster's interruptions and running time. Everything before has no
+ * project, no cost and no history. */
+static const char v25[] =
+    "CREATE TABLE grid_projects(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE grid_project_fairshare(project_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "CREATE TABLE grid_member_fairshare(member_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "ALTER TABLE grid_campaigns ADD COLUMN project_id INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN checkpoint_cost INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_clusters ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_clusters ADD COLUMN run_s REAL NOT NULL DEFAULT 0;";
+
+/* Version 26: dependencies (grid/deps.h). A job counts its needs not
  * succeeded and those failed, and heads the chain of the dependencies
  * naming it as the need (grid_deps, by id); a campaign counts its jobs
- * held ahead of its next new one and its blocked ones, and lists the campaigns it runs after
- * (grid_camp_after, written once). Jobs and campaigns made before have
+ * held ahead of its next new one and its blocked ones, and lists the
+ * campaigns it runs after (grid_camp_after, written once). Jobs and campaigns made before have
  * none. */
-static const char v25[] =
+static const char v26[] =
     "ALTER TABLE grid_jobs ADD COLUMN first_dependent INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_jobs ADD COLUMN unmet INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_jobs ADD COLUMN failed_needs INTEGER NOT NULL DEFAULT 0;"
@@ -427,5 +443,5 @@ static const char v25[] =
     "CREATE TABLE grid_camp_after(campaign_id INTEGER, k INTEGER, after_id INTEGER,"
     " PRIMARY KEY(campaign_id, k)) WITHOUT ROWID;";
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12, v13,
-                                         v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25};
-const int schema_nmigrations = 25;
+                                         v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26};
+const int schema_nmigrations = 26;

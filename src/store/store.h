@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 25
+#define STORE_SCHEMA_VERSION 26
 
 struct store;
 

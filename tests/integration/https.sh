@@ -16,7 +16,7 @@
 #    and nothing served on either port.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
-command -v openssl >/dev/null || fail "openssl is missing; run scripts/deps.sh"
+. "$(dirname "$0")/lib/tls.sh"
 
 NJOBS=8
 BATCH=tls
@@ -28,28 +28,10 @@ AGENT_OPTS=(--max-cpus 1 --retry-min 1 --retry-max 4 --min-queue 60 --benchmark-
 
 # ---- a test CA, another CA, and the server's certificate ----
 
-# make_ca NAME: a self-signed CA, $TMP/NAME.pem and its key $TMP/NAME.key.
-make_ca() {
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=locus test $1" \
-        -keyout "$TMP/$1.key" -out "$TMP/$1.pem" 2>/dev/null || fail "openssl: cannot make CA $1"
-}
 make_ca ca
 make_ca other
 make_project "$proj" alice bob
-mkdir "$proj/tls"
-openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
-    -keyout "$proj/tls/server.key" -out "$TMP/server.csr" 2>/dev/null || fail "openssl: cannot make the server key"
-printf 'subjectAltName=IP:127.0.0.1\n' >"$TMP/san.ext"
-openssl x509 -req -in "$TMP/server.csr" -CA "$TMP/ca.pem" -CAkey "$TMP/ca.key" -CAcreateserial -days 2 \
-    -extfile "$TMP/san.ext" -out "$proj/tls/server.pem" 2>/dev/null || fail "openssl: cannot sign the server certificate"
-chmod 600 "$proj/tls/server.key"
-
-HTTP_PORT=$(port)
-URL=https://127.0.0.1:$PORT/proj/
-set_config "$proj" master_url "$URL"
-set_config "$proj" listen "127.0.0.1:$HTTP_PORT"
-set_config "$proj" https_cert tls/server.pem
-set_config "$proj" https_key tls/server.key
+serve_https "$proj"
 set_config "$proj" max_wus_in_progress 1   # one task per CPU at a time: both hosts get work
 # no end-of-batch spares: the agent, idle at the end, would race the BOINC
 # client for its last task, and the test wants a result from each

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cli/cli.h"
-#include "cli/jobdesc.h"
+#include "orders/jobdesc.h"
 #include "user_fixture.h"
 #include "core/fsutil.h"
 #include "core/sign.h"

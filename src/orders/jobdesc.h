@@ -1,5 +1,6 @@
-/* jobdesc.h - what `locus batch create` is given, parsed and checked
- * without any I/O: job descriptions (one JSON object per job, from a line
+/* jobdesc.h - what a batch order (`locus batch create`, POST
+ * /api/v1/batches) is given, parsed and checked without any I/O: job
+ * descriptions (one JSON object per job, from a line
  * of a JSONL file or a template expanded N times), redundancy options and
  * output declarations.
  *
@@ -12,8 +13,8 @@
  *    "flops": 1e12, "flops_bound": 1e13, "mem_bound": 5e8, "disk_bound": 1e9}
  *
  * Functions return 0, or -1 with a one-line message in err. */
-#ifndef LOCUS_CLI_JOBDESC_H
-#define LOCUS_CLI_JOBDESC_H
+#ifndef LOCUS_ORDERS_JOBDESC_H
+#define LOCUS_ORDERS_JOBDESC_H
 #include "core/hashmap.h"
 #include "model/model.h"
 #include <jansson.h>

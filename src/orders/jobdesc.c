@@ -1,9 +1,9 @@
-/* jobdesc.c - job descriptions, template placeholders, redundancy
- * defaults and output declarations of `locus batch create` (see jobdesc.h).
+/* jobdesc.c - job descriptions and template placeholders of a batch
+ * order, from the CLI or the REST API alike (see jobdesc.h).
  * job_desc_resolve runs once per job: it avoids allocations and printf. */
-#include "cli/jobdesc.h"
-#include "cli/cli.h"
+#include "orders/jobdesc.h"
 #include "core/fsutil.h"
+#include "core/strbuf.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +11,10 @@
 #include <string.h>
 
 #define KNOWN_KEYS "name, cmdline, inputs, flops, flops_bound, mem_bound, disk_bound"
+
+/* The message into the caller's err, then rc: a failing branch is one
+ * statement (err and errlen in scope). */
+#define FAIL(rc, ...) (errf(err, errlen, __VA_ARGS__), (rc))
 
 /* ---- reading ---- */
 
@@ -23,7 +27,7 @@ static const struct { const char *key; size_t off; } number_keys[] = {
 
 static int read_string(const char *key, json_t *v, const char **out, char *err, size_t errlen)
 {
-    if (!json_is_string(v)) return cli_errf(err, errlen, -1, "\"%s\" must be a string", key);
+    if (!json_is_string(v)) return FAIL(-1, "\"%s\" must be a string", key);
     *out = json_string_value(v);
     return 0;
 }
@@ -36,17 +40,17 @@ static int read_input_object(json_t *v, struct job_desc_input *in, char *err, si
     json_object_foreach(v, key, x) {
         const char **dest = !strcmp(key, "file") ? &in->spec : !strcmp(key, "open_name") ? &in->open_name : NULL;
         if (!dest)
-            return cli_errf(err, errlen, -1, "unknown key '%s' in an input (expected file, open_name)", key);
+            return FAIL(-1, "unknown key '%s' in an input (expected file, open_name)", key);
         if (read_string(key, x, dest, err, errlen)) return -1;
     }
-    return in->spec ? 0 : cli_errf(err, errlen, -1, "an input object needs \"file\"");
+    return in->spec ? 0 : FAIL(-1, "an input object needs \"file\"");
 }
 
 static int read_inputs(json_t *v, struct job_desc *d, char *err, size_t errlen)
 {
-    if (!json_is_array(v)) return cli_errf(err, errlen, -1, "\"inputs\" must be an array");
+    if (!json_is_array(v)) return FAIL(-1, "\"inputs\" must be an array");
     if (json_array_size(v) > MAX_INPUTS)
-        return cli_errf(err, errlen, -1, "%zu inputs: at most %d per job", json_array_size(v), MAX_INPUTS);
+        return FAIL(-1, "%zu inputs: at most %d per job", json_array_size(v), MAX_INPUTS);
     size_t i;
     json_t *x;
     json_array_foreach(v, i, x) {
@@ -54,7 +58,7 @@ static int read_inputs(json_t *v, struct job_desc *d, char *err, size_t errlen)
         in->spec = in->open_name = NULL;
         if (json_is_string(x)) in->spec = json_string_value(x);
         else if (!json_is_object(x))
-            return cli_errf(err, errlen, -1, "input %zu must be \"FILE\", \"FILE=OPEN_NAME\" or "
+            return FAIL(-1, "input %zu must be \"FILE\", \"FILE=OPEN_NAME\" or "
                             "{\"file\": ..., \"open_name\": ...}", i + 1);
         else if (read_input_object(x, in, err, errlen)) return -1;
     }
@@ -65,7 +69,7 @@ static int read_number(const char *key, json_t *v, double *out, char *err, size_
 {
     double x = json_number_value(v);
     if (!json_is_number(v) || !(x > 0) || !isfinite(x))
-        return cli_errf(err, errlen, -1, "\"%s\" must be a positive number", key);
+        return FAIL(-1, "\"%s\" must be a positive number", key);
     *out = x;
     return 0;
 }
@@ -78,13 +82,13 @@ static int read_key(const char *key, json_t *v, struct job_desc *d, char *err, s
     for (size_t k = 0; k < sizeof number_keys / sizeof number_keys[0]; k++)
         if (!strcmp(key, number_keys[k].key))
             return read_number(key, v, (double *)((char *)d + number_keys[k].off), err, errlen);
-    return cli_errf(err, errlen, -1, "unknown key '%s' (expected " KNOWN_KEYS ")", key);
+    return FAIL(-1, "unknown key '%s' (expected " KNOWN_KEYS ")", key);
 }
 
 int job_desc_read(json_t *obj, struct job_desc *d, char *err, size_t errlen)
 {
     memset(d, 0, sizeof *d);
-    if (!json_is_object(obj)) return cli_errf(err, errlen, -1, "a job description must be a JSON object");
+    if (!json_is_object(obj)) return FAIL(-1, "a job description must be a JSON object");
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v)
@@ -157,17 +161,17 @@ static int resolve_input(const struct job_desc_input *d, const struct job_env *e
 {
     char file[LOCUS_NAME_MAX + sizeof in->open_name + 2];
     if (put(d->spec, env, n, file, sizeof file) < 0)
-        return cli_errf(err, errlen, -1, "input '%.60s...' is too long", d->spec);
+        return FAIL(-1, "input '%.60s...' is too long", d->spec);
     char *eq = d->open_name ? NULL : strchr(file, '=');
     if (eq) *eq = 0;
     int len = d->open_name ? put(d->open_name, env, n, in->open_name, sizeof in->open_name)
                            : copy_str(eq ? eq + 1 : file, in->open_name, sizeof in->open_name);
     if (len < 0 || !name_is_safe(in->open_name))
-        return cli_errf(err, errlen, -1, "open name of input '%s' is not a safe name of at most %zu characters "
+        return FAIL(-1, "open name of input '%s' is not a safe name of at most %zu characters "
                         "(A-Z a-z 0-9 . _ + -)", file, sizeof in->open_name - 1);
     void *id = smap_get(env->files, file);
     if (!id)
-        return cli_errf(err, errlen, -1, "input file '%s' is not registered (add it with: locus file add)", file);
+        return FAIL(-1, "input file '%s' is not registered (add it with: locus file add)", file);
     in->file_id = (int64_t)(intptr_t)id;
     return 0;
 }
@@ -180,7 +184,7 @@ static int resolve_inputs(const struct job_desc *d, const struct job_env *env, l
         if (resolve_input(&d->inputs[i], env, n, &j->inputs[i], err, errlen)) return -1;
         for (int k = 0; k < i; k++)
             if (!strcmp(j->inputs[k].open_name, j->inputs[i].open_name))
-                return cli_errf(err, errlen, -1, "two inputs open as '%s'", j->inputs[i].open_name);
+                return FAIL(-1, "two inputs open as '%s'", j->inputs[i].open_name);
     }
     return 0;
 }
@@ -191,10 +195,10 @@ static int resolve_name(const struct job_desc *d, const struct job_env *env, lon
     int len = d->name ? put(d->name, env, n, j->name, sizeof j->name)
                       : template_expand("{batch}_{n}", n, env->batch, j->name, sizeof j->name);
     if (len < 0 || len > JOB_NAME_MAX)
-        return cli_errf(err, errlen, -1, "job name '%.40s...' is longer than %d characters",
+        return FAIL(-1, "job name '%.40s...' is longer than %d characters",
                         d->name ? d->name : env->batch, JOB_NAME_MAX);
     if (!name_is_safe(j->name))
-        return cli_errf(err, errlen, -1, "job name '%s' is not a safe name: use A-Z a-z 0-9 . _ + -, "
+        return FAIL(-1, "job name '%s' is not a safe name: use A-Z a-z 0-9 . _ + -, "
                         "not starting with '.'", j->name);
     return 0;
 }
@@ -204,7 +208,7 @@ int job_desc_resolve(const struct job_desc *d, const struct job_env *env, long n
 {
     if (resolve_name(d, env, n, j, err, errlen)) return -1;
     if (put(d->cmdline ? d->cmdline : "", env, n, j->cmdline, sizeof j->cmdline) < 0)
-        return cli_errf(err, errlen, -1, "cmdline of job %s is longer than %d bytes", j->name, JOB_CMDLINE_MAX);
+        return FAIL(-1, "cmdline of job %s is longer than %d bytes", j->name, JOB_CMDLINE_MAX);
     if (resolve_inputs(d, env, n, j, err, errlen)) return -1;
     j->flops_est = d->flops > 0 ? d->flops : env->flops;
     j->flops_bound = d->flops_bound > 0 ? d->flops_bound : JOB_FLOPS_BOUND_FACTOR * j->flops_est;
