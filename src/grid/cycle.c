@@ -1086,10 +1086,11 @@ static struct grid_copy *new_copy(struct grid_state *st, struct grid_job *j, con
                              .walltime = cc->walltime, .resume = kind == GSK_CHECKPOINT, .test = kind == GSK_TEST,
                              .replica = kind == GSK_REPLICA};
     cp->submission = sub ? sub : cp->id;
+    struct grid_campaign *c = camp_of(st, j);
+    if (!j->last_copy && j->param < c->next_new) c->nskipped--;   /* released: submitted at last */
     j->last_copy = cp->id;
     j->front = 0;
     job_set(st, j, GJ_SUBMITTED);
-    struct grid_campaign *c = camp_of(st, j);
     if (j->param >= c->next_new) c->next_new = j->param + 1;   /* new jobs go in param order */
     grid_pair_find(st, c->id, cc->cluster_id)->last_submitted++;
     return cp;
@@ -1102,6 +1103,7 @@ static void skip_held(struct grid_state *st, struct grid_campaign *c)
     while (c->next_new < c->njobs && held(grid_camp_job(st, c, c->next_new)->state)) {
         c->next_new++;
         c->nheld--;
+        c->nskipped++;
     }
 }
 
@@ -1264,7 +1266,7 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
                                      .type = c->type == CAMPAIGN_TEST ? MS_TEST : MS_DEFAULT,
                                      .priority = c->priority, .state = c->state == GCS_RUNNING ? MS_RUNNING : MS_PAUSED,
                                      .remaining = unsubmitted(c),
-                                     .early = ms_early_jobs(st->cfg.early_jobs, c->next_new),
+                                     .early = ms_early_jobs(st->cfg.early_jobs, c->next_new - c->nskipped),
                                      .uses = &uses[c->first_pair], .nuses = c->nclusters};
     }
     for (int i = 0; i < st->nclusters; i++) {

@@ -217,6 +217,8 @@ struct grid_campaign {
     int nclusters;
     int64_t nheld;            /* jobs of index >= next_new blocked or dependency_failed: not submittable */
     int64_t nblocked;         /* jobs blocked: while any is, finalize waits (its end is not near) */
+    int64_t nskipped;         /* jobs below next_new never submitted (held when the queue passed them):
+                                 next_new - nskipped jobs were submitted */
     int64_t resub_from;       /* no job below this index is GJ_TO_LAUNCH: where the queue's scans start (a
                                  cache, not saved: 0 is always right) */
     int64_t *after;           /* campaigns it runs after (GCS_WAITING until they terminate); owned */

@@ -429,7 +429,8 @@ static const char v25[] =
 /* Version 26: dependencies (grid/deps.h). A job counts its needs not
  * succeeded and those failed, and heads the chain of the dependencies
  * naming it as the need (grid_deps, by id); a campaign counts its jobs
- * held ahead of its next new one and its blocked ones, and lists the
+ * held ahead of its next new one, those the queue passed held and its
+ * blocked ones, and lists the
  * campaigns it runs after (grid_camp_after, written once). Jobs and campaigns made before have
  * none. */
 static const char v26[] =
@@ -438,6 +439,7 @@ static const char v26[] =
     "ALTER TABLE grid_jobs ADD COLUMN failed_needs INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_campaigns ADD COLUMN nheld INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_campaigns ADD COLUMN nblocked INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nskipped INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_campaigns ADD COLUMN nafter INTEGER NOT NULL DEFAULT 0;"
     "CREATE TABLE grid_deps(id INTEGER PRIMARY KEY, job_id INTEGER, need_id INTEGER, next INTEGER);"
     "CREATE TABLE grid_camp_after(campaign_id INTEGER, k INTEGER, after_id INTEGER,"

@@ -391,7 +391,7 @@ static const struct rm_field gcamp_fields[] = {
     RM_COL(GCA, retry_codes[4], "retry4"), RM_COL(GCA, retry_codes[5], "retry5"),
     RM_COL(GCA, retry_codes[6], "retry6"), RM_COL(GCA, retry_codes[7], "retry7"), RM(GCA, nretry),
     RM(GCA, end_notified), RM(GCA, nclusters), RM(GCA, project_id), RM(GCA, nheld), RM(GCA, nblocked),
-    RM(GCA, nafter),
+    RM(GCA, nskipped), RM(GCA, nafter),
 };
 /* A campaign's cluster settings, keyed by campaign and position. */
 struct camp_cluster_row { int64_t campaign_id; int k; struct grid_camp_cluster c; };

@@ -234,6 +234,10 @@ static void test_ready_after_needs_succeed(void **state)
     assert_true(submitted(h, c, 0));
     assert_true(submitted(h, c, 4));
     assert_false(submitted(h, c, 1) || submitted(h, c, 2) || submitted(h, c, 3));
+    /* the queue passed b, c and d: 2 jobs submitted, as early results count them */
+    const struct grid_campaign *gc = grid_campaign_find(&h->st, c);
+    assert_int_equal(gc->next_new, 5);
+    assert_int_equal(gc->next_new - gc->nskipped, 2);
     ok(h, c, 0);
     assert_int_equal(S(h, c, 1), GJ_TO_LAUNCH);
     assert_int_equal(S(h, c, 3), GJ_BLOCKED);
@@ -251,6 +255,7 @@ static void test_ready_after_needs_succeed(void **state)
     ok(h, c, 3);
     cycle(h);
     assert_int_equal(grid_campaign_find(&h->st, c)->state, GCS_TERMINATED);
+    assert_int_equal(gc->nskipped, 0);
     h_free(h);
 }
 

@@ -386,6 +386,7 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE grid_jobs DROP COLUMN first_dependent; ALTER TABLE grid_jobs DROP COLUMN unmet;"
                             "ALTER TABLE grid_jobs DROP COLUMN failed_needs; ALTER TABLE grid_campaigns DROP COLUMN nheld;"
                             "ALTER TABLE grid_campaigns DROP COLUMN nblocked;"
+                            "ALTER TABLE grid_campaigns DROP COLUMN nskipped;"
                             "ALTER TABLE grid_campaigns DROP COLUMN nafter; DROP TABLE grid_deps;"
                             "DROP TABLE grid_camp_after;"
                             "PRAGMA user_version=13;"

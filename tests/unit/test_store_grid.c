@@ -148,7 +148,8 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         EQ(*x, *y, id); EQ(*x, *y, user_id); EQ(*x, *y, type); EQ(*x, *y, priority); EQ(*x, *y, state);
         EQ(*x, *y, nranges); EQ(*x, *y, njobs); EQ(*x, *y, next_new); EQ(*x, *y, nresub); EQ(*x, *y, ndone);
         EQ(*x, *y, first_pair); EQ(*x, *y, nretry); EQ(*x, *y, end_notified); EQ(*x, *y, nclusters);
-        EQ(*x, *y, project_id); EQ(*x, *y, nheld); EQ(*x, *y, nblocked); EQ(*x, *y, nafter);
+        EQ(*x, *y, project_id); EQ(*x, *y, nheld); EQ(*x, *y, nblocked); EQ(*x, *y, nskipped);
+        EQ(*x, *y, nafter);
         for (int k = 0; k < x->nafter; k++) assert_true(x->after[k] == y->after[k]);
         for (int k = 0; k < GRID_RETRY_CODES_MAX; k++) EQ(*x, *y, retry_codes[k]);
         for (int k = 0; k < x->nranges; k++) {
