@@ -108,9 +108,12 @@ state_of() { sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1"; }
 "$LOCUS" campaign stat "$proj" "$NEXT" >"$TMP/stat.next" 2>&1 || bad "locus campaign stat $NEXT failed"
 grep -q ': waiting,' "$TMP/stat.next" || bad "stat of next does not say waiting: $(head -n 1 "$TMP/stat.next")"
 
+# gamma's links are slow: after a job waited, CiGri's tap (the default
+# predictor) opens again for the next about a minute later; the DAG took
+# 80 to 200 s there
 terminated() { [ "$(state_of "$1")" = "$GCS_TERMINATED" ]; }
 for c in "$DS" "$DO"; do
-    wait_for 240 terminated "$c" || bad "campaign $c did not terminate: state $(state_of "$c"),
+    wait_for 360 terminated "$c" || bad "campaign $c did not terminate: state $(state_of "$c"),
         jobs $(sql "$proj" "SELECT group_concat(param || ':' || state, ' ') FROM grid_jobs WHERE campaign_id=$c")"
 done
 say "DAGs terminated"
