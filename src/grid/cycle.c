@@ -1091,7 +1091,19 @@ static struct grid_copy *new_copy(struct grid_state *st, struct grid_job *j, con
     j->last_copy = cp->id;
     j->front = 0;
     job_set(st, j, GJ_SUBMITTED);
-    if (j->param >= c->next_new) c->next_new = j->param + 1;   /* new jobs go in param order */
+    /* new jobs go in param order, unless placed by their data: those a
+     * placed offer skipped count as resubmissions, so they go first next
+     * (held ones are held below next_new), and none as submitted */
+    for (int64_t k = c->next_new; k < j->param; k++) {
+        const struct grid_job *s = grid_camp_job(st, c, k);
+        if (s->state == GJ_TO_LAUNCH) {
+            c->nresub++;
+            if (k < c->resub_from) c->resub_from = k;
+        }
+        c->nheld -= held(s->state);
+        c->nskipped += !s->last_copy;
+    }
+    if (j->param >= c->next_new) c->next_new = j->param + 1;
     grid_pair_find(st, c->id, cc->cluster_id)->last_submitted++;
     return cp;
 }
@@ -1132,6 +1144,63 @@ static struct grid_job *next_job(struct grid_state *st, struct grid_campaign *c,
     return c->next_new < c->njobs ? grid_camp_job(st, c, c->next_new) : NULL;
 }
 
+/* A placed offer's jobs (placement.h): the jobs to launch not pinned
+ * among the first ones of the campaign's queue, fewest bytes missing on
+ * the cluster first, then fewest bytes held by the campaign's other
+ * clusters (left to them, so clusters fetch different files rather than
+ * all the same), then in param order; consumed from next. */
+struct placed {
+    struct placed_job { struct grid_job *j; int64_t miss, elsewhere; } *c;
+    int n, next;
+};
+
+static int cmp_placed(const void *a, const void *b)
+{
+    const struct placed_job *x = a, *y = b;
+    if (x->miss != y->miss) return x->miss < y->miss ? -1 : 1;
+    if (x->elsewhere != y->elsewhere) return x->elsewhere < y->elsewhere ? -1 : 1;
+    return (x->j->param > y->j->param) - (x->j->param < y->j->param);
+}
+
+/* Fills pl (emptied; free pl->c) for `slots` jobs of campaign c on the
+ * cluster; left empty without a view or when the view does not know the
+ * cluster, and the offer then takes jobs in order. */
+static void placed_fill(struct grid_state *st, struct grid_campaign *c, int64_t cluster_id, int slots,
+                        const struct place_view *pv, struct placed *pl)
+{
+    *pl = (struct placed){0};
+    struct place_cluster pc;
+    if (!pv || pv->cluster(pv->ctx, cluster_id, &pc)) return;
+    int64_t window = (int64_t)slots * PLACE_WINDOW_PER_SLOT;
+    window = window < PLACE_WINDOW_MIN ? PLACE_WINDOW_MIN : window > PLACE_WINDOW_MAX ? PLACE_WINDOW_MAX : window;
+    struct place_cluster *other = xcalloc((size_t)c->nclusters, sizeof *other);
+    int nother = 0;
+    for (int k = 0; k < c->nclusters; k++)
+        if (c->clusters[k].cluster_id != cluster_id && !pv->cluster(pv->ctx, c->clusters[k].cluster_id, &other[nother]))
+            nother++;
+    pl->c = xcalloc((size_t)window, sizeof *pl->c);
+    for (int64_t k = c->nresub ? c->resub_from : c->next_new; k < c->njobs && pl->n < window; k++) {
+        struct grid_job *j = grid_camp_job(st, c, k);
+        if (j->state != GJ_TO_LAUNCH || j->pin_cluster) continue;
+        const struct stage_input *in;
+        int nin = pv->inputs(pv->ctx, c->id, j->param, &in);
+        struct placed_job *x = &pl->c[pl->n++];
+        *x = (struct placed_job){j, stage_cache_missing(pc.cache, in, nin), 0};
+        int64_t all = stage_inputs_bytes(in, nin);
+        for (int o = 0; o < nother; o++) x->elsewhere += all - stage_cache_missing(other[o].cache, in, nin);
+    }
+    free(other);
+    qsort(pl->c, (size_t)pl->n, sizeof *pl->c, cmp_placed);
+}
+
+/* The next job of an offer: from its placed list when it has one. */
+static struct grid_job *offer_next(struct grid_state *st, struct grid_campaign *c, int64_t cluster_id,
+                                   struct placed *pl, int64_t *from)
+{
+    if (!pl->c) return next_job(st, c, cluster_id, 0, from);
+    return pl->next < pl->n ? pl->c[pl->next++].j : NULL;
+}
+
 /* Params per temporally grouped job: about the target duration over the
  * mean duration; 1 while no duration is known. */
 static int group_size(const struct grid_state *st, const struct grid_campaign *c, const struct grid_camp_cluster *cc,
@@ -1157,7 +1226,7 @@ static void seal_submission(struct grid_state *st, int64_t first, int n, int arr
 /* Fills one offer of `slots` cluster jobs: checkpoint resumes first, then
  * resubmissions and new jobs (grouped when the JDL asks and durations are
  * known), each kind as one submission. Test offers take one job. */
-static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int64_t now)
+static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int64_t now, const struct place_view *pv)
 {
     struct grid_campaign *c = grid_campaign_find(st, o->campaign_id);
     const struct grid_camp_cluster *cc = camp_cluster(c, o->cluster_id);
@@ -1182,11 +1251,13 @@ static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int6
     }
     if (n) seal_submission(st, sub, n, cl->array_ok, 0);
     int k = group_size(st, c, cc, p);
+    struct placed pl;
+    placed_fill(st, c, o->cluster_id, slots * (k > 1 ? k : 1), pv, &pl);
     from = 0;
     while (slots > 0) {
         int64_t gsub = 0;
         int in = 0;
-        while (in < (k > 1 ? k : slots) && (j = next_job(st, c, o->cluster_id, 0, &from))) {
+        while (in < (k > 1 ? k : slots) && (j = offer_next(st, c, o->cluster_id, &pl, &from))) {
             gsub = new_copy(st, j, cc, gsub, j->last_copy ? GSK_RESUBMIT : GSK_NEW, now)->submission;
             in++;
         }
@@ -1194,6 +1265,7 @@ static void schedule_offer(struct grid_state *st, const struct ms_offer *o, int6
         seal_submission(st, gsub, in, cl->array_ok, k > 1);
         slots -= k > 1 ? 1 : in;
     }
+    free(pl.c);
 }
 
 /* One prologue or epilogue of campaign c on its k-th cluster: a copy of no
@@ -1238,8 +1310,42 @@ static void scripts(struct grid_state *st, struct cl_work *w, int64_t now)
     }
 }
 
-/* Builds the metascheduler's view and runs the offers. */
-static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
+/* With a data view, the offer at mp->offers[i] becomes, among the
+ * campaign's offers from i on, the one whose cluster would start the
+ * campaign's next job soonest (placement.h): offers take params in order,
+ * so the cluster nearest the next params' data takes them. The others
+ * keep their order. */
+static void nearest_data_first(struct grid_state *st, struct ms_plan *mp, int i, const struct place_view *pv)
+{
+    const struct ms_offer *o = &mp->offers[i];
+    if (o->test) return;
+    struct grid_campaign *c = grid_campaign_find(st, o->campaign_id);
+    int64_t from = 0;
+    const struct grid_job *j = next_job(st, c, o->cluster_id, 0, &from);
+    const struct stage_input *in;
+    int nin = j ? pv->inputs(pv->ctx, c->id, j->param, &in) : 0;
+    if (nin <= 0) return;
+    struct place_cluster *pc = xcalloc((size_t)(mp->n - i), sizeof *pc);
+    int *at = xcalloc((size_t)(mp->n - i), sizeof *at);
+    int n = 0;
+    for (int k = i; k < mp->n; k++) {
+        const struct ms_offer *x = &mp->offers[k];
+        if (x->campaign_id != c->id || x->test || pv->cluster(pv->ctx, x->cluster_id, &pc[n])) continue;
+        at[n++] = k;
+    }
+    int best = place_choose(pc, n, in, nin);
+    if (best >= 0 && at[best] != i) {
+        struct ms_offer first = mp->offers[at[best]];
+        memmove(&mp->offers[i + 1], &mp->offers[i], (size_t)(at[best] - i) * sizeof first);
+        mp->offers[i] = first;
+    }
+    free(at);
+    free(pc);
+}
+
+/* Builds the metascheduler's view and runs the offers (nearest the data
+ * first when pv, the caller's data view, is not NULL). */
+static void plan(struct grid_state *st, struct cl_work *w, int64_t now, const struct place_view *pv)
 {
     struct ms_campaign *mc = xcalloc((size_t)st->ncamps + 1, sizeof *mc);
     struct ms_use *uses = xcalloc((size_t)st->npairs + 1, sizeof *uses);
@@ -1281,10 +1387,11 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
     struct ms_shares shares = {.projects = &st->project_fs, .users = &st->fs, .members = &st->member_fs};
     ms_plan_build(mc, st->ncamps, mcl, st->nclusters, &shares, &mp);
     for (int i = 0; i < mp.n; i++) {
+        if (pv) nearest_data_first(st, &mp, i, pv);
         const struct ms_offer *o = &mp.offers[i];
         const struct grid_camp_cluster *cc = camp_cluster(&st->camps[o->campaign_id - 1], o->cluster_id);
         int64_t before = st->ncopies;
-        schedule_offer(st, o, now);
+        schedule_offer(st, o, now, pv);
         /* resources the offer took; a grouped job holds one job's resources */
         int64_t subs = 0;
         for (int64_t k = before; k < st->ncopies; k++) subs += stands_for_job(&st->copies[k]);
@@ -1487,6 +1594,11 @@ void grid_notified(struct grid_state *st, const struct grid_notify *n)
 
 int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
 {
+    return grid_cycle_placed(st, now, d, NULL);
+}
+
+int grid_cycle_placed(struct grid_state *st, int64_t now, struct grid_decisions *d, const struct place_view *pv)
+{
     d->nsubmits = d->ncancels = d->nnotifies = 0;
     d->nids = 0;
     while (st->live_from < st->ncopies && !live(st->copies[st->live_from].state)) st->live_from++;
@@ -1500,7 +1612,7 @@ int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
         campaigns_complete(st);
         predict(st, w, now);
         scripts(st, w, now);
-        plan(st, w, now);
+        plan(st, w, now, pv);
         finalize(st, w, now);
         nikita(st, now);
         campaigns_complete(st);

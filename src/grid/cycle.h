@@ -20,6 +20,7 @@
 #include "grid/finalize.h"
 #include "grid/jdl.h"
 #include "grid/metasched.h"
+#include "grid/placement.h"
 #include "grid/predictor.h"
 #include "model/grid_state.h"
 
@@ -206,6 +207,11 @@ void grid_decisions_free(struct grid_decisions *d);
  * them (a cluster blacklisted or disabled meanwhile is not waited for).
  * Both are normal (not best-effort) jobs of one core. */
 int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d);
+/* The same, placing jobs by their data: pv (borrowed for the call; NULL:
+ * as grid_cycle) tells each job's inputs and each cluster's cache, and
+ * each campaign's offers then run nearest the data of its next params
+ * first (grid/placement.h, docs/grid-policies.md "Data"). */
+int grid_cycle_placed(struct grid_state *st, int64_t now, struct grid_decisions *d, const struct place_view *pv);
 
 /* The caller delivered notification n (borrowed): it is not repeated. */
 void grid_notified(struct grid_state *st, const struct grid_notify *n);

@@ -206,8 +206,9 @@ struct grid_campaign {
     struct grid_job_range *ranges;   /* owned; ranges[0].first_index == 0, increasing: read with grid_camp_job */
     int nranges, capranges;
     int64_t njobs;            /* jobs of index 0 .. njobs - 1, in param order */
-    int64_t next_new;         /* jobs below this index were submitted at least once */
-    int64_t nresub;           /* jobs below next_new back in GJ_TO_LAUNCH */
+    int64_t next_new;         /* jobs below this index were submitted at least once, or passed
+                                 over by an offer placing jobs by their data; none above was */
+    int64_t nresub;           /* jobs below next_new in GJ_TO_LAUNCH (back there, or passed over) */
     int64_t ndone;            /* jobs terminated, given up or cancelled */
     int first_pair;           /* its pairs are pairs[first_pair ..], one per cluster, in clusters' order */
     int retry_codes[GRID_RETRY_CODES_MAX];   /* exit codes that mean "run me again" */

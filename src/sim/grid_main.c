@@ -10,19 +10,21 @@
 static int grid_usage(const char *why)
 {
     fprintf(stderr, "locus-sim: %s; usage: locus-sim grid WORKLOAD [--predictor tap|slow_start|two_way_adaptive|"
-                    "adapt_down_exp_up] [--no-finalize] [--early-jobs N] [--json] [--trace FILE.csv] [--seed N]\n", why);
+                    "adapt_down_exp_up] [--no-finalize] [--early-jobs N] [--data-aware] [--json] [--trace FILE.csv] "
+                    "[--seed N]\n", why);
     return 2;
 }
 
 int grid_main(int argc, char **argv)
 {
     const char *path = NULL, *trace_path = NULL, *seed = NULL, *pred = "tap", *early = NULL;
-    int json = 0, no_finalize = 0;
+    int json = 0, no_finalize = 0, data_aware = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         int has_value = i + 1 < argc;
         if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--no-finalize")) no_finalize = 1;
+        else if (!strcmp(a, "--data-aware")) data_aware = 1;
         else if (!strcmp(a, "--predictor") && has_value) pred = argv[++i];
         else if (!strcmp(a, "--trace") && has_value) trace_path = argv[++i];
         else if (!strcmp(a, "--seed") && has_value) seed = argv[++i];
@@ -41,7 +43,8 @@ int grid_main(int argc, char **argv)
         return 1;
     }
     if (seed && simcli_uint(seed, &w.seed)) return grid_usage("--seed needs a non-negative integer");
-    struct grid_sim_options o = {.algo = (enum pred_algo)algo, .no_finalize = no_finalize, .early_jobs = -1};
+    struct grid_sim_options o = {.algo = (enum pred_algo)algo, .no_finalize = no_finalize, .early_jobs = -1,
+                                 .data_aware = data_aware};
     uint64_t n;
     if (early && (simcli_uint(early, &n) || n > JDL_PARAMS_MAX)) return grid_usage("--early-jobs needs 0 to 10000000");
     if (early) o.early_jobs = (int64_t)n;

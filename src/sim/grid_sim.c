@@ -8,6 +8,7 @@
 #include "core/vec.h"
 #include "grid/cycle.h"
 #include "grid/jdl.h"
+#include "grid/placement.h"
 #include "sim/events.h"
 #include "sim/rng.h"
 #include <jansson.h>
@@ -20,6 +21,9 @@ enum cj_state { CJ_QUEUED, CJ_RUNNING, CJ_DONE };
 
 #define SINK_RUN_S 0.1   /* a sink's "success" */
 #define FAIL_RUN_S 1.0   /* a broken exec_file exits 1 after this long */
+#define MB 1e6
+#define GB 1e9
+#define JOB_INPUTS_MAX 2   /* a param's block file and the common file */
 
 /* A job in a cluster's local queue: the background's, or a campaign
  * submission holding one copy (single, array element) or several
@@ -48,8 +52,21 @@ struct sjob {
     double progress;                   /* seconds checkpointed so far */
 };
 
+/* When an input reaches a cluster's cache: a job needing a file still
+ * in flight waits for it (the job script's lock) instead of moving it
+ * again. */
+struct arrival {
+    uint64_t key;
+    double at;
+};
+
 struct scluster {
     int64_t id;                        /* in the grid state */
+    struct stage_cache cache;          /* what its cache holds: the truth, and what locusd tracks */
+    struct stage_cache seen;           /* every input a job needed here (unbounded): the placed bound */
+    struct stage_bw bw;                /* locusd's estimate of its bandwidth */
+    double link_free;                  /* its link moves one file at a time, until then */
+    struct arrival *arr; int narr, caparr;
     int total, bg_used, camp_used, be_used;
     int *queue; int nq, capq;          /* cjob indexes, submission order */
     int *run; int nrun, caprun;        /* running cjob indexes */
@@ -79,9 +96,113 @@ struct gsim {
     double first_ok[GW_MAX_CAMPAIGNS];       /* by workload campaign: its first success, from its start; 0: none */
     double ended[GW_MAX_CAMPAIGNS];          /* ... its end */
     int done;
+    struct stage_input view_in[JOB_INPUTS_MAX];   /* view_inputs' answer */
 };
 
 static double now_of(const struct gsim *s) { return s->q.now; }
+
+/* ---- data ---- */
+
+/* The inputs of param `param` of workload campaign wi into in (room for
+ * JOB_INPUTS_MAX); their number. Keys: the campaign in the high bits,
+ * the block file + 1 (0: the common file) below. */
+static int param_inputs(const struct gw_campaign *g, int wi, int64_t param, struct stage_input *in)
+{
+    int n = 0;
+    uint64_t base = (uint64_t)(wi + 1) << 40;
+    if (g->file_mb > 0)
+        in[n++] = (struct stage_input){base + 1 + (uint64_t)((param / g->block) % g->files), (int64_t)(g->file_mb * MB)};
+    if (g->common_mb > 0) in[n++] = (struct stage_input){base, (int64_t)(g->common_mb * MB)};
+    return n;
+}
+
+static double arrival_of(const struct scluster *k, uint64_t key)
+{
+    for (int i = 0; i < k->narr; i++)
+        if (k->arr[i].key == key) return k->arr[i].at;
+    return 0;
+}
+
+static void set_arrival(struct scluster *k, uint64_t key, double at)
+{
+    for (int i = 0; i < k->narr; i++)
+        if (k->arr[i].key == key) {
+            k->arr[i].at = at;
+            return;
+        }
+    VEC_GROW(k->arr, k->narr, k->caparr);
+    k->arr[k->narr++] = (struct arrival){key, at};
+}
+
+/* Stages the inputs of a copy's param on cluster c at now: files the
+ * cache holds are linked (waiting for one still in flight), the others
+ * move over the cluster's link one after the other and enter the cache
+ * (a job whose inputs exceed the cache moves them into its own folder,
+ * every time). Seconds until the job has them all. */
+static double stage_in(struct gsim *s, int64_t copy_id, int c)
+{
+    const struct gw_cluster *wc = &s->w->clusters[c];
+    if (wc->bandwidth <= 0) return 0;
+    struct scluster *k = &s->cl[c];
+    const struct grid_copy *cp = grid_copy_find(&s->st, copy_id);
+    int wi = s->wcamp_of[cp->campaign_id];
+    struct stage_input in[JOB_INPUTS_MAX];
+    int n = param_inputs(&s->w->campaigns[wi], wi, s->st.jobs[cp->job_id - 1].param, in);
+    double now = now_of(s), ready = now;
+    int held[JOB_INPUTS_MAX];
+    for (int i = 0; i < n; i++) held[i] = stage_cache_holds(&k->cache, in[i].key);
+    int cached = stage_cache_admit(&k->cache, in, n, (int64_t)now, NULL, NULL) >= 0;
+    stage_cache_admit(&k->seen, in, n, (int64_t)now, NULL, NULL);
+    for (int i = 0; i < n; i++) {
+        double at;
+        if (cached && held[i]) {
+            at = arrival_of(k, in[i].key);   /* there, or on its way */
+        } else {
+            double from = now > k->link_free ? now : k->link_free;
+            at = from + (double)in[i].bytes / (wc->bandwidth * MB);
+            k->link_free = at;
+            s->f->bytes_moved += (double)in[i].bytes;
+            stage_bw_observe(&k->bw, in[i].bytes, at - from);
+            if (cached) set_arrival(k, in[i].key, at);
+        }
+        if (at > ready) ready = at;
+    }
+    s->f->staging_s += ready - now;
+    return ready - now;
+}
+
+/* The data view the cycle places jobs with (placement.h): the simulator
+ * plays locusd, which knows each param's inputs from the JDL and each
+ * cluster's cache from the jobs that staged there. */
+static int view_inputs(void *ctx, int64_t campaign_id, int64_t param, const struct stage_input **in)
+{
+    struct gsim *s = ctx;
+    int wi = s->wcamp_of[campaign_id];
+    *in = s->view_in;
+    return param_inputs(&s->w->campaigns[wi], wi, param, s->view_in);
+}
+
+/* The queue wait: none while the cluster has free cores, else the
+ * core-seconds its queued jobs ask for (their walltimes, what a scheduler
+ * knows) over its cores. */
+static int view_cluster(void *ctx, int64_t cluster_id, struct place_cluster *out)
+{
+    struct gsim *s = ctx;
+    for (int c = 0; c < s->w->nclusters; c++) {
+        const struct scluster *k = &s->cl[c];
+        if (k->id != cluster_id) continue;
+        if (s->w->clusters[c].bandwidth <= 0) return -1;
+        double queued = 0;
+        for (int x = 0; x < k->nq; x++) {
+            const struct cjob *j = &s->cj[k->queue[x]];
+            if (j->state == CJ_QUEUED) queued += j->cores * j->walltime;
+        }
+        double wait = k->total - k->bg_used - k->camp_used > 0 ? 0 : queued / k->total;
+        *out = (struct place_cluster){.cluster_id = cluster_id, .queue_wait_s = wait, .cache = &k->cache, .bw = &k->bw};
+        return 0;
+    }
+    return -1;
+}
 
 /* Integrates core usage from the last change to now. */
 static void advance(struct gsim *s)
@@ -145,7 +266,7 @@ static void start(struct gsim *s, int i)
         s->user_used[j->user] += j->cores;
         double total = 0;
         for (int p = 0; p < j->ncopies; p++) {
-            j->need[p] = need_of(s, j->copies[p], j->cluster);
+            j->need[p] = need_of(s, j->copies[p], j->cluster) + stage_in(s, j->copies[p], j->cluster);
             total += j->need[p];
             s->sc[j->copies[p] - 1].started = j->start;
         }
@@ -513,7 +634,8 @@ static int poll(struct gsim *s, char *err, size_t errlen)
     free(v);
     if (rc) return -1;
     count_waiting(s, &s->f->max_waiting_per_cluster, &(int){0});
-    grid_cycle(&s->st, now, &s->d);
+    struct place_view pv = {.inputs = view_inputs, .cluster = view_cluster, .ctx = s};
+    grid_cycle_placed(&s->st, now, &s->d, s->o.data_aware ? &pv : NULL);
     s->f->cycles++;
     carry_cancels(s);
     count_waiting(s, &(int){0}, &s->f->max_waiting_pair_after_cycle);
@@ -586,6 +708,13 @@ static void final_figures(struct gsim *s)
     f->sim_events = (int64_t)s->q.next_seq;
     over_campaigns(s, s->first_ok, &f->first_result_max_s, &f->first_result_mean_s);
     over_campaigns(s, s->ended, &f->campaign_end_max_s, &f->campaign_end_mean_s);
+    for (int i = 0; i < s->w->ncampaigns; i++) {
+        const struct gw_campaign *g = &s->w->campaigns[i];
+        int64_t blocks = ((int64_t)g->jobs + g->block - 1) / g->block;   /* block files the params name */
+        f->bytes_lower_bound += (double)(blocks < g->files ? blocks : g->files) * (double)(int64_t)(g->file_mb * MB) +
+                                (double)(int64_t)(g->common_mb * MB);
+    }
+    for (int c = 0; c < s->w->nclusters; c++) f->bytes_placed_bound += (double)s->cl[c].seen.used;
 }
 
 static void gsim_free(struct gsim *s)
@@ -597,6 +726,9 @@ static void gsim_free(struct gsim *s)
     for (int c = 0; c < GW_MAX_CLUSTERS; c++) {
         free(s->cl[c].queue);
         free(s->cl[c].run);
+        free(s->cl[c].arr);
+        stage_cache_free(&s->cl[c].cache);
+        stage_cache_free(&s->cl[c].seen);
     }
     free(s->cj);
     free(s->sc);
@@ -627,6 +759,9 @@ int grid_sim_run(const struct grid_workload *w, const struct grid_sim_options *o
     for (int c = 0; c < w->nclusters && !rc; c++) {
         const struct gw_cluster *wc = &w->clusters[c];
         s.cl[c].total = wc->nodes * wc->cores;
+        stage_cache_init(&s.cl[c].cache, (int64_t)(wc->cache_gb * GB));
+        stage_cache_init(&s.cl[c].seen, 0);
+        stage_bw_init(&s.cl[c].bw, 0);
         rc = grid_cluster_add(&s.st, wc->name, s.cl[c].total, wc->arrays, &s.cl[c].id, err, errlen);
         if (wc->bg_rate > 0) evq_push(&s.q, rng_exp(&s.rng, 1 / wc->bg_rate), EV_BG, c, 0);
     }
@@ -684,6 +819,8 @@ int grid_sim_run(const struct grid_workload *w, const struct grid_sim_options *o
     X(contended_s, "%.1f", f->contended_s) X(first_result_max_s, "%.1f", f->first_result_max_s)                 \
     X(first_result_mean_s, "%.1f", f->first_result_mean_s) X(campaign_end_max_s, "%.1f", f->campaign_end_max_s)  \
     X(campaign_end_mean_s, "%.1f", f->campaign_end_mean_s) X(complete, "%d", f->complete)                        \
+    X(bytes_moved_gb, "%.3f", f->bytes_moved / GB) X(bytes_lower_bound_gb, "%.3f", f->bytes_lower_bound / GB)      \
+    X(bytes_placed_bound_gb, "%.3f", f->bytes_placed_bound / GB) X(staging_s, "%.0f", f->staging_s)            \
     X(sim_events, "%lld", (long long)f->sim_events) X(wall_s, "%.3f", f->wall_s)
 
 void grid_sim_figures_print(FILE *out, const struct grid_sim_figures *f)

@@ -15,6 +15,7 @@ struct grid_sim_options {
     enum pred_algo algo;
     int no_finalize;            /* 1: the finalize stage is off */
     int64_t early_jobs;         /* a campaign's first jobs that go early; < 0: the grid's default */
+    int data_aware;             /* 1: the cycle places jobs by their inputs (grid_cycle_placed) */
     FILE *trace;                /* CSV, one line per cluster per poll, or NULL */
 };
 
@@ -37,6 +38,11 @@ struct grid_sim_figures {
     double first_result_max_s, first_result_mean_s;   /* to its first job done */
     double campaign_end_max_s, campaign_end_mean_s;   /* to its end */
     int64_t sim_events;
+    /* data (clusters with a bandwidth): bytes moved to clusters' caches;
+     * the lower bound of any placement, each distinct input once; the
+     * bound of this run's placement, each distinct input once per cluster
+     * that ran a job needing it; seconds jobs spent staging */
+    double bytes_moved, bytes_lower_bound, bytes_placed_bound, staging_s;
     double wall_s;              /* filled by the caller */
 };
 

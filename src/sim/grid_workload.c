@@ -24,6 +24,7 @@ static const struct gkey cluster_keys[] = {
     C(sink, V_INT, 0, 1), C(fail, V_INT, 0, 1), C(arrays, V_INT, 0, 1),
     C(bg_rate, V_REAL, 0, 100), C(bg_cores_min, V_INT, 1, 1e8), C(bg_cores_max, V_INT, 1, 1e8),
     C(bg_duration, V_REAL, 1, 1e8), C(bg_walltime, V_REAL, 1, 1e8),
+    C(bandwidth, V_REAL, 0, 1e6), C(cache_gb, V_REAL, 0, 1e6),
     {NULL, V_INT, 0, 0, 0},
 };
 #undef C
@@ -33,6 +34,8 @@ static const struct gkey campaign_keys[] = {
     P(duration, V_REAL, 0.001, 1e8), P(spread, V_REAL, 0, 3), P(walltime, V_REAL, 1, 1e8),
     P(best_effort, V_INT, 0, 1), P(cores, V_INT, 1, 1024), P(start, V_REAL, 0, 1e9),
     P(checkpoint, V_REAL, 0, 1e8), P(grouping, V_REAL, 0, 1e8), P(chains, V_INT, 0, 1000000),
+    P(files, V_INT, 1, 1000000), P(block, V_INT, 1, 1000000), P(file_mb, V_REAL, 0, 1e6),
+    P(common_mb, V_REAL, 0, 1e6),
     {NULL, V_INT, 0, 0, 0},
 };
 #undef P
@@ -116,7 +119,7 @@ static int parse_campaign(struct grid_workload *w, char *name, char *save, char 
     if (w->ncampaigns == GW_MAX_CAMPAIGNS) return snprintf(why, len, "at most %d campaigns", GW_MAX_CAMPAIGNS), -1;
     struct gw_campaign *c = &w->campaigns[w->ncampaigns];
     *c = (struct gw_campaign){.user = 1, .jobs = 100, .duration = 300, .walltime = 3600, .best_effort = 1,
-                              .cores = 1};
+                              .cores = 1, .files = 1, .block = 1};
     snprintf(c->name, sizeof c->name, "%s", name);
     for (char *t; (t = strtok_r(NULL, " \t", &save));) {
         if (!strncmp(t, "clusters=", 9)) {

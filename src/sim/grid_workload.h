@@ -24,6 +24,10 @@ struct gw_cluster {
     int bg_cores_min, bg_cores_max;
     double bg_duration;         /* mean seconds (exponential, cut at the walltime) */
     double bg_walltime;
+    /* data: inputs reach it at bandwidth (MB/s; 0: instantly, nothing is
+     * counted) into a cache of cache_gb (0: unbounded) */
+    double bandwidth;
+    double cache_gb;
 };
 
 struct gw_campaign {
@@ -40,6 +44,10 @@ struct gw_campaign {
     double checkpoint;          /* checkpointing period; 0: none */
     double grouping;            /* temporal grouping duration; 0: none */
     int chains;                 /* > 0: the jobs form this many chains, job i running after job i - chains */
+    /* data: param i reads block file (i / block) % files of file_mb, and
+     * every param the common file of common_mb; 0 MB: no such file */
+    int files, block;
+    double file_mb, common_mb;
     int nclusters;
     int clusters[GW_MAX_CLUSTERS];   /* indexes into grid_workload.clusters */
 };
