@@ -11,6 +11,8 @@
 #include "core/tls_creds.h"
 #include "server/api.h"
 #include "server/files.h"
+#include "server/http_site.h"
+#include "server/site.h"
 #include "server/metrics.h"
 #include "server/rpc.h"
 #include "server/server.h"
@@ -304,7 +306,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
     enum MHD_Result rc;
     switch (c->route) {
     case URL_MASTER:
-        rc = master_page(s, mc);
+        rc = s->site && site_find(s->site, "") ? http_site_answer(s, mc, "") : master_page(s, mc);
+        break;
+    case URL_PAGE:
+        rc = http_site_answer(s, mc, rest);
         break;
     case URL_RPC:
         if (c->too_large || c->busy) {

@@ -52,6 +52,8 @@ struct server {
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
     struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */
+    struct site *site;           /* owned: the web site (site.h), read at start; NULL: none, the built-in
+                                    master page alone */
     struct metrics *metrics;     /* owned: the figures of GET /metrics (metrics.h) */
     /* owned: the settings now, read through server_config. Published
      * under the lock, with the index's copies of them: a thread holding

@@ -15,6 +15,8 @@ enum url_route {
     URL_WEB_RPC,       /* GET/HEAD PREFIXNAME.php, one of BOINC's account web RPCs; *rest = NAME.php */
     URL_API,           /* GET/HEAD /api/v1/PATH; *rest = PATH */
     URL_API_POST,      /* POST /api/v1/PATH; *rest = PATH */
+    URL_PAGE,          /* GET/HEAD PREFIXNAME, NAME a name of the web site (site_name_ok), none of the
+                          above; *rest = NAME: the site serves it or answers 404 */
     URL_METRICS,       /* GET/HEAD /metrics, whatever the prefix (before the master page of a prefix
                           "/metrics/" without its final '/') */
     URL_NOT_FOUND,     /* anything else */
@@ -30,7 +32,7 @@ size_t url_unescape(char *s);
 
 /* The route of a decoded url (NUL-terminated) for method, under prefix (the
  * path of the master URL, starting and ending with '/'). *rest is set for
- * URL_DOWNLOAD and the API routes, pointing into url; left as it was
+ * URL_DOWNLOAD, URL_PAGE and the API routes, pointing into url; left as it was
  * otherwise. Never fails: an unknown URL is URL_NOT_FOUND. */
 enum url_route url_route(const char *prefix, const char *method, const char *url, const char **rest);
 
