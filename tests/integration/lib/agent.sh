@@ -30,13 +30,15 @@ start_agent() {
 
 # Stops the agent and its apps on any exit (lib/boinc.sh's trap handles
 # locusd). Returns the status it was called with: _cleanup exits with the
-# status it finds, so that a test that failed does not exit 0.
+# status it finds, so that a test that failed does not exit 0. A failed
+# test's status makes it return non-zero, which under set -e would end the
+# trap there (locusd left running): so _cleanup follows it through ||.
 _agent_cleanup() {
     local rc=$?
     kill_tree "$AGENT_PID"
     return "$rc"
 }
-trap '_agent_cleanup; _cleanup' EXIT
+trap '_agent_cleanup || _cleanup; _cleanup' EXIT
 
 agent_dump() { echo "---- agent log (last 40 lines) ----" >&2; tail -n 40 "$AGENT_LOG" >&2; }
 afail() { agent_dump; fail "$@"; }
