@@ -12,11 +12,15 @@
 # <options> (the <coproc> a volunteer declares, say; a single space for
 # none): then the client looks for GPUs, logs what it finds, and may use
 # them while the computer is in use. BOINC_CLIENT_BIN names the client
-# program (default: boinc on the PATH).
+# program (default: boinc on the PATH). Clients run as one of several on
+# the computer (allow_multiple_clients: each is a host of its own), unless
+# BOINC_CLIENT_SINGLE=1: then as a volunteer's only client.
 boinc_client_start() {
     local dir=$1 port=$2 pid i gpus=${BOINC_CLIENT_GPUS:-} no_gpus='<no_gpus>1</no_gpus>' flag=--no_gpus
-    local bin=${BOINC_CLIENT_BIN:-boinc} gpu_log=
+    local bin=${BOINC_CLIENT_BIN:-boinc} gpu_log= multiple='<allow_multiple_clients>1</allow_multiple_clients>'
+    local multiple_flag=--allow_multiple_clients
     [ -z "$gpus" ] || { no_gpus=$gpus; flag=; gpu_log='<coproc_debug>1</coproc_debug>'; }
+    [ -z "${BOINC_CLIENT_SINGLE:-}" ] || { multiple=; multiple_flag=; }
     mkdir -p "$dir"
     : > "$dir/gui_rpc_auth.cfg"   # empty: boinccmd needs no password
     cat > "$dir/cc_config.xml" <<XML
@@ -33,7 +37,7 @@ boinc_client_start() {
     $no_gpus
     <skip_cpu_benchmarks>1</skip_cpu_benchmarks>
     <report_results_immediately>1</report_results_immediately>
-    <allow_multiple_clients>1</allow_multiple_clients>
+    $multiple
   </options>
 </cc_config>
 XML
@@ -47,7 +51,7 @@ XML
 XML
     echo "$port" > "$dir/gui_port"
     (cd "$dir" && exec "$bin" --dir "$dir" --gui_rpc_port "$port" --no_info_fetch --skip_cpu_benchmarks \
-        $flag --allow_multiple_clients --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
+        $flag $multiple_flag --sched_retry_delay_min 5 --sched_retry_delay_max 20 \
         --pers_retry_delay_min 5 --pers_retry_delay_max 20 </dev/null >"$dir/client.log" 2>&1) &
     pid=$!
     echo "$pid" > "$dir/client.pid"

@@ -127,7 +127,8 @@ cli_command cmd_init, cmd_app_add, cmd_app_set, cmd_file_add, cmd_user_create, c
     cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,
     cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_cluster_affinity, cmd_campaign_submit, cmd_campaign_stat,
     cmd_campaign_events, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
-    cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params;
+    cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params,
+    cmd_campaign_project_share;
 
 /* ---- what happened to jobs (cmd_job.c; the views are store/store_job_view.h's) ---- */
 struct failure_group;
@@ -140,5 +141,6 @@ cli_command cmd_job_show, cmd_batch_show;
 /* ---- listings (cmd_list.c) and checks that submit nothing ---- */
 cli_command cmd_news_add, cmd_news_list, cmd_news_remove;
 cli_command cmd_db_backup, cmd_db_purge, cmd_db_restore, cmd_team_create, cmd_team_join, cmd_team_leave, cmd_team_list,
-    cmd_user_account_key, cmd_user_list, cmd_app_list, cmd_file_list, cmd_host_list, cmd_campaign_check;
+    cmd_user_account_key, cmd_user_list, cmd_app_list, cmd_file_list, cmd_host_list, cmd_campaign_check,
+    cmd_stats_export;
 #endif

@@ -13,7 +13,7 @@
 #include "core/fsutil.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/cursor.h"
 #include "core/vec.h"
 #include "store/store_job_view.h"

@@ -270,7 +270,9 @@ int cmd_campaign_resume(int argc, char **argv, char *err, size_t errlen) { retur
 int cmd_campaign_cancel(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_CANCEL, err, errlen); }
 int cmd_campaign_fix(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_FIX, err, errlen); }
 
-int cmd_campaign_share(int argc, char **argv, char *err, size_t errlen)
+/* `share` and `project-share`: DIR WHO WEIGHT [--wait S], the order
+ * written for a user (project 0) or a fair-share project (project 1). */
+static int share(int argc, char **argv, int project, char *err, size_t errlen)
 {
     const char *pos[3];
     int wait_s = WAIT_DEFAULT_S;
@@ -281,14 +283,24 @@ int cmd_campaign_share(int argc, char **argv, char *err, size_t errlen)
     double weight = strtod(pos[2], &end);
     if (end == pos[2] || *end) return cli_errf(err, errlen, CLI_USAGE, "WEIGHT: expected a number, got '%s'", pos[2]);
     struct cli_project cp;
-    int64_t uid, order, result;
+    int64_t uid = 0, order, result;
+    int64_t now = (int64_t)time(NULL);
     rc = cli_open(&cp, pos[0], 0, err, errlen);
-    if (!rc) rc = user_id(cp.s, pos[1], &uid, err, errlen);
-    if (!rc && campaign_order_share(cp.s, uid, weight, (int64_t)time(NULL), &order, err, errlen)) rc = CLI_FAIL;
+    if (!rc && !project) rc = user_id(cp.s, pos[1], &uid, err, errlen);
+    if (!rc && (project ? campaign_order_project_share(cp.s, pos[1], weight, now, &order, err, errlen)
+                        : campaign_order_share(cp.s, uid, weight, now, &order, err, errlen)))
+        rc = CLI_FAIL;
     if (!rc) rc = wait_order(cp.s, order, wait_s, &result, err, errlen);
     cli_close(&cp);
-    if (!rc) printf("user %s: fair-share weight %g\n", pos[1], weight);
+    if (!rc) printf("%s %s: fair-share weight %g\n", project ? "project" : "user", pos[1], weight);
     return rc;
+}
+
+int cmd_campaign_share(int argc, char **argv, char *err, size_t errlen) { return share(argc, argv, 0, err, errlen); }
+
+int cmd_campaign_project_share(int argc, char **argv, char *err, size_t errlen)
+{
+    return share(argc, argv, 1, err, errlen);
 }
 
 /* ---- views ---- */
@@ -348,9 +360,10 @@ static int print_full(struct store *s, const struct campaign_view *v)
     char eta[32], first[32];
     cli_format_eta(v->eta_s, eta, sizeof eta);
     format_time(v->first_submit, first, sizeof first);
-    printf("campaign %lld \"%s\" of %s: %s, %lld jobs, priority %d%s\n", (long long)v->id, v->name, v->user,
+    printf("campaign %lld \"%s\" of %s: %s, %lld jobs, priority %d%s%s%s\n", (long long)v->id, v->name, v->user,
            v->saved ? campaign_state_name(v->state) : "starting (not yet in the grid daemon's state)",
-           (long long)v->njobs, v->priority, v->type == CAMPAIGN_TEST ? ", test" : "");
+           (long long)v->njobs, v->priority, v->type == CAMPAIGN_TEST ? ", test" : "",
+           v->project[0] ? ", project " : "", v->project);
     if (!v->saved) return 0;
     printf("  jobs:");
     for (int k = 0; k < CV_JOB_STATES; k++)

@@ -10,6 +10,7 @@
 #include "store/store_list.h"
 #include <ctype.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +78,7 @@ static int list(enum store_listing which, int argc, char **argv, char *err, size
     json_t *rows = NULL;
     int64_t total = 0;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
-    if (!rc && store_list(cp.s, which, 0, limit, &rows, &total))
+    if (!rc && store_list(cp.s, which, 0, limit, (int64_t)time(NULL), &rows, &total))
         rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
     cli_close(&cp);
     if (rc) return rc;

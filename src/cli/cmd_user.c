@@ -1,7 +1,8 @@
 /* cmd_user.c - `locus user create`: a user and its authenticator, the
  * account key a volunteer attaches a BOINC client with. The key alone goes
  * to stdout so a script can capture it: KEY=$(locus user create DIR NAME);
- * `locus user account-key` prints it again (it is made, not stored).
+ * `locus user account-key` prints it again (it is made, not stored), or
+ * with --weak the weak key (a client attaches with it, nothing else).
  * `locus user role`: what a user may do (volunteer, submitter, admin).
  * `locus user key`, `keys`, `revoke`: a submitter's submit keys, the keys
  * the REST API takes. `locus user account`: the cluster account a user's
@@ -10,6 +11,7 @@
 #include "cli/cli.h"
 #include "grid/jdl.h"
 #include "core/account_key.h"
+#include "core/passwd.h"
 #include "store/store_grid.h"
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -55,10 +57,30 @@ static int insert_user(struct cli_project *cp, struct user *u, char *err, size_t
     return rc ? CLI_FAIL : 0;
 }
 
+/* Prints user u's weak key (core/account_key.h), which needs no key of
+ * its own: 0 or CLI_FAIL. */
+static int print_weak_key(struct cli_project *cp, const struct user *u, char *err, size_t errlen)
+{
+    char passwd[PASSWD_STORED_MAX], weak[WEAK_KEY_MAX + 1];
+    struct upload_key secret;
+    if (store_user_passwd(cp->s, u->id, passwd, sizeof passwd))
+        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
+    int rc = account_secret_load(&cp->p, (int64_t)time(NULL), &secret, err, errlen) ? CLI_FAIL : 0;
+    if (!rc) {
+        account_weak_key_make(&secret, u->id, u->key_gen, passwd, weak);
+        printf("%s\n", weak);
+        OPENSSL_cleanse(weak, sizeof weak);
+        OPENSSL_cleanse(&secret, sizeof secret);
+    }
+    OPENSSL_cleanse(passwd, sizeof passwd);
+    return rc;
+}
+
 int cmd_user_account_key(int argc, char **argv, char *err, size_t errlen)
 {
     const char *pos[2];
-    struct cli_opt opts[] = {{NULL, 0, NULL, 0, 0}};
+    int weak = 0;
+    struct cli_opt opts[] = {{"weak", OPT_FLAG, &weak, 0, 0}, {NULL, 0, NULL, 0, 0}};
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
     struct cli_project cp;
     if (rc || (rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen))) return rc;
@@ -67,6 +89,7 @@ int cmd_user_account_key(int argc, char **argv, char *err, size_t errlen)
     int found = store_user_by_name(cp.s, pos[1], &u);
     if (found < 0) rc = cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s));
     else if (found) rc = cli_errf(err, errlen, CLI_FAIL, "no user '%s'", pos[1]);
+    else if (weak) rc = print_weak_key(&cp, &u, err, errlen);
     else if (u.key_gen == ACCOUNT_KEY_GEN_RANDOM)
         rc = cli_errf(err, errlen, CLI_FAIL,
                       "user '%s' has a key drawn at random before keys could be made again: only its owner has it",

@@ -161,6 +161,8 @@ const struct setting project_settings[] = {
     {SETTING("purge_after_days", SETTING_DOUBLE, purge_after_days), .def = PURGE_AFTER_DAYS_DEFAULT, .max = NO_MAX},
     {SETTING("archive_hosts_after_days", SETTING_DOUBLE, archive_hosts_after_days),
      .def = ARCHIVE_HOSTS_AFTER_DAYS_DEFAULT, .max = NO_MAX},
+    /* the public statistics export, as BOINC projects make it daily (store/stats_export.h) */
+    {SETTING("stats_export_hours", SETTING_DOUBLE, stats_export_hours), .def = 24, .max = NO_MAX},
     {SETTING("end_of_batch_replication", SETTING_COUNT_FLAG, replicate), .def = REPLICATE_DEFAULT, .min = 0, .max = 8},
     /* work in progress sized to the project's end (sched/pace.h); 0 off. The hosts seen lately are
      * loaded at start, and pacing's state kept, only when it is on */
@@ -212,6 +214,7 @@ const struct setting project_settings[] = {
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
+    {SETTING("grid_early_jobs", SETTING_INT, grid_early_jobs), .def = 10, .max = 1e6, .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
     {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},
 };

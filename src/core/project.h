@@ -100,6 +100,8 @@ struct project_config {
     double purge_after_days;     /* <purge_after_days>: ended jobs go to the archive this long after
                                     their end (store/purge.h); 0 never */
     double archive_hosts_after_days; /* <archive_hosts_after_days>: hosts silent this long go; 0 never */
+    double stats_export_hours;   /* <stats_export_hours>: locusd writes the statistics export
+                                    (store/stats_export.h) this often; 0 never */
     double host_lost_after;      /* <host_lost_after>: seconds of silence before a host's work is
                                     given up; 0: at the deadline only */
     int deadline_check;          /* the server deadline check (EDF of the host's work, docs/server.md);
@@ -141,6 +143,7 @@ struct project_config {
     double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */
     double grid_fairshare_half_life; /* <grid_fairshare_half_life>: seconds (86400) */
+    int grid_early_jobs;         /* <grid_early_jobs>: a campaign's first jobs that go early (10; 0: none) */
 };
 
 struct project {

@@ -100,6 +100,34 @@ static void make_room(struct ratelimit *r, double now)
     if (r->map.count >= r->max_keys) forget(r, r->oldest);
 }
 
+/* 1 if an action that would move a bucket's tat to tat is past the
+ * burst at now, with the seconds to wait into *retry_s; else 0 (retry 0). */
+static int refused(const struct ratelimit *r, double tat, double now, int *retry_s)
+{
+    double wait_ms = tat - r->span_ms - now;
+    if (wait_ms <= SLACK_MS) {
+        if (retry_s) *retry_s = 0;
+        return 0;
+    }
+    if (retry_s) {
+        double s = ceil(wait_ms / MS_PER_S);
+        *retry_s = s < INT_MAX ? (int)s : INT_MAX;
+    }
+    return 1;
+}
+
+int ratelimit_may(const struct ratelimit *r, const char *key, int64_t now_ms, int *retry_s)
+{
+    const struct bucket *b = r->clock_set ? smap_get(&r->map, key) : NULL;
+    if (!b) {   /* a key not seen has a full bucket */
+        if (retry_s) *retry_s = 0;
+        return 1;
+    }
+    int64_t t = now_ms > r->now_ms ? now_ms : r->now_ms;
+    double now = (double)((uint64_t)t - (uint64_t)r->origin_ms);
+    return !refused(r, fmax(b->tat_ms, now) + r->interval_ms, now, retry_s);
+}
+
 int ratelimit_take(struct ratelimit *r, const char *key, int64_t now_ms, int *retry_s)
 {
     if (!r->clock_set) {
@@ -121,17 +149,9 @@ int ratelimit_take(struct ratelimit *r, const char *key, int64_t now_ms, int *re
     }
     push_newest(r, b);   /* refused or not, it acted: the most recent now */
     double tat = fmax(b->tat_ms, now) + r->interval_ms;
-    double wait_ms = tat - r->span_ms - now;
-    if (wait_ms > SLACK_MS) {
-        if (retry_s) {
-            double s = ceil(wait_ms / MS_PER_S);
-            *retry_s = s < INT_MAX ? (int)s : INT_MAX;
-        }
-        return 0;
-    }
+    if (refused(r, tat, now, retry_s)) return 0;
     b->tat_ms = tat;
     r->next_full_ms = fmin(r->next_full_ms, tat);   /* tats only grow: still a lower bound */
-    if (retry_s) *retry_s = 0;
     return 1;
 }
 

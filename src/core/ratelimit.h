@@ -34,6 +34,10 @@ int ratelimit_set_rate(struct ratelimit *r, double per_hour, double burst);
  * knocking is remembered, and stays refused. now_ms going backwards is
  * treated as no time passing. */
 int ratelimit_take(struct ratelimit *r, const char *key, int64_t now_ms, int *retry_s);
+/* 1 if key may act at now_ms, as ratelimit_take would say, but nothing
+ * is counted nor remembered: for actions that cost only when they fail
+ * (a wrong key spends, a right one does not). *retry_s as there. */
+int ratelimit_may(const struct ratelimit *r, const char *key, int64_t now_ms, int *retry_s);
 /* Keys held now (for tests and metrics). */
 size_t ratelimit_keys(const struct ratelimit *r);
 /* Frees r and every key it holds; NULL is allowed. */

@@ -15,7 +15,7 @@ void grid_config_default(struct grid_config *cfg)
         .algo = PRED_TAP, .waiting_allowed = 5, .max_attempts = 5, .walltime_retries = 2,
         .checkpoint_resumes_max = 50, .waiting_timeout = 900, .settle_seconds = 10, .walltime_margin = 1800, .stress_max = 0.8,
         .sink_seconds = 2, .sink_ratio = 0.1, .sink_min_jobs = 5, .sink_fraction = 0.8, .finalize = 1,
-        .group_max = 50, .fairshare_half_life = 86400,
+        .group_max = 50, .fairshare_half_life = 86400, .early_jobs = 10,
     };
     fin_config_default(&cfg->fin);
 }
@@ -25,6 +25,8 @@ void grid_state_init(struct grid_state *st, const struct grid_config *cfg, int64
     memset(st, 0, sizeof *st);
     st->cfg = *cfg;
     fairshare_init(&st->fs, cfg->fairshare_half_life, now);
+    fairshare_init(&st->project_fs, cfg->fairshare_half_life, now);
+    fairshare_init(&st->member_fs, cfg->fairshare_half_life, now);
 }
 
 void grid_state_free(struct grid_state *st)
@@ -40,6 +42,9 @@ void grid_state_free(struct grid_state *st)
     free(st->pairs);
     free(st->events);
     fairshare_free(&st->fs);
+    fairshare_free(&st->project_fs);
+    fairshare_free(&st->member_fs);
+    free(st->projects);
     free(st->affinities);
     memset(st, 0, sizeof *st);
 }
@@ -51,6 +56,26 @@ struct grid_cluster *grid_cluster_by_name(struct grid_state *st, const char *nam
     for (int i = 0; i < st->nclusters; i++)
         if (!strcmp(st->clusters[i].name, name)) return &st->clusters[i];
     return NULL;
+}
+
+struct grid_project *grid_project_by_name(struct grid_state *st, const char *name)
+{
+    for (int i = 0; i < st->nprojects; i++)
+        if (!strcmp(st->projects[i].name, name)) return &st->projects[i];
+    return NULL;
+}
+
+/* The project of that name, made when new; NULL for a bad name. */
+static struct grid_project *project_get(struct grid_state *st, const char *name)
+{
+    if (!jdl_project_name_ok(name)) return NULL;
+    struct grid_project *p = grid_project_by_name(st, name);
+    if (p) return p;
+    VEC_GROW(st->projects, st->nprojects, st->capprojects);
+    p = &st->projects[st->nprojects++];
+    *p = (struct grid_project){.id = st->nprojects};
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return p;
 }
 
 struct grid_job *grid_camp_job(const struct grid_state *st, const struct grid_campaign *c, int64_t i)
@@ -144,9 +169,13 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             return errf(err, errlen, "campaign '%s': unknown cluster '%s'", spec->name, spec->clusters[k].name), -1;
     if (o->nretry > GRID_RETRY_CODES_MAX)
         return errf(err, errlen, "at most %d retry codes", GRID_RETRY_CODES_MAX), -1;
+    const struct grid_project *proj = NULL;
+    if (spec->fairshare_project && !(proj = project_get(st, spec->fairshare_project)))
+        return errf(err, errlen, "campaign '%s': bad fair-share project name", spec->name), -1;
     VEC_GROW(st->camps, st->ncamps, st->capcamps);
     struct grid_campaign *c = &st->camps[st->ncamps++];
-    *c = (struct grid_campaign){.id = st->ncamps, .user_id = o->user_id, .type = spec->type,
+    *c = (struct grid_campaign){.id = st->ncamps, .user_id = o->user_id, .project_id = proj ? proj->id : 0,
+                                .type = spec->type,
                                 .priority = spec->priority, .state = GCS_RUNNING, .first_pair = st->npairs,
                                 .nclusters = spec->nclusters};
     if (o->nretry < 0) {
@@ -164,6 +193,7 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
             .cluster_id = grid_cluster_by_name(st, cs->name)->id, .res_per_job = res_per_job(cs),
             .walltime = cs->walltime, .max_jobs = cs->max_jobs > 0 ? (int)cs->max_jobs : -1,
             .best_effort = cs->best_effort, .checkpoint_period = cs->checkpointing_period,
+            .checkpoint_cost = cs->checkpointing_period > 0 ? cs->checkpoint_cost : 0,
             .grouping_duration = cs->temporal_grouping ? cs->temporal_grouping_duration : 0,
             .prologue = cs->nprologue > 0, .epilogue = cs->nepilogue > 0, .prologue_walltime = cs->prologue_walltime,
             .epilogue_walltime = cs->epilogue_walltime};
@@ -198,6 +228,15 @@ int grid_campaign_add_params(struct grid_state *st, int64_t id, int64_t n, char 
 int grid_user_share(struct grid_state *st, int64_t user_id, double share)
 {
     return fairshare_set_share(&st->fs, user_id, share);
+}
+
+int grid_project_share(struct grid_state *st, const char *name, double share, char *err, size_t errlen)
+{
+    if (!(share > 0) || !isfinite(share)) return errf(err, errlen, "a share must be above 0 (%g)", share), -1;
+    struct grid_project *p = project_get(st, name);
+    if (!p)
+        return errf(err, errlen, "a project's name is 1 to %d of A-Z a-z 0-9 _ -", GRID_PROJECT_NAME_MAX), -1;
+    return fairshare_set_share(&st->project_fs, p->id, share);
 }
 
 static int affinity_cmp(const void *pa, const void *pb)
@@ -535,12 +574,20 @@ static int copy_res(const struct grid_state *st, const struct grid_copy *cp)
     return cp->job_id ? camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id)->res_per_job : 1;
 }
 
+/* Charges the time a copy ran since the last cycle to its user, its
+ * project and its user within that project, and counts it in its
+ * cluster's running time (checkpoint.h). */
 static void charge(struct grid_state *st, const struct grid_copy *cp, int64_t until)
 {
     int64_t from = cp->started_at > st->last_cycle ? cp->started_at : st->last_cycle;
     if (until <= from) return;
-    fairshare_charge(&st->fs, st->camps[cp->campaign_id - 1].user_id, (double)(until - from) * copy_res(st, cp),
-                     until > st->fs.last ? until : st->fs.last);
+    const struct grid_campaign *c = &st->camps[cp->campaign_id - 1];
+    double used = (double)(until - from) * copy_res(st, cp);
+    int64_t at = until > st->fs.last ? until : st->fs.last;
+    fairshare_charge(&st->fs, c->user_id, used, at);
+    fairshare_charge(&st->project_fs, c->project_id, used, at);
+    fairshare_charge(&st->member_fs, fairshare_member(c->project_id, c->user_id), used, at);
+    st->clusters[cp->cluster_id - 1].run_s += (double)(until - from);
 }
 
 /* ---- prologues and epilogues ---- */
@@ -587,6 +634,9 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     /* a grouped param's own start: its group's was all that was known */
     if (o->started_at) cp->started_at = o->started_at;
     if (cp->state == GC_RUNNING) charge(st, cp, cp->started_at ? cp->started_at + (int64_t)o->run_s : now);
+    /* the evidence of checkpoint.h's estimate: a running copy taken away */
+    if (cp->state == GC_RUNNING && !cp->cancel && (o->end == GE_PREEMPTED || o->end == GE_NODE_FAILURE))
+        st->clusters[cp->cluster_id - 1].interruptions++;
     cp->state = GC_ENDED;
     cp->end = o->end;
     cp->exit_code = o->exit_code;
@@ -1113,10 +1163,11 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
     }
     for (int i = 0; i < st->ncamps; i++) {
         const struct grid_campaign *c = &st->camps[i];
-        mc[i] = (struct ms_campaign){.id = c->id, .user_id = c->user_id,
+        mc[i] = (struct ms_campaign){.id = c->id, .user_id = c->user_id, .project_id = c->project_id,
                                      .type = c->type == CAMPAIGN_TEST ? MS_TEST : MS_DEFAULT,
                                      .priority = c->priority, .state = c->state == GCS_RUNNING ? MS_RUNNING : MS_PAUSED,
                                      .remaining = c->njobs - c->next_new + c->nresub,
+                                     .early = ms_early_jobs(st->cfg.early_jobs, c->next_new),
                                      .uses = &uses[c->first_pair], .nuses = c->nclusters};
     }
     for (int i = 0; i < st->nclusters; i++) {
@@ -1128,7 +1179,8 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now)
     }
     struct ms_plan mp;
     ms_plan_init(&mp);
-    ms_plan_build(mc, st->ncamps, mcl, st->nclusters, &st->fs, &mp);
+    struct ms_shares shares = {.projects = &st->project_fs, .users = &st->fs, .members = &st->member_fs};
+    ms_plan_build(mc, st->ncamps, mcl, st->nclusters, &shares, &mp);
     for (int i = 0; i < mp.n; i++) {
         const struct ms_offer *o = &mp.offers[i];
         const struct grid_camp_cluster *cc = camp_cluster(&st->camps[o->campaign_id - 1], o->cluster_id);
@@ -1248,6 +1300,18 @@ void grid_decisions_free(struct grid_decisions *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Seconds between checkpointing signals of a copy (0: only the one
+ * before its walltime): Young/Daly's from its checkpoint's cost and its
+ * cluster's observed interruptions (checkpoint.h). */
+static int64_t checkpoint_interval(const struct grid_state *st, const struct grid_copy *cp)
+{
+    const struct grid_camp_cluster *cc = camp_cluster(&st->camps[cp->campaign_id - 1], cp->cluster_id);
+    if (!cp->job_id || !cc || cc->checkpoint_cost <= 0) return 0;
+    const struct grid_cluster *cl = &st->clusters[cp->cluster_id - 1];
+    return ckpt_interval((double)cc->checkpoint_cost, ckpt_mtbi(cl->interruptions, cl->run_s), cp->walltime,
+                         cc->checkpoint_period);
+}
+
 static void emit_submits(struct grid_state *st, struct grid_decisions *d)
 {
     for (int64_t i = st->live_from; i < st->ncopies; i++) {
@@ -1259,7 +1323,8 @@ static void emit_submits(struct grid_state *st, struct grid_decisions *d)
             s = &d->submits[d->nsubmits++];
             *s = (struct grid_submit){.campaign_id = cp->campaign_id, .cluster_id = cp->cluster_id, .kind = cp->kind,
                                       .array = cp->array, .grouped = cp->grouped, .resume = cp->resume,
-                                      .best_effort = cp->best_effort, .walltime = cp->walltime, .first = d->nids};
+                                      .best_effort = cp->best_effort, .walltime = cp->walltime,
+                                      .checkpoint_interval = checkpoint_interval(st, cp), .first = d->nids};
         }
         VEC_GROW(d->ids, d->nids, d->capids);
         d->ids[d->nids++] = cp->id;
@@ -1326,6 +1391,8 @@ int grid_cycle(struct grid_state *st, int64_t now, struct grid_decisions *d)
         struct cl_work *w = xcalloc((size_t)st->nclusters + 1, sizeof *w);
         count_live(st, w, now);
         fairshare_decay(&st->fs, now);
+        fairshare_decay(&st->project_fs, now);
+        fairshare_decay(&st->member_fs, now);
         unpin_stale(st);
         campaigns_complete(st);
         predict(st, w, now);

@@ -15,6 +15,7 @@
  * decisions instead of new ones. */
 #ifndef LOCUS_GRID_CYCLE_H
 #define LOCUS_GRID_CYCLE_H
+#include "grid/checkpoint.h"
 #include "grid/finalize.h"
 #include "grid/jdl.h"
 #include "grid/metasched.h"
@@ -69,6 +70,11 @@ int grid_campaign_pause(struct grid_state *st, int64_t id, int pause, char *err,
 int grid_campaign_cancel(struct grid_state *st, int64_t id, char *err, size_t errlen);
 /* A user's fair-share weight (> 0). */
 int grid_user_share(struct grid_state *st, int64_t user_id, double share);
+/* A fair-share project's share (> 0), the project made when new: -1 with
+ * err for a bad name (jdl_project_name_ok) or share, nothing changed. */
+int grid_project_share(struct grid_state *st, const char *name, double share, char *err, size_t errlen);
+/* The project of that name, or NULL (borrowed, valid until the next add). */
+struct grid_project *grid_project_by_name(struct grid_state *st, const char *name);
 /* Replaces the operator's (user, cluster) affinities with a[0..n-1]
  * (borrowed, copied); a pair not listed has affinity 0, not shared. */
 void grid_set_affinities(struct grid_state *st, const struct grid_affinity *a, int n);
@@ -139,6 +145,7 @@ struct grid_submit {
     enum grid_submit_kind kind;
     int array, grouped, resume, best_effort;
     int64_t walltime;         /* seconds, for the whole submitted job */
+    int64_t checkpoint_interval;   /* > 0: send the checkpointing signal this often while it runs */
     size_t first;             /* its copy ids are ids[first .. first + n - 1] of the decisions */
     int n;
 };

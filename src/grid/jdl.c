@@ -441,12 +441,14 @@ static const struct ckey {
     {"epilogue", K_LINES, CS(epilogue), CS(nepilogue)},
     {"checkpointing_signal", K_SIGNAL, CS(checkpointing_signal), 0},
     {"checkpointing_period", K_SECONDS0, CS(checkpointing_period), 0},
+    {"checkpoint_cost", K_SECONDS0, CS(checkpoint_cost), 0},
     {"temporal_grouping", K_BOOL, CS(temporal_grouping), 0},
     {"temporal_grouping_duration", K_SECONDS, CS(temporal_grouping_duration), 0},
 };
 #define NCKEYS (sizeof ckeys / sizeof ckeys[0])
 
-static const char *const global_keys[] = {"name", "type", "priority", "params", "nb_jobs", "param_file", "clusters"};
+static const char *const global_keys[] = {"name",    "type",       "priority", "fairshare_project",
+                                          "params",  "nb_jobs",    "param_file", "clusters"};
 #define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
 
 static const struct ckey *find_ckey(const char *key)
@@ -551,20 +553,30 @@ static int cluster_resolve(struct cluster_spec *c, const char *prefix, char *err
     if (c->checkpointing_period >= c->walltime)
         return failf(&w, "%ld s is not less than the walltime (%ld s): the signal is sent that long before it",
                      c->checkpointing_period, c->walltime);
+    w.key = "checkpoint_cost";
+    if (c->checkpoint_cost > 0 && c->checkpointing_period == 0)
+        return failf(&w, "needs checkpointing_period: the job must be resumable from its checkpoints");
+    if (c->checkpoint_cost >= c->walltime)
+        return failf(&w, "%ld s is not less than the walltime (%ld s)", c->checkpoint_cost, c->walltime);
     w.key = "temporal_grouping_duration";
     if (c->temporal_grouping && c->temporal_grouping_duration > c->walltime)
         return failf(&w, "%ld s is more than the walltime (%ld s)", c->temporal_grouping_duration, c->walltime);
     return 0;
 }
 
-int jdl_cluster_name_ok(const char *s)
+/* 1 if s is 1 to max bytes of A-Z a-z 0-9 _ -. */
+static int word_ok(const char *s, size_t max)
 {
     size_t n = strlen(s);
-    if (n == 0 || n > JDL_CLUSTER_NAME_MAX) return 0;
+    if (n == 0 || n > max) return 0;
     for (size_t i = 0; i < n; i++)
         if (!name_char(s[i]) && s[i] != '-') return 0;
     return 1;
 }
+
+int jdl_cluster_name_ok(const char *s) { return word_ok(s, JDL_CLUSTER_NAME_MAX); }
+
+int jdl_project_name_ok(const char *s) { return word_ok(s, JDL_PROJECT_NAME_MAX); }
 
 static int parse_cluster(json_t *root, const char *name, json_t *section, struct cluster_spec *c, char *err,
                          size_t errlen)
@@ -855,6 +867,17 @@ static int read_global(struct campaign_spec *s, const char *key, json_t *v, cons
         s->priority = (int)prio;
         return 0;
     }
+    if (!strcmp(key, "fairshare_project")) {
+        char g[64];
+        if (read_text(w, v, 0, JDL_STRING_MAX, &s->fairshare_project)) return -1;
+        if (!s->fairshare_project[0]) {   /* "": none, as when absent */
+            free(s->fairshare_project);
+            s->fairshare_project = NULL;
+        } else if (!jdl_project_name_ok(s->fairshare_project)) {
+            return failf(w, "expected 1 to %d of A-Z a-z 0-9 _ -, got %s", JDL_PROJECT_NAME_MAX, got(v, g));
+        }
+        return 0;
+    }
     if (!strcmp(key, "clusters")) return 0;   /* after every default is known */
     if (settings) return failf(w, "the params cannot be changed here");
     if ((*nsources)++) return failf(w, "give only one of params, nb_jobs and param_file");
@@ -929,6 +952,7 @@ const struct cluster_spec *campaign_cluster(const struct campaign_spec *spec, co
 void campaign_spec_free(struct campaign_spec *spec)
 {
     free(spec->name);
+    free(spec->fairshare_project);
     params_free(&spec->params);
     for (int i = 0; i < spec->nclusters; i++) cluster_free(&spec->clusters[i]);
     free(spec->clusters);
@@ -964,6 +988,7 @@ static json_t *cluster_to_json(const struct cluster_spec *c)
     json_object_set_new(o, "epilogue", lines_to_json(c->epilogue, c->nepilogue));
     json_object_set_new(o, "checkpointing_signal", sig ? json_string(sig) : json_integer(c->checkpointing_signal));
     json_object_set_new(o, "checkpointing_period", json_integer(c->checkpointing_period));
+    json_object_set_new(o, "checkpoint_cost", json_integer(c->checkpoint_cost));
     json_object_set_new(o, "temporal_grouping", json_boolean(c->temporal_grouping));
     json_object_set_new(o, "temporal_grouping_duration", json_integer(c->temporal_grouping_duration));
     return o;
@@ -975,6 +1000,7 @@ json_t *jdl_settings_to_json(const struct campaign_spec *spec)
     json_object_set_new(o, "name", json_string(spec->name ? spec->name : ""));
     json_object_set_new(o, "type", json_string(spec->type == CAMPAIGN_TEST ? "test" : "default"));
     json_object_set_new(o, "priority", json_integer(spec->priority));
+    if (spec->fairshare_project) json_object_set_new(o, "fairshare_project", json_string(spec->fairshare_project));
     json_t *cl = json_object();
     for (int i = 0; i < spec->nclusters; i++)
         json_object_set_new(cl, spec->clusters[i].name, cluster_to_json(&spec->clusters[i]));

@@ -94,5 +94,8 @@ int jdl_parse_signal(const char *text);
 /* 1 if s is a cluster name: 1 to JDL_CLUSTER_NAME_MAX of A-Z a-z 0-9 _ -,
  * safe in field paths, scheduler commands and file names. */
 int jdl_cluster_name_ok(const char *s);
+/* 1 if s is a fair-share project's name: 1 to JDL_PROJECT_NAME_MAX of the
+ * same characters. */
+int jdl_project_name_ok(const char *s);
 const char *jdl_signal_name(int sig);
 #endif

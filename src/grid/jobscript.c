@@ -236,11 +236,21 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
     if (spec->checkpointing_period > 0)
         sb_printf(out, "trap 'kill -%d $locus_child 2>/dev/null' %d\n", spec->checkpointing_signal,
                   spec->checkpointing_signal);
-    sb_puts(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n"
-                 "wait $locus_child\n"
-                 "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
-                 "wait $locus_child\n"   /* bash keeps the status of a reaped child */
-                 "exit $?\n");
+    int64_t every = spec->checkpointing_period > 0 ? jobs[0].checkpoint_interval : 0;
+    if (every > 0)   /* the scheduler sends one signal, before the walltime: the others come from here */
+        sb_printf(out, "( trap 'kill $locus_nap 2>/dev/null; exit 0' TERM\n"
+                       "  while :; do sleep %" PRId64 " & locus_nap=$!; wait $locus_nap\n"
+                       "    kill -%d $locus_child 2>/dev/null || exit 0; done ) &\n"
+                       "locus_ticker=$!\n",
+                  every, spec->checkpointing_signal);
+    sb_printf(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n"
+                   "wait $locus_child\n"
+                   "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
+                   "wait $locus_child\n"   /* bash keeps the status of a reaped child */
+                   "locus_status=$?\n"
+                   "%s"
+                   "exit $locus_status\n",
+              every > 0 ? "kill $locus_ticker 2>/dev/null\n" : "");
     return 0;
 }
 

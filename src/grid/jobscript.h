@@ -5,7 +5,8 @@
  * writes the node file, runs "<exec_file> <param>" (or the prologue or
  * epilogue lines, or the params of a temporally grouped job one after the
  * other) in the background and forwards the checkpointing signal and
- * SIGTERM to it, and exits with its status. The scheduler-specific
+ * SIGTERM to it (and sends it that signal every checkpoint_interval
+ * seconds, when the job has one), and exits with its status. The scheduler-specific
  * parts come from the driver, so this file knows no scheduler, nor any
  * driver. */
 #ifndef LOCUS_JOBSCRIPT_H
@@ -27,6 +28,8 @@ struct drv_job {
                                     lines run in one shell, for prologues and epilogues */
     int nscript;
     long walltime;               /* > 0: overrides the section's (prologue_walltime...) */
+    int64_t checkpoint_interval; /* > 0, with the section's checkpointing: the wrapper also sends
+                                    the checkpointing signal this often while the job runs */
     const char *const *env;      /* more "NAME=VALUE" for the job (NULL-terminated; may be NULL) */
     const struct drv_job *group; /* instead of exec_file and param (NULL: none): a temporally
                                     grouped job running these ngroup jobs one after the other,

@@ -22,6 +22,7 @@
 #define JDL_COUNT_MAX 1000000         /* count of one resources level */
 #define JDL_SECONDS_MAX (366L * 86400) /* any duration: walltime, periods */
 #define JDL_PRIORITY_MAX 1000         /* priority is in [-JDL_PRIORITY_MAX, JDL_PRIORITY_MAX] */
+#define JDL_PROJECT_NAME_MAX 64       /* bytes of a fair-share project's name */
 
 enum campaign_type { CAMPAIGN_DEFAULT, CAMPAIGN_TEST };
 
@@ -55,6 +56,8 @@ struct cluster_spec {
     int checkpointing_signal;    /* signal number; default SIGUSR2 */
     long checkpointing_period;   /* the signal is sent this many seconds before the
                                     walltime; 0 (default): no checkpointing */
+    long checkpoint_cost;        /* seconds a checkpoint takes; > 0: the signal is also sent
+                                    every grid/checkpoint.h interval while the job runs */
     int temporal_grouping;       /* pack several params into one cluster job */
     long temporal_grouping_duration; /* target seconds of such a job; default 900 */
 };
@@ -76,6 +79,7 @@ struct campaign_spec {
     char *name;
     enum campaign_type type;     /* default CAMPAIGN_DEFAULT */
     int priority;                /* default 0; higher first (metascheduler) */
+    char *fairshare_project;     /* its fair-share project (jdl_project_name_ok); NULL: none */
     struct campaign_params params;
     int nclusters;               /* >= 1 */
     struct cluster_spec *clusters;   /* sorted by name */

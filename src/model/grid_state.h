@@ -15,6 +15,7 @@
 #define GRID_CLUSTER_JOB_ID_MAX 39   /* bytes of a scheduler's job id ("123456_17") */
 #define GRID_CLUSTER_NAME_MAX JDL_CLUSTER_NAME_MAX
 #define GRID_EVENT_MESSAGE_MAX 512   /* bytes of an event's message: one line of UTF-8 */
+#define GRID_PROJECT_NAME_MAX JDL_PROJECT_NAME_MAX
 
 /* ---- what the policies keep (grid/predictor.h, finalize.h, metasched.h) ---- */
 
@@ -45,19 +46,21 @@ struct fin_config {
     int allow_same_cluster;  /* 1: a copy may go where a live copy already is, when nowhere else fits */
 };
 
-/* Fair share (grid/metasched.h): a user's weight and recent usage. */
-struct fs_user {
-    int64_t user_id;
-    double share;         /* weight; a user not listed has 1 */
+/* Fair share (grid/metasched.h): one user's, or one project's, weight
+ * and recent usage. */
+struct fs_entry {
+    int64_t id;           /* the user's, or the project's */
+    double share;         /* weight; one not listed has 1 */
     double usage;         /* resource-seconds, decayed to fairshare.last */
 };
 
-/* Users' recent usage, all decayed together to `last`: usage x 2^(-dt /
- * half_life). One common clock keeps the order of users valid without
- * decaying them at each lookup. */
+/* Users' (or projects') recent usage, all decayed together to `last`:
+ * usage x 2^(-dt / half_life). One common clock keeps their order valid
+ * without decaying them at each lookup. The same code keeps both levels
+ * of the fair share: projects, then users within a project. */
 struct fairshare {
-    struct fs_user *users;   /* owned */
-    int nusers, capusers;
+    struct fs_entry *entries;   /* owned */
+    int nentries, capentries;
     double half_life;        /* seconds; <= 0: no decay */
     int64_t last;            /* usage is as of this time */
 };
@@ -83,7 +86,8 @@ struct grid_config {
     int finalize;                 /* 1: replicate the last jobs (default) */
     struct fin_config fin;
     int group_max;                /* params in one temporally grouped job (50, CiGri) */
-    double fairshare_half_life;   /* seconds (86400) */
+    double fairshare_half_life;   /* seconds (86400), of users' and projects' usage */
+    int64_t early_jobs;           /* a campaign's first jobs that go before others of its rank (10; 0: none) */
 };
 
 /* ---- the state ---- */
@@ -159,6 +163,9 @@ struct grid_cluster {
     int array_ok;             /* the scheduler takes array jobs */
     int disabled;             /* blacklisted for every campaign by the operator */
     int waiting_allowed;      /* < 0: the config's */
+    /* what the checkpoint interval is estimated from (grid/checkpoint.h) */
+    int64_t interruptions;    /* copies ended preempted or by a node failure */
+    double run_s;             /* seconds copies ran here, in all */
 };
 
 /* What a campaign does on one cluster, resolved from its JDL section. */
@@ -169,6 +176,8 @@ struct grid_camp_cluster {
     int max_jobs;             /* < 0: no cap */
     int best_effort;
     int64_t checkpoint_period;   /* > 0: checkpointing jobs, resumed on this cluster */
+    int64_t checkpoint_cost;     /* > 0: seconds one checkpoint takes: signalled every
+                                    grid/checkpoint.h interval while running */
     int64_t grouping_duration;   /* > 0: temporal grouping to about this long */
     int prologue, epilogue;   /* the section has one */
     int64_t prologue_walltime, epilogue_walltime;
@@ -184,6 +193,7 @@ struct grid_job_range {
 
 struct grid_campaign {
     int64_t id, user_id;
+    int64_t project_id;       /* its fair-share project (grid_project); 0: none */
     enum campaign_type type;
     int priority;
     enum grid_camp_state state;
@@ -269,6 +279,13 @@ struct grid_affinity {
     int affinity, shared;
 };
 
+/* A fair-share project (metasched.h's first level), named by campaigns'
+ * JDL; its share and usage are in grid_state.project_fs. */
+struct grid_project {
+    int64_t id;               /* projects[i].id == i + 1 */
+    char name[GRID_PROJECT_NAME_MAX + 1];
+};
+
 struct grid_state {
     struct grid_config cfg;
     struct grid_cluster *clusters; int nclusters, capclusters;
@@ -277,7 +294,11 @@ struct grid_state {
     struct grid_copy *copies; int64_t ncopies, capcopies; /* copies[i].id == i + 1 */
     struct grid_pair *pairs; int npairs, cappairs;
     struct grid_event *events; int64_t nevents, capevents; /* events[i].id == i + 1 */
-    struct fairshare fs;
+    struct fairshare fs;      /* users' */
+    struct grid_project *projects; int nprojects, capprojects;
+    struct fairshare project_fs;   /* projects', on fs's clock */
+    struct fairshare member_fs;    /* users' within each project (fairshare_member ids; shares
+                                      unused: a user's is in fs), on fs's clock */
     struct grid_affinity *affinities; int naffinities;   /* by user, then cluster */
     int64_t last_cycle;       /* the clock of the last planning cycle */
     int64_t live_from;        /* copies[0 .. live_from - 1] are all ended: a cache, 0 is always right */

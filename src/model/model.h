@@ -82,6 +82,21 @@ struct user {
     uint64_t signup_net;            /* the network it was created from (core/cidr.h); 0: unknown, or the operator's */
 };
 
+/* What BOINC's account managers read and set of an account besides
+ * struct user (schema v24; server/web_rpc.c). Texts are "" when unset. */
+#define PROFILE_TEXT_MAX 255          /* country, postal code, URL */
+#define PREFS_MAX 16384               /* a preferences document */
+#define VENUE_MAX 15                  /* "", "home", "work", "school" */
+struct user_profile {
+    char email[255];                  /* its login address; "" none */
+    char country[PROFILE_TEXT_MAX + 1], postal_code[PROFILE_TEXT_MAX + 1], url[PROFILE_TEXT_MAX + 1];
+    char venue[VENUE_MAX + 1];        /* the venue of hosts that have none of their own */
+    int send_email, show_hosts;       /* 0 or 1 */
+    char global_prefs[PREFS_MAX + 1], project_prefs[PREFS_MAX + 1];   /* XML documents as given */
+    char prev_email[255];             /* the address before its last change; "" none */
+    int64_t email_time;               /* when the address last changed; 0 never */
+};
+
 /* A team of users (schema v16). Its credit is what its members were
  * granted while in it. */
 struct team {
@@ -250,7 +265,7 @@ struct job_status {
 
 /* A locality cursor (docs/cursors.md): a range of a batch's job numbers that a
  * team of hosts walks in increasing order. The credit fields are in
- * cobblestones (sched/credit.h): est_time_left = remaining / expavg days. */
+ * cobblestones (model/credit.h): est_time_left = remaining / expavg days. */
 struct cursor_rec {
     int64_t id, batch_id;
     int64_t first_job_num, last_job_num;

@@ -289,6 +289,21 @@ enum camp_order_rc campaign_order_share(struct store *st, int64_t user_id, doubl
     return rc;
 }
 
+enum camp_order_rc campaign_order_project_share(struct store *st, const char *name, double weight, int64_t now,
+                                                int64_t *order_id, char *err, size_t errlen)
+{
+    if (!jdl_project_name_ok(name))
+        return fail(CAMP_ORDER_INVALID, err, errlen, "project: expected 1 to %d of A-Z a-z 0-9 _ -",
+                    JDL_PROJECT_NAME_MAX);
+    if (!(weight > 0 && weight <= FAIRSHARE_WEIGHT_MAX))
+        return fail(CAMP_ORDER_INVALID, err, errlen, "weight: expected a number above 0 and at most %g, got %g",
+                    FAIRSHARE_WEIGHT_MAX, weight);
+    struct grid_order o = {.kind = GO_PROJECT_SHARE, .body = (char *)name, .value = weight, .create_time = now};
+    enum camp_order_rc rc = insert_order(st, &o, err, errlen);
+    *order_id = o.id;
+    return rc;
+}
+
 enum camp_order_rc campaign_order_wait(struct store *st, int64_t order_id, int timeout_ms, int64_t *result,
                                        char *err, size_t errlen)
 {

@@ -79,6 +79,11 @@ enum camp_order_rc campaign_order_add_params(struct store *st, const char *proje
  * FAIRSHARE_WEIGHT_MAX): the operator's order. */
 enum camp_order_rc campaign_order_share(struct store *st, int64_t user_id, double weight, int64_t now,
                                         int64_t *order_id, char *err, size_t errlen);
+/* Sets the fair-share project `name`'s weight (GO_PROJECT_SHARE; a name
+ * of grid/jdl.h's jdl_project_name_ok, a weight as above): the
+ * operator's order; the daemon makes the project when new. */
+enum camp_order_rc campaign_order_project_share(struct store *st, const char *name, double weight, int64_t now,
+                                                int64_t *order_id, char *err, size_t errlen);
 
 /* Waits up to timeout_ms for order_id to be carried out (polling the
  * store): CAMP_ORDER_OK with *result (a new campaign's id), or

@@ -118,6 +118,7 @@ static const struct field fields[] = {
     FLD(C_ROOT, F_DBL, "resource_share_fraction", RQ, resource_share_fraction),
     FLD(C_ROOT, F_DBL, "duration_correction_factor", RQ, duration_correction_factor),
     FLD(C_ROOT, F_BOOL, "dont_send_work", RQ, dont_send_work),
+    FLD(C_ROOT, F_BOOL, "allow_multiple_clients", RQ, allow_multiple_clients),
     FLD(C_ROOT, F_DBL, "work_req_seconds", RQ, work_req_seconds),
     FLD(C_ROOT, F_DBL, "cpu_req_secs", RQ, cpu_req_secs),
     FLD(C_ROOT, F_DBL, "cpu_req_instances", RQ, cpu_req_instances),

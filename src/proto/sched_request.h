@@ -102,6 +102,7 @@ struct sched_request {
     char alt_platforms[SR_MAX_ALT_PLATFORMS][64];
     double resource_share_fraction, duration_correction_factor;
     int dont_send_work;
+    int allow_multiple_clients;    /* one of several clients on its computer: each is a host of its own */
     double work_req_seconds, cpu_req_secs, cpu_req_instances, estimated_delay;
     int has_code_sign_key;         /* the client already holds a key */
     /* <time_stats> */

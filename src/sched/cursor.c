@@ -5,7 +5,7 @@
 #include "sched/cursor.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/index_impl.h"
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "sched/hr.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "proto/http_range.h"
 #include "proto/upload.h"
+#include "store/stats_export.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -20,18 +21,13 @@
 
 /* ---- downloads ---- */
 
-int download_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
-                  int *status, char *content_range, size_t crlen)
+/* Opens path for a GET with an optional Range header, as download_open. */
+static int open_ranged(const char *path, const char *range, int64_t *offset, int64_t *len, int *status,
+                       char *content_range, size_t crlen)
 {
-    if (!name_is_safe(name)) {
-        *status = 404;
-        return -1;
-    }
-    char path[PROJECT_PATH_MAX + 300];
-    project_file_path(&s->proj, path, sizeof path, "download", name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         if (fd >= 0) close(fd);
         *status = 404;
         return -1;
@@ -57,6 +53,34 @@ int download_open(struct server *s, const char *name, const char *range, int64_t
         /* an unparsable Range is ignored: the whole file, as HTTP allows */
     }
     return fd;
+}
+
+int download_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
+                  int *status, char *content_range, size_t crlen)
+{
+    if (!name_is_safe(name)) {
+        *status = 404;
+        return -1;
+    }
+    char path[PROJECT_PATH_MAX + 300];
+    project_file_path(&s->proj, path, sizeof path, "download", name);
+    return open_ranged(path, range, offset, len, status, content_range, crlen);
+}
+
+int stats_file_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
+                    int *status, char *content_range, size_t crlen)
+{
+    if (!stats_export_type(name)) {   /* its few names only: no listing, no other path */
+        *status = 404;
+        return -1;
+    }
+    char dir[PROJECT_PATH_MAX + 16], path[PROJECT_PATH_MAX + 64];
+    project_path(&s->proj, dir, sizeof dir, STATS_EXPORT_DIR);
+    if (path_printf(path, sizeof path, "%s/%s", dir, name)) {
+        *status = 404;
+        return -1;
+    }
+    return open_ranged(path, range, offset, len, status, content_range, crlen);
 }
 
 /* ---- uploads ---- */

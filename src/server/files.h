@@ -14,6 +14,10 @@
  * *status 404 / 416 / 400. */
 int download_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
                   int *status, char *content_range, size_t crlen);
+/* The same for file NAME of the statistics export (store/stats_export.h):
+ * only the export's own file names are opened, anything else is 404. */
+int stats_file_open(struct server *s, const char *name, const char *range, int64_t *offset, int64_t *len,
+                    int *status, char *content_range, size_t crlen);
 
 struct upload;
 struct upload *upload_begin(struct server *s);

@@ -275,6 +275,9 @@ static int carry_out(struct gridd *g, const struct grid_order *o, int64_t now, i
         if (grid_user_share(&g->g, o->user_id, o->value))
             return snprintf(err, errlen, "a share must be above 0 (%g)", o->value), -1;
         return 0;
+    case GO_PROJECT_SHARE:
+        if (!o->body) return snprintf(err, errlen, "project share order without a project"), -1;
+        return grid_project_share(&g->g, o->body, o->value, err, errlen);
     }
     snprintf(err, errlen, "unknown order kind %d", (int)o->kind);
     return -1;
@@ -683,7 +686,7 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             for (int k = 0; k < ENV_PER_JOB; k++) envp[i][k] = env[i][k];
             jobs[i] = (struct drv_job){.job_id = j ? j->id : 0, .campaign_id = s->campaign_id, .name = names[i],
                                        .user = who, .param = param, .walltime = s->walltime, .env = envp[i],
-                                       .tag = copy_ids[0]};
+                                       .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0]};
             if (script) {
                 jobs[i].script = (const char *const *)(s->kind == GSK_PROLOGUE ? cs->prologue : cs->epilogue);
                 jobs[i].nscript = s->kind == GSK_PROLOGUE ? cs->nprologue : cs->nepilogue;
@@ -692,7 +695,7 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         if (s->grouped) {
             struct drv_job group = {.job_id = jobs[0].job_id, .campaign_id = s->campaign_id, .name = names[0],
                                     .user = who, .walltime = s->walltime, .group = jobs, .ngroup = s->n,
-                                    .tag = copy_ids[0]};
+                                    .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0]};
             if (!drv_submit(drv, &sec, &group, ids[0], err, sizeof err)) done = s->n;
             for (int i = 1; i < done; i++) memcpy(ids[i], ids[0], sizeof ids[i]);
         } else if (s->array) {
@@ -921,6 +924,7 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.waiting_timeout = (int64_t)cfg->grid_waiting_timeout;
     gc.settle_seconds = (int64_t)cfg->grid_settle_seconds;
     gc.fairshare_half_life = cfg->grid_fairshare_half_life;
+    gc.early_jobs = cfg->grid_early_jobs;
     gc.finalize = cfg->grid_finalize;
     struct gridd *g = xcalloc(1, sizeof *g);
     g->cfg = *cfg;

@@ -19,6 +19,7 @@
 #include "server/server.h"
 #include "server/url.h"
 #include "server/web_rpc.h"
+#include "store/stats_export.h"
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <pthread.h>
@@ -139,14 +140,16 @@ static enum MHD_Result master_page(struct server *s, struct MHD_Connection *mc)
     return rc;
 }
 
-static enum MHD_Result download(struct server *s, struct MHD_Connection *mc, const char *name)
+/* A download, or with stats a file of the statistics export (public, as BOINC's stats/). */
+static enum MHD_Result download(struct server *s, struct MHD_Connection *mc, const char *name, int stats)
 {
     const char *range = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Range");
     int64_t off, len;
     int status;
     char cr[128] = "";
-    int fd = download_open(s, name, range, &off, &len, &status, cr, sizeof cr);
-    log_debug(LT_HTTP, "GET download/%s%s%s: %d", name, range ? " " : "", range ? range : "", status);
+    int fd = (stats ? stats_file_open : download_open)(s, name, range, &off, &len, &status, cr, sizeof cr);
+    log_debug(LT_HTTP, "GET %s/%s%s%s: %d", stats ? "stats" : "download", name, range ? " " : "", range ? range : "",
+              status);
     if (fd < 0) {
         if (status != 416) return send_text(mc, status, "file not found\n");
         struct MHD_Response *r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
@@ -160,7 +163,7 @@ static enum MHD_Result download(struct server *s, struct MHD_Connection *mc, con
         close(fd);
         return MHD_NO;
     }
-    MHD_add_response_header(r, "Content-Type", "application/octet-stream");
+    MHD_add_response_header(r, "Content-Type", stats ? stats_export_type(name) : "application/octet-stream");
     MHD_add_response_header(r, "Accept-Ranges", "bytes");
     if (status == 206) MHD_add_response_header(r, "Content-Range", cr);
     enum MHD_Result rc = MHD_queue_response(mc, (unsigned)status, r);
@@ -217,6 +220,11 @@ static enum MHD_Result metrics_page(struct server *s, struct MHD_Connection *mc)
     return rc;
 }
 
+static const char *query_arg(void *mc, const char *name)
+{
+    return MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, name);
+}
+
 /* A web RPC (web_rpc.c), its arguments from the query string. */
 static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *name, struct strbuf *out,
                     struct api_wait **wait)
@@ -232,6 +240,8 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
         .invite_code = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "invite_code"),
         .addr = addr,
         .net = cidr_network(ci ? ci->client_addr : NULL),
+        .arg = query_arg,
+        .ctx = mc,
     };
     web_rpc_handle(s, name, &a, out, wait);
 }
@@ -275,7 +285,7 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
     }
     if (c->route == URL_UPLOAD) c->up = upload_begin(s);
     if (c->route == URL_API_POST) c->site = site_request_of(mc);
-    c->moves_file = c->route == URL_DOWNLOAD;
+    c->moves_file = c->route == URL_DOWNLOAD || c->route == URL_STATS;
     set_timeout(s, mc, c->moves_file);
     return MHD_YES;
 }
@@ -374,7 +384,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = send_buf(mc, 200, &out, "text/xml");
         break;
     case URL_DOWNLOAD:
-        rc = download(s, mc, rest);
+    case URL_STATS:
+        rc = download(s, mc, rest, c->route == URL_STATS);
         break;
     case URL_METRICS:
         rc = metrics_page(s, mc);

@@ -6,7 +6,10 @@
 #include "core/log.h"
 #include "proto/sched_reply.h"
 #include "proto/sched_request.h"
+#include "model/credit.h"
+#include "sched/host_merge.h"
 #include "sched/host_rpc.h"
+#include "server/web_am.h"
 #include "server/workgen.h"
 #include "store/store.h"
 #include "core/vec.h"
@@ -57,9 +60,11 @@ struct rpc {
 
 /* ---- identity ---- */
 
-/* Finds the user of an account key: cache, then store. 0 found, 1 not, -1 error. */
+/* Finds the user of an account key: cache, then store; a weak key
+ * (web_am.h) from the store each time. 0 found, 1 not, -1 error. */
 static int find_user(struct server *s, const char *auth, struct user *out)
 {
+    if (strchr(auth, '_')) return web_am_weak_user(s, auth, out);
     pthread_mutex_lock(&s->lock);
     struct user *u = smap_get(&s->users, auth);
     if (u) *out = *u;
@@ -79,17 +84,37 @@ static int find_user(struct server *s, const char *auth, struct user *out)
     return 0;
 }
 
-/* The host record of a request's hostid, if it exists and is this user's.
- * A client that lost its hostid (detached and attached again) is the same
- * computer if its host CPID matches: it must not get a second instance of
- * a job it already holds, so it gets its old record back. */
-static int find_host(struct server *s, int64_t id, int64_t user_id, const char *cpid, struct host *out)
+static void host_from_request(struct host *h, const struct sched_request *r, int64_t now);
+
+/* The host a client without a host id is: by its host CPID (it detached
+ * and attached again: it must not get a second instance of a job it
+ * already holds), else a silent host of the same computer (it was
+ * reinstalled: sched/host_merge.h). 0 found, 1 none, -1 error. */
+static int find_old_host(struct server *s, const struct rpc *c, struct host *out)
 {
-    if (id <= 0) {
-        struct store *st = server_reader(s);
-        if (!st) return -1;
-        return cpid[0] ? store_host_by_cpid(st, user_id, cpid, out) : 1;
-    }
+    struct store *st = server_reader(s);
+    if (!st) return -1;
+    int rc = c->req.host_cpid[0] ? store_host_by_cpid(st, c->user.id, c->req.host_cpid, out) : 1;
+    if (rc <= 0 || !c->req.domain_name[0]) return rc;
+    struct host req = {.user_id = c->user.id, .net = c->net}, cands[HOST_MERGE_CANDIDATES];
+    int64_t now = s->clock();
+    host_from_request(&req, &c->req, now);
+    int n;
+    if (store_hosts_named(st, c->user.id, c->req.domain_name, cands, HOST_MERGE_CANDIDATES, &n)) return -1;
+    int i = host_merge_pick(&req, c->req.allow_multiple_clients, cands, n, now);
+    if (i < 0) return 1;
+    log_info("user %lld: a new client of a computer seen before: it is host %lld again (silent %lld s)",
+             (long long)c->user.id, (long long)cands[i].id, (long long)(now - cands[i].rpc_time));
+    *out = cands[i];
+    return 0;
+}
+
+/* The host record of a request's hostid, if it exists and is this user's;
+ * without one, find_old_host. */
+static int find_host(struct server *s, const struct rpc *c, struct host *out)
+{
+    int64_t id = c->req.hostid, user_id = c->user.id;
+    if (id <= 0) return find_old_host(s, c, out);
     pthread_mutex_lock(&s->lock);
     struct host *h = imap_get(&s->hosts, id);
     if (h) *out = *h;
@@ -532,9 +557,10 @@ static void reply_header(struct rpc *c)
     r->userid = c->user.id;
     r->user_name = c->user.name;
     r->user_total_credit = c->user.total_credit;
-    r->user_expavg_credit = c->user.expavg_credit;
+    double now = (double)s->clock();
+    r->user_expavg_credit = credit_average_at(c->user.expavg_credit, c->user.expavg_time, now);
     r->host_total_credit = c->host.total_credit;
-    r->host_expavg_credit = c->host.expavg_credit;
+    r->host_expavg_credit = credit_average_at(c->host.expavg_credit, c->host.expavg_time, now);
     if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
     r->send_full_workload = cfg->deadline_check;
 }
@@ -598,7 +624,7 @@ static void decide(struct rpc *c, const char *body, size_t len)
         c->status = 200;
         return;
     }
-    int hrc = find_host(s, c->req.hostid, c->user.id, c->req.host_cpid, &c->host);
+    int hrc = find_host(s, c, &c->host);
     if (hrc < 0) return answer_now(c, 503, "store unavailable, retry later");
     c->new_host = hrc != 0;
     int64_t added = 0;

@@ -10,8 +10,12 @@
 static const char API_PREFIX[] = "/api/v1/";
 static const char METRICS_PATH[] = "/metrics";
 static const char DOWNLOAD_DIR[] = "download/";
-/* BOINC's web RPCs the client calls at the master URL (its wizard's) */
-static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php"};
+static const char STATS_DIR[] = "stats/";
+/* BOINC's web RPCs at the master URL: the client's wizard's, then the
+ * account managers' (server/web_am.c) */
+static const char *const WEB_RPCS[] = {"get_project_config.php", "create_account.php", "lookup_account.php",
+                                       "am_get_info.php", "am_set_info.php", "am_set_host_info.php",
+                                       "team_lookup.php"};
 
 size_t url_unescape(char *s)
 {
@@ -46,6 +50,10 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
         *rest = p + dl_len;
         return URL_DOWNLOAD;
     }
+    if (!strncmp(p, STATS_DIR, sizeof STATS_DIR - 1) && get) {
+        *rest = p + sizeof STATS_DIR - 1;
+        return URL_STATS;
+    }
     if (get && site_name_ok(p)) {
         *rest = p;
         return URL_PAGE;
@@ -56,7 +64,7 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
 const char *url_route_name(enum url_route r)
 {
     static const char *const names[URL_ROUTES] = {
-        [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download",
+        [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download", [URL_STATS] = "stats",
         [URL_UPLOAD] = "upload", [URL_WEB_RPC] = "web_rpc", [URL_API] = "api", [URL_API_POST] = "api_post",
         [URL_PAGE] = "page", [URL_METRICS] = "metrics", [URL_NOT_FOUND] = "not_found",
     };

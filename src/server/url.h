@@ -11,6 +11,7 @@ enum url_route {
     URL_MASTER,        /* GET/HEAD PREFIX, or PREFIX without its final '/' */
     URL_RPC,           /* POST PREFIXscheduler */
     URL_DOWNLOAD,      /* GET/HEAD PREFIXdownload/NAME; *rest = NAME, not yet checked */
+    URL_STATS,         /* GET/HEAD PREFIXstats/NAME, the statistics export; *rest = NAME, not yet checked */
     URL_UPLOAD,        /* POST PREFIXfile_upload_handler */
     URL_WEB_RPC,       /* GET/HEAD PREFIXNAME.php, one of BOINC's account web RPCs; *rest = NAME.php */
     URL_API,           /* GET/HEAD /api/v1/PATH; *rest = PATH */
@@ -32,7 +33,7 @@ size_t url_unescape(char *s);
 
 /* The route of a decoded url (NUL-terminated) for method, under prefix (the
  * path of the master URL, starting and ending with '/'). *rest is set for
- * URL_DOWNLOAD, URL_PAGE and the API routes, pointing into url; left as it was
+ * URL_DOWNLOAD, URL_STATS, URL_PAGE and the API routes, pointing into url; left as it was
  * otherwise. Never fails: an unknown URL is URL_NOT_FOUND. */
 enum url_route url_route(const char *prefix, const char *method, const char *url, const char **rest);
 

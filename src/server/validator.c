@@ -6,7 +6,7 @@
 #include "core/log.h"
 #include "core/run.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/validate.h"
 #include "server/server.h"
 #include <stdlib.h>

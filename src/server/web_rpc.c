@@ -13,6 +13,7 @@
 #include "core/ratelimit.h"
 #include "proto/web_rpc.h"
 #include "server/api_internal.h"
+#include "server/web_am.h"
 #include "store/store.h"
 #include "core/clock.h"
 #include <ctype.h>
@@ -193,7 +194,6 @@ static void answer_xml(struct server *s, const struct account_result *r, void *c
 {
     (void)ctx;
     *status = 200;
-    sb_puts(out, XML_DECL);
     if (r->err) return web_error_xml(out, r->err, r->msg);
     if (r->u.key_gen == ACCOUNT_KEY_GEN_RANDOM)
         return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "this account's key cannot be given again: ask the project");
@@ -201,6 +201,14 @@ static void answer_xml(struct server *s, const struct account_result *r, void *c
     account_key_make(&s->accounts->secret, r->u.id, r->u.key_gen, key);
     web_account_xml(out, key);
     OPENSSL_cleanse(key, sizeof key);
+}
+
+/* answer_xml on an order's thread, into the order's own answer. */
+static void answer_xml_order(struct server *s, const struct account_result *r, void *ctx, struct strbuf *out,
+                             int *status)
+{
+    sb_puts(out, XML_DECL);
+    answer_xml(s, r, ctx, out, status);
 }
 
 static void lookup(struct server *s, struct store *st, const struct account_order *o, struct account_result *r)
@@ -265,10 +273,7 @@ static void create(struct server *s, struct store *st, const struct account_orde
         if (o->team_name[0] && join_named_team(st, r->u.id, o->team_name)) store_trouble(st, r, "join a team");
         return;
     }
-    kdf_enter(s->accounts);
-    rc = passwd_store(o->passwd_hash, stored);
-    kdf_leave(s->accounts);
-    if (rc) {
+    if (web_accounts_hash(s, o->passwd_hash, stored)) {
         log_error("web RPC: cannot hash a password (libsodium: out of memory?)");
         return refuse(r, BOINC_ERR_PROJECT_DOWN, "the project cannot create accounts now: try again later");
     }
@@ -327,19 +332,47 @@ static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct ac
     return -1;
 }
 
-/* 0 if a's address has allowance left; else -1, refused in r. */
-static int allowed(struct server *s, const struct web_rpc_args *a, struct account_result *r)
+/* Takes one of addr's allowance (spend) or looks whether one is left: 1
+ * if so, else 0 with the minutes to wait into *wait_min. */
+static int allowance(struct server *s, const char *addr, int spend, int *wait_min)
 {
     struct web_accounts *w = s->accounts;
     int retry_s;
     pthread_mutex_lock(&w->allowance_lock);
-    int ok = ratelimit_take(w->allowance, a->addr, monotonic_ms(), &retry_s);
+    int ok = spend ? ratelimit_take(w->allowance, addr, monotonic_ms(), &retry_s)
+                   : ratelimit_may(w->allowance, addr, monotonic_ms(), &retry_s);
     pthread_mutex_unlock(&w->allowance_lock);
-    if (ok) return 0;
-    log_info("web RPC: %s refused, over its allowance", a->addr);
-    refuse(r, BOINC_ERR_PROJECT_DOWN, "too many account requests from your address: try again in %d minutes",
-           (retry_s + 59) / 60);
-    return -1;
+    *wait_min = (retry_s + 59) / 60;
+    if (!ok) log_info("web RPC: %s refused, over its allowance", addr);
+    return ok;
+}
+
+#define OVER_ALLOWANCE "too many account requests from your address: try again in %d minutes"
+
+int web_accounts_may(struct server *s, const char *addr, struct strbuf *out)
+{
+    int wait_min;
+    if (allowance(s, addr, 0, &wait_min)) return 1;
+    char msg[128];
+    snprintf(msg, sizeof msg, OVER_ALLOWANCE, wait_min);
+    if (out) web_error_xml(out, BOINC_ERR_PROJECT_DOWN, msg);
+    return 0;
+}
+
+void web_accounts_spend(struct server *s, const char *addr)
+{
+    int wait_min;
+    allowance(s, addr, 1, &wait_min);
+}
+
+const struct upload_key *web_accounts_secret(const struct server *s) { return &s->accounts->secret; }
+
+int web_accounts_hash(struct server *s, const char *passwd_hash, char *stored)
+{
+    kdf_enter(s->accounts);
+    int rc = passwd_store(passwd_hash, stored);
+    kdf_leave(s->accounts);
+    return rc ? -1 : 0;
 }
 
 int web_account_order(struct server *s, enum web_call call, const struct web_rpc_args *a, account_answer_fn answer,
@@ -356,7 +389,8 @@ int web_account_order(struct server *s, enum web_call call, const struct web_rpc
     if (call == CALL_CREATE && (!a->user_name || !display_name_ok(a->user_name)))
         return refuse(refused, BOINC_ERR_BAD_USER_NAME, "a user name is 1 to %d printable ASCII characters",
                       DISPLAY_NAME_MAX), -1;
-    if (allowed(s, a, refused)) return -1;
+    int wait_min;
+    if (!allowance(s, a->addr, 1, &wait_min)) return refuse(refused, BOINC_ERR_PROJECT_DOWN, OVER_ALLOWANCE, wait_min), -1;
     for (int i = 0; i < PASSWD_HASH_LEN; i++) o.passwd_hash[i] = (char)tolower((unsigned char)a->passwd_hash[i]);
     if (call == CALL_CREATE) {
         snprintf(o.user_name, sizeof o.user_name, "%s", a->user_name);
@@ -368,28 +402,36 @@ int web_account_order(struct server *s, enum web_call call, const struct web_rpc
     struct account_order *p = xmalloc(sizeof *p);
     *p = o;
     OPENSSL_cleanse(&o, sizeof o);
-    int status;
-    struct strbuf busy;
+    struct strbuf busy;   /* the XML refusal; the caller answers in its own form */
     sb_init(&busy);
-    int rc = api_wait_new(s, run_order, drop_order, p, &busy, &status, wait);
+    int rc = web_accounts_queue(s, run_order, drop_order, p, &busy, wait);
     sb_free(&busy);
     if (rc) refuse(refused, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
     return rc;
 }
 
-const struct upload_key *web_accounts_secret(const struct server *s) { return &s->accounts->secret; }
-
 void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
                     struct api_wait **wait)
 {
     *wait = NULL;
-    if (!strcmp(name, "get_project_config.php")) {
-        sb_puts(out, XML_DECL);
-        return project_config(s, out);
-    }
+    sb_puts(out, XML_DECL);   /* an order writes its own: out is left then */
+    if (!strcmp(name, "get_project_config.php")) return project_config(s, out);
+    if (web_am_handles(name)) return web_am_handle(s, name, a, out, wait);
     struct account_result refused;
     int status;
-    if (web_account_order(s, !strcmp(name, "create_account.php") ? CALL_CREATE : CALL_LOOKUP, a, answer_xml, NULL,
-                          &refused, wait))
+    if (web_account_order(s, !strcmp(name, "create_account.php") ? CALL_CREATE : CALL_LOOKUP, a, answer_xml_order,
+                          NULL, &refused, wait))
         answer_xml(s, &refused, NULL, out, &status);
+}
+
+int web_accounts_queue(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
+                       struct api_wait **wait)
+{
+    int status;
+    struct strbuf refused;   /* api_wait_new's JSON refusal: this caller answers in XML */
+    sb_init(&refused);
+    int rc = api_wait_new(s, run, drop, order, &refused, &status, wait);
+    if (rc) web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
+    sb_free(&refused);
+    return rc;
 }

@@ -13,6 +13,10 @@ struct web_rpc_args {
     const char *email_addr, *passwd_hash, *user_name, *team_name, *invite_code;   /* NULL: absent */
     const char *addr;            /* who asks, for the allowance: an IPv4 address or an IPv6 /64 */
     uint64_t net;                /* its network (core/cidr.h), kept with an account it makes; 0 unknown */
+    /* any other argument by name (NULL: absent), for the account
+     * managers' calls (web_am.c); valid for the call */
+    const char *(*arg)(void *ctx, const char *name);
+    void *ctx;
 };
 
 /* Reads what the web RPCs need (account secret, terms of use, platforms
@@ -51,10 +55,6 @@ enum web_call { CALL_CREATE, CALL_LOOKUP };
  * api_wait_start); -1 with *refused filled and *wait NULL: nothing done. */
 int web_account_order(struct server *s, enum web_call call, const struct web_rpc_args *a, account_answer_fn answer,
                       void *ctx, struct account_result *refused, struct api_wait **wait);
-/* The project's account secret (core/account_key.h), for the site's
- * session cookies; borrowed for as long as s is open. */
-const struct upload_key *web_accounts_secret(const struct server *s);
-
 /* Answers GET PREFIXname (name one of url.c's web RPCs) into out, always
  * with HTTP 200 as BOINC's (an error is an <error> reply); or, for an
  * account creation or lookup that passed the cheap checks, sets *wait to
@@ -62,4 +62,23 @@ const struct upload_key *web_accounts_secret(const struct server *s);
  * a second): see api_wait_start. */
 void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
                     struct api_wait **wait);
+
+/* For web_am.c and the site's sessions (api_session.c): the account
+ * managers' calls share the account secret (borrowed for as long as s is
+ * open), the hashing slots and the allowance of the account calls. */
+struct upload_key;
+const struct upload_key *web_accounts_secret(const struct server *s);
+/* passwd_store (core/passwd.h) of passwd_hash in one of the hashing slots,
+ * waiting for one: 0, or -1 (libsodium could not). */
+int web_accounts_hash(struct server *s, const char *passwd_hash, char *stored);
+/* 1 if addr has allowance left, nothing spent; else 0 with the error
+ * (-183, the minutes to wait) answered into out. */
+int web_accounts_may(struct server *s, const char *addr, struct strbuf *out);
+/* Spends one of addr's allowance (a key that opened nothing). */
+void web_accounts_spend(struct server *s, const char *addr);
+/* Queues order (taken: drop frees it) to be run on an order thread, as
+ * api_wait_new, *wait then set: 0; when too many are in progress, drops
+ * it and answers -183 into out (XML): -1. */
+int web_accounts_queue(struct server *s, void (*run)(struct server *, void *, struct strbuf *, int *),
+                        void (*drop)(void *), void *order, struct strbuf *out, struct api_wait **wait);
 #endif

@@ -9,7 +9,7 @@
 #include "core/prom.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "store/store.h"
 #include <pthread.h>
 #include <stdlib.h>

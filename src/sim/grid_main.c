@@ -3,19 +3,20 @@
  * main.c so each mode owns its options. The wall clock is read here only
  * (wall_s). */
 #include "sim/grid_sim.h"
+#include "model/campaign.h"
 #include "sim/simcli.h"
 #include <string.h>
 
 static int grid_usage(const char *why)
 {
     fprintf(stderr, "locus-sim: %s; usage: locus-sim grid WORKLOAD [--predictor tap|slow_start|two_way_adaptive|"
-                    "adapt_down_exp_up] [--no-finalize] [--json] [--trace FILE.csv] [--seed N]\n", why);
+                    "adapt_down_exp_up] [--no-finalize] [--early-jobs N] [--json] [--trace FILE.csv] [--seed N]\n", why);
     return 2;
 }
 
 int grid_main(int argc, char **argv)
 {
-    const char *path = NULL, *trace_path = NULL, *seed = NULL, *pred = "tap";
+    const char *path = NULL, *trace_path = NULL, *seed = NULL, *pred = "tap", *early = NULL;
     int json = 0, no_finalize = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -25,6 +26,7 @@ int grid_main(int argc, char **argv)
         else if (!strcmp(a, "--predictor") && has_value) pred = argv[++i];
         else if (!strcmp(a, "--trace") && has_value) trace_path = argv[++i];
         else if (!strcmp(a, "--seed") && has_value) seed = argv[++i];
+        else if (!strcmp(a, "--early-jobs") && has_value) early = argv[++i];
         else if (a[0] == '-') return grid_usage(has_value || a[1] != '-' ? "unknown option" : "option needs a value");
         else if (path) return grid_usage("more than one workload given");
         else path = a;
@@ -38,8 +40,11 @@ int grid_main(int argc, char **argv)
         fprintf(stderr, "locus-sim: %s\n", err);
         return 1;
     }
-    if (seed && simcli_seed(seed, &w.seed)) return grid_usage("--seed needs a non-negative integer");
-    struct grid_sim_options o = {.algo = (enum pred_algo)algo, .no_finalize = no_finalize};
+    if (seed && simcli_uint(seed, &w.seed)) return grid_usage("--seed needs a non-negative integer");
+    struct grid_sim_options o = {.algo = (enum pred_algo)algo, .no_finalize = no_finalize, .early_jobs = -1};
+    uint64_t n;
+    if (early && (simcli_uint(early, &n) || n > JDL_PARAMS_MAX)) return grid_usage("--early-jobs needs 0 to 10000000");
+    if (early) o.early_jobs = (int64_t)n;
     if (simcli_trace_open(trace_path, "time,cluster,cores,background_cores,campaign_cores,campaign_waiting\n",
                           &o.trace))
         return 1;

@@ -76,6 +76,8 @@ struct gsim {
     double user_acc[GW_MAX_USERS + 1];
     int contended;
     double t95;                              /* when 95% of the jobs were done */
+    double first_ok[GW_MAX_CAMPAIGNS];       /* by workload campaign: its first success, from its start; 0: none */
+    double ended[GW_MAX_CAMPAIGNS];          /* ... its end */
     int done;
 };
 
@@ -462,6 +464,20 @@ static void carry_notifies(struct gsim *s)
     }
 }
 
+/* Each campaign's first success and end, as this cycle sees them. */
+static void campaign_times(struct gsim *s)
+{
+    for (int k = 0; k < s->w->ncampaigns; k++) {
+        const struct grid_campaign *c = grid_campaign_find(&s->st, s->camp_id[k]);
+        if (!c) continue;
+        double since = now_of(s) - s->w->campaigns[k].start;
+        int64_t ok = 0;
+        for (int p = 0; p < c->nclusters; p++) ok += s->st.pairs[c->first_pair + p].successes;
+        if (ok > 0 && !s->first_ok[k]) s->first_ok[k] = since;
+        if (c->state == GCS_TERMINATED && !s->ended[k]) s->ended[k] = since;
+    }
+}
+
 /* Users with jobs still to submit; and whether every started campaign ended. */
 static int users_with_work(struct gsim *s, int *all_done)
 {
@@ -505,6 +521,7 @@ static int poll(struct gsim *s, char *err, size_t errlen)
             fprintf(s->o.trace, "%lld,%s,%d,%d,%d,%d\n", (long long)now, s->w->clusters[c].name, s->cl[c].total,
                     s->cl[c].bg_used, s->cl[c].camp_used, waiting);
         }
+    campaign_times(s);
     int all_done;
     s->contended = users_with_work(s, &all_done) >= 2;
     int64_t ndone = 0;
@@ -518,6 +535,20 @@ static int poll(struct gsim *s, char *err, size_t errlen)
 }
 
 /* ---- figures ---- */
+
+/* Max and mean of v over the default campaigns. */
+static void over_campaigns(const struct gsim *s, const double *v, double *max, double *mean)
+{
+    int n = 0;
+    *max = *mean = 0;
+    for (int k = 0; k < s->w->ncampaigns; k++) {
+        if (s->w->campaigns[k].test) continue;
+        if (v[k] > *max) *max = v[k];
+        *mean += v[k];
+        n++;
+    }
+    if (n) *mean /= n;
+}
 
 static void final_figures(struct gsim *s)
 {
@@ -543,6 +574,8 @@ static void final_figures(struct gsim *s)
             if (e > f->fairshare_error) f->fairshare_error = e;
         }
     f->sim_events = (int64_t)s->q.next_seq;
+    over_campaigns(s, s->first_ok, &f->first_result_max_s, &f->first_result_mean_s);
+    over_campaigns(s, s->ended, &f->campaign_end_max_s, &f->campaign_end_mean_s);
 }
 
 static void gsim_free(struct gsim *s)
@@ -577,6 +610,7 @@ int grid_sim_run(const struct grid_workload *w, const struct grid_sim_options *o
     cfg.algo = o->algo;
     cfg.finalize = !o->no_finalize;
     cfg.waiting_allowed = w->waiting_allowed;
+    if (o->early_jobs >= 0) cfg.early_jobs = o->early_jobs;
     grid_state_init(&s.st, &cfg, 0);
     int rc = 0;
     for (int u = 1; u <= GW_MAX_USERS && !rc; u++) rc = grid_user_share(&s.st, u, w->share[u]);
@@ -587,11 +621,12 @@ int grid_sim_run(const struct grid_workload *w, const struct grid_sim_options *o
         if (wc->bg_rate > 0) evq_push(&s.q, rng_exp(&s.rng, 1 / wc->bg_rate), EV_BG, c, 0);
     }
     /* every user's campaigns share every cluster with those of their rank,
-     * by fair-share weights (the operator's shared affinities) */
+     * by fair-share weights (the operator's shared affinities), unless the
+     * workload has them take clusters in turn */
     struct grid_affinity *aff = xcalloc((size_t)GW_MAX_USERS * (size_t)w->nclusters + 1, sizeof *aff);
     int naff = 0;
     for (int u = 1; u <= GW_MAX_USERS; u++)
-        for (int c = 0; c < w->nclusters; c++) aff[naff++] = (struct grid_affinity){u, s.cl[c].id, 0, 1};
+        for (int c = 0; c < w->nclusters; c++) aff[naff++] = (struct grid_affinity){u, s.cl[c].id, 0, w->shared};
     grid_set_affinities(&s.st, aff, naff);
     free(aff);
     for (int i = 0; i < w->ncampaigns; i++) evq_push(&s.q, w->campaigns[i].start, EV_START, i, 0);
@@ -636,7 +671,9 @@ int grid_sim_run(const struct grid_workload *w, const struct grid_sim_options *o
     X(cycles, "%lld", (long long)f->cycles) X(sink_events, "%lld", (long long)f->sink_events)                   \
     X(fatal_events, "%lld", (long long)f->fatal_events) X(events, "%lld", (long long)f->events)                 \
     X(notifications, "%lld", (long long)f->notifications) X(fairshare_error, "%.4f", f->fairshare_error)        \
-    X(contended_s, "%.1f", f->contended_s) X(complete, "%d", f->complete)                                        \
+    X(contended_s, "%.1f", f->contended_s) X(first_result_max_s, "%.1f", f->first_result_max_s)                 \
+    X(first_result_mean_s, "%.1f", f->first_result_mean_s) X(campaign_end_max_s, "%.1f", f->campaign_end_max_s)  \
+    X(campaign_end_mean_s, "%.1f", f->campaign_end_mean_s) X(complete, "%d", f->complete)                        \
     X(sim_events, "%lld", (long long)f->sim_events) X(wall_s, "%.3f", f->wall_s)
 
 void grid_sim_figures_print(FILE *out, const struct grid_sim_figures *f)

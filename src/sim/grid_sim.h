@@ -14,6 +14,7 @@
 struct grid_sim_options {
     enum pred_algo algo;
     int no_finalize;            /* 1: the finalize stage is off */
+    int64_t early_jobs;         /* a campaign's first jobs that go early; < 0: the grid's default */
     FILE *trace;                /* CSV, one line per cluster per poll, or NULL */
 };
 
@@ -32,6 +33,9 @@ struct grid_sim_figures {
     int64_t sink_events, fatal_events, events, notifications;
     double fairshare_error;     /* max over users of |their part - their share| / their share, while contended */
     double contended_s;         /* time two users or more had jobs to submit */
+    /* over default campaigns, from each one's submission: */
+    double first_result_max_s, first_result_mean_s;   /* to its first job done */
+    double campaign_end_max_s, campaign_end_mean_s;   /* to its end */
     int64_t sim_events;
     double wall_s;              /* filled by the caller */
 };

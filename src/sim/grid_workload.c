@@ -138,7 +138,8 @@ static int parse_campaign(struct grid_workload *w, char *name, char *save, char 
 /* A global `key value` line (the caller's message names the key). */
 static int parse_global(struct grid_workload *w, const char *key, char *val, char *save, char *why, size_t len)
 {
-    if (strcmp(key, "seed") && strcmp(key, "poll_period") && strcmp(key, "horizon") && strcmp(key, "waiting_allowed"))
+    if (strcmp(key, "seed") && strcmp(key, "poll_period") && strcmp(key, "horizon") && strcmp(key, "waiting_allowed") &&
+        strcmp(key, "shared"))
         return snprintf(why, len, "unknown key '%s'", key), -1;
     if (!val || strtok_r(NULL, " \t", &save)) return snprintf(why, len, "expected one value"), -1;
     char *end;
@@ -155,6 +156,7 @@ static int parse_global(struct grid_workload *w, const char *key, char *val, cha
     if (!strcmp(key, "poll_period") && v >= 1 && v <= 86400) w->poll_period = v;
     else if (!strcmp(key, "horizon") && v >= 1 && v <= 1e9) w->horizon = v;
     else if (!strcmp(key, "waiting_allowed") && v >= 0 && v <= 1e6 && v == floor(v)) w->waiting_allowed = (int)v;
+    else if (!strcmp(key, "shared") && (v == 0 || v == 1)) w->shared = (int)v;
     else return snprintf(why, len, "'%s' is out of range", val), -1;
     return 0;
 }
@@ -178,6 +180,7 @@ int grid_workload_parse(struct grid_workload *w, const char *text, char *err, si
     w->poll_period = 30;
     w->horizon = 30 * 86400.0;
     w->waiting_allowed = 5;
+    w->shared = 1;
     w->seed = 1;
     for (int u = 0; u <= GW_MAX_USERS; u++) w->share[u] = 1;
     int line = 0;

@@ -51,6 +51,7 @@ struct grid_workload {
     double poll_period;         /* seconds between grid cycles */
     double horizon;             /* the simulation gives up here */
     int waiting_allowed;
+    int shared;                 /* 1: users' campaigns split clusters by shares; 0: FIFO by fair share */
     uint64_t seed;
 };
 

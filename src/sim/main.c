@@ -40,7 +40,7 @@ static int client_main(int argc, char **argv)
             o.fetch_deadline_cap = !strcmp(v, "on");
         } else if (!strcmp(a, "--seed") && has_value) {
             uint64_t n;
-            if (simcli_seed(argv[++i], &n)) return usage("--seed needs a non-negative integer");
+            if (simcli_uint(argv[++i], &n)) return usage("--seed needs a non-negative integer");
             o.seed = n;
         } else if (a[0] == '-') return usage(has_value || a[1] != '-' ? "unknown option" : "option needs a value");
         else if (path) return usage("more than one scenario given");
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "locus-sim: %s\n", err);
         return 1;
     }
-    if (seed && simcli_seed(seed, &w.seed)) return usage("--seed needs a non-negative integer");
+    if (seed && simcli_uint(seed, &w.seed)) return usage("--seed needs a non-negative integer");
     if (simcli_trace_open(trace_path, "", &o.trace)) return 1;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -12,7 +12,7 @@
 #include "core/hashmap.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/host_rpc.h"
 #include "sched/hr.h"
 #include "sched/plan_class.h"

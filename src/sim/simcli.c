@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int simcli_seed(const char *text, uint64_t *out)
+int simcli_uint(const char *text, uint64_t *out)
 {
     char *end;
     errno = 0;

@@ -1,5 +1,5 @@
 /* simcli.h - what the command lines of the three locus-sim modes share:
- * the --seed value, the trace file, and the wall clock of a run (read
+ * integer values (--seed), the trace file, and the wall clock of a run (read
  * nowhere else in the simulator). Each prints its own error on stderr as
  * "locus-sim: ..." and returns the exit status to give (0: go on). */
 #ifndef LOCUS_SIMCLI_H
@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <time.h>
 
-/* Parses a non-negative integer seed into *out; -1 if text is not one. */
-int simcli_seed(const char *text, uint64_t *out);
+/* Parses a non-negative integer (a seed, a count) into *out; -1 if text is
+ * not one. */
+int simcli_uint(const char *text, uint64_t *out);
 /* Opens path for the trace (NULL: none, *f = NULL) and writes header;
  * 0, or 1 after saying why. */
 int simcli_trace_open(const char *path, const char *header, FILE **f);

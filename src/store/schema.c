@@ -392,7 +392,41 @@ static const char v23[] =
     "ALTER TABLE batches ADD COLUMN purged_last_done INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_ended ON jobs(done_time) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
     "CREATE TABLE purge_files(file_id INTEGER PRIMARY KEY);";
-/* Version 24: the web site (store_site.h). Its leaderboards, users, hosts
+
+/* Version 24: what BOINC's account managers read and set of an account
+ * (server/web_rpc.c, am_get_info and am_set_info) and of a host (its
+ * venue, am_set_host_info); the address an account had before its last
+ * change of address, and when that was (BOINC's rules for a change). */
+static const char v24[] =
+    "ALTER TABLE users ADD COLUMN country TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN postal_code TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN url TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN send_email INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE users ADD COLUMN show_hosts INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE users ADD COLUMN venue TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN global_prefs TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN project_prefs TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN prev_email TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE users ADD COLUMN email_time INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE hosts ADD COLUMN venue TEXT NOT NULL DEFAULT '';";
+
+/* Version 25: the grid's fair-share projects (grid/metasched.h: projects
+ * by share and usage, then users within a project by their usage there),
+ * each campaign's
+ * project (0: none), and the checkpoint interval's inputs
+ * (grid/checkpoint.h): a campaign's checkpoint cost on each cluster, each
+ * cluster's interruptions and running time. Everything before has no
+ * project, no cost and no history. */
+static const char v25[] =
+    "CREATE TABLE grid_projects(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE grid_project_fairshare(project_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "CREATE TABLE grid_member_fairshare(member_id INTEGER PRIMARY KEY, share REAL, usage REAL);"
+    "ALTER TABLE grid_campaigns ADD COLUMN project_id INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_camp_clusters ADD COLUMN checkpoint_cost INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_clusters ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_clusters ADD COLUMN run_s REAL NOT NULL DEFAULT 0;";
+
+/* Version 26: the web site (store_site.h). Its leaderboards, users, hosts
  * and teams by total and by recent credit, a page at a time: an index per
  * order, so that a page reads its rows and no more. DESC, so that the
  * rowid after the credit puts equals in increasing id, the boards' order.
@@ -400,7 +434,7 @@ static const char v23[] =
  * jobs_ended gets the state after the end time: the jobs done per hour of
  * a week are counted from the index alone (a job's state is set with its
  * end time, so no entry is written more often than before). */
-static const char v24[] =
+static const char v26[] =
     "DROP INDEX jobs_ended;"
     "CREATE INDEX jobs_ended ON jobs(done_time, state) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
     "CREATE INDEX users_total ON users(total_credit DESC);"
@@ -409,6 +443,6 @@ static const char v24[] =
     "CREATE INDEX hosts_recent ON hosts(expavg_credit DESC);"
     "CREATE INDEX teams_total ON teams(total_credit DESC);"
     "CREATE INDEX teams_recent ON teams(expavg_credit DESC);";
-const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
-                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24};
-const int schema_nmigrations = 24;
+const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12, v13,
+                                         v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26};
+const int schema_nmigrations = 26;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 24
+#define STORE_SCHEMA_VERSION 26
 
 struct store;
 
@@ -102,6 +102,11 @@ int store_each_host_av(struct store *s, int (*fn)(void *ctx, const struct host_a
 int store_team_insert(struct store *s, struct team *t);
 int store_team_by_name(struct store *s, const char *name, struct team *t);
 int store_team_get(struct store *s, int64_t id, struct team *t);
+/* fn(ctx, team) for at most max teams whose name holds text (letter case
+ * aside, text taken literally), the most active first, until fn returns
+ * non-zero. 0, or -1 error. */
+int store_teams_matching(struct store *s, const char *text, int max, int (*fn)(void *ctx, const struct team *t),
+                         void *ctx);
 int store_user_set_team(struct store *s, int64_t user_id, int64_t team_id);
 int store_user_team(struct store *s, int64_t user_id, int64_t *team_id);
 int store_team_add_credit(struct store *s, int64_t team_id, double credit, double expavg, double t);
@@ -143,6 +148,27 @@ int store_submit_keys_each(struct store *s, int64_t user_id, int (*fn)(void *, c
                            void *arg);
 
 /* Hosts. */
+/* An account manager's view of a user (schema v24; model.h). _get: 0, 1
+ * unknown user, -1. _set writes all of p but the e-mail address (set by
+ * store_user_set_login): 0, 1 unknown user, -1. */
+int store_user_profile_get(struct store *s, int64_t user_id, struct user_profile *p);
+int store_user_profile_set(struct store *s, int64_t user_id, const struct user_profile *p);
+/* Renames user_id (the caller checked that no other user has name): 0,
+ * 1 unknown user, -1 (a name taken included). */
+int store_user_set_name(struct store *s, int64_t user_id, const char *name);
+/* user_id's stored password (core/passwd.h; "" none) into passwd (len
+ * bytes). 0, 1 unknown user, -1. */
+int store_user_passwd(struct store *s, int64_t user_id, char *passwd, size_t len);
+/* 1 if a user other than user_id has email as its address, or had it
+ * before its last change (BOINC keeps an address its owner left for them);
+ * 0 if none; -1 error. */
+int store_email_used(struct store *s, const char *email, int64_t user_id);
+/* Sets host_id's venue, if it is user_id's: 0, 1 (no such host of that
+ * user), -1. */
+int store_host_set_venue(struct store *s, int64_t host_id, int64_t user_id, const char *venue);
+/* user_id's hosts named domain_name, the most recently made first, at
+ * most max into out: *n of them. 0 or -1. */
+int store_hosts_named(struct store *s, int64_t user_id, const char *domain_name, struct host *out, int max, int *n);
 /* Hosts user_id added since since (create_time), into *n. 0 or -1. */
 int store_user_new_hosts(struct store *s, int64_t user_id, int64_t since, int64_t *n);
 int store_host_insert(struct store *s, struct host *h);          /* h->id given, or set */

@@ -65,8 +65,10 @@ int event_campaign(struct store *s, int64_t event_id, int64_t *campaign_id)
 
 #define CAMPAIGN_SQL                                                                                      \
     "SELECT c.id, c.user_id, coalesce(u.name, ''), c.name, c.create_time, g.id IS NOT NULL,"             \
-    " coalesce(g.type, 0), coalesce(g.priority, 0), coalesce(g.state, 0), coalesce(g.njobs, 0)"           \
-    " FROM campaigns c LEFT JOIN users u ON u.id = c.user_id LEFT JOIN grid_campaigns g ON g.id = c.id"
+    " coalesce(g.type, 0), coalesce(g.priority, 0), coalesce(g.state, 0), coalesce(g.njobs, 0),"          \
+    " coalesce(p.name, '')"                                                                               \
+    " FROM campaigns c LEFT JOIN users u ON u.id = c.user_id LEFT JOIN grid_campaigns g ON g.id = c.id"    \
+    " LEFT JOIN grid_projects p ON p.id = g.project_id"
 
 static int job_count_row(void *ctx, sqlite3_stmt *st)
 {
@@ -185,6 +187,7 @@ static int campaign_row(void *ctx, sqlite3_stmt *st)
     v.priority = sqlite3_column_int(st, 7);
     v.state = (enum grid_camp_state)sqlite3_column_int(st, 8);
     v.njobs = sqlite3_column_int64(st, 9);
+    store_col_text(st, 10, v.project, sizeof v.project);
     v.eta_s = -1;
     if (v.saved) {
         if (fill(e->s, &v, e->now)) {
@@ -464,6 +467,7 @@ json_t *campaign_view_json(const struct campaign_view *v, int full)
     json_t *by_state = json_object();
     for (int s = 0; s < CV_JOB_STATES; s++)
         json_object_set_new(by_state, campaign_job_state_name((enum grid_job_state)s), json_integer(v->jobs[s]));
+    json_object_set_new(j, "fairshare_project", v->project[0] ? json_string(v->project) : json_null());
     json_object_update_new(
         j, json_pack("{s:s, s:i, s:I, s:o, s:I, s:I, s:I, s:f, s:f, s:o}", "type",
                      v->type == CAMPAIGN_TEST ? "test" : "default", "priority", v->priority, "jobs",

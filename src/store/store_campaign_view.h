@@ -50,6 +50,7 @@ struct campaign_view {
                                     below are zero */
     enum campaign_type type;
     int priority;
+    char project[GRID_PROJECT_NAME_MAX + 1];   /* its fair-share project; "": none */
     enum grid_camp_state state;
     int64_t njobs;
     int64_t jobs[CV_JOB_STATES]; /* jobs by state, indexed by enum grid_job_state */

@@ -364,7 +364,7 @@ int store_grid_hook_get(struct store *s, int64_t user_id, char *command, size_t 
 #define GC struct grid_cluster
 static const struct rm_field gcluster_fields[] = {
     RM(GC, id), RM(GC, name), RM(GC, free), RM(GC, total), RM(GC, stress), RM(GC, poll_failed),
-    RM(GC, array_ok), RM(GC, disabled), RM(GC, waiting_allowed),
+    RM(GC, array_ok), RM(GC, disabled), RM(GC, waiting_allowed), RM(GC, interruptions), RM(GC, run_s),
 };
 #define GCA struct grid_campaign
 static const struct rm_field gcamp_fields[] = {
@@ -374,7 +374,7 @@ static const struct rm_field gcamp_fields[] = {
     RM_COL(GCA, retry_codes[2], "retry2"), RM_COL(GCA, retry_codes[3], "retry3"),
     RM_COL(GCA, retry_codes[4], "retry4"), RM_COL(GCA, retry_codes[5], "retry5"),
     RM_COL(GCA, retry_codes[6], "retry6"), RM_COL(GCA, retry_codes[7], "retry7"), RM(GCA, nretry),
-    RM(GCA, end_notified), RM(GCA, nclusters),
+    RM(GCA, end_notified), RM(GCA, nclusters), RM(GCA, project_id),
 };
 /* A campaign's cluster settings, keyed by campaign and position. */
 struct camp_cluster_row { int64_t campaign_id; int k; struct grid_camp_cluster c; };
@@ -386,7 +386,7 @@ static const struct rm_field ccluster_fields[] = {
     RM_COL(CCR, c.checkpoint_period, "checkpoint_period"), RM_COL(CCR, c.grouping_duration, "grouping_duration"),
     RM_COL(CCR, c.prologue, "prologue"),
     RM_COL(CCR, c.epilogue, "epilogue"), RM_COL(CCR, c.prologue_walltime, "prologue_walltime"),
-    RM_COL(CCR, c.epilogue_walltime, "epilogue_walltime"),
+    RM_COL(CCR, c.epilogue_walltime, "epilogue_walltime"), RM_COL(CCR, c.checkpoint_cost, "checkpoint_cost"),
 };
 /* A campaign's job ranges, keyed by campaign and position. */
 struct camp_range_row { int64_t campaign_id; int k; struct grid_job_range r; };
@@ -423,15 +423,20 @@ static const struct rm_field gevent_fields[] = {
     RM(GE, id), RM(GE, campaign_id), RM(GE, cluster_id), RM(GE, copy_id), RM(GE, kind), RM(GE, open),
     RM(GE, notified), RM(GE, blacklists), RM(GE, exit_code), RM(GE, jobs), RM(GE, opened_at), RM(GE, message),
 };
-#define FU struct fs_user
-static const struct rm_field fs_fields[] = {RM(FU, user_id), RM(FU, share), RM(FU, usage)};
+#define FU struct fs_entry
+static const struct rm_field fs_fields[] = {RM_COL(FU, id, "user_id"), RM(FU, share), RM(FU, usage)};
+static const struct rm_field pfs_fields[] = {RM_COL(FU, id, "project_id"), RM(FU, share), RM(FU, usage)};
+static const struct rm_field mfs_fields[] = {RM_COL(FU, id, "member_id"), RM(FU, share), RM(FU, usage)};
+#define GPR struct grid_project
+static const struct rm_field project_fields[] = {RM(GPR, id), RM(GPR, name)};
 struct grid_meta { int64_t id, last_cycle, live_from, cycles, fs_last; };
 #define GM struct grid_meta
 static const struct rm_field meta_fields[] = {
     RM(GM, id), RM(GM, last_cycle), RM(GM, live_from), RM(GM, cycles), RM(GM, fs_last),
 };
 
-enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_META, T_CCLUSTER, T_RANGE, T_COUNT };
+enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_PROJECT, T_PFS, T_MFS, T_META, T_CCLUSTER,
+       T_RANGE, T_COUNT };
 static const struct rm_table tables[T_COUNT] = {
     [T_CLUSTER] = {"grid_clusters", gcluster_fields, NF(gcluster_fields), sizeof(GC), 1},
     [T_CAMP] = {"grid_campaigns", gcamp_fields, NF(gcamp_fields), sizeof(GCA), 1},
@@ -440,6 +445,9 @@ static const struct rm_table tables[T_COUNT] = {
     [T_PAIR] = {"grid_pairs", gpair_fields, NF(gpair_fields), sizeof(GP), 1},
     [T_EVENT] = {"grid_events", gevent_fields, NF(gevent_fields), sizeof(GE), 1},
     [T_FS] = {"grid_fairshare", fs_fields, NF(fs_fields), sizeof(FU), 1},
+    [T_PROJECT] = {"grid_projects", project_fields, NF(project_fields), sizeof(GPR), 1},
+    [T_PFS] = {"grid_project_fairshare", pfs_fields, NF(pfs_fields), sizeof(FU), 1},
+    [T_MFS] = {"grid_member_fairshare", mfs_fields, NF(mfs_fields), sizeof(FU), 1},
     [T_META] = {"grid_meta", meta_fields, NF(meta_fields), sizeof(GM), 1},
     [T_CCLUSTER] = {"grid_camp_clusters", ccluster_fields, NF(ccluster_fields), sizeof(CCR), 2},
     [T_RANGE] = {"grid_camp_ranges", crange_fields, NF(crange_fields), sizeof(CRR), 2},
@@ -465,7 +473,10 @@ static struct arr state_array(const struct grid_state *st, int t, const struct g
     case T_COPY: return (struct arr){st->copies, (size_t)st->ncopies};
     case T_PAIR: return (struct arr){st->pairs, (size_t)st->npairs};
     case T_EVENT: return (struct arr){st->events, (size_t)st->nevents};
-    case T_FS: return (struct arr){st->fs.users, (size_t)st->fs.nusers};
+    case T_FS: return (struct arr){st->fs.entries, (size_t)st->fs.nentries};
+    case T_PROJECT: return (struct arr){st->projects, (size_t)st->nprojects};
+    case T_PFS: return (struct arr){st->project_fs.entries, (size_t)st->project_fs.nentries};
+    case T_MFS: return (struct arr){st->member_fs.entries, (size_t)st->member_fs.nentries};
     case T_META: return (struct arr){meta, 1};
     default: return (struct arr){NULL, 0};
     }
@@ -547,7 +558,7 @@ long store_grid_save(struct store *s, const struct grid_state *st, const struct 
         if (n < 0) return -1;
         written += n;
     }
-    /* fair-share users are never removed; the other arrays only grow */
+    /* fair-share users and projects are never removed; the other arrays only grow */
     long n = save_camp_clusters(s, st, sh->n[T_CAMP]), r = n < 0 ? -1 : save_camp_ranges(s, st, sh);
     return n < 0 || r < 0 ? -1 : written + n + r;
 }
@@ -583,7 +594,9 @@ static int load_row(void *ctx, const void *row)
     struct grid_state *st = l->st;
     int64_t id;
     memcpy(&id, row, sizeof id);
-    if (l->t != T_FS && l->t != T_META && l->t != T_CCLUSTER && l->t != T_RANGE && id != ++l->expect) return -2;
+    if (l->t != T_FS && l->t != T_PFS && l->t != T_MFS && l->t != T_META && l->t != T_CCLUSTER && l->t != T_RANGE &&
+        id != ++l->expect)
+        return -2;
     switch (l->t) {
     case T_CLUSTER: APPEND(st->clusters, st->nclusters, st->capclusters, row); break;
     case T_CAMP: {
@@ -598,7 +611,10 @@ static int load_row(void *ctx, const void *row)
     case T_COPY: APPEND(st->copies, st->ncopies, st->capcopies, row); break;
     case T_PAIR: APPEND(st->pairs, st->npairs, st->cappairs, row); break;
     case T_EVENT: APPEND(st->events, st->nevents, st->capevents, row); break;
-    case T_FS: APPEND(st->fs.users, st->fs.nusers, st->fs.capusers, row); break;
+    case T_FS: APPEND(st->fs.entries, st->fs.nentries, st->fs.capentries, row); break;
+    case T_PROJECT: APPEND(st->projects, st->nprojects, st->capprojects, row); break;
+    case T_PFS: APPEND(st->project_fs.entries, st->project_fs.nentries, st->project_fs.capentries, row); break;
+    case T_MFS: APPEND(st->member_fs.entries, st->member_fs.nentries, st->member_fs.capentries, row); break;
     case T_META: memcpy(&l->meta, row, sizeof l->meta); break;
     case T_CCLUSTER: {
         const struct camp_cluster_row *r = row;
@@ -652,7 +668,7 @@ int store_grid_load(struct store *s, struct grid_state *st, struct grid_shadow *
         st->last_cycle = l.meta.last_cycle;
         st->live_from = l.meta.live_from;
         st->cycles = l.meta.cycles;
-        st->fs.last = l.meta.fs_last;
+        st->fs.last = st->project_fs.last = st->member_fs.last = l.meta.fs_last;   /* one clock: charged and decayed together */
     }
     grid_shadow_take(sh, st);
     return 0;

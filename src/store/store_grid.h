@@ -66,6 +66,7 @@ enum grid_order_kind {
     GO_SHARE,                    /* user_id's fair-share weight: value */
     GO_ADD_PARAMS,               /* campaign_id; body: the params to append, one per line, checked;
                                     result: the campaign's jobs afterwards */
+    GO_PROJECT_SHARE,            /* body: a fair-share project's name; its share: value */
 };
 enum grid_order_state { GOS_PENDING, GOS_DONE, GOS_REFUSED };
 

@@ -42,6 +42,7 @@ enum {
     Q_CURSOR_INS, Q_CURSOR_UPD, Q_CURSOR_JOBS, Q_CURSOR_MADE, Q_BATCH_HOST_PUT, Q_BATCH_HOST_DEL,
     Q_SEQ_INS, Q_SEQ_UPD, Q_SEQ_EXTEND, Q_SEQ_END, Q_SEQ_BY_NAME, Q_SEQ_TEMPLATE, Q_SEQ_TWIN,
     Q_TEAM_INS, Q_TEAM_BY_NAME, Q_TEAM_GET, Q_USER_TEAM, Q_USER_TEAM_OF, Q_TEAM_CREDIT, Q_HOST_AV_PUT,
+    Q_PROFILE_GET, Q_PROFILE_SET, Q_USER_PASSWD, Q_EMAIL_USED, Q_HOST_VENUE, Q_HOST_NAMED, Q_USER_SET_NAME,
     Q_TEAM_FOUNDER, Q_TEAM_HEIR,
     Q_COUNT
 };
@@ -50,6 +51,9 @@ sqlite3_stmt *store_stmt(struct store *s, int which, const char *sql);
 /* Prepares sql, its {NAME}s of codes.h replaced by their values, into *st
  * (the caller finalizes it). -1 with the error recorded. */
 int store_prepare(struct store *s, const char *sql, unsigned flags, sqlite3_stmt **st);
+/* Steps a bound lookup: 0 (a row ready: the caller resets st), 1 absent,
+ * -1 with the error recorded. */
+int store_row(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs a bound statement that returns no row; -1 with the error recorded. */
 int store_run(struct store *s, sqlite3_stmt *st, const char *what);
 /* Runs statements with no parameters, their {NAME}s expanded; -1 with the

@@ -297,7 +297,7 @@ static int by_number(struct store *s, const struct batch *b, const char *job, st
 {
     size_t n = strlen(job);
     if (!n || n > JV_NUMBER_DIGITS_MAX || strspn(job, "0123456789") != n) return 1;
-    int64_t num = strtoll(job, NULL, 10), id;
+    int64_t num = strtoll(job, NULL, 10), id = 0;   /* set by lookup on 0; gcc -O3 cannot tell */
     int rc = b->parent_id
         ? lookup(s, "SELECT id FROM jobs WHERE batch_id=?1 AND job_num=?2", b->id, num, &id)
         : lookup(s, "SELECT j.id FROM batches c JOIN jobs j ON j.id = c.first_job_id + ?2 AND j.batch_id = c.id"

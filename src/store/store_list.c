@@ -44,7 +44,7 @@ static const struct listing listings[] = {
                     {{"id", LIST_INT}, {"name", LIST_TEXT}, {"founder", LIST_TEXT}, {"members", LIST_INT},
                      {"credit", LIST_REAL}, {"recent_credit", LIST_REAL}, {"created", LIST_TIME}},
                     {"t.id", "t.name", "f.name", "(SELECT count(*) FROM users m WHERE m.team_id = t.id)",
-                     "t.total_credit", "t.expavg_credit", "t.create_time"}},
+                     "t.total_credit", "locus_credit_at(t.expavg_credit, t.expavg_time, ?2)", "t.create_time"}},
 };
 
 const char *store_list_name(enum store_listing which) { return listings[which].name; }
@@ -70,16 +70,25 @@ static json_t *cell(sqlite3_stmt *st, int i, enum list_type type)
     return json_string((const char *)sqlite3_column_text(st, i));
 }
 
-struct rows { const struct listing *l; json_t *arr; };
-
-static int add_row(struct store *s, sqlite3_stmt *st, void *ctx)
+static void add_row(const struct listing *l, sqlite3_stmt *st, json_t *arr)
 {
-    (void)s;
-    struct rows *r = ctx;
     json_t *o = json_object();
-    for (int i = 0; i < r->l->ncols; i++) json_object_set_new(o, r->l->cols[i].name, cell(st, i, r->l->cols[i].type));
-    json_array_append_new(r->arr, o);
-    return 0;
+    for (int i = 0; i < l->ncols; i++) json_object_set_new(o, l->cols[i].name, cell(st, i, l->cols[i].type));
+    json_array_append_new(arr, o);
+}
+
+/* The rows of sql (?1 the limit, ?2 the time recent credit is shown at) into arr. */
+static int read_rows(struct store *s, const struct listing *l, const char *sql, int64_t limit, int64_t now, json_t *arr)
+{
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, 0, &st)) return -1;
+    sqlite3_bind_int64(st, 1, limit);
+    sqlite3_bind_int64(st, 2, now);   /* SQLITE_RANGE, harmless, where no column decays credit */
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) add_row(l, st, arr);
+    if (rc != SQLITE_DONE) store_fail(s, "list");
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int count_row(struct store *s, sqlite3_stmt *st, void *ctx)
@@ -89,8 +98,8 @@ static int count_row(struct store *s, sqlite3_stmt *st, void *ctx)
     return 1;
 }
 
-int store_list(struct store *s, enum store_listing which, int64_t user_id, int64_t limit, json_t **rows,
-               int64_t *total)
+int store_list(struct store *s, enum store_listing which, int64_t user_id, int64_t limit, int64_t now,
+               json_t **rows, int64_t *total)
 {
     const struct listing *l = &listings[which];
     char where[64] = "";
@@ -100,14 +109,14 @@ int store_list(struct store *s, enum store_listing which, int64_t user_id, int64
     sb_puts(&sql, "SELECT ");
     for (int i = 0; i < l->ncols; i++) sb_printf(&sql, "%s%s", i ? ", " : "", l->expr[i]);
     sb_printf(&sql, " FROM %s%s ORDER BY %s LIMIT ?1", l->from, where, l->order);
-    struct rows r = {l, json_array()};
-    int rc = store_each_row(s, sql.s, limit, add_row, &r);
+    json_t *arr = json_array();
+    int rc = read_rows(s, l, sql.s, limit, now, arr);
     sb_reset(&sql);
     sb_printf(&sql, "SELECT count(*) FROM %s%s", l->from, where);
     *total = 0;
     if (!rc) rc = store_each_row(s, sql.s, 0, count_row, total);
     sb_free(&sql);
-    if (rc) json_decref(r.arr);
-    *rows = rc ? NULL : r.arr;
+    if (rc) json_decref(arr);
+    *rows = rc ? NULL : arr;
     return rc;
 }

@@ -34,12 +34,13 @@ const char *store_list_name(enum store_listing which);
 /* The columns of a listing (static), their number into *n. */
 const struct list_column *store_list_columns(enum store_listing which, int *n);
 
-/* The first limit (>= 0) rows of a listing in id order, as a new JSON
+/* The first limit (>= 0) rows of a listing in id order, recent credit
+ * as it stands at time now (model/credit.h), as a new JSON
  * array of objects keyed by the column names (owned by the caller; a
  * column with nothing in it, the version of an app that has none, is
  * null), and how many rows there are in all into *total; with user_id
  * not 0, only the rows of that user (the user, their hosts) in listings
  * whose rows belong to users. 0, or -1 (store_error) with *rows NULL. */
-int store_list(struct store *s, enum store_listing which, int64_t user_id, int64_t limit, json_t **rows,
-               int64_t *total);
+int store_list(struct store *s, enum store_listing which, int64_t user_id, int64_t limit, int64_t now,
+               json_t **rows, int64_t *total);
 #endif

@@ -8,6 +8,7 @@
 #include "core/fsutil.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
+#include "model/credit.h"
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,6 +110,15 @@ static void sql_key_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_text(ctx, h, -1, SQLITE_TRANSIENT);
 }
 
+/* locus_credit_at(AVG, AVG_TIME, NOW) in SQL: a recent average credit as
+ * it stands at NOW, for the listings (credit_average_at). */
+static void sql_credit_at(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    sqlite3_result_double(ctx, credit_average_at(sqlite3_value_double(argv[0]), sqlite3_value_double(argv[1]),
+                                                 sqlite3_value_double(argv[2])));
+}
+
 int store_schema_version(struct store *s)
 {
     sqlite3_stmt *st;
@@ -184,6 +194,8 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_create_function(s->db, "locus_key_hash", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_key_hash, NULL,
                             NULL);
+    sqlite3_create_function(s->db, "locus_credit_at", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_credit_at,
+                            NULL, NULL);
     const char *pragmas = (flags & STORE_READONLY)
         ? "PRAGMA foreign_keys=ON;"
         : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
@@ -618,6 +630,7 @@ int store_host_update(struct store *s, const struct host *h)
 }
 
 static int host_lookup(struct store *s, sqlite3_stmt *st, struct host *h);
+static void host_from_row(sqlite3_stmt *st, struct host *h);
 
 int store_host_get(struct store *s, int64_t id, struct host *h)
 {
@@ -635,6 +648,21 @@ int store_host_by_cpid(struct store *s, int64_t user_id, const char *cpid, struc
         sqlite3_bind_text(st, 2, cpid, -1, SQLITE_STATIC);
     }
     return host_lookup(s, st, h);
+}
+
+int store_hosts_named(struct store *s, int64_t user_id, const char *domain_name, struct host *out, int max, int *n)
+{
+    *n = 0;
+    sqlite3_stmt *st = stmt(s, Q_HOST_NAMED,
+        "SELECT " HOST_COLS " FROM hosts WHERE user_id=? AND domain_name=? ORDER BY id DESC LIMIT ?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_text(st, 2, domain_name, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, max);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) host_from_row(st, &out[(*n)++]);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(s, "find hosts by name");
 }
 
 struct each_net { int (*fn)(void *, int64_t, uint64_t); void *ctx; };
@@ -1382,6 +1410,7 @@ int store_failf(struct store *s, const char *fmt, ...)
     return -1;
 }
 int store_run(struct store *s, sqlite3_stmt *st, const char *what) { return run(s, st, what); }
+int store_row(struct store *s, sqlite3_stmt *st, const char *what) { return row(s, st, what); }
 int store_run_sql(struct store *s, const char *sql) { return exec(s, sql); }
 int store_each_row(struct store *s, const char *sql, int64_t arg,
                    int (*each_row)(struct store *, sqlite3_stmt *, void *), void *ctx)

@@ -5,22 +5,25 @@
 
 #define TEAM_COLS "id,name,founder_id,create_time,url,description,total_credit,expavg_credit,expavg_time"
 
+static void team_from_row(sqlite3_stmt *st, struct team *t)
+{
+    t->id = sqlite3_column_int64(st, 0);
+    store_col_text(st, 1, t->name, sizeof t->name);
+    t->founder_id = sqlite3_column_int64(st, 2);
+    t->create_time = sqlite3_column_int64(st, 3);
+    store_col_text(st, 4, t->url, sizeof t->url);
+    store_col_text(st, 5, t->description, sizeof t->description);
+    t->total_credit = sqlite3_column_double(st, 6);
+    t->expavg_credit = sqlite3_column_double(st, 7);
+    t->expavg_time = sqlite3_column_double(st, 8);
+}
+
 /* Steps a lookup of TEAM_COLS into *t: 0, 1 none, -1. */
 static int team_row(struct store *s, sqlite3_stmt *st, struct team *t)
 {
     if (!st) return -1;
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        t->id = sqlite3_column_int64(st, 0);
-        store_col_text(st, 1, t->name, sizeof t->name);
-        t->founder_id = sqlite3_column_int64(st, 2);
-        t->create_time = sqlite3_column_int64(st, 3);
-        store_col_text(st, 4, t->url, sizeof t->url);
-        store_col_text(st, 5, t->description, sizeof t->description);
-        t->total_credit = sqlite3_column_double(st, 6);
-        t->expavg_credit = sqlite3_column_double(st, 7);
-        t->expavg_time = sqlite3_column_double(st, 8);
-    }
+    if (rc == SQLITE_ROW) team_from_row(st, t);
     sqlite3_reset(st);
     return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : store_fail(s, "find team");
 }
@@ -52,6 +55,30 @@ int store_team_get(struct store *s, int64_t id, struct team *t)
     sqlite3_stmt *st = store_stmt(s, Q_TEAM_GET, "SELECT " TEAM_COLS " FROM teams WHERE id=?");
     if (st) sqlite3_bind_int64(st, 1, id);
     return team_row(s, st, t);
+}
+
+int store_teams_matching(struct store *s, const char *text, int max, int (*fn)(void *ctx, const struct team *t),
+                         void *ctx)
+{
+    /* instr, not LIKE: the text is matched as it is, its % and _ included (BOINC escapes them) */
+    sqlite3_stmt *st;
+    if (store_prepare(s,
+                      "SELECT " TEAM_COLS " FROM teams WHERE instr(lower(name), lower(?1)) > 0"
+                      " ORDER BY expavg_credit DESC, id LIMIT ?2",
+                      0, &st))
+        return -1;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, max);
+    struct team t;
+    int rc = SQLITE_DONE, stop = 0;
+    while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        team_from_row(st, &t);
+        stop = fn(ctx, &t);
+    }
+    int failed = !stop && rc != SQLITE_DONE;
+    if (failed) store_fail(s, "find teams");
+    sqlite3_finalize(st);
+    return failed ? -1 : 0;
 }
 
 int store_user_set_team(struct store *s, int64_t user_id, int64_t team_id)

@@ -6,10 +6,13 @@
  * only by its method and its exact path; a download name that passes the
  * check download_open makes (name_is_safe) names a file inside the
  * download folder: no '/', no "..", no leading '.', no escape left, after
- * any decoding (%2e%2e%2f included); nor does a web site's page name. */
+ * any decoding (%2e%2e%2f included); nor does a web site's page name. A
+ * statistics export name opened (stats_export_type) is one of the
+ * export's own files, no path. */
 #include "core/fsutil.h"
 #include "core/project.h"
 #include "server/url.h"
+#include "store/stats_export.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -105,6 +108,10 @@ static void check_route(const char *prefix, const char *method, const char *url)
         check(file[FANOUT_LEN - 1] == '/' && !strcmp(file + FANOUT_LEN, rest));
         break;
     }
+    case URL_STATS:
+        check(get && !strncmp(url, prefix, pl) && !strncmp(url + pl, "stats/", 6) && rest == url + pl + 6);
+        if (stats_export_type(rest)) check(rest[0] != '.' && !strchr(rest, '/') && !strchr(rest, '%'));
+        break;
     case URL_WEB_RPC:
         check(get && !strncmp(url, prefix, pl) && rest == url + pl &&
               (!strcmp(rest, "get_project_config.php") || !strcmp(rest, "create_account.php") ||

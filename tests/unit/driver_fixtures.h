@@ -316,21 +316,24 @@ static void fx_preemption(struct cluster_driver *d, const char *cluster, const c
 }
 
 /* The walltime job: walltime seconds, the checkpointing signal SIGUSR2
- * period seconds before; it records the signal in ckpt.900 and would run
- * for 5 minutes. Submitted first, checked last: schedulers enforce
- * walltimes coarsely. */
+ * period seconds before and every FX_CKPT_EVERY seconds from the wrapper
+ * (a checkpoint interval, grid/checkpoint.h); it records each signal as a
+ * line of ckpt.900 and would run for 5 minutes. Submitted first, checked
+ * last: schedulers enforce walltimes coarsely. */
+#define FX_CKPT_EVERY 10
 static void fx_walltime_submit(struct cluster_driver *d, const char *cluster, const char *user, int walltime,
                                int period, char id[DRV_ID_MAX])
 {
     fx_script("ckpt.sh", "#!/bin/bash\n"
-                         "trap 'echo \"checkpoint at $SECONDS s\" >\"$LOCUS_WORKDIR/ckpt.$LOCUS_JOB_ID\"' USR2\n"
+                         "trap 'echo \"checkpoint at $SECONDS s\" >>\"$LOCUS_WORKDIR/ckpt.$LOCUS_JOB_ID\"' USR2\n"
                          "for i in $(seq 600); do sleep 0.5; done\n");
     char sec[256], err[512];
     snprintf(sec, sizeof sec, "\"exec_file\": \"./ckpt.sh\", \"walltime\": %d, \"type\": \"normal\", "
              "\"checkpointing_signal\": \"SIGUSR2\", \"checkpointing_period\": %d", walltime, period);
     struct campaign_spec spec;
     fx_spec(&spec, cluster, sec);
-    struct drv_job job = {.job_id = 900, .campaign_id = 9, .name = "wall", .user = user, .param = "wall"};
+    struct drv_job job = {.job_id = 900, .campaign_id = 9, .name = "wall", .user = user, .param = "wall",
+                          .checkpoint_interval = FX_CKPT_EVERY};
     int rc = drv_submit(d, &spec.clusters[0], &job, id, err, sizeof err);
     campaign_spec_free(&spec);
     if (rc) fail_msg("%s", err);
@@ -341,9 +344,15 @@ static void fx_walltime_check(struct cluster_driver *d, const char *id, int wall
     struct drv_status st = fx_wait_end(d, id, max_s);
     assert_int_equal(st.end, DRV_END_WALLTIME);
     assert_true(st.run_seconds >= walltime);
-    char *c = fx_read("ckpt.900");   /* the signal reached the job through the wrapper */
+    char *c = fx_read("ckpt.900");   /* the signals reached the job through the wrapper */
     fx_has(c, "checkpoint at ");
+    /* one every FX_CKPT_EVERY s while it ran (the scheduler's besides),
+     * less one for the tail cut by the kill */
+    long n = 0;
+    for (const char *p = c; (p = strstr(p, "checkpoint at ")); p++) n++;
+    printf("walltime job (%d s): killed after %ld s of run, %ld checkpointing signals (%s)\n", walltime,
+           st.run_seconds, n, st.raw);
+    if (n < st.run_seconds / FX_CKPT_EVERY - 1 || n < 3) fail_msg("%ld signals in %ld s:\n%s", n, st.run_seconds, c);
     free(c);
-    printf("walltime job (%d s): killed after %ld s of run (%s)\n", walltime, st.run_seconds, st.raw);
 }
 #endif

@@ -21,6 +21,7 @@
 #include "core/passwd.h"
 #include "core/project.h"
 #include "core/upload_cert.h"
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -127,6 +128,69 @@ static void test_key_differs_by_id_gen_secret(void **state)
     assert_string_not_equal(k1, k2);
     account_key_make(&s, 1, 111, k2);
     assert_string_not_equal(k1, k2);
+}
+
+/* The weak key: "ID_" and 32 hex digits; the same for the same secret,
+ * user, generation and password, another when any of them changes; its
+ * check takes only the exact text, and its parse only that form. */
+static void test_weak_key(void **state)
+{
+    (void)state;
+    struct upload_key s = secret_of(0x11), t = secret_of(0x12);
+    const char *pw = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA";
+    char a[WEAK_KEY_MAX + 1], b[WEAK_KEY_MAX + 1];
+    account_weak_key_make(&s, 42, 1, pw, a);
+    assert_int_equal(strncmp(a, "42_", 3), 0);
+    assert_true(is_lower_hex(a + 3, WEAK_KEY_HASH_LEN));
+    account_weak_key_make(&s, 42, 1, pw, b);
+    assert_string_equal(a, b);
+    assert_true(account_weak_key_check(&s, 42, 1, pw, a));
+    /* another password, generation, user or secret: another key */
+    account_weak_key_make(&s, 42, 1, "$argon2id$v=19$m=65536,t=2,p=1$c2FsdB$aGFzaA", b);
+    assert_string_not_equal(a, b);
+    assert_false(account_weak_key_check(&s, 42, 1, "other", a));
+    assert_false(account_weak_key_check(&s, 42, 2, pw, a));
+    assert_false(account_weak_key_check(&s, 43, 1, pw, a));
+    assert_false(account_weak_key_check(&t, 42, 1, pw, a));
+    account_weak_key_make(&s, 42, 1, "", b);   /* no password (an operator's user): a key all the same */
+    assert_true(account_weak_key_check(&s, 42, 1, "", b));
+    assert_string_not_equal(a, b);
+    /* the exact text only: a prefix, a longer text, upper case */
+    char c[WEAK_KEY_MAX + 2];
+    snprintf(c, sizeof c, "%.*s", (int)strlen(a) - 1, a);
+    assert_false(account_weak_key_check(&s, 42, 1, pw, c));
+    snprintf(c, sizeof c, "%s0", a);
+    assert_false(account_weak_key_check(&s, 42, 1, pw, c));
+    snprintf(c, sizeof c, "%s", a);
+    for (char *p = c; *p; p++) *p = (char)toupper((unsigned char)*p);
+    assert_false(account_weak_key_check(&s, 42, 1, pw, c));
+    /* the id a weak key names, and only from that form */
+    int64_t id = 0;
+    assert_int_equal(account_weak_key_user(a, &id), 0);
+    assert_int_equal(id, 42);
+    const char *bad[] = {"", "_0123456789abcdef0123456789abcdef", "042_0123456789abcdef0123456789abcdef",
+                         "-4_0123456789abcdef0123456789abcdef", "4_0123456789abcdef0123456789abcde",
+                         "4_0123456789ABCDEF0123456789abcdef", "4_0123456789abcdef0123456789abcdef0",
+                         "1234567890123456789_0123456789abcdef0123456789abcdef", "4-0123456789abcdef0123456789abcdef",
+                         "0123456789abcdef0123456789abcdef"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) assert_int_equal(account_weak_key_user(bad[i], &id), -1);
+}
+
+/* The cpid: 32 hex digits, the same for the same user and address, another
+ * for another address or user. */
+static void test_cpid(void **state)
+{
+    (void)state;
+    struct upload_key s = secret_of(0x11);
+    char a[ACCOUNT_KEY_LEN + 1], b[ACCOUNT_KEY_LEN + 1];
+    account_cpid_make(&s, 7, "carol@example.org", a);
+    assert_true(is_lower_hex(a, ACCOUNT_KEY_LEN));
+    account_cpid_make(&s, 7, "carol@example.org", b);
+    assert_string_equal(a, b);
+    account_cpid_make(&s, 7, "carol@example.net", b);
+    assert_string_not_equal(a, b);
+    account_cpid_make(&s, 8, "carol@example.org", b);
+    assert_string_not_equal(a, b);
 }
 
 /* The key, recomputed: the first 16 bytes of HMAC-SHA256(secret,
@@ -368,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_key_form_and_determinism),
         cmocka_unit_test(test_key_differs_by_id_gen_secret),
         cmocka_unit_test(test_key_known_answer),
+        cmocka_unit_test(test_weak_key),
+        cmocka_unit_test(test_cpid),
         T(test_secret_made_once_and_private),
         T(test_secret_missing_folder),
         T(test_key_file_race),

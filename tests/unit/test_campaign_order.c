@@ -335,6 +335,28 @@ static void test_share_checks_user_and_weight(void **state)
     assert_true(o.value == 2);
 }
 
+static void test_project_share_checks_name_and_weight(void **state)
+{
+    struct fx *f = *state;
+    int64_t order;
+    const char *bad[] = {"", "a b", "../etc", "x;rm", "\xc3\xa9t\xc3\xa9"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(campaign_order_project_share(f->s, bad[i], 2, 1, &order, f->err, sizeof f->err),
+                         CAMP_ORDER_INVALID);
+    assert_int_equal(campaign_order_project_share(f->s, "astro", 0, 1, &order, f->err, sizeof f->err),
+                     CAMP_ORDER_INVALID);
+    assert_int_equal(campaign_order_project_share(f->s, "astro", 2e6, 1, &order, f->err, sizeof f->err),
+                     CAMP_ORDER_INVALID);
+    assert_int_equal(norders(f), 0);
+    assert_int_equal(campaign_order_project_share(f->s, "astro", 3, 1, &order, f->err, sizeof f->err), CAMP_ORDER_OK);
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_int_equal(o.kind, GO_PROJECT_SHARE);
+    assert_string_equal(o.body, "astro");
+    assert_true(o.value == 3);
+    grid_order_clear(&o);
+}
+
 static void test_wait_for_the_daemon(void **state)
 {
     struct fx *f = *state;
@@ -593,6 +615,7 @@ int main(void)
         T(test_rule_that_fails_is_invalid),
         T(test_changes_check_the_owner),
         T(test_share_checks_user_and_weight),
+        T(test_project_share_checks_name_and_weight),
         T(test_wait_for_the_daemon),
         T(test_add_params_checked_and_written),
         T(test_add_params_runs_the_rules),

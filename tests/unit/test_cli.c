@@ -18,7 +18,7 @@
 #include "core/fsutil.h"
 #include "core/sign.h"
 #include "core/strbuf.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "store_fixture.h"
 #include <math.h>
 #include <stdio.h>

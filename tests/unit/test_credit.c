@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sched/credit.h"
+#include "model/credit.h"
 #include <math.h>
 
 #define DAY 86400.0
@@ -94,6 +94,23 @@ static void test_sub_second_interval_keeps_the_credit(void **state)
     assert_float_equal(avg, 100 * M_LN2 * DAY / CREDIT_HALF_LIFE, 1e-6 * avg);
 }
 
+static void test_average_at_decays_as_an_update_without_credit(void **state)
+{
+    /* what is shown at a later time is what the writer would store if no credit came */
+    double avg = 80, t = T0;
+    assert_float_equal(credit_average_at(avg, t, T0 + CREDIT_HALF_LIFE), 40, 1e-9);
+    assert_float_equal(credit_average_at(avg, t, T0 + 2.5 * DAY), 80 * exp2(-2.5 / 7), 1e-9);
+    credit_update_average(&avg, &t, 0, T0 + 2.5 * DAY);
+    assert_float_equal(credit_average_at(80, T0, T0 + 2.5 * DAY), avg, 1e-12);
+}
+
+static void test_average_at_leaves_a_fresh_or_unset_average(void **state)
+{
+    assert_float_equal(credit_average_at(80, T0, T0), 80, 0);
+    assert_float_equal(credit_average_at(80, T0, T0 - DAY), 80, 0);   /* a clock set back */
+    assert_float_equal(credit_average_at(0, 0, T0), 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +123,8 @@ int main(void)
         cmocka_unit_test(test_daily_credit_converges_to_credit_per_day),
         cmocka_unit_test(test_average_is_finite_and_monotone_in_credit),
         cmocka_unit_test(test_sub_second_interval_keeps_the_credit),
+        cmocka_unit_test(test_average_at_decays_as_an_update_without_credit),
+        cmocka_unit_test(test_average_at_leaves_a_fresh_or_unset_average),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@
 #include "sched/index.h"
 #include "index_fixture.h"
 #include "sched_fixtures.h"
-#include "sched/credit.h"
+#include "model/credit.h"
 #include "sched/index_impl.h"
 #include <math.h>
 #include <stdio.h>

@@ -22,6 +22,7 @@
 #include "grid/cycle.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* ---- a fake driver: clusters of cores running jobs FIFO ---- */
@@ -479,6 +480,86 @@ static void test_checkpoint_resumed_on_same_cluster_before_new_jobs(void **st)
     assert_int_equal(grid_job_find(&f->st, first_on_c0)->resumes, 1);
     assert_int_equal(grid_job_find(&f->st, first_on_c0)->walltime_kills, 0);
     (void)c;
+    fake_free(f);
+}
+
+/* A job with a checkpoint cost is submitted with Young/Daly's interval
+ * from its cluster's record: at first the prior's, then shorter as
+ * preemptions come in; prologues and jobs without a cost get none. */
+static void test_checkpoint_interval_follows_cluster_interruptions(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.algo = PRED_SLOW_START;
+    struct fake *f = fake_new(&cfg, 2, (int[]){2, 2});
+    f->b[0] = (struct behaviour){.dur = 600, .end = GE_PREEMPTED};
+    f->b[1] = (struct behaviour){.dur = 600, .end = GE_SUCCESS};
+    add_campaign(f, "{'name': 'k', 'nb_jobs': 40, 'exec_file': 'x', 'walltime': 86400, "
+                    "'checkpointing_period': 60, 'checkpoint_cost': 30, 'clusters': {'c0': {}}}", 1);
+    add_campaign(f, "{'name': 'n', 'nb_jobs': 4, 'exec_file': 'x', 'walltime': 86400, "
+                    "'checkpointing_period': 60, 'clusters': {'c1': {}}}", 1);
+    int64_t first = 0, last = 0, seen_plain = 0;
+    for (int64_t now = 10; now < 20000; now += 300) {
+        fake_round(f, now);
+        const struct grid_cluster *c0 = grid_cluster_find(&f->st, f->cl[0]);
+        for (int i = 0; i < f->d.nsubmits; i++) {
+            const struct grid_submit *s = &f->d.submits[i];
+            if (s->cluster_id != f->cl[0]) {
+                assert_int_equal(s->checkpoint_interval, 0);   /* no cost given */
+                seen_plain++;
+                continue;
+            }
+            int64_t want = ckpt_interval(30, ckpt_mtbi(c0->interruptions, c0->run_s), 86400, 60);
+            assert_int_equal(s->checkpoint_interval, want);
+            if (!first) first = want;
+            last = want;
+        }
+    }
+    const struct grid_cluster *c0 = grid_cluster_find(&f->st, f->cl[0]);
+    assert_true(c0->interruptions >= 10);
+    assert_true(c0->run_s >= 600.0 * (double)c0->interruptions);
+    assert_int_equal(grid_cluster_find(&f->st, f->cl[1])->interruptions, 0);
+    assert_int_equal(first, ckpt_interval(30, CKPT_PRIOR_RUN_S, 86400, 60));
+    assert_true(last < first / 2);
+    assert_true(seen_plain > 0);
+    fake_free(f);
+}
+
+/* Projects: named by the JDL, made once, shared by campaigns naming the
+ * same; their share set by the operator (bad names and shares refused);
+ * their usage charged beside their users'. */
+static void test_projects_made_shared_and_charged(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){4});
+    int64_t a = add_campaign(f, "{'name': 'a', 'nb_jobs': 4, 'exec_file': 'x', 'fairshare_project': 'astro', "
+                                "'clusters': {'c0': {}}}", 1);
+    int64_t b = add_campaign(f, "{'name': 'b', 'nb_jobs': 4, 'exec_file': 'x', 'fairshare_project': 'astro', "
+                                "'clusters': {'c0': {}}}", 2);
+    int64_t c = add_campaign(f, "{'name': 'c', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'c0': {}}}", 3);
+    struct grid_project *astro = grid_project_by_name(&f->st, "astro");
+    assert_non_null(astro);
+    assert_int_equal(f->st.nprojects, 1);
+    assert_int_equal(grid_campaign_find(&f->st, a)->project_id, astro->id);
+    assert_int_equal(grid_campaign_find(&f->st, b)->project_id, astro->id);
+    assert_int_equal(grid_campaign_find(&f->st, c)->project_id, 0);
+    assert_int_equal(grid_project_share(&f->st, "astro", 3, f->err, sizeof f->err), 0);
+    assert_int_equal(grid_project_share(&f->st, "bio", 2, f->err, sizeof f->err), 0);   /* made ahead */
+    assert_int_equal(f->st.nprojects, 2);
+    assert_int_equal(grid_project_share(&f->st, "no way", 2, f->err, sizeof f->err), -1);
+    assert_int_equal(grid_project_share(&f->st, "astro", 0, f->err, sizeof f->err), -1);
+    assert_int_equal(grid_project_share(&f->st, "astro", NAN, f->err, sizeof f->err), -1);
+    assert_int_equal(f->st.nprojects, 2);
+    assert_true(fairshare_find(&f->st.project_fs, astro->id)->share == 3);
+    for (int64_t now = 10; now < 2000; now += 30) fake_round(f, now);
+    assert_true(fairshare_find(&f->st.project_fs, astro->id)->usage > 0);
+    assert_true(fairshare_find(&f->st.project_fs, 0)->usage > 0);   /* no project: the default one */
+    assert_true(fairshare_find(&f->st.fs, 1)->usage > 0);
+    /* each user's usage within its project, the sum of what its copies ran */
+    double a_in = fairshare_find(&f->st.member_fs, fairshare_member(astro->id, 1))->usage;
+    double c_in = fairshare_find(&f->st.member_fs, fairshare_member(0, 3))->usage;
+    assert_true(a_in > 0 && c_in > 0);
+    assert_true(fabs(a_in - fairshare_find(&f->st.fs, 1)->usage) < 1e-6);
+    assert_null(fairshare_find(&f->st.member_fs, fairshare_member(0, 1)));
     fake_free(f);
 }
 
@@ -1274,6 +1355,8 @@ int main(void)
         cmocka_unit_test(test_too_many_attempts_gives_up),
         cmocka_unit_test(test_sink_detected_blacklisted_jobs_redone),
         cmocka_unit_test(test_checkpoint_resumed_on_same_cluster_before_new_jobs),
+        cmocka_unit_test(test_checkpoint_interval_follows_cluster_interruptions),
+        cmocka_unit_test(test_projects_made_shared_and_charged),
         cmocka_unit_test(test_nikita_cancels_excess_and_old_waiting_and_overdue_running),
         cmocka_unit_test(test_nikita_with_long_cycles_cancels_last_cycles_excess),
         cmocka_unit_test(test_affinities_order_and_share_a_cluster),

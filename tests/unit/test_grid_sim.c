@@ -13,19 +13,25 @@
 #include <cmocka.h>
 
 #include "sim/grid_sim.h"
+#include <math.h>
 #include <string.h>
 
-static struct grid_sim_figures run(const char *text, enum pred_algo algo, int no_finalize)
+static struct grid_sim_figures run_with(const char *text, const struct grid_sim_options *o)
 {
     struct grid_workload w;
     char err[256];
     if (grid_workload_parse(&w, text, err, sizeof err)) fail_msg("%s", err);
-    struct grid_sim_options o = {.algo = algo, .no_finalize = no_finalize};
     struct grid_sim_figures f;
-    if (grid_sim_run(&w, &o, &f, err, sizeof err)) fail_msg("%s", err);
+    if (grid_sim_run(&w, o, &f, err, sizeof err)) fail_msg("%s", err);
     assert_true(f.complete);
     assert_true(f.max_waiting_pair_after_cycle <= f.waiting_allowed);
     return f;
+}
+
+static struct grid_sim_figures run(const char *text, enum pred_algo algo, int no_finalize)
+{
+    struct grid_sim_options o = {.algo = algo, .no_finalize = no_finalize, .early_jobs = -1};
+    return run_with(text, &o);
 }
 
 static void test_checkpointing_jobs_resume_once_and_finish(void **st)
@@ -86,6 +92,24 @@ static void test_test_campaign_runs_one_job_per_cluster(void **st)
     assert_int_equal(f.submissions, 2);
 }
 
+/* Clusters taken in turn: a campaign submitted behind a big one of its
+ * user gets its first results long before that one is all submitted when
+ * its first jobs go early, and the makespan hardly moves. */
+static void test_early_jobs_bring_first_results_forward(void **st)
+{
+    const char *w = "shared 0\n"
+                    "cluster a nodes=4 cores=8\n"
+                    "campaign big user=1 jobs=2000 duration=600 spread=0.2 best_effort=0 clusters=a\n"
+                    "campaign late user=1 jobs=300 duration=600 spread=0.2 best_effort=0 start=600 clusters=a\n";
+    struct grid_sim_options o = {.algo = PRED_TAP, .early_jobs = 0};
+    struct grid_sim_figures off = run_with(w, &o);
+    o.early_jobs = 10;
+    struct grid_sim_figures on = run_with(w, &o);
+    assert_true(on.first_result_max_s * 4 < off.first_result_max_s);
+    assert_true(on.first_result_max_s <= 1200);   /* a job of about 600 s, and a cycle or two */
+    assert_true(fabs(on.makespan_s - off.makespan_s) <= 0.05 * off.makespan_s);
+}
+
 static void test_workload_errors_name_line_and_key(void **st)
 {
     struct {
@@ -97,6 +121,7 @@ static void test_workload_errors_name_line_and_key(void **st)
         {"cluster a\ncampaign c clusters=a walltime=100 checkpoint=100\n", "checkpoint must be less than the walltime"},
         {"cluster a nodes=1 cores=2\ncampaign c cores=4 clusters=a\n", "cores: more than cluster 'a' has"},
         {"poll_period 0\n", "line 1: poll_period: '0' is out of range"},
+        {"shared 2\n", "line 1: shared: '2' is out of range"},
         {"colour red\n", "line 1: colour: unknown key 'colour'"},
         {"user 99 share=1\n", "user: a number from 1 to 16"},
         {"cluster a sink=1 fail=1\n", "a sink or failing, not both"},
@@ -118,6 +143,7 @@ int main(void)
         cmocka_unit_test(test_sink_and_broken_clusters_are_left),
         cmocka_unit_test(test_busy_cluster_preempts_best_effort_jobs),
         cmocka_unit_test(test_test_campaign_runs_one_job_per_cluster),
+        cmocka_unit_test(test_early_jobs_bring_first_results_forward),
         cmocka_unit_test(test_workload_errors_name_line_and_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,6 +101,7 @@ static void assert_cluster_equal(const struct cluster_spec *a, const struct clus
     assert_lines_equal(a->epilogue, a->nepilogue, b->epilogue, b->nepilogue);
     assert_int_equal(a->checkpointing_signal, b->checkpointing_signal);
     assert_int_equal(a->checkpointing_period, b->checkpointing_period);
+    assert_int_equal(a->checkpoint_cost, b->checkpoint_cost);
     assert_int_equal(a->temporal_grouping, b->temporal_grouping);
     assert_int_equal(a->temporal_grouping_duration, b->temporal_grouping_duration);
 }
@@ -110,6 +111,8 @@ static void assert_spec_equal(const struct campaign_spec *a, const struct campai
     assert_string_equal(a->name, b->name);
     assert_int_equal(a->type, b->type);
     assert_int_equal(a->priority, b->priority);
+    assert_int_equal(!a->fairshare_project, !b->fairshare_project);
+    if (a->fairshare_project) assert_string_equal(a->fairshare_project, b->fairshare_project);
     assert_int_equal(a->params.nb_jobs, b->params.nb_jobs);
     assert_int_equal(!a->params.param_file, !b->params.param_file);
     if (a->params.param_file) assert_string_equal(a->params.param_file, b->params.param_file);
@@ -486,6 +489,45 @@ static void test_resources_syntax(void **state)
                          "\"/nodes=2/core=4\", got 4");
 }
 
+/* A campaign's fair-share project: a name or nothing, and the checkpoint
+ * cost, which needs checkpointing and is bounded by the walltime. */
+static void test_fairshare_project_and_checkpoint_cost(void **state)
+{
+    (void)state;
+    struct campaign_spec s;
+    parse_ok("{" BASE ", 'fairshare_project': 'astro-2_b', 'checkpointing_period': 300, 'checkpoint_cost': 45,"
+             " 'clusters': {'a': {}, 'b': {'checkpoint_cost': 0}}}",
+             &s);
+    assert_string_equal(s.fairshare_project, "astro-2_b");
+    assert_int_equal(cluster(&s, "a")->checkpoint_cost, 45);
+    assert_int_equal(cluster(&s, "b")->checkpoint_cost, 0);
+    assert_round_trip(&s);
+    campaign_spec_free(&s);
+    parse_ok("{" BASE ", 'fairshare_project': '', 'clusters': {'a': {}}}", &s);
+    assert_null(s.fairshare_project);   /* "": none */
+    assert_round_trip(&s);
+    campaign_spec_free(&s);
+    expect_error("{" BASE ", 'fairshare_project': 'a b', 'clusters': {'a': {}}}",
+                 "fairshare_project: expected 1 to 64 of A-Z a-z 0-9 _ -, got \"a b\"");
+    expect_error("{" BASE ", 'fairshare_project': '../x', 'clusters': {'a': {}}}",
+                 "fairshare_project: expected 1 to 64 of A-Z a-z 0-9 _ -, got \"../x\"");
+    expect_error("{" BASE ", 'fairshare_project': 3, 'clusters': {'a': {}}}",
+                 "fairshare_project: expected a string, got 3");
+    char sq[512];
+    snprintf(sq, sizeof sq, "{" BASE ", 'fairshare_project': '%065d', 'clusters': {'a': {}}}", 0);
+    struct campaign_spec t;
+    char err[512] = "";
+    assert_int_equal(parse_sq(sq, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "fairshare_project: expected 1 to 64"));
+    expect_section_error("{'checkpoint_cost': 30}",
+                         "clusters.alpha.checkpoint_cost: needs checkpointing_period: the job must be resumable "
+                         "from its checkpoints");
+    expect_section_error("{'checkpointing_period': 60, 'walltime': 600, 'checkpoint_cost': 600}",
+                         "clusters.alpha.checkpoint_cost: 600 s is not less than the walltime (600 s)");
+    expect_section_error("{'checkpointing_period': 60, 'checkpoint_cost': -5}",
+                         "clusters.alpha.checkpoint_cost: expected from 0 to 31622400 seconds, got -5");
+}
+
 static void test_checkpointing_and_temporal_grouping(void **state)
 {
     (void)state;
@@ -676,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_walltime_errors),
         cmocka_unit_test(test_resources_syntax),
         cmocka_unit_test(test_checkpointing_and_temporal_grouping),
+        cmocka_unit_test(test_fairshare_project_and_checkpoint_cost),
         cmocka_unit_test(test_unknown_keys_are_errors_naming_the_key),
         cmocka_unit_test(test_name_type_priority_errors),
         cmocka_unit_test(test_cluster_section_errors),

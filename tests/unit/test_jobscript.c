@@ -223,6 +223,47 @@ static void test_checkpoint_signal_forwarded(void **state)
     campaign_spec_free(&spec);
 }
 
+/* With a checkpoint interval the wrapper itself signals the job that
+ * often while it runs (the scheduler's one signal before the walltime is
+ * not sent here): a job waiting for 3 signals under a 1 s interval gets
+ * them in about 3 s, not sooner (the time measured by the job, so that a
+ * loaded machine makes it no less exact), and the wrapper ends with it,
+ * the ticker gone. Without an interval, none comes. */
+static void test_checkpoint_signal_repeated(void **state)
+{
+    (void)state;
+    const char *prog = "#!/bin/bash\n"
+                       "n=0 t0=${EPOCHREALTIME/./}\n"
+                       "trap 'n=$((n + 1))' USR2\n"
+                       "while [ $n -lt \"$1\" ] && [ $SECONDS -lt 20 ]; do sleep 0.1; done\n"
+                       "[ \"$1\" -gt 0 ] || sleep 2.5\n"
+                       "echo \"signals=$n ms=$(( (${EPOCHREALTIME/./} - t0) / 1000 ))\"\n";
+    char path[128];
+    snprintf(path, sizeof path, "%s/count.sh", dir);
+    assert_int_equal(write_file_atomic(path, prog, strlen(prog)), 0);
+    assert_int_equal(chmod(path, 0755), 0);
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/count.sh\", \"walltime\": 600, \"checkpointing_period\": 60,"
+                   "\"checkpoint_cost\": 5");
+    struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "c", .user = "u", .param = "3",
+                          .checkpoint_interval = 1};
+    struct run_output r;
+    int n = -1, ms = -1;
+    run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
+    assert_int_equal(r.status, 0);
+    if (sscanf(r.out, "signals=%d ms=%d", &n, &ms) != 2) fail_msg("%s", r.out);
+    assert_int_equal(n, 3);
+    if (ms < 2900 || ms > 15000) fail_msg("3 signals a second apart in %d ms", ms);
+    run_output_free(&r);
+    job.checkpoint_interval = 0;   /* none: no signal comes */
+    job.param = "0";
+    run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
+    if (sscanf(r.out, "signals=%d ms=%d", &n, &ms) != 2) fail_msg("%s", r.out);
+    assert_int_equal(n, 0);
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+}
+
 /* The params of a group as the daemon gives them: their own ids, names
  * and params. */
 static void group_of(struct drv_job *m)
@@ -387,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_home_not_owned_is_replaced),
         cmocka_unit_test(test_script_lines),
         cmocka_unit_test(test_checkpoint_signal_forwarded),
+        cmocka_unit_test(test_checkpoint_signal_repeated),
         cmocka_unit_test(test_grouped_params_one_after_the_other),
         cmocka_unit_test(test_grouped_stop_on_sigterm),
         cmocka_unit_test(test_group_marks_parsing),

@@ -1,8 +1,9 @@
 /* test_metasched.c - the metascheduler's offers and fair share
  * (grid/metasched.c): test campaigns first with exactly one job on each
  * cluster they still need, and only with room for it; default campaigns by
- * priority, then affinity for the cluster, then fair share (usage / share
- * decayed with a half-life), then FIFO; a cluster wholly to one campaign
+ * priority, then affinity for the cluster, then early results (a
+ * campaign's first jobs, bounded), then fair share of projects and of
+ * users within them (usage / share decayed with a half-life), then FIFO; a cluster wholly to one campaign
  * before the next; shared campaigns splitting free resources in proportion
  * to shares (and a user's share split among its campaigns); resources per
  * job; remaining jobs across clusters; blacklists, unavailable clusters,
@@ -182,11 +183,11 @@ static void test_fair_share_user_with_less_decayed_usage_first(void **st)
     struct ms_cluster cl[] = {cluster(A, 10)};
     struct ms_plan p;
     ms_plan_init(&p);
-    ms_plan_build(cs, 2, cl, 1, &fs, &p);
+    ms_plan_build(cs, 2, cl, 1, &(struct ms_shares){.users = &fs}, &p);
     assert_int_equal(jobs(&p, 2, A), 10);   /* user 10, campaign 2, despite the later id */
     assert_int_equal(jobs(&p, 1, A), 0);
     fairshare_charge(&fs, 10, 200, 3600);   /* user 10 now has 700 > 600: user 20 first */
-    ms_plan_build(cs, 2, cl, 1, &fs, &p);
+    ms_plan_build(cs, 2, cl, 1, &(struct ms_shares){.users = &fs}, &p);
     assert_int_equal(jobs(&p, 1, A), 10);
     ms_plan_free(&p);
     fairshare_free(&fs);
@@ -208,7 +209,7 @@ static void test_fair_share_key_divides_usage_by_share(void **st)
     struct ms_cluster cl[] = {cluster(A, 10)};
     struct ms_plan p;
     ms_plan_init(&p);
-    ms_plan_build(cs, 2, cl, 1, &fs, &p);
+    ms_plan_build(cs, 2, cl, 1, &(struct ms_shares){.users = &fs}, &p);
     assert_int_equal(jobs(&p, 2, A), 10);
     ms_plan_free(&p);
     fairshare_free(&fs);
@@ -266,11 +267,167 @@ static void test_shared_campaigns_split_free_resources_by_share(void **st)
     struct ms_cluster cl[] = {cluster(A, 30)};
     struct ms_plan p;
     ms_plan_init(&p);
-    ms_plan_build(cs, 2, cl, 1, &fs, &p);
+    ms_plan_build(cs, 2, cl, 1, &(struct ms_shares){.users = &fs}, &p);
     assert_int_equal(jobs(&p, 1, A), 20);
     assert_int_equal(jobs(&p, 2, A), 10);
     ms_plan_free(&p);
     fairshare_free(&fs);
+}
+
+/* Two levels: the project with less usage for its share goes first,
+ * whatever its users' own usage; within one project, users' fair share. */
+static void test_projects_by_share_first_then_users_within(void **st)
+{
+    struct fairshare users, projects;
+    fairshare_init(&users, 0, 0);
+    fairshare_init(&projects, 0, 0);
+    fairshare_charge(&projects, 1, 1000, 0);   /* project 1 has had much */
+    fairshare_charge(&users, 20, 5000, 0);     /* its users little, project 2's user much */
+    fairshare_charge(&users, 11, 10, 0);
+    struct ms_use u[] = {use(A, 100)};
+    struct ms_campaign cs[] = {camp(1, 10, u, 1), camp(2, 11, u, 1), camp(3, 20, u, 1)};
+    cs[0].project_id = cs[1].project_id = 1;
+    cs[2].project_id = 2;
+    struct ms_cluster cl[] = {cluster(A, 150)};
+    struct ms_shares sh = {.projects = &projects, .users = &users};
+    struct ms_plan p;
+    ms_plan_init(&p);
+    ms_plan_build(cs, 3, cl, 1, &sh, &p);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.offers[0].campaign_id, 3);   /* project 2 first, though its user has had most */
+    assert_int_equal(p.offers[1].campaign_id, 1);   /* then project 1's user with least (10: none) */
+    assert_int_equal(jobs(&p, 1, A), 50);
+    /* project 1's share raised above its usage's weight: it goes first */
+    assert_int_equal(fairshare_set_share(&projects, 1, 1e6), 0);
+    fairshare_charge(&projects, 2, 10, 0);
+    ms_plan_build(cs, 3, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 1);
+    ms_plan_free(&p);
+    fairshare_free(&users);
+    fairshare_free(&projects);
+}
+
+/* Within a project users go by their usage there, not in all: user 10,
+ * busy in project 1, is not held back in project 2 behind user 20, who
+ * has used more there. Without members, their overall usage decides. */
+static void test_users_within_a_project_by_their_usage_there(void **st)
+{
+    struct fairshare users, projects, members;
+    fairshare_init(&users, 0, 0);
+    fairshare_init(&projects, 0, 0);
+    fairshare_init(&members, 0, 0);
+    fairshare_charge(&users, 10, 5000, 0);
+    fairshare_charge(&users, 20, 100, 0);
+    fairshare_charge(&members, fairshare_member(1, 10), 4950, 0);
+    fairshare_charge(&members, fairshare_member(2, 10), 50, 0);
+    fairshare_charge(&members, fairshare_member(2, 20), 100, 0);
+    assert_true(fairshare_member(2, 10) != fairshare_member(1, 10));
+    assert_true(fairshare_member(2, 10) != fairshare_member(10, 2));
+    struct ms_use u[] = {use(A, 100)};
+    struct ms_campaign cs[] = {camp(1, 20, u, 1), camp(2, 10, u, 1)};
+    cs[0].project_id = cs[1].project_id = 2;
+    struct ms_cluster cl[] = {cluster(A, 150)};
+    struct ms_shares sh = {.projects = &projects, .users = &users, .members = &members};
+    struct ms_plan p;
+    ms_plan_init(&p);
+    ms_plan_build(cs, 2, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 2);
+    /* user 20's share makes up for it: 100 / 4 < 50 */
+    assert_int_equal(fairshare_set_share(&users, 20, 4), 0);
+    ms_plan_build(cs, 2, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 1);
+    assert_int_equal(fairshare_set_share(&users, 20, 1), 0);
+    sh.members = NULL;   /* overall usage: user 10 has had most */
+    ms_plan_build(cs, 2, cl, 1, &sh, &p);
+    assert_int_equal(p.offers[0].campaign_id, 1);
+    ms_plan_free(&p);
+    fairshare_free(&users);
+    fairshare_free(&projects);
+    fairshare_free(&members);
+}
+
+/* A shared cluster splits between projects by their shares, then within
+ * a project between its users by theirs, a user's part among its
+ * campaigns: project 1 (share 3: users 10, share 1, with two campaigns
+ * and 11, share 3) and project 2 (share 1: user 20) on 80 cores. */
+static void test_shared_cluster_split_by_project_then_user_shares(void **st)
+{
+    struct fairshare users, projects;
+    fairshare_init(&users, 0, 0);
+    fairshare_init(&projects, 0, 0);
+    fairshare_set_share(&projects, 1, 3);
+    fairshare_set_share(&users, 11, 3);
+    struct ms_use u[] = {use(A, 100)};
+    u[0].shared = 1;
+    struct ms_campaign cs[] = {camp(1, 10, u, 1), camp(2, 10, u, 1), camp(3, 11, u, 1), camp(4, 20, u, 1)};
+    cs[0].project_id = cs[1].project_id = cs[2].project_id = 1;
+    cs[3].project_id = 2;
+    struct ms_cluster cl[] = {cluster(A, 80)};
+    struct ms_plan p;
+    ms_plan_init(&p);
+    ms_plan_build(cs, 4, cl, 1, &(struct ms_shares){.projects = &projects, .users = &users}, &p);
+    assert_int_equal(jobs(&p, 4, A), 20);                    /* project 2: 1/4 */
+    assert_int_equal(jobs(&p, 3, A), 45);                    /* user 11: 3/4 of project 1's 60 */
+    assert_int_equal(jobs(&p, 1, A) + jobs(&p, 2, A), 15);   /* user 10: 1/4 of it, over two campaigns */
+    assert_true(abs(jobs(&p, 1, A) - jobs(&p, 2, A)) <= 1);
+    ms_plan_free(&p);
+    fairshare_free(&users);
+    fairshare_free(&projects);
+}
+
+/* ---- early results ---- */
+
+static void test_early_jobs_count_down_with_submissions(void **st)
+{
+    assert_int_equal(ms_early_jobs(10, 0), 10);
+    assert_int_equal(ms_early_jobs(10, 7), 3);
+    assert_int_equal(ms_early_jobs(10, 10), 0);
+    assert_int_equal(ms_early_jobs(10, 5000), 0);
+    assert_int_equal(ms_early_jobs(0, 0), 0);    /* off */
+    assert_int_equal(ms_early_jobs(-3, 0), 0);
+    assert_int_equal(ms_early_jobs(10, -1), 0);  /* nonsense in: nothing early */
+}
+
+/* A big campaign submitted behind another gets its first jobs ahead of
+ * it, only those: the rest waits its FIFO turn. The older campaign is not
+ * starved: it has the rest of the cluster this very cycle. */
+static void test_early_jobs_go_ahead_of_their_rank_only_so_many(void **st)
+{
+    struct ms_use u[] = {use(A, 100)};
+    struct ms_campaign cs[] = {camp(1, 10, u, 1), camp(2, 20, u, 1)};
+    cs[1].early = 5;
+    struct ms_cluster cl[] = {cluster(A, 30)};
+    struct ms_plan p;
+    ms_plan_init(&p);
+    ms_plan_build(cs, 2, cl, 1, NULL, &p);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(p.offers[0].campaign_id, 2);
+    assert_int_equal(p.offers[0].max_jobs, 5);
+    assert_int_equal(jobs(&p, 1, A), 25);
+    /* early jobs do not jump a higher priority, nor take more than the
+     * predictor allows */
+    cs[0].priority = 1;
+    u[0].pred_jobs = 3;
+    ms_plan_build(cs, 2, cl, 1, NULL, &p);
+    assert_int_equal(p.offers[0].campaign_id, 1);
+    assert_int_equal(jobs(&p, 1, A), 3);
+    assert_int_equal(jobs(&p, 2, A), 3);
+    ms_plan_free(&p);
+}
+
+/* Early jobs counted across clusters: 4 early jobs, two clusters of 3. */
+static void test_early_jobs_spread_over_clusters_once(void **st)
+{
+    struct ms_use u[] = {use(A, 100), use(B, 100)};
+    struct ms_campaign cs[] = {camp(1, 10, u, 2), camp(2, 20, u, 2)};
+    cs[1].early = 4;
+    struct ms_cluster cl[] = {cluster(A, 3), cluster(B, 3)};
+    struct ms_plan p;
+    ms_plan_init(&p);
+    ms_plan_build(cs, 2, cl, 2, NULL, &p);
+    assert_int_equal(jobs(&p, 2, A) + jobs(&p, 2, B), 4);
+    assert_int_equal(jobs(&p, 1, A) + jobs(&p, 1, B), 2);
+    ms_plan_free(&p);
 }
 
 static void test_shared_part_unused_goes_to_the_others(void **st)
@@ -568,19 +725,29 @@ static void test_random_cycles_never_offer_a_cluster_more_than_its_free_resource
         struct fairshare fs;
         fairshare_init(&fs, 600, 0);
         fairshare_set_share(&fs, 2, 3);
+        struct fairshare pfs;   /* two projects, and some campaigns with early jobs */
+        fairshare_init(&pfs, 600, 0);
+        fairshare_set_share(&pfs, 1, 2);
+        for (int k = 0; k < PK; k++) {
+            w->c[k].project_id = 1 + k % 2;
+            w->c[k].early = k % 3 ? 4 : 0;
+        }
         struct ms_plan p;
         ms_plan_init(&p);
         int offered = 0;
         for (int cycle = 0; cycle < 200; cycle++) {
             int64_t now = cycle * 15;
             world_observe(w, now);
-            ms_plan_build(w->c, PK, w->cl, PC, &fs, &p);
+            ms_plan_build(w->c, PK, w->cl, PC, &(struct ms_shares){.projects = &pfs, .users = &fs}, &p);
             check_plan(w, &p);
             offered += p.n;
             world_apply(w, &p, &fs, now);
+            for (int i = 0; i < p.n; i++)
+                fairshare_charge(&pfs, w->c[p.offers[i].campaign_id - 1].project_id, 60.0 * p.offers[i].max_jobs, now);
         }
         assert_true(offered > 0);   /* the run did exercise the plan */
         ms_plan_free(&p);
+        fairshare_free(&pfs);
         fairshare_free(&fs);
         free(w);
     }
@@ -598,6 +765,12 @@ int main(void)
         cmocka_unit_test(test_fair_share_user_with_less_decayed_usage_first),
         cmocka_unit_test(test_fair_share_key_divides_usage_by_share),
         cmocka_unit_test(test_fair_share_decay_halves_usage_each_half_life),
+        cmocka_unit_test(test_projects_by_share_first_then_users_within),
+        cmocka_unit_test(test_users_within_a_project_by_their_usage_there),
+        cmocka_unit_test(test_shared_cluster_split_by_project_then_user_shares),
+        cmocka_unit_test(test_early_jobs_count_down_with_submissions),
+        cmocka_unit_test(test_early_jobs_go_ahead_of_their_rank_only_so_many),
+        cmocka_unit_test(test_early_jobs_spread_over_clusters_once),
         cmocka_unit_test(test_cluster_offered_wholly_to_first_campaign_before_next),
         cmocka_unit_test(test_shared_campaigns_split_free_resources_by_share),
         cmocka_unit_test(test_shared_part_unused_goes_to_the_others),

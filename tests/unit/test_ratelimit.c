@@ -48,6 +48,31 @@ static void test_burst_then_refused(void **state)
     ratelimit_free(NULL);
 }
 
+/* ratelimit_may looks without counting: a key may look for ever, and
+ * says what ratelimit_take would, retry included; a key never taken is
+ * not remembered by looking. */
+static void test_may_counts_nothing(void **state)
+{
+    (void)state;
+    enum { BURST = 2 };
+    struct ratelimit *r = ratelimit_new(PER_SECOND, BURST, 16);
+    int retry = GARBAGE;
+    assert_int_equal(ratelimit_may(r, "10.0.0.9", 0, &retry), 1);   /* before any clock */
+    assert_int_equal(retry, 0);
+    assert_int_equal(ratelimit_keys(r), 0);
+    TAKE(r, "10.0.0.1", 0, 1, 0);
+    for (int i = 0; i < 10; i++) assert_int_equal(ratelimit_may(r, "10.0.0.1", 0, NULL), 1);
+    TAKE(r, "10.0.0.1", 0, 1, 0);   /* the looks spent nothing: the burst's second */
+    retry = GARBAGE;
+    assert_int_equal(ratelimit_may(r, "10.0.0.1", 0, &retry), 0);
+    assert_int_equal(retry, 1);
+    assert_int_equal(ratelimit_may(r, "10.0.0.1", SECOND_MS, &retry), 1);   /* refilled */
+    assert_int_equal(retry, 0);
+    assert_int_equal(ratelimit_may(r, "10.0.0.2", 0, NULL), 1);
+    assert_int_equal(ratelimit_keys(r), 1);
+    ratelimit_free(r);
+}
+
 static void test_refill_and_retry(void **state)
 {
     (void)state;
@@ -271,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_full_buckets_forgotten_first),
         cmocka_unit_test(test_lru_when_none_full),
+        cmocka_unit_test(test_may_counts_nothing),
         cmocka_unit_test(test_flood),
         cmocka_unit_test(test_time_backwards),
         cmocka_unit_test(test_long_keys),

@@ -273,7 +273,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 24);
+    assert_int_equal(STORE_SCHEMA_VERSION, 26);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -343,7 +343,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v24 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v26 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -373,6 +373,18 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE batches DROP COLUMN purged_first_done;"
                             "ALTER TABLE batches DROP COLUMN purged_last_done; DROP INDEX jobs_ended;"
                             "DROP TABLE purge_files;"
+                            "ALTER TABLE users DROP COLUMN country; ALTER TABLE users DROP COLUMN postal_code;"
+                            "ALTER TABLE users DROP COLUMN url; ALTER TABLE users DROP COLUMN send_email;"
+                            "ALTER TABLE users DROP COLUMN show_hosts; ALTER TABLE users DROP COLUMN venue;"
+                            "ALTER TABLE users DROP COLUMN global_prefs; ALTER TABLE users DROP COLUMN project_prefs;"
+                            "ALTER TABLE users DROP COLUMN prev_email; ALTER TABLE users DROP COLUMN email_time;"
+                            "ALTER TABLE hosts DROP COLUMN venue;"
+                            "DROP TABLE grid_projects; DROP TABLE grid_project_fairshare;"
+                            "DROP TABLE grid_member_fairshare;"
+                            "ALTER TABLE grid_campaigns DROP COLUMN project_id;"
+                            "ALTER TABLE grid_camp_clusters DROP COLUMN checkpoint_cost;"
+                            "ALTER TABLE grid_clusters DROP COLUMN interruptions;"
+                            "ALTER TABLE grid_clusters DROP COLUMN run_s;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"

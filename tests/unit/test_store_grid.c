@@ -115,13 +115,15 @@ static void build_state(struct grid_state *st, int64_t alice)
     assert_int_equal(grid_cluster_add(st, "alpha", 8, 1, &id, err, sizeof err), 0);
     assert_int_equal(grid_cluster_add(st, "beta", 4, 0, &id, err, sizeof err), 0);
     struct campaign_spec spec = {0};
-    parse_spec("{'name': 'c', 'nb_jobs': 20, 'exec_file': 'x', 'priority': 3,"
-               " 'clusters': {'alpha': {'walltime': 600}, 'beta': {'resources': '/nodes=1/core=2'}}}",
+    parse_spec("{'name': 'c', 'nb_jobs': 20, 'exec_file': 'x', 'priority': 3, 'fairshare_project': 'astro',"
+               " 'clusters': {'alpha': {'walltime': 600, 'checkpointing_period': 60, 'checkpoint_cost': 20},"
+               " 'beta': {'resources': '/nodes=1/core=2'}}}",
                &spec);
     struct grid_campaign_opts o = {.user_id = alice, .nretry = -1};
     assert_int_equal(grid_campaign_add(st, &spec, &o, &id, err, sizeof err), 0);
     campaign_spec_free(&spec);
     assert_int_equal(grid_user_share(st, alice, 2.5), 0);
+    assert_int_equal(grid_project_share(st, "bio", 4, err, sizeof err), 0);
     struct grid_decisions d;
     grid_decisions_init(&d);
     for (int64_t t = 10; t <= 40; t += 10) drive(st, t, &d);
@@ -136,7 +138,8 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
     for (int i = 0; i < a->nclusters; i++) {
         const struct grid_cluster *x = &a->clusters[i], *y = &b->clusters[i];
         EQ(*x, *y, id); EQ(*x, *y, free); EQ(*x, *y, total); EQ(*x, *y, stress); EQ(*x, *y, poll_failed);
-        EQ(*x, *y, array_ok); EQ(*x, *y, disabled); EQ(*x, *y, waiting_allowed);
+        EQ(*x, *y, array_ok); EQ(*x, *y, disabled); EQ(*x, *y, waiting_allowed); EQ(*x, *y, interruptions);
+        EQ(*x, *y, run_s);
         assert_string_equal(x->name, y->name);
     }
     assert_int_equal(a->ncamps, b->ncamps);
@@ -145,6 +148,7 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         EQ(*x, *y, id); EQ(*x, *y, user_id); EQ(*x, *y, type); EQ(*x, *y, priority); EQ(*x, *y, state);
         EQ(*x, *y, nranges); EQ(*x, *y, njobs); EQ(*x, *y, next_new); EQ(*x, *y, nresub); EQ(*x, *y, ndone);
         EQ(*x, *y, first_pair); EQ(*x, *y, nretry); EQ(*x, *y, end_notified); EQ(*x, *y, nclusters);
+        EQ(*x, *y, project_id);
         for (int k = 0; k < GRID_RETRY_CODES_MAX; k++) EQ(*x, *y, retry_codes[k]);
         for (int k = 0; k < x->nranges; k++) {
             EQ(x->ranges[k], y->ranges[k], first_index);
@@ -155,7 +159,7 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
             EQ(*p, *q, cluster_id); EQ(*p, *q, res_per_job); EQ(*p, *q, walltime); EQ(*p, *q, max_jobs);
             EQ(*p, *q, best_effort); EQ(*p, *q, checkpoint_period); EQ(*p, *q, grouping_duration);
             EQ(*p, *q, prologue); EQ(*p, *q, epilogue); EQ(*p, *q, prologue_walltime);
-            EQ(*p, *q, epilogue_walltime);
+            EQ(*p, *q, epilogue_walltime); EQ(*p, *q, checkpoint_cost);
         }
     }
     assert_int_equal(a->njobs, b->njobs);
@@ -191,12 +195,30 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         EQ(*x, *y, open); EQ(*x, *y, notified); EQ(*x, *y, blacklists); EQ(*x, *y, exit_code); EQ(*x, *y, jobs);
         EQ(*x, *y, opened_at);
     }
-    assert_int_equal(a->fs.nusers, b->fs.nusers);
-    for (int i = 0; i < a->fs.nusers; i++) {
-        EQ(a->fs.users[i], b->fs.users[i], user_id);
-        EQ(a->fs.users[i], b->fs.users[i], share);
-        EQ(a->fs.users[i], b->fs.users[i], usage);
+    assert_int_equal(a->fs.nentries, b->fs.nentries);
+    for (int i = 0; i < a->fs.nentries; i++) {
+        EQ(a->fs.entries[i], b->fs.entries[i], id);
+        EQ(a->fs.entries[i], b->fs.entries[i], share);
+        EQ(a->fs.entries[i], b->fs.entries[i], usage);
     }
+    assert_int_equal(a->nprojects, b->nprojects);
+    for (int i = 0; i < a->nprojects; i++) {
+        EQ(a->projects[i], b->projects[i], id);
+        assert_string_equal(a->projects[i].name, b->projects[i].name);
+    }
+    assert_int_equal(a->project_fs.nentries, b->project_fs.nentries);
+    for (int i = 0; i < a->project_fs.nentries; i++) {
+        EQ(a->project_fs.entries[i], b->project_fs.entries[i], id);
+        EQ(a->project_fs.entries[i], b->project_fs.entries[i], share);
+        EQ(a->project_fs.entries[i], b->project_fs.entries[i], usage);
+    }
+    EQ(*a, *b, project_fs.last);
+    assert_int_equal(a->member_fs.nentries, b->member_fs.nentries);
+    for (int i = 0; i < a->member_fs.nentries; i++) {
+        EQ(a->member_fs.entries[i], b->member_fs.entries[i], id);
+        EQ(a->member_fs.entries[i], b->member_fs.entries[i], usage);
+    }
+    EQ(*a, *b, member_fs.last);
     EQ(*a, *b, fs.last); EQ(*a, *b, last_cycle); EQ(*a, *b, live_from); EQ(*a, *b, cycles);
 }
 
@@ -223,10 +245,13 @@ static void test_state_saved_and_loaded_equal(void **state)
     assert_true(st.pairs[0].successes == 1);
     struct grid_shadow *sh = grid_shadow_new();
     long first = save(f->s, &st, sh);
-    /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, meta, campaign clusters
-     * and job ranges */
-    long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nusers + 1 +
-                st.camps[0].nclusters + st.camps[0].nranges;
+    /* every row once: clusters, campaign, jobs, copies, pairs, events, fair share, projects and their
+     * fair share, users' within projects, meta, campaign clusters and job ranges */
+    assert_int_equal(st.nprojects, 2);
+    assert_true(st.clusters[0].run_s > 0);
+    long rows = st.nclusters + st.ncamps + st.njobs + st.ncopies + st.npairs + st.nevents + st.fs.nentries +
+                st.nprojects + st.project_fs.nentries + st.member_fs.nentries + 1 + st.camps[0].nclusters +
+                st.camps[0].nranges;
     assert_int_equal(first, rows);
 
     struct grid_state back;
