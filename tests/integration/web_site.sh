@@ -124,8 +124,10 @@ with Browser(art) as b:
     want = subprocess.run(['$LOCUS', 'user', 'account-key', '$proj', XSS_USER], capture_output=True, text=True).stdout.strip()
     check(key == want and len(key) == 32, 'the key shown %r, locus says %r' % (key, want))
     check(b.text('#attach-command') == 'boinccmd --project_attach ' + url + ' ' + key, 'attach command')
+    weak = subprocess.run(['$LOCUS', 'user', 'account-key', '$proj', XSS_USER, '--weak'], capture_output=True, text=True).stdout.strip()
+    check(b.text('#weak-key-value') == weak and weak.startswith(eve_id + '_'), 'the weak key %r, locus says %r' % (b.text('#weak-key-value'), weak))
     b.keep('site_account_key')
-    say('sign-up: account made (volunteer, in Crunchers), name shown as text, cookie HttpOnly SameSite=Strict, key shown')
+    say('sign-up: account made (volunteer, in Crunchers), name shown as text, cookie HttpOnly SameSite=Strict, keys shown')
     # leave, create a team with HTML in its name, join Crunchers again from its page
     b.click('#leave-team'); b.wait_ready()
     b.wait("return document.getElementById('my-team') && document.getElementById('my-team').textContent.startsWith('none');", 'leaving')

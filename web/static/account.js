@@ -8,7 +8,7 @@ locus.page(async (main, session) => {
     box.append(el('p', {}, 'Log in to see your account: ', el('a', { href: 'login.html' }, 'log in'), '.'));
     return;
   }
-  const [{ user, hosts, hosts_left_out: left }, site] = await Promise.all([api('account'), api('site')]);
+  const [{ user, hosts, hosts_left_out: left, weak_key: weak }, site] = await Promise.all([api('account'), api('site')]);
   const team = user.team_id
     ? el('span', {}, el('a', { href: 'team.html?id=' + user.team_id, id: 'my-team' }, user.team), ' ',
          locus.button('leave-team', 'Leave the team', async () => {
@@ -21,6 +21,12 @@ locus.page(async (main, session) => {
     const { key } = await api('account/key', {});
     keyBox.replaceChildren(el('code', { id: 'account-key' }, key),
       el('pre', { id: 'attach-command' }, 'boinccmd --project_attach ' + site.master_url + ' ' + key));
+    const weakBox = document.getElementById('weak-key');
+    weakBox.append(el('h2', {}, 'Weak account key'),
+      el('p', {}, 'It attaches a computer to your account and opens nothing else: give it to a shared or borrowed ',
+         'computer instead of the key above. It changes when your password does.'),
+      el('code', { id: 'weak-key-value' }, weak));
+    weakBox.hidden = false;
   }));
   box.append(...[
     el('div', { class: 'figures' },
@@ -33,8 +39,8 @@ locus.page(async (main, session) => {
       el('tr', {}, el('th', {}, 'Team'), el('td', {}, team)),
       el('tr', {}, el('th', {}, 'Member since'), el('td', {}, fmt.time(user.created))),
       el('tr', {}, el('th', {}, 'Account key'), el('td', {}, keyBox)))),
-    /* the account manager's weak key goes here (docs/web.md) */
-    el('section', { id: 'weak-key', hidden: true }),
+    /* the weak key (docs/accounts.md), shown with the account key */
+    el('section', { id: 'weak-key', class: 'card', hidden: true }),
     el('h2', {}, 'Your computers'),
     el('div', { id: 'hosts' }, locus.table([
       { label: 'Id', value: (h) => String(h.id) },
