@@ -3,7 +3,7 @@
  * of users, hosts and teams, a team with its members, a user's hosts with
  * their errors. Public views hold public fields only: names, credit, times;
  * never an e-mail address, a host's network name or a key. Each query is
- * bounded by an index (schema v24's credit indexes, jobs_ended, users_team,
+ * bounded by an index (schema v26's credit indexes, jobs_ended, users_team,
  * hosts_user) or by a LIMIT, except the count of active hosts, a scan of
  * hosts that callers keep for a while (api_site.c). */
 #ifndef LOCUS_STORE_SITE_H
