@@ -236,11 +236,16 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
     if (spec->checkpointing_period > 0)
         sb_printf(out, "trap 'kill -%d $locus_child 2>/dev/null' %d\n", spec->checkpointing_signal,
                   spec->checkpointing_signal);
-    sb_puts(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n"
-                 "wait $locus_child\n"
+    sb_puts(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n");
+    int timer = spec->checkpointing_period > 0 && sched->signal_after > 0;
+    if (timer)   /* its sleep is stopped with it, so that nothing outlives the job */
+        sb_printf(out, "( trap 'kill $locus_s 2>/dev/null; exit' TERM; sleep %ld & locus_s=$!; wait $locus_s; "
+                       "kill -%d $$ ) &\nlocus_timer=$!\n",
+                  sched->signal_after, spec->checkpointing_signal);
+    sb_puts(out, "wait $locus_child\n"
                  "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
-                 "wait $locus_child\n"   /* bash keeps the status of a reaped child */
-                 "exit $?\n");
+                 "wait $locus_child\n");   /* bash keeps the status of a reaped child */
+    sb_puts(out, timer ? "locus_rc=$?\nkill $locus_timer 2>/dev/null\nexit $locus_rc\n" : "exit $?\n");
     return 0;
 }
 
