@@ -28,6 +28,7 @@
 #define SLURMREST_BODY_MAX (64u << 20)   /* bytes of an answer (GET jobs lists every job) */
 #define SLURMREST_TOKEN_MAX 8192         /* bytes of a token file */
 #define SLURMREST_ARRAY_CHUNK 1000       /* elements per array at most */
+#define SLURMREST_USER_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 
 /* The token of the cluster's file into out (the caller's, "" on error):
  * the file's first line, "SLURM_JWT=" (as `scontrol token` prints it)
@@ -139,6 +140,10 @@ static int submit_one(struct cluster_driver *d, const struct cluster_spec *spec,
     struct slurmrest_submit s = {d->cfg.name, name, part, j->campaign_id, wall, array ? n : 0};
     if (!(body = slurmrest_submit_body(script.s, spec, &s, err, errlen))) goto out;
     const char *user = j->user && *j->user ? j->user : d->cfg.user;
+    if (strspn(user, SLURMREST_USER_CHARS) != strlen(user)) {   /* it goes into a header */
+        errf(err, errlen, "the user name \"%s\" has a character other than letters, digits and _ . -", user);
+        goto out;
+    }
     if (!(ans = api(d, "POST", "/job/submit", user, body, 0, NULL, err, errlen))) goto out;
     long id;
     if (slurmrest_parse_submit(ans, &id)) {
@@ -170,12 +175,25 @@ static int sr_submit(struct cluster_driver *d, const struct cluster_spec *spec, 
 
 /* ---- status, cancel, resources, find ---- */
 
+/* GET jobs's answer, or NULL with the reason: one without its list would
+ * make every job look forgotten. */
+static json_t *jobs_list(struct cluster_driver *d, double *elapsed, char *err, size_t errlen)
+{
+    json_t *ans = api(d, "GET", "/jobs", d->cfg.user, NULL, 0, elapsed, err, errlen);
+    if (ans && !json_is_array(json_object_get(ans, "jobs"))) {
+        errf(err, errlen, "GET /jobs: no list of jobs in the answer");
+        json_decref(ans);
+        ans = NULL;
+    }
+    return ans;
+}
+
 /* One listing of every job slurmctld keeps: the ids are many and each
  * GET job/ID is a call of its own. */
 static int sr_status(struct cluster_driver *d, const char *const *ids, const char *const *names, int n,
                      struct drv_status *out, char *err, size_t errlen)
 {
-    json_t *ans = api(d, "GET", "/jobs", d->cfg.user, NULL, 0, NULL, err, errlen);
+    json_t *ans = jobs_list(d, NULL, err, errlen);
     if (!ans) return -1;
     slurmrest_parse_jobs(ans, ids, names, n, time(NULL), out);
     json_decref(ans);
@@ -204,7 +222,7 @@ static int sr_resources(struct cluster_driver *d, struct drv_resources *out, cha
 {
     double t1 = 0, t2 = 0;
     json_t *nodes = api(d, "GET", "/nodes", d->cfg.user, NULL, 0, &t1, err, errlen);
-    json_t *jobs = nodes ? api(d, "GET", "/jobs", d->cfg.user, NULL, 0, &t2, err, errlen) : NULL;
+    json_t *jobs = nodes ? jobs_list(d, &t2, err, errlen) : NULL;
     int rc = -1;
     if (jobs) {
         slurmrest_parse_resources(nodes, jobs, out);
@@ -235,7 +253,7 @@ static int sr_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag, c
     (void)since;
     char name[DRV_NAME_MAX];
     drv_job_name(d, campaign_id, tag, name, sizeof name);
-    json_t *ans = api(d, "GET", "/jobs", d->cfg.user, NULL, 0, NULL, err, errlen);
+    json_t *ans = jobs_list(d, NULL, err, errlen);
     if (!ans) return -1;
     int n = slurmrest_parse_find(ans, name, *user ? user : d->cfg.user, ids, max);
     if (n < 0) errf(err, errlen, "more than %d jobs named %s", SLURMREST_FIND_MAX, name);
@@ -266,8 +284,8 @@ int drv_slurmrest_init(struct cluster_driver *d, char *err, size_t errlen)
         errf(err, errlen, "the slurmrest driver needs slurmrestd's http(s) URL (--api), got \"%s\"", d->cfg.api_url);
         return -1;
     }
-    if (!d->cfg.user[0] || strpbrk(d->cfg.user, "\r\n")) {
-        errf(err, errlen, "the slurmrest driver needs the user its token is for (--api-user)");
+    if (!d->cfg.user[0] || strspn(d->cfg.user, SLURMREST_USER_CHARS) != strlen(d->cfg.user)) {
+        errf(err, errlen, "the slurmrest driver needs the user its token is for (--api-user: letters, digits, _ . -)");
         return -1;
     }
     char token[SLURMREST_TOKEN_MAX];

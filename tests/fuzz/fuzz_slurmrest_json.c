@@ -9,6 +9,7 @@
  * exit code within 0..255, cores within 0..total, the ids of a search
  * sorted, each of a record of the name and user asked. */
 #include "drivers/slurmrest_parse.h"
+#include "fuzz_status.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -21,22 +22,12 @@
 #define SEARCH_NAME "locus.a.6"
 #define SEARCH_USER "locusa"
 
-static void check(int cond)
-{
-    if (!cond) __builtin_trap();
-}
-
 static void check_status(const struct drv_status *st)
 {
-    check(st->state == DRV_WAITING || st->state == DRV_RUNNING || st->state == DRV_FINISHED);
-    check(st->end >= DRV_END_NONE && st->end <= DRV_END_UNKNOWN);
-    check((st->state == DRV_FINISHED) == (st->end != DRV_END_NONE));
-    check(st->raw[0] && memchr(st->raw, '\0', sizeof st->raw));
-    check(st->start >= 0 && st->stop >= 0 && st->run_seconds >= 0);
+    check_status_common(st);
+    check(st->raw[0]);
     if (st->state != DRV_FINISHED) check(st->stop == 0);
     if (st->state == DRV_WAITING) check(st->start == 0 && st->run_seconds == 0);
-    if (st->end == DRV_END_SUCCESS) check(st->exit_code == 0);
-    if (st->end == DRV_END_EXIT) check(st->exit_code > 0 && st->exit_code <= 255);
 }
 
 /* Status of the records' own ids ("J" and "A_I"), an element past each

@@ -155,7 +155,8 @@ static void test_besteffort_preempted_cancel_and_resources(void **state)
     fx_preemption(T.d, "rest1", T.user, T.other, 4, 3);
 }
 
-/* A token of the user alone submits that user's jobs, not another's. */
+/* A token of the user alone submits that user's jobs, not another's; a
+ * user name that would add a header is refused. */
 static void test_user_token(void **state)
 {
     NEED_REST();
@@ -170,6 +171,9 @@ static void test_user_token(void **state)
     assert_int_equal(drv_submit(T.own, &spec.clusters[0], &job, id, err, sizeof err), -1);
     fx_has(err, "cluster rest1 (slurmrest): POST /job/submit: ");
     printf("another user's job with a user's token: %s\n", err);
+    job.user = "locusa\r\nX-SLURM-USER-NAME: root";   /* a header of its own: refused before any call */
+    assert_int_equal(drv_submit(T.d, &spec.clusters[0], &job, id, err, sizeof err), -1);
+    fx_has(err, "has a character other than letters, digits and _ . -");
     campaign_spec_free(&spec);
 }
 
