@@ -194,6 +194,8 @@ const struct setting project_settings[] = {
     {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
     {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
     {SETTING("submit_max_file_mib", SETTING_INT, submit_max_file_mib), .def = 1024, .min = 1, .max = 8191},
+    /* read once at start: the site is served from memory */
+    {SETTING("web_dir", SETTING_TEXT, web_dir), .restart = 1},
     {SETTING("account_creation", SETTING_TEXT, account_creation), .def_text = "closed", .min = 1,
      .check = check_account_creation},
     {SETTING("invitation_code", SETTING_TEXT, invitation_code), .check = check_invitation_code},

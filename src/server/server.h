@@ -52,6 +52,8 @@ struct server {
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
     struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */
+    struct site *site;           /* owned: the web site (site.h), read at start; NULL: none, the built-in
+                                    master page alone */
     struct metrics *metrics;     /* owned: the figures of GET /metrics (metrics.h) */
     /* owned: the settings now, read through server_config. Published
      * under the lock, with the index's copies of them: a thread holding
@@ -64,6 +66,11 @@ struct server {
     pthread_mutex_t list_lock;   /* guards the two below */
     int64_t list_time;           /* when list_text was made (by clock) */
     char *list_text;             /* owned, or NULL */
+    /* GET /api/v1/status, the site's live figures, likewise (api_site.c) */
+    pthread_mutex_t status_lock; /* guards the three below */
+    int64_t status_time;
+    char *status_text;           /* owned, or NULL */
+    int status_computing;        /* a thread computes it: the others answer the last one meanwhile */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;
