@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *batch_json(struct store *st, const struct batch *b, int64_t now)
+json_t *api_batch_json(struct store *st, const struct batch *b, int64_t now)
 {
     struct batch_stats bs;
     if (store_batch_stats(st, b->id, &bs)) return NULL;
@@ -29,13 +29,20 @@ static json_t *batch_json(struct store *st, const struct batch *b, int64_t now)
     return batch_figures_json(b, store_app_get(st, b->app_id, &a) == 0 ? a.name : "", &p);
 }
 
+int api_batch_lookup(struct store *st, const char *key, struct batch *b)
+{
+    char *end;
+    long long id = strtoll(key, &end, 10);
+    return *key && !*end ? store_batch_get(st, id, b) : store_batch_by_name(st, key, b);
+}
+
 struct list_ctx { struct store *st; json_t *arr; int64_t now; int failed; };
 
 static int add_batch(void *p, const struct batch *b)
 {
     struct list_ctx *c = p;
     if (b->parent_id) return 0;   /* a chunk: counted in its generated batch */
-    json_t *o = batch_json(c->st, b, c->now);
+    json_t *o = api_batch_json(c->st, b, c->now);
     if (!o) return c->failed = 1;
     json_array_append_new(c->arr, o);
     return 0;
@@ -176,9 +183,7 @@ static json_t *batch_detail(struct server *s, struct store *st, const char *rest
     key[n] = 0;
     struct user u;
     if (api_user(s, auth, &u, out, status)) return NULL;
-    char *end;
-    long long id = strtoll(key, &end, 10);
-    int rc = !*end ? store_batch_get(st, id, &b) : store_batch_by_name(st, key, &b);
+    int rc = api_batch_lookup(st, key, &b);
     if (!rc && api_scope(&u) && b.user_id != api_scope(&u)) rc = 1;
     if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st)), NULL;
     json_t *result = NULL;
@@ -224,7 +229,9 @@ static int batch_list(struct server *s, struct store *st, int64_t now, struct st
 
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status)
 {
-    if (api_campaigns_get(s, path, auth, out, status) || api_credit_get(s, path, auth, out, status)) return;
+    if (api_campaigns_get(s, path, auth, out, status) || api_credit_get(s, path, auth, out, status) ||
+        api_science_get(s, path, auth, out, status))
+        return;
     struct store *st = server_reader(s);
     if (!st) return api_error(out, status, 503, "store unavailable");
     json_t *result = NULL;
@@ -238,11 +245,9 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
     } else if (!strncmp(path, "batches/", 8)) {
         const char *key = path + 8;
         struct batch b;
-        char *end;
-        long long id = strtoll(key, &end, 10);
-        int rc = *key && !*end ? store_batch_get(st, id, &b) : store_batch_by_name(st, key, &b);
+        int rc = api_batch_lookup(st, key, &b);
         if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st));
-        result = batch_json(st, &b, now);
+        result = api_batch_json(st, &b, now);
         if (!result) return api_error(out, status, 500, store_error(st));
     } else if (!strcmp(path, "sequences")) {
         struct seq_list l = {st, json_array(), 0};

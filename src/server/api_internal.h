@@ -46,6 +46,15 @@ int api_wait_new(struct server *s, api_order_fn run, void (*drop)(void *), void 
 int api_campaigns_get(struct server *s, const char *path, const char *key, struct strbuf *out, int *status);
 int api_campaigns_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
                        struct strbuf *out, int *status, struct api_wait **wait);
+/* A batch by its name or decimal id (key borrowed) into *b: 0, 1 none, -1
+ * (store_error). */
+int api_batch_lookup(struct store *st, const char *key, struct batch *b);
+/* The fields of GET batches/NAME (owned), or NULL when st fails. */
+json_t *api_batch_json(struct store *st, const struct batch *b, int64_t now);
+/* The views of the scientists' and operators' pages (api_science.c): a
+ * batch's progress, app versions and hosts with their error rates. 0 when
+ * path is none of theirs, else 1 answered. */
+int api_science_get(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);
 /* The views of credit (api_credit.c): teams, and the account of the
  * account key auth. 0 when path is none of theirs, else 1 answered. */
 int api_credit_get(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);

@@ -9,6 +9,10 @@ const locus = (() => {
      once it exists; `only` hides it unless the session's user matches. */
   const nav = [
     { href: './', label: 'Home', group: 'volunteer' },
+    { href: 'batches.html', label: 'Batches', group: 'science' },
+    { href: 'app_versions.html', label: 'App versions', group: 'science' },
+    { href: 'hosts.html', label: 'Hosts', group: 'science' },
+    { href: 'campaigns.html', label: 'Campaigns', group: 'science' },
   ];
 
   /* el('a', {href: 'x', class: 'y'}, 'text', child...): an element whose

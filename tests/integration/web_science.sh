@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# web_science: the scientists' and operators' pages (docs/web.md) against a
+# real locusd whose batch two real locus-clients of bob's computed: batch
+# sci of alice's where sci_1 fails with an error that holds HTML (its
+# stderr names a folder called "<b>bold</b>&amp;"), batch other of carl's.
+#  - GET batches/B/progress: the series of jobs done and failed per hour
+#    sums to the store's counts, with the batch's figures and ETA; bad
+#    paths 404; app_versions and hosts: success and error counts against
+#    the store (instances, host_app_versions), public fields without a
+#    key, owners and host names for an admin's key only;
+#  - headless Chromium loads every page: batches (progress bar and counts),
+#    batch (figures against the store, both charts drawn), app versions,
+#    hosts, campaigns; the failure's stderr is shown as text (the HTML in
+#    it is not parsed); anyone not the owner gets no failures; screenshots
+#    and DOMs are kept.
+set -euo pipefail
+. "$(dirname "$0")/lib/boinc.sh"
+AGENT_DIR=$TMP/agent
+AGENT_LOG=$TMP/agent.log
+AGENT_OPTS=(--max-cpus 1 --retry-min 1 --retry-max 4 --min-queue 60 --benchmark-seconds 0.5)
+. "$(dirname "$0")/lib/agent.sh"
+ART=$LOCUS_BUILD_DIR/test-artifacts/web
+mkdir -p "$ART"
+
+proj=$TMP/proj
+make_project "$proj" alice bob carl dan
+KEY_A=$(submit_key_of "$proj" alice) KEY_C=$(submit_key_of "$proj" carl) KEY_D=$(submit_key_of "$proj" dan)
+"$LOCUS" user role "$proj" dan admin || fail "locus user role dan admin failed"
+set_config "$proj" web_dir "$LOCUS_SOURCE_DIR/web"
+set_config "$proj" end_of_batch_replication 0
+# the worker reads its input folder and dies naming it: the error holds HTML
+BAD='<b>bold</b>&amp;'
+mkdir -p "$TMP/in/$BAD"
+cat >"$TMP/jobs.jsonl" <<JOBS
+{"cmdline": "--iterations 1000 --seed 1"}
+{"cmdline": "--iterations 1000 --in $TMP/in/$BAD"}
+{"cmdline": "--iterations 1000 --seed 2"}
+{"cmdline": "--iterations 1000 --seed 3"}
+JOBS
+"$LOCUS" batch create "$proj" --app worker --jobs "$TMP/jobs.jsonl" --name sci --user alice --max-error-instances 1 \
+    >/dev/null || fail "locus batch create sci failed"
+echo '{"cmdline": "--iterations 1000 --fail-code 5"}' >"$TMP/other.json"
+"$LOCUS" batch create "$proj" --app worker --count 1 --input-template "$TMP/other.json" --name other --user carl \
+    --max-error-instances 1 >/dev/null || fail "locus batch create other failed"
+start_locusd "$proj"
+start_agent
+key_of bob | lc attach "$URL" - || afail "attach failed"
+AGENT2_DIR=$TMP/agent2 AGENT2_PID=
+trap '_rc=$?; kill_tree "$AGENT2_PID"; _agent_cleanup; (exit $_rc); _cleanup' EXIT
+"$AGENT" --dir "$AGENT2_DIR" "${AGENT_OPTS[@]}" </dev/null >>"$TMP/agent2.log" 2>&1 &
+AGENT2_PID=$!
+for i in $(seq 50); do
+    "$AGENT" --dir "$AGENT2_DIR" status >/dev/null 2>&1 && break
+    sleep 0.1
+done
+key_of bob | "$AGENT" --dir "$AGENT2_DIR" attach "$URL" - || afail "attach of the second agent failed"
+
+# until every job of both batches ended and nothing is out
+got=
+for i in $(seq 240); do
+    got=$(sql "$proj" "SELECT count(*) FROM jobs WHERE state NOT IN ($JOB_DONE, $JOB_FAILED)")" "$(
+          sql "$proj" "SELECT count(*) FROM instances WHERE state = $INST_IN_PROGRESS")
+    [ "$got" = "0 0" ] && break
+    sleep 0.5
+done
+[ "$got" = "0 0" ] || afail "jobs not ended, instances out: '$got' after 120 s"
+[ "$(sql "$proj" "SELECT state FROM jobs WHERE name = 'sci_1'")" = "$JOB_FAILED" ] || fail "sci_1 did not fail"
+sql "$proj" "SELECT stderr FROM instances i JOIN jobs j ON j.id = i.job_id WHERE j.name = 'sci_1'" \
+    | grep -qF "cannot read input: $TMP/in/$BAD" || fail "sci_1's stderr: $(sql "$proj" "SELECT stderr FROM instances")"
+say "sci: 3 done, sci_1 failed with HTML in its stderr; other: failed"
+
+API=http://127.0.0.1:$PORT/api/v1
+B=$TMP/body
+api() {
+    local auth=()
+    [ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
+    curl -s -o "$B" -w '%{http_code}' --max-time 30 "${auth[@]}" "$API/$1" || echo 000
+}
+jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$B"; }
+
+# ---- progress ----
+st=$(api batches/sci/progress)
+[ "$st" = 200 ] || fail "GET batches/sci/progress: HTTP $st $(cat "$B")"
+DONE=$(sql "$proj" "SELECT count(*) FROM jobs j JOIN batches b ON b.id = j.batch_id WHERE b.name = 'sci' AND j.state = $JOB_DONE")
+[ "$DONE" = 3 ] || fail "sci has $DONE jobs done in the store"
+[ "$(jq_ "sum(d['done']), sum(d['failed']), d['batch']['done'], d['batch']['failed'], d['step_s'], len(d['done'])")" \
+  = "3 1 3 1 3600 1" ] || fail "progress: $(cat "$B")"
+[ "$(jq_ "d['start'] == d['batch']['create_time'] and d['batch']['eta_s'] == 0 and d['batch']['name'] == 'sci'")" = True ] \
+    || fail "progress's start and ETA: $(cat "$B")"
+for path in batches/nosuch/progress batches/sci/x/progress batches//progress; do
+    st=$(api "$path")
+    [ "$st" = 404 ] || fail "GET $path: HTTP $st $(cat "$B")"
+done
+say "GET batches/sci/progress: 3 done, 1 failed in the hour's series, ETA 0"
+
+# ---- app versions ----
+st=$(api app_versions)
+[ "$st" = 200 ] || fail "GET app_versions: HTTP $st $(cat "$B")"
+IFS='|' read -r OK BAD_N <<<"$(sql "$proj" "SELECT sum(outcome = $OUTCOME_SUCCESS),
+    sum(outcome NOT IN ($OUTCOME_SUCCESS, $OUTCOME_DIDNT_NEED)) FROM instances WHERE state = $INST_OVER")"
+[ "$(jq_ "sum(v['success'] for v in d['app_versions']), sum(v['error'] for v in d['app_versions']), d['window_s']")" \
+  = "$OK $BAD_N 86400" ] || fail "app_versions: expected $OK successes, $BAD_N errors: $(cat "$B")"
+[ "$BAD_N" -ge 2 ] || fail "only $BAD_N instances in error"
+[ "$(jq_ "[round(v['error_rate'], 6) for v in d['app_versions'] if v['success'] + v['error']]")" \
+  = "[$(python3 -c "print(round($BAD_N / ($OK + $BAD_N), 6))")]" ] || fail "app_versions' error rate: $(cat "$B")"
+st=$(api app_versions/hours/1)
+[ "$st" = 200 ] && [ "$(jq_ "d['window_s']")" = 3600 ] || fail "GET app_versions/hours/1: $st $(cat "$B")"
+for path in app_versions/hours/0 app_versions/hours/-1 app_versions/hours/8785 app_versions/hours/1x \
+            app_versions/days/1 app_versionsx; do
+    st=$(api "$path")
+    case $path in
+        app_versionsx) [ "$st" = 404 ] || fail "GET $path: HTTP $st" ;;
+        *) [ "$st" = 404 ] && grep -q "app_versions/hours/H" "$B" || fail "GET $path: HTTP $st $(cat "$B")" ;;
+    esac
+done
+say "GET app_versions: successes and errors as in the store, windows checked"
+
+# ---- hosts ----
+st=$(api hosts)
+[ "$st" = 200 ] || fail "GET hosts: HTTP $st $(cat "$B")"
+HERR=$(sql "$proj" "SELECT sum(nerror) FROM host_app_versions")
+[ "$(jq_ "d['total'], sum(h['errors'] for h in d['hosts']), d['details'], any('domain_name' in h or 'user' in h for h in d['hosts'])")" \
+  = "2 $HERR False False" ] || fail "GET hosts (public): $HERR errors expected: $(cat "$B")"
+HID=$(jq_ "d['hosts'][0]['id']")
+st=$(api hosts "$KEY_D")
+DOM=$(sql "$proj" "SELECT domain_name FROM hosts WHERE id = $HID")
+[ "$st" = 200 ] && [ "$(jq_ "d['details'], d['hosts'][0]['user'], d['hosts'][0]['domain_name']")" = "True bob $DOM" ] \
+    || fail "GET hosts (admin): $st $(cat "$B")"
+st=$(api hosts "$KEY_A")
+[ "$st" = 200 ] && [ "$(jq_ "d['details']")" = False ] || fail "GET hosts (alice, a submitter): $st $(cat "$B")"
+st=$(api "hosts/$HID")
+[ "$st" = 200 ] && [ "$(jq_ "d['id'], 'domain_name' in d")" = "$HID False" ] || fail "GET hosts/$HID: $st $(cat "$B")"
+for path in hosts/999 hosts/0 hosts/1x hosts/-1 "hosts/$HID/x"; do
+    st=$(api "$path")
+    [ "$st" = 404 ] || fail "GET $path: HTTP $st $(cat "$B")"
+done
+st=$(api hosts nosuchkey)
+[ "$st" = 401 ] || fail "GET hosts with an unknown key: HTTP $st"
+say "GET hosts: errors as in host_app_versions; owner and host name for admins only"
+
+# ---- the pages in Chromium ----
+python3 - "$(dirname "$0")/lib" "$URL" "$ART" "$BAD" <<'PY' || fail "the browser's checks failed"
+import sys
+sys.path.insert(0, sys.argv[1])
+from browser import Browser
+url, art, bad = sys.argv[2:5]
+with Browser(art) as b:
+    b.get(url + 'batches.html'); b.wait_ready()
+    assert not b.texts('p.error'), b.texts('p.error')
+    names = b.texts('a.batch-link')
+    assert names == ['sci', 'other'], names
+    rows = b.script("return [...document.querySelectorAll('table.list tbody tr')].map(r => r.innerText)")
+    assert '3 / 4' in rows[0] or '4 / 4' in rows[0], rows
+    assert b.script("return document.querySelector('progress').value") == 4, 'the progress bar'
+    assert 'Batches' in b.texts('header.site nav a')
+    b.keep('science-batches')
+
+    b.get(url + 'batch.html?b=sci'); b.wait_ready()
+    assert not b.texts('p.error'), b.texts('p.error')
+    assert b.text('h1') == 'Batch sci'
+    figs = {k: b.text('#fig-' + k) for k in ('jobs', 'done', 'failed', 'active', 'eta')}
+    assert figs == {'jobs': '4', 'done': '3', 'failed': '1', 'active': '0', 'eta': 'finished'}, figs
+    bars = b.script("return Chart.getChart('chart-throughput').data.datasets.map(d => d.data.reduce((a, x) => a + x, 0))")
+    assert bars == [3, 1], bars
+    assert b.script("return Chart.getChart('chart-eta').getDatasetMeta(0).data.length") >= 1
+    # not alice's session: the failures are the owner's
+    assert 'owner' in b.text('#failures'), b.text('#failures')
+    assert bad not in b.dom()
+    b.keep('science-batch-anonymous')
+
+    b.get(url + 'app_versions.html'); b.wait_ready()
+    assert not b.texts('p.error'), b.texts('p.error')
+    assert 'worker' in b.text('main table'), b.text('main')
+    b.keep('science-app-versions')
+
+    b.get(url + 'hosts.html'); b.wait_ready()
+    assert not b.texts('p.error'), b.texts('p.error')
+    assert b.text('#hosts-total').startswith('2 hosts'), b.text('#hosts-total')
+    b.keep('science-hosts')
+
+    b.get(url + 'campaigns.html'); b.wait_ready()
+    assert 'submitter' in b.text('main'), b.text('main')
+    b.keep('science-campaigns-anonymous')
+    severe = [e['message'] for e in b.console() if e.get('level') == 'SEVERE' and '/api/v1/' not in e['message']]
+    assert not severe, 'console errors: %r' % severe
+print('browser: batches, batch, app versions, hosts and campaigns pages')
+PY
+say "Chromium: every page loads and shows the store's figures; screenshots in $ART"
+say "PASS"
