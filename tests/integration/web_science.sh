@@ -12,13 +12,20 @@
 #    batch (figures against the store, both charts drawn), app versions,
 #    hosts, campaigns; the failure's stderr is shown as text (the HTML in
 #    it is not parsed); anyone not the owner gets no failures; screenshots
-#    and DOMs are kept.
+#    and DOMs are kept;
+#  - a campaign of alice's on two real Slurm clusters (as root; said and
+#    skipped otherwise): alpha runs its jobs, beta's exec_file is missing,
+#    so an event blacklists beta; GET campaigns/ID and its events show the
+#    per cluster successes, the blacklist and the event's message as the
+#    store has them.
 set -euo pipefail
 . "$(dirname "$0")/lib/boinc.sh"
 AGENT_DIR=$TMP/agent
 AGENT_LOG=$TMP/agent.log
 AGENT_OPTS=(--max-cpus 1 --retry-min 1 --retry-max 4 --min-queue 60 --benchmark-seconds 0.5)
 . "$(dirname "$0")/lib/agent.sh"
+. "$(dirname "$0")/lib/slurm.sh"
+. "$(dirname "$0")/lib/clusters.sh"
 ART=$LOCUS_BUILD_DIR/test-artifacts/web
 mkdir -p "$ART"
 
@@ -28,6 +35,25 @@ KEY_A=$(submit_key_of "$proj" alice) KEY_C=$(submit_key_of "$proj" carl) KEY_D=$
 "$LOCUS" user role "$proj" dan admin || fail "locus user role dan admin failed"
 set_config "$proj" web_dir "$LOCUS_SOURCE_DIR/web"
 set_config "$proj" end_of_batch_replication 0
+# the campaign's clusters: two real Slurm clusters, where this machine can run them
+CLUSTERS=0
+if [ "$(id -u)" != 0 ]; then
+    say "SKIPPED the campaign pages' data: Slurm's daemons and the jobs' users need root"
+elif ! pa=$(free_ports 1) || ! slurm_cluster_up alpha "$pa" 1 4; then
+    say "SKIPPED the campaign pages' data: no Slurm cluster runs here ($(slurm_local_missing 2>/dev/null))"
+else
+    pb=$(free_ports 1)
+    slurm_cluster_up beta "$pb" 1 2 || fail "Slurm cluster beta did not come up"
+    CLUSTERS=1
+    chmod 755 "$TMP"             # the jobs' user walks through it
+    make_test_users
+    "$LOCUS" user account "$proj" alice locusa || fail "locus user account alice failed"
+    set_config "$proj" grid_cycle_period 1
+    for c in alpha beta; do
+        "$LOCUS" cluster add "$proj" "$c" --driver slurm --conf "${SLURM_CONF_OF[$c]}" --partition normal \
+            >/dev/null || fail "locus cluster add $c failed"
+    done
+fi
 # the worker reads its input folder and dies naming it: the error holds HTML
 BAD='<b>bold</b>&amp;'
 mkdir -p "$TMP/in/$BAD"
@@ -46,7 +72,7 @@ start_locusd "$proj"
 start_agent
 key_of bob | lc attach "$URL" - || afail "attach failed"
 AGENT2_DIR=$TMP/agent2 AGENT2_PID=
-trap '_rc=$?; kill_tree "$AGENT2_PID"; _agent_cleanup; (exit $_rc); _cleanup' EXIT
+trap '_rc=$?; kill_tree "$AGENT2_PID"; set +e; slurm_teardown_all; _agent_cleanup; (exit $_rc); _cleanup' EXIT
 "$AGENT" --dir "$AGENT2_DIR" "${AGENT_OPTS[@]}" </dev/null >>"$TMP/agent2.log" 2>&1 &
 AGENT2_PID=$!
 for i in $(seq 50); do
@@ -76,7 +102,8 @@ api() {
     [ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
     curl -s -o "$B" -w '%{http_code}' --max-time 30 "${auth[@]}" "$API/$1" || echo 000
 }
-jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$B"; }
+# jq_ EXPR [ARG]: EXPR of the answer d (python), ARG as sys.argv[2]
+jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$B" "${@:2}"; }
 
 # ---- progress ----
 st=$(api batches/sci/progress)
@@ -137,6 +164,49 @@ done
 st=$(api hosts nosuchkey)
 [ "$st" = 401 ] || fail "GET hosts with an unknown key: HTTP $st"
 say "GET hosts: errors as in host_app_versions; owner and host name for admins only"
+
+# ---- a campaign: per cluster progress, events, blacklists ----
+CAMP=
+if [ $CLUSTERS = 1 ]; then
+    WORK=$TMP/work BIN=$TMP/bin
+    mkdir -p "$WORK" "$BIN"
+    chmod 777 "$WORK"
+    printf '#!/bin/bash\nsleep 1\necho "$1" >"$LOCUS_WORKDIR/out.$1"\n' >"$BIN/job.sh"
+    chmod 755 "$BIN" "$BIN/job.sh"
+    cat >"$TMP/scan.json" <<JSON
+{"name": "scan", "exec_directory": "$WORK", "exec_file": "$BIN/job.sh", "walltime": 300,
+ "params": ["p0", "p1", "p2", "p3", "p4", "p5"],
+ "clusters": {"alpha": {}, "beta": {"exec_file": "$BIN/missing.sh"}}}
+JSON
+    CAMP=$("$LOCUS" campaign submit "$proj" "$TMP/scan.json" --user alice 2>"$TMP/err") \
+        || fail "locus campaign submit failed: $(cat "$TMP/err")"
+    CAMP=$(grep -o '[0-9]*' <<<"$CAMP" | head -n 1)
+    got=
+    for i in $(seq 240); do
+        got=$(sql "$proj" "SELECT count(*) FROM grid_jobs WHERE campaign_id = $CAMP AND state = $GJ_TERMINATED")" "$(
+              sql "$proj" "SELECT count(*) FROM grid_events WHERE campaign_id = $CAMP")
+        [ "${got% *}" = 6 ] && [ "${got#* }" -ge 1 ] && break
+        sleep 0.5
+    done
+    [ "${got% *}" = 6 ] && [ "${got#* }" -ge 1 ] || fail "campaign $CAMP: jobs terminated and events '$got' after 120 s"
+    BETA=$(sql "$proj" "SELECT id FROM clusters WHERE name = 'beta'")
+    IFS='|' read -r EV EXIT MSG <<<"$(sql "$proj" "SELECT id, exit_code, message FROM grid_events
+        WHERE campaign_id = $CAMP AND cluster_id = $BETA ORDER BY id LIMIT 1")"
+    [ -n "$EV" ] && [ -n "$MSG" ] || fail "no event with a message on beta"
+    st=$(api "campaigns/$CAMP" "$KEY_A")
+    [ "$st" = 200 ] || fail "GET campaigns/$CAMP: HTTP $st $(cat "$B")"
+    OK_ALPHA=$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id = j.success_copy
+        JOIN clusters k ON k.id = c.cluster_id WHERE j.campaign_id = $CAMP AND k.name = 'alpha'")
+    [ "$OK_ALPHA" = 6 ] || fail "alpha ran $OK_ALPHA of the 6 jobs"
+    [ "$(jq_ "[(k['cluster'], k['successes'], k['blacklisted'], k.get('blacklist', {}).get('event_id')) for k in d['clusters']]")" \
+      = "[('alpha', $OK_ALPHA, False, None), ('beta', 0, True, $EV)]" ] || fail "campaign $CAMP's clusters: $(cat "$B")"
+    st=$(api "campaigns/$CAMP/events" "$KEY_A")
+    [ "$st" = 200 ] && [ "$(jq_ "[e['message'] for e in d['events'] if e['id'] == $EV] == [sys.argv[2]]" "$MSG")" = True ] \
+        || fail "campaign $CAMP's events: $(cat "$B")"
+    st=$(api "campaigns/$CAMP" "$KEY_C")
+    [ "$st" = 404 ] || fail "carl's GET campaigns/$CAMP: HTTP $st"
+    say "campaign $CAMP: 6 jobs on alpha, beta blacklisted by event $EV ($MSG)"
+fi
 
 # ---- the pages in Chromium ----
 python3 - "$(dirname "$0")/lib" "$URL" "$ART" "$BAD" <<'PY' || fail "the browser's checks failed"
