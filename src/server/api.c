@@ -4,6 +4,8 @@
  * carried out off the HTTP threads (api_wait.c). The grid's routes are in
  * api_campaigns.c. */
 #include "server/api_internal.h"
+#include "server/api_session.h"
+#include "server/api_site.h"
 #include "core/log.h"
 #include "store/progress.h"
 #include "orders/sequence_order.h"
@@ -230,6 +232,7 @@ static int batch_list(struct server *s, struct store *st, int64_t now, struct st
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status)
 {
     if (api_campaigns_get(s, path, auth, out, status) || api_credit_get(s, path, auth, out, status) ||
+        api_session_get(s, path, auth, out, status) || api_site_get(s, path, out, status) ||
         api_science_get(s, path, auth, out, status))
         return;
     struct store *st = server_reader(s);

@@ -1,10 +1,11 @@
 /* api_credit.c - the REST API's views of credit: the teams, open to
  * anyone (as BOINC's leaderboards are), and the caller's own account
- * (their credit, team and hosts), for the account key a volunteer's
- * clients hold. The same rows as `locus team list`, `user list` and
- * `host list` (store_list.h). */
+ * (their credit, team and hosts with their errors), for the account key a
+ * volunteer's clients hold or their session on the site (api_account).
+ * The rows of `locus team list` and `user list` (store_list.h). */
 #include "server/api_internal.h"
 #include "store/store_list.h"
+#include "store/store_site.h"
 #include <string.h>
 
 #define API_TEAMS_MAX 1000      /* teams one answer lists */
@@ -33,20 +34,16 @@ int api_credit_get(struct server *s, const char *path, const char *auth, struct 
     if (!st) return api_error(out, status, 503, "store unavailable"), 1;
     if (!strcmp(path, "teams")) return answer(st, listing(st, LIST_TEAMS, 0, API_TEAMS_MAX), out, status), 1;
     struct user u;
-    int rc = auth ? store_user_by_auth(st, auth, &u) : 1;
-    if (rc) {
-        api_error(out, status, rc < 0 ? 500 : 401,
-                  rc < 0 ? store_error(st) : "an account key is needed (Authorization: Bearer KEY)");
-        return 1;
-    }
-    json_t *me = listing(st, LIST_USERS, u.id, 1), *hosts = me ? listing(st, LIST_HOSTS, u.id, API_HOSTS_MAX) : NULL;
-    json_t *o = NULL;
-    if (hosts) {
-        o = json_pack("{s:O, s:O, s:O}", "user", json_array_get(json_object_get(me, "users"), 0), "hosts",
-                      json_object_get(hosts, "hosts"), "hosts_left_out", json_object_get(hosts, "left_out"));
+    if (api_account(s, auth, &u, out, status)) return 1;
+    json_t *me = listing(st, LIST_USERS, u.id, 1), *hosts = NULL, *o = NULL;
+    json_t *row = json_array_get(json_object_get(me, "users"), 0);
+    if (row && !store_user_hosts(st, u.id, API_HOSTS_MAX, &hosts)) {
+        json_object_set_new(row, "recent_credit", json_real(u.expavg_credit));
+        json_object_set_new(row, "team_id", json_integer((json_int_t)u.team_id));
+        json_int_t left = json_integer_value(json_object_get(row, "hosts")) - (json_int_t)json_array_size(hosts);
+        o = json_pack("{s:O, s:o, s:I}", "user", row, "hosts", hosts, "hosts_left_out", left);
     }
     json_decref(me);
-    json_decref(hosts);
     answer(st, o, out, status);
     return 1;
 }

@@ -22,6 +22,25 @@ json_t *api_body(const char *body, size_t len, struct strbuf *out, int *status);
  * revoked one, 403 an account key (it attaches hosts, orders nothing) or a
  * volunteer's key, 503 the store failed. */
 int api_user(struct server *s, const char *key, struct user *u, struct strbuf *out, int *status);
+/* The user calling an account route (GET /api/v1/account and every other
+ * route that reads a user's own data), the one check of it: auth is the
+ * account key of "Authorization: Bearer KEY" or the value of the site's
+ * session cookie (core/session.h: a session whose key generation is no
+ * longer the user's has ended), NULL none. 0 with *u (its id and role
+ * among the rest), or -1 answered: 401 none or unknown, 503 the store.
+ * Reads only: orders take submit keys (api_user). */
+int api_account(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status);
+/* The user of a state-changing request of the site (a team order): a JSON
+ * body from this site (415 or 403 otherwise), a session (401) and its CSRF
+ * token (403), checked in constant time. 0 with *u, or -1 answered. */
+struct site_request;
+struct api_wait;
+int api_site_user(struct server *s, const struct site_request *r, struct user *u, struct strbuf *out, int *status);
+/* The site's team orders (api_teams.c): POST teams, teams/ID/join and
+ * teams/leave. 0 when path is none of them, else 1 answered or with *wait
+ * set. */
+int api_teams_post(struct server *s, const char *path, struct site_request *sr, const char *body, size_t len,
+                   struct strbuf *out, int *status, struct api_wait **wait);
 /* The owner whose work u may see and change: u's own id, or 0 (every
  * user's) for an admin. */
 int64_t api_scope(const struct user *u);

@@ -10,6 +10,7 @@
 #include "core/strbuf.h"
 #include "core/tls_creds.h"
 #include "server/api.h"
+#include "server/api_session.h"
 #include "server/files.h"
 #include "server/http_site.h"
 #include "server/site.h"
@@ -54,6 +55,7 @@ struct conn {
     struct api_wait *wait;       /* an API order awaited on its own thread */
     int unanswered;              /* counted in server.http_unanswered until completed */
     int moves_file;              /* has the longer timeout (set_timeout) */
+    struct site_request *site;   /* a POST to the API: what the site's routes read (api_session.h) */
 };
 
 /* Bytes a request body may have on this route. */
@@ -72,14 +74,30 @@ static const char *bearer_key(struct MHD_Connection *mc)
     return *h ? h : NULL;
 }
 
-static enum MHD_Result send_buf(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type)
+/* Who calls a GET of the API: an account or submit key, else the site's
+ * session cookie (api_account tells them apart); NULL none. */
+static const char *api_auth(struct MHD_Connection *mc)
+{
+    const char *key = bearer_key(mc);
+    return key ? key : MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, SESSION_COOKIE);
+}
+
+/* Sends sb with a Set-Cookie header when cookie is not NULL or "". */
+static enum MHD_Result send_buf_cookie(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type,
+                                       const char *cookie)
 {
     size_t len = sb->len;
     struct MHD_Response *r = MHD_create_response_from_buffer(len, sb_detach(sb), MHD_RESPMEM_MUST_FREE);
     MHD_add_response_header(r, "Content-Type", type);
+    if (cookie && cookie[0]) MHD_add_response_header(r, "Set-Cookie", cookie);
     enum MHD_Result rc = MHD_queue_response(mc, (unsigned)status, r);
     MHD_destroy_response(r);
     return rc;
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type)
+{
+    return send_buf_cookie(mc, status, sb, type, NULL);
 }
 
 static enum MHD_Result send_text(struct MHD_Connection *mc, int status, const char *text)
@@ -218,6 +236,22 @@ static void web_rpc(struct server *s, struct MHD_Connection *mc, const char *nam
     web_rpc_handle(s, name, &a, out, wait);
 }
 
+/* What the site's POST routes read of the request (api_session.h). */
+static struct site_request *site_request_of(struct MHD_Connection *mc)
+{
+    struct site_request *r = xcalloc(1, sizeof *r);
+    r->session = MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, SESSION_COOKIE);
+    r->csrf = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-CSRF-Token");
+    r->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Type");
+    r->origin = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Origin");
+    r->host = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
+    client_addr(mc, r->addr);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    r->net = cidr_network(ci ? ci->client_addr : NULL);
+    r->https = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_PROTOCOL) != NULL;
+    return r;
+}
+
 /* First call for a request: choose the route and refuse oversized bodies. */
 static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const char *url, const char *method,
                              void **con_cls)
@@ -240,6 +274,7 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
         }
     }
     if (c->route == URL_UPLOAD) c->up = upload_begin(s);
+    if (c->route == URL_API_POST) c->site = site_request_of(mc);
     c->moves_file = c->route == URL_DOWNLOAD;
     set_timeout(s, mc, c->moves_file);
     return MHD_YES;
@@ -345,7 +380,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         rc = metrics_page(s, mc);
         break;
     case URL_API:
-        api_handle(s, rest, bearer_key(mc), &out, &status);
+        api_handle(s, rest, api_auth(mc), &out, &status);
         rc = send_buf(mc, status, &out, "application/json");
         break;
     case URL_API_POST:
@@ -358,8 +393,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             api_wait_finish(c->wait, &out, &status);
             c->wait = NULL;
         } else {
+            const char *body = c->body.s ? c->body.s : "";
             if (c->route == URL_WEB_RPC) web_rpc(s, mc, rest, &out, &c->wait);
-            else api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status, &c->wait);
+            else if (!api_site_post(s, rest, c->site, body, c->body.len, &out, &status, &c->wait))
+                api_post(s, rest, bearer_key(mc), body, c->body.len, &out, &status, &c->wait);
             if (c->wait) {           /* as an RPC's commit: free this thread meanwhile */
                 suspend(s, mc, c);
                 api_wait_start(c->wait, resume, mc);
@@ -367,7 +404,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
                 break;
             }
         }
-        rc = send_buf(mc, status, &out, c->route == URL_WEB_RPC ? "text/xml" : "application/json");
+        rc = send_buf_cookie(mc, status, &out, c->route == URL_WEB_RPC ? "text/xml" : "application/json",
+                             c->site ? c->site->set_cookie : NULL);
         break;
     default:
         rc = send_text(mc, 404, "not found\n");
@@ -399,6 +437,7 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     }
     atomic_fetch_sub(&s->http_body_bytes, (int64_t)c->body.len);
     sb_free(&c->body);
+    free(c->site);
     free(c);
     *con_cls = NULL;
 }

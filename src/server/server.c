@@ -616,6 +616,7 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
     }
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->list_lock, NULL);
+    pthread_mutex_init(&s->status_lock, NULL);
     imap_init(&s->apps);
     imap_init(&s->versions);
     imap_init(&s->files);
@@ -762,11 +763,13 @@ void server_stop(struct server *s)
     web_accounts_close(s);
     site_free(s->site);
     free(s->list_text);
+    free(s->status_text);
     metrics_free(s->metrics);
     for (struct server_config *c = atomic_load(&s->config), *older; c; c = older) {
         older = c->replaced;
         free(c);
     }
     pthread_mutex_destroy(&s->list_lock);
+    pthread_mutex_destroy(&s->status_lock);
     pthread_mutex_destroy(&s->lock);
 }

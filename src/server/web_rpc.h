@@ -29,12 +29,37 @@ int web_accounts_check(const struct project_config *c, char *err, size_t errlen)
  * of sign-up need nothing: they are read from server_cfg at each call. */
 void web_accounts_configure(struct server *s, const struct project_config *c);
 
+struct api_wait;
+
+/* What an account creation or lookup came to. */
+struct account_result {
+    int err;                     /* 0, or BOINC's error number (proto/web_rpc.h) */
+    char msg[160];               /* why, when err */
+    struct user u;               /* the account, when not err */
+};
+/* Answers r into out and *status in the caller's form (BOINC's XML, the
+ * site's JSON and cookie); ctx as given to web_account_order. Called on
+ * the order's thread, or on the HTTP thread for a refusal. */
+typedef void (*account_answer_fn)(struct server *s, const struct account_result *r, void *ctx, struct strbuf *out,
+                                  int *status);
+enum web_call { CALL_CREATE, CALL_LOOKUP };
+/* The one path of account creation and lookup, for BOINC's web RPCs and
+ * the web site's sign-up and login: the checks that cost nothing (sign-up
+ * mode and invitation code, e-mail, passwd_hash, user name, the address's
+ * allowance) here, then Argon2id and the store on an order thread, whose
+ * result goes to answer(s, r, ctx, ...). 0 with *wait set (see
+ * api_wait_start); -1 with *refused filled and *wait NULL: nothing done. */
+int web_account_order(struct server *s, enum web_call call, const struct web_rpc_args *a, account_answer_fn answer,
+                      void *ctx, struct account_result *refused, struct api_wait **wait);
+/* The project's account secret (core/account_key.h), for the site's
+ * session cookies; borrowed for as long as s is open. */
+const struct upload_key *web_accounts_secret(const struct server *s);
+
 /* Answers GET PREFIXname (name one of url.c's web RPCs) into out, always
  * with HTTP 200 as BOINC's (an error is an <error> reply); or, for an
  * account creation or lookup that passed the cheap checks, sets *wait to
  * an order carried out on a thread of its own (a password costs a tenth of
  * a second): see api_wait_start. */
-struct api_wait;
 void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
                     struct api_wait **wait);
 #endif

@@ -9,6 +9,9 @@ const locus = (() => {
      once it exists; `only` hides it unless the session's user matches. */
   const nav = [
     { href: './', label: 'Home', group: 'volunteer' },
+    { href: 'leaderboards.html', label: 'Leaderboards', group: 'volunteer' },
+    { href: 'teams.html', label: 'Teams', group: 'volunteer' },
+    { href: 'news.html', label: 'News', group: 'volunteer' },
     { href: 'batches.html', label: 'Batches', group: 'science' },
     { href: 'app_versions.html', label: 'App versions', group: 'science' },
     { href: 'hosts.html', label: 'Hosts', group: 'science' },
@@ -81,8 +84,52 @@ const locus = (() => {
         columns.map((c) => el('td', { class: c.num ? 'num' : null }, c.value(r)))))));
   }
 
+  /* A button running fn on a click; fn's failure is shown beside it. */
+  function button(id, label, fn, cls) {
+    const b = el('button', { id, class: cls });
+    b.textContent = label;
+    b.addEventListener('click', async () => {
+      b.parentNode.querySelectorAll('.error').forEach((e) => e.remove());
+      try { await fn(); } catch (err) { b.after(el('span', { class: 'error', role: 'alert' }, err.message)); }
+    });
+    return b;
+  }
+
+  /* Calls fn(data) with a form's fields when it is sent, showing its
+     failure (or fn's result text, if any) in the form's .result. */
+  function onSubmit(form, fn) {
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      const result = form.querySelector('.result');
+      result.replaceChildren();
+      const data = Object.fromEntries(new FormData(form).entries());
+      try {
+        const text = await fn(data);
+        if (text) result.append(el('p', { class: 'notice', role: 'status' }, text));
+      } catch (err) { showError(result, err); }
+    });
+  }
+
+  /* Text with blank lines as paragraphs (never HTML). */
+  const paragraphs = (text) => text.split(/\n\s*\n/).filter((p) => p.trim()).map((p) => el('p', {}, p.trim()));
+
   /* The query string's parameter name, or null. */
   const param = (name) => new URLSearchParams(location.search).get(name);
+
+  /* The header's right side: who is logged in, or the ways in. */
+  function who(session) {
+    const box = document.getElementById('who');
+    if (!session.user) {
+      box.append(el('a', { href: 'login.html', id: 'login-link' }, 'Log in'),
+                 el('a', { href: 'signup.html', id: 'signup-link' }, 'Sign up'));
+      return;
+    }
+    box.append(el('a', { href: 'account.html', id: 'account-link' }, session.user.name),
+      button('logout', 'Log out', async () => {
+        await api('session/logout', {});
+        location.href = './';
+      }, 'plain'));
+  }
 
   function layout() {
     const project = document.querySelector('meta[name="locus-project"]');
@@ -102,18 +149,24 @@ const locus = (() => {
     where.append(el('p', { class: 'error', role: 'alert' }, err.message || String(err)));
   }
 
-  /* Runs fn(main) once the layout is there; its failure is shown. The
-     page is marked data-ready once fn ended (tests wait for it). */
+  /* Runs fn(main, session) once the layout and the session are there
+     (session: {user: {id, name, role, team_id} or null, csrf}); its failure
+     is shown. The page is marked data-ready once fn ended (tests wait). */
   function page(fn) {
     const run = async () => {
       layout();
       const main = document.getElementById('main');
-      try { await fn(main); } catch (err) { showError(main, err); }
+      try {
+        const session = await api('session');
+        api.csrf = session.csrf;
+        who(session);
+        await fn(main, session);
+      } catch (err) { showError(main, err); }
       document.body.dataset.ready = '1';
     };
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run);
     else run();
   }
 
-  return { nav, el, api, ApiError, fmt, table, param, page, showError };
+  return { nav, el, api, ApiError, fmt, table, param, page, showError, onSubmit, paragraphs, button };
 })();

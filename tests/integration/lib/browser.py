@@ -124,7 +124,9 @@ class Browser:
             if v:
                 return v
             if time.time() > deadline:
-                raise BrowserError('timed out waiting for %s on %s' % (what, self.url()))
+                self.keep('timed-out')   # what the page showed instead
+                raise BrowserError('timed out waiting for %s on %s (the page as it was: %s/timed-out.png)'
+                                   % (what, self.url(), self.artifacts))
             time.sleep(0.05)
 
     def wait_ready(self):
