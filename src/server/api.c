@@ -184,7 +184,7 @@ static json_t *batch_detail(struct server *s, struct store *st, const char *rest
     memcpy(key, rest, n);
     key[n] = 0;
     struct user u;
-    if (api_user(s, auth, &u, out, status)) return NULL;
+    if (api_reader(s, auth, &u, out, status)) return NULL;
     int rc = api_batch_lookup(st, key, &b);
     if (!rc && api_scope(&u) && b.user_id != api_scope(&u)) rc = 1;
     if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st)), NULL;
@@ -406,6 +406,18 @@ int api_user(struct server *s, const char *key, struct user *u, struct strbuf *o
     if (u->role < USER_SUBMITTER)
         return api_errorf(out, status, 403, "user '%s' is a volunteer: ordering work takes the submitter role", u->name),
                -1;
+    return 0;
+}
+
+int api_reader(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status)
+{
+    if (!auth)
+        return api_error(out, status, 401, "log in on the site as the submitter whose work this is, or send a "
+                         "submit key (Authorization: Bearer KEY)"), -1;
+    if (!strchr(auth, '.')) return api_user(s, auth, u, out, status);
+    if (api_account(s, auth, u, out, status)) return -1;
+    if (u->role < USER_SUBMITTER)
+        return api_errorf(out, status, 403, "user '%s' is a volunteer: this is its submitter's to read", u->name), -1;
     return 0;
 }
 

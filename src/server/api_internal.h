@@ -30,6 +30,13 @@ int api_user(struct server *s, const char *key, struct user *u, struct strbuf *o
  * among the rest), or -1 answered: 401 none or unknown, 503 the store.
  * Reads only: orders take submit keys (api_user). */
 int api_account(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status);
+/* The caller of a read that is its owner's (a batch's failures and jobs,
+ * campaigns, clusters' blacklists; an admin's view of hosts): the user of
+ * a submit key (api_user), or of the site's session cookie auth (it holds
+ * a '.'; api_account) when a submitter or admin. 0 with *u, or -1
+ * answered: 401 no key and no session, or an unknown or revoked one, 403
+ * an account key or a volunteer (by key or session), 503 the store. */
+int api_reader(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status);
 /* The user of a state-changing request of the site (a team order): a JSON
  * body from this site (415 or 403 otherwise), a session (401) and its CSRF
  * token (403), checked in constant time. 0 with *u, or -1 answered. */

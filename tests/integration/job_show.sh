@@ -48,17 +48,7 @@ JOBS
 start_locusd "$proj"
 start_agent
 key_of bob | lc attach "$URL" - || afail "attach failed"
-# the second host: another data folder
-AGENT2_DIR=$TMP/agent2 AGENT2_PID=
-# (_cleanup exits with the status it finds: the test's, not that of the kills before it)
-trap '_rc=$?; kill_tree "$AGENT2_PID"; _agent_cleanup; (exit $_rc); _cleanup' EXIT
-"$AGENT" --dir "$AGENT2_DIR" "${AGENT_OPTS[@]}" </dev/null >>"$TMP/agent2.log" 2>&1 &
-AGENT2_PID=$!
-for i in $(seq 50); do
-    "$AGENT" --dir "$AGENT2_DIR" status >/dev/null 2>&1 && break
-    sleep 0.1
-done
-key_of bob | "$AGENT" --dir "$AGENT2_DIR" attach "$URL" - || afail "attach of the second agent failed"
+start_second_agent "$(key_of bob)"
 
 # until pr_0 is done, pr_1 failed, pr_2 validated (its hook failed) and nothing of pr is out
 want="$JOB_DONE $JOB_FAILED $JOB_VALIDATED 0"

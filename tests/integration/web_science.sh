@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # web_science: the scientists' and operators' pages (docs/web.md) against a
 # real locusd whose batch two real locus-clients of bob's computed: batch
-# sci of alice's where sci_1 fails with an error that holds HTML (its
-# stderr names a folder called "<b>bold</b>&amp;"), batch other of carl's.
+# sci of alice's (who signed up on the site, made a submitter by the
+# operator) where sci_1 fails with an error that holds HTML (its stderr
+# names a folder called "<b>bold</b>&amp;"), batch other of carl's.
 #  - GET batches/B/progress: the series of jobs done and failed per hour
 #    sums to the store's counts, with the batch's figures and ETA; bad
 #    paths 404; app_versions and hosts: success and error counts against
@@ -10,9 +11,11 @@
 #    key, owners and host names for an admin's key only;
 #  - headless Chromium loads every page: batches (progress bar and counts),
 #    batch (figures against the store, both charts drawn), app versions,
-#    hosts, campaigns; the failure's stderr is shown as text (the HTML in
-#    it is not parsed); anyone not the owner gets no failures; screenshots
-#    and DOMs are kept;
+#    hosts, campaigns; logged out, no failure and no campaign is shown;
+#    alice logs in: her batch page shows the failure's stderr as text (the
+#    HTML in it is not parsed) and looks a job up by its number, carl's
+#    batch page shows her no failure, her campaign pages show the store's
+#    figures; screenshots and DOMs are kept;
 #  - a campaign of alice's on two real Slurm clusters (as root; said and
 #    skipped otherwise): alpha runs its jobs, beta's exec_file is missing,
 #    so an event blacklists beta; GET campaigns/ID and its events show the
@@ -30,11 +33,12 @@ ART=$LOCUS_BUILD_DIR/test-artifacts/web
 mkdir -p "$ART"
 
 proj=$TMP/proj
-make_project "$proj" alice bob carl dan
-KEY_A=$(submit_key_of "$proj" alice) KEY_C=$(submit_key_of "$proj" carl) KEY_D=$(submit_key_of "$proj" dan)
+make_project "$proj" bob carl dan
+KEY_C=$(submit_key_of "$proj" carl) KEY_D=$(submit_key_of "$proj" dan)
 "$LOCUS" user role "$proj" dan admin || fail "locus user role dan admin failed"
 set_config "$proj" web_dir "$LOCUS_SOURCE_DIR/web"
 set_config "$proj" end_of_batch_replication 0
+set_config "$proj" account_creation open
 # the campaign's clusters: two real Slurm clusters, where this machine can run them
 CLUSTERS=0
 if [ "$(id -u)" != 0 ]; then
@@ -47,7 +51,6 @@ else
     CLUSTERS=1
     chmod 755 "$TMP"             # the jobs' user walks through it
     make_test_users
-    "$LOCUS" user account "$proj" alice locusa || fail "locus user account alice failed"
     set_config "$proj" grid_cycle_period 1
     for c in alpha beta; do
         "$LOCUS" cluster add "$proj" "$c" --driver slurm --conf "${SLURM_CONF_OF[$c]}" --partition normal \
@@ -57,6 +60,13 @@ fi
 # the worker reads its input folder and dies naming it: the error holds HTML
 BAD='<b>bold</b>&amp;'
 mkdir -p "$TMP/in/$BAD"
+start_locusd "$proj"
+# alice signs up on the site; the operator makes her a submitter
+code=$(curl -s -o "$TMP/signup" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"email": "alice@example.org", "password": "correct horse", "name": "alice"}' "http://127.0.0.1:$PORT/api/v1/session/signup")
+[ "$code" = 200 ] || fail "alice's sign-up: HTTP $code $(cat "$TMP/signup")"
+KEY_A=$(submit_key_of "$proj" alice)
+[ $CLUSTERS = 0 ] || "$LOCUS" user account "$proj" alice locusa || fail "locus user account alice failed"
 cat >"$TMP/jobs.jsonl" <<JOBS
 {"cmdline": "--iterations 1000 --seed 1"}
 {"cmdline": "--iterations 1000 --in $TMP/in/$BAD"}
@@ -68,18 +78,9 @@ JOBS
 echo '{"cmdline": "--iterations 1000 --fail-code 5"}' >"$TMP/other.json"
 "$LOCUS" batch create "$proj" --app worker --count 1 --input-template "$TMP/other.json" --name other --user carl \
     --max-error-instances 1 >/dev/null || fail "locus batch create other failed"
-start_locusd "$proj"
 start_agent
 key_of bob | lc attach "$URL" - || afail "attach failed"
-AGENT2_DIR=$TMP/agent2 AGENT2_PID=
-trap '_rc=$?; kill_tree "$AGENT2_PID"; set +e; slurm_teardown_all; _agent_cleanup; (exit $_rc); _cleanup' EXIT
-"$AGENT" --dir "$AGENT2_DIR" "${AGENT_OPTS[@]}" </dev/null >>"$TMP/agent2.log" 2>&1 &
-AGENT2_PID=$!
-for i in $(seq 50); do
-    "$AGENT" --dir "$AGENT2_DIR" status >/dev/null 2>&1 && break
-    sleep 0.1
-done
-key_of bob | "$AGENT" --dir "$AGENT2_DIR" attach "$URL" - || afail "attach of the second agent failed"
+start_second_agent "$(key_of bob)"
 
 # until every job of both batches ended and nothing is out
 got=
@@ -168,10 +169,11 @@ say "GET hosts: errors as in host_app_versions; owner and host name for admins o
 # ---- a campaign: per cluster progress, events, blacklists ----
 CAMP=
 if [ $CLUSTERS = 1 ]; then
+    # jobs of 3 s: a cluster whose successes take under 2 s is taken for a sink
     WORK=$TMP/work BIN=$TMP/bin
     mkdir -p "$WORK" "$BIN"
     chmod 777 "$WORK"
-    printf '#!/bin/bash\nsleep 1\necho "$1" >"$LOCUS_WORKDIR/out.$1"\n' >"$BIN/job.sh"
+    printf '#!/bin/bash\nsleep 3\necho "$1" >"$LOCUS_WORKDIR/out.$1"\n' >"$BIN/job.sh"
     chmod 755 "$BIN" "$BIN/job.sh"
     cat >"$TMP/scan.json" <<JSON
 {"name": "scan", "exec_directory": "$WORK", "exec_file": "$BIN/job.sh", "walltime": 300,
@@ -188,7 +190,8 @@ JSON
         [ "${got% *}" = 6 ] && [ "${got#* }" -ge 1 ] && break
         sleep 0.5
     done
-    [ "${got% *}" = 6 ] && [ "${got#* }" -ge 1 ] || fail "campaign $CAMP: jobs terminated and events '$got' after 120 s"
+    [ "${got% *}" = 6 ] && [ "${got#* }" -ge 1 ] || fail "campaign $CAMP: jobs terminated and events '$got' after 120 s: $(
+        sql "$proj" "SELECT cluster_id, message FROM grid_events")"
     BETA=$(sql "$proj" "SELECT id FROM clusters WHERE name = 'beta'")
     IFS='|' read -r EV EXIT MSG <<<"$(sql "$proj" "SELECT id, exit_code, message FROM grid_events
         WHERE campaign_id = $CAMP AND cluster_id = $BETA ORDER BY id LIMIT 1")"
@@ -209,51 +212,97 @@ JSON
 fi
 
 # ---- the pages in Chromium ----
-python3 - "$(dirname "$0")/lib" "$URL" "$ART" "$BAD" <<'PY' || fail "the browser's checks failed"
-import sys
+export JOB_DONE JOB_FAILED INST_OVER OUTCOME_SUCCESS OUTCOME_DIDNT_NEED   # the store's codes, for the SQL below
+python3 - "$(dirname "$0")/lib" "$URL" "$ART" "$BAD" "$CAMP" "$proj/locus.db" <<'PY' || fail "the browser's checks failed"
+import os, sqlite3, sys
 sys.path.insert(0, sys.argv[1])
 from browser import Browser
-url, art, bad = sys.argv[2:5]
-with Browser(art) as b:
-    b.get(url + 'batches.html'); b.wait_ready()
+url, art, bad, camp, db = sys.argv[2:7]
+def sql(q):   # {NAME}: the store's code of that name (lib/codes.sh)
+    with sqlite3.connect(db, timeout=10) as c:
+        return c.execute(q.format(**os.environ)).fetchall()
+def no_errors(b):
     assert not b.texts('p.error'), b.texts('p.error')
+with Browser(art) as b:
+    # ---- logged out: open figures, no failure, no campaign ----
+    b.get(url + 'batches.html'); b.wait_ready(); no_errors(b)
     names = b.texts('a.batch-link')
     assert names == ['sci', 'other'], names
     rows = b.script("return [...document.querySelectorAll('table.list tbody tr')].map(r => r.innerText)")
-    assert '3 / 4' in rows[0] or '4 / 4' in rows[0], rows
+    assert '4 / 4' in rows[0] and '1 / 1' in rows[1], rows
     assert b.script("return document.querySelector('progress').value") == 4, 'the progress bar'
     assert 'Batches' in b.texts('header.site nav a')
     b.keep('science-batches')
 
-    b.get(url + 'batch.html?b=sci'); b.wait_ready()
-    assert not b.texts('p.error'), b.texts('p.error')
+    b.get(url + 'batch.html?b=sci'); b.wait_ready(); no_errors(b)
     assert b.text('h1') == 'Batch sci'
+    done, failed = sql("SELECT sum(state = {JOB_DONE}), sum(state = {JOB_FAILED}) FROM jobs WHERE batch_id = 1")[0]
     figs = {k: b.text('#fig-' + k) for k in ('jobs', 'done', 'failed', 'active', 'eta')}
-    assert figs == {'jobs': '4', 'done': '3', 'failed': '1', 'active': '0', 'eta': 'finished'}, figs
+    assert figs == {'jobs': '4', 'done': str(done), 'failed': str(failed), 'active': '0', 'eta': 'finished'}, figs
     bars = b.script("return Chart.getChart('chart-throughput').data.datasets.map(d => d.data.reduce((a, x) => a + x, 0))")
-    assert bars == [3, 1], bars
+    assert bars == [done, failed], bars
     assert b.script("return Chart.getChart('chart-eta').getDatasetMeta(0).data.length") >= 1
-    # not alice's session: the failures are the owner's
-    assert 'owner' in b.text('#failures'), b.text('#failures')
-    assert bad not in b.dom()
-    b.keep('science-batch-anonymous')
+    assert 'owner only' in b.text('#failures'), b.text('#failures')
+    assert 'cannot read input' not in b.dom()
+    b.keep('science-batch-logged-out')
 
-    b.get(url + 'app_versions.html'); b.wait_ready()
-    assert not b.texts('p.error'), b.texts('p.error')
-    assert 'worker' in b.text('main table'), b.text('main')
+    b.get(url + 'app_versions.html'); b.wait_ready(); no_errors(b)
+    ok, err = sql("SELECT sum(outcome = {OUTCOME_SUCCESS}), sum(outcome NOT IN ({OUTCOME_SUCCESS}, {OUTCOME_DIDNT_NEED}))"
+                  " FROM instances WHERE state = {INST_OVER}")[0]
+    cells = b.script("return [...document.querySelectorAll('main table tbody tr')][0].innerText.split('\\t')")
+    assert cells[0] == 'worker' and cells[4:6] == [str(ok), str(err)], cells
     b.keep('science-app-versions')
 
-    b.get(url + 'hosts.html'); b.wait_ready()
-    assert not b.texts('p.error'), b.texts('p.error')
+    b.get(url + 'hosts.html'); b.wait_ready(); no_errors(b)
     assert b.text('#hosts-total').startswith('2 hosts'), b.text('#hosts-total')
+    assert 'Owner' not in b.texts('main th'), b.texts('main th')
     b.keep('science-hosts')
 
     b.get(url + 'campaigns.html'); b.wait_ready()
-    assert 'submitter' in b.text('main'), b.text('main')
-    b.keep('science-campaigns-anonymous')
+    assert 'owner only' in b.text('main'), b.text('main')
+
+    # ---- alice logs in ----
+    b.get(url + 'login.html'); b.wait_ready()
+    b.fill('#email', 'alice@example.org'); b.fill('#password', 'correct horse'); b.click('#login-submit')
+    b.wait("return location.pathname.endsWith('account.html') && document.body.dataset.ready === '1';", 'login')
+    b.get(url + 'batch.html?b=sci'); b.wait_ready(); no_errors(b)
+    pre = b.texts('#failures pre.stderr')
+    assert len(pre) == 1 and ('cannot read input: ' in pre[0]) and pre[0].rstrip().endswith(bad), pre
+    # shown as text: no element made of it
+    assert b.script("return document.querySelectorAll('#failures pre.stderr *').length") == 0
+    assert '1 jobs failed (too many errors: 1)' in b.text('#failures'), b.text('#failures')
+    b.keep('science-batch')
+    b.get(url + 'batch.html?b=sci&job=1'); b.wait_ready(); no_errors(b)
+    assert b.text('#job-state') == 'failed', b.text('#job')
+    insts = sql("SELECT count(*) FROM instances WHERE job_id = (SELECT id FROM jobs WHERE name = 'sci_1')")[0][0]
+    assert len(b.texts('#job tbody tr')) == insts, b.text('#job')
+    assert all(t.rstrip().endswith(bad) for t in b.texts('#job pre.stderr')), b.texts('#job pre.stderr')
+    b.keep('science-batch-job')
+    # carl's batch: no failure shown to alice
+    b.get(url + 'batch.html?b=other'); b.wait_ready(); no_errors(b)
+    assert 'owner only' in b.text('#failures') and 'failing with code 5' not in b.dom(), b.text('#failures')
+    b.keep('science-batch-of-another')
+
+    b.get(url + 'campaigns.html'); b.wait_ready(); no_errors(b)
+    if camp:
+        assert b.texts('a.campaign-link') == ['scan'], b.texts('a.campaign-link')
+        b.get(url + 'campaign.html?id=' + camp); b.wait_ready(); no_errors(b)
+        assert b.text('h1') == 'Campaign scan'
+        rows = b.script("return [...document.querySelectorAll('#clusters tbody tr')].map(r => r.innerText.split('\\t'))")
+        ok_alpha = sql("SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id = j.success_copy JOIN clusters k"
+                       " ON k.id = c.cluster_id WHERE k.name = 'alpha' AND j.campaign_id = " + camp)[0][0]
+        assert rows[0][0] == 'alpha' and rows[0][3] == str(ok_alpha) and rows[0][6] == 'no', rows
+        ev, msg = sql("SELECT id, message FROM grid_events WHERE campaign_id = %s ORDER BY id LIMIT 1" % camp)[0]
+        assert rows[1][0] == 'beta' and rows[1][6].startswith('exit error (event %d' % ev), rows
+        assert msg in b.texts('#events .message'), b.texts('#events .message')
+        assert b.text('#fig-terminated') == str(ok_alpha), b.text('main .figures')
+        b.keep('science-campaign')
+    else:
+        assert 'No campaign yet.' in b.text('main'), b.text('main')
+    b.keep('science-campaigns')
     severe = [e['message'] for e in b.console() if e.get('level') == 'SEVERE' and '/api/v1/' not in e['message']]
     assert not severe, 'console errors: %r' % severe
-print('browser: batches, batch, app versions, hosts and campaigns pages')
+print('browser: batches, batch, app versions, hosts and campaigns pages, logged out and as alice')
 PY
-say "Chromium: every page loads and shows the store's figures; screenshots in $ART"
+say "Chromium: every page shows the store's figures; alice sees her failures, escaped, not carl's; screenshots in $ART"
 say "PASS"

@@ -14,7 +14,11 @@
  *    fields only, owners and host names for an admin's key; one host by
  *    id; a host with no record;
  *  - bad paths and values: 404 naming the right form; keys: an unknown
- *    one 401, a volunteer's account key 403. */
+ *    one 401, a volunteer's account key 403;
+ *  - the site's sessions (api_reader): a submitter's reads their batch's
+ *    failures and their campaigns, an admin's too and sees hosts' owners,
+ *    a volunteer's is refused those (403) but reads hosts' public fields,
+ *    as does a forged one (refused with 401 elsewhere). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,8 +30,10 @@
 #include "cli_fixture.h"
 #include "store_fixture.h"
 #include "user_fixture.h"
+#include "core/session.h"
 #include "core/strbuf.h"
 #include "server/api.h"
+#include "server/web_rpc.h"
 #include "store/store_science.h"
 #include <jansson.h>
 #include <pthread.h>
@@ -282,6 +288,16 @@ static void test_hosts(void **state)
     json_decref(o);
 }
 
+/* The value of user name's session cookie, valid at NOW. */
+static void session_of(struct fx *f, const char *name, char out[SESSION_VALUE_MAX])
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT key_gen FROM users WHERE name = '%s'", name);
+    int gen = (int)store_fixture_int(f->db, sql, 0);
+    snprintf(sql, sizeof sql, "SELECT id FROM users WHERE name = '%s'", name);
+    session_make(web_accounts_secret(&f->s), store_fixture_int(f->db, sql, 0), gen, NOW + SESSION_MAX_AGE, out);
+}
+
 static void expect_error(struct fx *f, const char *path, const char *auth, int status, const char *text)
 {
     json_t *o;
@@ -315,6 +331,38 @@ static void test_bad_requests(void **state)
     expect_error(f, "app_versionsx", NULL, 404, "unknown API path");
 }
 
+static void test_sessions(void **state)
+{
+    struct fx *f = *state;
+    char alice[SESSION_VALUE_MAX], carol[SESSION_VALUE_MAX], dave[SESSION_VALUE_MAX];
+    session_of(f, "alice", alice);
+    session_of(f, "carol", carol);
+    session_of(f, "dave", dave);
+    const char *forged = "1.1.99999999999.00000000000000000000000000000000";
+    json_t *o;
+    assert_int_equal(get(f, "batches/sci/failures", alice, &o), 200);
+    assert_int_equal(ival(o, "instances_read"), 3);
+    json_decref(o);
+    assert_int_equal(get(f, "batches/sci/failures", carol, &o), 200);
+    json_decref(o);
+    assert_int_equal(get(f, "campaigns", alice, &o), 200);
+    assert_int_equal(json_array_size(json_object_get(o, "campaigns")), 0);
+    json_decref(o);
+    expect_error(f, "batches/sci/failures", dave, 403, "volunteer");
+    expect_error(f, "campaigns", dave, 403, "volunteer");
+    expect_error(f, "batches/sci/failures", forged, 401, "log in");
+    expect_error(f, "batches/sci/failures", NULL, 401, "log in");
+    assert_int_equal(get(f, "hosts", carol, &o), 200);
+    assert_true(json_is_true(json_object_get(o, "details")));
+    json_decref(o);
+    const char *public_sessions[] = {alice, dave, forged};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(get(f, "hosts", public_sessions[i], &o), 200);
+        assert_false(json_is_true(json_object_get(o, "details")));
+        json_decref(o);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +371,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_app_versions, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_hosts, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_sessions, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
