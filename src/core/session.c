@@ -11,6 +11,7 @@
 #define CSRF_LABEL "locus csrf v1\n"
 #define MAC_HEX (2 * UPLOAD_MAC_BYTES)
 #define FIELD_MAX 19                      /* digits of an int64 */
+#define TEXT_MAX 56                       /* "UID.GEN.EXPIRES" and its NUL: 20 + 1 + 11 + 1 + 20 + 1 */
 
 static void mac_hex(const struct upload_key *k, const char *label, const char *text, char out[MAC_HEX + 1])
 {
@@ -22,7 +23,7 @@ static void mac_hex(const struct upload_key *k, const char *label, const char *t
 
 void session_make(const struct upload_key *k, int64_t user_id, int gen, int64_t expires, char out[SESSION_VALUE_MAX])
 {
-    char text[64], mac[MAC_HEX + 1];
+    char text[TEXT_MAX], mac[MAC_HEX + 1];
     snprintf(text, sizeof text, "%lld.%d.%lld", (long long)user_id, gen, (long long)expires);
     mac_hex(k, SESSION_LABEL, text, mac);
     snprintf(out, SESSION_VALUE_MAX, "%s.%s", text, mac);
@@ -47,7 +48,8 @@ enum session_rc session_check(const struct upload_key *k, const char *value, int
     if (!value || strlen(value) >= SESSION_VALUE_MAX || field(&p, '.', &id) || field(&p, '.', &g) ||
         field(&p, '.', &exp) || g > 1000000000 || strlen(p) != MAC_HEX)
         return SESSION_BAD;
-    char text[64], mac[MAC_HEX + 1];
+    char text[TEXT_MAX], mac[MAC_HEX + 1];
+    if (p - 1 - value >= TEXT_MAX) return SESSION_BAD;
     snprintf(text, sizeof text, "%.*s", (int)(p - 1 - value), value);
     mac_hex(k, SESSION_LABEL, text, mac);
     if (CRYPTO_memcmp(mac, p, MAC_HEX)) return SESSION_BAD;
@@ -61,7 +63,8 @@ void session_csrf(const struct upload_key *k, const char *value, char out[SESSIO
 {
     char mac[MAC_HEX + 1];
     mac_hex(k, CSRF_LABEL, value, mac);
-    snprintf(out, SESSION_CSRF_LEN + 1, "%s", mac);
+    memcpy(out, mac, SESSION_CSRF_LEN);   /* half the MAC is plenty for a token */
+    out[SESSION_CSRF_LEN] = 0;
 }
 
 int session_csrf_ok(const struct upload_key *k, const char *value, const char *token)

@@ -43,22 +43,34 @@ static json_t *site_json(struct server *s)
     return o;
 }
 
-/* GET status, kept SITE_STATUS_CACHE_S seconds. */
+/* GET status, kept SITE_STATUS_CACHE_S seconds. One thread computes it
+ * when it is due, outside the lock; the others answer the last one
+ * meanwhile rather than wait (or all compute it at once). */
 static void status_answer(struct server *s, struct store *st, struct strbuf *out, int *status)
 {
     int64_t now = s->clock();
     pthread_mutex_lock(&s->status_lock);
-    if (!s->status_text || now - s->status_time >= SITE_STATUS_CACHE_S || now < s->status_time) {
+    int due = !s->status_text || now - s->status_time >= SITE_STATUS_CACHE_S || now < s->status_time;
+    if (due && (!s->status_computing || !s->status_text)) {
+        s->status_computing = 1;
+        pthread_mutex_unlock(&s->status_lock);
         json_t *o;
-        if (store_site_status(st, now, &o)) {
+        int rc = store_site_status(st, now, &o);
+        char *text = NULL;
+        if (!rc) {
+            json_object_set_new(o, "time", json_integer((json_int_t)now));
+            text = json_dumps(o, JSON_COMPACT);
+            json_decref(o);
+        }
+        pthread_mutex_lock(&s->status_lock);
+        s->status_computing = 0;
+        if (rc) {
             pthread_mutex_unlock(&s->status_lock);
             return api_error(out, status, 503, store_error(st));
         }
-        json_object_set_new(o, "time", json_integer((json_int_t)now));
         free(s->status_text);
-        s->status_text = json_dumps(o, JSON_COMPACT);
+        s->status_text = text;
         s->status_time = now;
-        json_decref(o);
     }
     sb_puts(out, s->status_text);
     pthread_mutex_unlock(&s->status_lock);

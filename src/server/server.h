@@ -67,9 +67,10 @@ struct server {
     int64_t list_time;           /* when list_text was made (by clock) */
     char *list_text;             /* owned, or NULL */
     /* GET /api/v1/status, the site's live figures, likewise (api_site.c) */
-    pthread_mutex_t status_lock; /* guards the two below */
+    pthread_mutex_t status_lock; /* guards the three below */
     int64_t status_time;
     char *status_text;           /* owned, or NULL */
+    int status_computing;        /* a thread computes it: the others answer the last one meanwhile */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;

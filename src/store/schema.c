@@ -392,6 +392,23 @@ static const char v23[] =
     "ALTER TABLE batches ADD COLUMN purged_last_done INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_ended ON jobs(done_time) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
     "CREATE TABLE purge_files(file_id INTEGER PRIMARY KEY);";
+/* Version 24: the web site (store_site.h). Its leaderboards, users, hosts
+ * and teams by total and by recent credit, a page at a time: an index per
+ * order, so that a page reads its rows and no more. DESC, so that the
+ * rowid after the credit puts equals in increasing id, the boards' order.
+ * Each costs a write where credit is granted, once per validated job.
+ * jobs_ended gets the state after the end time: the jobs done per hour of
+ * a week are counted from the index alone (a job's state is set with its
+ * end time, so no entry is written more often than before). */
+static const char v24[] =
+    "DROP INDEX jobs_ended;"
+    "CREATE INDEX jobs_ended ON jobs(done_time, state) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
+    "CREATE INDEX users_total ON users(total_credit DESC);"
+    "CREATE INDEX users_recent ON users(expavg_credit DESC);"
+    "CREATE INDEX hosts_total ON hosts(total_credit DESC);"
+    "CREATE INDEX hosts_recent ON hosts(expavg_credit DESC);"
+    "CREATE INDEX teams_total ON teams(total_credit DESC);"
+    "CREATE INDEX teams_recent ON teams(expavg_credit DESC);";
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
-                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23};
-const int schema_nmigrations = 23;
+                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24};
+const int schema_nmigrations = 24;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 23
+#define STORE_SCHEMA_VERSION 24
 
 struct store;
 

@@ -162,6 +162,7 @@ const locus = (() => {
         who(session);
         await fn(main, session);
       } catch (err) { showError(main, err); }
+      locus.readyAt = performance.now();   /* ms since the navigation began: bench/site.sh reads it */
       document.body.dataset.ready = '1';
     };
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', run);
