@@ -203,13 +203,14 @@ static json_t *batch_detail(struct server *s, struct store *st, const char *rest
     return result;
 }
 
-/* The answer to GET batches: kept API_LIST_CACHE_S seconds (server.h), so
- * that anyone asking it in a loop costs one computation per period. 0 with
- * out filled, or -1 with the error answered. */
+/* The answer to GET batches: kept API_LIST_CACHE_S seconds, or longer when
+ * it was long to make (server.h), so that anyone asking it in a loop costs
+ * one computation per period. 0 with out filled, or -1 with the error
+ * answered. */
 static int batch_list(struct server *s, struct store *st, int64_t now, struct strbuf *out, int *status)
 {
     pthread_mutex_lock(&s->list_lock);
-    if (!s->list_text || now - s->list_time >= API_LIST_CACHE_S || now < s->list_time) {
+    if (!s->list_text || now - s->list_time >= s->list_keep || now < s->list_time) {
         struct list_ctx c = {st, json_array(), now, 0};
         if (store_each_batch(st, 0, add_batch, &c) || c.failed) {
             pthread_mutex_unlock(&s->list_lock);
@@ -220,6 +221,8 @@ static int batch_list(struct server *s, struct store *st, int64_t now, struct st
         free(s->list_text);
         s->list_text = json_dumps(o, JSON_COMPACT);
         s->list_time = now;
+        int64_t took = s->clock() - now;
+        s->list_keep = took * API_LIST_CACHE_COST > API_LIST_CACHE_S ? took * API_LIST_CACHE_COST : API_LIST_CACHE_S;
         json_decref(o);
     }
     sb_puts(out, s->list_text);

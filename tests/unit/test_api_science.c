@@ -15,6 +15,8 @@
  *    id; a host with no record;
  *  - bad paths and values: 404 naming the right form; keys: an unknown
  *    one 401, a volunteer's account key 403;
+ *  - GET batches, when long to make, is kept API_LIST_CACHE_COST times as
+ *    long as it took (a clock that moves 2 s each time it is read);
  *  - the site's sessions (api_reader): a submitter's reads their batch's
  *    failures and their campaigns, an admin's too and sees hosts' owners,
  *    a volunteer's is refused those (403) but reads hosts' public fields,
@@ -37,6 +39,7 @@
 #include "store/store_science.h"
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +54,10 @@ struct fx {
 };
 
 static int64_t fixed_clock(void) { return NOW; }
+
+/* A list that takes 2 s to make: the clock moves 2 s each time it is read. */
+static _Atomic int64_t slow_now;
+static int64_t slow_clock(void) { return atomic_fetch_add(&slow_now, 2) + 2; }
 
 static void *open_main(void *p)
 {
@@ -331,6 +338,32 @@ static void test_bad_requests(void **state)
     expect_error(f, "app_versionsx", NULL, 404, "unknown API path");
 }
 
+static size_t batch_count(struct fx *f)
+{
+    json_t *o;
+    assert_int_equal(get(f, "batches", NULL, &o), 200);
+    size_t n = json_array_size(json_object_get(o, "batches"));
+    json_decref(o);
+    return n;
+}
+
+static void test_batch_list_kept(void **state)
+{
+    struct fx *f = *state;
+    slow_now = NOW;
+    f->s.clock = slow_clock;
+    assert_int_equal(batch_count(f), 2);   /* sci and old; the chunk is counted in sci */
+    store_fixture_sql(f->db, "INSERT INTO batches(id, name, app_id, user_id, create_time, min_quorum, target_nresults,"
+                             " max_error_instances, max_total_instances, max_success_instances, delay_bound, outputs)"
+                             " VALUES (4, 'new', 1, 1, 1, 1, 1, 1, 2, 1, 86400, '')");
+    /* made in 2 s: kept 20 s, not API_LIST_CACHE_S */
+    assert_int_equal(2 * API_LIST_CACHE_COST, 20);
+    slow_now = NOW + 2 + 16;
+    assert_int_equal(batch_count(f), 2);
+    slow_now = NOW + 2 + 20;
+    assert_int_equal(batch_count(f), 3);
+}
+
 static void test_sessions(void **state)
 {
     struct fx *f = *state;
@@ -372,6 +405,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hosts, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_requests, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_sessions, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_batch_list_kept, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
