@@ -96,18 +96,12 @@ sql "$proj" "SELECT stderr FROM instances i JOIN jobs j ON j.id = i.job_id WHERE
     | grep -qF "cannot read input: $TMP/in/$BAD" || fail "sci_1's stderr: $(sql "$proj" "SELECT stderr FROM instances")"
 say "sci: 3 done, sci_1 failed with HTML in its stderr; other: failed"
 
-API=http://127.0.0.1:$PORT/api/v1
-B=$TMP/body
-api() {
-    local auth=()
-    [ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
-    curl -s -o "$B" -w '%{http_code}' --max-time 30 "${auth[@]}" "$API/$1" || echo 000
-}
+B=$TMP/body   # api_get's answer
 # jq_ EXPR [ARG]: EXPR of the answer d (python), ARG as sys.argv[2]
 jq_() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$B" "${@:2}"; }
 
 # ---- progress ----
-st=$(api batches/sci/progress)
+st=$(api_get batches/sci/progress)
 [ "$st" = 200 ] || fail "GET batches/sci/progress: HTTP $st $(cat "$B")"
 DONE=$(sql "$proj" "SELECT count(*) FROM jobs j JOIN batches b ON b.id = j.batch_id WHERE b.name = 'sci' AND j.state = $JOB_DONE")
 [ "$DONE" = 3 ] || fail "sci has $DONE jobs done in the store"
@@ -116,13 +110,13 @@ DONE=$(sql "$proj" "SELECT count(*) FROM jobs j JOIN batches b ON b.id = j.batch
 [ "$(jq_ "d['start'] == d['batch']['create_time'] and d['batch']['eta_s'] == 0 and d['batch']['name'] == 'sci'")" = True ] \
     || fail "progress's start and ETA: $(cat "$B")"
 for path in batches/nosuch/progress batches/sci/x/progress batches//progress; do
-    st=$(api "$path")
+    st=$(api_get "$path")
     [ "$st" = 404 ] || fail "GET $path: HTTP $st $(cat "$B")"
 done
 say "GET batches/sci/progress: 3 done, 1 failed in the hour's series, ETA 0"
 
 # ---- app versions ----
-st=$(api app_versions)
+st=$(api_get app_versions)
 [ "$st" = 200 ] || fail "GET app_versions: HTTP $st $(cat "$B")"
 IFS='|' read -r OK BAD_N <<<"$(sql "$proj" "SELECT sum(outcome = $OUTCOME_SUCCESS),
     sum(outcome NOT IN ($OUTCOME_SUCCESS, $OUTCOME_DIDNT_NEED)) FROM instances WHERE state = $INST_OVER")"
@@ -131,11 +125,11 @@ IFS='|' read -r OK BAD_N <<<"$(sql "$proj" "SELECT sum(outcome = $OUTCOME_SUCCES
 [ "$BAD_N" -ge 2 ] || fail "only $BAD_N instances in error"
 [ "$(jq_ "[round(v['error_rate'], 6) for v in d['app_versions'] if v['success'] + v['error']]")" \
   = "[$(python3 -c "print(round($BAD_N / ($OK + $BAD_N), 6))")]" ] || fail "app_versions' error rate: $(cat "$B")"
-st=$(api app_versions/hours/1)
+st=$(api_get app_versions/hours/1)
 [ "$st" = 200 ] && [ "$(jq_ "d['window_s']")" = 3600 ] || fail "GET app_versions/hours/1: $st $(cat "$B")"
 for path in app_versions/hours/0 app_versions/hours/-1 app_versions/hours/8785 app_versions/hours/1x \
             app_versions/days/1 app_versionsx; do
-    st=$(api "$path")
+    st=$(api_get "$path")
     case $path in
         app_versionsx) [ "$st" = 404 ] || fail "GET $path: HTTP $st" ;;
         *) [ "$st" = 404 ] && grep -q "app_versions/hours/H" "$B" || fail "GET $path: HTTP $st $(cat "$B")" ;;
@@ -144,25 +138,25 @@ done
 say "GET app_versions: successes and errors as in the store, windows checked"
 
 # ---- hosts ----
-st=$(api hosts)
+st=$(api_get hosts)
 [ "$st" = 200 ] || fail "GET hosts: HTTP $st $(cat "$B")"
 HERR=$(sql "$proj" "SELECT sum(nerror) FROM host_app_versions")
 [ "$(jq_ "d['total'], sum(h['errors'] for h in d['hosts']), d['details'], any('domain_name' in h or 'user' in h for h in d['hosts'])")" \
   = "2 $HERR False False" ] || fail "GET hosts (public): $HERR errors expected: $(cat "$B")"
 HID=$(jq_ "d['hosts'][0]['id']")
-st=$(api hosts "$KEY_D")
+st=$(api_get hosts "$KEY_D")
 DOM=$(sql "$proj" "SELECT domain_name FROM hosts WHERE id = $HID")
 [ "$st" = 200 ] && [ "$(jq_ "d['details'], d['hosts'][0]['user'], d['hosts'][0]['domain_name']")" = "True bob $DOM" ] \
     || fail "GET hosts (admin): $st $(cat "$B")"
-st=$(api hosts "$KEY_A")
+st=$(api_get hosts "$KEY_A")
 [ "$st" = 200 ] && [ "$(jq_ "d['details']")" = False ] || fail "GET hosts (alice, a submitter): $st $(cat "$B")"
-st=$(api "hosts/$HID")
+st=$(api_get "hosts/$HID")
 [ "$st" = 200 ] && [ "$(jq_ "d['id'], 'domain_name' in d")" = "$HID False" ] || fail "GET hosts/$HID: $st $(cat "$B")"
 for path in hosts/999 hosts/0 hosts/1x hosts/-1 "hosts/$HID/x"; do
-    st=$(api "$path")
+    st=$(api_get "$path")
     [ "$st" = 404 ] || fail "GET $path: HTTP $st $(cat "$B")"
 done
-st=$(api hosts nosuchkey)
+st=$(api_get hosts nosuchkey)
 [ "$st" = 401 ] || fail "GET hosts with an unknown key: HTTP $st"
 say "GET hosts: errors as in host_app_versions; owner and host name for admins only"
 
@@ -196,17 +190,17 @@ JSON
     IFS='|' read -r EV EXIT MSG <<<"$(sql "$proj" "SELECT id, exit_code, message FROM grid_events
         WHERE campaign_id = $CAMP AND cluster_id = $BETA ORDER BY id LIMIT 1")"
     [ -n "$EV" ] && [ -n "$MSG" ] || fail "no event with a message on beta"
-    st=$(api "campaigns/$CAMP" "$KEY_A")
+    st=$(api_get "campaigns/$CAMP" "$KEY_A")
     [ "$st" = 200 ] || fail "GET campaigns/$CAMP: HTTP $st $(cat "$B")"
     OK_ALPHA=$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id = j.success_copy
         JOIN clusters k ON k.id = c.cluster_id WHERE j.campaign_id = $CAMP AND k.name = 'alpha'")
     [ "$OK_ALPHA" = 6 ] || fail "alpha ran $OK_ALPHA of the 6 jobs"
     [ "$(jq_ "[(k['cluster'], k['successes'], k['blacklisted'], k.get('blacklist', {}).get('event_id')) for k in d['clusters']]")" \
       = "[('alpha', $OK_ALPHA, False, None), ('beta', 0, True, $EV)]" ] || fail "campaign $CAMP's clusters: $(cat "$B")"
-    st=$(api "campaigns/$CAMP/events" "$KEY_A")
+    st=$(api_get "campaigns/$CAMP/events" "$KEY_A")
     [ "$st" = 200 ] && [ "$(jq_ "[e['message'] for e in d['events'] if e['id'] == $EV] == [sys.argv[2]]" "$MSG")" = True ] \
         || fail "campaign $CAMP's events: $(cat "$B")"
-    st=$(api "campaigns/$CAMP" "$KEY_C")
+    st=$(api_get "campaigns/$CAMP" "$KEY_C")
     [ "$st" = 404 ] || fail "carl's GET campaigns/$CAMP: HTTP $st"
     say "campaign $CAMP: 6 jobs on alpha, beta blacklisted by event $EV ($MSG)"
 fi
