@@ -456,23 +456,13 @@ static void order_free(void *p)
 }
 
 /* Carries out order p (a struct order) in a store opened for it, and answers it. */
+static int seq_body(struct store *st, void *o, char *err, size_t errlen) { return run_order(st, o, err, errlen); }
+
 static void seq_carry_out(struct server *s, void *p, struct strbuf *out, int *status)
 {
     struct order *o = p;
     char err[512] = "";
-    struct store *st = store_open(s->db_path, 0, err, sizeof err);
-    enum seq_order_rc rc = SEQ_ORDER_STORE;
-    if (st && !store_begin(st)) {
-        rc = run_order(st, o, err, sizeof err);
-        if (rc == SEQ_ORDER_OK && store_commit(st)) {
-            rc = SEQ_ORDER_STORE;
-            snprintf(err, sizeof err, "%s", store_error(st));
-        }
-        if (rc) store_rollback(st);
-    } else if (st) {
-        snprintf(err, sizeof err, "%s", store_error(st));
-    }
-    if (st) store_close(st);
+    enum seq_order_rc rc = api_in_transaction(s, seq_body, o, SEQ_ORDER_STORE, err, sizeof err);
     if (rc) return api_error(out, status, order_http[rc], err);
     const char *name = o->seq_name[0] ? o->seq_name : json_string_value(json_object_get(o->result, "batch"));
     log_msg(LOG_INFO, "api: user %s %s %s", o->u.name,

@@ -66,6 +66,13 @@ typedef void (*api_order_fn)(struct server *s, void *order, struct strbuf *out, 
 int api_wait_new(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
                  int *status, struct api_wait **wait);
 
+/* Runs body(st, ctx, err, errlen) in one transaction of a store opened
+ * for it, on an order's thread: committed when body returns 0, else rolled
+ * back. body's code, or store_code when the store cannot be opened, begun
+ * or committed; the reason of a failure in err. */
+int api_in_transaction(struct server *s, int (*body)(struct store *st, void *ctx, char *err, size_t errlen), void *ctx,
+                       int store_code, char *err, size_t errlen);
+
 /* The grid's routes (campaigns, events, clusters): 0 when path is none
  * of theirs, else 1 with the request answered, or for a POST, with *wait
  * set as api_post says. Every one of them acts as the key's user. */

@@ -91,20 +91,18 @@ static void board_answer(struct store *st, const char *rest, struct strbuf *out,
 {
     static const char *const kinds[] = {[BOARD_USERS] = "users", [BOARD_HOSTS] = "hosts", [BOARD_TEAMS] = "teams"};
     static const char *const orders[] = {[BOARD_TOTAL] = "total", [BOARD_RECENT] = "recent"};
-    char kind[16] = "", order[16] = "total";
+    /* KIND[/ORDER[/PAGE]]: the parts between the slashes, compared whole */
+    const char *b = strchr(rest, '/'), *c = b ? strchr(b + 1, '/') : NULL;
+    size_t kind_len = b ? (size_t)(b - rest) : strlen(rest);
+    const char *order = b ? b + 1 : orders[BOARD_TOTAL];
+    size_t order_len = b ? (c ? (size_t)(c - order) : strlen(order)) : strlen(order);
     long page = 1;
-    const char *a = rest, *b = strchr(a, '/'), *c = b ? strchr(b + 1, '/') : NULL;
-    size_t ka = b ? (size_t)(b - a) : strlen(a), kb = b ? (c ? (size_t)(c - b - 1) : strlen(b + 1)) : 0;
-    int bad = ka >= sizeof kind || kb >= sizeof order || (c && number(c + 1, strlen(c + 1), &page)) || page < 1 ||
-              page > BOARD_PAGES_MAX;
     int k = -1, o = -1;
-    if (!bad) {
-        memcpy(kind, a, ka), kind[ka] = 0;
-        if (b) memcpy(order, b + 1, kb), order[kb] = 0;
-        for (int i = 0; i < 3; i++) if (!strcmp(kind, kinds[i])) k = i;
-        for (int i = 0; i < 2; i++) if (!strcmp(order, orders[i])) o = i;
-    }
-    if (bad || k < 0 || o < 0)
+    for (int i = 0; i < 3; i++)
+        if (strlen(kinds[i]) == kind_len && !strncmp(rest, kinds[i], kind_len)) k = i;
+    for (int i = 0; i < 2; i++)
+        if (strlen(orders[i]) == order_len && !strncmp(order, orders[i], order_len)) o = i;
+    if (k < 0 || o < 0 || (c && number(c + 1, strlen(c + 1), &page)) || page < 1 || page > BOARD_PAGES_MAX)
         return api_errorf(out, status, 404, "try /api/v1/leaderboard/users|hosts|teams/total|recent/PAGE (PAGE 1 "
                           "to %d)", BOARD_PAGES_MAX);
     json_t *rows;

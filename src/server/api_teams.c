@@ -23,25 +23,19 @@ static const int team_http[] = {
     [TEAM_ORDER_CONFLICT] = 409, [TEAM_ORDER_STORE] = 503,
 };
 
+static int team_body(struct store *st, void *p, char *err, size_t errlen)
+{
+    struct team_req *r = p;
+    return r->call == TEAM_CREATE ? team_create(st, r->user_id, &r->t, err, errlen)
+         : r->call == TEAM_JOIN   ? team_join(st, r->user_id, r->t.id, &r->t, err, errlen)
+                                  : team_leave(st, r->user_id, err, errlen);
+}
+
 static void team_carry_out(struct server *s, void *p, struct strbuf *out, int *status)
 {
     struct team_req *r = p;
     char err[512] = "";
-    enum team_order_rc rc = TEAM_ORDER_STORE;
-    struct store *st = store_open(s->db_path, 0, err, sizeof err);
-    if (st && !store_begin(st)) {
-        rc = r->call == TEAM_CREATE ? team_create(st, r->user_id, &r->t, err, sizeof err)
-           : r->call == TEAM_JOIN   ? team_join(st, r->user_id, r->t.id, &r->t, err, sizeof err)
-                                    : team_leave(st, r->user_id, err, sizeof err);
-        if (!rc && store_commit(st)) {
-            rc = TEAM_ORDER_STORE;
-            snprintf(err, sizeof err, "%s", store_error(st));
-        }
-        if (rc) store_rollback(st);
-    } else if (st) {
-        snprintf(err, sizeof err, "%s", store_error(st));
-    }
-    if (st) store_close(st);
+    enum team_order_rc rc = api_in_transaction(s, team_body, r, TEAM_ORDER_STORE, err, sizeof err);
     if (rc) return api_error(out, status, team_http[rc], err);
     log_info("site: user %lld %s team %lld", (long long)r->user_id,
              r->call == TEAM_CREATE ? "created" : r->call == TEAM_JOIN ? "joined" : "left", (long long)r->t.id);

@@ -5,7 +5,9 @@
  * daemon. At most MAX_WAITS orders are in progress at once. */
 #include "server/api_internal.h"
 #include "core/strbuf.h"
+#include "store/store.h"
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define MAX_WAITS 64             /* orders in progress at once; more are refused (503) before anything is written */
@@ -74,3 +76,22 @@ void api_wait_finish(struct api_wait *w, struct strbuf *out, int *status)
 }
 
 void api_wait_shutdown(struct server *s) { atomic_store(&s->api_stopping, 1); }
+
+int api_in_transaction(struct server *s, int (*body)(struct store *st, void *ctx, char *err, size_t errlen), void *ctx,
+                       int store_code, char *err, size_t errlen)
+{
+    struct store *st = store_open(s->db_path, 0, err, errlen);
+    int rc = store_code;
+    if (st && !store_begin(st)) {
+        rc = body(st, ctx, err, errlen);
+        if (!rc && store_commit(st)) {
+            rc = store_code;
+            snprintf(err, errlen, "%s", store_error(st));
+        }
+        if (rc) store_rollback(st);
+    } else if (st) {
+        snprintf(err, errlen, "%s", store_error(st));
+    }
+    if (st) store_close(st);
+    return rc;
+}

@@ -3,7 +3,9 @@
  * styles, images and API calls from this origin only, no framing, no
  * type sniffing, no address leaked to other sites. */
 #include "server/http_site.h"
+#include "core/strbuf.h"
 #include "server/site.h"
+#include "store/news.h"
 #include <string.h>
 #include <time.h>
 
@@ -41,8 +43,27 @@ static int etag_matches(const char *h, const char *etag)
     return 0;
 }
 
+/* The news as an Atom feed (store/news.h), made at each request: the
+ * operator's `locus news` shows at once. */
+static enum MHD_Result news_feed(struct server *s, struct MHD_Connection *mc)
+{
+    const struct project_config *c = server_cfg(s);
+    struct strbuf sb;
+    sb_init(&sb);
+    int bad = news_atom(&s->proj, c->name, c->master_url, s->clock(), &sb);
+    size_t len = sb.len;
+    struct MHD_Response *r = bad ? MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT)
+                                 : MHD_create_response_from_buffer(len, sb_detach(&sb), MHD_RESPMEM_MUST_FREE);
+    sb_free(&sb);
+    MHD_add_response_header(r, "Content-Type", "application/atom+xml; charset=utf-8");
+    MHD_add_response_header(r, "Cache-Control", "no-cache");
+    secure(r);
+    return queue(mc, bad ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_OK, r);
+}
+
 enum MHD_Result http_site_answer(struct server *s, struct MHD_Connection *mc, const char *name)
 {
+    if (s->site && !strcmp(name, SITE_NEWS_FEED)) return news_feed(s, mc);
     const struct site_file *f = site_find(s->site, name);
     if (!f) {
         static const char nf[] = "not found\n";

@@ -15,6 +15,7 @@
 
 #define SITE_HOME "index.html"          /* the master page, when the folder has one */
 #define SITE_CHARTJS "static/vendor/chart.min.js"
+#define SITE_NEWS_FEED "news.atom"         /* made by the server from the news (store/news.h) */
 
 struct site_file {
     char *name;                 /* owned: "users.html", "static/site.js" */

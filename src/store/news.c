@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NEWS_FILE_MAX (2 << 20)
 
@@ -98,4 +99,50 @@ int news_remove(const struct project *p, int64_t id, char *err, size_t errlen)
     }
     json_decref(items);
     return rc;
+}
+
+/* t as RFC 3339 (UTC), into out. */
+static void rfc3339(int64_t t, char out[32])
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+}
+
+int news_atom(const struct project *p, const char *name, const char *master_url, int64_t now, struct strbuf *out)
+{
+    json_t *items = news_load(p, NEWS_MAX);
+    if (!items) return -1;
+    char when[32];
+    json_t *first = json_array_get(items, 0);
+    rfc3339(first ? json_integer_value(json_object_get(first, "time")) : now, when);
+    sb_puts(out, "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>");
+    sb_xml_escape(out, name);
+    sb_puts(out, "</title>\n<id>");
+    sb_xml_escape(out, master_url);
+    sb_puts(out, "news.atom</id>\n<link rel=\"self\" href=\"");
+    sb_xml_escape(out, master_url);
+    sb_puts(out, "news.atom\"/>\n<link href=\"");
+    sb_xml_escape(out, master_url);
+    sb_printf(out, "news.html\"/>\n<updated>%s</updated>\n<author><name>", when);
+    sb_xml_escape(out, name);
+    sb_puts(out, "</name></author>\n");
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *n = json_array_get(items, i);
+        long long id = (long long)json_integer_value(json_object_get(n, "id"));
+        const char *title = json_string_value(json_object_get(n, "title")), *text = json_string_value(json_object_get(n, "text"));
+        rfc3339(json_integer_value(json_object_get(n, "time")), when);
+        sb_puts(out, "<entry><title>");
+        sb_xml_escape(out, title ? title : "");
+        sb_puts(out, "</title><id>");
+        sb_xml_escape(out, master_url);
+        sb_printf(out, "news.html#news-%lld</id><link href=\"", id);
+        sb_xml_escape(out, master_url);
+        sb_printf(out, "news.html#news-%lld\"/><updated>%s</updated><content type=\"text\">", id, when);
+        sb_xml_escape(out, text ? text : "");
+        sb_puts(out, "</content></entry>\n");
+    }
+    sb_puts(out, "</feed>\n");
+    json_decref(items);
+    return 0;
 }

@@ -25,4 +25,10 @@ int news_add(const struct project *p, const char *title, const char *text, int64
              size_t errlen);
 /* Removes item id: 0, 1 no such item, -1 with the reason in err. */
 int news_remove(const struct project *p, int64_t id, char *err, size_t errlen);
+
+/* The news as an Atom feed (RFC 4287) of the project called name at
+ * master_url, its entries linking to news.html, into out; now stands for
+ * the feed's time when there is no news. 0, or -1 (the file is not news). */
+struct strbuf;
+int news_atom(const struct project *p, const char *name, const char *master_url, int64_t now, struct strbuf *out);
 #endif

@@ -173,6 +173,25 @@ print('ok', file=log)
 PY
 cat "$TMP/browser.out" | while read -r l; do say "browser: $l"; done
 
+# ---- the news as Atom: made at each request, escaped ----
+id=$("$LOCUS" news add "$proj" 'Tags <b>& co' 'a < b' | sed -n 's/^news \([0-9]*\) added$/\1/p')
+[ -n "$id" ] || fail "news add printed no id"
+curl -s -D "$TMP/h" -o "$TMP/feed" "${URL}news.atom"
+grep -qi '^content-type: application/atom+xml; charset=utf-8' "$TMP/h" || fail "the feed's type: $(cat "$TMP/h")"
+python3 - "$TMP/feed" <<'PY' || fail "the feed: $(cat "$TMP/feed")"
+import sys, xml.etree.ElementTree as ET
+A = '{http://www.w3.org/2005/Atom}'
+feed = ET.parse(sys.argv[1]).getroot()
+titles = [e.find(A + 'title').text for e in feed.findall(A + 'entry')]
+assert titles == ['Tags <b>& co', 'Second news', 'First light'], titles
+assert feed.find(A + 'entry').find(A + 'content').text == 'a < b'
+PY
+"$LOCUS" news remove "$proj" "$id" >/dev/null || fail "news remove failed"
+[ "$(curl -s "${URL}news.atom" | grep -c '<entry>')" = 2 ] || fail "a removed news item is still in the feed"
+if "$LOCUS" news remove "$proj" "$id" 2>/dev/null; then fail "removing it twice succeeded"; fi
+if "$LOCUS" news add "$proj" '' 2>/dev/null; then fail "a news item without a title was added"; fi
+say "news.atom: the items, escaped, newest first; news remove takes one out at once"
+
 # ---- alice's account page: her host with its results and errors ----
 curl -s -c "$TMP/jar" -H 'Content-Type: application/json' \
     -d '{"email":"eve@example.org","password":"correct horse"}' "$O/api/v1/session/login" >/dev/null
