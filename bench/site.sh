@@ -2,19 +2,22 @@
 # site: how fast the web site's JSON and pages answer with a big project:
 # 100,000 users, 300,000 hosts, 1,000 teams and 1,000,000 jobs done over
 # the last 14 days (made with `locus batch create`, then SQL through
-# sqlite3 for the rest). Runs locusd on it, times each page's JSON calls
-# (p50 and p99 of N sequential requests with curl; the status route's
-# first, uncached answer apart), then headless Chromium's load of each page
-# (from navigation to the page's script done, median of 5).
-#   bench/site.sh [BUILD_DIR] [--requests N] [--keep] [--json]
+# sqlite3 for the rest: 5 % of them failed, 5 % still out, an instance
+# each, the hosts' records of results for the science pages). Runs locusd
+# on it, times each page's JSON calls (p50 and p99 of N sequential
+# requests with curl, M for the science pages' (each reads the batch); the
+# status route's first, uncached answer apart), then headless Chromium's
+# load of each page (from navigation to the page's script done, median of 5).
+#   bench/site.sh [BUILD_DIR] [--requests N] [--science-requests M] [--keep] [--json]
 # BUILD_DIR defaults to build (use a release build); --json adds the
 # figures (ms) as one JSON object on the last line. docs/benchmarks.md.
 set -euo pipefail
 
-build=build n=200 keep=0 json=0
+build=build n=200 nsci=10 keep=0 json=0
 while [ $# -gt 0 ]; do
   case $1 in
     --requests) n=$2; shift ;;
+    --science-requests) nsci=$2; shift ;;
     --keep) keep=1 ;;
     --json) json=1 ;;
     *) build=$1 ;;
@@ -66,6 +69,30 @@ SELECT (i % 100000) + 1, $now - 90 * 86400, $now - abs(random() % (3 * 86400)), 
 UPDATE jobs SET state = $JOB_DONE, done_time = $now - abs(random() % (14 * 86400));
 COMMIT;
 SQL
+# the science pages' data: the batch began 15 days ago; 5 % of its jobs failed,
+# 5 % are still out; each job has an instance on a host (the failed ones
+# with a stderr), each host a record of its results for the app's version
+sqlite3 "$proj/locus.db" >/dev/null <<SQL
+BEGIN;
+UPDATE batches SET create_time = $now - 15 * 86400 WHERE name = 'big';
+UPDATE jobs SET state = $JOB_FAILED WHERE id % 20 = 0;
+UPDATE jobs SET state = $JOB_ACTIVE, done_time = 0 WHERE id % 20 = 1;
+INSERT INTO instances(job_id, seq, host_id, user_id, app_version_id, state, outcome, validate_state, sent_time,
+                      deadline, received_time, exit_status, stderr)
+SELECT id, 0, 1 + id % 300000, 1 + (1 + id % 300000) % 100000, 1,
+       CASE state WHEN $JOB_ACTIVE THEN $INST_IN_PROGRESS ELSE $INST_OVER END,
+       CASE state WHEN $JOB_DONE THEN $OUTCOME_SUCCESS WHEN $JOB_FAILED THEN $OUTCOME_CLIENT_ERROR ELSE $OUTCOME_INIT END,
+       CASE state WHEN $JOB_DONE THEN $VALIDATE_VALID ELSE $VALIDATE_INIT END,
+       CASE state WHEN $JOB_ACTIVE THEN $now - 3600 ELSE done_time - 3600 END, $now + 86400, done_time,
+       CASE state WHEN $JOB_FAILED THEN 3 ELSE 0 END,
+       CASE state WHEN $JOB_FAILED THEN '<stderr_txt>' || char(10) || 'bench: cannot open input' || char(10)
+                                        || '</stderr_txt>' END FROM jobs;
+INSERT INTO host_app_versions(host_id, app_version_id, daily_max, nvalid, nerror, ninvalid)
+SELECT id, 1, 100, 50 + id % 50, id % 7, id % 3 FROM hosts;
+COMMIT;
+SQL
+"$locus" user role "$proj" benchme admin
+skey=$("$locus" user key "$proj" benchme)
 made=$(echo "$(date +%s.%N) - $t0" | bc)
 me_id=$(sqlite3 "$proj/locus.db" "SELECT id FROM users WHERE name='benchme'")
 counts=$(sqlite3 "$proj/locus.db" "SELECT (SELECT count(*) FROM users) || ' users, ' || (SELECT count(*) FROM hosts)
@@ -102,6 +129,11 @@ for p in site status news teams/1 teams \
 done
 time_route account -H "Authorization: Bearer $me"
 time_route session
+# the science pages' JSON: fewer requests, as the batch's read its million jobs
+for p in batches batches/big/progress app_versions app_versions/hours/720 hosts hosts/1000; do
+  n=$nsci time_route "$p"
+done
+n=$nsci time_route batches/big/failures -H "Authorization: Bearer $skey"
 
 echo "pages in Chromium (navigation to the page's script done; median of 5):"
 python3 - "$here/tests/integration/lib" "$url" "$work" "$figures" <<'PY'
@@ -110,7 +142,8 @@ sys.path.insert(0, sys.argv[1])
 from browser import Browser
 url = sys.argv[2]
 pages = ['', 'leaderboards.html', 'leaderboards.html?kind=hosts&order=recent&page=6000', 'leaderboards.html?kind=teams',
-         'teams.html', 'team.html?id=1', 'news.html', 'signup.html', 'login.html']
+         'teams.html', 'team.html?id=1', 'news.html', 'signup.html', 'login.html',
+         'batches.html', 'batch.html?b=big', 'app_versions.html', 'hosts.html']
 with Browser(sys.argv[3] + '/shots') as b:
     for p in pages:
         t = []

@@ -430,7 +430,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         break;
     case URL_API:
         if (api_results_path(rest)) {   /* an archive, streamed */
-            rc = (enum MHD_Result)api_results_send(s, mc, rest, bearer_key(mc));
+            rc = (enum MHD_Result)api_results_send(s, mc, rest, api_auth(mc));
             break;
         }
         api_handle(s, rest, api_auth(mc), &out, &status);

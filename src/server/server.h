@@ -27,7 +27,8 @@ struct metrics;
  * *: hook_timeout), in ms. */
 #define HOOK_MS(c) ((c)->hook_timeout * 1000)
 
-#define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept */
+#define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept, at least */
+#define API_LIST_CACHE_COST 10   /* ... and at least this many times as long as it took to make */
 #define API_ORDER_WAIT_MS 30000 /* an API campaign order awaited this long, then 503 (it stays queued) */
 
 /* The settings a running locusd works with, and what is made of them for
@@ -61,10 +62,13 @@ struct server {
     _Atomic(struct server_config *) config;
 
     /* GET /api/v1/batches, open to anyone, computes every batch's figures:
-     * its answer is kept API_LIST_CACHE_S seconds, so a flood of such
-     * requests costs one computation per period. */
-    pthread_mutex_t list_lock;   /* guards the two below */
+     * its answer is kept API_LIST_CACHE_S seconds, or API_LIST_CACHE_COST
+     * times as long as it took to make when longer (seconds, with a
+     * million jobs), so that a flood of such requests costs one
+     * computation per period and the list at most a tenth of a core. */
+    pthread_mutex_t list_lock;   /* guards the three below */
     int64_t list_time;           /* when list_text was made (by clock) */
+    int64_t list_keep;           /* seconds it is kept */
     char *list_text;             /* owned, or NULL */
     /* GET /api/v1/status, the site's live figures, likewise (api_site.c) */
     pthread_mutex_t status_lock; /* guards the three below */

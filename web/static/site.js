@@ -12,6 +12,10 @@ const locus = (() => {
     { href: 'leaderboards.html', label: 'Leaderboards', group: 'volunteer' },
     { href: 'teams.html', label: 'Teams', group: 'volunteer' },
     { href: 'news.html', label: 'News', group: 'volunteer' },
+    { href: 'batches.html', label: 'Batches', group: 'science' },
+    { href: 'app_versions.html', label: 'App versions', group: 'science' },
+    { href: 'hosts.html', label: 'Hosts', group: 'science' },
+    { href: 'campaigns.html', label: 'Campaigns', group: 'science' },
   ];
 
   /* el('a', {href: 'x', class: 'y'}, 'text', child...): an element whose
