@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(cmake make gcc clang pkg-config libclang-rt-14-dev
       libsqlite3-dev sqlite3 zlib1g-dev libmicrohttpd-dev libexpat1-dev libjansson-dev
       libcurl4-openssl-dev libssl-dev openssl libsodium-dev liblua5.4-dev libcmocka-dev curl boinc-client
-      slurmctld slurmd slurm-client munge python3 strace prometheus
+      slurmctld slurmd slurm-client munge slurmrestd slurm-wlm-jwt-plugin python3 strace prometheus
+      libjs-chart.js chromium chromium-driver
       debhelper dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do

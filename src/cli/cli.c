@@ -246,3 +246,25 @@ void cli_print_json(json_t *root)
     putchar('\n');
     json_decref(root);
 }
+
+/* Reads standard input (at most max bytes) into *text (owned); CLI_FAIL
+ * naming what went wrong. A pipe has no size to check first: read_file
+ * cannot serve. */
+int cli_read_stdin(size_t max, char **text, size_t *len, char *err, size_t errlen)
+{
+    struct strbuf b;
+    sb_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0 && b.len <= max) sb_append(&b, chunk, n);
+    if (ferror(stdin) || b.len > max) {
+        int big = b.len > max;
+        sb_free(&b);
+        return big ? cli_errf(err, errlen, CLI_FAIL, "standard input: larger than %zu MiB", max >> 20)
+                   : cli_errf(err, errlen, CLI_FAIL, "cannot read standard input: %s", strerror(errno));
+    }
+    *len = b.len;
+    *text = sb_detach(&b);
+    sb_free(&b);
+    return 0;
+}

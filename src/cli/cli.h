@@ -58,6 +58,10 @@ int cli_parse(int argc, char **argv, struct cli_opt *opts, const char **pos, int
 /* Whether the option called name was given. */
 int cli_seen(const struct cli_opt *opts, const char *name);
 
+/* Reads standard input (at most max bytes) into *text (owned), its
+ * length into *len; CLI_FAIL naming what went wrong. */
+int cli_read_stdin(size_t max, char **text, size_t *len, char *err, size_t errlen);
+
 /* ---- projects ---- */
 
 struct cli_project {
@@ -166,6 +170,7 @@ void cli_format_error(const struct failure_group *g, char *out, size_t len);
 cli_command cmd_job_show, cmd_batch_show;
 
 /* ---- listings (cmd_list.c) and checks that submit nothing ---- */
+cli_command cmd_news_add, cmd_news_list, cmd_news_remove;
 cli_command cmd_db_backup, cmd_db_purge, cmd_db_restore, cmd_team_create, cmd_team_join, cmd_team_leave, cmd_team_list,
     cmd_user_account_key, cmd_user_list, cmd_app_list, cmd_file_list, cmd_host_list, cmd_campaign_check,
     cmd_stats_export;

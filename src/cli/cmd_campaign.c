@@ -192,28 +192,6 @@ int cmd_campaign_check(int argc, char **argv, char *err, size_t errlen)
 
 /* ---- add-params ---- */
 
-/* Reads standard input (at most max bytes) into *text (owned); CLI_FAIL
- * naming what went wrong. A pipe has no size to check first: read_file
- * cannot serve. */
-static int read_stdin(size_t max, char **text, size_t *len, char *err, size_t errlen)
-{
-    struct strbuf b;
-    sb_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0 && b.len <= max) sb_append(&b, chunk, n);
-    if (ferror(stdin) || b.len > max) {
-        int big = b.len > max;
-        sb_free(&b);
-        return big ? cli_errf(err, errlen, CLI_FAIL, "standard input: larger than %zu MiB", max >> 20)
-                   : cli_errf(err, errlen, CLI_FAIL, "cannot read standard input: %s", strerror(errno));
-    }
-    *len = b.len;
-    *text = sb_detach(&b);
-    sb_free(&b);
-    return 0;
-}
-
 int cmd_campaign_add_params(int argc, char **argv, char *err, size_t errlen)
 {
     const char *pos[3], *user = NULL;
@@ -229,7 +207,7 @@ int cmd_campaign_add_params(int argc, char **argv, char *err, size_t errlen)
     char *text;
     size_t len;
     rc = strcmp(pos[2], "-") ? read_input(pos[2], "param file", CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen)
-                             : read_stdin(CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen);
+                             : cli_read_stdin(CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen);
     if (rc) return rc;
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);

@@ -4,15 +4,19 @@
  * by orders/campaign_order.c as the REST API does. Clusters are never
  * deleted, only disabled: the grid daemon addresses them by position. */
 #include "cli/cli.h"
+#include "core/fsutil.h"
 #include "core/vec.h"
 #include "drivers/driver.h"
+#include "grid/jdl.h"
 #include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Copies an option's value into a cluster_config field, refusing what
  * does not fit rather than cutting it. */
@@ -24,10 +28,39 @@ static int set_field(char *dst, size_t size, const char *value, const char *opt,
     return 0;
 }
 
+#define TOKEN_FILE_MAX 8192   /* bytes of a JWT token file */
+
+/* Copies a slurmrest cluster's token file (from, borrowed) into the
+ * project's keys/ as slurmrest.NAME.jwt, mode 0600 (the store is readable
+ * by more than the operator, and a token is a password), and puts its
+ * absolute path into path. A file already there is left alone and is an
+ * error: it is another cluster's of that name, whose token is rotated by
+ * writing over it (docs/clusters.md). */
+static int keep_token(const struct project *p, const char *name, const char *from, char *path, size_t pathlen,
+                      char *err, size_t errlen)
+{
+    if (!jdl_cluster_name_ok(name))
+        return cli_errf(err, errlen, CLI_USAGE, "name: 1 to %d characters of A-Z a-z 0-9 _ -", JDL_CLUSTER_NAME_MAX);
+    char sub[JDL_CLUSTER_NAME_MAX + 32], dest[PATH_MAX];
+    snprintf(sub, sizeof sub, "keys/slurmrest.%s.jwt", name);
+    project_path(p, dest, sizeof dest, sub);
+    size_t len;
+    char *text = read_file(from, TOKEN_FILE_MAX, &len);
+    if (!text) return cli_errf(err, errlen, CLI_FAIL, "--token-file %s: %s", from, strerror(errno));
+    int rc = write_file_new(dest, text, len, 0600);
+    free(text);
+    if (rc) return cli_errf(err, errlen, CLI_FAIL, "cannot write %s: %s", dest, strerror(errno));
+    if (!realpath(dest, path) || strlen(path) >= pathlen) {
+        unlink(dest);
+        return cli_errf(err, errlen, CLI_FAIL, "%s: no absolute path of at most %zu bytes", dest, pathlen - 1);
+    }
+    return 0;
+}
+
 int cmd_cluster_add(int argc, char **argv, char *err, size_t errlen)
 {
     const char *pos[2], *driver = NULL, *conf = NULL, *partition = NULL, *be = NULL, *api = NULL, *ident = NULL,
-                        *api_user = NULL;
+                        *api_user = NULL, *token = NULL;
     struct cluster_row c = {.waiting_allowed = -1};
     struct cli_opt opts[] = {
         {"driver", OPT_STR, &driver, 1, 0},
@@ -37,14 +70,18 @@ int cmd_cluster_add(int argc, char **argv, char *err, size_t errlen)
         {"api", OPT_STR, &api, 0, 0},
         {"ident-header", OPT_STR, &ident, 0, 0},
         {"api-user", OPT_STR, &api_user, 0, 0},
+        {"token-file", OPT_STR, &token, 0, 0},
         {"timeout-ms", OPT_INT, &c.cfg.timeout_ms, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
     if (rc) return rc;
-    if (strcmp(driver, "slurm") && strcmp(driver, "oar"))
-        return cli_errf(err, errlen, CLI_USAGE, "--driver: slurm or oar, got '%s'", driver);
+    if (strcmp(driver, "slurm") && strcmp(driver, "oar") && strcmp(driver, "slurmrest"))
+        return cli_errf(err, errlen, CLI_USAGE, "--driver: slurm, slurmrest or oar, got '%s'", driver);
     c.cfg.kind = (enum driver_kind)cluster_kind_parse(driver);
+    int rest = c.cfg.kind == DRIVER_SLURMREST;
+    if (rest ? !token || conf : token != NULL)
+        return cli_errf(err, errlen, CLI_USAGE, "--token-file (and no --conf) with --driver slurmrest, and only there");
     /* the daemon runs elsewhere: record the slurm.conf by its absolute path */
     char abs[PATH_MAX];
     if (conf && realpath(conf, abs)) conf = abs;
@@ -59,7 +96,11 @@ int cmd_cluster_add(int argc, char **argv, char *err, size_t errlen)
         return rc;
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
-    if (!rc && cluster_order_add(cp.s, &c, drv_check, (int64_t)time(NULL), err, errlen)) rc = CLI_FAIL;
+    if (!rc && rest) rc = keep_token(&cp.p, c.cfg.name, token, c.cfg.conf, sizeof c.cfg.conf, err, errlen);
+    if (!rc && cluster_order_add(cp.s, &c, drv_check, (int64_t)time(NULL), err, errlen)) {
+        rc = CLI_FAIL;
+        if (rest && c.cfg.conf[0]) unlink(c.cfg.conf);   /* ours: keep_token made it */
+    }
     cli_close(&cp);
     if (!rc) printf("cluster %s added (id %lld, %s driver)\n", c.cfg.name, (long long)c.id, driver);
     return rc;
@@ -74,7 +115,7 @@ static int list_row(void *ctx, const struct cluster_row *c)
         json_array_append_new(arr, cluster_row_json(c));
         return 0;
     }
-    const char *where = c->cfg.kind == DRIVER_OAR ? c->cfg.api_url : c->cfg.conf;
+    const char *where = c->cfg.kind == DRIVER_OAR || c->cfg.kind == DRIVER_SLURMREST ? c->cfg.api_url : c->cfg.conf;
     char waiting[16];
     if (c->waiting_allowed < 0) snprintf(waiting, sizeof waiting, "default");
     else snprintf(waiting, sizeof waiting, "%d", c->waiting_allowed);

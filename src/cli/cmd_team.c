@@ -1,26 +1,13 @@
 /* cmd_team.c - `locus team create DIR NAME --founder USER [--url URL]
  * [--description TEXT]`: a team, its founder its first member; `locus team
- * join DIR TEAM USER` and `locus team leave DIR USER`. A user is in one
- * team at most: joining another leaves the first. Team names are unique
- * whatever their letter case. `locus team list` is in cmd_list.c. */
+ * join DIR TEAM USER` and `locus team leave DIR USER`, by the rules of
+ * orders/team_order.h, which the web site follows too. `locus team list`
+ * is in cmd_list.c. */
 #include "cli/cli.h"
+#include "orders/team_order.h"
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-/* A team's URL is shown as a link: http(s) only, so no javascript: one. */
-static int url_ok(const char *url)
-{
-    return !url[0] || ((!strncmp(url, "http://", 7) || !strncmp(url, "https://", 8)) && !strpbrk(url, " \"'<>"));
-}
-
-/* Text shown as it is: no control characters. */
-static int text_ok(const char *t)
-{
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-        if (*p < 0x20 || *p == 0x7f) return 0;
-    return 1;
-}
 
 static int find_user(struct store *s, const char *name, struct user *u, char *err, size_t errlen)
 {
@@ -36,15 +23,9 @@ static int create_body(struct cli_project *cp, struct cli_copies *copies, void *
     (void)copies;
     struct create *c = ctx;
     struct user u;
-    struct team other;
     int rc = find_user(cp->s, c->founder, &u, err, errlen);
     if (rc) return rc;
-    if ((rc = store_team_by_name(cp->s, c->t.name, &other)) == 0)
-        return cli_errf(err, errlen, CLI_FAIL, "team '%s' exists already", other.name);
-    c->t.founder_id = u.id;
-    if (rc < 0 || store_team_insert(cp->s, &c->t) || store_user_set_team(cp->s, u.id, c->t.id))
-        return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    return 0;
+    return team_create(cp->s, u.id, &c->t, err, errlen) ? CLI_FAIL : 0;
 }
 
 int cmd_team_create(int argc, char **argv, char *err, size_t errlen)
@@ -60,14 +41,7 @@ int cmd_team_create(int argc, char **argv, char *err, size_t errlen)
     if (rc) return rc;
     struct create c = {.founder = founder};
     if (!founder) return cli_errf(err, errlen, CLI_USAGE, "team create needs --founder USER");
-    if (!display_name_ok(pos[1]))
-        return cli_errf(err, errlen, CLI_FAIL, "a team name is 1 to %d printable ASCII characters", DISPLAY_NAME_MAX);
-    if (!url_ok(url) || strlen(url) >= sizeof c.t.url)
-        return cli_errf(err, errlen, CLI_FAIL, "--url must be an http:// or https:// URL of at most %zu bytes",
-                        sizeof c.t.url - 1);
-    if (!text_ok(description) || strlen(description) >= sizeof c.t.description)
-        return cli_errf(err, errlen, CLI_FAIL, "--description: at most %zu bytes, no control characters",
-                        sizeof c.t.description - 1);
+    if (team_fields_check(pos[1], url, description, err, errlen)) return CLI_FAIL;
     snprintf(c.t.name, sizeof c.t.name, "%s", pos[1]);
     snprintf(c.t.url, sizeof c.t.url, "%s", url);
     snprintf(c.t.description, sizeof c.t.description, "%s", description);
@@ -87,17 +61,14 @@ static int member_body(struct cli_project *cp, struct cli_copies *copies, void *
     (void)copies;
     struct member *m = ctx;
     struct user u;
-    struct team t = {.id = 0};
+    struct team t;
     int rc = find_user(cp->s, m->user, &u, err, errlen);
     if (rc) return rc;
-    if (m->team && (rc = store_team_by_name(cp->s, m->team, &t)))
+    if (!m->team) return team_leave(cp->s, u.id, err, errlen) ? CLI_FAIL : 0;
+    if ((rc = store_team_by_name(cp->s, m->team, &t)))
         return rc < 0 ? cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s))
                       : cli_errf(err, errlen, CLI_FAIL, "no team '%s'", m->team);
-    if (!m->team && !u.team_id) return cli_errf(err, errlen, CLI_FAIL, "user '%s' is in no team", m->user);
-    if (m->team && u.team_id == t.id) return cli_errf(err, errlen, CLI_FAIL, "user '%s' is in team '%s' already",
-                                                       m->user, t.name);
-    if (store_user_set_team(cp->s, u.id, t.id)) return cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp->s));
-    return 0;
+    return team_join(cp->s, u.id, t.id, &t, err, errlen) ? CLI_FAIL : 0;
 }
 
 static int membership(const char *dir, struct member *m, char *err, size_t errlen)

@@ -29,6 +29,9 @@ static const struct command commands[] = {
     {"team", "join", cmd_team_join, "DIR TEAM USER"},
     {"team", "leave", cmd_team_leave, "DIR USER"},
     {"team", "list", cmd_team_list, "DIR [--limit N] [--json]"},
+    {"news", "add", cmd_news_add, "DIR TITLE [TEXT|-]"},
+    {"news", "list", cmd_news_list, "DIR [--json]"},
+    {"news", "remove", cmd_news_remove, "DIR ID"},
     {"user", "role", cmd_user_role, "DIR NAME volunteer|submitter|admin"},
     {"user", "key", cmd_user_key, "DIR NAME [--label TEXT]"},
     {"user", "keys", cmd_user_keys, "DIR NAME"},
@@ -54,8 +57,8 @@ static const struct command commands[] = {
     {"sequence", "end", cmd_sequence_end, "DIR SEQUENCE"},
     {"sequence", "list", cmd_sequence_list, "DIR"},
     {"cluster", "add", cmd_cluster_add,
-     "DIR NAME --driver slurm|oar [--conf PATH] [--partition P] [--besteffort-partition P] [--api URL] "
-     "[--ident-header H] [--api-user U] [--timeout-ms N]"},
+     "DIR NAME --driver slurm|slurmrest|oar [--conf PATH] [--partition P] [--besteffort-partition P] [--api URL] "
+     "[--ident-header H] [--api-user U] [--token-file F] [--timeout-ms N]"},
     {"cluster", "list", cmd_cluster_list, "DIR [--json]"},
     {"cluster", "set", cmd_cluster_set, "DIR NAME [--disabled 0|1] [--waiting-allowed N]"},
     {"cluster", "affinity", cmd_cluster_affinity, "DIR [NAME USER AFFINITY [--shared]]"},

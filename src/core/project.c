@@ -194,6 +194,8 @@ const struct setting project_settings[] = {
     {SETTING("submit_max_live_batches", SETTING_INT, submit_max_live_batches), .def = 100, .min = 1, .max = 1e6},
     {SETTING("submit_max_live_campaigns", SETTING_INT, submit_max_live_campaigns), .def = 20, .min = 1, .max = 1e6},
     {SETTING("submit_max_file_mib", SETTING_INT, submit_max_file_mib), .def = 1024, .min = 1, .max = 8191},
+    /* read once at start: the site is served from memory */
+    {SETTING("web_dir", SETTING_TEXT, web_dir), .restart = 1},
     {SETTING("account_creation", SETTING_TEXT, account_creation), .def_text = "closed", .min = 1,
      .check = check_account_creation},
     {SETTING("invitation_code", SETTING_TEXT, invitation_code), .check = check_invitation_code},
@@ -213,6 +215,7 @@ const struct setting project_settings[] = {
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
+    {SETTING("grid_max_attempts", SETTING_INT, grid_max_attempts), .def = 5, .max = 1000, .restart = 1},
     {SETTING("grid_early_jobs", SETTING_INT, grid_early_jobs), .def = 10, .max = 1e6, .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
     {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},

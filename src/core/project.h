@@ -128,6 +128,7 @@ struct project_config {
     int submit_max_file_mib;     /* <submit_max_file_mib>: the largest input file PUT /api/v1/files takes (1024) */
     int submit_max_live_campaigns; /* <submit_max_live_campaigns>: campaigns not ended (20) */
     /* accounts volunteers make themselves (BOINC's web RPCs, docs/accounts.md) */
+    char web_dir[1024];          /* <web_dir>: the web site's folder (site.h); empty: the installed one */
     char account_creation[16];   /* <account_creation>: closed, open or invitation (closed) */
     char invitation_code[128];   /* <invitation_code>: what sign-up asks for in invitation mode */
     int min_passwd_length;       /* <min_passwd_length>: the client checks it before hashing (6) */
@@ -135,6 +136,8 @@ struct project_config {
     /* the grid daemon (campaigns on clusters, docs/campaigns.md) */
     int grid_daemon;             /* off with <no_grid_daemon/>: this locusd runs no campaign */
     int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */
+    int grid_max_attempts;       /* <grid_max_attempts>: resubmissions of a job that may be to blame before
+                                    it is given up (5) */
     int grid_min_uid;            /* <grid_min_uid>: the lowest uid a campaign runs as, where locusd's host
                                     knows the account (1000); root never */
     double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */

@@ -29,6 +29,7 @@ struct cluster_driver *drv_open(const struct cluster_config *cfg, char *err, siz
     case DRIVER_SLURM: rc = drv_slurm_init(d, why, sizeof why); break;
     case DRIVER_OAR: rc = drv_oar_init(d, why, sizeof why); break;
     case DRIVER_FAKE: rc = drv_fake_init(d, why, sizeof why); break;
+    case DRIVER_SLURMREST: rc = drv_slurmrest_init(d, why, sizeof why); break;
     }
     if (rc) {
         errf(err, errlen, "cluster %s: %s", cfg->name, why);

@@ -1,8 +1,9 @@
 /* driver.h - cluster drivers: the one interface through which the grid
  * cycle talks to a batch scheduler (submit, bulk status, cancel, resources,
- * output tails). Only the drivers (driver_slurm.c, driver_oar.c, and
- * driver_fake.c for unit tests) know a scheduler's commands, states and
- * reasons; the cycle sees normalised states and end reasons.
+ * output tails). Only the drivers (driver_slurm.c, driver_slurmrest.c,
+ * driver_oar.c, and driver_fake.c for unit tests) know a scheduler's
+ * commands, states and reasons; the cycle sees normalised states and end
+ * reasons.
  *
  * Every call is bounded in time by the cluster's timeout, so a dead
  * scheduler gives an error within seconds, never a hang. Errors are
@@ -158,6 +159,7 @@ const char *drv_end_name(enum drv_end e);
  * they fill d->ops and d->impl. */
 int drv_slurm_init(struct cluster_driver *d, char *err, size_t errlen);
 int drv_oar_init(struct cluster_driver *d, char *err, size_t errlen);
+int drv_slurmrest_init(struct cluster_driver *d, char *err, size_t errlen);
 int drv_fake_init(struct cluster_driver *d, char *err, size_t errlen);
 /* A JDL exec_directory for the scheduler: a leading ~ and every {HOME}
  * become home (as the driver must name it), {CAMPAIGN_ID} the campaign;

@@ -13,6 +13,7 @@
  * element's param_file line, its index, to the command. Remote ids are
  * OAR's job ids. */
 #include "drivers/driver.h"
+#include "drivers/http_call.h"
 #include "drivers/oar_parse.h"
 #include "grid/jdl.h"
 #include "grid/jobscript.h"
@@ -36,19 +37,6 @@ struct oar {
     const char *admin;               /* cfg.user, or "oar" */
 };
 
-struct body { struct strbuf sb; int too_big; };
-
-static size_t on_data(char *p, size_t size, size_t n, void *arg)
-{
-    struct body *b = arg;
-    if (b->sb.len + size * n > OAR_BODY_MAX) {
-        b->too_big = 1;
-        return 0;
-    }
-    sb_append(&b->sb, p, size * n);
-    return size * n;
-}
-
 /* One HTTP call to the API as user: path is after the API's URL; body
  * (JSON, may be NULL) is sent with POST. The answer's body goes to out
  * (the caller's), its status to *status. -1 when no answer came. */
@@ -56,47 +44,16 @@ static int http(struct cluster_driver *d, const char *method, const char *path, 
                 const char *accept, struct strbuf *out, long *status, char *err, size_t errlen)
 {
     struct oar *o = d->impl;
-    CURL *c = curl_easy_init();
-    if (!c) {
-        errf(err, errlen, "cannot start an HTTP call");
-        return -1;
-    }
     struct strbuf url, who;
     sb_init(&url);
     sb_init(&who);
     sb_printf(&url, "%s%s", d->cfg.api_url, path);
     sb_printf(&who, "%s%s", o->ident, user);
-    struct curl_slist *h = curl_slist_append(NULL, who.s);
     char acc[128];
     snprintf(acc, sizeof acc, "Accept: %s", accept);
-    h = curl_slist_append(h, acc);
-    if (body) h = curl_slist_append(h, "Content-Type: application/json");
-    struct body b = {.sb = *out};
-    char cerr[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_URL, url.s);
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    if (body) curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)d->cfg.timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)d->cfg.timeout_ms);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);   /* threads: no SIGALRM for the timeouts */
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-    CURLcode rc = curl_easy_perform(c);
-    *out = b.sb;
-    int ret = 0;
-    if (b.too_big) {
-        errf(err, errlen, "%s %s: answer larger than %u bytes", method, path, OAR_BODY_MAX);
-        ret = -1;
-    } else if (rc != CURLE_OK) {
-        errf(err, errlen, "%s %s: %s", method, path, cerr[0] ? cerr : curl_easy_strerror(rc));
-        ret = -1;
-    } else {
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-    }
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
+    const char *headers[] = {who.s, acc, NULL};
+    struct http_request r = {method, url.s, path, headers, body, d->cfg.timeout_ms, OAR_BODY_MAX};
+    int ret = http_call(&r, out, status, NULL, err, errlen);
     sb_free(&url);
     sb_free(&who);
     return ret;
@@ -151,7 +108,7 @@ static json_t *api(struct cluster_driver *d, const char *method, const char *pat
 static int post_jobs(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
                      int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen)
 {
-    struct jobscript_sched sched = {"\"${1:-0}\"", "cp \"$OAR_NODEFILE\" \"$LOCUS_NODEFILE\""};
+    struct jobscript_sched sched = {"\"${1:-0}\"", "cp \"$OAR_NODEFILE\" \"$LOCUS_NODEFILE\"", 0};
     const char *user = jobs[0].user && *jobs[0].user ? jobs[0].user : ((struct oar *)d->impl)->admin;
     struct strbuf script, s;
     sb_init(&script);

@@ -55,38 +55,13 @@ static int slurm_cmd(struct cluster_driver *d, const char *const *argv, struct r
 
 /* ---- submission ---- */
 
-/* The nodefile as OAR writes it, one line per allocated core, from
- * Slurm's compressed node list and SLURM_JOB_CPUS_PER_NODE ("4(x2),2"). */
-static const char nodefile_lines[] =
-    "locus_hosts=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null))\n"
-    "locus_i=0\n"
-    "for locus_c in ${SLURM_JOB_CPUS_PER_NODE//,/ }; do\n"
-    "  locus_n=${locus_c%%(*}; locus_r=1\n"
-    "  case $locus_c in *'(x'*) locus_r=${locus_c#*(x}; locus_r=${locus_r%)};; esac\n"
-    "  for ((locus_k = 0; locus_k < locus_r; locus_k++)); do\n"
-    "    for ((locus_m = 0; locus_m < locus_n; locus_m++)); do echo \"${locus_hosts[$locus_i]}\"; done\n"
-    "    locus_i=$((locus_i + 1))\n"
-    "  done\n"
-    "done >\"$LOCUS_NODEFILE\"";
-
 /* The sbatch options of a resources request: nodes and cores per node,
  * or cores anywhere; whole nodes when only nodes are asked for. */
 static int resources_args(const struct cluster_spec *spec, struct strpool *pool, const char **argv, int *argc,
                           char *err, size_t errlen)
 {
-    long nodes = 0, cores = 0;
-    for (int i = 0; i < spec->nlevels; i++) {
-        const char *n = spec->levels[i].name;
-        long *slot = NULL;
-        if (!strcmp(n, "nodes") || !strcmp(n, "node") || !strcmp(n, "host")) slot = &nodes;
-        else if (!strcmp(n, "core") || !strcmp(n, "cores") || !strcmp(n, "resource_id") || !strcmp(n, "cpu"))
-            slot = &cores;
-        if (!slot || *slot) {
-            errf(err, errlen, "resources level \"%s\" is not supported (nodes, core or resource_id, once each)", n);
-            return -1;
-        }
-        *slot = spec->levels[i].count;
-    }
+    long nodes, cores;
+    if (slurm_spec_resources(spec, &nodes, &cores, err, errlen)) return -1;
     if (nodes) argv[(*argc)++] = strpool_printf(pool, "--nodes=%ld", nodes);
     if (nodes && cores) argv[(*argc)++] = strpool_printf(pool, "--ntasks-per-node=%ld", cores);
     else if (nodes) argv[(*argc)++] = "--exclusive";
@@ -135,7 +110,7 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
     sb_init(&dir);
     struct run_output res = {0};
 
-    struct jobscript_sched sched = {array ? "${SLURM_ARRAY_TASK_ID:-0}" : "0", nodefile_lines};
+    struct jobscript_sched sched = {array ? "${SLURM_ARRAY_TASK_ID:-0}" : "0", slurm_nodefile_lines, 0};
     if (jobscript_write(&text, spec, jobs, n, &sched, err, errlen)) goto out;
     drv_expand_dir(&dir, spec->exec_directory, home, j->campaign_id);   /* sbatch -D needs the path */
     argv[argc++] = "sbatch";

@@ -109,6 +109,12 @@ void slurm_normalise(const char *state, int exit_code, struct drv_status *st)
     }
 }
 
+int slurm_exit_of_wait(long long status)
+{
+    if (status < 0 || status > 0xffff) return 0;
+    return status & 0x7f ? 128 + (int)(status & 0x7f) : (int)((status >> 8) & 0xff);
+}
+
 time_t slurm_parse_time(const char *s)
 {
     static const char shape[] = "dddd-dd-ddTdd:dd:dd";
@@ -181,9 +187,7 @@ int slurm_parse_squeue_line(const char *line, char id[DRV_ID_MAX], struct slurm_
     char state[SLURM_STATE_MAX], dur[32];
     if (f[1].len >= sizeof state) f[1].len = sizeof state - 1;   /* only its first word counts */
     copy_field(f[1], state, sizeof state);
-    long long raw = digits(f[2]);   /* a wait status */
-    if (raw < 0 || raw > 0xffff) raw = 0;
-    slurm_normalise(state, raw & 0x7f ? 128 + (int)(raw & 0x7f) : (int)((raw >> 8) & 0xff), &job->st);
+    slurm_normalise(state, slurm_exit_of_wait(digits(f[2])), &job->st);
     job->st.start = time_of(f[3]);
     job->st.stop = job->st.state == DRV_FINISHED ? time_of(f[4]) : 0;
     if (copy_field(f[5], dur, sizeof dur) || slurm_parse_duration(dur, &job->st.run_seconds))
@@ -534,4 +538,37 @@ int slurm_parse_jobcomp_loc(const char *config, char *out, size_t outlen)
     }
     if (!filetxt || !loc.s) return 0;
     return copy_field(loc, out, outlen);
+}
+
+/* One line per allocated core, from Slurm's compressed node list and
+ * SLURM_JOB_CPUS_PER_NODE ("4(x2),2"). */
+const char slurm_nodefile_lines[] =
+    "locus_hosts=($(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null))\n"
+    "locus_i=0\n"
+    "for locus_c in ${SLURM_JOB_CPUS_PER_NODE//,/ }; do\n"
+    "  locus_n=${locus_c%%(*}; locus_r=1\n"
+    "  case $locus_c in *'(x'*) locus_r=${locus_c#*(x}; locus_r=${locus_r%)};; esac\n"
+    "  for ((locus_k = 0; locus_k < locus_r; locus_k++)); do\n"
+    "    for ((locus_m = 0; locus_m < locus_n; locus_m++)); do echo \"${locus_hosts[$locus_i]}\"; done\n"
+    "    locus_i=$((locus_i + 1))\n"
+    "  done\n"
+    "done >\"$LOCUS_NODEFILE\"";
+
+
+int slurm_spec_resources(const struct cluster_spec *spec, long *nodes, long *cores, char *err, size_t errlen)
+{
+    *nodes = *cores = 0;
+    for (int i = 0; i < spec->nlevels; i++) {
+        const char *n = spec->levels[i].name;
+        long *slot = NULL;
+        if (!strcmp(n, "nodes") || !strcmp(n, "node") || !strcmp(n, "host")) slot = nodes;
+        else if (!strcmp(n, "core") || !strcmp(n, "cores") || !strcmp(n, "resource_id") || !strcmp(n, "cpu"))
+            slot = cores;
+        if (!slot || *slot) {
+            errf(err, errlen, "resources level \"%s\" is not supported (nodes, core or resource_id, once each)", n);
+            return -1;
+        }
+        *slot = spec->levels[i].count;
+    }
+    return 0;
 }

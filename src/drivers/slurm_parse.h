@@ -2,7 +2,9 @@
  * (driver_slurm.c) reads it: squeue's lines in the format the driver asks
  * for, lines of the jobcomp/filetxt log, sinfo's cores per node, squeue's
  * job ids and states, sbatch's answer and the jobcomp log's place in
- * `scontrol show config`, with Slurm's times, durations and job states.
+ * `scontrol show config`, with Slurm's times, durations and job states;
+ * and what both Slurm drivers ask of Slurm alike (the nodefile lines of
+ * the job script, the nodes and cores of a resources request).
  * Pure functions: text in, the caller's structs out; no I/O, no globals,
  * no clock (slurm_parse_time reads Slurm's local time through mktime, in
  * the process's time zone). Inputs are borrowed and NUL-terminated, and
@@ -43,6 +45,11 @@ struct slurm_job {
  * have is DRV_FINISHED with DRV_END_UNKNOWN; so is FAILED with exit code 0
  * (a job that could not start). The other fields of st are left alone. */
 void slurm_normalise(const char *state, int exit_code, struct drv_status *st);
+
+/* The exit code (the status, or 128 + the signal) of a wait status as
+ * Slurm reports a job's (squeue's exit_code, slurmrestd's); 0 for a
+ * value that is not one (below 0 or above 0xffff). */
+int slurm_exit_of_wait(long long status);
 
 /* A time as Slurm writes it, "2026-11-21T12:06:35" in local time (s
  * borrowed), as a time_t; 0 for anything else: "Unknown", "N/A", "None",
@@ -160,4 +167,15 @@ int slurm_parse_sbatch_id(const char *text, long *id);
  * writes none (JobCompType is not jobcomp/filetxt, or no JobCompLoc). 0,
  * or -1 (out "") when the path does not fit. */
 int slurm_parse_jobcomp_loc(const char *config, char *out, size_t outlen);
+
+/* The job script lines (jobscript_sched.nodefile) that write the nodefile
+ * as OAR does, one line per allocated core, from Slurm's job environment:
+ * shared by the drivers over Slurm's commands and over slurmrestd. */
+extern const char slurm_nodefile_lines[];
+
+/* The nodes and the cores (per node when nodes are given, else anywhere)
+ * of spec's resources (borrowed), 0 when not asked for. 0, or -1 with the
+ * reason in err for a level Slurm has no request for (nodes, core and
+ * resource_id are; each once). */
+int slurm_spec_resources(const struct cluster_spec *spec, long *nodes, long *cores, char *err, size_t errlen);
 #endif

@@ -2,6 +2,7 @@
  * metascheduler, campaign schedulers (test, workqueue, finalize), nikita,
  * decisions out (docs/grid-policies.md "The cycle"). */
 #include "grid/cycle.h"
+#include "grid/deps.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include <math.h>
@@ -34,7 +35,9 @@ void grid_state_free(struct grid_state *st)
     for (int i = 0; i < st->ncamps; i++) {
         free(st->camps[i].clusters);
         free(st->camps[i].ranges);
+        free(st->camps[i].after);
     }
+    free(st->deps);
     free(st->clusters);
     free(st->camps);
     free(st->jobs);
@@ -111,7 +114,11 @@ static const struct grid_camp_cluster *camp_cluster(const struct grid_campaign *
 }
 
 static int live(enum grid_copy_state s) { return s != GC_ENDED; }
-static int terminal(enum grid_job_state s) { return s == GJ_TERMINATED || s == GJ_ERROR || s == GJ_CANCELLED; }
+static int terminal(enum grid_job_state s)
+{
+    return s == GJ_TERMINATED || s == GJ_ERROR || s == GJ_CANCELLED || s == GJ_DEP_FAILED;
+}
+static int held(enum grid_job_state s) { return s == GJ_BLOCKED || s == GJ_DEP_FAILED; }
 
 /* ---- clusters and campaigns ---- */
 
@@ -172,6 +179,20 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
     const struct grid_project *proj = NULL;
     if (spec->fairshare_project && !(proj = project_get(st, spec->fairshare_project)))
         return errf(err, errlen, "campaign '%s': bad fair-share project name", spec->name), -1;
+    /* the campaigns it runs after: ids by now (the order code resolved names) */
+    int64_t after[JDL_AFTER_MAX];
+    int nafter = spec->nafter;
+    if (nafter > JDL_AFTER_MAX) return errf(err, errlen, "after: at most %d campaigns", JDL_AFTER_MAX), -1;
+    for (int k = 0; k < nafter; k++) {
+        char *end;
+        after[k] = strtoll(spec->after[k], &end, 10);
+        if (*end || end == spec->after[k])
+            return errf(err, errlen, "after[%d]: \"%.64s\" is not a campaign id", k, spec->after[k]), -1;
+    }
+    if (deps_after_check(st, o->user_id, after, nafter, err, errlen)) return -1;
+    struct dep_edge *edges;
+    size_t nedges;
+    if (deps_resolve(spec, 0, 0, &edges, &nedges, err, errlen)) return -1;
     VEC_GROW(st->camps, st->ncamps, st->capcamps);
     struct grid_campaign *c = &st->camps[st->ncamps++];
     *c = (struct grid_campaign){.id = st->ncamps, .user_id = o->user_id, .project_id = proj ? proj->id : 0,
@@ -205,6 +226,12 @@ int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, c
         pred_state_init(&p->pred);
     }
     append_jobs(st, c, (int64_t)campaign_nparams(spec));
+    c->after = xcalloc((size_t)nafter + 1, sizeof *c->after);
+    memcpy(c->after, after, (size_t)nafter * sizeof *after);
+    c->nafter = nafter;
+    if (deps_after_verdict(st, c) == AFTER_WAIT) c->state = GCS_WAITING;
+    grid_campaign_add_deps(st, c->id, edges, nedges, err, errlen);   /* checked above: cannot fail */
+    free(edges);
     *id = c->id;
     return 0;
 }
@@ -222,6 +249,28 @@ int grid_campaign_add_params(struct grid_state *st, int64_t id, int64_t n, char 
                     (long long)c->njobs, (long long)(JDL_PARAMS_MAX - c->njobs), (long long)n), -1;
     append_jobs(st, c, n);
     if (c->state == GCS_TERMINATED) c->state = GCS_RUNNING, c->end_notified = 0;
+    return 0;
+}
+
+static void job_set(struct grid_state *st, struct grid_job *j, enum grid_job_state s);
+
+int grid_campaign_add_deps(struct grid_state *st, int64_t id, const struct dep_edge *e, size_t n, char *err,
+                           size_t errlen)
+{
+    struct grid_campaign *c = grid_campaign_find(st, id);
+    if (!c) return errf(err, errlen, "unknown campaign %lld", (long long)id), -1;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].job < 0 || e[i].job >= c->njobs || e[i].need < 0 || e[i].need >= c->njobs || e[i].job == e[i].need)
+            return errf(err, errlen, "dependency %zu: params %lld and %lld are not two of the campaign's", i,
+                        (long long)e[i].job, (long long)e[i].need), -1;
+        if (!deps_held(grid_camp_job(st, c, e[i].job)))
+            return errf(err, errlen, "dependency %zu: param %lld was submitted already", i, (long long)e[i].job), -1;
+    }
+    for (size_t i = 0; i < n; i++) deps_link(st, grid_camp_job(st, c, e[i].job)->id, grid_camp_job(st, c, e[i].need)->id);
+    for (size_t i = 0; i < n; i++) {
+        struct grid_job *j = grid_camp_job(st, c, e[i].job);
+        if (deps_state(j) != j->state) job_set(st, j, deps_state(j));
+    }
     return 0;
 }
 
@@ -268,21 +317,46 @@ static struct grid_affinity affinity_of(const struct grid_state *st, int64_t use
 
 /* ---- job state bookkeeping ---- */
 
+/* Jobs of c the workqueue may submit now: not submitted yet and not held
+ * by their dependencies, or back in the queue. */
+static int64_t unsubmitted(const struct grid_campaign *c) { return c->njobs - c->next_new - c->nheld + c->nresub; }
+
 static struct grid_campaign *camp_of(struct grid_state *st, const struct grid_job *j)
 {
     return &st->camps[j->campaign_id - 1];
 }
 
-/* Sets a job's state, keeping its campaign's counters (ndone, nresub). */
-static void job_set(struct grid_state *st, struct grid_job *j, enum grid_job_state s)
+/* Sets one job's state, keeping its campaign's counters (ndone, nresub,
+ * nheld) and its dependents' (deps.h), which it lists in todo. */
+static void job_set_one(struct grid_state *st, struct grid_job *j, enum grid_job_state s, struct dep_todo *todo)
 {
     struct grid_campaign *c = camp_of(st, j);
     int below = j->param < c->next_new;
+    enum grid_job_state from = j->state;
     if (terminal(j->state)) c->ndone--;
     if (j->state == GJ_TO_LAUNCH && below) c->nresub--;
+    if (held(j->state) && !below) c->nheld--;
+    if (j->state == GJ_BLOCKED) c->nblocked--;
     j->state = s;
     if (terminal(s)) c->ndone++;
     if (s == GJ_TO_LAUNCH && below) c->nresub++;
+    if (s == GJ_TO_LAUNCH && below && j->param < c->resub_from) c->resub_from = j->param;
+    if (held(s) && !below) c->nheld++;
+    if (s == GJ_BLOCKED) c->nblocked++;
+    if (j->first_dependent) deps_need_changed(st, j, from, s, todo);
+}
+
+/* Sets a job's state, and its dependents' as they follow it (a loop, not
+ * a recursion: a chain may be 10 million jobs long). */
+static void job_set(struct grid_state *st, struct grid_job *j, enum grid_job_state s)
+{
+    struct dep_todo todo = {0};
+    job_set_one(st, j, s, &todo);
+    while (todo.n) {
+        struct grid_job *d = &st->jobs[todo.ids[--todo.n] - 1];
+        if (deps_held(d) && deps_state(d) != d->state) job_set_one(st, d, deps_state(d), &todo);
+    }
+    free(todo.ids);
 }
 
 /* A job not terminal takes the state of its most advanced live copy. */
@@ -812,6 +886,8 @@ int grid_campaign_pause(struct grid_state *st, int64_t id, int pause, char *err,
 {
     struct grid_campaign *c = grid_campaign_find(st, id);
     if (!c) return errf(err, errlen, "unknown campaign %lld", (long long)id), -1;
+    if (c->state == GCS_WAITING)
+        return errf(err, errlen, "campaign %lld is waiting for the campaigns it runs after", (long long)id), -1;
     if (c->state != GCS_RUNNING && c->state != GCS_PAUSED)
         return errf(err, errlen, "campaign %lld is %s", (long long)id,
                     c->state == GCS_CANCELLED ? "cancelled" : "terminated"), -1;
@@ -880,6 +956,11 @@ static void campaigns_complete(struct grid_state *st)
 {
     for (int i = 0; i < st->ncamps; i++) {
         struct grid_campaign *c = &st->camps[i];
+        if (c->state == GCS_WAITING) {   /* campaigns come in id order: the ones it waits for came first */
+            enum after_verdict v = deps_after_verdict(st, c);
+            if (v == AFTER_CANCEL) grid_campaign_cancel(st, c->id, NULL, 0);
+            else if (v == AFTER_START) c->state = GCS_RUNNING;
+        }
         if (c->state != GCS_RUNNING) continue;
         if (c->type == CAMPAIGN_TEST) test_campaign_done(st, c);
         if (c->ndone < c->njobs) continue;
@@ -959,7 +1040,7 @@ static void unpin_stale(struct grid_state *st)
     for (int i = 0; i < st->ncamps; i++) {
         struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING || !c->nresub) continue;
-        for (int64_t k = 0; k < c->next_new; k++) {
+        for (int64_t k = c->resub_from; k < c->next_new; k++) {
             struct grid_job *j = grid_camp_job(st, c, k);
             if (j->state != GJ_TO_LAUNCH || !j->pin_cluster) continue;
             struct grid_pair *p = grid_pair_find(st, c->id, j->pin_cluster);
@@ -1005,16 +1086,37 @@ static struct grid_copy *new_copy(struct grid_state *st, struct grid_job *j, con
                              .walltime = cc->walltime, .resume = kind == GSK_CHECKPOINT, .test = kind == GSK_TEST,
                              .replica = kind == GSK_REPLICA};
     cp->submission = sub ? sub : cp->id;
+    struct grid_campaign *c = camp_of(st, j);
+    if (!j->last_copy && j->param < c->next_new) c->nskipped--;   /* released: submitted at last */
     j->last_copy = cp->id;
     j->front = 0;
     job_set(st, j, GJ_SUBMITTED);
-    struct grid_campaign *c = camp_of(st, j);
     /* new jobs go in param order, unless placed by their data: those a
-     * placed offer skipped count as resubmissions, so they go first next */
-    for (int64_t k = c->next_new; k < j->param; k++) c->nresub += grid_camp_job(st, c, k)->state == GJ_TO_LAUNCH;
+     * placed offer skipped count as resubmissions, so they go first next
+     * (held ones are held below next_new), and none as submitted */
+    for (int64_t k = c->next_new; k < j->param; k++) {
+        const struct grid_job *s = grid_camp_job(st, c, k);
+        if (s->state == GJ_TO_LAUNCH) {
+            c->nresub++;
+            if (k < c->resub_from) c->resub_from = k;
+        }
+        c->nheld -= held(s->state);
+        c->nskipped += !s->last_copy;
+    }
     if (j->param >= c->next_new) c->next_new = j->param + 1;
     grid_pair_find(st, c->id, cc->cluster_id)->last_submitted++;
     return cp;
+}
+
+/* Moves c's next new job past the jobs its dependencies hold: once
+ * released they are in the queue below next_new, as resubmissions are. */
+static void skip_held(struct grid_state *st, struct grid_campaign *c)
+{
+    while (c->next_new < c->njobs && held(grid_camp_job(st, c, c->next_new)->state)) {
+        c->next_new++;
+        c->nheld--;
+        c->nskipped++;
+    }
 }
 
 /* The next job a workqueue takes for cluster_id, in this order: checkpoint
@@ -1024,17 +1126,22 @@ static struct grid_job *next_job(struct grid_state *st, struct grid_campaign *c,
                                  int64_t *from)
 {
     if (pinned || c->nresub) {
+        if (*from < c->resub_from) *from = c->resub_from;
         for (; *from < c->next_new; (*from)++) {
             struct grid_job *j = grid_camp_job(st, c, *from);
-            if (j->state != GJ_TO_LAUNCH) continue;
+            if (j->state != GJ_TO_LAUNCH) {
+                if (*from == c->resub_from) c->resub_from++;   /* nothing to take below it */
+                continue;
+            }
             if (pinned ? j->pin_cluster == cluster_id : !j->pin_cluster) {
                 (*from)++;
                 return j;
             }
         }
     }
-    if (pinned || c->next_new >= c->njobs) return NULL;
-    return grid_camp_job(st, c, c->next_new);
+    if (pinned) return NULL;
+    skip_held(st, c);
+    return c->next_new < c->njobs ? grid_camp_job(st, c, c->next_new) : NULL;
 }
 
 /* A placed offer's jobs (placement.h): the jobs to launch not pinned
@@ -1072,7 +1179,7 @@ static void placed_fill(struct grid_state *st, struct grid_campaign *c, int64_t 
         if (c->clusters[k].cluster_id != cluster_id && !pv->cluster(pv->ctx, c->clusters[k].cluster_id, &other[nother]))
             nother++;
     pl->c = xcalloc((size_t)window, sizeof *pl->c);
-    for (int64_t k = c->nresub ? 0 : c->next_new; k < c->njobs && pl->n < window; k++) {
+    for (int64_t k = c->nresub ? c->resub_from : c->next_new; k < c->njobs && pl->n < window; k++) {
         struct grid_job *j = grid_camp_job(st, c, k);
         if (j->state != GJ_TO_LAUNCH || j->pin_cluster) continue;
         const struct stage_input *in;
@@ -1185,7 +1292,7 @@ static void scripts(struct grid_state *st, struct cl_work *w, int64_t now)
     for (int i = 0; i < st->ncamps; i++) {
         const struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING) continue;
-        int64_t left = c->njobs - c->next_new + c->nresub;
+        int64_t left = unsubmitted(c);
         for (int k = 0; k < c->nclusters; k++) {
             struct grid_pair *p = &st->pairs[c->first_pair + k];
             const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
@@ -1259,12 +1366,13 @@ static void plan(struct grid_state *st, struct cl_work *w, int64_t now, const st
         }
     }
     for (int i = 0; i < st->ncamps; i++) {
-        const struct grid_campaign *c = &st->camps[i];
+        struct grid_campaign *c = &st->camps[i];
+        skip_held(st, c);
         mc[i] = (struct ms_campaign){.id = c->id, .user_id = c->user_id, .project_id = c->project_id,
                                      .type = c->type == CAMPAIGN_TEST ? MS_TEST : MS_DEFAULT,
                                      .priority = c->priority, .state = c->state == GCS_RUNNING ? MS_RUNNING : MS_PAUSED,
-                                     .remaining = c->njobs - c->next_new + c->nresub,
-                                     .early = ms_early_jobs(st->cfg.early_jobs, c->next_new),
+                                     .remaining = unsubmitted(c),
+                                     .early = ms_early_jobs(st->cfg.early_jobs, c->next_new - c->nskipped),
                                      .uses = &uses[c->first_pair], .nuses = c->nclusters};
     }
     for (int i = 0; i < st->nclusters; i++) {
@@ -1302,8 +1410,8 @@ static void finalize(struct grid_state *st, struct cl_work *w, int64_t now)
     for (int i = 0; i < st->ncamps; i++) {
         struct grid_campaign *c = &st->camps[i];
         if (c->state != GCS_RUNNING || c->type == CAMPAIGN_TEST || c->ndone == c->njobs) continue;
-        int64_t unsubmitted = c->njobs - c->next_new + c->nresub;
-        if (unsubmitted) continue;
+        /* jobs still waiting for others: not the campaign's end yet (and no scan of its jobs per cycle) */
+        if (unsubmitted(c) || c->nblocked) continue;
         struct fin_copy *fc = NULL;
         int nfc = 0, capfc = 0;
         for (int64_t k = 0; k < c->njobs; k++) {
@@ -1450,11 +1558,15 @@ static void emit_notifies(struct grid_state *st, struct grid_decisions *d)
         if (c->state != GCS_TERMINATED || c->end_notified) continue;
         VEC_GROW(d->notifies, d->nnotifies, d->capnotifies);
         struct grid_notify *n = &d->notifies[d->nnotifies++];
-        int64_t failed = 0;
-        for (int64_t k = 0; k < c->njobs; k++) failed += grid_camp_job(st, c, k)->state == GJ_ERROR;
+        int64_t failed = 0, dep_failed = 0;
+        for (int64_t k = 0; k < c->njobs; k++) {
+            failed += grid_camp_job(st, c, k)->state == GJ_ERROR;
+            dep_failed += grid_camp_job(st, c, k)->state == GJ_DEP_FAILED;
+        }
         *n = (struct grid_notify){.kind = GN_CAMPAIGN_END, .user_id = c->user_id, .campaign_id = c->id};
-        snprintf(n->text, sizeof n->text, "campaign %lld terminated: %lld jobs, %lld given up", (long long)c->id,
-                 (long long)c->njobs, (long long)failed);
+        snprintf(n->text, sizeof n->text, "campaign %lld terminated: %lld jobs, %lld given up, %lld not run "
+                 "(dependency failed)", (long long)c->id, (long long)c->njobs, (long long)failed,
+                 (long long)dep_failed);
     }
     for (int64_t i = 0; i < st->nevents; i++) {
         const struct grid_event *e = &st->events[i];

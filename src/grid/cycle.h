@@ -15,6 +15,7 @@
  * decisions instead of new ones. */
 #ifndef LOCUS_GRID_CYCLE_H
 #define LOCUS_GRID_CYCLE_H
+#include "grid/deps.h"
 #include "grid/checkpoint.h"
 #include "grid/finalize.h"
 #include "grid/jdl.h"
@@ -50,7 +51,10 @@ struct grid_campaign_opts {
 
 /* Adds a campaign from spec (borrowed; the state keeps what it needs),
  * one job per param, and writes its id to *id. Every cluster of the spec
- * must exist; on error nothing is created. */
+ * must exist; its dependencies (spec->deps) must resolve (deps_resolve);
+ * spec->after must be ids of o->user_id's campaigns not cancelled: it
+ * starts GCS_WAITING unless they all terminated. On error nothing is
+ * created. */
 int grid_campaign_add(struct grid_state *st, const struct campaign_spec *spec, const struct grid_campaign_opts *o,
                       int64_t *id, char *err, size_t errlen);
 /* The job of index i (0 <= i < c->njobs) of campaign c (borrowed), found
@@ -64,9 +68,20 @@ struct grid_job *grid_camp_job(const struct grid_state *st, const struct grid_ca
  * changed, for an unknown, cancelled or test campaign, n < 1 or more than
  * JDL_PARAMS_MAX jobs in all. */
 int grid_campaign_add_params(struct grid_state *st, int64_t id, int64_t n, char *err, size_t errlen);
+/* Makes params e[k].job of campaign id depend on params e[k].need (e
+ * borrowed; deps_resolve checked the names and that there is no cycle):
+ * a job waits GJ_BLOCKED until its needs succeeded (GJ_DEP_FAILED if one
+ * was given up). -1 with err, nothing changed, for an unknown campaign,
+ * a param out of range or one already submitted. grid_campaign_add adds
+ * the dependencies of its spec itself; add-params calls this for the
+ * params it added. */
+int grid_campaign_add_deps(struct grid_state *st, int64_t id, const struct dep_edge *e, size_t n, char *err,
+                           size_t errlen);
 /* Pause, resume or cancel a campaign; cancelling cancels its live copies
- * (by nikita's decisions) and its jobs left. -1 with err for an unknown id
- * or a campaign already cancelled or terminated. */
+ * (by nikita's decisions) and its jobs left (those blocked by their
+ * dependencies too), and so the campaigns waiting to run after it. -1
+ * with err for an unknown id or a campaign already cancelled or
+ * terminated; a waiting campaign cannot be paused or resumed. */
 int grid_campaign_pause(struct grid_state *st, int64_t id, int pause, char *err, size_t errlen);
 int grid_campaign_cancel(struct grid_state *st, int64_t id, char *err, size_t errlen);
 /* A user's fair-share weight (> 0). */

@@ -448,9 +448,9 @@ static const struct ckey {
 };
 #define NCKEYS (sizeof ckeys / sizeof ckeys[0])
 
-static const char *const global_keys[] = {"name",    "type",       "priority", "fairshare_project",
-                                          "params",  "nb_jobs",    "param_file", "clusters",
-                                          "inputs",  "input_files"};
+static const char *const global_keys[] = {"name",       "type",     "priority", "fairshare_project", "params",
+                                          "nb_jobs",    "param_file", "clusters", "depends",          "after",
+                                          "inputs",     "input_files"};
 #define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
 
 static const struct ckey *find_ckey(const char *key)
@@ -653,8 +653,96 @@ static void params_free(struct campaign_params *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The first word of a param: the job's name. */
-static const char *first_word(const char *s, size_t *wlen)
+/* ---- dependencies between params, by name ---- */
+
+static char *copy_word(const char *s, size_t n)
+{
+    char *c = xmalloc(n + 1);
+    memcpy(c, s, n);
+    c[n] = 0;
+    return c;
+}
+
+static void deps_push(struct campaign_deps *d, const char *job, size_t jlen, const char *need, size_t nlen)
+{
+    size_t cap = 2 * d->cap;   /* in names: two a pair */
+    d->names = vec_reserve(d->names, &cap, 2 * d->n + 2, sizeof *d->names);
+    d->cap = cap / 2;
+    d->names[2 * d->n] = copy_word(job, jlen);
+    d->names[2 * d->n + 1] = copy_word(need, nlen);
+    d->n++;
+}
+
+/* Drops the pairs from n on. */
+static void deps_truncate(struct campaign_deps *d, size_t n)
+{
+    while (d->n > n) {
+        d->n--;
+        free(d->names[2 * d->n]);
+        free(d->names[2 * d->n + 1]);
+    }
+    if (!d->n) {
+        free(d->names);
+        memset(d, 0, sizeof *d);
+    }
+}
+
+/* A param name as a dependency names it: one word of a param. */
+static int dep_name_ok(const struct where *w, const char *name, size_t n)
+{
+    if (!n || n > JDL_PARAM_MAX || has_control(name, n) || !utf8_valid((const unsigned char *)name, n) ||
+        memchr(name, ' ', n) || memchr(name, '\t', n))
+        return failf(w, "expected the name (first word) of a param, got \"%.64s\"", name);
+    return 0;
+}
+
+/* "depends": {"c": ["a", "b"], "d": "c"}: each job's needs, by name. */
+static int read_depends(struct campaign_deps *d, const json_t *v, const struct where *w)
+{
+    char g[64], key[160];
+    if (!json_is_object(v)) return failf(w, "expected an object {\"name\": [\"name\", ...]}, got %s", got(v, g));
+    const char *job;
+    json_t *needs;
+    struct where wk = {"depends.", key, w->err, w->errlen};
+    json_object_foreach((json_t *)v, job, needs) {
+        snprintf(key, sizeof key, "%.64s", job);
+        if (dep_name_ok(&wk, job, strlen(job))) return -1;
+        size_t n = json_is_array(needs) ? json_array_size(needs) : 1;
+        if (!json_is_string(needs) && (!json_is_array(needs) || !n))
+            return failf(&wk, "expected a name or a non-empty list of names, got %s", got(needs, g));
+        for (size_t i = 0; i < n; i++) {
+            const json_t *x = json_is_array(needs) ? json_array_get(needs, i) : needs;
+            if (!json_is_string(x)) return failf(&wk, "expected a name, got %s", got(x, g));
+            if (dep_name_ok(&wk, json_string_value(x), json_string_length(x))) return -1;
+            if (d->n >= JDL_PARAMS_MAX) return failf(&wk, "more than %d dependencies", JDL_PARAMS_MAX);
+            deps_push(d, job, strlen(job), json_string_value(x), json_string_length(x));
+        }
+    }
+    return 0;
+}
+
+/* "after": [12, "prep"]: campaigns by id or name, kept as text. */
+static int read_after(struct campaign_spec *s, const json_t *v, const struct where *w)
+{
+    char g[64];
+    if (!json_is_array(v)) return failf(w, "expected a list of campaign ids or names, got %s", got(v, g));
+    if (json_array_size(v) > JDL_AFTER_MAX) return failf(w, "at most %d campaigns", JDL_AFTER_MAX);
+    s->after = xcalloc(json_array_size(v) + 1, sizeof *s->after);
+    size_t i;
+    json_t *x;
+    json_array_foreach(v, i, x) {
+        char num[24];
+        if (json_is_integer(x) && json_integer_value(x) > 0)
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(x));
+        else if (!json_is_string(x) || !json_string_length(x) || json_string_length(x) > JDL_NAME_MAX ||
+                 has_control(json_string_value(x), json_string_length(x)))
+            return failf(w, "after[%zu]: expected a campaign id (above 0) or name, got %s", i, got(x, g));
+        s->after[s->nafter++] = xstrdup(json_is_integer(x) ? num : json_string_value(x));
+    }
+    return 0;
+}
+
+const char *jdl_param_name(const char *s, size_t *wlen)
 {
     while (*s == ' ' || *s == '\t') s++;
     size_t k = 0;
@@ -666,7 +754,7 @@ static const char *first_word(const char *s, size_t *wlen)
 static const char *word_snippet(const char *param, char out[48])
 {
     size_t wl;
-    const char *w = first_word(param, &wl);
+    const char *w = jdl_param_name(param, &wl);
     char word[41];
     size_t n = wl < 40 ? wl : 40;
     memcpy(word, w, n);
@@ -699,13 +787,13 @@ static int find_duplicate(const struct campaign_params *p, size_t *dup, size_t *
     int found = 0;
     for (size_t i = 0; i < p->count && !found; i++) {
         size_t wl, ol;
-        const char *w = first_word(p->text + p->off[i], &wl);
+        const char *w = jdl_param_name(p->text + p->off[i], &wl);
         for (size_t h = hash_bytes(w, wl) & (cap - 1);; h = (h + 1) & (cap - 1)) {
             if (!slot[h]) {
                 slot[h] = (uint32_t)(i + 1);
                 break;
             }
-            const char *o = first_word(p->text + p->off[slot[h] - 1], &ol);
+            const char *o = jdl_param_name(p->text + p->off[slot[h] - 1], &ol);
             if (ol == wl && !memcmp(o, w, wl)) {
                 *dup = i;
                 *orig = slot[h] - 1;
@@ -780,12 +868,41 @@ static size_t line_of_param(const char *text, size_t len, size_t k)
     const char *s;
     while (next_line(text, len, &pos, &s, &n)) {
         line++;
-        if (n && *s != '#' && k-- == 0) break;
+        if (n && *s != '#' && *s != '@' && k-- == 0) break;
     }
     return line;
 }
 
-static int add_lines(struct campaign_params *p, const char *text, size_t len, char *err, size_t errlen)
+/* The next blank-separated word of s[0..n-1] from *i, or NULL at the end. */
+static const char *next_word(const char *s, size_t n, size_t *i, size_t *wl)
+{
+    while (*i < n && (s[*i] == ' ' || s[*i] == '\t')) (*i)++;
+    size_t a = *i;
+    while (*i < n && s[*i] != ' ' && s[*i] != '\t') (*i)++;
+    *wl = *i - a;
+    return *wl ? s + a : NULL;
+}
+
+/* "@depends NAME NEED [NEED...]" (s, n bytes): NAME runs after its NEEDs. */
+static int depends_line(struct campaign_deps *d, const char *s, size_t n, const struct where *w)
+{
+    size_t i = 0, jl, nl;
+    const char *dir = next_word(s, n, &i, &jl);
+    if (jl != 8 || memcmp(dir, "@depends", 8))
+        return failf(w, "unknown directive \"%.*s\": a line starting with @ is \"@depends NAME NEED...\"",
+                     (int)(jl > 32 ? 32 : jl), dir);
+    const char *job = next_word(s, n, &i, &jl), *need = job ? next_word(s, n, &i, &nl) : NULL;
+    if (!need) return failf(w, "expected \"@depends NAME NEED...\": the param NAME runs once each NEED succeeded");
+    for (; need; need = next_word(s, n, &i, &nl)) {
+        if (d->n >= JDL_PARAMS_MAX) return failf(w, "more than %d dependencies", JDL_PARAMS_MAX);
+        if (has_control(need, nl) || !utf8_valid((const unsigned char *)need, nl)) return failf(w, "not valid UTF-8");
+        deps_push(d, job, jl, need, nl);
+    }
+    return 0;
+}
+
+static int add_lines(struct campaign_params *p, struct campaign_deps *d, const char *text, size_t len, char *err,
+                     size_t errlen)
 {
     char key[64];
     struct where w = {"", key, err, errlen};
@@ -795,6 +912,10 @@ static int add_lines(struct campaign_params *p, const char *text, size_t len, ch
         line++;
         if (!n || *s == '#') continue;
         snprintf(key, sizeof key, "line %zu", line);
+        if (*s == '@') {
+            if (depends_line(d, s, n, &w)) return -1;
+            continue;
+        }
         if (p->count >= JDL_PARAMS_MAX) return failf(&w, "more than %d params in the campaign", JDL_PARAMS_MAX);
         const char *why = param_problem(s, n);
         if (why) return failf(&w, "%s", why);
@@ -806,10 +927,10 @@ static int add_lines(struct campaign_params *p, const char *text, size_t len, ch
 int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len, char *err, size_t errlen)
 {
     struct campaign_params *p = &spec->params;
-    size_t count0 = p->count, len0 = p->len, dup, orig;
+    size_t count0 = p->count, len0 = p->len, deps0 = spec->deps.n, dup, orig;
     char key[80];
     struct where w = {"", key, err, errlen};
-    int rc = add_lines(p, text, len, err, errlen);
+    int rc = add_lines(p, &spec->deps, text, len, err, errlen);
     if (!rc && p->count == 0) {
         snprintf(key, sizeof key, "params");
         rc = failf(&w, "none: every line is empty or a comment");
@@ -819,9 +940,14 @@ int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len
         rc = duplicate_error(&w, p, orig);
     }
     if (!rc) rc = inputs_check(spec, err, errlen);
+    if (!rc && spec->deps.n > deps0 && spec->type == CAMPAIGN_TEST) {
+        snprintf(key, sizeof key, "depends");
+        rc = failf(&w, "a test campaign runs one job per cluster and drops the others: it has no dependencies");
+    }
     if (rc) {
         p->count = count0;   /* the spec as it was */
         p->len = len0;
+        deps_truncate(&spec->deps, deps0);
         return -1;
     }
     p->nb_jobs = 0;
@@ -833,8 +959,11 @@ int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len
 void campaign_params_move(struct campaign_spec *to, struct campaign_spec *from)
 {
     params_free(&to->params);
+    deps_truncate(&to->deps, 0);
     to->params = from->params;
+    to->deps = from->deps;
     memset(&from->params, 0, sizeof from->params);
+    memset(&from->deps, 0, sizeof from->deps);
 }
 
 /* ---- the whole campaign ---- */
@@ -884,7 +1013,9 @@ static int read_global(struct campaign_spec *s, const char *key, json_t *v, cons
     if (!strcmp(key, "clusters")) return 0;   /* after every default is known */
     if (!strcmp(key, "inputs") || !strcmp(key, "input_files"))
         return inputs_read(&s->inputs, key, v, w->err, w->errlen);
+    if (!strcmp(key, "after")) return read_after(s, v, w);
     if (settings) return failf(w, "the params cannot be changed here");
+    if (!strcmp(key, "depends")) return read_depends(&s->deps, v, w);
     if ((*nsources)++) return failf(w, "give only one of params, nb_jobs and param_file");
     if (!strcmp(key, "params")) return read_params_list(&s->params, v, w);
     if (!strcmp(key, "nb_jobs")) return read_nb_jobs(&s->params, v, w);
@@ -916,6 +1047,9 @@ static int parse_root(json_t *root, struct campaign_spec *s, int settings, char 
     w.key = "params";
     if (!settings && !nsources) return failf(&w, "required: give params, nb_jobs or param_file");
     if (inputs_check(s, err, errlen)) return -1;   /* a param_file's params: in jdl_add_params_text */
+    w.key = "depends";
+    if (s->deps.n && s->type == CAMPAIGN_TEST)
+        return failf(&w, "a test campaign runs one job per cluster and drops the others: it has no dependencies");
     return parse_clusters(root, json_object_get(root, "clusters"), s, err, errlen);
 }
 
@@ -961,6 +1095,9 @@ void campaign_spec_free(struct campaign_spec *spec)
     free(spec->fairshare_project);
     params_free(&spec->params);
     inputs_free(&spec->inputs);
+    deps_truncate(&spec->deps, 0);
+    for (int i = 0; i < spec->nafter; i++) free(spec->after[i]);
+    free(spec->after);
     for (int i = 0; i < spec->nclusters; i++) cluster_free(&spec->clusters[i]);
     free(spec->clusters);
     memset(spec, 0, sizeof *spec);
@@ -1013,6 +1150,16 @@ json_t *jdl_settings_to_json(const struct campaign_spec *spec)
         json_object_set_new(cl, spec->clusters[i].name, cluster_to_json(&spec->clusters[i]));
     json_object_set_new(o, "clusters", cl);
     inputs_to_json(&spec->inputs, o);
+    if (spec->nafter) {   /* ids as numbers, names (not resolved yet) as strings */
+        json_t *a = json_array();
+        for (int i = 0; i < spec->nafter; i++) {
+            const char *t = spec->after[i];
+            size_t digits = strspn(t, "0123456789");
+            json_array_append_new(a, digits && !t[digits] && digits < 19 ? json_integer(strtoll(t, NULL, 10))
+                                                                         : json_string(t));
+        }
+        json_object_set_new(o, "after", a);
+    }
     return o;
 }
 
@@ -1028,6 +1175,15 @@ json_t *jdl_to_json(const struct campaign_spec *spec)
         json_object_set_new(o, "params", a);
     } else if (p->param_file) {
         json_object_set_new(o, "param_file", json_string(p->param_file));
+    }
+    if (spec->deps.n) {
+        json_t *d = json_object();
+        for (size_t i = 0; i < spec->deps.n; i++) {
+            json_t *needs = json_object_get(d, spec->deps.names[2 * i]);
+            if (!needs) json_object_set_new(d, spec->deps.names[2 * i], needs = json_array());
+            json_array_append_new(needs, json_string(spec->deps.names[2 * i + 1]));
+        }
+        json_object_set_new(o, "depends", d);
     }
     return o;
 }

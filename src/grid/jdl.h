@@ -37,7 +37,9 @@ int jdl_parse_json(json_t *root, struct campaign_spec *out, char *err, size_t er
 /* Adds one param per line of text (borrowed; len bytes, not
  * NUL-terminated) to spec (modified in place): lines
  * are stripped of surrounding blanks; empty lines and lines starting with
- * '#' are skipped. Each param is checked as a JDL param (length, first word
+ * '#' are skipped; a line "@depends NAME NEED [NEED...]" adds to
+ * spec->deps that param NAME runs once each NEED succeeded (names are
+ * checked by deps_resolve, grid/deps.h). Each param is checked as a JDL param (length, first word
  * unique in the whole campaign); errors name the line. On success the spec
  * is no longer in count form nor waiting for its param_file (both are
  * cleared: the params are now an explicit list); on error it is unchanged.
@@ -54,11 +56,11 @@ int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len
 json_t *jdl_to_json(const struct campaign_spec *spec);
 
 /* For admission rules, which see and change everything but the params:
- * jdl_settings_to_json is jdl_to_json without params, nb_jobs and
- * param_file (a new reference the caller owns); jdl_parse_settings parses
+ * jdl_settings_to_json is jdl_to_json without params, nb_jobs,
+ * param_file and depends (a new reference the caller owns); jdl_parse_settings parses
  * such an object (borrowed, not modified) with the same
  * checks as jdl_parse_json, into an out that has no params yet (give it
- * some with campaign_params_move). It refuses those three keys, and the
+ * some with campaign_params_move). It refuses those four keys, and the
  * cluster keys at the top level: every section being complete, such a
  * default would silently change nothing. */
 json_t *jdl_settings_to_json(const struct campaign_spec *spec);
@@ -73,6 +75,10 @@ const struct cluster_spec *campaign_cluster(const struct campaign_spec *spec, co
 
 /* Frees what spec owns and leaves it empty (and freeable again). */
 void campaign_spec_free(struct campaign_spec *spec);
+
+/* The name of a param (borrowed): its first word, *len bytes from the
+ * pointer returned (into param). */
+const char *jdl_param_name(const char *param, size_t *len);
 
 /* "/nodes=2/core=4" (borrowed) into the caller's levels (room for
  * JDL_LEVELS_MAX); the number of levels, or -1 with the reason in err

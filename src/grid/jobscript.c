@@ -326,14 +326,19 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
                        "    kill -%d $locus_child 2>/dev/null || exit 0; done ) &\n"
                        "locus_ticker=$!\n",
                   every, spec->checkpointing_signal);
-    sb_printf(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n"
-                   "wait $locus_child\n"
-                   "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
-                   "wait $locus_child\n"   /* bash keeps the status of a reaped child */
-                   "locus_status=$?\n"
-                   "%s"
-                   "exit $locus_status\n",
-              every > 0 ? "kill $locus_ticker 2>/dev/null\n" : "");
+    sb_puts(out, "trap 'kill -TERM $locus_child 2>/dev/null' TERM\n");
+    int timer = spec->checkpointing_period > 0 && sched->signal_after > 0;
+    if (timer)   /* a scheduler that cannot signal the wrapper: its own timer, stopped with it */
+        sb_printf(out, "( trap 'kill $locus_s 2>/dev/null; exit' TERM; sleep %ld & locus_s=$!; wait $locus_s; "
+                       "kill -%d $$ ) &\nlocus_timer=$!\n",
+                  sched->signal_after, spec->checkpointing_signal);
+    sb_puts(out, "wait $locus_child\n"
+                 "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
+                 "wait $locus_child\n"   /* bash keeps the status of a reaped child */
+                 "locus_status=$?\n");
+    if (every > 0) sb_puts(out, "kill $locus_ticker 2>/dev/null\n");
+    if (timer) sb_puts(out, "kill $locus_timer 2>/dev/null\n");
+    sb_puts(out, "exit $locus_status\n");
     return 0;
 }
 

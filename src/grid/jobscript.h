@@ -73,6 +73,9 @@ long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job
 struct jobscript_sched {
     const char *index;           /* shell expression of the array index, from 0 ("0" outside arrays) */
     const char *nodefile;        /* shell lines writing one line per allocated core to "$LOCUS_NODEFILE" */
+    long signal_after;           /* > 0: the scheduler cannot send the checkpointing signal to the
+                                    wrapper, which sends it to itself this many seconds after it
+                                    started (and forwards it); 0: the scheduler sends it */
 };
 
 /* Appends to out the wrapper of jobs[0..n-1] (borrowed), element i running

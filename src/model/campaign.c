@@ -2,7 +2,7 @@
 #include "model/campaign.h"
 #include <string.h>
 
-static const char *const kind_names[] = {"slurm", "oar", "fake"};
+static const char *const kind_names[] = {"slurm", "oar", "fake", "slurmrest"};
 
 const char *cluster_kind_name(enum driver_kind k) { return kind_names[k]; }
 

@@ -100,6 +100,17 @@ struct campaign_inputs {
     int nfiles;
 };
 
+#define JDL_AFTER_MAX 64             /* campaigns one campaign runs after */
+
+/* Dependencies between a campaign's params, by name (a param's first
+ * word), as the JDL's "depends" and the param text's "@depends" lines give
+ * them: the param names[2k] runs once names[2k + 1] succeeded. Checked
+ * and turned into param indexes by deps_resolve (grid/deps.h). */
+struct campaign_deps {
+    char **names;                /* 2 * n names, owned */
+    size_t n, cap;               /* pairs */
+};
+
 /* A campaign, owned by whoever parsed it: free it with campaign_spec_free. */
 struct campaign_spec {
     char *name;
@@ -108,6 +119,10 @@ struct campaign_spec {
     char *fairshare_project;     /* its fair-share project (jdl_project_name_ok); NULL: none */
     struct campaign_params params;
     struct campaign_inputs inputs;   /* none when ntemplates == 0 */
+    struct campaign_deps deps;
+    char **after;                /* campaigns it runs after: ids ("12") or names of the same user's;
+                                    the order code makes them ids; owned */
+    int nafter;
     int nclusters;               /* >= 1 */
     struct cluster_spec *clusters;   /* sorted by name */
 };
@@ -125,7 +140,7 @@ static inline size_t campaign_nparams(const struct campaign_spec *spec) { return
 #define CLUSTER_DEFAULT_TIMEOUT_MS 10000   /* of every external call to a cluster */
 
 /* Which cluster driver speaks to it (src/drivers/). */
-enum driver_kind { DRIVER_SLURM, DRIVER_OAR, DRIVER_FAKE };
+enum driver_kind { DRIVER_SLURM, DRIVER_OAR, DRIVER_FAKE, DRIVER_SLURMREST };
 
 /* How to reach a cluster: what `locus cluster add` records. Strings are
  * "" when unset. */
@@ -134,18 +149,19 @@ struct cluster_config {
     enum driver_kind kind;
     int timeout_ms;                           /* every external call; 0: CLUSTER_DEFAULT_TIMEOUT_MS */
     /* slurm */
-    char conf[CLUSTER_FIELD_MAX];                 /* its slurm.conf (SLURM_CONF of the commands) */
+    char conf[CLUSTER_FIELD_MAX];                 /* its slurm.conf (SLURM_CONF of the commands);
+                                                     slurmrest: the file holding its JWT token */
     char partition[CLUSTER_FIELD_MAX];            /* of normal jobs; "": the cluster's default */
     char besteffort_partition[CLUSTER_FIELD_MAX]; /* of best-effort jobs; "": no preemptible
                                                      partition, they run as normal jobs */
-    /* oar */
+    /* oar, slurmrest */
     char api_url[CLUSTER_FIELD_MAX];              /* e.g. http://127.0.0.1:6668/oarapi */
     char ident_header[CLUSTER_FIELD_MAX];         /* header naming the user; "": X-REMOTE-IDENT */
     char user[CLUSTER_FIELD_MAX];                 /* who the API calls are made as when no job
                                                      user applies (status, resources) */
 };
 
-/* "slurm", "oar", "fake" (static); and back (-1 if unknown). */
+/* "slurm", "oar", "fake", "slurmrest" (static); and back (-1 if unknown). */
 const char *cluster_kind_name(enum driver_kind k);
 int cluster_kind_parse(const char *name);
 #endif

@@ -92,7 +92,10 @@ struct grid_config {
 
 /* ---- the state ---- */
 
-enum grid_camp_state { GCS_RUNNING, GCS_PAUSED, GCS_CANCELLED, GCS_TERMINATED };
+enum grid_camp_state {
+    GCS_RUNNING, GCS_PAUSED, GCS_CANCELLED, GCS_TERMINATED,
+    GCS_WAITING,      /* runs once every campaign it is `after` has terminated (grid/deps.h) */
+};
 
 /* A job (one param) as the user sees it. */
 enum grid_job_state {
@@ -103,6 +106,9 @@ enum grid_job_state {
     GJ_TERMINATED,    /* a copy succeeded */
     GJ_ERROR,         /* given up; event_id says why; fixing it may resubmit */
     GJ_CANCELLED,     /* by the user, or dropped by a test campaign */
+    GJ_BLOCKED,       /* not submitted yet: a job it depends on has not succeeded (grid/deps.h) */
+    GJ_DEP_FAILED,    /* never submitted: a job it depends on was given up, or is itself
+                         dependency_failed; fixing that event with resubmit brings it back */
 };
 
 /* Why a copy was submitted. A prologue or an epilogue is a copy of no
@@ -210,6 +216,14 @@ struct grid_campaign {
     int end_notified;
     struct grid_camp_cluster *clusters;      /* owned */
     int nclusters;
+    int64_t nheld;            /* jobs of index >= next_new blocked or dependency_failed: not submittable */
+    int64_t nblocked;         /* jobs blocked: while any is, finalize waits (its end is not near) */
+    int64_t nskipped;         /* jobs below next_new never submitted (held when the queue passed them):
+                                 next_new - nskipped jobs were submitted */
+    int64_t resub_from;       /* no job below this index is GJ_TO_LAUNCH: where the queue's scans start (a
+                                 cache, not saved: 0 is always right) */
+    int64_t *after;           /* campaigns it runs after (GCS_WAITING until they terminate); owned */
+    int nafter;
 };
 
 struct grid_job {
@@ -223,6 +237,19 @@ struct grid_job {
     int64_t event_id;         /* GJ_ERROR: the event that gave it up */
     int64_t success_copy;     /* GJ_TERMINATED: the copy that succeeded */
     int64_t last_copy;        /* its newest copy (0: none); copies chain through prev_copy */
+    int64_t first_dependent;  /* the newest dependency naming it as the need (0: none); chained by next */
+    int64_t unmet;            /* jobs it depends on that have not succeeded */
+    int64_t failed_needs;     /* jobs it depends on given up or dependency_failed */
+};
+
+/* A dependency of one job on another of its campaign: job_id is
+ * submitted only once need_id succeeded. The dependencies of one need
+ * chain through next (newest first), so that a need's end reaches its
+ * dependents without scanning the jobs. */
+struct grid_dep {
+    int64_t id;               /* deps[i].id == i + 1 */
+    int64_t job_id, need_id;
+    int64_t next;             /* the need's next dependency (0: none) */
 };
 
 struct grid_copy {
@@ -295,6 +322,7 @@ struct grid_state {
     struct grid_copy *copies; int64_t ncopies, capcopies; /* copies[i].id == i + 1 */
     struct grid_pair *pairs; int npairs, cappairs;
     struct grid_event *events; int64_t nevents, capevents; /* events[i].id == i + 1 */
+    struct grid_dep *deps; int64_t ndeps, capdeps;         /* deps[i].id == i + 1 */
     struct fairshare fs;      /* users' */
     struct grid_project *projects; int nprojects, capprojects;
     struct fairshare project_fs;   /* projects', on fs's clock */

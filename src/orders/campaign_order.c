@@ -6,6 +6,7 @@
 #include "core/project.h"
 #include "core/strbuf.h"
 #include "grid/admission.h"
+#include "grid/deps.h"
 #include "orders/campaign_record.h"
 #include "store/store_campaign_view.h"
 #include <dirent.h>
@@ -132,6 +133,18 @@ static enum camp_order_rc check_clusters(struct store *st, const struct campaign
     return CAMP_ORDER_OK;
 }
 
+/* The params' dependencies from pair first_pair on name params (those
+ * from first_param on depending) and make no cycle. */
+static enum camp_order_rc check_deps(const struct campaign_spec *spec, size_t first_param, size_t first_pair,
+                                     char *err, size_t errlen)
+{
+    struct dep_edge *e;
+    size_t n;
+    if (deps_resolve(spec, first_param, first_pair, &e, &n, err, errlen)) return CAMP_ORDER_INVALID;
+    free(e);
+    return CAMP_ORDER_OK;
+}
+
 /* Parses the JDL and its params, and runs the rules as user (NULL: no
  * rule runs), into spec. */
 static enum camp_order_rc build_spec(const char *project_dir, const char *user, const char *jdl_text, size_t len,
@@ -156,7 +169,41 @@ static enum camp_order_rc build_spec(const char *project_dir, const char *user, 
         if (jdl_add_params_text(spec, params_text, params_len, why, sizeof why))
             return fail(CAMP_ORDER_INVALID, err, errlen, "param_file %.512s: %s", file, why);
     }
-    return user ? run_rules(project_dir, user, spec, err, errlen) : CAMP_ORDER_OK;
+    enum camp_order_rc rc = user ? run_rules(project_dir, user, spec, err, errlen) : CAMP_ORDER_OK;
+    return rc ? rc : check_deps(spec, 0, 0, err, errlen);
+}
+
+/* The campaigns spec runs after, ids or names, made ids of user_id's
+ * campaigns; another user's is refused as one that does not exist. */
+static enum camp_order_rc resolve_after(struct store *st, int64_t user_id, struct campaign_spec *spec, char *err,
+                                        size_t errlen)
+{
+    for (int k = 0; k < spec->nafter; k++) {
+        const char *a = spec->after[k];
+        int64_t id = 0, owner;
+        int count = 1;
+        size_t digits = strspn(a, "0123456789");
+        if (digits && !a[digits] && digits < 19) {
+            id = strtoll(a, NULL, 10);
+            int r = campaign_owner(st, id, &owner);
+            if (r < 0) return store_failed(st, err, errlen);
+            if (r == 1 || owner != user_id)
+                return fail(CAMP_ORDER_INVALID, err, errlen, "after[%d]: no campaign %lld of yours", k, (long long)id);
+        } else {
+            if (store_campaign_by_name(st, user_id, a, &id, &count)) return store_failed(st, err, errlen);
+            if (count > 1)
+                return fail(CAMP_ORDER_INVALID, err, errlen,
+                            "after[%d]: %d campaigns of yours are named \"%.64s\": give the id", k, count, a);
+            if (!count)
+                return fail(CAMP_ORDER_INVALID, err, errlen, "after[%d]: no campaign of yours is named \"%.64s\"", k,
+                            a);
+        }
+        char num[24];
+        snprintf(num, sizeof num, "%lld", (long long)id);
+        free(spec->after[k]);
+        spec->after[k] = xstrdup(num);
+    }
+    return CAMP_ORDER_OK;
 }
 
 enum camp_order_rc campaign_order_check(struct store *st, const char *project_dir, const char *user,
@@ -184,6 +231,7 @@ enum camp_order_rc campaign_order_submit(struct store *st, const char *project_d
     enum camp_order_rc rc =
         build_spec(project_dir, u.name, jdl_text, len, params_text, params_len, &spec, err, errlen);
     if (!rc) rc = check_clusters(st, &spec, NULL, NULL, err, errlen);
+    if (!rc) rc = resolve_after(st, user_id, &spec, err, errlen);
     if (!rc) {
         json_t *j = jdl_to_json(&spec);
         struct grid_order o = {.kind = GO_SUBMIT, .user_id = user_id, .body = json_dumps(j, JSON_COMPACT),
@@ -248,7 +296,7 @@ enum camp_order_rc campaign_order_add_params(struct store *st, const char *proje
     struct user u;
     int r = campaign_record_read(st, campaign_id, &spec, &owner);
     if (!r) r = store_user_get(st, owner, &u);
-    size_t before = campaign_nparams(&spec);
+    size_t before = campaign_nparams(&spec), deps_before = spec.deps.n;
     if (r) {
         rc = r == 1 ? fail(CAMP_ORDER_UNKNOWN, err, errlen, "campaign %lld or its owner vanished",
                            (long long)campaign_id)
@@ -258,11 +306,14 @@ enum camp_order_rc campaign_order_add_params(struct store *st, const char *proje
     } else if (campaign_nparams(&spec) == before) {
         rc = fail(CAMP_ORDER_INVALID, err, errlen, "no param to add: every line is empty or a comment");
     }
+    if (!rc) rc = check_deps(&spec, before, deps_before, err, errlen);
     if (!rc) rc = run_rules(project_dir, u.name, &spec, err, errlen);
     if (!rc) {
         struct strbuf body;
         sb_init(&body);
         for (size_t i = before; i < campaign_nparams(&spec); i++) sb_printf(&body, "%s\n", campaign_param(&spec, i));
+        for (size_t i = deps_before; i < spec.deps.n; i++)
+            sb_printf(&body, "@depends %s %s\n", spec.deps.names[2 * i], spec.deps.names[2 * i + 1]);
         struct grid_order o = {.kind = GO_ADD_PARAMS, .user_id = user_id, .campaign_id = campaign_id,
                                .body = body.s, .create_time = now};
         rc = insert_order(st, &o, err, errlen);

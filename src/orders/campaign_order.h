@@ -35,7 +35,11 @@ enum camp_order_rc {
  * (the CLI reads that file; without it, or with it beside a JDL that has
  * no param_file, the submission is CAMP_ORDER_INVALID); the
  * admission rules PROJECT/admission/ *.lua run in name order; every
- * cluster must be declared. user_id is the owner. *order_id is set. */
+ * cluster must be declared; the params' dependencies must name params
+ * and make no cycle (grid/deps.h); "after" must name user_id's campaigns,
+ * by id or by a name only one of them has (the order holds the ids;
+ * another user's is refused as unknown). user_id is the owner. *order_id
+ * is set. */
 enum camp_order_rc campaign_order_submit(struct store *st, const char *project_dir, int64_t user_id,
                                          const char *jdl_text, size_t len, const char *params_text,
                                          size_t params_len, int64_t now, int64_t *order_id, char *err,
@@ -69,8 +73,10 @@ enum camp_order_rc campaign_order_change(struct store *st, enum grid_order_kind 
  * and the admission rules PROJECT/admission/ *.lua run as for its owner
  * on the campaign with them: a rule may reject it (what a rule would
  * change is not kept: the settings were fixed at submission). No param
- * to add is CAMP_ORDER_INVALID. The order's body is the params, one per
- * line. A cancelled or test campaign is refused by the daemon. */
+ * to add is CAMP_ORDER_INVALID. "@depends" lines may make the new params
+ * depend on any param (not the params already there on new ones; no
+ * cycle). The order's body is the params, one per line, then the
+ * "@depends NAME NEED" lines. A cancelled or test campaign is refused by the daemon. */
 enum camp_order_rc campaign_order_add_params(struct store *st, const char *project_dir, int64_t user_id,
                                              int64_t campaign_id, const char *text, size_t len, int64_t now,
                                              int64_t *order_id, char *err, size_t errlen);

@@ -4,6 +4,8 @@
  * carried out off the HTTP threads (api_wait.c). The grid's routes are in
  * api_campaigns.c. */
 #include "server/api_internal.h"
+#include "server/api_session.h"
+#include "server/api_site.h"
 #include "core/log.h"
 #include "store/progress.h"
 #include "orders/sequence_order.h"
@@ -19,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *batch_json(struct store *st, const struct batch *b, int64_t now)
+json_t *api_batch_json(struct store *st, const struct batch *b, int64_t now)
 {
     struct batch_stats bs;
     if (store_batch_stats(st, b->id, &bs)) return NULL;
@@ -29,13 +31,20 @@ static json_t *batch_json(struct store *st, const struct batch *b, int64_t now)
     return batch_figures_json(b, store_app_get(st, b->app_id, &a) == 0 ? a.name : "", &p);
 }
 
+int api_batch_lookup(struct store *st, const char *key, struct batch *b)
+{
+    char *end;
+    long long id = strtoll(key, &end, 10);
+    return *key && !*end ? store_batch_get(st, id, b) : store_batch_by_name(st, key, b);
+}
+
 struct list_ctx { struct store *st; json_t *arr; int64_t now; int failed; };
 
 static int add_batch(void *p, const struct batch *b)
 {
     struct list_ctx *c = p;
     if (b->parent_id) return 0;   /* a chunk: counted in its generated batch */
-    json_t *o = batch_json(c->st, b, c->now);
+    json_t *o = api_batch_json(c->st, b, c->now);
     if (!o) return c->failed = 1;
     json_array_append_new(c->arr, o);
     return 0;
@@ -175,10 +184,8 @@ static json_t *batch_detail(struct server *s, struct store *st, const char *rest
     memcpy(key, rest, n);
     key[n] = 0;
     struct user u;
-    if (api_user(s, auth, &u, out, status)) return NULL;
-    char *end;
-    long long id = strtoll(key, &end, 10);
-    int rc = !*end ? store_batch_get(st, id, &b) : store_batch_by_name(st, key, &b);
+    if (api_reader(s, auth, &u, out, status)) return NULL;
+    int rc = api_batch_lookup(st, key, &b);
     if (!rc && api_scope(&u) && b.user_id != api_scope(&u)) rc = 1;
     if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st)), NULL;
     json_t *result = NULL;
@@ -196,13 +203,14 @@ static json_t *batch_detail(struct server *s, struct store *st, const char *rest
     return result;
 }
 
-/* The answer to GET batches: kept API_LIST_CACHE_S seconds (server.h), so
- * that anyone asking it in a loop costs one computation per period. 0 with
- * out filled, or -1 with the error answered. */
+/* The answer to GET batches: kept API_LIST_CACHE_S seconds, or longer when
+ * it was long to make (server.h), so that anyone asking it in a loop costs
+ * one computation per period. 0 with out filled, or -1 with the error
+ * answered. */
 static int batch_list(struct server *s, struct store *st, int64_t now, struct strbuf *out, int *status)
 {
     pthread_mutex_lock(&s->list_lock);
-    if (!s->list_text || now - s->list_time >= API_LIST_CACHE_S || now < s->list_time) {
+    if (!s->list_text || now - s->list_time >= s->list_keep || now < s->list_time) {
         struct list_ctx c = {st, json_array(), now, 0};
         if (store_each_batch(st, 0, add_batch, &c) || c.failed) {
             pthread_mutex_unlock(&s->list_lock);
@@ -213,6 +221,8 @@ static int batch_list(struct server *s, struct store *st, int64_t now, struct st
         free(s->list_text);
         s->list_text = json_dumps(o, JSON_COMPACT);
         s->list_time = now;
+        int64_t took = s->clock() - now;
+        s->list_keep = took * API_LIST_CACHE_COST > API_LIST_CACHE_S ? took * API_LIST_CACHE_COST : API_LIST_CACHE_S;
         json_decref(o);
     }
     sb_puts(out, s->list_text);
@@ -224,7 +234,10 @@ static int batch_list(struct server *s, struct store *st, int64_t now, struct st
 
 void api_handle(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status)
 {
-    if (api_campaigns_get(s, path, auth, out, status) || api_credit_get(s, path, auth, out, status)) return;
+    if (api_campaigns_get(s, path, auth, out, status) || api_credit_get(s, path, auth, out, status) ||
+        api_session_get(s, path, auth, out, status) || api_site_get(s, path, out, status) ||
+        api_science_get(s, path, auth, out, status))
+        return;
     struct store *st = server_reader(s);
     if (!st) return api_error(out, status, 503, "store unavailable");
     json_t *result = NULL;
@@ -238,11 +251,9 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
     } else if (!strncmp(path, "batches/", 8)) {
         const char *key = path + 8;
         struct batch b;
-        char *end;
-        long long id = strtoll(key, &end, 10);
-        int rc = *key && !*end ? store_batch_get(st, id, &b) : store_batch_by_name(st, key, &b);
+        int rc = api_batch_lookup(st, key, &b);
         if (rc) return api_error(out, status, rc > 0 ? 404 : 500, rc > 0 ? "no such batch" : store_error(st));
-        result = batch_json(st, &b, now);
+        result = api_batch_json(st, &b, now);
         if (!result) return api_error(out, status, 500, store_error(st));
     } else if (!strcmp(path, "sequences")) {
         struct seq_list l = {st, json_array(), 0};
@@ -402,6 +413,18 @@ int api_user(struct server *s, const char *key, struct user *u, struct strbuf *o
     return 0;
 }
 
+int api_reader(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status)
+{
+    if (!auth)
+        return api_error(out, status, 401, "log in on the site as the submitter whose work this is, or send a "
+                         "submit key (Authorization: Bearer KEY)"), -1;
+    if (!strchr(auth, '.')) return api_user(s, auth, u, out, status);
+    if (api_account(s, auth, u, out, status)) return -1;
+    if (u->role < USER_SUBMITTER)
+        return api_errorf(out, status, 403, "user '%s' is a volunteer: this is its submitter's to read", u->name), -1;
+    return 0;
+}
+
 int64_t api_scope(const struct user *u)
 {
     return u->role == USER_ADMIN ? 0 : u->id;
@@ -434,6 +457,7 @@ static void order_free(void *p)
 }
 
 /* Carries out order p (a struct order) in a store opened for it, and answers it. */
+
 static void seq_carry_out(struct server *s, void *p, struct strbuf *out, int *status)
 {
     struct order *o = p;

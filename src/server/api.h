@@ -14,7 +14,7 @@ void api_handle(struct server *s, const char *path, const char *auth, struct str
 /* GET batches/KEY/results and batches/KEY/jobs/JOB/results
  * (api_results.c): whether path (after "/api/v1/") is one of them; and
  * the answer queued on mc, a tar archive streamed from disk or the JSON
- * error (key: the caller's submit key, NULL none). MHD_YES or MHD_NO, as
+ * error (key: the caller's submit key or session cookie, NULL none: api_reader). MHD_YES or MHD_NO, as
  * MHD_queue_response says. */
 struct MHD_Connection;
 int api_results_path(const char *path);

@@ -202,7 +202,7 @@ int api_campaigns_get(struct server *s, const char *path, const char *key, struc
     if (r == CR_NONE) return 0;
     if (r == CR_BAD) return no_route(wrong_method, 0, out, status);
     struct user u;
-    if (api_user(s, key, &u, out, status)) return 1;
+    if (api_reader(s, key, &u, out, status)) return 1;
     struct store *st = server_reader(s);
     if (!st) return api_error(out, status, 503, "store unavailable"), 1;
     json_t *result = NULL, *arr = json_array();

@@ -1,11 +1,13 @@
 /* api_credit.c - the REST API's views of credit: the teams, open to
  * anyone (as BOINC's leaderboards are), and the caller's own account
- * (their credit, team, hosts and weak key), for the account key a volunteer's
- * clients hold. The same rows as `locus team list`, `user list` and
- * `host list` (store_list.h). */
+ * (their credit, team, hosts with their errors, and weak key), for the
+ * account key a volunteer's clients hold or their session on the site
+ * (api_account). The rows of `locus team list` and `user list`
+ * (store_list.h). */
 #include "server/api_internal.h"
 #include "server/web_am.h"
 #include "store/store_list.h"
+#include "store/store_site.h"
 #include <openssl/crypto.h>
 #include <string.h>
 
@@ -35,19 +37,16 @@ int api_credit_get(struct server *s, const char *path, const char *auth, struct 
     if (!st) return api_error(out, status, 503, "store unavailable"), 1;
     if (!strcmp(path, "teams")) return answer(st, listing(s, st, LIST_TEAMS, 0, API_TEAMS_MAX), out, status), 1;
     struct user u;
-    int rc = auth ? store_user_by_auth(st, auth, &u) : 1;
-    if (rc) {
-        api_error(out, status, rc < 0 ? 500 : 401,
-                  rc < 0 ? store_error(st) : "an account key is needed (Authorization: Bearer KEY)");
-        return 1;
-    }
-    json_t *me = listing(s, st, LIST_USERS, u.id, 1), *hosts = me ? listing(s, st, LIST_HOSTS, u.id, API_HOSTS_MAX) : NULL;
-    json_t *o = NULL;
+    if (api_account(s, auth, &u, out, status)) return 1;
+    json_t *me = listing(s, st, LIST_USERS, u.id, 1), *hosts = NULL, *o = NULL;
+    json_t *row = json_array_get(json_object_get(me, "users"), 0);
     char weak[WEAK_KEY_MAX + 1];
-    if (hosts && !web_am_weak_key(s, st, &u, weak)) {   /* to the key's owner: BOINC shows it on the account page */
-        o = json_pack("{s:O, s:s, s:O, s:O}", "user", json_array_get(json_object_get(me, "users"), 0), "weak_key",
-                      weak, "hosts", json_object_get(hosts, "hosts"), "hosts_left_out",
-                      json_object_get(hosts, "left_out"));
+    /* the weak key to its owner: BOINC shows it on the account page */
+    if (row && !store_user_hosts(st, u.id, API_HOSTS_MAX, &hosts) && !web_am_weak_key(s, st, &u, weak)) {
+        json_object_set_new(row, "recent_credit", json_real(u.expavg_credit));
+        json_object_set_new(row, "team_id", json_integer((json_int_t)u.team_id));
+        json_int_t left = json_integer_value(json_object_get(row, "hosts")) - (json_int_t)json_array_size(hosts);
+        o = json_pack("{s:O, s:s, s:O, s:I}", "user", row, "weak_key", weak, "hosts", hosts, "hosts_left_out", left);
         OPENSSL_cleanse(weak, sizeof weak);
     }
     json_decref(me);

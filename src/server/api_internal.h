@@ -22,6 +22,32 @@ json_t *api_body(const char *body, size_t len, struct strbuf *out, int *status);
  * revoked one, 403 an account key (it attaches hosts, orders nothing) or a
  * volunteer's key, 503 the store failed. */
 int api_user(struct server *s, const char *key, struct user *u, struct strbuf *out, int *status);
+/* The user calling an account route (GET /api/v1/account and every other
+ * route that reads a user's own data), the one check of it: auth is the
+ * account key of "Authorization: Bearer KEY" or the value of the site's
+ * session cookie (core/session.h: a session whose key generation is no
+ * longer the user's has ended), NULL none. 0 with *u (its id and role
+ * among the rest), or -1 answered: 401 none or unknown, 503 the store.
+ * Reads only: orders take submit keys (api_user). */
+int api_account(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status);
+/* The caller of a read that is its owner's (a batch's failures and jobs,
+ * campaigns, clusters' blacklists; an admin's view of hosts): the user of
+ * a submit key (api_user), or of the site's session cookie auth (it holds
+ * a '.'; api_account) when a submitter or admin. 0 with *u, or -1
+ * answered: 401 no key and no session, or an unknown or revoked one, 403
+ * an account key or a volunteer (by key or session), 503 the store. */
+int api_reader(struct server *s, const char *auth, struct user *u, struct strbuf *out, int *status);
+/* The user of a state-changing request of the site (a team order): a JSON
+ * body from this site (415 or 403 otherwise), a session (401) and its CSRF
+ * token (403), checked in constant time. 0 with *u, or -1 answered. */
+struct site_request;
+struct api_wait;
+int api_site_user(struct server *s, const struct site_request *r, struct user *u, struct strbuf *out, int *status);
+/* The site's team orders (api_teams.c): POST teams, teams/ID/join and
+ * teams/leave. 0 when path is none of them, else 1 answered or with *wait
+ * set. */
+int api_teams_post(struct server *s, const char *path, struct site_request *sr, const char *body, size_t len,
+                   struct strbuf *out, int *status, struct api_wait **wait);
 /* The owner whose work u may see and change: u's own id, or 0 (every
  * user's) for an admin. */
 int64_t api_scope(const struct user *u);
@@ -58,6 +84,15 @@ int api_campaigns_post(struct server *s, const char *path, const struct user *u,
  * none of theirs, else 1 answered or with *wait set as api_post says. */
 int api_batches_post(struct server *s, const char *path, const struct user *u, const char *body, size_t len,
                      struct strbuf *out, int *status, struct api_wait **wait);
+/* A batch by its name or decimal id (key borrowed) into *b: 0, 1 none, -1
+ * (store_error). */
+int api_batch_lookup(struct store *st, const char *key, struct batch *b);
+/* The fields of GET batches/NAME (owned), or NULL when st fails. */
+json_t *api_batch_json(struct store *st, const struct batch *b, int64_t now);
+/* The views of the scientists' and operators' pages (api_science.c): a
+ * batch's progress, app versions and hosts with their error rates. 0 when
+ * path is none of theirs, else 1 answered. */
+int api_science_get(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);
 /* The views of credit (api_credit.c): teams, and the account of the
  * account key auth. 0 when path is none of theirs, else 1 answered. */
 int api_credit_get(struct server *s, const char *path, const char *auth, struct strbuf *out, int *status);

@@ -173,7 +173,7 @@ static int find(struct server *s, const char *path, const char *key, struct batc
         return api_error(out, status, 404, "unknown API path; try /api/v1/batches/NAME_OR_ID/results or "
                          "/api/v1/batches/NAME_OR_ID/jobs/JOB/results"), -1;
     struct user u;
-    if (api_user(s, key, &u, out, status)) return -1;
+    if (api_reader(s, key, &u, out, status)) return -1;
     struct store *st = server_reader(s);
     if (!st) return api_error(out, status, 503, "store unavailable"), -1;
     int rc = batch_find(st, what, b);

@@ -235,10 +235,15 @@ static int add_params_order(struct gridd *g, const struct grid_order *o, int64_t
     if (!o->body) return snprintf(err, errlen, "add-params order without params"), -1;
     struct campaign_spec *spec = spec_of(g, o->campaign_id);
     if (!spec) return -2;
-    size_t before = campaign_nparams(spec);
+    size_t before = campaign_nparams(spec), deps_before = spec->deps.n, nedges = 0;
+    struct dep_edge *edges = NULL;
     int rc = jdl_add_params_text(spec, o->body, strlen(o->body), err, errlen);
+    if (!rc) rc = deps_resolve(spec, before, deps_before, &edges, &nedges, err, errlen);
     if (!rc) rc = grid_campaign_add_params(&g->g, o->campaign_id, (int64_t)(campaign_nparams(spec) - before), err,
                                            errlen);
+    /* the new params were checked to be new and unsubmitted: this cannot fail */
+    if (!rc) rc = grid_campaign_add_deps(&g->g, o->campaign_id, edges, nedges, err, errlen);
+    free(edges);
     if (!rc && store_campaign_params_sync(g->st, o->campaign_id, spec)) rc = -2;
     if (rc) {   /* the cached spec may hold params the store does not: read it again when needed */
         campaign_spec_free(spec);
@@ -938,6 +943,7 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.fairshare_half_life = cfg->grid_fairshare_half_life;
     gc.early_jobs = cfg->grid_early_jobs;
     gc.finalize = cfg->grid_finalize;
+    gc.max_attempts = cfg->grid_max_attempts;
     struct gridd *g = xcalloc(1, sizeof *g);
     g->cfg = *cfg;
     g->ops = drivers ? *drivers : (struct gridd_drivers){real_open, real_close, NULL};

@@ -10,7 +10,10 @@
 #include "core/strbuf.h"
 #include "core/tls_creds.h"
 #include "server/api.h"
+#include "server/api_session.h"
 #include "server/files.h"
+#include "server/http_site.h"
+#include "server/site.h"
 #include "server/metrics.h"
 #include "server/rpc.h"
 #include "server/server.h"
@@ -56,6 +59,7 @@ struct conn {
     int refusal_status;
     int unanswered;              /* counted in server.http_unanswered until completed */
     int moves_file;              /* has the longer timeout (set_timeout) */
+    struct site_request *site;   /* a POST to the API: what the site's routes read (api_session.h) */
 };
 
 /* Bytes a request body may have on this route. */
@@ -74,14 +78,30 @@ static const char *bearer_key(struct MHD_Connection *mc)
     return *h ? h : NULL;
 }
 
-static enum MHD_Result send_buf(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type)
+/* Who calls a GET of the API: an account or submit key, else the site's
+ * session cookie (api_account tells them apart); NULL none. */
+static const char *api_auth(struct MHD_Connection *mc)
+{
+    const char *key = bearer_key(mc);
+    return key ? key : MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, SESSION_COOKIE);
+}
+
+/* Sends sb with a Set-Cookie header when cookie is not NULL or "". */
+static enum MHD_Result send_buf_cookie(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type,
+                                       const char *cookie)
 {
     size_t len = sb->len;
     struct MHD_Response *r = MHD_create_response_from_buffer(len, sb_detach(sb), MHD_RESPMEM_MUST_FREE);
     MHD_add_response_header(r, "Content-Type", type);
+    if (cookie && cookie[0]) MHD_add_response_header(r, "Set-Cookie", cookie);
     enum MHD_Result rc = MHD_queue_response(mc, (unsigned)status, r);
     MHD_destroy_response(r);
     return rc;
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *mc, int status, struct strbuf *sb, const char *type)
+{
+    return send_buf_cookie(mc, status, sb, type, NULL);
 }
 
 static enum MHD_Result send_text(struct MHD_Connection *mc, int status, const char *text)
@@ -259,6 +279,22 @@ static enum MHD_Result begin_put(struct server *s, struct MHD_Connection *mc, st
     return rc;
 }
 
+/* What the site's POST routes read of the request (api_session.h). */
+static struct site_request *site_request_of(struct MHD_Connection *mc)
+{
+    struct site_request *r = xcalloc(1, sizeof *r);
+    r->session = MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, SESSION_COOKIE);
+    r->csrf = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-CSRF-Token");
+    r->content_type = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Content-Type");
+    r->origin = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Origin");
+    r->host = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Host");
+    client_addr(mc, r->addr);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    r->net = cidr_network(ci ? ci->client_addr : NULL);
+    r->https = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_PROTOCOL) != NULL;
+    return r;
+}
+
 /* First call for a request: choose the route and refuse oversized bodies. */
 static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const char *url, const char *method,
                              void **con_cls)
@@ -283,6 +319,7 @@ static enum MHD_Result begin(struct server *s, struct MHD_Connection *mc, const 
         }
     }
     if (c->route == URL_UPLOAD) c->up = upload_begin(s);
+    if (c->route == URL_API_POST) c->site = site_request_of(mc);
     c->moves_file = c->route == URL_DOWNLOAD || c->route == URL_STATS;
     set_timeout(s, mc, c->moves_file);
     return MHD_YES;
@@ -352,7 +389,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
     enum MHD_Result rc;
     switch (c->route) {
     case URL_MASTER:
-        rc = master_page(s, mc);
+        rc = s->site && site_find(s->site, "") ? http_site_answer(s, mc, "") : master_page(s, mc);
+        break;
+    case URL_PAGE:
+        rc = http_site_answer(s, mc, rest);
         break;
     case URL_RPC:
         if (c->too_large || c->busy) {
@@ -390,10 +430,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         break;
     case URL_API:
         if (api_results_path(rest)) {   /* an archive, streamed */
-            rc = (enum MHD_Result)api_results_send(s, mc, rest, bearer_key(mc));
+            rc = (enum MHD_Result)api_results_send(s, mc, rest, api_auth(mc));
             break;
         }
-        api_handle(s, rest, bearer_key(mc), &out, &status);
+        api_handle(s, rest, api_auth(mc), &out, &status);
         rc = send_buf(mc, status, &out, "application/json");
         break;
     case URL_API_POST:
@@ -406,8 +446,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
             api_wait_finish(c->wait, &out, &status);
             c->wait = NULL;
         } else {
+            const char *body = c->body.s ? c->body.s : "";
             if (c->route == URL_WEB_RPC) web_rpc(s, mc, rest, &out, &c->wait);
-            else api_post(s, rest, bearer_key(mc), c->body.s ? c->body.s : "", c->body.len, &out, &status, &c->wait);
+            else if (!api_site_post(s, rest, c->site, body, c->body.len, &out, &status, &c->wait))
+                api_post(s, rest, bearer_key(mc), body, c->body.len, &out, &status, &c->wait);
             if (c->wait) {           /* as an RPC's commit: free this thread meanwhile */
                 suspend(s, mc, c);
                 api_wait_start(c->wait, resume, mc);
@@ -415,7 +457,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
                 break;
             }
         }
-        rc = send_buf(mc, status, &out, c->route == URL_WEB_RPC ? "text/xml" : "application/json");
+        rc = send_buf_cookie(mc, status, &out, c->route == URL_WEB_RPC ? "text/xml" : "application/json",
+                             c->site ? c->site->set_cookie : NULL);
         break;
     case URL_API_PUT:
         if (c->wait) {               /* resumed: the file is registered, or refused */
@@ -468,6 +511,7 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     atomic_fetch_sub(&s->http_body_bytes, (int64_t)c->body.len);
     sb_free(&c->body);
     sb_free(&c->refusal);
+    free(c->site);
     free(c);
     *con_cls = NULL;
 }

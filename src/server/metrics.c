@@ -42,9 +42,10 @@ static const char *const OUTCOME_NAMES[RPC_OUTCOMES] = {[RPC_OK] = "ok", [RPC_RE
  * its last poll answered. */
 enum cluster_state { CLUSTER_UP, CLUSTER_UNREACHABLE, CLUSTER_DISABLED, CLUSTER_STATES };
 static const char *const CLUSTER_STATE_NAMES[CLUSTER_STATES] = {"up", "unreachable", "disabled"};
-#define CAMPAIGN_STATES (GCS_TERMINATED + 1)
+#define CAMPAIGN_STATES (GCS_WAITING + 1)
 static const char *const CAMPAIGN_STATE_NAMES[CAMPAIGN_STATES] = {
-    [GCS_RUNNING] = "running", [GCS_PAUSED] = "paused", [GCS_CANCELLED] = "cancelled", [GCS_TERMINATED] = "terminated"};
+    [GCS_RUNNING] = "running", [GCS_PAUSED] = "paused", [GCS_CANCELLED] = "cancelled", [GCS_TERMINATED] = "terminated",
+    [GCS_WAITING] = "waiting"};
 
 struct cluster_fig {
     char name[GRID_CLUSTER_NAME_MAX + 1];

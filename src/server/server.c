@@ -5,6 +5,7 @@
 #include "server/grid.h"
 #include "server/files.h"
 #include "server/metrics.h"
+#include "server/site.h"
 #include "server/web_rpc.h"
 #include "core/fsutil.h"
 #include "core/log.h"
@@ -526,6 +527,24 @@ static void make_private(struct server *s)
 
 /* The project's plan classes: none without plan_class.xml; a file that
  * does not parse stops the start, as a bad config.xml does. */
+#ifndef LOCUS_CHARTJS_DIR
+#define LOCUS_CHARTJS_DIR "/usr/share/javascript/chart.js"
+#endif
+
+/* The web site of <web_dir>, or of the installed folder. The installed
+ * one may be absent (a build not installed): then the master page alone,
+ * as BOINC clients need it; a folder the operator named must be there. */
+static int open_site(struct server *s, char *err, size_t errlen)
+{
+    char dir[PROJECT_PATH_MAX + 1100];
+    int named = site_dir(s->proj.dir, &s->proj.cfg, dir, sizeof dir);
+    int rc = site_load(dir, LOCUS_CHARTJS_DIR, &s->proj.cfg, &s->site, err, errlen);
+    if (rc == 1 && named) errf(err, errlen, "<web_dir> %s: no such folder", dir);
+    else if (rc == 1) log_info("no web site at %s: serving the master page alone", dir);
+    else if (!rc) log_info("web site: %zu files from %s", s->site->n, dir);
+    return rc == 1 ? -named : rc;
+}
+
 static int load_plan_classes(struct server *s, char *err, size_t errlen)
 {
     char path[PROJECT_PATH_MAX + 32], msg[256];
@@ -584,7 +603,7 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
     char key_path[PROJECT_PATH_MAX + 64];
     project_path(&s->proj, key_path, sizeof key_path, "keys/upload_key");
     if (upload_key_load(key_path, s->clock(), &s->upload_key, err, errlen)) return -1;
-    if (web_accounts_open(s, err, errlen)) return -1;
+    if (web_accounts_open(s, err, errlen) || open_site(s, err, errlen)) return -1;
 
     if (load_plan_classes(s, err, errlen)) return -1;
     make_private(s);
@@ -600,6 +619,7 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
     }
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->list_lock, NULL);
+    pthread_mutex_init(&s->status_lock, NULL);
     imap_init(&s->apps);
     imap_init(&s->versions);
     imap_init(&s->files);
@@ -746,12 +766,15 @@ void server_stop(struct server *s)
     free(s->code_sign_key);
     tls_creds_free(&s->tls);
     web_accounts_close(s);
+    site_free(s->site);
     free(s->list_text);
+    free(s->status_text);
     metrics_free(s->metrics);
     for (struct server_config *c = atomic_load(&s->config), *older; c; c = older) {
         older = c->replaced;
         free(c);
     }
     pthread_mutex_destroy(&s->list_lock);
+    pthread_mutex_destroy(&s->status_lock);
     pthread_mutex_destroy(&s->lock);
 }

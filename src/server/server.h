@@ -27,7 +27,8 @@ struct metrics;
  * *: hook_timeout), in ms. */
 #define HOOK_MS(c) ((c)->hook_timeout * 1000)
 
-#define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept */
+#define API_LIST_CACHE_S 5       /* seconds the answer to GET /api/v1/batches is kept, at least */
+#define API_LIST_CACHE_COST 10   /* ... and at least this many times as long as it took to make */
 #define API_ORDER_WAIT_MS 30000 /* an API campaign order awaited this long, then 503 (it stays queued) */
 
 /* The settings a running locusd works with, and what is made of them for
@@ -52,6 +53,8 @@ struct server {
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
     struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */
+    struct site *site;           /* owned: the web site (site.h), read at start; NULL: none, the built-in
+                                    master page alone */
     struct metrics *metrics;     /* owned: the figures of GET /metrics (metrics.h) */
     /* owned: the settings now, read through server_config. Published
      * under the lock, with the index's copies of them: a thread holding
@@ -59,11 +62,19 @@ struct server {
     _Atomic(struct server_config *) config;
 
     /* GET /api/v1/batches, open to anyone, computes every batch's figures:
-     * its answer is kept API_LIST_CACHE_S seconds, so a flood of such
-     * requests costs one computation per period. */
-    pthread_mutex_t list_lock;   /* guards the two below */
+     * its answer is kept API_LIST_CACHE_S seconds, or API_LIST_CACHE_COST
+     * times as long as it took to make when longer (seconds, with a
+     * million jobs), so that a flood of such requests costs one
+     * computation per period and the list at most a tenth of a core. */
+    pthread_mutex_t list_lock;   /* guards the three below */
     int64_t list_time;           /* when list_text was made (by clock) */
+    int64_t list_keep;           /* seconds it is kept */
     char *list_text;             /* owned, or NULL */
+    /* GET /api/v1/status, the site's live figures, likewise (api_site.c) */
+    pthread_mutex_t status_lock; /* guards the three below */
+    int64_t status_time;
+    char *status_text;           /* owned, or NULL */
+    int status_computing;        /* a thread computes it: the others answer the last one meanwhile */
 
     pthread_mutex_t lock;        /* guards everything below up to the queues */
     struct sched_index idx;

@@ -2,6 +2,7 @@
  * libmicrohttpd's, and the routes. A download name found here is not yet
  * safe: download_open checks it (name_is_safe) before it names a file. */
 #include "server/url.h"
+#include "server/site.h"
 
 #include <microhttpd.h>
 #include <string.h>
@@ -54,6 +55,10 @@ enum url_route url_route(const char *prefix, const char *method, const char *url
         *rest = p + sizeof STATS_DIR - 1;
         return URL_STATS;
     }
+    if (get && site_name_ok(p)) {
+        *rest = p;
+        return URL_PAGE;
+    }
     return URL_NOT_FOUND;
 }
 
@@ -63,7 +68,7 @@ const char *url_route_name(enum url_route r)
         [URL_NONE] = "none", [URL_MASTER] = "master", [URL_RPC] = "scheduler", [URL_DOWNLOAD] = "download", [URL_STATS] = "stats",
         [URL_UPLOAD] = "upload", [URL_WEB_RPC] = "web_rpc", [URL_API] = "api", [URL_API_POST] = "api_post",
         [URL_API_PUT] = "api_put",
-        [URL_METRICS] = "metrics", [URL_NOT_FOUND] = "not_found",
+        [URL_PAGE] = "page", [URL_METRICS] = "metrics", [URL_NOT_FOUND] = "not_found",
     };
     return (unsigned)r < URL_ROUTES ? names[r] : names[URL_NONE];
 }

@@ -17,6 +17,8 @@ enum url_route {
     URL_API,           /* GET/HEAD /api/v1/PATH; *rest = PATH */
     URL_API_POST,      /* POST /api/v1/PATH; *rest = PATH */
     URL_API_PUT,       /* PUT /api/v1/PATH (a file, streamed); *rest = PATH */
+    URL_PAGE,          /* GET/HEAD PREFIXNAME, NAME a name of the web site (site_name_ok), none of the
+                          above; *rest = NAME: the site serves it or answers 404 */
     URL_METRICS,       /* GET/HEAD /metrics, whatever the prefix (before the master page of a prefix
                           "/metrics/" without its final '/') */
     URL_NOT_FOUND,     /* anything else */
@@ -32,7 +34,7 @@ size_t url_unescape(char *s);
 
 /* The route of a decoded url (NUL-terminated) for method, under prefix (the
  * path of the master URL, starting and ending with '/'). *rest is set for
- * URL_DOWNLOAD, URL_STATS and the API routes, pointing into url; left as it was
+ * URL_DOWNLOAD, URL_STATS, URL_PAGE and the API routes, pointing into url; left as it was
  * otherwise. Never fails: an unknown URL is URL_NOT_FOUND. */
 enum url_route url_route(const char *prefix, const char *method, const char *url, const char **rest);
 

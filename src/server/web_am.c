@@ -5,6 +5,7 @@
  * of am_set_info is checked before any is made, and all are made in one
  * transaction: a refused call changes nothing. */
 #include "server/web_am.h"
+#include "orders/team_order.h"
 #include "core/clock.h"
 #include "core/log.h"
 #include "core/passwd.h"
@@ -173,7 +174,12 @@ static int write_changes(struct server *s, struct store *st, const struct am_ord
     }
     if (!rc) rc = store_user_profile_set(st, u->id, p);
     if (!rc && o->name[0]) rc = store_user_set_name(st, u->id, o->name);
-    if (!rc && o->has_team) rc = store_user_set_team(st, u->id, o->team_id);
+    if (!rc && o->has_team && o->team_id != u->team_id) {   /* by team_order.h's rules: a founder hands over */
+        char why[256];
+        struct team t;
+        rc = (o->team_id ? team_join(st, u->id, o->team_id, &t, why, sizeof why) : team_leave(st, u->id, why, sizeof why))
+                 ? -1 : 0;
+    }
     if (!rc && (email_changes || passwd[0]))
         rc = store_user_set_login(st, u->id, email_changes ? o->email : p->email, passwd[0] ? passwd : old_passwd);
     OPENSSL_cleanse(old_passwd, sizeof old_passwd);

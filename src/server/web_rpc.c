@@ -17,6 +17,7 @@
 #include "store/store.h"
 #include "core/clock.h"
 #include <ctype.h>
+#include <stdarg.h>
 #include <openssl/crypto.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,8 +30,6 @@
 #define PLATFORMS_MAX 32
 #define TERMS_FILE "terms_of_use.txt"
 #define XML_DECL "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"
-
-enum web_call { CALL_CREATE, CALL_LOOKUP };
 
 struct web_accounts {
     struct upload_key secret;         /* the account secret: keys are made from it */
@@ -51,6 +50,8 @@ struct account_order {
     char team_name[DISPLAY_NAME_MAX + 1];   /* "" none */
     char addr[64];
     uint64_t net;
+    account_answer_fn answer;         /* how the caller wants the result */
+    void *ctx;
 };
 
 static enum signup_mode signup_of(const char *mode)
@@ -151,10 +152,21 @@ static void kdf_leave(struct web_accounts *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-static void store_trouble(struct store *st, struct strbuf *out, const char *what)
+/* Refuses with BOINC's error number err and the reason fmt. */
+static void refuse(struct account_result *r, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(struct account_result *r, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->err = err;
+}
+
+static void store_trouble(struct store *st, struct account_result *r, const char *what)
 {
     log_error("web RPC: cannot %s: %s", what, st ? store_error(st) : "the store cannot be opened");
-    web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot reach its store: try again later");
+    refuse(r, BOINC_ERR_PROJECT_DOWN, "the project cannot reach its store: try again later");
 }
 
 /* 1 if passwd_hash opens u's account: its stored password, or BOINC's
@@ -176,32 +188,39 @@ static int passwd_opens(struct web_accounts *w, const struct user *u, const char
     return ok;
 }
 
-/* The account's key into out; an account whose key was drawn at random
- * (made by the operator before keys were made) has none to give. */
-static void answer_key(struct web_accounts *w, const struct user *u, struct strbuf *out)
+/* BOINC's answer: the account's key; an account whose key was drawn at
+ * random (made by the operator before keys were made) has none to give. */
+static void answer_xml(struct server *s, const struct account_result *r, void *ctx, struct strbuf *out, int *status)
 {
-    if (u->key_gen == ACCOUNT_KEY_GEN_RANDOM) {
-        web_error_xml(out, BOINC_ERR_BAD_PASSWD, "this account's key cannot be given again: ask the project");
-        return;
-    }
+    (void)ctx;
+    *status = 200;
+    if (r->err) return web_error_xml(out, r->err, r->msg);
+    if (r->u.key_gen == ACCOUNT_KEY_GEN_RANDOM)
+        return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "this account's key cannot be given again: ask the project");
     char key[ACCOUNT_KEY_LEN + 1];
-    account_key_make(&w->secret, u->id, u->key_gen, key);
+    account_key_make(&s->accounts->secret, r->u.id, r->u.key_gen, key);
     web_account_xml(out, key);
     OPENSSL_cleanse(key, sizeof key);
 }
 
-static void lookup(struct server *s, struct store *st, const struct account_order *o, struct strbuf *out)
+/* answer_xml on an order's thread, into the order's own answer. */
+static void answer_xml_order(struct server *s, const struct account_result *r, void *ctx, struct strbuf *out,
+                             int *status)
 {
-    struct user u;
+    sb_puts(out, XML_DECL);
+    answer_xml(s, r, ctx, out, status);
+}
+
+static void lookup(struct server *s, struct store *st, const struct account_order *o, struct account_result *r)
+{
     char stored[PASSWD_STORED_MAX];
-    int rc = store_user_by_email(st, o->email, &u, stored, sizeof stored);
-    if (rc < 0) return store_trouble(st, out, "look up an account");
-    if (rc) return web_error_xml(out, BOINC_ERR_DB_NOT_FOUND, "no account has this e-mail address");
-    if (!passwd_opens(s->accounts, &u, stored, o->email, o->passwd_hash)) {
-        log_info("web RPC: wrong password for account %lld from %s", (long long)u.id, o->addr);
-        return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "wrong password");
+    int rc = store_user_by_email(st, o->email, &r->u, stored, sizeof stored);
+    if (rc < 0) return store_trouble(st, r, "look up an account");
+    if (rc) return refuse(r, BOINC_ERR_DB_NOT_FOUND, "no account has this e-mail address");
+    if (!passwd_opens(s->accounts, &r->u, stored, o->email, o->passwd_hash)) {
+        log_info("web RPC: wrong password for account %lld from %s", (long long)r->u.id, o->addr);
+        return refuse(r, BOINC_ERR_BAD_PASSWD, "wrong password");
     }
-    answer_key(s->accounts, &u, out);
 }
 
 /* As BOINC's create_account: an account given the name of a team that
@@ -214,17 +233,17 @@ static int join_named_team(struct store *st, int64_t user_id, const char *name)
 }
 
 /* Inserts the account in one transaction: its id, then its key made from
- * it. 0, 1 (name or e-mail taken: answered), -1. */
+ * it. 0, 1 (name or e-mail taken: refused in r), -1. */
 static int insert_account(struct server *s, struct store *st, const struct account_order *o, const char *passwd,
-                          struct strbuf *out, struct user *u)
+                          struct account_result *r, struct user *u)
 {
     if (store_begin(st)) return -1;
     char stored[PASSWD_STORED_MAX];
     struct user other;
     int rc = store_user_by_email(st, o->email, &other, stored, sizeof stored);
-    if (!rc) web_error_xml(out, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
+    if (!rc) refuse(r, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
     else if (rc == 1 && !(rc = store_user_by_name(st, o->user_name, &other)))
-        web_error_xml(out, BOINC_ERR_BAD_USER_NAME, "this user name is taken: choose another");
+        refuse(r, BOINC_ERR_BAD_USER_NAME, "this user name is taken: choose another");
     if (rc != 1) {
         store_rollback(st);
         return rc ? -1 : 1;
@@ -243,46 +262,43 @@ fail:
     return -1;
 }
 
-static void create(struct server *s, struct store *st, const struct account_order *o, struct strbuf *out)
+static void create(struct server *s, struct store *st, const struct account_order *o, struct account_result *r)
 {
-    struct user u;
     char stored[PASSWD_STORED_MAX];
-    int rc = store_user_by_email(st, o->email, &u, stored, sizeof stored);
-    if (rc < 0) return store_trouble(st, out, "look up an account");
+    int rc = store_user_by_email(st, o->email, &r->u, stored, sizeof stored);
+    if (rc < 0) return store_trouble(st, r, "look up an account");
     if (!rc) {   /* as BOINC's: the same address and password are the account, created before */
-        if (passwd_opens(s->accounts, &u, stored, o->email, o->passwd_hash)) {
-            if (o->team_name[0] && join_named_team(st, u.id, o->team_name))
-                return store_trouble(st, out, "join a team");
-            return answer_key(s->accounts, &u, out);
-        }
-        return web_error_xml(out, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
+        if (!passwd_opens(s->accounts, &r->u, stored, o->email, o->passwd_hash))
+            return refuse(r, BOINC_ERR_DB_NOT_UNIQUE, "an account has this e-mail address already");
+        if (o->team_name[0] && join_named_team(st, r->u.id, o->team_name)) store_trouble(st, r, "join a team");
+        return;
     }
     if (web_accounts_hash(s, o->passwd_hash, stored)) {
         log_error("web RPC: cannot hash a password (libsodium: out of memory?)");
-        return web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot create accounts now: try again later");
+        return refuse(r, BOINC_ERR_PROJECT_DOWN, "the project cannot create accounts now: try again later");
     }
-    rc = insert_account(s, st, o, stored, out, &u);
-    if (rc < 0) return store_trouble(st, out, "create an account");
-    if (rc) return;
-    log_info("web RPC: account %lld (%s) created from %s", (long long)u.id, u.name, o->addr);
-    answer_key(s->accounts, &u, out);
+    rc = insert_account(s, st, o, stored, r, &r->u);
+    if (rc < 0) return store_trouble(st, r, "create an account");
+    if (!rc) log_info("web RPC: account %lld (%s) created from %s", (long long)r->u.id, r->u.name, o->addr);
 }
 
 static void run_order(struct server *s, void *p, struct strbuf *out, int *status)
 {
     const struct account_order *o = p;
     char err[256];
+    struct account_result r = {0};
     struct store *st = store_open(s->db_path, 0, err, sizeof err);
-    *status = 200;
-    sb_puts(out, XML_DECL);
     if (!st) {
         log_error("web RPC: %s", err);
-        web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project cannot reach its store: try again later");
-        return;
+        refuse(&r, BOINC_ERR_PROJECT_DOWN, "the project cannot reach its store: try again later");
+    } else if (o->call == CALL_CREATE) {
+        create(s, st, o, &r);
+    } else {
+        lookup(s, st, o, &r);
     }
-    if (o->call == CALL_CREATE) create(s, st, o, out);
-    else lookup(s, st, o, out);
-    store_close(st);
+    if (st) store_close(st);
+    o->answer(s, &r, o->ctx, out, status);
+    OPENSSL_cleanse(&r, sizeof r);
 }
 
 static void drop_order(void *p)
@@ -293,8 +309,8 @@ static void drop_order(void *p)
 
 /* ---- the cheap checks, on the HTTP thread ---- */
 
-/* 0 if a may create an account now; else the error answered. */
-static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct strbuf *out)
+/* 0 if a may create an account now; else -1, refused in r. */
+static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct account_result *r)
 {
     const struct project_config *c = server_cfg(s);   /* the mode and its code from one reload */
     const char *code = c->invitation_code;
@@ -305,20 +321,20 @@ static int may_sign_up(struct server *s, const struct web_rpc_args *a, struct st
     case SIGNUP_INVITATION:
         if (!a->invite_code) break;
         if (strlen(a->invite_code) == strlen(code) && !CRYPTO_memcmp(a->invite_code, code, strlen(code))) return 0;
-        web_error_xml(out, BOINC_ERR_ACCT_CREATION_DISABLED, "wrong invitation code");
+        refuse(r, BOINC_ERR_ACCT_CREATION_DISABLED, "wrong invitation code");
         return -1;
     case SIGNUP_CLOSED:
         break;
     }
-    web_error_xml(out, BOINC_ERR_ACCT_CREATION_DISABLED,
-                  signup == SIGNUP_CLOSED ? "this project creates no accounts: ask its operator"
-                                                      : "this project creates accounts with an invitation code only");
+    refuse(r, BOINC_ERR_ACCT_CREATION_DISABLED, "%s",
+           signup == SIGNUP_CLOSED ? "this project creates no accounts: ask its operator"
+                                   : "this project creates accounts with an invitation code only");
     return -1;
 }
 
-/* Takes one of addr's allowance (spend) or looks whether one is left; 1
- * if so, else 0 with the error answered into out (when not NULL). */
-static int allowance(struct server *s, const char *addr, int spend, struct strbuf *out)
+/* Takes one of addr's allowance (spend) or looks whether one is left: 1
+ * if so, else 0 with the minutes to wait into *wait_min. */
+static int allowance(struct server *s, const char *addr, int spend, int *wait_min)
 {
     struct web_accounts *w = s->accounts;
     int retry_s;
@@ -326,18 +342,28 @@ static int allowance(struct server *s, const char *addr, int spend, struct strbu
     int ok = spend ? ratelimit_take(w->allowance, addr, monotonic_ms(), &retry_s)
                    : ratelimit_may(w->allowance, addr, monotonic_ms(), &retry_s);
     pthread_mutex_unlock(&w->allowance_lock);
-    if (ok || !out) return ok;
+    *wait_min = (retry_s + 59) / 60;
+    if (!ok) log_info("web RPC: %s refused, over its allowance", addr);
+    return ok;
+}
+
+#define OVER_ALLOWANCE "too many account requests from your address: try again in %d minutes"
+
+int web_accounts_may(struct server *s, const char *addr, struct strbuf *out)
+{
+    int wait_min;
+    if (allowance(s, addr, 0, &wait_min)) return 1;
     char msg[128];
-    snprintf(msg, sizeof msg, "too many account requests from your address: try again in %d minutes",
-             (retry_s + 59) / 60);
-    log_info("web RPC: %s refused, over its allowance", addr);
-    web_error_xml(out, BOINC_ERR_PROJECT_DOWN, msg);
+    snprintf(msg, sizeof msg, OVER_ALLOWANCE, wait_min);
+    if (out) web_error_xml(out, BOINC_ERR_PROJECT_DOWN, msg);
     return 0;
 }
 
-int web_accounts_may(struct server *s, const char *addr, struct strbuf *out) { return allowance(s, addr, 0, out); }
-
-void web_accounts_spend(struct server *s, const char *addr) { allowance(s, addr, 1, NULL); }
+void web_accounts_spend(struct server *s, const char *addr)
+{
+    int wait_min;
+    allowance(s, addr, 1, &wait_min);
+}
 
 const struct upload_key *web_accounts_secret(const struct server *s) { return &s->accounts->secret; }
 
@@ -349,26 +375,22 @@ int web_accounts_hash(struct server *s, const char *passwd_hash, char *stored)
     return rc ? -1 : 0;
 }
 
-void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
-                    struct api_wait **wait)
+int web_account_order(struct server *s, enum web_call call, const struct web_rpc_args *a, account_answer_fn answer,
+                      void *ctx, struct account_result *refused, struct api_wait **wait)
 {
     *wait = NULL;
-    sb_puts(out, XML_DECL);   /* an order writes its own: out is left then */
-    if (!strcmp(name, "get_project_config.php")) return project_config(s, out);
-    if (web_am_handles(name)) return web_am_handle(s, name, a, out, wait);
-    enum web_call call = !strcmp(name, "create_account.php") ? CALL_CREATE : CALL_LOOKUP;
-    if (call == CALL_CREATE && may_sign_up(s, a, out)) return;
-    struct account_order o = {.call = call};
+    *refused = (struct account_result){0};
+    if (call == CALL_CREATE && may_sign_up(s, a, refused)) return -1;
+    struct account_order o = {.call = call, .answer = answer, .ctx = ctx};
     if (!a->email_addr || web_email_normalize(a->email_addr, o.email, sizeof o.email))
-        return web_error_xml(out, BOINC_ERR_BAD_EMAIL_ADDR, "not an e-mail address");
+        return refuse(refused, BOINC_ERR_BAD_EMAIL_ADDR, "not an e-mail address"), -1;
     if (!a->passwd_hash || !web_passwd_hash_ok(a->passwd_hash))
-        return web_error_xml(out, BOINC_ERR_BAD_PASSWD, "passwd_hash must be 32 hex digits (BOINC's password hash)");
-    if (call == CALL_CREATE && (!a->user_name || !display_name_ok(a->user_name))) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "a user name is 1 to %d printable ASCII characters", DISPLAY_NAME_MAX);
-        return web_error_xml(out, BOINC_ERR_BAD_USER_NAME, msg);
-    }
-    if (!allowance(s, a->addr, 1, out)) return;
+        return refuse(refused, BOINC_ERR_BAD_PASSWD, "passwd_hash must be 32 hex digits (BOINC's password hash)"), -1;
+    if (call == CALL_CREATE && (!a->user_name || !display_name_ok(a->user_name)))
+        return refuse(refused, BOINC_ERR_BAD_USER_NAME, "a user name is 1 to %d printable ASCII characters",
+                      DISPLAY_NAME_MAX), -1;
+    int wait_min;
+    if (!allowance(s, a->addr, 1, &wait_min)) return refuse(refused, BOINC_ERR_PROJECT_DOWN, OVER_ALLOWANCE, wait_min), -1;
     for (int i = 0; i < PASSWD_HASH_LEN; i++) o.passwd_hash[i] = (char)tolower((unsigned char)a->passwd_hash[i]);
     if (call == CALL_CREATE) {
         snprintf(o.user_name, sizeof o.user_name, "%s", a->user_name);
@@ -380,16 +402,36 @@ void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_arg
     struct account_order *p = xmalloc(sizeof *p);
     *p = o;
     OPENSSL_cleanse(&o, sizeof o);
-    web_accounts_queue(s, run_order, drop_order, p, out, wait);
+    struct strbuf busy;   /* the XML refusal; the caller answers in its own form */
+    sb_init(&busy);
+    int rc = web_accounts_queue(s, run_order, drop_order, p, &busy, wait);
+    sb_free(&busy);
+    if (rc) refuse(refused, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
+    return rc;
 }
 
-void web_accounts_queue(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
-                        struct api_wait **wait)
+void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
+                    struct api_wait **wait)
+{
+    *wait = NULL;
+    sb_puts(out, XML_DECL);   /* an order writes its own: out is left then */
+    if (!strcmp(name, "get_project_config.php")) return project_config(s, out);
+    if (web_am_handles(name)) return web_am_handle(s, name, a, out, wait);
+    struct account_result refused;
+    int status;
+    if (web_account_order(s, !strcmp(name, "create_account.php") ? CALL_CREATE : CALL_LOOKUP, a, answer_xml_order,
+                          NULL, &refused, wait))
+        answer_xml(s, &refused, NULL, out, &status);
+}
+
+int web_accounts_queue(struct server *s, api_order_fn run, void (*drop)(void *), void *order, struct strbuf *out,
+                       struct api_wait **wait)
 {
     int status;
     struct strbuf refused;   /* api_wait_new's JSON refusal: this caller answers in XML */
     sb_init(&refused);
-    if (api_wait_new(s, run, drop, order, &refused, &status, wait))
-        web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
+    int rc = api_wait_new(s, run, drop, order, &refused, &status, wait);
+    if (rc) web_error_xml(out, BOINC_ERR_PROJECT_DOWN, "the project is busy: try again in a moment");
     sb_free(&refused);
+    return rc;
 }

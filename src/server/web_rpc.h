@@ -33,17 +33,39 @@ int web_accounts_check(const struct project_config *c, char *err, size_t errlen)
  * of sign-up need nothing: they are read from server_cfg at each call. */
 void web_accounts_configure(struct server *s, const struct project_config *c);
 
+struct api_wait;
+
+/* What an account creation or lookup came to. */
+struct account_result {
+    int err;                     /* 0, or BOINC's error number (proto/web_rpc.h) */
+    char msg[160];               /* why, when err */
+    struct user u;               /* the account, when not err */
+};
+/* Answers r into out and *status in the caller's form (BOINC's XML, the
+ * site's JSON and cookie); ctx as given to web_account_order. Called on
+ * the order's thread, or on the HTTP thread for a refusal. */
+typedef void (*account_answer_fn)(struct server *s, const struct account_result *r, void *ctx, struct strbuf *out,
+                                  int *status);
+enum web_call { CALL_CREATE, CALL_LOOKUP };
+/* The one path of account creation and lookup, for BOINC's web RPCs and
+ * the web site's sign-up and login: the checks that cost nothing (sign-up
+ * mode and invitation code, e-mail, passwd_hash, user name, the address's
+ * allowance) here, then Argon2id and the store on an order thread, whose
+ * result goes to answer(s, r, ctx, ...). 0 with *wait set (see
+ * api_wait_start); -1 with *refused filled and *wait NULL: nothing done. */
+int web_account_order(struct server *s, enum web_call call, const struct web_rpc_args *a, account_answer_fn answer,
+                      void *ctx, struct account_result *refused, struct api_wait **wait);
 /* Answers GET PREFIXname (name one of url.c's web RPCs) into out, always
  * with HTTP 200 as BOINC's (an error is an <error> reply); or, for an
  * account creation or lookup that passed the cheap checks, sets *wait to
  * an order carried out on a thread of its own (a password costs a tenth of
  * a second): see api_wait_start. */
-struct api_wait;
 void web_rpc_handle(struct server *s, const char *name, const struct web_rpc_args *a, struct strbuf *out,
                     struct api_wait **wait);
 
-/* For web_am.c: the account managers' calls share the account secret,
- * the hashing slots and the allowance of the account calls. */
+/* For web_am.c and the site's sessions (api_session.c): the account
+ * managers' calls share the account secret (borrowed for as long as s is
+ * open), the hashing slots and the allowance of the account calls. */
 struct upload_key;
 const struct upload_key *web_accounts_secret(const struct server *s);
 /* passwd_store (core/passwd.h) of passwd_hash in one of the hashing slots,
@@ -55,8 +77,8 @@ int web_accounts_may(struct server *s, const char *addr, struct strbuf *out);
 /* Spends one of addr's allowance (a key that opened nothing). */
 void web_accounts_spend(struct server *s, const char *addr);
 /* Queues order (taken: drop frees it) to be run on an order thread, as
- * api_wait_new, *wait then set; when too many are in progress, drops it
- * and answers -183 into out (XML). */
-void web_accounts_queue(struct server *s, void (*run)(struct server *, void *, struct strbuf *, int *),
+ * api_wait_new, *wait then set: 0; when too many are in progress, drops
+ * it and answers -183 into out (XML): -1. */
+int web_accounts_queue(struct server *s, void (*run)(struct server *, void *, struct strbuf *, int *),
                         void (*drop)(void *), void *order, struct strbuf *out, struct api_wait **wait);
 #endif

@@ -453,6 +453,16 @@ static int campaign_start(struct gsim *s, int wi, char *err, size_t errlen)
         json_object_set_new(root, "temporal_grouping", json_true());
         json_object_set_new(root, "temporal_grouping_duration", json_integer((json_int_t)g->grouping));
     }
+    if (g->chains > 0 && g->jobs > g->chains) {   /* nb_jobs params are named "0", "1", ... */
+        json_t *deps = json_object();
+        for (int i = g->chains; i < g->jobs; i++) {
+            char job[16], need[16];
+            snprintf(job, sizeof job, "%d", i);
+            snprintf(need, sizeof need, "%d", i - g->chains);
+            json_object_set_new(deps, job, json_string(need));
+        }
+        json_object_set_new(root, "depends", deps);
+    }
     struct campaign_spec spec = {0};
     int rc = jdl_parse_json(root, &spec, err, errlen);
     json_decref(root);

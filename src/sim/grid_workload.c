@@ -33,7 +33,7 @@ static const struct gkey campaign_keys[] = {
     P(user, V_INT, 1, GW_MAX_USERS), P(test, V_INT, 0, 1), P(jobs, V_INT, 1, 1000000),
     P(duration, V_REAL, 0.001, 1e8), P(spread, V_REAL, 0, 3), P(walltime, V_REAL, 1, 1e8),
     P(best_effort, V_INT, 0, 1), P(cores, V_INT, 1, 1024), P(start, V_REAL, 0, 1e9),
-    P(checkpoint, V_REAL, 0, 1e8), P(grouping, V_REAL, 0, 1e8),
+    P(checkpoint, V_REAL, 0, 1e8), P(grouping, V_REAL, 0, 1e8), P(chains, V_INT, 0, 1000000),
     P(files, V_INT, 1, 1000000), P(block, V_INT, 1, 1000000), P(file_mb, V_REAL, 0, 1e6),
     P(common_mb, V_REAL, 0, 1e6),
     {NULL, V_INT, 0, 0, 0},

@@ -43,6 +43,7 @@ struct gw_campaign {
     double start;               /* submitted at this virtual time */
     double checkpoint;          /* checkpointing period; 0: none */
     double grouping;            /* temporal grouping duration; 0: none */
+    int chains;                 /* > 0: the jobs form this many chains, job i running after job i - chains */
     /* data: param i reads block file (i / block) % files of file_mb, and
      * every param the common file of common_mb; 0 MB: no such file */
     int files, block;

@@ -425,6 +425,42 @@ static const char v25[] =
     "ALTER TABLE grid_camp_clusters ADD COLUMN checkpoint_cost INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_clusters ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE grid_clusters ADD COLUMN run_s REAL NOT NULL DEFAULT 0;";
-const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12,
-                                         v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25};
-const int schema_nmigrations = 25;
+
+/* Version 26: the web site (store_site.h). Its leaderboards, users, hosts
+ * and teams by total and by recent credit, a page at a time: an index per
+ * order, so that a page reads its rows and no more. DESC, so that the
+ * rowid after the credit puts equals in increasing id, the boards' order.
+ * Each costs a write where credit is granted, once per validated job.
+ * jobs_ended gets the state after the end time: the jobs done per hour of
+ * a week are counted from the index alone (a job's state is set with its
+ * end time, so no entry is written more often than before). */
+static const char v26[] =
+    "DROP INDEX jobs_ended;"
+    "CREATE INDEX jobs_ended ON jobs(done_time, state) WHERE state IN ({JOB_DONE},{JOB_FAILED},{JOB_CANCELLED});"
+    "CREATE INDEX users_total ON users(total_credit DESC);"
+    "CREATE INDEX users_recent ON users(expavg_credit DESC);"
+    "CREATE INDEX hosts_total ON hosts(total_credit DESC);"
+    "CREATE INDEX hosts_recent ON hosts(expavg_credit DESC);"
+    "CREATE INDEX teams_total ON teams(total_credit DESC);"
+    "CREATE INDEX teams_recent ON teams(expavg_credit DESC);";
+
+/* Version 27: dependencies (grid/deps.h). A job counts its needs not
+ * succeeded and those failed, and heads the chain of the dependencies
+ * naming it as the need (grid_deps, by id); a campaign counts its jobs
+ * held ahead of its next new one, those the queue passed held and its
+ * blocked ones, and lists the campaigns it runs after (grid_camp_after,
+ * written once). Jobs and campaigns made before have none. */
+static const char v27[] =
+    "ALTER TABLE grid_jobs ADD COLUMN first_dependent INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_jobs ADD COLUMN unmet INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_jobs ADD COLUMN failed_needs INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nheld INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nblocked INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nskipped INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_campaigns ADD COLUMN nafter INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE grid_deps(id INTEGER PRIMARY KEY, job_id INTEGER, need_id INTEGER, next INTEGER);"
+    "CREATE TABLE grid_camp_after(campaign_id INTEGER, k INTEGER, after_id INTEGER,"
+    " PRIMARY KEY(campaign_id, k)) WITHOUT ROWID;";
+const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12, v13, v14,
+                                         v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27};
+const int schema_nmigrations = 27;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 25
+#define STORE_SCHEMA_VERSION 27
 
 struct store;
 
@@ -110,6 +110,12 @@ int store_teams_matching(struct store *s, const char *text, int max, int (*fn)(v
 int store_user_set_team(struct store *s, int64_t user_id, int64_t team_id);
 int store_user_team(struct store *s, int64_t user_id, int64_t *team_id);
 int store_team_add_credit(struct store *s, int64_t team_id, double credit, double expavg, double t);
+/* Makes founder_id the founder of team_id. A founder who is no longer a
+ * member is none: the team is founderless (orders/team_order.h). 0 or -1. */
+int store_team_set_founder(struct store *s, int64_t team_id, int64_t founder_id);
+/* The member of team_id, other than except_id, with the most credit (the
+ * lowest id among equals) into *user_id; 0 when there is none. 0 or -1. */
+int store_team_heir(struct store *s, int64_t team_id, int64_t except_id, int64_t *user_id);
 
 /* What user_id has ordered and not ended, for the per-user limits: its
  * batches active or cancelling, and its campaigns running, paused or

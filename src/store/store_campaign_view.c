@@ -11,14 +11,14 @@
 
 const char *campaign_state_name(enum grid_camp_state s)
 {
-    static const char *const n[] = {"running", "paused", "cancelled", "terminated"};
+    static const char *const n[] = {"running", "paused", "cancelled", "terminated", "waiting"};
     return (unsigned)s < sizeof n / sizeof *n ? n[s] : "unknown";
 }
 
 const char *campaign_job_state_name(enum grid_job_state s)
 {
-    static const char *const n[] = {"to_launch", "submitted", "waiting", "running", "terminated", "error",
-                                    "cancelled"};
+    static const char *const n[] = {"to_launch", "submitted", "waiting", "running",          "terminated",
+                                    "error",     "cancelled", "blocked", "dependency_failed"};
     return (unsigned)s < sizeof n / sizeof *n ? n[s] : "unknown";
 }
 
@@ -162,8 +162,9 @@ static void eta(struct campaign_view *v)
 {
     int64_t left = 0;
     for (int j = GJ_TO_LAUNCH; j <= GJ_RUNNING; j++) left += v->jobs[j];
+    left += v->jobs[GJ_BLOCKED];
     if (!left || v->state == GCS_TERMINATED || v->state == GCS_CANCELLED) v->eta_s = 0;
-    else if (v->state == GCS_PAUSED || v->recent_per_h <= 0) v->eta_s = -1;
+    else if (v->state == GCS_PAUSED || v->state == GCS_WAITING || v->recent_per_h <= 0) v->eta_s = -1;
     else v->eta_s = (double)left * 3600.0 / v->recent_per_h;
 }
 

@@ -11,7 +11,7 @@
 #include "store/store_grid.h"
 
 #define CV_RECENT_S 3600         /* the window of "recent" throughput, which ETAs use */
-#define CV_JOB_STATES (GJ_CANCELLED + 1)
+#define CV_JOB_STATES (GJ_DEP_FAILED + 1)
 #define CV_USER_MAX 128
 
 /* Names for output (static strings): "running", "paused"...; "to_launch",

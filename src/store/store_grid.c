@@ -233,6 +233,22 @@ int store_campaign_json(struct store *s, int64_t id, json_t **out, int64_t *user
     return 0;
 }
 
+int store_campaign_by_name(struct store *s, int64_t user_id, const char *name, int64_t *id, int *count)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(store_db(s), "SELECT id FROM campaigns WHERE user_id = ? AND name = ? ORDER BY id", -1,
+                           &st, NULL))
+        return store_fail(s, "campaigns");
+    sqlite3_bind_int64(st, 1, user_id);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    int rc;
+    *count = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (!(*count)++) *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(s, "campaigns");
+}
+
 /* ---- orders ---- */
 
 int store_grid_order_insert(struct store *s, struct grid_order *o)
@@ -374,7 +390,8 @@ static const struct rm_field gcamp_fields[] = {
     RM_COL(GCA, retry_codes[2], "retry2"), RM_COL(GCA, retry_codes[3], "retry3"),
     RM_COL(GCA, retry_codes[4], "retry4"), RM_COL(GCA, retry_codes[5], "retry5"),
     RM_COL(GCA, retry_codes[6], "retry6"), RM_COL(GCA, retry_codes[7], "retry7"), RM(GCA, nretry),
-    RM(GCA, end_notified), RM(GCA, nclusters), RM(GCA, project_id),
+    RM(GCA, end_notified), RM(GCA, nclusters), RM(GCA, project_id), RM(GCA, nheld), RM(GCA, nblocked),
+    RM(GCA, nskipped), RM(GCA, nafter),
 };
 /* A campaign's cluster settings, keyed by campaign and position. */
 struct camp_cluster_row { int64_t campaign_id; int k; struct grid_camp_cluster c; };
@@ -398,8 +415,14 @@ static const struct rm_field crange_fields[] = {
 static const struct rm_field gjob_fields[] = {
     RM(GJ, id), RM(GJ, campaign_id), RM(GJ, param), RM(GJ, state), RM(GJ, attempts), RM(GJ, walltime_kills),
     RM(GJ, resumes), RM(GJ, pin_cluster), RM(GJ, front), RM(GJ, event_id), RM(GJ, success_copy),
-    RM(GJ, last_copy),
+    RM(GJ, last_copy), RM(GJ, first_dependent), RM(GJ, unmet), RM(GJ, failed_needs),
 };
+#define GD struct grid_dep
+static const struct rm_field gdep_fields[] = {RM(GD, id), RM(GD, job_id), RM(GD, need_id), RM(GD, next)};
+/* A campaign's campaigns to run after, keyed by campaign and position. */
+struct camp_after_row { int64_t campaign_id; int k; int64_t after_id; };
+#define CAR struct camp_after_row
+static const struct rm_field cafter_fields[] = {RM(CAR, campaign_id), RM(CAR, k), RM(CAR, after_id)};
 #define GCP struct grid_copy
 static const struct rm_field gcopy_fields[] = {
     RM(GCP, id), RM(GCP, job_id), RM(GCP, campaign_id), RM(GCP, cluster_id), RM(GCP, submission),
@@ -435,8 +458,8 @@ static const struct rm_field meta_fields[] = {
     RM(GM, id), RM(GM, last_cycle), RM(GM, live_from), RM(GM, cycles), RM(GM, fs_last),
 };
 
-enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_PROJECT, T_PFS, T_MFS, T_META, T_CCLUSTER,
-       T_RANGE, T_COUNT };
+enum { T_CLUSTER, T_CAMP, T_JOB, T_COPY, T_PAIR, T_EVENT, T_FS, T_PROJECT, T_PFS, T_MFS, T_META, T_DEP, T_CCLUSTER,
+       T_RANGE, T_AFTER, T_COUNT };
 static const struct rm_table tables[T_COUNT] = {
     [T_CLUSTER] = {"grid_clusters", gcluster_fields, NF(gcluster_fields), sizeof(GC), 1},
     [T_CAMP] = {"grid_campaigns", gcamp_fields, NF(gcamp_fields), sizeof(GCA), 1},
@@ -449,8 +472,10 @@ static const struct rm_table tables[T_COUNT] = {
     [T_PFS] = {"grid_project_fairshare", pfs_fields, NF(pfs_fields), sizeof(FU), 1},
     [T_MFS] = {"grid_member_fairshare", mfs_fields, NF(mfs_fields), sizeof(FU), 1},
     [T_META] = {"grid_meta", meta_fields, NF(meta_fields), sizeof(GM), 1},
+    [T_DEP] = {"grid_deps", gdep_fields, NF(gdep_fields), sizeof(GD), 1},
     [T_CCLUSTER] = {"grid_camp_clusters", ccluster_fields, NF(ccluster_fields), sizeof(CCR), 2},
     [T_RANGE] = {"grid_camp_ranges", crange_fields, NF(crange_fields), sizeof(CRR), 2},
+    [T_AFTER] = {"grid_camp_after", cafter_fields, NF(cafter_fields), sizeof(CAR), 2},
 };
 
 int store_grid_check_tables(const char **bad)
@@ -478,6 +503,7 @@ static struct arr state_array(const struct grid_state *st, int t, const struct g
     case T_PFS: return (struct arr){st->project_fs.entries, (size_t)st->project_fs.nentries};
     case T_MFS: return (struct arr){st->member_fs.entries, (size_t)st->member_fs.nentries};
     case T_META: return (struct arr){meta, 1};
+    case T_DEP: return (struct arr){st->deps, (size_t)st->ndeps};
     default: return (struct arr){NULL, 0};
     }
 }
@@ -511,8 +537,8 @@ static int row_differs(void *ctx, size_t i)
     return i >= d->nold || !rm_equal(d->t, (const char *)d->now.rows + i * w, (const char *)d->old + i * w);
 }
 
-/* The settings of campaigns the shadow has not seen: written once, as
- * they never change. */
+/* The settings of campaigns the shadow has not seen, and the campaigns
+ * they run after: written once, as they never change. */
 static long save_camp_clusters(struct store *s, const struct grid_state *st, size_t from)
 {
     long written = 0;
@@ -524,6 +550,11 @@ static long save_camp_clusters(struct store *s, const struct grid_state *st, siz
         free(rows);
         if (n < 0) return -1;
         written += n;
+        for (int k = 0; k < c->nafter; k++) {
+            struct camp_after_row row = {c->id, k, c->after[k]};
+            if (rm_put(s, &tables[T_AFTER], &row, 1, NULL, NULL) < 0) return -1;
+            written++;
+        }
     }
     return written;
 }
@@ -595,7 +626,7 @@ static int load_row(void *ctx, const void *row)
     int64_t id;
     memcpy(&id, row, sizeof id);
     if (l->t != T_FS && l->t != T_PFS && l->t != T_MFS && l->t != T_META && l->t != T_CCLUSTER && l->t != T_RANGE &&
-        id != ++l->expect)
+        l->t != T_AFTER && id != ++l->expect)
         return -2;
     switch (l->t) {
     case T_CLUSTER: APPEND(st->clusters, st->nclusters, st->capclusters, row); break;
@@ -605,9 +636,19 @@ static int load_row(void *ctx, const void *row)
         c->clusters = xcalloc((size_t)c->nclusters + 1, sizeof *c->clusters);
         c->ranges = c->nranges > 0 ? xcalloc((size_t)c->nranges, sizeof *c->ranges) : NULL;
         c->capranges = c->nranges;
+        c->after = c->nafter > 0 ? xcalloc((size_t)c->nafter, sizeof *c->after) : NULL;
         break;
     }
     case T_JOB: APPEND(st->jobs, st->njobs, st->capjobs, row); break;
+    case T_DEP: {
+        const struct grid_dep *d = row;
+        /* the chains and the jobs they name must be there: a dependency comes after both its jobs */
+        if (d->job_id < 1 || d->job_id > st->njobs || d->need_id < 1 || d->need_id > st->njobs || d->next < 0 ||
+            d->next >= d->id)
+            return -2;
+        APPEND(st->deps, st->ndeps, st->capdeps, row);
+        break;
+    }
     case T_COPY: APPEND(st->copies, st->ncopies, st->capcopies, row); break;
     case T_PAIR: APPEND(st->pairs, st->npairs, st->cappairs, row); break;
     case T_EVENT: APPEND(st->events, st->nevents, st->capevents, row); break;
@@ -628,6 +669,13 @@ static int load_row(void *ctx, const void *row)
         struct grid_campaign *c = grid_campaign_find(st, r->campaign_id);
         if (!c || r->k < 0 || r->k >= c->nranges) return -2;
         c->ranges[r->k] = r->r;
+        break;
+    }
+    case T_AFTER: {
+        const struct camp_after_row *r = row;
+        struct grid_campaign *c = grid_campaign_find(st, r->campaign_id);
+        if (!c || r->k < 0 || r->k >= c->nafter || !grid_campaign_find(st, r->after_id)) return -2;
+        c->after[r->k] = r->after_id;
         break;
     }
     }
@@ -664,6 +712,9 @@ int store_grid_load(struct store *s, struct grid_state *st, struct grid_shadow *
         if (rc) return -1;
     }
     if (!ranges_ok(st)) return store_failf(s, "grid_camp_ranges: a campaign's job ranges are missing or damaged");
+    for (int64_t i = 0; i < st->njobs; i++)
+        if (st->jobs[i].first_dependent < 0 || st->jobs[i].first_dependent > st->ndeps)
+            return store_failf(s, "grid_jobs: job %lld names a dependency the store does not have", (long long)(i + 1));
     if (l.meta.id) {
         st->last_cycle = l.meta.last_cycle;
         st->live_from = l.meta.live_from;

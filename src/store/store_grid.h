@@ -51,6 +51,9 @@ int store_campaign_insert(struct store *s, int64_t id, int64_t user_id, const st
  * "nb_jobs" or "params", as grid/jdl.h's jdl_to_json writes it) into *out,
  * a new reference the caller owns, and its owner into *user_id. */
 int store_campaign_json(struct store *s, int64_t id, json_t **out, int64_t *user_id);
+/* The campaigns of user_id named name (borrowed): how many into *count,
+ * the first's id into *id when there is one. 0, or -1. */
+int store_campaign_by_name(struct store *s, int64_t user_id, const char *name, int64_t *id, int *count);
 /* Brings campaign id's stored params up to spec's (borrowed), whose first
  * params are the stored ones (add-params): the params after them are
  * appended with increasing idx, and a campaign stored in count form

@@ -40,7 +40,7 @@ static const struct listing listings[] = {
                     {"h.id", "u.name", "h.domain_name", "h.platform", "h.p_ncpus", "h.p_fpops", "h.rpc_time",
                      "h.total_credit"}},
     /* users_team makes the count one index range per team */
-    [LIST_TEAMS] = {"teams", "teams t LEFT JOIN users f ON f.id = t.founder_id", NULL, "t.id", 7,
+    [LIST_TEAMS] = {"teams", "teams t LEFT JOIN users f ON f.id = t.founder_id AND f.team_id = t.id", NULL, "t.id", 7,
                     {{"id", LIST_INT}, {"name", LIST_TEXT}, {"founder", LIST_TEXT}, {"members", LIST_INT},
                      {"credit", LIST_REAL}, {"recent_credit", LIST_REAL}, {"created", LIST_TIME}},
                     {"t.id", "t.name", "f.name", "(SELECT count(*) FROM users m WHERE m.team_id = t.id)",

@@ -114,3 +114,26 @@ int store_team_add_credit(struct store *s, int64_t team_id, double credit, doubl
     sqlite3_bind_int64(st, 4, team_id);
     return store_run(s, st, "grant team credit");
 }
+
+int store_team_set_founder(struct store *s, int64_t team_id, int64_t founder_id)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_TEAM_FOUNDER, "UPDATE teams SET founder_id=? WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, founder_id);
+    sqlite3_bind_int64(st, 2, team_id);
+    return store_run(s, st, "set a team's founder");
+}
+
+int store_team_heir(struct store *s, int64_t team_id, int64_t except_id, int64_t *user_id)
+{
+    /* users_team finds the members; a team has few beside the whole table */
+    sqlite3_stmt *st = store_stmt(s, Q_TEAM_HEIR, "SELECT id FROM users WHERE team_id=? AND id<>?"
+                                                  " ORDER BY total_credit DESC, id LIMIT 1");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, team_id);
+    sqlite3_bind_int64(st, 2, except_id);
+    int rc = sqlite3_step(st);
+    *user_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_fail(s, "find a team's next founder");
+}

@@ -11,6 +11,7 @@
  * jobs of a search found once each, in submission order, and named as
  * asked. */
 #include "drivers/oar_parse.h"
+#include "fuzz_status.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -24,23 +25,13 @@
 #define SEARCH_NAME "locus.0123456789abcdef.5.77"
 #define SEARCH_USER "locusa"
 
-static void check(int cond)
-{
-    if (!cond) __builtin_trap();
-}
-
 static void check_status(const struct drv_status *st)
 {
-    check(st->state == DRV_WAITING || st->state == DRV_RUNNING || st->state == DRV_FINISHED);
-    check(st->end >= DRV_END_NONE && st->end <= DRV_END_UNKNOWN);
-    check((st->state == DRV_FINISHED) == (st->end != DRV_END_NONE));
-    check(st->raw[0] && memchr(st->raw, '\0', sizeof st->raw));
-    check(st->start >= 0 && st->stop >= 0 && st->run_seconds >= 0);
+    check_status_common(st);
+    check(st->raw[0]);
     if (st->state != DRV_FINISHED) check(st->stop == 0 && st->run_seconds <= NOW);
     if (st->state == DRV_WAITING) check(st->run_seconds == 0);
     if (st->state == DRV_FINISHED && st->run_seconds) check(st->run_seconds == st->stop - st->start);
-    if (st->end == DRV_END_SUCCESS) check(st->exit_code == 0);
-    if (st->end == DRV_END_EXIT) check(st->exit_code > 0 && st->exit_code <= 255);
 }
 
 static void job(const json_t *j)

@@ -6,8 +6,9 @@
  * only by its method and its exact path; a download name that passes the
  * check download_open makes (name_is_safe) names a file inside the
  * download folder: no '/', no "..", no leading '.', no escape left, after
- * any decoding (%2e%2e%2f included); a statistics export name opened
- * (stats_export_type) is one of the export's own files, no path. */
+ * any decoding (%2e%2e%2f included); nor does a web site's page name. A
+ * statistics export name opened (stats_export_type) is one of the
+ * export's own files, no path. */
 #include "core/fsutil.h"
 #include "core/project.h"
 #include "server/url.h"
@@ -115,6 +116,12 @@ static void check_route(const char *prefix, const char *method, const char *url)
         check(get && !strncmp(url, prefix, pl) && rest == url + pl &&
               (!strcmp(rest, "get_project_config.php") || !strcmp(rest, "create_account.php") ||
                !strcmp(rest, "lookup_account.php")));
+        break;
+    case URL_PAGE:
+        /* the site finds it by exact name in its table: still, no part may lead out of its folder */
+        check(get && !strncmp(url, prefix, pl) && rest == url + pl && rest[0] && rest[0] != '.' && rest[0] != '/' &&
+              !strstr(rest, "/.") && !strstr(rest, "//") && !strchr(rest, '%') && !strchr(rest, '\\') &&
+              strncmp(rest, "download/", 9));
         break;
     case URL_METRICS: check(get && !strcmp(url, "/metrics") && rest == NULL); break;
     case URL_NOT_FOUND:

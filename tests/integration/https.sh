@@ -33,6 +33,7 @@ make_ca other
 make_project "$proj" alice bob
 serve_https "$proj"
 set_config "$proj" max_wus_in_progress 1   # one task per CPU at a time: both hosts get work
+set_config "$proj" account_creation open    # the site's session cookie, below
 # no end-of-batch spares: the agent, idle at the end, would race the BOINC
 # client for its last task, and the test wants a result from each
 set_config "$proj" end_of_batch_replication 0
@@ -52,6 +53,18 @@ curl -sf "http://127.0.0.1:$HTTP_PORT/proj/" | grep -q "href=\"${URL}scheduler\"
     || fail "plain HTTP on port $HTTP_PORT does not answer with the master page"
 if curl -sf -o /dev/null --cacert "$TMP/other.pem" "$URL"; then fail "curl trusting another CA got the page"; fi
 say "master page on both ports, naming the https scheduler; refused by a client of another CA"
+
+# ---- the web site's session cookie: Secure over HTTPS, not over plain HTTP ----
+J='Content-Type: application/json'
+h=$(curl -s -D - -o /dev/null -H "$J" -d '{"email":"tls@example.org","password":"correct horse","name":"Tls"}' \
+    "https://127.0.0.1:$PORT/api/v1/session/signup")
+grep -qi '^set-cookie: locus_session=[0-9].*; HttpOnly; SameSite=Strict; Secure' <<<"$h" \
+    || fail "the session cookie over HTTPS: $h"
+h=$(curl -s -D - -o /dev/null -H "$J" -d '{"email":"tls@example.org","password":"correct horse"}' \
+    "http://127.0.0.1:$HTTP_PORT/api/v1/session/login")
+grep -qi '^set-cookie: locus_session=[0-9]' <<<"$h" && ! grep -qi 'Secure' <<<"$h" \
+    || fail "the session cookie over plain HTTP: $h"
+say "the site's session cookie is Secure over HTTPS, and not over plain HTTP"
 
 # ---- locus-client with the wrong CA, or a CA file that is not there ----
 if "$AGENT" --dir "$TMP/agent-none" --ca-file "$TMP/none.pem" 2>"$TMP/err"; then fail "locus-client started with a missing CA file"; fi

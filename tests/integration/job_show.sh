@@ -48,17 +48,7 @@ JOBS
 start_locusd "$proj"
 start_agent
 key_of bob | lc attach "$URL" - || afail "attach failed"
-# the second host: another data folder
-AGENT2_DIR=$TMP/agent2 AGENT2_PID=
-# (_cleanup exits with the status it finds: the test's, not that of the kills before it)
-trap '_rc=$?; kill_tree "$AGENT2_PID"; _agent_cleanup; (exit $_rc); _cleanup' EXIT
-"$AGENT" --dir "$AGENT2_DIR" "${AGENT_OPTS[@]}" </dev/null >>"$TMP/agent2.log" 2>&1 &
-AGENT2_PID=$!
-for i in $(seq 50); do
-    "$AGENT" --dir "$AGENT2_DIR" status >/dev/null 2>&1 && break
-    sleep 0.1
-done
-key_of bob | "$AGENT" --dir "$AGENT2_DIR" attach "$URL" - || afail "attach of the second agent failed"
+start_second_agent "$(key_of bob)"
 
 # until pr_0 is done, pr_1 failed, pr_2 validated (its hook failed) and nothing of pr is out
 want="$JOB_DONE $JOB_FAILED $JOB_VALIDATED 0"
@@ -159,50 +149,43 @@ has "stat --json" "$("$LOCUS" stat "$proj" first --json)" '"failed_by":{},"top_e
 say "locus batch show and locus stat: pr's errors grouped"
 
 # ---- the API: the same JSON, for the batch's owner and admins only ----
-API=http://127.0.0.1:$PORT/api/v1
-B=$TMP/body
-# api PATH KEY: prints the HTTP status; the body in $B
-api() {
-    local auth=()
-    [ -n "$2" ] && auth=(-H "Authorization: Bearer $2")
-    curl -s -o "$B" -w '%{http_code}' --max-time 30 "${auth[@]}" "$API/$1" || echo 000
-}
+B=$TMP/body   # api_get's answer
 # tail_of FILE: a failures view without its batch's figures (throughput and ETA move with the clock)
 tail_of() { sed 's/^{"batch":{[^}]*},//' "$1"; }
 
 "$LOCUS" job show "$proj" pr pr_1 --json >"$TMP/cli.json"
 for key in "$KEY_A" "$KEY_D"; do
-    st=$(api batches/pr/jobs/pr_1 "$key")
+    st=$(api_get batches/pr/jobs/pr_1 "$key")
     [ "$st" = 200 ] || fail "GET batches/pr/jobs/pr_1: HTTP $st: $(cat "$B")"
     cmp -s "$B" "$TMP/cli.json" || fail "GET batches/pr/jobs/pr_1 differs from locus job show --json: $(cat "$B")"
-    st=$(api batches/2/failures "$key")
+    st=$(api_get batches/2/failures "$key")
     [ "$st" = 200 ] || fail "GET batches/2/failures: HTTP $st: $(cat "$B")"
     has "GET failures" "$(cat "$B")" '{"batch":{"id":2,"name":"pr","state":"active","app":"worker",'
     "$LOCUS" batch show "$proj" pr --json >"$TMP/cli.json.f"
     [ "$(tail_of "$B")" = "$(tail_of "$TMP/cli.json.f")" ] || fail "GET failures differs from locus batch show --json: $(cat "$B")"
 done
-st=$(api batches/pr/jobs/pr_1__4_0 "$KEY_A")
+st=$(api_get batches/pr/jobs/pr_1__4_0 "$KEY_A")
 [ "$st" = 200 ] && grep -qF '"asked":"pr_1__4_0","matched_by":"instance"' "$B" || fail "GET jobs/pr_1__4_0: $st $(cat "$B")"
-st=$(api batches/pr/jobs/nosuch "$KEY_A")
+st=$(api_get batches/pr/jobs/nosuch "$KEY_A")
 [ "$st" = 404 ] && grep -qF '"no such job in this batch"' "$B" || fail "GET jobs/nosuch: $st $(cat "$B")"
-st=$(api batches/nosuch/failures "$KEY_A")
+st=$(api_get batches/nosuch/failures "$KEY_A")
 [ "$st" = 404 ] || fail "GET batches/nosuch/failures: HTTP $st"
 cp "$B" "$TMP/absent.json"
 for path in batches/pr/failures batches/2/jobs/pr_1 batches/pr/jobs/1; do
-    st=$(api "$path" "$KEY_C")
+    st=$(api_get "$path" "$KEY_C")
     [ "$st" = 404 ] && cmp -s "$B" "$TMP/absent.json" || fail "carl's GET $path: HTTP $st $(cat "$B"), not as absent"
 done
-st=$(api batches/first/failures "$KEY_A")
+st=$(api_get batches/first/failures "$KEY_A")
 [ "$st" = 404 ] || fail "alice's GET of carl's batch first: HTTP $st"
-st=$(api batches/first/failures "$KEY_C")
+st=$(api_get batches/first/failures "$KEY_C")
 [ "$st" = 200 ] || fail "carl's GET of his batch first: HTTP $st: $(cat "$B")"
-st=$(api batches/pr/failures "")
+st=$(api_get batches/pr/failures "")
 [ "$st" = 401 ] || fail "GET failures without a key: HTTP $st"
-st=$(api batches/pr/jobs/pr_1 "$(key_of bob)")
+st=$(api_get batches/pr/jobs/pr_1 "$(key_of bob)")
 [ "$st" = 403 ] || fail "GET a job with an account key: HTTP $st"
-st=$(api batches/pr/nope "$KEY_A")
+st=$(api_get batches/pr/nope "$KEY_A")
 [ "$st" = 404 ] && grep -qF 'NAME_OR_ID/failures' "$B" || fail "GET batches/pr/nope: $st $(cat "$B")"
-st=$(api batches/pr "")
+st=$(api_get batches/pr "")
 [ "$st" = 200 ] && grep -qF '"name":"pr"' "$B" || fail "the public GET batches/pr: $st $(cat "$B")"
 say "API: the CLI's JSON for alice (owner) and dan (admin); carl reads pr as absent; 401 and 403 without a submit key"
 

@@ -38,7 +38,8 @@ for f in usr/bin/locusd usr/bin/locus usr/bin/locus-client usr/bin/locus-sim; do
 done
 for f in lib/systemd/system/locusd@.service lib/systemd/system/locus-client.service \
          usr/lib/sysusers.d/locus.conf usr/lib/tmpfiles.d/locus.conf \
-         etc/locus/locusd.conf etc/locus/locus-client.conf usr/share/doc/locus/copyright; do
+         etc/locus/locusd.conf etc/locus/locus-client.conf usr/share/doc/locus/copyright \
+         usr/share/locus/web/index.html usr/share/locus/web/static/site.js; do
     [ -f "$root/$f" ] || fail "no file /$f"
 done
 for f in README.md operations.md guide.md client.md; do   # compressed when large (dh_compress)
@@ -46,7 +47,7 @@ for f in README.md operations.md guide.md client.md; do   # compressed when larg
         fail "no document /usr/share/doc/locus/$f"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
-for d in libsqlite3 libmicrohttpd libsodium liblua5.4 "systemd | systemd-standalone-sysusers"; do
+for d in libsqlite3 libmicrohttpd libsodium liblua5.4 libjs-chart.js "systemd | systemd-standalone-sysusers"; do
     grep -qF "$d" <<<"$depends" || fail "Depends lacks $d: $depends"
 done
 ctl=$work/control

@@ -95,7 +95,7 @@ acct=$(api -H "Authorization: Bearer $KEY" "http://127.0.0.1:$PORT/api/v1/accoun
 has "$acct" '"user":\{"id":'"$carol"',"name":"Carol C","role":"volunteer","team":"Crunchers","hosts":2,"credit":(0\.0*[1-9]|[1-9])' \
     "the account's view"
 [ "$(grep -o '"domain_name"' <<<"$acct" | wc -l)" -eq 2 ] || fail "the account's view has not 2 hosts: $acct"
-has "$(api "http://127.0.0.1:$PORT/api/v1/account")" "an account key is needed" "the account's view without a key"
+has "$(api "http://127.0.0.1:$PORT/api/v1/account")" "send your account key" "the account's view without a key"
 has "$(api "http://127.0.0.1:$PORT/api/v1/teams")" '"name":"Crunchers","founder":"alice","members":2' "the teams"
 say "the API: Carol's account (credit, team, 2 hosts) to her key, 401 without; the teams with their members"
 

@@ -50,7 +50,7 @@ WEAK=$(sed -n 's|.*"weak_key":"\([0-9]*_[0-9a-f]\{32\}\)".*|\1|p' <<<"$acct")
 [ -n "$WEAK" ] || fail "the account's view has no weak key: $acct"
 [ "${WEAK%%_*}" = "$carol" ] || fail "the weak key does not start with the user's id: $WEAK"
 [ "$("$LOCUS" user account-key "$proj" 'Carol C' --weak)" = "$WEAK" ] || fail "locus user account-key --weak differs"
-has "$(api -H "Authorization: Bearer $WEAK" "http://127.0.0.1:$PORT/api/v1/account")" "an account key is needed" \
+has "$(api -H "Authorization: Bearer $WEAK" "http://127.0.0.1:$PORT/api/v1/account")" "send your account key" \
     "the API with the weak key"
 [ "$(errnum "$(web "am_get_info.php?account_key=$WEAK")")" = -136 ] || fail "am_get_info took the weak key"
 say "weak key $WEAK: in the API to the key's owner and from the CLI; the API and am_get_info refuse it"

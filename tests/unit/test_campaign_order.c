@@ -431,6 +431,46 @@ static void test_add_params_checked_and_written(void **state)
     assert_int_equal(norders(f), 2);
 }
 
+/* Dependencies and the campaigns to run after are checked where the CLI
+ * and the API submit: a cycle or an unknown name refused (in the JDL or a
+ * param file's "@depends" lines); after by name made the id, another
+ * user's campaign refused as one that does not exist, a name two
+ * campaigns have refused; add-params' "@depends" lines go into the
+ * order, a dependency for a param already there refused. */
+#define AFTER(a) "{'name': 'n', 'nb_jobs': 2, 'exec_file': 'x', 'after': " a ", 'clusters': {'alpha': {}}}"
+static void test_dependencies_checked_at_submission(void **state)
+{
+    struct fx *f = *state;
+    refused(f, f->alice, "{'name': 'c', 'params': ['a', 'b'], 'exec_file': 'x', 'depends': {'a': 'b', 'b': 'a'},"
+            " 'clusters': {'alpha': {}}}", NULL, CAMP_ORDER_INVALID, "a cycle");
+    refused(f, f->alice, "{'name': 'c', 'params': ['a', 'b'], 'exec_file': 'x', 'depends': {'a': 'q'},"
+            " 'clusters': {'alpha': {}}}", NULL, CAMP_ORDER_INVALID, "\"q\" is not the name");
+    refused(f, f->alice, "{'name': 'c', 'param_file': 'p.txt', 'exec_file': 'x', 'clusters': {'alpha': {}}}",
+            "a\nb\n@depends a b\n@depends b a\n", CAMP_ORDER_INVALID, "a cycle");
+    daemon_made(f, 1, f->alice);   /* named "d" */
+    daemon_made(f, 2, f->bob);
+    refused(f, f->alice, AFTER("[2]"), NULL, CAMP_ORDER_INVALID, "no campaign 2 of yours");
+    refused(f, f->alice, AFTER("[7]"), NULL, CAMP_ORDER_INVALID, "no campaign 7 of yours");
+    refused(f, f->alice, AFTER("['zz']"), NULL, CAMP_ORDER_INVALID, "no campaign of yours is named \"zz\"");
+    int64_t order = 0;
+    assert_int_equal(submit(f, f->alice, AFTER("['d']"), NULL, &order), CAMP_ORDER_OK);
+    struct campaign_spec spec = {0};
+    order_spec(f, order, &spec);
+    assert_int_equal(spec.nafter, 1);
+    assert_string_equal(spec.after[0], "1");
+    campaign_spec_free(&spec);
+    daemon_made(f, 3, f->alice);
+    refused(f, f->alice, AFTER("['d']"), NULL, CAMP_ORDER_INVALID, "2 campaigns of yours are named \"d\"");
+
+    params_refused(f, f->alice, 1, "x\n@depends 0 x\n", CAMP_ORDER_INVALID, "only the params added now");
+    params_refused(f, f->alice, 1, "x\ny\n@depends x y\n@depends y x\n", CAMP_ORDER_INVALID, "a cycle");
+    assert_int_equal(add_params(f, f->alice, 1, "x\n@depends x 0 1\n", 17, &order), CAMP_ORDER_OK);
+    struct grid_order o;
+    assert_int_equal(store_grid_order_get(f->s, order, &o), 0);
+    assert_string_equal(o.body, "x\n@depends x 0\n@depends x 1\n");
+    grid_order_clear(&o);
+}
+
 /* The admission rules see the campaign with its new params, as its
  * owner's: a rule that looks at them may reject the addition. */
 static void test_add_params_runs_the_rules(void **state)
@@ -619,6 +659,7 @@ int main(void)
         T(test_wait_for_the_daemon),
         T(test_add_params_checked_and_written),
         T(test_add_params_runs_the_rules),
+        T(test_dependencies_checked_at_submission),
         T(test_cluster_add_checks),
         T(test_cluster_set),
         T(test_views_of_the_saved_state),

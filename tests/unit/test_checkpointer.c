@@ -15,7 +15,7 @@
 #include "store_fixture.h"
 #include <string.h>
 
-#define USERS_PER_COMMIT 40   /* about 4 pages of rows and index entries */
+#define USERS_PER_COMMIT 40   /* a few pages of rows and index entries */
 #define SQLITE_AUTO_PAGES 1000
 #define SMALL_PAGES 16
 
@@ -43,10 +43,11 @@ static void test_manual_connection_keeps_its_log(void **state)
     assert_non_null(st);
     store_wal_manual(st);
     assert_int_equal(store_wal_pages(st), 0);
-    int pages = 0, n = 0;
+    int pages = 0, n = 0, first = 0;
     while (pages <= SQLITE_AUTO_PAGES) {
         int after = commit_users(st, n);
         assert_true(after > pages);   /* never started over: nothing copied it */
+        if (!first) first = after;    /* what one commit writes into an empty log */
         pages = after;
         n += USERS_PER_COMMIT;
     }
@@ -55,7 +56,7 @@ static void test_manual_connection_keeps_its_log(void **state)
     assert_int_equal(store_checkpoint(st, &log, &copied), 0);
     assert_int_equal(log, pages);
     assert_int_equal(copied, pages);
-    assert_true(commit_users(st, n) < USERS_PER_COMMIT);
+    assert_true(commit_users(st, n) <= 2 * first);   /* not the 1000 pages before */
     store_fixture_remove(st, dir, path);
 }
 

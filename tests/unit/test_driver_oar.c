@@ -77,19 +77,11 @@ static int group_teardown(void **state)
 static void test_environment_of_a_job(void **state)
 {
     NEED_OAR();
-    fx_script("envdump.sh", fx_envdump);
-    struct campaign_spec spec;
-    fx_spec(&spec, "grenoble", FX_ENV_SECTION);
-    struct drv_job job = fx_env_job(T.user);
-    char err[512], id[DRV_ID_MAX];
-    int rc = drv_submit(T.d, &spec.clusters[0], &job, id, err, sizeof err);
-    campaign_spec_free(&spec);
-    if (rc) fail_msg("%s", err);
-    struct drv_status st = fx_wait_end(T.d, id, 60);
-    assert_int_equal(st.end, DRV_END_SUCCESS);
+    char id[DRV_ID_MAX];
+    struct drv_status st = fx_env_run(T.d, "grenoble", T.user, id);
     assert_string_equal(st.raw, "Terminated");
     assert_true(st.start > 0 && st.stop >= st.start);
-    fx_check_env(T.d, id, T.user);
+    fx_check_env(T.d, id, T.user, 1);
 }
 
 /* drv_find of tag in campaign 5 run as user, submitted since since: how
@@ -147,7 +139,7 @@ static void test_array_of_params(void **state)
 static void test_failures(void **state)
 {
     NEED_OAR();
-    fx_failures(T.d, "grenoble", T.user);
+    fx_failures(T.d, "grenoble", T.user, 1);
 }
 
 static void test_besteffort_preempted_cancel_and_resources(void **state)

@@ -213,18 +213,10 @@ static void test_arrays_cancelled_while_pending(void **state)
 static void test_environment_of_a_job(void **state)
 {
     NEED_SLURM();
-    fx_script("envdump.sh", fx_envdump);
-    struct campaign_spec spec;
-    fx_spec(&spec, "beta", FX_ENV_SECTION);
-    struct drv_job job = fx_env_job(T.user);
     char err[512];
-    int rc = drv_submit(T.b, &spec.clusters[0], &job, T.single_id, err, sizeof err);
-    campaign_spec_free(&spec);
-    if (rc) fail_msg("%s", err);
-    struct drv_status st = fx_wait_end(T.b, T.single_id, 60);
-    assert_int_equal(st.end, DRV_END_SUCCESS);
+    struct drv_status st = fx_env_run(T.b, "beta", T.user, T.single_id);
     assert_true(st.start > 0 && st.stop >= st.start);
-    fx_check_env(T.b, T.single_id, T.user);
+    fx_check_env(T.b, T.single_id, T.user, 1);
 
     /* The job's user owns the folder and may replace its output by a FIFO
      * (an open would block the grid thread for good) or a link to a file
@@ -257,14 +249,7 @@ static void test_array_of_params(void **state)
     char ids[5][DRV_ID_MAX];
     time_t since = time(NULL);
     fx_array(T.a, "alpha", T.user, 77, ids);
-    /* one Slurm array: ids "A_0".."A_4" of the same A */
-    const char *us = strchr(ids[0], '_');
-    assert_non_null(us);
-    for (int i = 0; i < 5; i++) {
-        char want[DRV_ID_MAX];
-        snprintf(want, sizeof want, "%.*s_%d", (int)(us - ids[0]), ids[0], i);
-        assert_string_equal(ids[i], want);
-    }
+    fx_slurm_array_ids(ids, 5);
     /* found again by its tag, as after a crash before its ids were recorded */
     char found[8][DRV_ID_MAX], err[512];
     int n = drv_find(T.a, 5, 77, T.user, since, found, 8, err, sizeof err);
@@ -283,7 +268,7 @@ static void test_array_of_params(void **state)
 static void test_failures(void **state)
 {
     NEED_SLURM();
-    fx_failures(T.a, "alpha", T.user);
+    fx_failures(T.a, "alpha", T.user, 1);
     /* a missing working directory never passes for a success (Slurm
      * itself would run the job in /tmp) */
     struct campaign_spec nodir;

@@ -57,6 +57,19 @@ static void test_grouping_packs_short_params(void **st)
     assert_true(f.submissions <= 2 + 10 + 2);
 }
 
+/* Two chains of 5 jobs of 100 s on 8 cores: the jobs run one chain link
+ * at a time, 5 x 100 s plus a cycle (30 s) at most per link, not 100 s. */
+static void test_chains_run_link_after_link(void **st)
+{
+    struct grid_sim_figures f = run("cluster a nodes=1 cores=8\n"
+                                    "campaign c jobs=10 duration=100 walltime=900 chains=2 clusters=a\n",
+                                    PRED_SLOW_START, 1);
+    assert_int_equal(f.jobs_done, 10);
+    assert_true(f.makespan_s >= 5 * 100 && f.makespan_s <= 5 * (100 + 30) + 30);
+    f = run("cluster a nodes=1 cores=8\ncampaign c jobs=10 duration=100 walltime=900 clusters=a\n", PRED_SLOW_START, 1);
+    assert_true(f.makespan_s < 5 * 100);
+}
+
 static void test_sink_and_broken_clusters_are_left(void **st)
 {
     struct grid_sim_figures f = run("cluster good nodes=2 cores=4\ncluster sink nodes=2 cores=4 sink=1\n"
@@ -140,6 +153,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checkpointing_jobs_resume_once_and_finish),
         cmocka_unit_test(test_grouping_packs_short_params),
+        cmocka_unit_test(test_chains_run_link_after_link),
         cmocka_unit_test(test_sink_and_broken_clusters_are_left),
         cmocka_unit_test(test_busy_cluster_preempts_best_effort_jobs),
         cmocka_unit_test(test_test_campaign_runs_one_job_per_cluster),

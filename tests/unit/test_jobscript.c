@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[64];             /* the test's folder, also $HOME of the wrapper */
@@ -64,14 +65,13 @@ static void spec_of(struct campaign_spec *spec, const char *section)
 
 /* Writes the wrapper of jobs for index and runs it with bash; its output
  * in r (the caller frees it). */
-static void run_wrapper_home(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
-                             const char *home_dir, struct run_output *r)
+static void run_wrapper_sched(const struct cluster_spec *spec, const struct drv_job *jobs, int n,
+                              const struct jobscript_sched *sched, const char *home_dir, struct run_output *r)
 {
     struct strbuf sb;
     sb_init(&sb);
-    struct jobscript_sched sched = {index, "printf 'n1\\nn1\\nn2\\n' >\"$LOCUS_NODEFILE\""};
     char err[256], path[128], home[128];
-    if (jobscript_write(&sb, spec, jobs, n, &sched, err, sizeof err)) fail_msg("%s", err);
+    if (jobscript_write(&sb, spec, jobs, n, sched, err, sizeof err)) fail_msg("%s", err);
     snprintf(path, sizeof path, "%s/wrapper.sh", dir);
     assert_int_equal(write_file_atomic(path, sb.s, sb.len), 0);
     sb_free(&sb);
@@ -79,6 +79,13 @@ static void run_wrapper_home(const struct cluster_spec *spec, const struct drv_j
     const char *env[] = {home, NULL};
     const char *argv[] = {"bash", path, NULL};
     assert_int_equal(run_capture(argv, env, 10000, r, err, sizeof err), 0);
+}
+
+static void run_wrapper_home(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
+                             const char *home_dir, struct run_output *r)
+{
+    struct jobscript_sched sched = {index, "printf 'n1\\nn1\\nn2\\n' >\"$LOCUS_NODEFILE\"", 0};
+    run_wrapper_sched(spec, jobs, n, &sched, home_dir, r);
 }
 
 /* The same with $HOME the test's folder, as a job's user's own. */
@@ -174,7 +181,7 @@ static void test_failures_and_status(void **state)
     job.env = bad;
     struct strbuf sb;
     sb_init(&sb);
-    struct jobscript_sched sched = {"0", ":"};
+    struct jobscript_sched sched = {"0", ":", 0};
     char err[256];
     assert_int_equal(jobscript_write(&sb, &spec.clusters[0], &job, 1, &sched, err, sizeof err), -1);
     has(err, "\"1X=y\" is not NAME=VALUE");
@@ -198,6 +205,19 @@ static void test_script_lines(void **state)
     campaign_spec_free(&spec);
 }
 
+/* A section running the program name (text, written in the test's
+ * folder) with SIGUSR1 as its checkpointing signal, 60 s before its end. */
+static void checkpointed_prog(struct campaign_spec *spec, const char *name, const char *text)
+{
+    char path[128], section[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+    assert_int_equal(chmod(path, 0755), 0);
+    snprintf(section, sizeof section, "\"exec_file\": \"{HOME}/%s\", \"walltime\": 600, "
+             "\"checkpointing_signal\": \"SIGUSR1\", \"checkpointing_period\": 60", name);
+    spec_of(spec, section);
+}
+
 static void test_checkpoint_signal_forwarded(void **state)
 {
     /* the job signals its parent, the wrapper, which must forward the
@@ -207,13 +227,8 @@ static void test_checkpoint_signal_forwarded(void **state)
                        "kill -USR1 $PPID\n"
                        "for i in $(seq 100); do sleep 0.05; done\n"
                        "exit 1\n";
-    char path[128];
-    snprintf(path, sizeof path, "%s/ckpt.sh", dir);
-    assert_int_equal(write_file_atomic(path, prog, strlen(prog)), 0);
-    assert_int_equal(chmod(path, 0755), 0);
     struct campaign_spec spec;
-    spec_of(&spec, "\"exec_file\": \"{HOME}/ckpt.sh\", \"walltime\": 600, \"checkpointing_signal\": \"SIGUSR1\","
-                   "\"checkpointing_period\": 60");
+    checkpointed_prog(&spec, "ckpt.sh", prog);
     struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "c", .user = "u", .param = "c"};
     struct run_output r;
     run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
@@ -262,6 +277,37 @@ static void test_checkpoint_signal_repeated(void **state)
     assert_int_equal(n, 0);
     run_output_free(&r);
     campaign_spec_free(&spec);
+}
+
+/* A scheduler that cannot signal the wrapper (slurmrestd): the wrapper's
+ * own timer sends the signal, which reaches the job; a job that ends
+ * before the timer does not wait for it, and leaves nothing running. */
+static void test_checkpoint_signal_self_timed(void **state)
+{
+    const char *prog = "#!/bin/bash\n"
+                       "trap 'echo checkpointed; exit 42' USR1\n"
+                       "for i in $(seq 100); do sleep 0.05; done\n"
+                       "exit 1\n";
+    struct campaign_spec spec, quick;
+    checkpointed_prog(&spec, "timed.sh", prog);
+    checkpointed_prog(&quick, "quick.sh", "#!/bin/bash\nexit 0\n");
+    struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "c", .user = "u", .param = "c"};
+    struct jobscript_sched sched = {"0", ":", 1};
+    struct run_output r;
+    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, &r);
+    assert_int_equal(r.status, 42);
+    assert_string_equal(r.out, "checkpointed\n");
+    run_output_free(&r);
+    /* the timer's sleep holds the output open while it lives: the wrapper
+     * would be waited for until it ends */
+    sched.signal_after = 30;
+    time_t t0 = time(NULL);
+    run_wrapper_sched(&quick.clusters[0], &job, 1, &sched, dir, &r);
+    assert_int_equal(r.status, 0);
+    assert_true(time(NULL) - t0 < 5);
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+    campaign_spec_free(&quick);
 }
 
 /* The params of a group as the daemon gives them: their own ids, names
@@ -336,7 +382,7 @@ static void test_grouped_params_one_after_the_other(void **state)
     m[2].env = (const char *const[]){"=x", NULL};
     struct strbuf sb;
     sb_init(&sb);
-    struct jobscript_sched sched = {"0", ":"};
+    struct jobscript_sched sched = {"0", ":", 0};
     char err[256];
     assert_int_equal(jobscript_write(&sb, &spec.clusters[0], &job, 1, &sched, err, sizeof err), -1);
     has(err, "job 23: environment entry \"=x\" is not NAME=VALUE");
@@ -365,7 +411,7 @@ static void test_grouped_stop_on_sigterm(void **state)
     struct drv_job job = {.job_id = 21, .campaign_id = 7, .name = "a", .user = "alice", .group = m, .ngroup = 3};
     struct strbuf sb;
     sb_init(&sb);
-    struct jobscript_sched sched = {"0", ":"};
+    struct jobscript_sched sched = {"0", ":", 0};
     char err[256], home[128];
     assert_int_equal(jobscript_write(&sb, &spec.clusters[0], &job, 1, &sched, err, sizeof err), 0);
     snprintf(path, sizeof path, "%s/group.sh", dir);
@@ -429,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_script_lines),
         cmocka_unit_test(test_checkpoint_signal_forwarded),
         cmocka_unit_test(test_checkpoint_signal_repeated),
+        cmocka_unit_test(test_checkpoint_signal_self_timed),
         cmocka_unit_test(test_grouped_params_one_after_the_other),
         cmocka_unit_test(test_grouped_stop_on_sigterm),
         cmocka_unit_test(test_group_marks_parsing),

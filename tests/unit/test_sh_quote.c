@@ -250,7 +250,7 @@ static void test_exec_directory_word(void **state)
         struct cluster_spec spec = {.name = (char *)"c", .exec_file = (char *)"prog", .exec_directory = texts[i], .nlevels = 1,
                                     .levels = {{"core", 1}}, .walltime = 60};
         struct drv_job job = {.job_id = 1, .campaign_id = CAMPAIGN, .name = "a", .user = "u", .param = "a"};
-        struct jobscript_sched sched = {"0", ":"};
+        struct jobscript_sched sched = {"0", ":", 0};
         struct strbuf w;
         sb_init(&w);
         char err[256];

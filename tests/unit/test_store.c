@@ -273,7 +273,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 25);
+    assert_int_equal(STORE_SCHEMA_VERSION, 27);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -343,7 +343,7 @@ static void test_version_1_store_migrates(void **state)
 }
 
 /* A version-13 store whose campaigns had events (made as the last
- * version, less what v14 to v25 added: v14's own SQL cannot run outside the store,
+ * version, less what v14 to v27 added: v14's own SQL cannot run outside the store,
  * which has the functions v10 calls) opens migrated (v14): each event
  * gets a message from what its row says, by kind; events the daemon
  * opens from then on bring their own. */
@@ -355,7 +355,9 @@ static void test_version_13_store_migrates_event_messages(void **state)
     struct store *made = store_open(path, STORE_CREATE, err, sizeof err);
     if (!made) fail_msg("%s", err);
     store_close(made);
-    store_fixture_sql(path, "ALTER TABLE grid_events DROP COLUMN message; DROP INDEX users_email;"
+    store_fixture_sql(path, "DROP INDEX users_total; DROP INDEX users_recent; DROP INDEX hosts_total;"
+                            "DROP INDEX hosts_recent; DROP INDEX teams_total; DROP INDEX teams_recent;"
+                            "ALTER TABLE grid_events DROP COLUMN message; DROP INDEX users_email;"
                             "ALTER TABLE users DROP COLUMN email; ALTER TABLE users DROP COLUMN passwd;"
                             "ALTER TABLE users DROP COLUMN key_gen; DROP INDEX users_team;"
                             "ALTER TABLE users DROP COLUMN team_id; DROP TABLE teams; DROP TABLE host_app_versions;"
@@ -383,6 +385,12 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE grid_camp_clusters DROP COLUMN checkpoint_cost;"
                             "ALTER TABLE grid_clusters DROP COLUMN interruptions;"
                             "ALTER TABLE grid_clusters DROP COLUMN run_s;"
+                            "ALTER TABLE grid_jobs DROP COLUMN first_dependent; ALTER TABLE grid_jobs DROP COLUMN unmet;"
+                            "ALTER TABLE grid_jobs DROP COLUMN failed_needs; ALTER TABLE grid_campaigns DROP COLUMN nheld;"
+                            "ALTER TABLE grid_campaigns DROP COLUMN nblocked;"
+                            "ALTER TABLE grid_campaigns DROP COLUMN nskipped;"
+                            "ALTER TABLE grid_campaigns DROP COLUMN nafter; DROP TABLE grid_deps;"
+                            "DROP TABLE grid_camp_after;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"

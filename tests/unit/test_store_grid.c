@@ -148,7 +148,9 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         EQ(*x, *y, id); EQ(*x, *y, user_id); EQ(*x, *y, type); EQ(*x, *y, priority); EQ(*x, *y, state);
         EQ(*x, *y, nranges); EQ(*x, *y, njobs); EQ(*x, *y, next_new); EQ(*x, *y, nresub); EQ(*x, *y, ndone);
         EQ(*x, *y, first_pair); EQ(*x, *y, nretry); EQ(*x, *y, end_notified); EQ(*x, *y, nclusters);
-        EQ(*x, *y, project_id);
+        EQ(*x, *y, project_id); EQ(*x, *y, nheld); EQ(*x, *y, nblocked); EQ(*x, *y, nskipped);
+        EQ(*x, *y, nafter);
+        for (int k = 0; k < x->nafter; k++) assert_true(x->after[k] == y->after[k]);
         for (int k = 0; k < GRID_RETRY_CODES_MAX; k++) EQ(*x, *y, retry_codes[k]);
         for (int k = 0; k < x->nranges; k++) {
             EQ(x->ranges[k], y->ranges[k], first_index);
@@ -167,7 +169,13 @@ static void same_state(const struct grid_state *a, const struct grid_state *b)
         const struct grid_job *x = &a->jobs[i], *y = &b->jobs[i];
         EQ(*x, *y, id); EQ(*x, *y, campaign_id); EQ(*x, *y, param); EQ(*x, *y, state); EQ(*x, *y, attempts);
         EQ(*x, *y, walltime_kills); EQ(*x, *y, resumes); EQ(*x, *y, pin_cluster); EQ(*x, *y, front);
-        EQ(*x, *y, event_id); EQ(*x, *y, success_copy); EQ(*x, *y, last_copy);
+        EQ(*x, *y, event_id); EQ(*x, *y, success_copy); EQ(*x, *y, last_copy); EQ(*x, *y, first_dependent);
+        EQ(*x, *y, unmet); EQ(*x, *y, failed_needs);
+    }
+    assert_int_equal(a->ndeps, b->ndeps);
+    for (int64_t i = 0; i < a->ndeps; i++) {
+        const struct grid_dep *x = &a->deps[i], *y = &b->deps[i];
+        EQ(*x, *y, id); EQ(*x, *y, job_id); EQ(*x, *y, need_id); EQ(*x, *y, next);
     }
     assert_int_equal(a->ncopies, b->ncopies);
     for (int64_t i = 0; i < a->ncopies; i++) {
@@ -430,6 +438,33 @@ static void load_equal(struct store *s, const struct grid_state *st)
     grid_state_free(&back);
 }
 
+/* Adds the campaign of json (single quotes for double) of user to st: its id. */
+static int64_t add_spec(struct grid_state *st, int64_t user, const char *json)
+{
+    struct campaign_spec spec = {0};
+    parse_spec(json, &spec);
+    struct grid_campaign_opts o = {.user_id = user, .nretry = -1};
+    int64_t id;
+    char err[256];
+    if (grid_campaign_add(st, &spec, &o, &id, err, sizeof err)) fail_msg("%s", err);
+    campaign_spec_free(&spec);
+    return id;
+}
+
+/* The store, damaged, is refused with want in the error, not misread. */
+static void load_refused(struct store *s, const char *want)
+{
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh = grid_shadow_new();
+    assert_int_equal(store_grid_load(s, &back, sh), -1);
+    if (!strstr(store_error(s), want)) fail_msg("'%s' lacks '%s'", store_error(s), want);
+    grid_shadow_free(sh);
+    grid_state_free(&back);
+}
+
 static void test_job_ranges_saved_and_loaded(void **state)
 {
     struct fx *f = *state;
@@ -437,13 +472,8 @@ static void test_job_ranges_saved_and_loaded(void **state)
     build_state(&st, f->alice);
     struct grid_shadow *sh = grid_shadow_new();
     save(f->s, &st, sh);
-    struct campaign_spec spec = {0};
-    parse_spec("{'name': 'b', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
-    struct grid_campaign_opts o = {.user_id = f->alice, .nretry = -1};
-    int64_t b;
+    add_spec(&st, f->alice, "{'name': 'b', 'nb_jobs': 4, 'exec_file': 'x', 'clusters': {'alpha': {}}}");
     char err[256];
-    assert_int_equal(grid_campaign_add(&st, &spec, &o, &b, err, sizeof err), 0);
-    campaign_spec_free(&spec);
     assert_int_equal(grid_campaign_add_params(&st, 1, 3, err, sizeof err), 0);
     assert_int_equal(st.camps[0].nranges, 2);
     /* two campaign rows, 4 + 3 jobs, b's pair and cluster settings, b's range and campaign 1's new one */
@@ -457,15 +487,30 @@ static void test_job_ranges_saved_and_loaded(void **state)
     load_equal(f->s, &st);
     /* a store that lost a range is refused, not misread */
     store_fixture_sql(f->path, "DELETE FROM grid_camp_ranges WHERE campaign_id = 1 AND k = 1");
-    struct grid_state back;
-    struct grid_config cfg;
-    grid_config_default(&cfg);
-    grid_state_init(&back, &cfg, 0);
-    struct grid_shadow *sh2 = grid_shadow_new();
-    assert_int_equal(store_grid_load(f->s, &back, sh2), -1);
-    assert_non_null(strstr(store_error(f->s), "job ranges"));
-    grid_shadow_free(sh2);
-    grid_state_free(&back);
+    load_refused(f->s, "job ranges");
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+}
+
+/* A campaign with dependencies, after campaign 1: its jobs' counters,
+ * the dependencies' chains and the campaigns it runs after come back; a
+ * store whose dependency names a job it lacks is refused. */
+static void test_dependencies_saved_and_loaded(void **state)
+{
+    struct fx *f = *state;
+    struct grid_state st;
+    build_state(&st, f->alice);
+    struct grid_shadow *sh = grid_shadow_new();
+    save(f->s, &st, sh);
+    int64_t b = add_spec(&st, f->alice, "{'name': 'b', 'params': ['a', 'b', 'c'], 'exec_file': 'x', 'after': [1],"
+                                        " 'depends': {'b': 'a', 'c': ['a', 'b']}, 'clusters': {'alpha': {}}}");
+    assert_int_equal(st.camps[b - 1].state, GCS_WAITING);
+    assert_int_equal(st.ndeps, 3);
+    /* the campaign, its 3 jobs, pair, cluster settings, range, 3 dependencies and 1 campaign it runs after */
+    assert_int_equal(save(f->s, &st, sh), 1 + 3 + 1 + 1 + 1 + 3 + 1);
+    load_equal(f->s, &st);
+    store_fixture_sql(f->path, "UPDATE grid_deps SET job_id = 999 WHERE id = 2");
+    load_refused(f->s, "grid_deps");
     grid_shadow_free(sh);
     grid_state_free(&st);
 }
@@ -619,6 +664,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_save_writes_only_changed_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_orders_insert_get_pending_done, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_round_trip_list_count_and_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dependencies_saved_and_loaded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_ranges_saved_and_loaded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_params_appended, setup, teardown),
         cmocka_unit_test_setup_teardown(test_affinities_set_listed_and_removed, setup, teardown),

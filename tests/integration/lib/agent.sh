@@ -28,13 +28,29 @@ start_agent() {
     fail "locus-client does not answer status after 5 s"
 }
 
-# Stops the agent and its apps on any exit (lib/boinc.sh's trap handles
+# start_second_agent KEY: a second daemon with $AGENT_OPTS, in data folder
+# $TMP/agent2 (its log $TMP/agent2.log), attached to $URL with account key
+# KEY: a second host, as a host never gets two instances of one job.
+AGENT2_PID=
+start_second_agent() {
+    "$AGENT" --dir "$TMP/agent2" "${AGENT_OPTS[@]}" </dev/null >>"$TMP/agent2.log" 2>&1 &
+    AGENT2_PID=$!
+    local i
+    for i in $(seq 50); do
+        "$AGENT" --dir "$TMP/agent2" status >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    "$AGENT" --dir "$TMP/agent2" attach "$URL" - <<<"$1" || afail "attach of the second agent failed"
+}
+
+# Stops the agents and their apps on any exit (lib/boinc.sh's trap handles
 # locusd). Returns the status it was called with: _cleanup exits with the
 # status it finds, so that a test that failed does not exit 0. In the trap,
 # a failed test's status would stop the trap there under set -e, leaving
 # locusd running and $TMP behind: "|| _cleanup" takes that branch instead.
 _agent_cleanup() {
     local rc=$?
+    kill_tree "$AGENT2_PID"
     kill_tree "$AGENT_PID"
     return "$rc"
 }

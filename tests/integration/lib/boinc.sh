@@ -199,6 +199,15 @@ submit_key_of() {
     cat "$TMP/skey.$2"
 }
 
+# api_get PATH [KEY]: GET /api/v1/PATH of the locusd at $PORT, with KEY as
+# its bearer key when given; prints the HTTP status (000: no answer), the
+# body in $TMP/body.
+api_get() {
+    local auth=()
+    [ -n "${2:-}" ] && auth=(-H "Authorization: Bearer $2")
+    curl -s -o "$TMP/body" -w '%{http_code}' --max-time 30 "${auth[@]}" "http://127.0.0.1:$PORT/api/v1/$1" || echo 000
+}
+
 # ---- locusd ----
 
 # start_locusd PROJ: starts locusd (debug log appended to $LOCUSD_LOG) and
