@@ -102,7 +102,7 @@ static void write_wrapper(const struct campaign_spec *spec, const char *name, in
     snprintf(cache, sizeof cache, "%s/cache", dir);
     struct drv_job job = {.job_id = 7, .campaign_id = 3, .name = name, .param = name, .inputs = in,
                           .ninputs = with_inputs ? n : 0, .download_url = url, .cache_dir = cache};
-    struct jobscript_sched sched = {"0", "echo n1 >\"$LOCUS_NODEFILE\""};
+    struct jobscript_sched sched = {"0", "echo n1 >\"$LOCUS_NODEFILE\"", 0};
     struct strbuf sb;
     sb_init(&sb);
     if (jobscript_write(&sb, &spec->clusters[0], &job, 1, &sched, err, sizeof err)) fail_msg("%s", err);
