@@ -78,7 +78,7 @@ touch "$work/slurm-alpha.conf"
   fail cluster_list "$("$locus" cluster list "$proj")"
 "$locus" cluster list "$proj" --json | grep -q '"name":"alpha","driver":"slurm"' && ok || fail cluster_json ""
 expect cluster_taken 1 "cluster alpha exists" "$locus" cluster add "$proj" alpha --driver oar --api http://h/
-expect cluster_driver 2 "slurm or oar" "$locus" cluster add "$proj" gamma --driver pbs
+expect cluster_driver 2 "slurm, slurmrest or oar" "$locus" cluster add "$proj" gamma --driver pbs
 expect cluster_conf_missing 1 "cannot read" "$locus" cluster add "$proj" gamma --driver slurm --conf "$work/none"
 expect cluster_name 1 "name: 1 to 64" "$locus" cluster add "$proj" "a/b" --driver oar --api http://h/
 expect cluster_set_unknown 1 "no cluster named 'omega'" "$locus" cluster set "$proj" omega --disabled 1
