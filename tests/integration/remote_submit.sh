@@ -299,6 +299,7 @@ cli_refused "--user" "--user is for the server's own command line" campaign paus
 cli_refused "--wait" "--wait is for the server's own command line" campaign cancel "$CAMP" --wait 3
 cli_refused "--jobs" "--jobs, --state and --users read the server's folder" campaign stat "$CAMP" --jobs
 cli_refused "fix" "(HTTP 404)" campaign fix 999999 --resubmit
+cli_refused "share" "campaign share works on the server's folder only" campaign share bob 2
 [ "$(camp_state)" = "$GCS_RUNNING" ] || fail "a refusal changed campaign $CAMP"
 has "campaign cancel" "$(R campaign cancel "$CAMP")" "campaign $CAMP: cancelled"
 [ "$(camp_state)" = "$GCS_CANCELLED" ] || fail "campaign $CAMP is not cancelled"
