@@ -191,3 +191,49 @@ class Client:
 
     def end_sequence(self, name):
         return self._json("POST", "sequences/%s/end" % _quote(name))
+
+    # ---- campaigns (docs/campaigns.md) ----
+
+    def submit_campaign(self, jdl, params_text=None):
+        """Submits a campaign (POST campaigns) owned by the key's user: jdl,
+        the JDL as a dict (or its JSON text, sent as written), and
+        params_text, the text of its param_file, which the server cannot
+        read. Returns the campaign's id."""
+        if params_text is not None:
+            jdl = dict(json.loads(jdl) if isinstance(jdl, str) else jdl, param_file_text=params_text)
+        if isinstance(jdl, str):
+            with self._open("POST", "campaigns", jdl.encode(), {"Content-Type": "application/json"}) as r:
+                return json.loads(r.read())["id"]
+        return self._json("POST", "campaigns", jdl)["id"]
+
+    def campaigns(self):
+        """The key's user's campaigns (GET campaigns), a list."""
+        return self._json("GET", "campaigns")["campaigns"]
+
+    def campaign(self, campaign):
+        """One campaign with its clusters and open events (GET campaigns/ID)."""
+        return self._json("GET", "campaigns/%d" % int(campaign))
+
+    def campaign_events(self, campaign):
+        """Every event of the campaign (GET campaigns/ID/events), a list."""
+        return self._json("GET", "campaigns/%d/events" % int(campaign))["events"]
+
+    def pause_campaign(self, campaign):
+        """No new jobs; the running ones go on. Returns the campaign after it."""
+        return self._json("POST", "campaigns/%d/pause" % int(campaign))
+
+    def resume_campaign(self, campaign):
+        return self._json("POST", "campaigns/%d/resume" % int(campaign))
+
+    def cancel_campaign(self, campaign):
+        return self._json("POST", "campaigns/%d/cancel" % int(campaign))
+
+    def add_params(self, campaign, params):
+        """One job per param (each one line of a param file), POST
+        campaigns/ID/params. Returns the campaign after it."""
+        return self._json("POST", "campaigns/%d/params" % int(campaign), {"params": list(params)})
+
+    def fix_event(self, event, resubmit):
+        """Closes the event (POST events/ID/fix); resubmit: the jobs it gave
+        up go back to the queue. Returns the event after it."""
+        return self._json("POST", "events/%d/fix" % int(event), {"resubmit": bool(resubmit)})

@@ -126,6 +126,9 @@ int cli_remote(void);
  * GET): 0 with the JSON answer in *answer (owned), or CLI_FAIL with the
  * server's error message and HTTP status, or why no answer came. */
 int remote_json(const char *method, const char *path, json_t *body, json_t **answer, char *err, size_t errlen);
+/* As remote_json with the body's JSON text as it is (borrowed; NULL as
+ * remote_json's NULL): for a body the server is to judge as written. */
+int remote_text(const char *method, const char *path, const char *text, json_t **answer, char *err, size_t errlen);
 /* key %-escaped for a URL path (owned). */
 char *remote_escape(const char *key);
 /* PUT /api/v1/files/NAME from src (f: the name and flags), with its

@@ -3,7 +3,10 @@
  * order checked by orders/campaign_order.c, as the REST API checks it,
  * that locusd's grid daemon carries out: the command waits for it and
  * says what became of it. The views read the daemon's saved state
- * read-only (store/store_campaign_view.c). */
+ * read-only (store/store_campaign_view.c). With `locus --server URL`,
+ * submit, add-params, stat, events, fix, pause, resume and cancel go to
+ * the REST API's campaign routes instead (docs/api.md), which run the same
+ * orders as the key's user and wait for the daemon themselves. */
 #include "cli/cli.h"
 #include "core/fsutil.h"
 #include "core/strbuf.h"
@@ -43,6 +46,19 @@ static int user_id(struct store *s, const char *user, int64_t *id, char *err, si
 static int check_wait(int wait_s, char *err, size_t errlen)
 {
     if (wait_s < 0 || wait_s > 86400) return cli_errf(err, errlen, CLI_USAGE, "--wait: 0 to 86400 seconds");
+    return 0;
+}
+
+/* On a server the key names the user and the server waits for its
+ * daemon: --user and --wait are refused rather than ignored. */
+static int remote_options(const struct cli_opt *opts, char *err, size_t errlen)
+{
+    if (cli_seen(opts, "user"))
+        return cli_errf(err, errlen, CLI_USAGE, "--user is for the server's own command line: remote campaigns are "
+                        "the key's user's");
+    if (cli_seen(opts, "wait"))
+        return cli_errf(err, errlen, CLI_USAGE, "--wait is for the server's own command line: the server waits up "
+                        "to 30 s for its grid daemon");
     return 0;
 }
 
@@ -130,17 +146,48 @@ static int submit(struct cli_project *cp, const char *path, const char *user, in
     return rc;
 }
 
+/* submit on a server: POST campaigns with the JDL as written, or, when it
+ * names a param_file, with that file (read here, as locally) in its
+ * "param_file_text": the server reads no file of the user's. */
+static int remote_submit(const char *path, char *err, size_t errlen)
+{
+    char *jdl = NULL, *params = NULL;
+    size_t len, plen;
+    int rc = read_input(path, "JDL", CAMP_JDL_MAX_BYTES, &jdl, &len, err, errlen);
+    if (rc || (rc = read_params(jdl, len, path, &params, &plen, err, errlen))) {
+        free(params);
+        free(jdl);
+        return rc;
+    }
+    json_t *answer = NULL, *o = params ? json_loadb(jdl, len, 0, NULL) : NULL, *text = NULL;
+    if (params && !(text = json_stringn(params, plen)))
+        rc = cli_errf(err, errlen, CLI_FAIL, "param_file of %s: not UTF-8 text", path);
+    else if (o) {
+        json_object_set_new(o, "param_file_text", text);
+        rc = remote_json("POST", "campaigns", o, &answer, err, errlen);
+        o = text = NULL;
+    } else rc = remote_text("POST", "campaigns", jdl, &answer, err, errlen);
+    json_decref(text);
+    json_decref(o);
+    free(params);
+    free(jdl);
+    if (!rc) printf("%lld\n", (long long)json_integer_value(json_object_get(answer, "id")));
+    json_decref(answer);
+    return rc;
+}
+
 int cmd_campaign_submit(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2], *user = NULL;
-    int wait_s = WAIT_DEFAULT_S;
+    const char *pos[2] = {NULL, NULL}, *user = NULL;
+    int wait_s = WAIT_DEFAULT_S, r = cli_remote();   /* remotely, no project folder and no --user */
     struct cli_opt opts[] = {
-        {"user", OPT_STR, &user, 1, 0},
+        {"user", OPT_STR, &user, !r, 0},
         {"wait", OPT_INT, &wait_s, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
-    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    int rc = cli_parse(argc, argv, opts, pos + r, 2 - r, 2 - r, err, errlen);
     if (rc || (rc = check_wait(wait_s, err, errlen))) return rc;
+    if (r) return remote_options(opts, err, errlen) ? CLI_USAGE : remote_submit(pos[1], err, errlen);
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = submit(&cp, pos[1], user, wait_s, err, errlen);
@@ -192,9 +239,46 @@ int cmd_campaign_check(int argc, char **argv, char *err, size_t errlen)
 
 /* ---- add-params ---- */
 
+/* The params of a param file's text as the API takes them: one string a
+ * line, without the blank and comment lines (owned); NULL with why when a
+ * line is not UTF-8. */
+static json_t *params_json(const char *text, size_t len, char *err, size_t errlen)
+{
+    json_t *list = json_array();
+    for (size_t pos = 0, line = 1; pos < len; line++) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - s) : len - pos;
+        pos += n + 1;
+        size_t lead = strspn(s, " \t\r");
+        if (lead >= n || s[lead] == '#') continue;
+        json_t *p = json_stringn(s, n && s[n - 1] == '\r' ? n - 1 : n);
+        if (!p) {
+            json_decref(list);
+            return cli_errf(err, errlen, CLI_FAIL, "line %zu: not UTF-8 text", line), NULL;
+        }
+        json_array_append_new(list, p);
+    }
+    return list;
+}
+
+/* add-params on a server: POST campaigns/ID/params. */
+static int remote_add_params(int64_t id, const char *text, size_t len, char *err, size_t errlen)
+{
+    json_t *list = params_json(text, len, err, errlen), *answer = NULL;
+    if (!list) return CLI_FAIL;
+    char path[64];
+    snprintf(path, sizeof path, "campaigns/%lld/params", (long long)id);
+    int rc = remote_json("POST", path, json_pack("{s:o}", "params", list), &answer, err, errlen);
+    if (!rc)
+        printf("campaign %lld: params added, %lld jobs in all\n", (long long)id,
+               (long long)json_integer_value(json_object_get(answer, "jobs")));
+    json_decref(answer);
+    return rc;
+}
+
 int cmd_campaign_add_params(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[3], *user = NULL;
+    const char *pos[3] = {NULL, NULL, NULL}, *user = NULL;
     int wait_s = WAIT_DEFAULT_S;
     struct cli_opt opts[] = {
         {"user", OPT_STR, &user, 0, 0},
@@ -202,13 +286,21 @@ int cmd_campaign_add_params(int argc, char **argv, char *err, size_t errlen)
         {NULL, 0, NULL, 0, 0},
     };
     int64_t id = 0, uid, order, njobs;   /* id: set by the parse; gcc -O3 cannot tell */
-    int rc = cli_parse(argc, argv, opts, pos, 3, 3, err, errlen);
-    if (rc || (rc = check_wait(wait_s, err, errlen)) || (rc = parse_id(pos[1], "ID", &id, err, errlen))) return rc;
+    int r = cli_remote();   /* remotely, no project folder */
+    int rc = cli_parse(argc, argv, opts, pos + r, 3 - r, 3 - r, err, errlen);
+    if (rc || (rc = check_wait(wait_s, err, errlen)) || (rc = parse_id(pos[1], "ID", &id, err, errlen)) ||
+        (r && (rc = remote_options(opts, err, errlen))))
+        return rc;
     char *text;
     size_t len;
     rc = strcmp(pos[2], "-") ? read_input(pos[2], "param file", CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen)
                              : cli_read_stdin(CAMP_PARAMS_MAX_BYTES, &text, &len, err, errlen);
     if (rc) return rc;
+    if (r) {
+        rc = remote_add_params(id, text, len, err, errlen);
+        free(text);
+        return rc;
+    }
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = user_id(cp.s, user, &uid, err, errlen);
@@ -234,9 +326,34 @@ static const char *done_text(enum grid_order_kind kind)
     }
 }
 
+/* What a change did, locally and remotely the same. */
+static void print_changed(enum grid_order_kind kind, int64_t id, int resubmit)
+{
+    if (kind == GO_FIX)
+        printf("event %lld: fixed%s\n", (long long)id,
+               resubmit ? "; the jobs it gave up are back in the queue" : "; its cluster may be used again");
+    else printf("campaign %lld: %s\n", (long long)id, done_text(kind));
+}
+
+/* A change on a server: POST campaigns/ID/pause|resume|cancel or
+ * events/ID/fix. */
+static int remote_change(enum grid_order_kind kind, int64_t id, int resubmit, char *err, size_t errlen)
+{
+    char path[64];
+    if (kind == GO_FIX) snprintf(path, sizeof path, "events/%lld/fix", (long long)id);
+    else snprintf(path, sizeof path, "campaigns/%lld/%s", (long long)id,
+                  kind == GO_PAUSE ? "pause" : kind == GO_RESUME ? "resume" : "cancel");
+    json_t *answer = NULL;
+    int rc = remote_json("POST", path, kind == GO_FIX ? json_pack("{s:b}", "resubmit", resubmit) : NULL, &answer,
+                         err, errlen);
+    json_decref(answer);
+    if (!rc) print_changed(kind, id, resubmit);
+    return rc;
+}
+
 static int change(int argc, char **argv, enum grid_order_kind kind, char *err, size_t errlen)
 {
-    const char *pos[2], *user = NULL;
+    const char *pos[2] = {NULL, NULL}, *user = NULL;
     int wait_s = WAIT_DEFAULT_S, resubmit = 0;
     struct cli_opt opts[] = {
         {"user", OPT_STR, &user, 0, 0},
@@ -245,10 +362,12 @@ static int change(int argc, char **argv, enum grid_order_kind kind, char *err, s
         {NULL, 0, NULL, 0, 0},
     };
     int64_t id = 0, uid, order, result;
-    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    int r = cli_remote();   /* remotely, no project folder */
+    int rc = cli_parse(argc, argv, opts, pos + r, 2 - r, 2 - r, err, errlen);
     if (rc || (rc = check_wait(wait_s, err, errlen)) ||
         (rc = parse_id(pos[1], kind == GO_FIX ? "EVENT" : "ID", &id, err, errlen)))
         return rc;
+    if (r) return remote_options(opts, err, errlen) ? CLI_USAGE : remote_change(kind, id, resubmit, err, errlen);
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
     if (!rc) rc = user_id(cp.s, user, &uid, err, errlen);
@@ -257,12 +376,8 @@ static int change(int argc, char **argv, enum grid_order_kind kind, char *err, s
         rc = CLI_FAIL;
     if (!rc) rc = wait_order(cp.s, order, wait_s, &result, err, errlen);
     cli_close(&cp);
-    if (rc) return rc;
-    if (kind == GO_FIX)
-        printf("event %lld: fixed%s\n", (long long)id,
-               resubmit ? "; the jobs it gave up are back in the queue" : "; its cluster may be used again");
-    else printf("campaign %lld: %s\n", (long long)id, done_text(kind));
-    return 0;
+    if (!rc) print_changed(kind, id, resubmit);
+    return rc;
 }
 
 int cmd_campaign_pause(int argc, char **argv, char *err, size_t errlen) { return change(argc, argv, GO_PAUSE, err, errlen); }
@@ -487,9 +602,34 @@ static int stat_lists(struct store *s, int64_t id, int users, int state, int as_
     return 0;
 }
 
+/* A GET on a server, its answer printed as --json prints locally: as it
+ * is, or (one) as the one item of a list named list. */
+static int remote_view(const char *path, const char *list, char *err, size_t errlen)
+{
+    json_t *answer = NULL;
+    int rc = remote_json("GET", path, NULL, &answer, err, errlen);
+    if (!rc) cli_print_json(list ? json_pack("{s:[o]}", list, answer) : answer);
+    return rc;
+}
+
+/* stat on a server: GET campaigns, or campaigns/ID (clusters and events
+ * included, as -f shows them) as {"campaigns": [...]}. The API has no
+ * per-job or per-user list. */
+static int remote_stat(int64_t id, int full, int lists, char *err, size_t errlen)
+{
+    if (lists)
+        return cli_errf(err, errlen, CLI_USAGE, "--jobs, --state and --users read the server's folder: run them "
+                        "there, without --server");
+    if (full && !id) return cli_errf(err, errlen, CLI_USAGE, "-f on a server: give the campaign's ID");
+    if (!id) return remote_view("campaigns", NULL, err, errlen);
+    char path[64];
+    snprintf(path, sizeof path, "campaigns/%lld", (long long)id);
+    return remote_view(path, "campaigns", err, errlen);
+}
+
 int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2], *state_name = NULL;
+    const char *pos[2] = {NULL, NULL}, *state_name = NULL;
     int as_json = 0, full = take_flag(&argc, argv, "-f"), jobs = 0, users = 0;
     struct cli_opt opts[] = {
         {"json", OPT_FLAG, &as_json, 0, 0},
@@ -499,9 +639,11 @@ int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
         {"users", OPT_FLAG, &users, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
-    int rc = cli_parse(argc, argv, opts, pos, 1, 2, err, errlen);
+    int on_server = cli_remote();   /* remotely, no project folder */
+    int rc = cli_parse(argc, argv, opts, pos + on_server, 1 - on_server, 2 - on_server, err, errlen);
     int64_t id = 0;
     if (rc || (pos[1] && (rc = parse_id(pos[1], "ID", &id, err, errlen)))) return rc;
+    if (on_server) return remote_stat(id, full, jobs || state_name || users, err, errlen);
     int state = state_name ? campaign_job_state_of(state_name) : -1;
     if (state_name && state < 0)
         return cli_errf(err, errlen, CLI_USAGE,
@@ -541,12 +683,18 @@ int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
 
 int cmd_campaign_events(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2];
+    const char *pos[2] = {NULL, NULL};
     int as_json = 0;
     struct cli_opt opts[] = {{"json", OPT_FLAG, &as_json, 0, 0}, {NULL, 0, NULL, 0, 0}};
     int64_t id = 0, owner;
-    int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
+    int on_server = cli_remote();   /* remotely, no project folder: GET campaigns/ID/events */
+    int rc = cli_parse(argc, argv, opts, pos + on_server, 2 - on_server, 2 - on_server, err, errlen);
     if (rc || (rc = parse_id(pos[1], "ID", &id, err, errlen))) return rc;
+    if (on_server) {
+        char path[64];
+        snprintf(path, sizeof path, "campaigns/%lld/events", (long long)id);
+        return remote_view(path, NULL, err, errlen);
+    }
     struct cli_project cp;
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
     if (rc) return rc;

@@ -86,14 +86,18 @@ static const struct command commands[] = {
 /* The commands that also go to a server (`locus --server URL ...`), where
  * the API has their order; they then take no DIR. */
 static const char *const remote_commands[] = {"file add", "batch create", "batch cancel", "batch results", "stat",
-                                              "sequence create", "sequence extend", "sequence end"};
+                                              "sequence create", "sequence extend", "sequence end",
+                                              "campaign submit", "campaign add-params", "campaign stat",
+                                              "campaign events", "campaign fix", "campaign pause",
+                                              "campaign resume", "campaign cancel"};
 
 /* The commands of group (NULL: all of them), one per line. */
 static void usage(FILE *out, const char *group)
 {
     fprintf(out, "usage: locus COMMAND PROJECT_DIR ...\n"
                  "   or: locus --server URL [--key-file FILE] [--cacert FILE] COMMAND ... (file add, batch create, "
-                 "batch cancel, batch results, stat, sequence create|extend|end: without DIR; the key also from "
+                 "batch cancel, batch results, stat, sequence create|extend|end, campaign "
+                 "submit|add-params|stat|events|fix|pause|resume|cancel: without DIR; the key also from "
                  "LOCUS_KEY or LOCUS_KEY_FILE)\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!group || !strcmp(group, commands[i].group))

@@ -156,12 +156,17 @@ static int request(const char *method, const char *path, const char *json, FILE 
     return rc;
 }
 
+int remote_text(const char *method, const char *path, const char *text, json_t **answer, char *err, size_t errlen)
+{
+    return request(method, path, text ? text : (strcmp(method, "GET") ? "{}" : NULL), NULL, 0, NULL, answer, NULL,
+                   err, errlen);
+}
+
 int remote_json(const char *method, const char *path, json_t *body, json_t **answer, char *err, size_t errlen)
 {
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
-    int rc = request(method, path, text ? text : (strcmp(method, "GET") ? "{}" : NULL), NULL, 0, NULL, answer, NULL,
-                     err, errlen);
+    int rc = remote_text(method, path, text, answer, err, errlen);
     free(text);
     return rc;
 }

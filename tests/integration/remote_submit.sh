@@ -13,6 +13,12 @@
 #    in results/ (md5 and content);
 #  - `locus --server URL sequence create | extend | end` as locally, her
 #    sequences only (bob: 404);
+#  - `locus --server URL campaign submit | stat | events | pause | resume |
+#    add-params | cancel | fix` on an OAR cluster that answers nothing (as
+#    tests/fixtures/stores/make_fixture.sh), the param_file read on her
+#    side; the Python module the same; to bob hers are absent (404, reads
+#    and orders), carl's volunteer key 403, a bad JDL 400
+#    with the JDL's message; --user, --wait and --jobs refused remotely;
 #  - the Python module (python/locus_client.py, Debian's python3) uploads,
 #    creates a batch, waits for it and downloads its results, and raises
 #    LocusError with the server's message and status on a refusal.
@@ -38,6 +44,8 @@ KEY_A=$(submit_key_of "$proj" alice) KEY_B=$(submit_key_of "$proj" bob) KEY_C=$(
 "$LOCUS" user role "$proj" carl volunteer || fail "locus user role carl volunteer failed"
 set_config "$proj" submit_max_file_mib 1
 set_config "$proj" end_of_batch_replication 0
+"$LOCUS" cluster add "$proj" c1 --driver oar --api http://127.0.0.1:9/oarapi --timeout-ms 1000 >/dev/null \
+    || fail "locus cluster add c1 failed"
 
 # ---- HTTPS with a test CA ----
 make_ca ca
@@ -58,7 +66,8 @@ has() { grep -qF -- "$3" <<<"$2" || fail "$1: no '$3' in: $2"; }
 state() {
     sql "$proj" "SELECT id, name, user_id, app_id, create_time FROM batches ORDER BY id;
                  SELECT id, name, batch_id, cmdline FROM jobs ORDER BY id;
-                 SELECT * FROM files ORDER BY id; SELECT id, name, length, revision FROM sequences ORDER BY id"
+                 SELECT * FROM files ORDER BY id; SELECT id, name, length, revision FROM sequences ORDER BY id;
+                 SELECT id, user_id, njobs FROM grid_campaigns ORDER BY id"
     find "$proj/download" -type f | sort
 }
 # refused WHAT STATUS WANT CURL_ARGS...: curl gets STATUS and an error naming WANT; nothing changed
@@ -80,7 +89,7 @@ cli_refused() {
     if R "$@" >/dev/null 2>"$TMP/err"; then fail "$what: succeeded"; fi
     grep -qF -- "$want" "$TMP/err" || fail "$what: no '$want' in: $(cat "$TMP/err")"
     state >"$TMP/after"
-    cmp -s "$TMP/before" "$TMP/after" || fail "$what changed the store or the download folder"
+    cmp -s "$TMP/before" "$TMP/after" || fail "$what changed the store or the download folder: $(diff "$TMP/before" "$TMP/after" | head)"
 }
 
 # ---- input files ----
@@ -261,6 +270,71 @@ print("python ok:", names)
 PY
 cd - >/dev/null
 say "python: upload, create, wait, download over HTTPS; LocusError with the server's message and status"
+
+# ---- campaigns, on a cluster that answers nothing ----
+printf 'a 1\nb 2\n# a comment\n\nc 3\n' >"$TMP/params.txt"
+echo '{"name": "rc", "param_file": "params.txt", "exec_file": "~/run.sh", "walltime": "00:10:00",
+       "clusters": {"c1": {}}}' >"$TMP/camp.json"
+CAMP=$(cd / && R campaign submit "$TMP/camp.json") || fail "remote campaign submit failed"
+[[ $CAMP =~ ^[0-9]+$ ]] || fail "campaign submit printed '$CAMP'"
+[ "$(sql "$proj" "SELECT user_id, njobs FROM grid_campaigns WHERE id = $CAMP")" = "$UID_A|3" ] \
+    || fail "campaign $CAMP is not alice's with 3 jobs: $(sql "$proj" "SELECT * FROM grid_campaigns")"
+has "campaign stat" "$(R campaign stat)" "\"id\":$CAMP,\"name\":\"rc\""
+has "campaign stat ID" "$(R campaign stat "$CAMP" -f)" "\"clusters\":"
+has "campaign events" "$(R campaign events "$CAMP")" "{\"campaign_id\":$CAMP,\"events\":"
+camp_state() { sql "$proj" "SELECT state FROM grid_campaigns WHERE id = $CAMP"; }
+has "campaign pause" "$(R campaign pause "$CAMP")" "campaign $CAMP: paused"
+[ "$(camp_state)" = "$GCS_PAUSED" ] || fail "campaign $CAMP is not paused"
+has "campaign resume" "$(R campaign resume "$CAMP")" "campaign $CAMP: resumed"
+[ "$(camp_state)" = "$GCS_RUNNING" ] || fail "campaign $CAMP is not running again"
+printf '# more\nd 4\n' >"$TMP/more.txt"
+has "campaign add-params" "$(R campaign add-params "$CAMP" "$TMP/more.txt")" "campaign $CAMP: params added, 4 jobs in all"
+# refusals, the campaign as it was
+cli_refused "bob's stat" "no campaign $CAMP of yours (HTTP 404)" --key "$KEY_B" campaign stat "$CAMP"
+cli_refused "bob's pause" "no campaign $CAMP (HTTP 404)" --key "$KEY_B" campaign pause "$CAMP"
+cli_refused "carl's submit" "(HTTP 403)" --key "$KEY_C" campaign submit "$TMP/camp.json"
+echo '{"name": "bad", "nb_jobs": 1, "exec_file": "~/run.sh", "clusters": {"c1": {"waltime": 60}}}' >"$TMP/bad.json"
+cli_refused "bad JDL" 'clusters.c1.waltime: unknown key (did you mean "walltime"?) (HTTP 400)' campaign submit "$TMP/bad.json"
+cli_refused "--user" "--user is for the server's own command line" campaign pause "$CAMP" --user bob
+cli_refused "--wait" "--wait is for the server's own command line" campaign cancel "$CAMP" --wait 3
+cli_refused "--jobs" "--jobs, --state and --users read the server's folder" campaign stat "$CAMP" --jobs
+cli_refused "fix" "(HTTP 404)" campaign fix 999999 --resubmit
+cli_refused "share" "campaign share works on the server's folder only" campaign share bob 2
+[ "$(camp_state)" = "$GCS_RUNNING" ] || fail "a refusal changed campaign $CAMP"
+has "campaign cancel" "$(R campaign cancel "$CAMP")" "campaign $CAMP: cancelled"
+[ "$(camp_state)" = "$GCS_CANCELLED" ] || fail "campaign $CAMP is not cancelled"
+cd "$LOCUS_SOURCE_DIR/python"
+LOCUS_KEY=$KEY_A "$PYTHON" - "$HTTPS/" "$TMP" "$KEY_B" "$KEY_C" <<'PY' || fail "the Python client's campaigns failed"
+import json, os, sys
+from locus_client import Client, LocusError
+url, tmp, key_b, key_c = sys.argv[1:]
+ca = os.path.join(tmp, "ca.pem")
+c = Client(url, cafile=ca)
+jdl = {"name": "pc", "param_file": "p.txt", "exec_file": "~/run.sh", "walltime": "00:10:00", "clusters": {"c1": {}}}
+cid = c.submit_campaign(jdl, params_text="x 1\ny 2\n")
+assert [x["name"] for x in c.campaigns() if x["id"] == cid] == ["pc"], c.campaigns()
+assert c.campaign(cid)["jobs"] == 2
+assert isinstance(c.campaign_events(cid), list)
+assert c.pause_campaign(cid)["state"] == "paused"
+assert c.resume_campaign(cid)["state"] == "running"
+assert c.add_params(cid, ["z 3"])["jobs"] == 3
+def refused(status, want, call, *args):
+    try:
+        call(*args)
+    except LocusError as e:
+        assert e.status == status and want in e.message, (status, want, e)
+        return
+    raise SystemExit("%s%r was not refused" % (call.__name__, args))
+refused(404, "of yours", Client(url, key=key_b, cafile=ca).campaign, cid)
+refused(404, "no campaign %d" % cid, Client(url, key=key_b, cafile=ca).cancel_campaign, cid)
+refused(403, "volunteer", Client(url, key=key_c, cafile=ca).campaigns)
+refused(400, "waltime: unknown key", c.submit_campaign, dict(jdl, clusters={"c1": {"waltime": 60}}), "x 1\n")
+refused(404, "", c.fix_event, 999999, True)
+assert c.cancel_campaign(cid)["state"] == "cancelled"
+print("python campaigns ok:", cid)
+PY
+cd - >/dev/null
+say "campaigns: submitted (param_file sent), listed, paused, resumed, extended, cancelled remotely, by the CLI and Python; refusals"
 
 # ---- sequences, the orders the API has for them ----
 has "sequence create" "$(R sequence create --app worker --name sq --length 2 --max-result-time 600 --count 2)" \
