@@ -88,8 +88,8 @@ say "10 jobs saw their inputs; shared.dat fetched $fetched time(s), served $gets
 errored() { outs | grep -q '^locus-stage error bad.dat checksum mismatch: sha256 '; }
 wait_for 120 errored || bad "no checksum mismatch line for bad.dat: $(outs | grep 'bad.dat' || true)"
 [ ! -e "$WORK/seen.bad" ] || bad "the job with a corrupted input ran"
-code() { sql "$proj" "SELECT exit_code FROM grid_copies WHERE campaign_id=$bad AND state<>0 AND exit_code<>0 LIMIT 1" 2>/dev/null; }
-wait_for 60 test "$(code)" = 122 || bad "the corrupted job's copy ended with '$(code)', not 122"
+code() { sql "$proj" "SELECT exit_code FROM grid_copies WHERE campaign_id=$bad AND state<>$GC_LAUNCHING AND exit_code<>0 LIMIT 1" 2>/dev/null; }
+wait_for 180 test "$(code)" = 122 || bad "the corrupted job's copy ended with '$(code)', not 122"
 stop_locusd
 rm -rf "$cache"   # in the test user's home, outside $TMP
 checks_passed
