@@ -93,7 +93,9 @@ static void check_route(const char *prefix, const char *method, const char *url)
     case URL_UPLOAD: check(post && is_cat(url, prefix, "file_upload_handler") && rest == NULL); break;
     case URL_API:
     case URL_API_POST:
-        check((r == URL_API ? get : post) && !strncmp(url, "/api/v1/", 8) && rest == url + 8);
+    case URL_API_PUT:
+        check((r == URL_API ? get : r == URL_API_POST ? post : !strcmp(method, "PUT")) && !strncmp(url, "/api/v1/", 8) &&
+              rest == url + 8);
         break;
     case URL_DOWNLOAD: {
         check(get && !strncmp(url, prefix, pl) && !strncmp(url + pl, "download/", 9) && rest == url + pl + 9);
@@ -115,7 +117,9 @@ static void check_route(const char *prefix, const char *method, const char *url)
     case URL_WEB_RPC:
         check(get && !strncmp(url, prefix, pl) && rest == url + pl &&
               (!strcmp(rest, "get_project_config.php") || !strcmp(rest, "create_account.php") ||
-               !strcmp(rest, "lookup_account.php")));
+               !strcmp(rest, "lookup_account.php") || !strcmp(rest, "am_get_info.php") ||
+               !strcmp(rest, "am_set_info.php") || !strcmp(rest, "am_set_host_info.php") ||
+               !strcmp(rest, "team_lookup.php")));
         break;
     case URL_PAGE:
         /* the site finds it by exact name in its table: still, no part may lead out of its folder */
