@@ -39,7 +39,8 @@ done
 for f in lib/systemd/system/locusd@.service lib/systemd/system/locus-client.service \
          usr/lib/sysusers.d/locus.conf usr/lib/tmpfiles.d/locus.conf \
          etc/locus/locusd.conf etc/locus/locus-client.conf usr/share/doc/locus/copyright \
-         usr/share/locus/web/index.html usr/share/locus/web/static/site.js; do
+         usr/share/locus/web/index.html usr/share/locus/web/static/site.js \
+         usr/lib/python3/dist-packages/locus_client.py; do
     [ -f "$root/$f" ] || fail "no file /$f"
 done
 for f in README.md operations.md guide.md client.md; do   # compressed when large (dh_compress)
@@ -113,6 +114,9 @@ proj=$root/var/lib/locus/demo
 grep -qx "OK: locusd would start" "$work/out" || fail "locusd --check said: $(cat "$work/out")"
 grep -q "^store .*, schema [0-9]*$" "$work/out" || fail "locusd --check names no schema: $(cat "$work/out")"
 say "locusd --check on a new project: $(tr '\n' ';' <"$work/out")"
+PYTHONPATH=$root/usr/lib/python3/dist-packages python3 -c 'import locus_client; locus_client.Client' ||
+    fail "the installed locus_client.py does not import"
+say "the installed Python module imports"
 
 # a warning, in the journal's form where stderr is the journal
 chmod 0755 "$proj"
