@@ -131,6 +131,16 @@ int am_prefs_ok(const char *text, const char *root, char *why, size_t whylen)
     return ok;
 }
 
+double am_prefs_mod_time(const char *text)
+{
+    char err[8];
+    struct xml_node *doc = text[0] ? xml_parse(text, strlen(text), err, sizeof err) : NULL;
+    double t = 0;
+    if (doc && xml_child_double(doc, "mod_time", &t)) t = 0;
+    xml_free(doc);
+    return t;
+}
+
 int am_id_parse(const char *text, int zero_ok, int64_t *id)
 {
     if (zero_ok && !strcmp(text, "0")) {

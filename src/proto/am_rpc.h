@@ -54,6 +54,9 @@ int am_url_ok(const char *url);
  * carries the text as it is, anything less than XML would break the
  * reader of the reply. Else 0 with the reason in why. */
 int am_prefs_ok(const char *text, const char *root, char *why, size_t whylen);
+/* The <mod_time> of a preferences document (am_prefs_ok's), a direct
+ * child of its root: 0 when it has none or the text is no document. */
+double am_prefs_mod_time(const char *text);
 /* A positive decimal id without sign or leading zero, at most 18 digits,
  * into *id; or "0" (0) when zero_ok. */
 int am_id_parse(const char *text, int zero_ok, int64_t *id);

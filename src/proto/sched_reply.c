@@ -223,6 +223,14 @@ static void put_file_refs(struct strbuf *o, const struct rp_file_ref *refs, int 
     }
 }
 
+/* A checked XML document of the account's (its preferences), as it is. */
+static void put_document(struct strbuf *o, const char *doc)
+{
+    if (!doc || !doc[0]) return;
+    sb_puts(o, doc);
+    if (doc[strlen(doc) - 1] != '\n') sb_puts(o, "\n");
+}
+
 static void write_header(const struct sched_reply *r, struct strbuf *o)
 {
     put_int(o, "", "scheduler_version", 720);
@@ -239,6 +247,12 @@ static void write_header(const struct sched_reply *r, struct strbuf *o)
     if (r->hostid > 0) put_int(o, "", "hostid", r->hostid);
     if (r->host_total_credit > 0) put_dbl(o, "", "host_total_credit", "%.6f", r->host_total_credit);
     if (r->host_expavg_credit > 0) put_dbl(o, "", "host_expavg_credit", "%.6f", r->host_expavg_credit);
+    put_opt_text(o, "", "email_hash", r->email_hash);
+    put_opt_text(o, "", "cross_project_id", r->cross_project_id);
+    put_opt_text(o, "", "external_cpid", r->external_cpid);
+    put_opt_text(o, "", "host_venue", r->host_venue);
+    put_document(o, r->global_prefs);
+    put_document(o, r->project_prefs);
     put_flag(o, "", "project_is_down", r->project_is_down);
     put_flag(o, "", "send_full_workload", r->send_full_workload);
     put_flag(o, "", "no_work_because_of_deadlines", r->no_work_deadlines);

@@ -62,6 +62,14 @@ struct sched_reply {
     int64_t userid;
     const char *user_name;
     double user_total_credit, user_expavg_credit, host_total_credit, host_expavg_credit;
+    /* The account as BOINC's client keeps it per project (NULL: omitted):
+     * the MD5 of its e-mail address (which project's preferences are the
+     * account's), its cross-project id and public cpid, the host's venue. */
+    const char *email_hash, *cross_project_id, *external_cpid, *host_venue;
+    /* The account's preferences, well-formed documents rooted at
+     * <global_preferences> and <project_preferences> (the account calls
+     * check them): written as they are. NULL: omitted. */
+    const char *global_prefs, *project_prefs;
     const char *code_sign_key;     /* NULL: omitted */
     int project_is_down;
     int send_full_workload;        /* ask the client to list its tasks (<in_progress_results>) */

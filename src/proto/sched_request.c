@@ -49,7 +49,8 @@ enum ctx {
     C_COPROCS,
     C_COPROC,        /* one coprocessor type: <coproc_cuda>, ..., or a declared <coproc> */
     C_PREFS,         /* <working_global_preferences> */
-    C_GLOBAL_PREFS,
+    C_GLOBAL_PREFS,  /* the <global_preferences> in force, inside it */
+    C_MASTER_PREFS,  /* top-level <global_preferences>: the account's, as the client last got them */
 };
 
 enum ftype {
@@ -90,6 +91,7 @@ static const struct container containers[] = {
     { C_COPROCS, C_COPROC, "coproc" },
     { C_ROOT, C_PREFS, "working_global_preferences" },
     { C_PREFS, C_GLOBAL_PREFS, "global_preferences" },
+    { C_ROOT, C_MASTER_PREFS, "global_preferences" },
 };
 
 struct field {
@@ -197,6 +199,8 @@ static const struct field fields[] = {
 
     FLD(C_GLOBAL_PREFS, F_DBL, "work_buf_min_days", RQ, work_buf_min_days),
     FLD(C_GLOBAL_PREFS, F_DBL, "work_buf_additional_days", RQ, work_buf_additional_days),
+    FLD(C_GLOBAL_PREFS, F_DBL, "mod_time", RQ, working_prefs_mod_time),
+    FLD(C_MASTER_PREFS, F_DBL, "mod_time", RQ, master_prefs_mod_time),
 };
 
 struct level {
@@ -331,7 +335,7 @@ static char *record_base(struct parser *ps, int ctx)
 {
     struct sched_request *r = ps->req;
     switch (ctx) {
-    case C_ROOT: case C_TIME_STATS: case C_HOST_INFO: case C_GLOBAL_PREFS:
+    case C_ROOT: case C_TIME_STATS: case C_HOST_INFO: case C_GLOBAL_PREFS: case C_MASTER_PREFS:
         return (char *)r;
     case C_IP_RESULT:
         return (char *)&r->ip[r->nip - 1];

@@ -133,6 +133,10 @@ struct sched_request {
     struct sr_ip_result *ip;       /* owned array */
     /* <working_global_preferences><global_preferences> */
     double work_buf_min_days, work_buf_additional_days;
+    /* The <mod_time> of the preferences in force and of the account's
+     * preferences the client holds (a top-level <global_preferences>, sent
+     * once some project gave it some); 0 when not sent. */
+    double working_prefs_mod_time, master_prefs_mod_time;
 };
 
 /* Parses len bytes of buf. Returns 0 and fills *req (release with

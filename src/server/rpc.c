@@ -2,8 +2,11 @@
  * server lock against memory, queue the changes, answer only once they are
  * committed. Reply texts come from immutable job rows and the caches. */
 #include "server/rpc.h"
+#include "core/account_key.h"
+#include "core/digest.h"
 #include "core/fsutil.h"
 #include "core/log.h"
+#include "proto/am_rpc.h"
 #include "proto/sched_reply.h"
 #include "proto/sched_request.h"
 #include "model/credit.h"
@@ -36,6 +39,9 @@ struct rpc {
     struct sched_request req;
     struct host_coproc hv_coprocs[HOST_MAX_COPROCS];   /* the host's resources k >= 1, as the decision saw them */
     struct user user;
+    struct user_profile *account;   /* the user's address and preferences (owned) */
+    char venue[VENUE_MAX + 1];      /* the host's, else the user's */
+    char email_hash[MD5_HEX_LEN], cross_project_id[ACCOUNT_KEY_LEN + 1], cpid[ACCOUNT_KEY_LEN + 1];
     struct host host;
     uint64_t net;                /* the network the request came from (core/cidr.h); 0 unknown */
     int new_host;
@@ -543,6 +549,48 @@ static int reply_job(struct rpc *c, struct sent_job *sj, struct store *st)
     return 0;
 }
 
+/* The account as the reply carries it: the address's hash, the ids
+ * statistics sites match accounts by, the host's venue, and the
+ * preferences set through an account manager. BOINC's rule for the
+ * global ones: sent when newer than both those in force on the host and
+ * those it last got from any of its projects, so the newest edit wins
+ * wherever it was made. The project ones are sent each time, as BOINC
+ * does: they carry the resource share. */
+static void reply_account(struct rpc *c)
+{
+    struct sched_reply *r = &c->reply;
+    const struct user_profile *p = c->account;
+    r->host_venue = c->venue;
+    r->cross_project_id = c->cross_project_id;
+    if (p->email[0]) {
+        r->email_hash = c->email_hash;
+        r->external_cpid = c->cpid;
+    }
+    double mod = am_prefs_mod_time(p->global_prefs);
+    if (mod > c->req.master_prefs_mod_time && mod > c->req.working_prefs_mod_time) r->global_prefs = p->global_prefs;
+    r->project_prefs = p->project_prefs;
+}
+
+/* Reads what reply_account needs, outside the lock. 0, or -1 when the
+ * store cannot be read. */
+static int load_account(struct rpc *c)
+{
+    struct store *st = server_reader(c->s);
+    c->account = xmalloc(sizeof *c->account);
+    if (!st || store_user_profile_get(st, c->user.id, c->account) ||
+        (!c->new_host && store_host_venue(st, c->host.id, c->venue) < 0)) {
+        free(c->account);
+        c->account = NULL;
+        return -1;
+    }
+    if (!c->venue[0]) memcpy(c->venue, c->account->venue, sizeof c->venue);
+    const struct upload_key *secret = web_accounts_secret(c->s);
+    account_cross_project_id(secret, c->user.id, c->cross_project_id);
+    account_cpid_make(secret, c->user.id, c->account->email, c->cpid);
+    md5_hex_buf(c->account->email, strlen(c->account->email), c->email_hash);
+    return 0;
+}
+
 static void reply_header(struct rpc *c)
 {
     struct server *s = c->s;
@@ -563,6 +611,7 @@ static void reply_header(struct rpc *c)
     r->host_expavg_credit = credit_average_at(c->host.expavg_credit, c->host.expavg_time, now);
     if (!c->req.has_code_sign_key) r->code_sign_key = s->code_sign_key;
     r->send_full_workload = cfg->deadline_check;
+    if (c->account) reply_account(c);
 }
 
 /* An answer decided before any change: kept until rpc_finish writes it. */
@@ -643,6 +692,7 @@ static void decide(struct rpc *c, const char *body, size_t len)
         c->status = 200;
         return;
     }
+    if (load_account(c)) return answer_now(c, 503, "store unavailable, retry later");
     c->send_hostid = c->new_host || c->req.hostid != c->host.id;
     check_uploads(c);
     c->names = xmalloc((size_t)(c->req.nsticky + c->req.nother + 1) * sizeof *c->names);
@@ -746,6 +796,7 @@ enum rpc_outcome rpc_finish(struct rpc *c, struct strbuf *out, int *http_status)
     free(c->reports);
     free(c->names);
     free(c->own);
+    free(c->account);
     rpc_decision_free(&c->dec);
     free(c->sent);
     strlist_free(c->need_work, c->nneed_work);

@@ -166,6 +166,9 @@ int store_email_used(struct store *s, const char *email, int64_t user_id);
 /* Sets host_id's venue, if it is user_id's: 0, 1 (no such host of that
  * user), -1. */
 int store_host_set_venue(struct store *s, int64_t host_id, int64_t user_id, const char *venue);
+/* host_id's own venue ("" none) into venue (VENUE_MAX + 1 bytes): 0, 1
+ * unknown host, -1. */
+int store_host_venue(struct store *s, int64_t host_id, char *venue);
 /* user_id's hosts named domain_name, the most recently made first, at
  * most max into out: *n of them. 0 or -1. */
 int store_hosts_named(struct store *s, int64_t user_id, const char *domain_name, struct host *out, int max, int *n);

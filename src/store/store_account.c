@@ -74,6 +74,18 @@ int store_email_used(struct store *s, const char *email, int64_t user_id)
     return 1;
 }
 
+int store_host_venue(struct store *s, int64_t host_id, char *venue)
+{
+    sqlite3_stmt *st = store_stmt(s, Q_HOST_VENUE_GET, "SELECT venue FROM hosts WHERE id=?");
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, host_id);
+    int rc = store_row(s, st, "find host venue");
+    if (rc) return rc;
+    store_col_text(st, 0, venue, VENUE_MAX + 1);
+    sqlite3_reset(st);
+    return 0;
+}
+
 int store_host_set_venue(struct store *s, int64_t host_id, int64_t user_id, const char *venue)
 {
     sqlite3_stmt *st = store_stmt(s, Q_HOST_VENUE, "UPDATE hosts SET venue=? WHERE id=? AND user_id=?");

@@ -19,6 +19,9 @@
 #  - a reinstalled client (another folder, the computer's only client) of
 #    the same computer, once the old one is silent, gets the old host back:
 #    its id and its credit, no second host;
+#  - dated global preferences set by am_set_info reach the host in its next
+#    scheduler reply (and are not sent again once it holds them), the
+#    project preferences' resource share too, with the address's hash;
 #  - wrong keys spend the address's allowance: past it, even the right key
 #    is refused for a while.
 set -euo pipefail
@@ -160,6 +163,33 @@ wait_first_rpc A2
 [ "$(sql "$proj" "SELECT count(*) FROM hosts WHERE user_id=$carol")" = 1 ] || fail "Carol has a second host"
 [ "$(sql "$proj" "SELECT total_credit FROM hosts WHERE id=$hostA")" = "$credit" ] || fail "the host's credit changed"
 say "the reinstalled client (another folder, its computer's only client) is host $hostA again, credit $credit kept"
+
+# ---- preferences set through an account manager reach the host in its next reply ----
+now=$(date +%s)
+GP2=$(printf '<global_preferences>\n<mod_time>%s</mod_time>\n<work_buf_min_days>0.37</work_buf_min_days>\n</global_preferences>' "$now" \
+      | sed 's/</%3C/g; s/>/%3E/g; s/ /%20/g' | sed ':a;N;$!ba;s/\n/%0A/g')
+has "$(web "am_set_info.php?account_key=$KEY&global_prefs=$GP2")" "<success/>" "am_set_info with dated preferences"
+prefs=${CLIENT_DIR[A2]}/global_prefs.xml
+for i in $(seq 30); do
+    grep -q "<work_buf_min_days>0.37</work_buf_min_days>" "$prefs" 2>/dev/null && break
+    [ $((i % 5)) -ne 1 ] || client_update A2
+    sleep 1
+done
+grep -q "<work_buf_min_days>0.37</work_buf_min_days>" "$prefs" 2>/dev/null ||
+    fail "the account's preferences did not reach client A2: $(cat "$prefs" 2>/dev/null)"
+grep -q "<source_project>$URL</source_project>" "$prefs" || fail "client A2's preferences name another source: $(cat "$prefs")"
+grep -q "<email_hash>$(md5 carol@example.org)</email_hash>" "${CLIENT_DIR[A2]}/client_state.xml" ||
+    fail "client A2 holds no e-mail hash of Carol's address"
+bcmd A2 --get_project_status | grep -q "resource share: 50" || fail "the project preferences' share did not reach client A2"
+# the host now holds them, dated: the next reply carries them no more
+rm -f "${CLIENT_DIR[A2]}"/sched_reply_*.xml   # the client writes each reply there
+client_update A2
+for i in $(seq 30); do ls "${CLIENT_DIR[A2]}"/sched_reply_*.xml >/dev/null 2>&1 && break; sleep 1; done
+reply=$(ls "${CLIENT_DIR[A2]}"/sched_reply_*.xml) || fail "client A2 made no scheduler RPC"
+sleep 1   # written as it arrives: let it end
+grep -q "</scheduler_reply>" "$reply" || fail "client A2's reply is cut: $(cat "$reply")"
+grep -q "<global_preferences>" "$reply" && fail "the reply sent the preferences again, though the host holds them"
+say "dated global preferences (am_set_info) reached the host with its next reply, its source this project; the share of the project preferences too; not sent again"
 
 # ---- a new address and password: a new weak key; the old one attaches nothing ----
 H3=$(md5 'new horsecarol.new@example.org')

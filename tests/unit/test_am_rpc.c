@@ -173,6 +173,15 @@ static void test_prefs(void **state)
     assert_int_equal(strlen(big), PREFS_MAX);
     assert_true(am_prefs_ok(big, "global_preferences", why, sizeof why));
     free(big);
+    /* the root's own mod_time, not a venue's; none or a bad one is 0 */
+    assert_float_equal(am_prefs_mod_time("<global_preferences><venue name=\"home\"><mod_time>9</mod_time></venue>"
+                                         "<mod_time> 1700000000.5 </mod_time></global_preferences>"),
+                       1700000000.5, 1e-9);
+    assert_float_equal(am_prefs_mod_time("<global_preferences><venue><mod_time>9</mod_time></venue>"
+                                         "</global_preferences>"), 0, 0);
+    assert_float_equal(am_prefs_mod_time("<global_preferences><mod_time>soon</mod_time></global_preferences>"), 0, 0);
+    assert_float_equal(am_prefs_mod_time("<global_preferences><mod_time>"), 0, 0);
+    assert_float_equal(am_prefs_mod_time(""), 0, 0);
 }
 
 int main(void)

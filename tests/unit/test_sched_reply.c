@@ -170,6 +170,13 @@ static void test_recommended_reply(void **state)
     r.user_name = "tester";
     r.hostid = 1;
     r.code_sign_key = KEY;
+    r.email_hash = "0cc175b9c0f1b6a831c399e269772661";
+    r.cross_project_id = "92eb5ffee6ae2fec3ad71c777531578f";
+    r.external_cpid = "4a8a08f09d37b73795649038408b5f33";
+    r.host_venue = "home";
+    r.global_prefs = "<global_preferences>\n<mod_time>1700000000</mod_time>\n<run_on_batteries>0</run_on_batteries>\n"
+                     "</global_preferences>";
+    r.project_prefs = "<project_preferences><resource_share>50</resource_share></project_preferences>\n";
     reply_add_ack(&r, "wu_0_r0");
     fill_job(&r);
 
@@ -189,6 +196,15 @@ static void test_recommended_reply(void **state)
     assert_string_equal(text_of(d, "scheduler_reply/hostid"), "1");
     assert_string_equal(text_of(d, "scheduler_reply/code_sign_key"), "\n" KEY);
     assert_string_equal(text_of(d, "scheduler_reply/result_ack/name"), "wu_0_r0");
+    /* the account: hashes and venue as text, the preferences as the documents they are */
+    assert_string_equal(text_of(d, "scheduler_reply/email_hash"), "0cc175b9c0f1b6a831c399e269772661");
+    assert_string_equal(text_of(d, "scheduler_reply/cross_project_id"), "92eb5ffee6ae2fec3ad71c777531578f");
+    assert_string_equal(text_of(d, "scheduler_reply/external_cpid"), "4a8a08f09d37b73795649038408b5f33");
+    assert_string_equal(text_of(d, "scheduler_reply/host_venue"), "home");
+    assert_string_equal(text_of(d, "scheduler_reply/global_preferences/run_on_batteries"), "0");
+    assert_string_equal(text_of(d, "scheduler_reply/global_preferences/mod_time"), "1700000000");
+    assert_string_equal(text_of(d, "scheduler_reply/project_preferences/resource_share"), "50");
+    assert_non_null(strstr(out.s, "</global_preferences>\n<project_preferences>"));
 
     assert_string_equal(text_of(d, "scheduler_reply/app/name"), "mockapp");
     assert_int_equal(count(d, "scheduler_reply/file_info"), 3);
@@ -442,6 +458,8 @@ static void test_optional_fields_omitted(void **state)
     assert_null(strstr(out.s, "<hostid>"));
     assert_null(strstr(out.s, "<request_delay>"));
     assert_null(strstr(out.s, "<code_sign_key>"));
+    assert_null(strstr(out.s, "preferences>"));
+    assert_null(strstr(out.s, "<email_hash>"));
     assert_non_null(strstr(out.s, "<next_rpc_delay>20</next_rpc_delay>\n"));
     assert_non_null(strstr(out.s, "<project_is_down/>\n"));
     assert_non_null(strstr(out.s, "<send_full_workload/>\n"));

@@ -211,6 +211,15 @@ static const char FULL_REQUEST[] =
 "   <work_buf_additional_days>0.500000</work_buf_additional_days>\n"
 "</global_preferences>\n"
 "</working_global_preferences>\n"
+"<global_preferences>\n"
+"   <source_project>http://127.0.0.1:18080/proj/</source_project>\n"
+"   <mod_time>1700000500.250000</mod_time>\n"
+"   <work_buf_min_days>7</work_buf_min_days>\n"
+"   <venue name=\"home\">\n"
+"      <mod_time>1800000000</mod_time>\n"
+"   </venue>\n"
+"</global_preferences>\n"
+"<global_prefs_source_email_hash>0cc175b9c0f1b6a831c399e269772661</global_prefs_source_email_hash>\n"
 "<in_progress_results>\n"
 "    <ip_result>\n"
 "        <name>wu_3_r0</name>\n"
@@ -397,6 +406,10 @@ static void test_full_request_lists(void **state)
     assert_float_equal(req.ip[1].avg_ncpus, 0, 0);
     assert_float_equal(req.work_buf_min_days, 0.1, 1e-9);
     assert_float_equal(req.work_buf_additional_days, 0.5, 1e-9);
+    /* the account's preferences the client holds: only their own mod_time,
+     * not a venue's, and none of their values steer the work fetch */
+    assert_float_equal(req.working_prefs_mod_time, 1700000000, 0);
+    assert_float_equal(req.master_prefs_mod_time, 1700000500.25, 1e-9);
     sched_request_free(&req);
 }
 
@@ -424,6 +437,8 @@ static void test_first_rpc(void **state)
     assert_null(req.results);
     assert_int_equal(req.nsticky, 0);
     assert_int_equal(req.nalt_platforms, 0);
+    assert_float_equal(req.master_prefs_mod_time, 0, 0);
+    assert_float_equal(req.working_prefs_mod_time, 0, 0);
     sched_request_free(&req);
     sched_request_free(&req);   /* a freed request can be freed again */
 }
