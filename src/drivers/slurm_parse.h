@@ -146,6 +146,11 @@ int slurm_parse_sinfo_line(const char *line, struct slurm_node *node);
  * skipped. Returns the number of nodes counted. */
 size_t slurm_parse_sinfo(const char *text, struct drv_resources *out);
 
+/* The cpus of each node of sinfo's answer (lines as above, each node once,
+ * down and drained cpus included), a new array of *n (the caller frees it;
+ * NULL when none). Lines that are not a node's are skipped. */
+long *slurm_parse_node_cpus(const char *text, size_t *n);
+
 /* Adds the jobs of squeue -h -r -o %T's answer (borrowed: a state per
  * line) to out: waiting_jobs for each PENDING, running_jobs for each
  * RUNNING; other lines are skipped. */
@@ -178,4 +183,14 @@ extern const char slurm_nodefile_lines[];
  * reason in err for a level Slurm has no request for (nodes, core and
  * resource_id are; each once). */
 int slurm_spec_resources(const struct cluster_spec *spec, long *nodes, long *cores, char *err, size_t errlen);
+
+/* Whether a request of nodes (0: none asked) and cores (per node when
+ * nodes are given, else anywhere; 0: one) can ever run on a cluster whose
+ * nodes have cpus[0..n-1] (borrowed), down ones included: Slurm takes a
+ * request beyond its partitions and keeps it pending for good
+ * (PartitionConfig), so the driver refuses it before. 0 when it fits, or
+ * when n is 0 (nothing known: the scheduler judges); -1 with the reason
+ * in err (the cluster's nodes and cpus) when no set of the nodes holds
+ * it. */
+int slurm_request_fits(long nodes, long cores, const long *cpus, size_t n, char *err, size_t errlen);
 #endif
