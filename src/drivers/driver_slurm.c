@@ -513,7 +513,7 @@ static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag
         user = me;
     }
     drv_job_name(d, campaign_id, tag, name, sizeof name);
-    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-u", user, "-o", "%i", NULL};
+    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-u", user, "-o", SLURM_FIND_FORMAT, NULL};
     struct run_output res = {0};
     int n = -1;
     if (!slurm_cmd(d, argv, &res, err, errlen)) {

@@ -519,8 +519,13 @@ int slurm_parse_ids(const char *text, char (*ids)[DRV_ID_MAX], int max)
     int n = 0;
     struct field line;
     long long job, index;
-    while (n < max && next_line(&text, &line))
-        if (!job_id(line, &job, &index)) copy_field(line, ids[n++], DRV_ID_MAX);   /* 37 bytes at most */
+    while (n < max && next_line(&text, &line)) {
+        struct field f[3];
+        int k = split(line.s, line.len, '|', f, 3);
+        if (k == 3 && f[1].len == 6 && !memcmp(f[1].s, "FAILED", 6) && !f[2].len) continue;   /* refused */
+        if ((k == 1 || k == 3) && !job_id(f[0], &job, &index))
+            copy_field(f[0], ids[n++], DRV_ID_MAX);   /* 37 bytes at most */
+    }
     if (n > 1) qsort(ids, (size_t)n, DRV_ID_MAX, id_order);
     return n;
 }

@@ -23,6 +23,8 @@
  * its working directory is read whole even when a foreign job's name
  * would cut it. */
 #define SLURM_SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,Name:|,WorkDir:|"
+/* squeue -o of a search for lost submissions: "id|state|nodes" */
+#define SLURM_FIND_FORMAT "%i|%T|%N"
 /* sinfo -N -o: one line per node and partition, "name|alloc/idle/other/total" */
 #define SLURM_SINFO_FORMAT "%N|%C"
 
@@ -156,10 +158,12 @@ long *slurm_parse_node_cpus(const char *text, size_t *n);
  * RUNNING; other lines are skipped. */
 void slurm_parse_job_states(const char *text, struct drv_resources *out);
 
-/* The job ids of squeue -o %i's answer (borrowed: an id per line) into
- * ids (room for max, the caller's), sorted by job, then array index.
- * Returns how many (at most max); lines that are not "J" or "J_I" (up to
- * 18 digits each) are skipped. */
+/* The job ids of squeue -o %i's answer (borrowed: an id per line), or of
+ * -o SLURM_FIND_FORMAT's, into ids (room for max, the caller's), sorted by
+ * job, then array index. Returns how many (at most max); lines whose id
+ * is not "J" or "J_I" (up to 18 digits each) are skipped, and so are
+ * records FAILED on no node: what slurmctld keeps of a submission it
+ * refused (never runnable), which it did not take. */
 int slurm_parse_ids(const char *text, char (*ids)[DRV_ID_MAX], int max);
 
 /* The job id of sbatch --parsable's answer (borrowed), "ID" or

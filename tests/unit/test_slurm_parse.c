@@ -719,6 +719,14 @@ static void test_ids(void **state)
     assert_string_equal(ids[1], "5");
     assert_int_equal(slurm_parse_ids("5\n", ids, 0), 0);
     assert_int_equal(slurm_parse_ids("", ids, 8), 0);
+    /* squeue -o SLURM_FIND_FORMAT, recorded: job 1, refused by sbatch
+     * ("Requested node configuration is not available"), stays FAILED on no
+     * node; 2 pending, 3 ended on its nodes, 4 FAILED there at its launch */
+    assert_int_equal(slurm_parse_ids("1|FAILED|\n2|PENDING|\n3|COMPLETED|ex2n[1-2]\n4|FAILED|ex2n1\n", ids, 8), 3);
+    assert_string_equal(ids[0], "2");
+    assert_string_equal(ids[1], "3");
+    assert_string_equal(ids[2], "4");
+    assert_int_equal(slurm_parse_ids("5|RUNNING\n|FAILED|n1\n|PENDING|\n", ids, 8), 0);
 }
 
 static void test_sbatch_id(void **state)
