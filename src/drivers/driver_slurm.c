@@ -69,6 +69,27 @@ static int resources_args(const struct cluster_spec *spec, struct strpool *pool,
     return 0;
 }
 
+/* -1 with the reason for a request that none of the cluster's nodes can
+ * hold (slurm_request_fits: Slurm would keep it pending for good); one
+ * sinfo, spared for a single core, which any node holds. */
+static int request_fits(struct cluster_driver *d, const struct cluster_spec *spec, char *err, size_t errlen)
+{
+    long nodes, cores;
+    if (slurm_spec_resources(spec, &nodes, &cores, err, errlen)) return -1;
+    if (!nodes && cores <= 1) return 0;
+    const char *argv[] = {"sinfo", "-h", "-N", "-o", SLURM_SINFO_FORMAT, NULL};
+    struct run_output res;
+    int rc = slurm_cmd(d, argv, &res, err, errlen);
+    if (rc == 0) {
+        size_t n;
+        long *cpus = slurm_parse_node_cpus(res.out, &n);
+        rc = slurm_request_fits(nodes, cores, cpus, n, err, errlen);
+        free(cpus);
+    }
+    run_output_free(&res);
+    return rc ? -1 : 0;
+}
+
 /* The home of user (NULL or "": the caller's) into out, and its uid/gid. */
 static int user_home(const char *user, char *out, size_t outlen, uid_t *uid, gid_t *gid, char *err, size_t errlen)
 {
@@ -93,7 +114,8 @@ static int sbatch(struct cluster_driver *d, const struct cluster_spec *spec, con
     char home[PATH_MAX];
     uid_t uid;
     gid_t gid;
-    if (user_home(j->user, home, sizeof home, &uid, &gid, err, errlen)) return -1;
+    if (user_home(j->user, home, sizeof home, &uid, &gid, err, errlen) || request_fits(d, spec, err, errlen))
+        return -1;
     if (geteuid() != 0 && uid != geteuid()) {
         errf(err, errlen, "cannot submit as \"%s\": this process is neither root nor that user", j->user);
         return -1;
@@ -491,7 +513,7 @@ static int slurm_find(struct cluster_driver *d, int64_t campaign_id, int64_t tag
         user = me;
     }
     drv_job_name(d, campaign_id, tag, name, sizeof name);
-    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-u", user, "-o", "%i", NULL};
+    const char *argv[] = {"squeue", "-h", "-r", "-t", "all", "-n", name, "-u", user, "-o", SLURM_FIND_FORMAT, NULL};
     struct run_output res = {0};
     int n = -1;
     if (!slurm_cmd(d, argv, &res, err, errlen)) {

@@ -115,6 +115,24 @@ static json_t *api(struct cluster_driver *d, const char *method, const char *pat
 
 /* ---- submission ---- */
 
+/* -1 with the reason for a request that none of the cluster's nodes can
+ * hold (slurm_request_fits: slurmctld would keep it pending for good); one
+ * GET nodes, spared for a single core, which any node holds. */
+static int request_fits(struct cluster_driver *d, const struct cluster_spec *spec, char *err, size_t errlen)
+{
+    long nodes, cores;
+    if (slurm_spec_resources(spec, &nodes, &cores, err, errlen)) return -1;
+    if (!nodes && cores <= 1) return 0;
+    json_t *ans = api(d, "GET", "/nodes", d->cfg.user, NULL, 0, NULL, err, errlen);
+    if (!ans) return -1;
+    size_t n;
+    long *cpus = slurmrest_node_cpus(ans, &n);
+    int rc = slurm_request_fits(nodes, cores, cpus, n, err, errlen);
+    free(cpus);
+    json_decref(ans);
+    return rc;
+}
+
 /* Submits jobs[0..n-1] as one job: an array when array, else n is 1. */
 static int submit_one(struct cluster_driver *d, const struct cluster_spec *spec, const struct drv_job *jobs, int n,
                       int array, char (*ids)[DRV_ID_MAX], char *err, size_t errlen)
@@ -132,7 +150,7 @@ static int submit_one(struct cluster_driver *d, const struct cluster_spec *spec,
     sb_init(&script);
     json_t *body = NULL, *ans = NULL;
     int rc = -1;
-    if (jobscript_write(&script, spec, jobs, n, &sched, err, errlen)) goto out;
+    if (request_fits(d, spec, err, errlen) || jobscript_write(&script, spec, jobs, n, &sched, err, errlen)) goto out;
     char name[DRV_NAME_MAX];
     drv_job_name(d, j->campaign_id, j->tag, name, sizeof name);
     const char *part = spec->best_effort && d->cfg.besteffort_partition[0] ? d->cfg.besteffort_partition

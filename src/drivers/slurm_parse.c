@@ -3,6 +3,7 @@
  * is copied whole nor changed. */
 #include "drivers/slurm_parse.h"
 #include "core/hashmap.h"
+#include "core/vec.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,6 +468,25 @@ size_t slurm_parse_sinfo(const char *text, struct drv_resources *out)
     return n;
 }
 
+long *slurm_parse_node_cpus(const char *text, size_t *n)
+{
+    struct smap seen;
+    smap_init(&seen);
+    struct field line;
+    struct slurm_node node;
+    long *cpus = NULL;
+    size_t cap = 0;
+    *n = 0;
+    while (next_line(&text, &line)) {
+        if (sinfo_line(line, &node) || smap_get(&seen, node.name)) continue;
+        smap_put(&seen, node.name, (void *)1);
+        VEC_GROW(cpus, *n, cap);
+        cpus[(*n)++] = node.total;
+    }
+    smap_free(&seen);
+    return cpus;
+}
+
 void slurm_parse_job_states(const char *text, struct drv_resources *out)
 {
     struct field line;
@@ -499,8 +519,13 @@ int slurm_parse_ids(const char *text, char (*ids)[DRV_ID_MAX], int max)
     int n = 0;
     struct field line;
     long long job, index;
-    while (n < max && next_line(&text, &line))
-        if (!job_id(line, &job, &index)) copy_field(line, ids[n++], DRV_ID_MAX);   /* 37 bytes at most */
+    while (n < max && next_line(&text, &line)) {
+        struct field f[3];
+        int k = split(line.s, line.len, '|', f, 3);
+        if (k == 3 && f[1].len == 6 && !memcmp(f[1].s, "FAILED", 6) && !f[2].len) continue;   /* refused */
+        if ((k == 1 || k == 3) && !job_id(f[0], &job, &index))
+            copy_field(f[0], ids[n++], DRV_ID_MAX);   /* 37 bytes at most */
+    }
     if (n > 1) qsort(ids, (size_t)n, DRV_ID_MAX, id_order);
     return n;
 }
@@ -569,6 +594,27 @@ int slurm_spec_resources(const struct cluster_spec *spec, long *nodes, long *cor
             return -1;
         }
         *slot = spec->levels[i].count;
+    }
+    return 0;
+}
+
+int slurm_request_fits(long nodes, long cores, const long *cpus, size_t n, char *err, size_t errlen)
+{
+    long per = cores > 0 ? cores : 1, total = 0, most = 0, big = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += cpus[i];
+        if (cpus[i] > most) most = cpus[i];
+        big += cpus[i] >= per;   /* nodes that hold a node's share */
+    }
+    if (!n) return 0;
+    if (nodes > 0 && big < nodes) {
+        errf(err, errlen, "%ld nodes of %ld cpus asked for: the cluster has %zu nodes, %ld of them with %ld cpus or "
+                          "more (%ld at most)", nodes, per, n, big, per, most);
+        return -1;
+    }
+    if (!nodes && per > total) {
+        errf(err, errlen, "%ld cpus asked for: the cluster has %ld in all, on %zu nodes", per, total, n);
+        return -1;
     }
     return 0;
 }

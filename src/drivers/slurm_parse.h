@@ -23,6 +23,8 @@
  * its working directory is read whole even when a foreign job's name
  * would cut it. */
 #define SLURM_SQUEUE_FIELDS "JobArrayID:|,State:|,exit_code:|,StartTime:|,EndTime:|,TimeUsed:|,Name:|,WorkDir:|"
+/* squeue -o of a search for lost submissions: "id|state|nodes" */
+#define SLURM_FIND_FORMAT "%i|%T|%N"
 /* sinfo -N -o: one line per node and partition, "name|alloc/idle/other/total" */
 #define SLURM_SINFO_FORMAT "%N|%C"
 
@@ -146,15 +148,22 @@ int slurm_parse_sinfo_line(const char *line, struct slurm_node *node);
  * skipped. Returns the number of nodes counted. */
 size_t slurm_parse_sinfo(const char *text, struct drv_resources *out);
 
+/* The cpus of each node of sinfo's answer (lines as above, each node once,
+ * down and drained cpus included), a new array of *n (the caller frees it;
+ * NULL when none). Lines that are not a node's are skipped. */
+long *slurm_parse_node_cpus(const char *text, size_t *n);
+
 /* Adds the jobs of squeue -h -r -o %T's answer (borrowed: a state per
  * line) to out: waiting_jobs for each PENDING, running_jobs for each
  * RUNNING; other lines are skipped. */
 void slurm_parse_job_states(const char *text, struct drv_resources *out);
 
-/* The job ids of squeue -o %i's answer (borrowed: an id per line) into
- * ids (room for max, the caller's), sorted by job, then array index.
- * Returns how many (at most max); lines that are not "J" or "J_I" (up to
- * 18 digits each) are skipped. */
+/* The job ids of squeue -o %i's answer (borrowed: an id per line), or of
+ * -o SLURM_FIND_FORMAT's, into ids (room for max, the caller's), sorted by
+ * job, then array index. Returns how many (at most max); lines whose id
+ * is not "J" or "J_I" (up to 18 digits each) are skipped, and so are
+ * records FAILED on no node: what slurmctld keeps of a submission it
+ * refused (never runnable), which it did not take. */
 int slurm_parse_ids(const char *text, char (*ids)[DRV_ID_MAX], int max);
 
 /* The job id of sbatch --parsable's answer (borrowed), "ID" or
@@ -178,4 +187,14 @@ extern const char slurm_nodefile_lines[];
  * reason in err for a level Slurm has no request for (nodes, core and
  * resource_id are; each once). */
 int slurm_spec_resources(const struct cluster_spec *spec, long *nodes, long *cores, char *err, size_t errlen);
+
+/* Whether a request of nodes (0: none asked) and cores (per node when
+ * nodes are given, else anywhere; 0: one) can ever run on a cluster whose
+ * nodes have cpus[0..n-1] (borrowed), down ones included: Slurm takes a
+ * request beyond its partitions and keeps it pending for good
+ * (PartitionConfig), so the driver refuses it before. 0 when it fits, or
+ * when n is 0 (nothing known: the scheduler judges); -1 with the reason
+ * in err (the cluster's nodes and cpus) when no set of the nodes holds
+ * it. */
+int slurm_request_fits(long nodes, long cores, const long *cpus, size_t n, char *err, size_t errlen);
 #endif

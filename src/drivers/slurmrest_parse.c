@@ -2,6 +2,7 @@
  * read (slurmrest_parse.h). */
 #include "drivers/slurmrest_parse.h"
 #include "core/strbuf.h"
+#include "core/vec.h"
 #include "drivers/slurm_parse.h"
 #include <ctype.h>
 #include <inttypes.h>
@@ -232,6 +233,22 @@ int slurmrest_parse_resources(const json_t *nodes, const json_t *jobs, struct dr
     return counted;
 }
 
+long *slurmrest_node_cpus(const json_t *nodes, size_t *n)
+{
+    const json_t *list = json_object_get(nodes, "nodes");
+    long *cpus = NULL;
+    size_t cap = 0, i;
+    const json_t *v;
+    *n = 0;
+    json_array_foreach(list, i, v) {
+        json_int_t c = int_of(v, "cpus", 0);
+        if (c <= 0 || c > SLURM_NODE_CPUS_MAX) continue;
+        VEC_GROW(cpus, *n, cap);
+        cpus[(*n)++] = (long)c;
+    }
+    return cpus;
+}
+
 int slurmrest_parse_find(const json_t *ans, const char *name, const char *user, char (*ids)[DRV_ID_MAX], int max)
 {
     struct strbuf text;
@@ -243,6 +260,11 @@ int slurmrest_parse_find(const json_t *ans, const char *name, const char *user, 
         const char *nm = json_string_value(json_object_get(j, "name"));
         const char *who = json_string_value(json_object_get(j, "user_name"));
         if (!nm || !who || strcmp(nm, name) || strcmp(who, user)) continue;
+        /* a request slurmctld found never runnable is refused, yet leaves a
+         * record, FAILED on no node: that job was never taken */
+        const char *state = json_string_value(json_object_get(j, "job_state"));
+        const char *on = json_string_value(json_object_get(j, "nodes"));
+        if (state && !strcmp(state, "FAILED") && on && !*on) continue;
         json_int_t id = int_of(j, "job_id", 0), array = int_of(j, "array_job_id", 0),
                    task = int_of(j, "array_task_id", -1);
         const char *tasks = json_string_value(json_object_get(j, "array_task_string"));

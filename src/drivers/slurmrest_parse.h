@@ -73,11 +73,19 @@ void slurmrest_parse_jobs(const json_t *ans, const char *const *ids, const char 
  * counted. */
 int slurmrest_parse_resources(const json_t *nodes, const json_t *jobs, struct drv_resources *out);
 
+/* The cpus of each node of GET nodes's answer (borrowed), whatever its
+ * state, for slurm_request_fits: a new array of *n (the caller frees it;
+ * NULL when none). Nodes without a count of 1 to SLURM_NODE_CPUS_MAX are
+ * left out. */
+long *slurmrest_node_cpus(const json_t *nodes, size_t *n);
+
 /* The ids of the jobs of GET jobs's answer (borrowed) named name and run
  * by user (both borrowed) into ids (room for max, the caller's), sorted by
  * job, then array index; an array's pending elements, which share its
- * record, each by their index. Returns how many (at most max), or -1 when
- * there are more than SLURMREST_FIND_MAX. */
+ * record, each by their index; not a record FAILED on no node, which is
+ * what slurmctld leaves of a submission it refused as never runnable.
+ * Returns how many (at most max), or -1 when there are more than
+ * SLURMREST_FIND_MAX. */
 int slurmrest_parse_find(const json_t *ans, const char *name, const char *user, char (*ids)[DRV_ID_MAX], int max);
 
 /* 1 when index is among an array_task_string's ("0-3,7,9-15:2%4";

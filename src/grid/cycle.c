@@ -708,7 +708,8 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     /* a grouped param's own start: its group's was all that was known */
     if (o->started_at) cp->started_at = o->started_at;
     if (cp->state == GC_RUNNING) charge(st, cp, cp->started_at ? cp->started_at + (int64_t)o->run_s : now);
-    /* the evidence of checkpoint.h's estimate: a running copy taken away */
+    /* the evidence of checkpoint.h's estimate: a running copy taken away (a
+     * forgotten one, GE_UNKNOWN, may have ended by itself: no evidence) */
     if (cp->state == GC_RUNNING && !cp->cancel && (o->end == GE_PREEMPTED || o->end == GE_NODE_FAILURE))
         st->clusters[cp->cluster_id - 1].interruptions++;
     cp->state = GC_ENDED;
@@ -751,7 +752,10 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     case GE_PREEMPTED:   /* a checkpointed job keeps its pin: its checkpoint is still there */
         requeue(st, j, cp, RQ_RESUBMIT, now);
         break;
-    default:   /* cancelled by the admins, node failure or unknown */
+    default:   /* cancelled by the admins, node failure, or forgotten by the
+                * scheduler (GE_UNKNOWN): it may have succeeded, but a result
+                * locus cannot vouch for is not one; it runs again, counted, so
+                * that a job the scheduler keeps losing is given up */
         requeue(st, j, cp, RQ_ATTEMPT, now);
         break;
     }
@@ -780,7 +784,7 @@ static int check_obs(struct grid_state *st, const struct grid_obs *obs, char *er
         if (!cp) return errf(err, errlen, "copies[%d]: unknown copy id %lld", i, (long long)o->copy_id), -1;
         if (cp->state == GC_LAUNCHING)
             return errf(err, errlen, "copies[%d]: copy %lld was never reported submitted", i, (long long)o->copy_id), -1;
-        if ((unsigned)o->state > GO_ENDED || (unsigned)o->end > GE_NODE_FAILURE)
+        if ((unsigned)o->state > GO_ENDED || (unsigned)o->end > GE_UNKNOWN)
             return errf(err, errlen, "copies[%d]: state or end reason out of range", i), -1;
         if (!(o->run_s >= 0) || !isfinite(o->run_s) || o->started_at < 0)
             return errf(err, errlen, "copies[%d]: negative or invalid run time", i), -1;
@@ -922,6 +926,28 @@ static int pair_usable(const struct grid_state *st, const struct grid_pair *p)
 {
     const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
     return !p->blacklist_event && !cl->disabled;
+}
+
+/* A campaign whose jobs each need more resources than a cluster has in
+ * all would wait there for ever, never planned: its fault, told as a
+ * refused submission (blacklisting until the user fixes it). The total is
+ * the cluster's last poll's, down nodes left out: fixing the event once
+ * they are back lets the campaign try again. */
+static void oversized(struct grid_state *st, int64_t now)
+{
+    for (int64_t i = 0; i < st->npairs; i++) {
+        const struct grid_pair *p = &st->pairs[i];
+        const struct grid_cluster *cl = &st->clusters[p->cluster_id - 1];
+        const struct grid_campaign *c = grid_campaign_find(st, p->campaign_id);
+        const struct grid_camp_cluster *cc = camp_cluster(c, p->cluster_id);
+        if (c->state != GCS_RUNNING || !cc || !pair_usable(st, p) || cl->poll_failed || cl->total <= 0 ||
+            cc->res_per_job <= cl->total)
+            continue;
+        char msg[MSG_BYTES];
+        snprintf(msg, sizeof msg, "no job of the campaign can run on %s: each needs %d cores (its resources), the "
+                 "cluster has %d in all", cl->name, cc->res_per_job, cl->total);
+        event_open(st, c->id, cl->id, 0, GEV_SUBMIT_REFUSED, 1, 0, now, msg);
+    }
 }
 
 /* Jobs may go to the pair's cluster: usable, and its prologue done. */
@@ -1612,6 +1638,7 @@ int grid_cycle_placed(struct grid_state *st, int64_t now, struct grid_decisions 
         campaigns_complete(st);
         predict(st, w, now);
         scripts(st, w, now);
+        oversized(st, now);
         plan(st, w, now, pv);
         finalize(st, w, now);
         nikita(st, now);

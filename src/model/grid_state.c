@@ -30,7 +30,8 @@ struct grid_event *grid_event_find(struct grid_state *st, int64_t id)
 
 const char *grid_end_name(enum grid_end e)
 {
-    static const char *const n[] = {"none", "success", "exit", "walltime", "preempted", "admin_cancel", "node_failure"};
+    static const char *const n[] = {"none", "success", "exit", "walltime", "preempted", "admin_cancel", "node_failure",
+                                    "unknown"};
     return (unsigned)e < sizeof n / sizeof *n ? n[e] : "unknown";
 }
 

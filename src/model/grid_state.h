@@ -137,7 +137,8 @@ enum grid_end {
     GE_WALLTIME,      /* killed at its walltime */
     GE_PREEMPTED,     /* best-effort job killed for the cluster's own users */
     GE_ADMIN_CANCEL,  /* cancelled by the cluster's admins, or by nikita */
-    GE_NODE_FAILURE,  /* node failure or an unknown end */
+    GE_NODE_FAILURE,  /* a node of the job failed */
+    GE_UNKNOWN,       /* ended, but the scheduler does not say how (it forgot the job) */
 };
 
 /* Why nikita cancels a copy. */

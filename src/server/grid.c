@@ -332,7 +332,8 @@ static enum grid_end end_of(enum drv_end e)
     case DRV_END_WALLTIME: return GE_WALLTIME;
     case DRV_END_PREEMPTED: return GE_PREEMPTED;
     case DRV_END_CANCELLED: return GE_ADMIN_CANCEL;
-    default: return GE_NODE_FAILURE;
+    case DRV_END_NODE_FAIL: return GE_NODE_FAILURE;
+    default: return GE_UNKNOWN;   /* the scheduler forgot it, or does not say */
     }
 }
 

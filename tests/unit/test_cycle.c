@@ -793,6 +793,81 @@ static void test_repeated_end_observation_is_a_no_op(void **st)
     fake_free(f);
 }
 
+/* A copy the scheduler forgot (GE_UNKNOWN: ended, no one says how) runs
+ * again, counted as an attempt, so that a job the scheduler keeps losing
+ * is given up at max_attempts; unlike a node failure, it is no evidence of
+ * an interruption for the checkpoint interval. */
+static void test_forgotten_copy_runs_again_counted(void **st)
+{
+    enum grid_end ends[] = {GE_UNKNOWN, GE_NODE_FAILURE};
+    for (int k = 0; k < 2; k++) {
+        struct grid_config cfg = cfg_default();
+        cfg.max_attempts = 3;
+        struct fake *f = fake_new(&cfg, 1, (int[]){1});
+        f->b[0] = (struct behaviour){.dur = 5, .end = ends[k]};
+        int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+        for (int64_t t = 10; t < 1000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10)
+            fake_round(f, t);
+        assert_int_equal(f->submissions, 4);
+        assert_int_equal(grid_copy_find(&f->st, 1)->end, ends[k]);
+        const struct grid_job *j = grid_job_find(&f->st, 1);
+        assert_int_equal(j->state, GJ_ERROR);
+        assert_int_equal(grid_event_find(&f->st, j->event_id)->kind, GEV_TOO_MANY_ATTEMPTS);
+        assert_int_equal(grid_cluster_find(&f->st, f->cl[0])->interruptions, ends[k] == GE_UNKNOWN ? 0 : 4);
+        fake_free(f);
+    }
+    assert_string_equal(grid_end_name(GE_UNKNOWN), "unknown");
+}
+
+/* Jobs each needing more cores than a cluster has in all are never
+ * planned there: a submit_refused event says so at once, blacklisting the
+ * cluster for that campaign alone; a campaign that fits is not touched. A
+ * cluster not yet polled (total 0) or whose poll failed is not judged. */
+static void test_oversized_jobs_refused_not_waiting(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 2, (int[]){8, 16});
+    int64_t big = add_campaign(f, "{'name': 'big', 'nb_jobs': 2, 'exec_file': 'x', 'clusters': "
+                                  "{'c0': {'resources': '/nodes=2/core=8'}, 'c1': {'resources': '/nodes=2/core=8'}}}", 1);
+    int64_t fits = add_campaign(f, "{'name': 'fits', 'nb_jobs': 2, 'exec_file': 'x', 'clusters': "
+                                   "{'c0': {'resources': '/nodes=2/core=4'}}}", 1);
+    fake_round(f, 10);
+    const struct grid_pair *p = grid_pair_find(&f->st, big, f->cl[0]);
+    assert_true(p->blacklist_event > 0);
+    const struct grid_event *e = grid_event_find(&f->st, p->blacklist_event);
+    assert_int_equal(e->kind, GEV_SUBMIT_REFUSED);
+    assert_string_equal(e->message, "no job of the campaign can run on c0: each needs 16 cores (its resources), the "
+                                    "cluster has 8 in all");
+    assert_int_equal(grid_pair_find(&f->st, big, f->cl[1])->blacklist_event, 0);
+    assert_int_equal(grid_pair_find(&f->st, fits, f->cl[0])->blacklist_event, 0);
+    for (int64_t t = 20; t < 2000 && grid_campaign_find(&f->st, big)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(count_state(&f->st, big, GJ_TERMINATED), 2);   /* on c1 */
+    for (int64_t i = 0; i < f->st.ncopies; i++) assert_int_equal(f->st.copies[i].cluster_id == f->cl[0] &&
+                                                                 f->st.copies[i].campaign_id == big, 0);
+    fake_free(f);
+
+    f = fake_new(&cfg, 1, (int[]){8});
+    f->st.clusters[0].total = 0;   /* never polled */
+    big = add_campaign(f, "{'name': 'big', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': "
+                          "{'c0': {'resources': '/nodes=2/core=8'}}}", 1);
+    grid_cycle(&f->st, 10, &f->d);
+    assert_int_equal(grid_pair_find(&f->st, big, f->cl[0])->blacklist_event, 0);
+    f->st.clusters[0].total = 8;
+    f->st.clusters[0].poll_failed = 1;
+    grid_cycle(&f->st, 20, &f->d);
+    assert_int_equal(grid_pair_find(&f->st, big, f->cl[0])->blacklist_event, 0);
+    /* judged once polled; fixed while still too big: refused again */
+    f->st.clusters[0].poll_failed = 0;
+    grid_cycle(&f->st, 30, &f->d);
+    int64_t first = grid_pair_find(&f->st, big, f->cl[0])->blacklist_event;
+    assert_true(first > 0);
+    assert_int_equal(grid_event_fix(&f->st, first, 1, f->err, sizeof f->err), 0);
+    grid_cycle(&f->st, 40, &f->d);
+    assert_true(grid_pair_find(&f->st, big, f->cl[0])->blacklist_event > first);
+    assert_int_equal(f->d.nsubmits, 0);
+    fake_free(f);
+}
+
 static void test_bad_observations_change_nothing(void **st)
 {
     struct grid_config cfg = cfg_default();
@@ -1356,6 +1431,8 @@ int main(void)
         cmocka_unit_test(test_sink_detected_blacklisted_jobs_redone),
         cmocka_unit_test(test_checkpoint_resumed_on_same_cluster_before_new_jobs),
         cmocka_unit_test(test_checkpoint_interval_follows_cluster_interruptions),
+        cmocka_unit_test(test_forgotten_copy_runs_again_counted),
+        cmocka_unit_test(test_oversized_jobs_refused_not_waiting),
         cmocka_unit_test(test_projects_made_shared_and_charged),
         cmocka_unit_test(test_nikita_cancels_excess_and_old_waiting_and_overdue_running),
         cmocka_unit_test(test_nikita_with_long_cycles_cancels_last_cycles_excess),

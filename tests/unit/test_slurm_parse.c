@@ -608,6 +608,43 @@ static void test_array_of(void **state)
     assert_int_equal(strlen(a), DRV_ID_MAX - 1);
 }
 
+/* A request that no set of the nodes holds, refused with the numbers;
+ * nothing known: the scheduler judges. */
+static void test_request_fits(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    size_t n;
+    /* duo, as sinfo -N lists it (each node in both partitions), one drained */
+    long *cpus = slurm_parse_node_cpus("duon1|0/4/0/4\nduon1|0/4/0/4\nduon2|0/0/4/4\nduon2|0/0/4/4\nsinfo: x\n", &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(cpus[0], 4);
+    assert_int_equal(cpus[1], 4);   /* drained, yet a node of the cluster's */
+    assert_int_equal(slurm_request_fits(2, 2, cpus, n, err, sizeof err), 0);
+    assert_int_equal(slurm_request_fits(2, 4, cpus, n, err, sizeof err), 0);
+    assert_int_equal(slurm_request_fits(2, 0, cpus, n, err, sizeof err), 0);   /* whole nodes */
+    assert_int_equal(slurm_request_fits(0, 8, cpus, n, err, sizeof err), 0);   /* cores anywhere */
+    assert_int_equal(slurm_request_fits(3, 2, cpus, n, err, sizeof err), -1);
+    assert_string_equal(err, "3 nodes of 2 cpus asked for: the cluster has 2 nodes, 2 of them with 2 cpus or more "
+                             "(4 at most)");
+    assert_int_equal(slurm_request_fits(3, 0, cpus, n, err, sizeof err), -1);
+    assert_int_equal(slurm_request_fits(2, 5, cpus, n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "0 of them with 5 cpus or more (4 at most)"));
+    assert_int_equal(slurm_request_fits(0, 9, cpus, n, err, sizeof err), -1);
+    assert_string_equal(err, "9 cpus asked for: the cluster has 8 in all, on 2 nodes");
+    free(cpus);
+    /* nodes of different sizes: only the big ones hold a big share */
+    long mixed[] = {8, 2, 8, 4};
+    assert_int_equal(slurm_request_fits(2, 8, mixed, 4, err, sizeof err), 0);
+    assert_int_equal(slurm_request_fits(3, 8, mixed, 4, err, sizeof err), -1);
+    assert_int_equal(slurm_request_fits(3, 4, mixed, 4, err, sizeof err), 0);
+    assert_int_equal(slurm_request_fits(4, 1, mixed, 4, err, sizeof err), 0);
+    /* no node known: not refused here */
+    assert_null(slurm_parse_node_cpus("", &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(slurm_request_fits(100, 100, NULL, 0, err, sizeof err), 0);
+}
+
 static void test_sinfo(void **state)
 {
     struct drv_resources r = {0};
@@ -682,6 +719,14 @@ static void test_ids(void **state)
     assert_string_equal(ids[1], "5");
     assert_int_equal(slurm_parse_ids("5\n", ids, 0), 0);
     assert_int_equal(slurm_parse_ids("", ids, 8), 0);
+    /* squeue -o SLURM_FIND_FORMAT, recorded: job 1, refused by sbatch
+     * ("Requested node configuration is not available"), stays FAILED on no
+     * node; 2 pending, 3 ended on its nodes, 4 FAILED there at its launch */
+    assert_int_equal(slurm_parse_ids("1|FAILED|\n2|PENDING|\n3|COMPLETED|ex2n[1-2]\n4|FAILED|ex2n1\n", ids, 8), 3);
+    assert_string_equal(ids[0], "2");
+    assert_string_equal(ids[1], "3");
+    assert_string_equal(ids[2], "4");
+    assert_int_equal(slurm_parse_ids("5|RUNNING\n|FAILED|n1\n|PENDING|\n", ids, 8), 0);
 }
 
 static void test_sbatch_id(void **state)
@@ -739,7 +784,7 @@ int main(void)
         cmocka_unit_test(test_duration),    cmocka_unit_test(test_squeue_lines),
         cmocka_unit_test(test_jobcomp_lines), cmocka_unit_test(test_jobcomp_edges),
         cmocka_unit_test(test_jobcomp_forged_lines), cmocka_unit_test(test_array_of),
-        cmocka_unit_test(test_sinfo),       cmocka_unit_test(test_job_states),
+        cmocka_unit_test(test_sinfo),       cmocka_unit_test(test_request_fits),       cmocka_unit_test(test_job_states),
         cmocka_unit_test(test_ids),         cmocka_unit_test(test_sbatch_id),
         cmocka_unit_test(test_jobcomp_loc),
     };

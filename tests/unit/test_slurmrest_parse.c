@@ -195,6 +195,46 @@ static void test_find_real_jobs(void **state)
     json_decref(j);
 }
 
+/* GET jobs of a cluster of two nodes, recorded: job 1 of /nodes=2/core=2
+ * done on both nodes; job 5, asking for 3 nodes of the 2, refused by POST
+ * job/submit (error 2014, "Requested node configuration is not
+ * available") yet left as a record FAILED on no node. */
+static const char jobs_two_nodes[] =
+    "{\"errors\": [], \"jobs\": ["
+    "{\"job_id\": 1, \"array_job_id\": 0, \"array_task_id\": null, \"array_task_string\": \"\", \"job_state\": "
+    "\"COMPLETED\", \"state_reason\": \"None\", \"nodes\": \"duon[1-2]\", \"node_count\": 2, \"exit_code\": 0, "
+    "\"start_time\": 1795859368, \"end_time\": 1795859372, \"name\": \"locus.t.1.1\", \"user_name\": \"locusa\"},"
+    "{\"job_id\": 5, \"array_job_id\": 0, \"array_task_id\": null, \"array_task_string\": \"\", \"job_state\": "
+    "\"FAILED\", \"state_reason\": \"BadConstraints\", \"nodes\": \"\", \"node_count\": 3, \"exit_code\": 1, "
+    "\"start_time\": 1795859368, \"end_time\": 1795859368, \"name\": \"locus.t.5.5\", \"user_name\": \"locusa\"}]}";
+
+/* A refused submission is not found as a lost one; a job slurmctld forgot
+ * (MinJobAge) is unknown, as with the commands. */
+static void test_refused_and_forgotten(void **state)
+{
+    (void)state;
+    json_t *j = js(jobs_two_nodes);
+    char found[4][DRV_ID_MAX];
+    assert_int_equal(slurmrest_parse_find(j, "locus.t.1.1", "locusa", found, 4), 1);
+    assert_string_equal(found[0], "1");
+    assert_int_equal(slurmrest_parse_find(j, "locus.t.5.5", "locusa", found, 4), 0);
+    json_decref(j);
+    /* the same job after MinJobAge: the list no longer has it */
+    const char *ids[] = {"1", "5"};
+    const char *names[] = {"locus.t.1.1", "locus.t.5.5"};
+    struct drv_status st[2];
+    status_of(jobs_two_nodes, ids, names, 2, st);
+    assert_int_equal(st[0].end, DRV_END_SUCCESS);
+    assert_int_equal(st[0].run_seconds, 4);
+    status_of("{\"meta\": {}, \"errors\": [], \"jobs\": []}", ids, names, 2, st);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(st[i].state, DRV_FINISHED);
+        assert_int_equal(st[i].end, DRV_END_UNKNOWN);
+        assert_string_equal(st[i].raw, "UNKNOWN");
+        assert_int_equal(st[i].start, 0);
+    }
+}
+
 static void test_errors_and_submit(void **state)
 {
     (void)state;
@@ -273,6 +313,15 @@ static void test_resources(void **state)
     assert_int_equal(r.free_cores, 2 + 1);
     assert_int_equal(r.running_jobs, 2);
     assert_int_equal(r.waiting_jobs, 2);
+    /* every node's cpus, whatever its state, for slurm_request_fits */
+    size_t n;
+    long *cpus = slurmrest_node_cpus(nodes, &n);
+    assert_int_equal(n, 7);
+    static const long want[] = {2, 4, 8, 8, 4, 4, 4};
+    for (size_t i = 0; i < n; i++) assert_int_equal(cpus[i], want[i]);
+    free(cpus);
+    assert_null(slurmrest_node_cpus(jobs, &n));
+    assert_int_equal(n, 0);
     json_decref(jobs);
     json_decref(nodes);
     /* not the answers they should be */
@@ -424,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_status_of_real_jobs),
         cmocka_unit_test(test_pending_elements_share_their_array_record),
         cmocka_unit_test(test_find_real_jobs),
+        cmocka_unit_test(test_refused_and_forgotten),
         cmocka_unit_test(test_errors_and_submit),
         cmocka_unit_test(test_resources),
         cmocka_unit_test(test_edges),
