@@ -681,8 +681,11 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         const struct input_file *(*ins)[JDL_INPUTS_MAX] = xcalloc((size_t)s->n, sizeof *ins);
         char download[sizeof g->cfg.master_url + 16];   /* where the jobs fetch project inputs */
         snprintf(download, sizeof download, "%sdownload/", g->cfg.master_url);
-        char output_url[sizeof g->cfg.master_url + 64];  /* where they send their outputs */
-        snprintf(output_url, sizeof output_url, "%sapi/v1/campaigns/%" PRId64 "/jobs/", g->cfg.master_url,
+        /* where they send their outputs: the API is at the root of master_url's host, not under its path */
+        const char *host = strstr(g->cfg.master_url, "://"), *path = host ? strchr(host + 3, '/') : NULL;
+        int origin = path ? (int)(path - g->cfg.master_url) : (int)strlen(g->cfg.master_url);
+        char output_url[sizeof g->cfg.master_url + 64];
+        snprintf(output_url, sizeof output_url, "%.*s/api/v1/campaigns/%" PRId64 "/jobs/", origin, g->cfg.master_url,
                  s->campaign_id);
         struct strbuf *outs = xcalloc((size_t)s->n, sizeof *outs);
         char (*tokens)[OUTPUT_TOKEN_MAX] = xcalloc((size_t)s->n, sizeof *tokens);

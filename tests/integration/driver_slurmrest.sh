@@ -25,49 +25,18 @@ chmod 755 "$TMP"             # the jobs' users and slurmrestd (nobody) walk thro
 PROG=$LOCUS_BUILD_DIR/bin/test_driver_slurmrest
 [ -x "$PROG" ] || fail "$PROG is not built"
 
-# slurmrestd and the JWT plugin (scripts/deps.sh has them too)
-missing=
-for p in slurmrestd slurm-wlm-jwt-plugin; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    # shellcheck disable=SC2086 # one package per word
-    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-        $missing >/dev/null || fail "cannot install$missing"
-fi
-
 make_test_users
 slurm_install
-# the key slurmctld signs and checks tokens with: 32 random bytes, its own
-umask 077
-head -c 32 /dev/urandom >"$TMP/jwt.key"
-umask 022
-SLURM_EXTRA_CONF=$(printf 'AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=%s' "$TMP/jwt.key")
+SLURM_EXTRA_CONF=$(slurmrest_conf) || fail "cannot set slurmrestd up"
 pc=$(free_ports 1)
 slurm_cluster_up rest1 "$pc" 1 4
 CONF=${SLURM_CONF_OF[rest1]}
-
-REST_PORT=$(free_ports 0)
-REST_PID=
-_rest_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
-# shellcheck disable=SC2064 # the previous handler is fixed now
-trap "_rest_rc=\$?; set +e; [ -z \"\$REST_PID\" ] || kill \$REST_PID 2>/dev/null; (exit \$_rest_rc); ${_rest_prev_trap:-:}" EXIT
-# slurmrestd refuses to run as root or SlurmUser: nobody, once its socket is open
-SLURM_CONF=$CONF SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 -u nobody -g nogroup \
-    "127.0.0.1:$REST_PORT" >"$TMP/slurmrestd.log" 2>&1 &
-REST_PID=$!
-echo "$REST_PID" >"$TMP/slurmrestd.pid"
-API=http://127.0.0.1:$REST_PORT
+slurmrestd_up rest1 || fail "slurmrestd did not come up"
+API=$SLURMREST_API
 # tokens of root (who may act for any user) and of locusa, 0600 as the driver demands
-token() { SLURM_CONF=$CONF scontrol token username="$1" lifespan=7200 | sed -n 's/^SLURM_JWT=//p'; }
-(umask 077; token root >"$TMP/root.jwt"; token locusa >"$TMP/locusa.jwt")
+(umask 077; slurm_token rest1 root >"$TMP/root.jwt"; slurm_token rest1 locusa >"$TMP/locusa.jwt")
 [ -s "$TMP/root.jwt" ] && [ -s "$TMP/locusa.jwt" ] || fail "scontrol token gave no token"
-pinged() {
-    curl -sf --max-time 2 -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $(cat "$TMP/root.jwt")" \
-        "$API/slurm/v0.0.38/ping" | grep -q '"ping": "UP"'
-}
-wait_for 20 pinged || { cat "$TMP/slurmrestd.log" >&2; fail "slurmrestd on port $REST_PORT does not answer"; }
-say "cluster rest1 up (slurmctld port $pc), slurmrestd on port $REST_PORT"
+say "cluster rest1 up (slurmctld port $pc), slurmrestd at $API"
 
 # ---- 1. the cluster declared ----
 

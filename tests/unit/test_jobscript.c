@@ -68,10 +68,11 @@ static void spec_of(struct campaign_spec *spec, const char *section)
     if (jdl_parse(json, strlen(json), spec, err, sizeof err)) fail_msg("%s", err);
 }
 
-/* Writes the wrapper of jobs for index and runs it with bash; its output
- * in r (the caller frees it). */
+/* Writes the wrapper of jobs for index and runs it with bash for at most
+ * timeout_ms; its output in r (the caller frees it). */
 static void run_wrapper_sched(const struct cluster_spec *spec, const struct drv_job *jobs, int n,
-                              const struct jobscript_sched *sched, const char *home_dir, struct run_output *r)
+                              const struct jobscript_sched *sched, const char *home_dir, int timeout_ms,
+                              struct run_output *r)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -83,14 +84,14 @@ static void run_wrapper_sched(const struct cluster_spec *spec, const struct drv_
     snprintf(home, sizeof home, "HOME=%s", home_dir);
     const char *env[] = {home, NULL};
     const char *argv[] = {"bash", path, NULL};
-    assert_int_equal(run_capture(argv, env, 10000, r, err, sizeof err), 0);
+    assert_int_equal(run_capture(argv, env, timeout_ms, r, err, sizeof err), 0);
 }
 
 static void run_wrapper_home(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
                              const char *home_dir, struct run_output *r)
 {
     struct jobscript_sched sched = {index, "printf 'n1\\nn1\\nn2\\n' >\"$LOCUS_NODEFILE\"", 0};
-    run_wrapper_sched(spec, jobs, n, &sched, home_dir, r);
+    run_wrapper_sched(spec, jobs, n, &sched, home_dir, 10000, r);
 }
 
 /* The same with $HOME the test's folder, as a job's user's own. */
@@ -299,7 +300,7 @@ static void test_checkpoint_signal_self_timed(void **state)
     struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "c", .user = "u", .param = "c"};
     struct jobscript_sched sched = {"0", ":", 1};
     struct run_output r;
-    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, &r);
+    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, 10000, &r);
     assert_int_equal(r.status, 42);
     assert_string_equal(r.out, "checkpointed\n");
     run_output_free(&r);
@@ -307,7 +308,7 @@ static void test_checkpoint_signal_self_timed(void **state)
      * would be waited for until it ends */
     sched.signal_after = 30;
     time_t t0 = time(NULL);
-    run_wrapper_sched(&quick.clusters[0], &job, 1, &sched, dir, &r);
+    run_wrapper_sched(&quick.clusters[0], &job, 1, &sched, dir, 10000, &r);
     assert_int_equal(r.status, 0);
     assert_true(time(NULL) - t0 < 5);
     run_output_free(&r);
@@ -535,20 +536,10 @@ static void test_outputs_locusd_never_reached(void **state)
     spec_of(&spec, "\"exec_file\": \"{HOME}/prog.sh\"");
     put_file("ok.out", "ok");
     struct drv_job job = gathering_job("f ok.out\n", NULL);
-    struct strbuf sb;
-    sb_init(&sb);
-    char err[256], path[128], home[128];
     struct jobscript_sched sched = {"0", ":", 0};
-    assert_int_equal(jobscript_write(&sb, &spec.clusters[0], &job, 1, &sched, err, sizeof err), 0);
-    snprintf(path, sizeof path, "%s/wrapper.sh", dir);
-    assert_int_equal(write_file_atomic(path, sb.s, sb.len), 0);
-    sb_free(&sb);
-    snprintf(home, sizeof home, "HOME=%s", dir);
-    const char *env[] = {home, "PATH=/usr/bin:/bin", NULL};
-    const char *argv[] = {"bash", path, NULL};
     struct run_output r;
     time_t t0 = time(NULL);
-    assert_int_equal(run_capture(argv, env, 60000, &r, err, sizeof err), 0);
+    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, 60000, &r);
     has(r.out, "locus-output error ok.out not taken by locusd: HTTP 000");
     assert_int_equal(r.status, JOBSCRIPT_OUTPUT_UNSENT);
     assert_true(time(NULL) - t0 >= 14);

@@ -13,6 +13,7 @@
 
 #include "core/fsutil.h"
 #include "grid/jdl.h"
+#include "jdl_fixture.h"
 #include "grid/outputs.h"
 #include "orders/campaign_outputs.h"
 #include <stdio.h>
@@ -22,29 +23,6 @@
 #include <unistd.h>
 
 #define HEAD "'name': 'c', 'exec_file': 'run.sh', 'clusters': {'a': {}}, 'params': ['x 1', 'y 2']"
-
-static int parse_sq(const char *sq, struct campaign_spec *s, char *err, size_t errlen)
-{
-    char *text = strdup(sq);
-    for (char *p = text; *p; p++)
-        if (*p == '\'') *p = '"';
-    int rc = jdl_parse(text, strlen(text), s, err, errlen);
-    free(text);
-    return rc;
-}
-
-static void expect_error(const char *sq, const char *msg)
-{
-    struct campaign_spec s;
-    char err[512] = "";
-    int rc = parse_sq(sq, &s, err, sizeof err);
-    if (rc == 0 || strcmp(err, msg)) print_message("json: %s\n got: %s\nwant: %s\n", sq, err, msg);
-    assert_int_equal(rc, -1);
-    assert_string_equal(err, msg);
-    assert_int_equal(s.outputs.nfiles, 0);   /* left empty and freeable */
-    assert_null(s.outputs.folder);
-    campaign_spec_free(&s);
-}
 
 static void test_each_job_gathers_its_templates_expanded_with_its_name(void **state)
 {

@@ -10,6 +10,15 @@
 #                                           (SLURM_EXTRA_CONF: lines added to
 #                                           its slurm.conf)
 #   slurm_ctld_kill NAME                    SIGKILL to that cluster's slurmctld
+#   slurmrest_conf                          installs slurmrestd and the JWT plugin if
+#                                           missing, makes the key slurmctld signs
+#                                           tokens with ($TMP/jwt.key) and prints the
+#                                           slurm.conf lines for SLURM_EXTRA_CONF
+#   slurmrestd_up NAME                      starts slurmrestd (as nobody) for that
+#                                           cluster on a free port: SLURMREST_API,
+#                                           its PID in $TMP/slurmrestd.pid; waits
+#                                           until it answers a ping
+#   slurm_token NAME USER                   prints a JWT of USER (2 hours)
 #   slurm_teardown_all                      stops every daemon this test started
 #
 # The clusters are scripts/lib/slurm_local.sh's (that of
@@ -59,6 +68,46 @@ slurm_cluster_up() {
     slurm_local_up "$dir" "$@"
 }
 
+slurmrest_conf() {
+    local p missing=
+    for p in slurmrestd slurm-wlm-jwt-plugin; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+    done
+    if [ -n "$missing" ]; then
+        # shellcheck disable=SC2086 # one package per word
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+            $missing >/dev/null || { echo "slurm: cannot install$missing" >&2; return 1; }
+    fi
+    (umask 077; head -c 32 /dev/urandom >"$TMP/jwt.key")
+    printf 'AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=%s' "$TMP/jwt.key"
+}
+
+slurm_token() {
+    SLURM_CONF=${SLURM_CONF_OF[$1]} scontrol token username="$2" lifespan=7200 | sed -n 's/^SLURM_JWT=//p'
+}
+
+SLURMREST_API=
+_SLURMREST_PID=
+slurmrestd_up() {
+    local port root
+    port=$(free_ports 0)
+    # slurmrestd refuses to run as root or SlurmUser: nobody, once its socket is open
+    SLURM_CONF=${SLURM_CONF_OF[$1]} SLURM_JWT=daemon /usr/sbin/slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 \
+        -u nobody -g nogroup "127.0.0.1:$port" >"$TMP/slurmrestd.log" 2>&1 &
+    _SLURMREST_PID=$!
+    echo "$_SLURMREST_PID" >"$TMP/slurmrestd.pid"
+    SLURMREST_API=http://127.0.0.1:$port
+    root=$(slurm_token "$1" root)
+    for _ in $(seq 40); do
+        curl -sf --max-time 2 -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $root" \
+            "$SLURMREST_API/slurm/v0.0.38/ping" | grep -q '"ping": "UP"' && return 0
+        sleep 0.5
+    done
+    cat "$TMP/slurmrestd.log" >&2
+    echo "slurm: slurmrestd on port $port does not answer" >&2
+    return 1
+}
+
 slurm_ctld_kill() {
     local pid
     pid=$(cat "${SLURM_DIR[$1]}/slurmctld.pid" 2>/dev/null) || return 0
@@ -67,6 +116,7 @@ slurm_ctld_kill() {
 
 slurm_teardown_all() {
     local n pids=()
+    [ -z "$_SLURMREST_PID" ] || kill "$_SLURMREST_PID" 2>/dev/null || true
     for n in "${_SLURM_CLUSTERS[@]}"; do slurm_local_cancel "${SLURM_DIR[$n]}"; done
     for n in "${_SLURM_CLUSTERS[@]}"; do mapfile -t -O ${#pids[@]} pids < <(slurm_local_pids "${SLURM_DIR[$n]}"); done
     # all at once: one 3 s grace for every cluster, not one each
