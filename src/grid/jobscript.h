@@ -6,7 +6,9 @@
  * epilogue lines, or the params of a temporally grouped job one after the
  * other) in the background and forwards the checkpointing signal and
  * SIGTERM to it (and sends it that signal every checkpoint_interval
- * seconds, when the job has one), and exits with its status. The scheduler-specific
+ * seconds, when the job has one), sends the outputs of a job that
+ * succeeded to locusd (output gathering, below), and exits with its
+ * status. The scheduler-specific
  * parts come from the driver, so this file knows no scheduler, nor any
  * driver. */
 #ifndef LOCUS_JOBSCRIPT_H
