@@ -169,7 +169,11 @@ class Client:
         """The canonical outputs of the batch (or of one job) as a tar
         archive into the file dest (BATCH/JOB/FILE inside), streamed, and
         through dest.part so that a cut download is not left as whole."""
-        path = "batches/%s%s/results" % (_quote(batch), "/jobs/" + _quote(job) if job else "")
+        return self._download("batches/%s%s/results" % (_quote(batch), "/jobs/" + _quote(job) if job else ""),
+                              dest)
+
+    def _download(self, path, dest):
+        """GET path streamed into the file dest, through dest.part."""
         part = dest + ".part"
         try:
             with self._open("GET", path) as r, open(part, "wb") as out:
@@ -232,6 +236,16 @@ class Client:
         """One job per param (each one line of a param file), POST
         campaigns/ID/params. Returns the campaign after it."""
         return self._json("POST", "campaigns/%d/params" % int(campaign), {"params": list(params)})
+
+    def campaign_outputs(self, campaign):
+        """The outputs the campaign's jobs sent (GET campaigns/ID/outputs):
+        a list of {"job_id", "name", "size", "sha256"}."""
+        return self._json("GET", "campaigns/%d/outputs" % int(campaign))["outputs"]
+
+    def download_campaign_results(self, campaign, dest, job=None):
+        """The outputs of the campaign (or of one job) as a tar archive into
+        the file dest (campaign-ID/JOB/FILE inside), as download_results."""
+        return self._download("campaigns/%d%s/results" % (int(campaign), "/jobs/%d" % int(job) if job else ""), dest)
 
     def fix_event(self, event, resubmit):
         """Closes the event (POST events/ID/fix); resubmit: the jobs it gave

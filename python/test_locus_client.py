@@ -81,6 +81,18 @@ class ClientTest(unittest.TestCase):
             mock.call("POST", "events/3/fix", {"resubmit": True}),
             mock.call("POST", "campaigns", {"name": "n", "nb_jobs": 2})])
 
+    def test_campaign_outputs_go_to_their_routes(self):
+        c = Client("http://h/", key="k")
+        with mock.patch.object(Client, "_json", return_value={"campaign_id": 7, "outputs": [{"name": "a"}]}) as j:
+            self.assertEqual(c.campaign_outputs("7"), [{"name": "a"}])
+        j.assert_called_once_with("GET", "campaigns/7/outputs")
+        with mock.patch.object(Client, "_download", side_effect=lambda p, d: (p, d)) as d:
+            self.assertEqual(c.download_campaign_results(7, "x.tar"), ("campaigns/7/results", "x.tar"))
+            self.assertEqual(c.download_campaign_results(7, "y.tar", job=12), ("campaigns/7/jobs/12/results", "y.tar"))
+            with self.assertRaises(ValueError):
+                c.download_campaign_results(7, "z.tar", job="1/../x")
+        self.assertEqual(d.call_count, 2)
+
     def test_an_id_that_is_not_a_number_is_refused_before_any_request(self):
         c = Client("http://h/", key="k")
         with mock.patch.object(Client, "_open") as o:

@@ -44,8 +44,17 @@ slurm_local_munged() {
     SLURM_LOCAL_MUNGED_PID=
     [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null && return 0
     mkdir -p /run/munge && chown munge:munge /run/munge
-    # two starting at once: the loser's munged exits (socket in use)
-    runuser -u munge -- /usr/sbin/munged 2>/dev/null
+    # two starting at once: the loser's munged exits (socket in use). It
+    # outlives this shell, so it gets none of its descriptors but 0-2: a test
+    # run under `flock /tmp/locus-oar.lock` holds the lock on one, and a
+    # munged keeping it would hold that lock for good.
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            [ "$fd" -le 2 ] || eval "exec $fd>&-"
+        done
+        exec runuser -u munge -- /usr/sbin/munged
+    ) 2>/dev/null
     for i in $(seq 50); do
         if [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null; then
             # shellcheck disable=SC2034 # read by those who source it

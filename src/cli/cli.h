@@ -160,7 +160,7 @@ cli_command cmd_init, cmd_app_add, cmd_app_set, cmd_file_add, cmd_user_create, c
     cmd_batch_cancel, cmd_batch_results,
     cmd_batch_list, cmd_stat, cmd_db_check, cmd_sequence_create, cmd_sequence_extend, cmd_sequence_end,
     cmd_sequence_list, cmd_cluster_add, cmd_cluster_list, cmd_cluster_set, cmd_cluster_affinity, cmd_campaign_submit, cmd_campaign_stat,
-    cmd_campaign_events, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
+    cmd_campaign_events, cmd_campaign_results, cmd_campaign_fix, cmd_campaign_pause, cmd_campaign_resume, cmd_campaign_cancel,
     cmd_campaign_clusters, cmd_campaign_share, cmd_campaign_add_params,
     cmd_campaign_project_share;
 

@@ -12,6 +12,7 @@
 #include "core/strbuf.h"
 #include "grid/jdl.h"
 #include "orders/campaign_order.h"
+#include "orders/campaign_outputs.h"
 #include "store/store_campaign_view.h"
 #include <errno.h>
 #include <pwd.h>
@@ -539,11 +540,29 @@ static int take_flag(int *argc, char **argv, const char *flag)
     return found;
 }
 
-/* --jobs: one line (or JSON object) per job of the campaign. */
+struct jobs_ctx {
+    json_t *list;                /* --json: the jobs; NULL: lines */
+    const struct project *p;
+    int64_t campaign;
+    int failed;                  /* an outputs folder could not be read */
+};
+
+static int print_output(void *ctx, const struct campaign_output *o)
+{
+    (void)ctx;
+    printf("         output %s %lld %s\n", o->name, (long long)o->size, o->sha256);
+    return 0;
+}
+
+/* --jobs: one line (or JSON object) per job of the campaign, and its outputs. */
 static int print_job(void *ctx, const struct campaign_job_view *j)
 {
-    if (ctx) {
-        json_array_append_new(ctx, campaign_job_view_json(j));
+    struct jobs_ctx *c = ctx;
+    if (c->list) {
+        json_t *o = campaign_job_view_json(j), *outs = campaign_outputs_json(c->p, c->campaign, j->id);
+        c->failed |= !outs;
+        json_object_set_new(o, "outputs", outs ? outs : json_array());
+        json_array_append_new(c->list, o);
         return 0;
     }
     char last[GRID_CLUSTER_NAME_MAX + GRID_CLUSTER_JOB_ID_MAX + 64] = "-";
@@ -552,6 +571,7 @@ static int print_job(void *ctx, const struct campaign_job_view *j)
                  j->exit_code, j->run_s);
     printf("%-8lld %-10s %8d  %-40s %s\n", (long long)j->id, campaign_job_state_name(j->state), j->attempts, last,
            j->param);
+    c->failed |= campaign_outputs_each(c->p, c->campaign, j->id, print_output, NULL) < 0;
     return 0;
 }
 
@@ -571,8 +591,10 @@ static int print_user(void *ctx, const struct campaign_user_view *u)
 
 /* gridstat's two lists: a campaign's jobs (of one state), every user's
  * campaigns summed. */
-static int stat_lists(struct store *s, int64_t id, int users, int state, int as_json, char *err, size_t errlen)
+static int stat_lists(const struct cli_project *cp, int64_t id, int users, int state, int as_json, char *err,
+                      size_t errlen)
 {
+    struct store *s = cp->s;
     json_t *list = as_json ? json_array() : NULL;
     int rc;
     if (users) {
@@ -592,7 +614,13 @@ static int stat_lists(struct store *s, int64_t id, int users, int state, int as_
         if (!as_json)
             printf("%-8s %-10s %8s  %-40s %s\n", "JOB", "STATE", "ATTEMPTS", "COPY (CLUSTER ID END EXIT RUN)",
                    "PARAM");
-        rc = campaign_job_each(s, id, state, print_job, list);
+        struct jobs_ctx c = {list, &cp->p, id, 0};
+        rc = campaign_job_each(s, id, state, print_job, &c);
+        if (!rc && c.failed) {
+            json_decref(list);
+            return cli_errf(err, errlen, CLI_FAIL, "cannot read the outputs of campaign %lld in %s/: %s",
+                            (long long)id, CAMPAIGN_OUTPUTS_DIR, strerror(errno));
+        }
     }
     if (rc) {
         json_decref(list);
@@ -657,7 +685,7 @@ int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
     rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
     if (rc) return rc;
     if (jobs || state_name || users) {
-        rc = stat_lists(cp.s, id, users, state, as_json, err, errlen);
+        rc = stat_lists(&cp, id, users, state, as_json, err, errlen);
         cli_close(&cp);
         return rc;
     }
@@ -677,6 +705,70 @@ int cmd_campaign_stat(int argc, char **argv, char *err, size_t errlen)
     }
     if (c.json && !rc) cli_print_json(json_pack("{s:o}", "campaigns", c.json));
     else json_decref(c.json);
+    cli_close(&cp);
+    return rc;
+}
+
+/* `campaign results`: on a server, the outputs the campaign's jobs sent as
+ * one tar archive (GET campaigns/ID/results, or one job's); in the
+ * project's folder, where they are already, the list of them with their
+ * checksums. */
+int cmd_campaign_results(int argc, char **argv, char *err, size_t errlen)
+{
+    const char *pos[2] = {NULL, NULL}, *job_text = NULL, *dest = NULL;
+    int as_json = 0, on_server = cli_remote();
+    struct cli_opt opts[] = {
+        {"job", OPT_STR, &job_text, 0, 0},
+        {"output-file", OPT_STR, &dest, 0, 0},
+        {"json", OPT_FLAG, &as_json, 0, 0},
+        {NULL, 0, NULL, 0, 0},
+    };
+    int64_t id = 0, job = 0;
+    int rc = cli_parse(argc, argv, opts, pos + on_server, 2 - on_server, 2 - on_server, err, errlen);
+    if (!rc) rc = parse_id(pos[1], "ID", &id, err, errlen);
+    if (!rc && job_text) rc = parse_id(job_text, "--job", &job, err, errlen);
+    if (rc) return rc;
+    if (on_server) {
+        if (as_json) return cli_errf(err, errlen, CLI_USAGE, "--json lists the outputs in the server's folder: "
+                                     "on a server, GET /api/v1/campaigns/ID/outputs");
+        char path[96], file[96];
+        snprintf(path, sizeof path, "campaigns/%lld%s%.0lld/results", (long long)id, job ? "/jobs/" : "",
+                 (long long)job);
+        snprintf(file, sizeof file, "campaign-%lld%s%.0lld.tar", (long long)id, job ? "-" : "", (long long)job);
+        if (!dest) dest = file;
+        rc = remote_download(path, dest, err, errlen);
+        if (!rc) printf("outputs of campaign %lld%s%.0lld in %s\n", (long long)id, job ? " job " : "", (long long)job,
+                        dest);
+        return rc;
+    }
+    if (dest) return cli_errf(err, errlen, CLI_USAGE, "--output-file downloads from a server (locus --server URL "
+                              "...); here the outputs are in DIR/%s/%lld/", CAMPAIGN_OUTPUTS_DIR, (long long)id);
+    struct cli_project cp;
+    rc = cli_open(&cp, pos[0], STORE_READONLY, err, errlen);
+    int64_t owner;
+    int r = rc ? 0 : campaign_owner(cp.s, id, &owner);
+    if (!rc && r) rc = r < 0 ? cli_errf(err, errlen, CLI_FAIL, "%s", store_error(cp.s))
+                             : cli_errf(err, errlen, CLI_FAIL, "no campaign %lld (see locus campaign stat DIR)",
+                                        (long long)id);
+    json_t *list = rc ? NULL : campaign_outputs_json(&cp.p, id, job);
+    if (!rc && !list)
+        rc = cli_errf(err, errlen, CLI_FAIL, "cannot read the outputs of campaign %lld: %s", (long long)id,
+                      strerror(errno));
+    if (!rc && as_json) {
+        cli_print_json(json_pack("{s:I, s:O}", "campaign_id", (json_int_t)id, "outputs", list));
+    } else if (!rc) {
+        char dir[PROJECT_PATH_MAX + 64];
+        campaign_outputs_path(&cp.p, id, 0, dir, sizeof dir);
+        printf("%-8s %-32s %12s  %s (in %s/JOB/)\n", "JOB", "NAME", "BYTES", "SHA256", dir);
+        size_t i;
+        json_t *o;
+        json_array_foreach(list, i, o)
+            printf("%-8lld %-32s %12lld  %s\n", (long long)json_integer_value(json_object_get(o, "job_id")),
+                   json_string_value(json_object_get(o, "name")),
+                   (long long)json_integer_value(json_object_get(o, "size")),
+                   json_string_value(json_object_get(o, "sha256")));
+    }
+    json_decref(list);
     cli_close(&cp);
     return rc;
 }

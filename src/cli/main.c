@@ -67,6 +67,8 @@ static const struct command commands[] = {
     {"campaign", "add-params", cmd_campaign_add_params, "DIR ID FILE|- [--user NAME] [--wait SECONDS]"},
     {"campaign", "stat", cmd_campaign_stat, "DIR [ID] [-f] [--jobs [--state STATE]] [--users] [--json]"},
     {"campaign", "events", cmd_campaign_events, "DIR ID [--json]"},
+    {"campaign", "results", cmd_campaign_results,
+     "DIR ID [--job JOB] [--json] (the outputs' list) | with --server URL: ID [--job JOB] [--output-file FILE.tar]"},
     {"campaign", "fix", cmd_campaign_fix, "DIR EVENT [--resubmit] [--user NAME] [--wait SECONDS]"},
     {"campaign", "pause", cmd_campaign_pause, "DIR ID [--user NAME] [--wait SECONDS]"},
     {"campaign", "resume", cmd_campaign_resume, "DIR ID [--user NAME] [--wait SECONDS]"},
@@ -88,7 +90,7 @@ static const struct command commands[] = {
 static const char *const remote_commands[] = {"file add", "batch create", "batch cancel", "batch results", "stat",
                                               "sequence create", "sequence extend", "sequence end",
                                               "campaign submit", "campaign add-params", "campaign stat",
-                                              "campaign events", "campaign fix", "campaign pause",
+                                              "campaign events", "campaign results", "campaign fix", "campaign pause",
                                               "campaign resume", "campaign cancel"};
 
 /* The commands of group (NULL: all of them), one per line. */
@@ -97,7 +99,7 @@ static void usage(FILE *out, const char *group)
     fprintf(out, "usage: locus COMMAND PROJECT_DIR ...\n"
                  "   or: locus --server URL [--key-file FILE] [--cacert FILE] COMMAND ... (file add, batch create, "
                  "batch cancel, batch results, stat, sequence create|extend|end, campaign "
-                 "submit|add-params|stat|events|fix|pause|resume|cancel: without DIR; the key also from "
+                 "submit|add-params|stat|events|results|fix|pause|resume|cancel: without DIR; the key also from "
                  "LOCUS_KEY or LOCUS_KEY_FILE)\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!group || !strcmp(group, commands[i].group))

@@ -217,6 +217,12 @@ const struct setting project_settings[] = {
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
     {SETTING("grid_max_attempts", SETTING_INT, grid_max_attempts), .def = 5, .max = 1000, .restart = 1},
     {SETTING("grid_early_jobs", SETTING_INT, grid_early_jobs), .def = 10, .max = 1e6, .restart = 1},
+    /* a campaign's outputs (docs/campaigns.md "Output files"): the job scripts and the upload route check
+       the same limits, so both are read at start */
+    {SETTING("grid_output_max_file_mib", SETTING_INT, grid_output_max_file_mib), .def = 1024, .min = 1, .max = 8191,
+     .restart = 1},
+    {SETTING("grid_output_max_job_mib", SETTING_INT, grid_output_max_job_mib), .def = 4096, .min = 1, .max = 1e6,
+     .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
     {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},
 };

@@ -138,6 +138,8 @@ struct project_config {
     int grid_finalize;           /* off with <grid_no_finalize/>: no replicas of a campaign's last jobs */
     int grid_max_attempts;       /* <grid_max_attempts>: resubmissions of a job that may be to blame before
                                     it is given up (5) */
+    int grid_output_max_file_mib; /* <grid_output_max_file_mib>: the largest output file a job sends (1024) */
+    int grid_output_max_job_mib; /* <grid_output_max_job_mib>: the most bytes of outputs one job sends (4096) */
     int grid_min_uid;            /* <grid_min_uid>: the lowest uid a campaign runs as, where locusd's host
                                     knows the account (1000); root never */
     double grid_cycle_period;    /* <grid_cycle_period>: seconds between grid cycles (30) */

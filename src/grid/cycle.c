@@ -3,6 +3,7 @@
  * decisions out (docs/grid-policies.md "The cycle"). */
 #include "grid/cycle.h"
 #include "grid/deps.h"
+#include "grid/jobscript.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
 #include <math.h>
@@ -739,7 +740,10 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     }
     switch (cp->end) {
     case GE_EXIT:
-        if (retry_code(camp_of(st, j), cp->exit_code)) requeue(st, j, cp, RQ_ATTEMPT, now);
+        /* its outputs not taken by locusd: neither the job's fault nor its cluster's, so no blacklist;
+           an attempt, so that a locusd that cannot store them gives the job up after max_attempts */
+        if (cp->exit_code == JOBSCRIPT_OUTPUT_UNSENT || retry_code(camp_of(st, j), cp->exit_code))
+            requeue(st, j, cp, RQ_ATTEMPT, now);
         else {
             char how[64], msg[MSG_BYTES];
             snprintf(how, sizeof how, "exited with code %d, not a retry code", cp->exit_code);

@@ -4,6 +4,7 @@
  * a campaign the rest of locus would have to doubt. */
 #include "grid/jdl.h"
 #include "grid/inputs.h"
+#include "grid/outputs.h"
 #include "core/hashmap.h"
 #include "core/strbuf.h"
 #include "core/vec.h"
@@ -398,8 +399,8 @@ static const struct { const char *key, *off1, *off2; } cigri_noop[] = {
 static const struct { const char *key, *hint; } cigri_refused[] = {
     {"test_mode", "not supported: write \"type\": \"test\" at the top level"},
     {"cluster_job_type", "not supported: extra scheduler job types are a cluster setting in locus"},
-    {"output_file", "not supported: output gathering is not built into locus (use an epilogue)"},
-    {"output_destination", "not supported: output gathering is not built into locus (use an epilogue)"},
+    {"output_file", "CiGri's key: write \"output_files\": [\"NAME\", ...] or \"output_folder\": \"NAME\" "
+                    "(docs/campaigns.md \"Output files\")"},
 };
 
 /* 1: a CiGri key to ignore; 0: not one; -1: refused (message in err). */
@@ -450,7 +451,8 @@ static const struct ckey {
 
 static const char *const global_keys[] = {"name",       "type",     "priority", "fairshare_project", "params",
                                           "nb_jobs",    "param_file", "clusters", "depends",          "after",
-                                          "inputs",     "input_files"};
+                                          "inputs",     "input_files", "output_files", "output_folder",
+                                          "output_destination"};
 #define NGLOBAL (sizeof global_keys / sizeof global_keys[0])
 
 static const struct ckey *find_ckey(const char *key)
@@ -1013,6 +1015,7 @@ static int read_global(struct campaign_spec *s, const char *key, json_t *v, cons
     if (!strcmp(key, "clusters")) return 0;   /* after every default is known */
     if (!strcmp(key, "inputs") || !strcmp(key, "input_files"))
         return inputs_read(&s->inputs, key, v, w->err, w->errlen);
+    if (outputs_key(key)) return outputs_read(&s->outputs, key, v, w->err, w->errlen);
     if (!strcmp(key, "after")) return read_after(s, v, w);
     if (settings) return failf(w, "the params cannot be changed here");
     if (!strcmp(key, "depends")) return read_depends(&s->deps, v, w);
@@ -1095,6 +1098,7 @@ void campaign_spec_free(struct campaign_spec *spec)
     free(spec->fairshare_project);
     params_free(&spec->params);
     inputs_free(&spec->inputs);
+    outputs_free(&spec->outputs);
     deps_truncate(&spec->deps, 0);
     for (int i = 0; i < spec->nafter; i++) free(spec->after[i]);
     free(spec->after);
@@ -1150,6 +1154,7 @@ json_t *jdl_settings_to_json(const struct campaign_spec *spec)
         json_object_set_new(cl, spec->clusters[i].name, cluster_to_json(&spec->clusters[i]));
     json_object_set_new(o, "clusters", cl);
     inputs_to_json(&spec->inputs, o);
+    outputs_to_json(&spec->outputs, o);
     if (spec->nafter) {   /* ids as numbers, names (not resolved yet) as strings */
         json_t *a = json_array();
         for (int i = 0; i < spec->nafter; i++) {

@@ -99,7 +99,7 @@ static void quoted_command(struct strbuf *out, const struct cluster_spec *spec, 
  * daemon gives it the scheduler's reason; one that ends at the very moment
  * of the signal may lose its marker and run again. */
 static const char group_loop[] =
-    "locus_stop= locus_pid= locus_status=0\n"
+    "locus_stop= locus_pid= locus_status=0 locus_outs= locus_tok=\n"
     "trap 'locus_stop=1; kill -TERM $locus_pid 2>/dev/null' TERM\n"
     "locus_param() {\n"
     "  [ -z \"$locus_stop\" ] || exit 143\n"
@@ -116,6 +116,10 @@ static const char group_loop[] =
     "  wait $locus_pid\n"
     "  local s=$?\n"
     "  [ -z \"$locus_stop\" ] || exit 143\n"
+    "  if [ \"$s\" -eq 0 ] && [ -n \"$locus_outs\" ]; then\n"
+    "    locus_gather \"$id\" \"$locus_tok\" \"$locus_outs\" >>\"$locus_out.job$id.stderr\" 2>&1\n"
+    "    case $? in 0) ;; 2) s=" XSTR(JOBSCRIPT_OUTPUT_UNSENT) " ;; *) s=" XSTR(JOBSCRIPT_OUTPUT_FAILED) " ;; esac\n"
+    "  fi\n"
     "  printf '" JOBSCRIPT_MARK " end %s %d %(%s)T\\n' \"$id\" \"$s\" -1\n"
     "  [ \"$s\" -eq 0 ] || [ \"$locus_status\" -ne 0 ] || locus_status=$s\n"
     "}\n";
@@ -137,6 +141,13 @@ static int write_group(struct strbuf *out, const struct cluster_spec *spec, cons
         if (check_env(m, err, errlen)) {
             sb_free(&g);
             return -1;
+        }
+        if (m->outputs && *m->outputs) {   /* for the one call: the loop's own are empty */
+            sb_puts(&g, "locus_outs=");
+            sh_quote(&g, m->outputs);
+            sb_puts(&g, " locus_tok=");
+            sh_quote(&g, m->output_token ? m->output_token : "");
+            sb_puts(&g, " ");
         }
         sb_printf(&g, "locus_param %" PRId64 " ", m->job_id);
         sh_quote(&g, m->name ? m->name : "");
@@ -216,6 +227,73 @@ static void stage_step(struct strbuf *out, const struct drv_job *jobs)
     sb_puts(out, "fi\n");
 }
 
+/* The gathering step (jobscript.h): locus_put sends one file, 0 sent, 1
+ * refused (the job's fault), 2 not taken by locusd through every retry;
+ * locus_gather checks every output of a job before sending any, in a
+ * subshell of its own (nullglob, its temporary files) and exits as
+ * locus_put. */
+static const char gather_fns[] =
+    "locus_put() {\n"
+    "  local id=$1 tok=$2 name=$3 f=$4 sum size code try=1 pause=1\n"
+    "  size=$(stat -c %s \"$f\") && sum=$(sha256sum <\"$f\") && sum=${sum%% *} ||\n"
+    "    { echo \"" JOBSCRIPT_OUTPUT " error $name cannot be read\"; return 1; }\n"
+    "  while :; do\n"
+    "    code=$(curl -sS -o \"$locus_reply\" -w '%{http_code}' -T \"$f\" -H \"X-Locus-Output-Token: $tok\" \\\n"
+    "      -H \"X-Locus-SHA256: $sum\" \"$locus_output_url$id/outputs/$name\" 2>\"$locus_reply.err\")\n"
+    "    case $code in\n"
+    "      2[0-9][0-9]) echo \"" JOBSCRIPT_OUTPUT " sent $name $size $sum\"; return 0 ;;\n"
+    "      4[0-9][0-9]) echo \"" JOBSCRIPT_OUTPUT " error $name refused by locusd: HTTP $code $(head -c 300 \"$locus_reply\" | tr '\\n' ' ')\"\n"
+    "           return 1 ;;\n"
+    "    esac\n"
+    "    [ \"$try\" -lt " XSTR(JOBSCRIPT_OUTPUT_TRIES) " ] || { echo \"" JOBSCRIPT_OUTPUT " error $name not taken by locusd: HTTP $code $(tail -c 200 \"$locus_reply.err\" | tr '\\n' ' ')\"; return 2; }\n"
+    "    sleep $pause\n"
+    "    pause=$((pause * 2)) try=$((try + 1))\n"
+    "  done\n"
+    "}\n"
+    "locus_gather() (\n"
+    "  id=$1 tok=$2 total=0 names=() files=()\n"
+    "  shopt -s nullglob\n"
+    "  locus_reply=$(mktemp \"${TMPDIR:-/tmp}/locus-output.XXXXXX\") ||\n"
+    "    { echo \"" JOBSCRIPT_OUTPUT " error - cannot make a temporary file\"; exit 1; }\n"
+    "  trap 'rm -f \"$locus_reply\" \"$locus_reply.err\" \"$locus_reply.tar\"' EXIT\n"
+    "  while read -r k p; do\n"
+    "    if [ \"$k\" = d ]; then\n"
+    "      if [ -L \"$p\" ] || [ ! -d \"$p\" ]; then echo \"" JOBSCRIPT_OUTPUT " error $p.tar no folder $p (or a link)\"; exit 1; fi\n"
+    "      tar -cf \"$locus_reply.tar\" -- \"$p\" || { echo \"" JOBSCRIPT_OUTPUT " error $p.tar cannot archive $p\"; exit 1; }\n"
+    "      names+=(\"$p.tar\") files+=(\"$locus_reply.tar\")\n"
+    "    elif [ -n \"$k\" ]; then\n"
+    "      m=()\n"
+    "      for f in $p; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then m+=(\"$f\"); fi; done\n"
+    "      [ ${#m[@]} -gt 0 ] || { echo \"" JOBSCRIPT_OUTPUT " error $p no file matches\"; exit 1; }\n"
+    "      names+=(\"${m[@]}\") files+=(\"${m[@]}\")\n"
+    "    fi\n"
+    "  done <<<\"$3\"\n"
+    "  for i in \"${!names[@]}\"; do\n"
+    "    n=${names[$i]} f=${files[$i]}\n"
+    "    if ! [[ $n =~ ^[A-Za-z0-9_+-][A-Za-z0-9._+-]*$ ]] || [[ $n == *..* ]]; then\n"
+    "      echo \"" JOBSCRIPT_OUTPUT " error $n not a name of A-Z a-z 0-9 . _ - +\"; exit 1\n"
+    "    fi\n"
+    "    if [ -L \"$f\" ] || [ ! -f \"$f\" ]; then echo \"" JOBSCRIPT_OUTPUT " error $n not a regular file (a link, a folder...)\"; exit 1; fi\n"
+    "    sz=$(stat -c %s \"$f\") || exit 1\n"
+    "    [ \"$sz\" -le \"$locus_output_max_file\" ] ||\n"
+    "      { echo \"" JOBSCRIPT_OUTPUT " error $n $sz bytes, over the limit of $locus_output_max_file\"; exit 1; }\n"
+    "    total=$((total + sz))\n"
+    "  done\n"
+    "  [ \"$total\" -le \"$locus_output_max_job\" ] ||\n"
+    "    { echo \"" JOBSCRIPT_OUTPUT " error - $total bytes of outputs, over the job's limit of $locus_output_max_job\"; exit 1; }\n"
+    "  for i in \"${!names[@]}\"; do locus_put \"$id\" \"$tok\" \"${names[$i]}\" \"${files[$i]}\" || exit $?; done\n"
+    ")\n";
+
+/* The gathering functions and where they send, when a job has outputs. */
+static void gather_step(struct strbuf *out, const struct drv_job *jobs)
+{
+    sb_puts(out, "locus_output_url=");
+    sh_quote(out, jobs[0].output_url ? jobs[0].output_url : "");
+    sb_printf(out, "\nlocus_output_max_file=%" PRId64 " locus_output_max_job=%" PRId64 "\n", jobs[0].output_max_file,
+              jobs[0].output_max_job);
+    sb_puts(out, gather_fns);
+}
+
 /* One element of the case on the index: what differs between jobs. */
 static int write_element(struct strbuf *out, const struct cluster_spec *spec, const struct drv_job *j, int i,
                          const char *download_url, char *err, size_t errlen)
@@ -236,6 +314,13 @@ static int write_element(struct strbuf *out, const struct cluster_spec *spec, co
         sb_puts(out, "\n");
     }
     sb_free(&rec);
+    if (j->outputs && *j->outputs && !j->group) {
+        sb_puts(out, "  locus_outputs=");
+        sh_quote(out, j->outputs);
+        sb_puts(out, "\n  locus_token=");
+        sh_quote(out, j->output_token ? j->output_token : "");
+        sb_puts(out, "\n");
+    }
     sb_puts(out, "  locus_run=");
     if (j->group) {
         if (write_group(out, spec, j, err, errlen)) return -1;
@@ -269,7 +354,7 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
     char res[256] = "";
     jdl_format_resources(spec->levels, spec->nlevels, res, sizeof res);
     sb_printf(out, "#!/bin/bash\n# locus job wrapper: campaign %" PRId64 ", %d job(s)\n", jobs[0].campaign_id, n);
-    sb_printf(out, "locus_index=%s\nlocus_inputs=\ncase \"$locus_index\" in\n", sched->index);
+    sb_printf(out, "locus_index=%s\nlocus_inputs= locus_outputs= locus_token=\ncase \"$locus_index\" in\n", sched->index);
     const char *download_url = jobs[0].download_url ? jobs[0].download_url : "";
     for (int i = 0; i < n; i++)
         if (write_element(out, spec, &jobs[i], i, download_url, err, errlen)) return -1;
@@ -295,12 +380,17 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
                  "LOCUS_NODEFILE=$(mktemp \"${TMPDIR:-/tmp}/locus-nodefile.XXXXXX\") || exit 1\n"
                  "trap 'rm -f \"$LOCUS_NODEFILE\"' EXIT\n");
     sb_printf(out, "%s\n", sched->nodefile);
-    int staged = 0;   /* a wrapper without inputs has no stage-in step */
+    int staged = 0, gathered = 0;   /* a wrapper without inputs (outputs) has no such step */
     for (int i = 0; i < n; i++) {
         staged |= jobs[i].ninputs > 0;
-        for (int g = 0; jobs[i].group && g < jobs[i].ngroup; g++) staged |= jobs[i].group[g].ninputs > 0;
+        gathered |= jobs[i].outputs && *jobs[i].outputs;
+        for (int g = 0; jobs[i].group && g < jobs[i].ngroup; g++) {
+            staged |= jobs[i].group[g].ninputs > 0;
+            gathered |= jobs[i].group[g].outputs && *jobs[i].group[g].outputs;
+        }
     }
     if (staged) stage_step(out, jobs);
+    if (gathered) gather_step(out, jobs);
 
     sb_puts(out, "export LOCUS_JOB_ID LOCUS_JOB_NAME LOCUS_CAMPAIGN_ID LOCUS_USER LOCUS_WORKDIR LOCUS_NODEFILE\n"
                  "export LOCUS_RESOURCES LOCUS_WALLTIME LOCUS_WALLTIME_SECONDS\n"
@@ -336,6 +426,12 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
                  "while kill -0 $locus_child 2>/dev/null; do wait $locus_child; done\n"
                  "wait $locus_child\n"   /* bash keeps the status of a reaped child */
                  "locus_status=$?\n");
+    if (gathered)   /* a grouped job's params sent theirs, each as it ended */
+        sb_puts(out, "if [ \"$locus_status\" -eq 0 ] && [ -n \"$locus_outputs\" ]; then\n"
+                     "  locus_gather \"$LOCUS_JOB_ID\" \"$locus_token\" \"$locus_outputs\"\n"
+                     "  case $? in 0) ;; 2) locus_status=" XSTR(JOBSCRIPT_OUTPUT_UNSENT) " ;; *) locus_status="
+                     XSTR(JOBSCRIPT_OUTPUT_FAILED) " ;; esac\n"
+                     "fi\n");
     if (every > 0) sb_puts(out, "kill $locus_ticker 2>/dev/null\n");
     if (timer) sb_puts(out, "kill $locus_timer 2>/dev/null\n");
     sb_puts(out, "exit $locus_status\n");

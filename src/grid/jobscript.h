@@ -6,7 +6,9 @@
  * epilogue lines, or the params of a temporally grouped job one after the
  * other) in the background and forwards the checkpointing signal and
  * SIGTERM to it (and sends it that signal every checkpoint_interval
- * seconds, when the job has one), and exits with its status. The scheduler-specific
+ * seconds, when the job has one), sends the outputs of a job that
+ * succeeded to locusd (output gathering, below), and exits with its
+ * status. The scheduler-specific
  * parts come from the driver, so this file knows no scheduler, nor any
  * driver. */
 #ifndef LOCUS_JOBSCRIPT_H
@@ -45,6 +47,13 @@ struct drv_job {
                                     (locusd's download/, ending in /); first job's counts */
     const char *cache_dir;       /* the cluster's input cache folder (macros as exec_directory);
                                     NULL or "": JOBSCRIPT_CACHE_DEFAULT; first job's counts */
+    const char *outputs;         /* what it sends back when it succeeds: outputs_of_job's records
+                                    (grid/outputs.h); NULL or "": nothing; a grouped job's members' */
+    const char *output_token;    /* the token its outputs are sent with (output_token_make) */
+    const char *output_url;      /* where they go: this URL + "JOB/outputs/NAME" (locusd's
+                                    /api/v1/campaigns/CAMPAIGN/jobs/); first job's counts */
+    int64_t output_max_file, output_max_job;   /* bytes: the largest output file, and the most
+                                    of one job's outputs; first job's count */
 };
 
 /* The walltime of job under spec, in seconds: its own, else the section's. */
@@ -69,6 +78,29 @@ long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job
 #define JOBSCRIPT_INPUT_FAILED 122
 #define JOBSCRIPT_STAGE "locus-stage"
 #define JOBSCRIPT_CACHE_DEFAULT "~/.locus-cache"
+
+/* Output gathering (docs/campaigns.md "Output files"): after a job that
+ * succeeded, the wrapper sends each of its outputs to locusd, an HTTP PUT
+ * of the file (a folder as one tar archive) with its SHA-256 and the
+ * job's token, retried with a growing pause while locusd is unreachable
+ * or answers 5xx. It checks each name matched (a flat name of
+ * A-Z a-z 0-9 . _ - +, not starting with a dot), refuses symbolic links
+ * and anything but regular files, and the sizes against the limits, before
+ * sending anything. It reports each on its stdout (a grouped job's: the
+ * param's stderr file), one line each:
+ *
+ *   locus-output sent <name> <bytes> <sha256>
+ *   locus-output error <name> <reason>
+ *
+ * and the job then exits JOBSCRIPT_OUTPUT_FAILED for an output that is
+ * missing, too large, not a regular file or refused by locusd (4xx: the
+ * job's fault), or JOBSCRIPT_OUTPUT_UNSENT when locusd could not be
+ * reached or failed (5xx) through every retry: locusd's fault, not the
+ * job's nor its cluster's. A job that failed sends nothing. */
+#define JOBSCRIPT_OUTPUT_FAILED 123
+#define JOBSCRIPT_OUTPUT_UNSENT 121
+#define JOBSCRIPT_OUTPUT "locus-output"
+#define JOBSCRIPT_OUTPUT_TRIES 5
 
 struct jobscript_sched {
     const char *index;           /* shell expression of the array index, from 0 ("0" outside arrays) */

@@ -100,6 +100,20 @@ struct campaign_inputs {
     int nfiles;
 };
 
+/* ---- output files (JDL "output_files" and "output_folder", grid/outputs.h) ---- */
+
+#define JDL_OUTPUTS_MAX 64            /* output templates of a campaign, so outputs of one job */
+#define JDL_OUTPUT_NAME_MAX 200       /* bytes of an output template or name */
+
+/* What each job sends back when it succeeds: the files of its working
+ * directory that the templates name (with {name} expanded), and the
+ * folder's contents as one tar archive, "<folder>.tar". */
+struct campaign_outputs {
+    char **files;                /* owned; glob patterns of flat names; nfiles == 0: none */
+    int nfiles;
+    char *folder;                /* owned; NULL: none */
+};
+
 #define JDL_AFTER_MAX 64             /* campaigns one campaign runs after */
 
 /* Dependencies between a campaign's params, by name (a param's first
@@ -119,6 +133,7 @@ struct campaign_spec {
     char *fairshare_project;     /* its fair-share project (jdl_project_name_ok); NULL: none */
     struct campaign_params params;
     struct campaign_inputs inputs;   /* none when ntemplates == 0 */
+    struct campaign_outputs outputs; /* none when nfiles == 0 and folder is NULL */
     struct campaign_deps deps;
     char **after;                /* campaigns it runs after: ids ("12") or names of the same user's;
                                     the order code makes them ids; owned */

@@ -36,6 +36,7 @@ struct api_put {
     const char *key;              /* the submit key; NULL: none */
     const char *content_length;   /* NULL: chunked */
     const char *sha256, *md5;     /* X-Locus-SHA256 / X-Locus-MD5: the sender's digests in hex; NULL: none */
+    const char *output_token;     /* X-Locus-Output-Token: a grid job's (api_outputs.c); NULL: none */
     int sticky, report_on_rpc;    /* ?sticky=1, ?report_on_rpc=1 */
 };
 struct api_upload;
@@ -53,6 +54,19 @@ void api_upload_feed(struct api_upload *u, const char *data, size_t n);
 void api_upload_finish(struct api_upload *u, struct strbuf *out, int *status, struct api_wait **wait);
 /* The request ended before its body did: takes u, removes the file. */
 void api_upload_abort(struct api_upload *u);
+
+/* PUT /api/v1/campaigns/ID/jobs/JOB/outputs/NAME (api_outputs.c): a
+ * grid job's output, authenticated by the job's token (h->output_token),
+ * not by a key. api_output_path: whether path (after "/api/v1/") is such
+ * a PUT's; the other calls as api_upload_*, but finish answers at once
+ * (201 with the output's name, size and sha256) and takes u. */
+struct api_output;
+int api_output_path(const char *path);
+struct api_output *api_output_begin(struct server *s, const char *path, const struct api_put *h, struct strbuf *out,
+                                    int *status);
+void api_output_feed(struct api_output *u, const char *data, size_t n);
+void api_output_finish(struct api_output *u, struct strbuf *out, int *status);
+void api_output_abort(struct api_output *u);
 
 /* An order is carried out, and for campaigns awaited, on a thread of its
  * own, never on an HTTP thread (each serves many connections, scheduler

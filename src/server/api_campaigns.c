@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "server/api_internal.h"
 #include "orders/campaign_order.h"
+#include "orders/campaign_outputs.h"
 #include "store/store_campaign_view.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@
 enum croute {
     CR_NONE,                     /* not a grid path */
     CR_BAD,                      /* a grid path, but no route */
-    CR_CAMPAIGNS, CR_CAMPAIGN, CR_EVENTS, CR_CLUSTERS,   /* GET */
+    CR_CAMPAIGNS, CR_CAMPAIGN, CR_EVENTS, CR_OUTPUTS, CR_CLUSTERS,   /* GET */
     CR_SUBMIT, CR_PAUSE, CR_RESUME, CR_CANCEL, CR_FIX, CR_PARAMS,   /* POST */
 };
 
@@ -38,6 +39,7 @@ static const struct route {
     {"clusters", 0, "", CR_CLUSTERS, CR_NONE},
     {"campaigns/", 1, "", CR_CAMPAIGN, CR_NONE},
     {"campaigns/", 1, "/events", CR_EVENTS, CR_NONE},
+    {"campaigns/", 1, "/outputs", CR_OUTPUTS, CR_NONE},
     {"campaigns/", 1, "/pause", CR_NONE, CR_PAUSE},
     {"campaigns/", 1, "/resume", CR_NONE, CR_RESUME},
     {"campaigns/", 1, "/cancel", CR_NONE, CR_CANCEL},
@@ -45,7 +47,8 @@ static const struct route {
     {"events/", 1, "/fix", CR_NONE, CR_FIX},
 };
 
-#define ROUTES_HELP "GET /api/v1/campaigns, /campaigns/ID, /campaigns/ID/events, /clusters; POST /api/v1/campaigns, " \
+#define ROUTES_HELP "GET /api/v1/campaigns, /campaigns/ID, /campaigns/ID/events, /campaigns/ID/outputs, "     \
+                    "/campaigns/ID/results, /campaigns/ID/jobs/JOB/results, /clusters; POST /api/v1/campaigns, " \
                     "/campaigns/ID/pause, /campaigns/ID/resume, /campaigns/ID/cancel, /campaigns/ID/params, "   \
                     "/events/ID/fix"
 
@@ -194,6 +197,16 @@ static json_t *campaign_events(struct store *st, int64_t id, int64_t user_id, st
     return json_pack("{s:I, s:o}", "campaign_id", (json_int_t)id, "events", events);
 }
 
+/* The outputs campaign id's jobs sent (of user_id's campaign), with their checksums. */
+static json_t *campaign_outputs(struct server *s, struct store *st, int64_t id, int64_t user_id, struct strbuf *out,
+                                int *status)
+{
+    if (check_owner(st, id, user_id, out, status)) return NULL;
+    json_t *list = campaign_outputs_json(&s->proj, id, 0);
+    if (!list) return api_error(out, status, 503, "the server cannot read the campaign's outputs now"), NULL;
+    return json_pack("{s:I, s:o}", "campaign_id", (json_int_t)id, "outputs", list);
+}
+
 int api_campaigns_get(struct server *s, const char *path, const char *key, struct strbuf *out, int *status)
 {
     int64_t id = 0;
@@ -220,6 +233,9 @@ int api_campaigns_get(struct server *s, const char *path, const char *key, struc
     }
     case CR_CAMPAIGN:
         result = campaign_stat(st, id, api_scope(&u), s->clock(), out, status);
+        break;
+    case CR_OUTPUTS:
+        result = campaign_outputs(s, st, id, api_scope(&u), out, status);
         break;
     default:
         result = campaign_events(st, id, api_scope(&u), out, status);

@@ -1,15 +1,20 @@
 /* api_results.c - GET /api/v1/batches/KEY/results and
  * /api/v1/batches/KEY/jobs/JOB/results: the canonical outputs the
  * assimilator put in results/BATCH/JOB/ as one tar archive (BATCH/JOB/FILE
- * inside), streamed from disk by libmicrohttpd's response callback a block
- * at a time: the folders are read as the archive goes, so memory stays the
- * same for a batch of 100,000 jobs. Only the batch's owner (or an admin)
- * may read it; to anyone else it is absent (404), as its failures are. */
+ * inside); and GET /api/v1/campaigns/ID/results and
+ * /api/v1/campaigns/ID/jobs/JOB/results: the outputs a campaign's jobs sent
+ * (orders/campaign_outputs.h), as campaign-ID/JOB/FILE. Each is streamed
+ * from disk by libmicrohttpd's response callback a block at a time: the
+ * folders are read as the archive goes, so memory stays the same for
+ * 100,000 jobs. Only the owner (or an admin) may read it; to anyone else
+ * it is absent (404), as its failures are. */
 #include "server/api_internal.h"
 #include "core/fsutil.h"
 #include "core/log.h"
 #include "core/tar.h"
 #include "orders/batch_order.h"
+#include "orders/campaign_outputs.h"
+#include "store/store_campaign_view.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +32,7 @@ struct tar_stream {
     int batch_fd;                  /* results/BATCH, read for its jobs' folders; -1 for one job */
     DIR *jobs;                     /* its entries (owns batch_fd) */
     DIR *files;                    /* the current job's folder */
-    char batch[sizeof ((struct batch *)0)->name];
+    char top[sizeof ((struct batch *)0)->name];   /* the archive's top folder: the batch, or campaign-ID */
     char job[LOCUS_NAME_MAX + 1];
     int fd;                        /* the file being sent */
     uint64_t left;                 /* its bytes still to send */
@@ -73,7 +78,7 @@ static int next_file(struct tar_stream *t)
         if (fd < 0) continue;
         char path[TAR_PATH_MAX];
         if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-            path_printf(path, sizeof path, "%s/%s/%s", t->batch, t->job, e->d_name) ||
+            path_printf(path, sizeof path, "%s/%s/%s", t->top, t->job, e->d_name) ||
             !(t->hdr_len = tar_file_header(t->hdr, path, (uint64_t)st.st_size, 0644, (int64_t)st.st_mtime))) {
             close(fd);
             continue;
@@ -133,8 +138,34 @@ static void tar_free(void *cls)
     free(t);
 }
 
+/* A positive id of digits only at *p (no sign nor blank), *p moved past
+ * it; 0 if none. */
+static int64_t take_id(const char **p)
+{
+    size_t n = strspn(*p, "0123456789");
+    if (!n || n > 18) return 0;
+    int64_t v = strtoll(*p, NULL, 10);
+    *p += n;
+    return v;
+}
+
+/* "campaigns/ID/results" or "campaigns/ID/jobs/JOB/results" into *id and
+ * *job (0 for the whole campaign): 1, else 0. */
+static int campaign_results_path(const char *path, int64_t *id, int64_t *job)
+{
+    const char *p = path + 10;
+    *job = 0;
+    if (strncmp(path, "campaigns/", 10) || !(*id = take_id(&p))) return 0;
+    if (!strcmp(p, RESULTS_SUFFIX)) return 1;
+    if (strncmp(p, "/jobs/", 6)) return 0;
+    p += 6;
+    return (*job = take_id(&p)) && !strcmp(p, RESULTS_SUFFIX);
+}
+
 int api_results_path(const char *path)
 {
+    int64_t id, job;
+    if (campaign_results_path(path, &id, &job)) return 1;
     size_t n = strlen(path), sl = sizeof RESULTS_SUFFIX - 1, jl = sizeof "/jobs" - 1;
     if (strncmp(path, "batches/", 8) || n <= 8 + sl || strcmp(path + n - sl, RESULTS_SUFFIX)) return 0;
     /* batches/KEY/jobs/results is the job called "results", not an archive */
@@ -187,8 +218,76 @@ static int find(struct server *s, const char *path, const char *key, struct batc
     return 0;
 }
 
+/* Queues t (taken) as a tar archive called name.tar. */
+static int stream(struct MHD_Connection *mc, struct tar_stream *t, const char *name)
+{
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, tar_read, t, tar_free);
+    if (!r) {
+        tar_free(t);
+        return MHD_NO;
+    }
+    char disposition[LOCUS_NAME_MAX * 2 + 64];
+    snprintf(disposition, sizeof disposition, "attachment; filename=\"%s.tar\"", name);
+    MHD_add_response_header(r, "Content-Type", "application/x-tar");
+    MHD_add_response_header(r, "Content-Disposition", disposition);
+    int rc = MHD_queue_response(mc, 200, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* The folder dir's entries as t's jobs, or with job set, that job's
+ * folder alone as t's files (none yet: an empty archive). */
+static void open_folders(struct tar_stream *t, const char *dir, const char *name, const char *job)
+{
+    int parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *top = parent >= 0 ? open_dir_at(parent, name) : NULL;
+    if (parent >= 0) close(parent);
+    if (top && job[0]) {
+        snprintf(t->job, sizeof t->job, "%s", job);
+        t->files = open_dir_at(dirfd(top), job);
+        closedir(top);
+    } else {
+        t->jobs = top;
+    }
+}
+
+/* GET campaigns/ID/results and campaigns/ID/jobs/JOB/results. */
+static int campaign_results(struct server *s, struct MHD_Connection *mc, const char *path, const char *key)
+{
+    struct strbuf out;
+    sb_init(&out);
+    int status = 200;
+    int64_t id, job, owner = 0;
+    campaign_results_path(path, &id, &job);
+    struct user u;
+    struct store *st = NULL;
+    int rc = api_reader(s, key, &u, &out, &status) ? -1 : (st = server_reader(s)) ? campaign_owner(st, id, &owner) : -2;
+    if (rc == -2) api_error(&out, &status, 503, "store unavailable");
+    else if (rc < 0 && st) api_error(&out, &status, 503, store_error(st));
+    else if (rc > 0 || (rc == 0 && api_scope(&u) && owner != api_scope(&u)))
+        api_errorf(&out, &status, 404, "no campaign %lld of yours", (long long)id), rc = 1;
+    if (rc) {
+        rc = send_json(mc, status, &out);
+        sb_free(&out);
+        return rc;
+    }
+    sb_free(&out);
+    struct tar_stream *t = xcalloc(1, sizeof *t);
+    t->fd = -1;
+    snprintf(t->top, sizeof t->top, "campaign-%lld", (long long)id);
+    char dir[PROJECT_PATH_MAX + 32], name[24], jobname[24] = "", file[64];
+    project_path(&s->proj, dir, sizeof dir, CAMPAIGN_OUTPUTS_DIR);
+    snprintf(name, sizeof name, "%lld", (long long)id);
+    if (job) snprintf(jobname, sizeof jobname, "%lld", (long long)job);
+    open_folders(t, dir, name, jobname);
+    snprintf(file, sizeof file, "%s%s%s", t->top, job ? "-" : "", jobname);
+    log_debug(LT_HTTP, "api: outputs of campaign %lld%s%s sent", (long long)id, job ? " job " : "", jobname);
+    return stream(mc, t, file);
+}
+
 int api_results_send(struct server *s, struct MHD_Connection *mc, const char *path, const char *key)
 {
+    if (!strncmp(path, "campaigns/", 10)) return campaign_results(s, mc, path, key);
     struct strbuf out;
     sb_init(&out);
     int status = 200;
@@ -202,30 +301,11 @@ int api_results_send(struct server *s, struct MHD_Connection *mc, const char *pa
     sb_free(&out);
     struct tar_stream *t = xcalloc(1, sizeof *t);
     t->fd = -1;
-    snprintf(t->batch, sizeof t->batch, "%s", b.name);
-    char dir[PROJECT_PATH_MAX + 16];
+    snprintf(t->top, sizeof t->top, "%s", b.name);
+    char dir[PROJECT_PATH_MAX + 16], file[sizeof b.name + sizeof job + 2];
     project_path(&s->proj, dir, sizeof dir, "results");
-    int results = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *batch = results >= 0 ? open_dir_at(results, b.name) : NULL;
-    if (results >= 0) close(results);
-    if (batch && job[0]) {   /* one job: its folder alone (none yet: an empty archive) */
-        snprintf(t->job, sizeof t->job, "%s", job);
-        t->files = open_dir_at(dirfd(batch), job);
-        closedir(batch);
-    } else {
-        t->jobs = batch;     /* nothing assimilated yet: an empty archive */
-    }
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK, tar_read, t, tar_free);
-    if (!r) {
-        tar_free(t);
-        return MHD_NO;
-    }
-    char disposition[sizeof b.name + sizeof job + 64];
-    snprintf(disposition, sizeof disposition, "attachment; filename=\"%s%s%s.tar\"", b.name, job[0] ? "-" : "", job);
-    MHD_add_response_header(r, "Content-Type", "application/x-tar");
-    MHD_add_response_header(r, "Content-Disposition", disposition);
-    int rc = MHD_queue_response(mc, 200, r);
-    MHD_destroy_response(r);
+    open_folders(t, dir, b.name, job);
+    snprintf(file, sizeof file, "%s%s%s", b.name, job[0] ? "-" : "", job);
     log_debug(LT_HTTP, "api: results of batch %s%s%s sent", b.name, job[0] ? " job " : "", job);
-    return rc;
+    return stream(mc, t, file);
 }

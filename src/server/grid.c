@@ -15,6 +15,7 @@
 #include "grid/cycle.h"
 #include "grid/inputs.h"
 #include "grid/jobscript.h"
+#include "grid/outputs.h"
 #include "orders/campaign_record.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -41,6 +42,7 @@ struct gridd {
     char job_token[DRV_TOKEN_MAX];        /* the store's, in the names of the jobs submitted */
     int nspecs, capspecs;
     struct gridd_counts counts;
+    struct upload_key output_key;         /* signs the jobs' output tokens (gridd_set_output_key) */
 };
 
 /* ---- drivers ---- */
@@ -680,6 +682,14 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         const struct input_file *(*ins)[JDL_INPUTS_MAX] = xcalloc((size_t)s->n, sizeof *ins);
         char download[sizeof g->cfg.master_url + 16];   /* where the jobs fetch project inputs */
         snprintf(download, sizeof download, "%sdownload/", g->cfg.master_url);
+        /* where they send their outputs: the API is at the root of master_url's host, not under its path */
+        const char *host = strstr(g->cfg.master_url, "://"), *path = host ? strchr(host + 3, '/') : NULL;
+        int origin = path ? (int)(path - g->cfg.master_url) : (int)strlen(g->cfg.master_url);
+        char output_url[sizeof g->cfg.master_url + 64];
+        snprintf(output_url, sizeof output_url, "%.*s/api/v1/campaigns/%" PRId64 "/jobs/", origin, g->cfg.master_url,
+                 s->campaign_id);
+        struct strbuf *outs = xcalloc((size_t)s->n, sizeof *outs);
+        char (*tokens)[OUTPUT_TOKEN_MAX] = xcalloc((size_t)s->n, sizeof *tokens);
         struct cluster_spec sec = *cs;   /* borrowed strings: only read while submitting */
         sec.best_effort = s->best_effort;
         int script = s->kind == GSK_PROLOGUE || s->kind == GSK_EPILOGUE;
@@ -699,10 +709,18 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             int nin = j ? inputs_of_job(&spec->inputs, names[i], ins[i], why, sizeof why) : 0;
             if (nin < 0) log_warn("grid: campaign %" PRId64 " job %s: %s; it runs without its inputs", s->campaign_id,
                                   names[i], why);
+            sb_init(&outs[i]);
+            if (j) outputs_of_job(&spec->outputs, names[i], &outs[i]);
             jobs[i] = (struct drv_job){.job_id = j ? j->id : 0, .campaign_id = s->campaign_id, .name = names[i],
                                        .user = who, .param = param, .walltime = s->walltime, .env = envp[i],
                                        .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0],
-                                       .inputs = ins[i], .ninputs = nin > 0 ? nin : 0, .download_url = download};
+                                       .inputs = ins[i], .ninputs = nin > 0 ? nin : 0, .download_url = download,
+                                       .outputs = outs[i].s, .output_token = tokens[i], .output_url = output_url,
+                                       .output_max_file = (int64_t)g->cfg.grid_output_max_file_mib << 20,
+                                       .output_max_job = (int64_t)g->cfg.grid_output_max_job_mib << 20};
+            if (outs[i].len)   /* good while the job may wait in its queue, then run */
+                output_token_make(&g->output_key, s->campaign_id, j->id,
+                                  now + drv_job_walltime(&sec, &jobs[i]) + OUTPUT_TOKEN_LIFE, tokens[i]);
             if (script) {
                 jobs[i].script = (const char *const *)(s->kind == GSK_PROLOGUE ? cs->prologue : cs->epilogue);
                 jobs[i].nscript = s->kind == GSK_PROLOGUE ? cs->nprologue : cs->nepilogue;
@@ -712,7 +730,9 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             struct drv_job group = {.job_id = jobs[0].job_id, .campaign_id = s->campaign_id, .name = names[0],
                                     .user = who, .walltime = s->walltime, .group = jobs, .ngroup = s->n,
                                     .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0],
-                                    .download_url = download};
+                                    .download_url = download, .output_url = output_url,
+                                    .output_max_file = jobs[0].output_max_file,
+                                    .output_max_job = jobs[0].output_max_job};
             if (!drv_submit(drv, &sec, &group, ids[0], err, sizeof err)) done = s->n;
             for (int i = 1; i < done; i++) memcpy(ids[i], ids[0], sizeof ids[i]);
         } else if (s->array) {
@@ -726,6 +746,9 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         char e2[64];
         struct drv_resources r;
         if (done < s->n && !drv_resources(drv, &r, e2, sizeof e2)) fail_status = GS_REFUSED;
+        for (int i = 0; i < s->n; i++) sb_free(&outs[i]);
+        free(outs);
+        free(tokens);
         free(ins);
         free(envp);
         free(env);
@@ -982,6 +1005,8 @@ void gridd_close(struct gridd *g)
 
 const struct grid_state *gridd_state(const struct gridd *g) { return &g->g; }
 
+void gridd_set_output_key(struct gridd *g, const struct upload_key *k) { g->output_key = *k; }
+
 void gridd_counts(const struct gridd *g, struct gridd_counts *out) { *out = g->counts; }
 
 /* ---- the thread ---- */
@@ -1001,6 +1026,7 @@ void *grid_main(void *arg)
         log_error("grid daemon not started: %s", err);
         return NULL;
     }
+    gridd_set_output_key(g, &s->output_key);
     int64_t last = 0;
     while (!s->stopping) {
         int64_t now = s->clock();

@@ -38,6 +38,13 @@ int gridd_orders(struct gridd *g, int64_t now, char *err, size_t errlen);
  * when the store failed (clusters that fail are recorded, not errors). */
 int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen);
 
+/* The key the output tokens of the jobs it submits are made with
+ * (grid/outputs.h; k borrowed, copied): the server's keys/output_key.
+ * Without it (a test's daemon) tokens are made with a zero key, which the
+ * server never holds. */
+struct upload_key;
+void gridd_set_output_key(struct gridd *g, const struct upload_key *k);
+
 /* The state as of the last step (borrowed; for tests and figures). */
 const struct grid_state *gridd_state(const struct gridd *g);
 /* Jobs (copies) handed to clusters since gridd_open: submitted, and

@@ -55,6 +55,7 @@ struct conn {
     struct rpc *rpc;             /* decided, waiting for its commit */
     struct api_wait *wait;       /* an API order awaited on its own thread */
     struct api_upload *put;      /* PUT /api/v1/files/NAME, while its body comes */
+    struct api_output *output;   /* PUT of a grid job's output, while its body comes */
     struct strbuf refusal;       /* a PUT refused before its body: the answer, sent again at its end */
     int refusal_status;
     int unanswered;              /* counted in server.http_unanswered until completed */
@@ -267,10 +268,12 @@ static enum MHD_Result begin_put(struct server *s, struct MHD_Connection *mc, st
         .md5 = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-MD5"),
         .sticky = query_flag(mc, "sticky"),
         .report_on_rpc = query_flag(mc, "report_on_rpc"),
+        .output_token = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-Output-Token"),
     };
     set_timeout(s, mc, c->moves_file = 1);
-    c->put = api_upload_begin(s, path, &h, &c->refusal, &c->refusal_status);
-    if (c->put) return MHD_YES;
+    if (api_output_path(path)) c->output = api_output_begin(s, path, &h, &c->refusal, &c->refusal_status);
+    else c->put = api_upload_begin(s, path, &h, &c->refusal, &c->refusal_status);
+    if (c->put || c->output) return MHD_YES;
     struct strbuf answer;
     sb_init(&answer);
     sb_append(&answer, c->refusal.s, c->refusal.len);
@@ -373,6 +376,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         }
         else if (c->route == URL_API_PUT) {
             if (c->put) api_upload_feed(c->put, data, *data_size);
+            if (c->output) api_output_feed(c->output, data, *data_size);
         }
         else if ((c->route == URL_RPC || c->route == URL_API_POST) && !c->too_large && !c->busy) {
             if (c->body.len + *data_size > (size_t)body_limit(s, c->route)) c->too_large = 1;
@@ -464,6 +468,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *mc, const char 
         if (c->wait) {               /* resumed: the file is registered, or refused */
             api_wait_finish(c->wait, &out, &status);
             c->wait = NULL;
+        } else if (c->output) {
+            api_output_finish(c->output, &out, &status);
+            c->output = NULL;
         } else if (c->put) {
             api_upload_finish(c->put, &out, &status, &c->wait);
             c->put = NULL;
@@ -497,6 +504,7 @@ static void completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum
     if (c->busy || c->too_large) metrics_http_refused(s->metrics, c->busy ? REFUSED_BUSY : REFUSED_TOO_LARGE);
     if (c->up) upload_abort(c->up);  /* broken off: keep the partial file for resuming */
     if (c->put) api_upload_abort(c->put);   /* broken off: nothing of it is kept */
+    if (c->output) api_output_abort(c->output);
     if (c->rpc || c->wait) {         /* the caller left before its answer: the decision or order stands */
         struct strbuf lost;
         int status;

@@ -603,6 +603,8 @@ int server_open(struct server *s, const char *project_dir, char *err, size_t err
     char key_path[PROJECT_PATH_MAX + 64];
     project_path(&s->proj, key_path, sizeof key_path, "keys/upload_key");
     if (upload_key_load(key_path, s->clock(), &s->upload_key, err, errlen)) return -1;
+    project_path(&s->proj, key_path, sizeof key_path, "keys/output_key");
+    if (upload_key_load(key_path, s->clock(), &s->output_key, err, errlen)) return -1;
     if (web_accounts_open(s, err, errlen) || open_site(s, err, errlen)) return -1;
 
     if (load_plan_classes(s, err, errlen)) return -1;

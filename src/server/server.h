@@ -50,6 +50,7 @@ struct server {
     char url_prefix[256];        /* path part of the master URL: "/proj/" */
     char *code_sign_key;         /* public key text for clients */
     struct upload_key upload_key; /* signs and checks upload certificates */
+    struct upload_key output_key; /* signs and checks the grid jobs' output tokens (grid/outputs.h) */
     struct plan_class_set plan_classes;  /* plan_class.xml, read at start; empty without one */
     struct tls_creds tls;        /* HTTPS certificate and key, read at start; empty without HTTPS */
     struct web_accounts *accounts; /* owned: BOINC's account web RPCs (web_rpc.c) */

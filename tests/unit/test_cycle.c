@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "grid/cycle.h"
+#include "grid/jobscript.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -368,6 +369,51 @@ static void test_retry_codes_and_admin_cancels_resubmit(void **st)
     assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 1);
     assert_int_equal(f->st.nevents, 0);   /* nothing fatal */
     assert_int_equal(grid_job_find(&f->st, 1)->attempts, 2);
+    fake_free(f);
+}
+
+/* Outputs locusd did not take (JOBSCRIPT_OUTPUT_UNSENT) are not the job's
+ * fault nor its cluster's: the job runs again as an attempt, no event, no
+ * blacklist, however often up to max_attempts; outputs the job did not
+ * have (JOBSCRIPT_OUTPUT_FAILED) are its exit error. */
+static void test_outputs_locusd_did_not_take_are_an_attempt(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.max_attempts = 2;
+    struct fake *f = fake_new(&cfg, 1, (int[]){1});
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    const struct behaviour seq[] = {{.dur = 5, .end = GE_EXIT, .exit_code = JOBSCRIPT_OUTPUT_UNSENT},
+                                    {.dur = 5, .end = GE_EXIT, .exit_code = JOBSCRIPT_OUTPUT_UNSENT},
+                                    {.dur = 5, .end = GE_SUCCESS}};
+    for (int64_t t = 10; t < 1000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) {
+        f->b[0] = seq[f->submissions < 2 ? f->submissions : 2];
+        fake_round(f, t);
+    }
+    assert_int_equal(f->submissions, 3);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 1);
+    assert_int_equal(f->st.nevents, 0);
+    assert_int_equal(grid_job_find(&f->st, 1)->attempts, 2);
+    fake_free(f);
+    /* past max_attempts it is given up, as any attempt; the cluster stays usable */
+    f = fake_new(&cfg, 1, (int[]){1});
+    c = add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    f->b[0] = (struct behaviour){.dur = 5, .end = GE_EXIT, .exit_code = JOBSCRIPT_OUTPUT_UNSENT};
+    for (int64_t t = 10; t < 1000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(f->submissions, 3);
+    struct grid_job *j = grid_job_find(&f->st, 1);
+    assert_int_equal(j->state, GJ_ERROR);
+    assert_int_equal(grid_event_find(&f->st, j->event_id)->kind, GEV_TOO_MANY_ATTEMPTS);
+    assert_int_equal(grid_pair_find(&f->st, c, f->cl[0])->blacklist_event, 0);
+    fake_free(f);
+    /* a missing output: the job's exit error, which blacklists */
+    f = fake_new(&cfg, 1, (int[]){1});
+    c = add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    f->b[0] = (struct behaviour){.dur = 5, .end = GE_EXIT, .exit_code = JOBSCRIPT_OUTPUT_FAILED};
+    for (int64_t t = 10; t < 200; t += 10) fake_round(f, t);
+    struct grid_pair *p = grid_pair_find(&f->st, c, f->cl[0]);
+    assert_true(p->blacklist_event > 0);
+    assert_int_equal(grid_event_find(&f->st, p->blacklist_event)->kind, GEV_EXIT_ERROR);
+    assert_int_equal(grid_event_find(&f->st, p->blacklist_event)->exit_code, JOBSCRIPT_OUTPUT_FAILED);
     fake_free(f);
 }
 
@@ -1425,6 +1471,7 @@ int main(void)
         cmocka_unit_test(test_temporal_grouping_once_the_mean_is_known),
         cmocka_unit_test(test_walltime_kills_capped_then_given_up),
         cmocka_unit_test(test_retry_codes_and_admin_cancels_resubmit),
+        cmocka_unit_test(test_outputs_locusd_did_not_take_are_an_attempt),
         cmocka_unit_test(test_fatal_exit_blacklists_and_jobs_finish_elsewhere),
         cmocka_unit_test(test_refused_submission_is_fatal),
         cmocka_unit_test(test_too_many_attempts_gives_up),

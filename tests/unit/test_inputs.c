@@ -11,6 +11,7 @@
 
 #include "grid/inputs.h"
 #include "grid/jdl.h"
+#include "jdl_fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,28 +22,6 @@
 #define FILES "'input_files': {'genome.fa': {'size': 3000, 'sha256': '" SHA "'}," \
               " 'x.dat': {'size': 10, 'md5': '" MD5 "'}," \
               " 'https://example.org/d/y.dat?v=2': {'size': 20, 'sha256': '" SHA "'}}"
-
-static int parse_sq(const char *sq, struct campaign_spec *s, char *err, size_t errlen)
-{
-    char *text = strdup(sq);
-    for (char *p = text; *p; p++)
-        if (*p == '\'') *p = '"';
-    int rc = jdl_parse(text, strlen(text), s, err, errlen);
-    free(text);
-    return rc;
-}
-
-static void expect_error(const char *sq, const char *msg)
-{
-    struct campaign_spec s;
-    char err[512] = "";
-    int rc = parse_sq(sq, &s, err, sizeof err);
-    if (rc == 0 || strcmp(err, msg)) print_message("json: %s\n got: %s\nwant: %s\n", sq, err, msg);
-    assert_int_equal(rc, -1);
-    assert_string_equal(err, msg);
-    assert_int_equal(s.inputs.ntemplates, 0);   /* left empty and freeable */
-    campaign_spec_free(&s);
-}
 
 static void test_each_job_reads_its_templates_expanded_with_its_name(void **state)
 {

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "grid/jdl.h"
+#include "jdl_fixture.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,41 +23,12 @@
 
 /* ---- helpers ---- */
 
-static char *dq(const char *sq)
-{
-    char *s = strdup(sq);
-    for (char *p = s; *p; p++)
-        if (*p == '\'') *p = '"';
-    return s;
-}
-
-static int parse_sq(const char *sq, struct campaign_spec *s, char *err, size_t errlen)
-{
-    char *text = dq(sq);
-    int rc = jdl_parse(text, strlen(text), s, err, errlen);
-    free(text);
-    return rc;
-}
-
 static void parse_ok(const char *sq, struct campaign_spec *s)
 {
     char err[512] = "";
     int rc = parse_sq(sq, s, err, sizeof err);
     if (rc) print_message("unexpected error: %s\n", err);
     assert_int_equal(rc, 0);
-}
-
-static void expect_error(const char *sq, const char *msg)
-{
-    struct campaign_spec s;
-    char err[512] = "";
-    int rc = parse_sq(sq, &s, err, sizeof err);
-    if (rc == 0 || strcmp(err, msg)) print_message("json: %s\n got: %s\nwant: %s\n", sq, err, msg);
-    assert_int_equal(rc, -1);
-    assert_string_equal(err, msg);
-    assert_null(s.name);          /* left empty and freeable */
-    assert_int_equal(s.nclusters, 0);
-    campaign_spec_free(&s);
 }
 
 /* An error in a cluster section "alpha" with body SECTION. */

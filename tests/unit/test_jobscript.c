@@ -7,7 +7,12 @@
  * (whose status after the signal is the wrapper's), and a bad env entry;
  * a temporally grouped job: its params one after the other with their own
  * environment and output files, its markers alone on its stdout, the
- * first failing status, SIGTERM stopping the loop; reading markers. */
+ * first failing status, SIGTERM stopping the loop; reading markers; the
+ * output gathering's refusals before anything is sent (a missing output,
+ * a link, a file or a job over its limit: JOBSCRIPT_OUTPUT_FAILED), a
+ * failed job sending nothing, locusd unreachable through every retry
+ * (JOBSCRIPT_OUTPUT_UNSENT), and a grouped param's own gathering. (What
+ * locusd takes is tested against a real one: tests/integration/grid_outputs.sh.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,10 +68,11 @@ static void spec_of(struct campaign_spec *spec, const char *section)
     if (jdl_parse(json, strlen(json), spec, err, sizeof err)) fail_msg("%s", err);
 }
 
-/* Writes the wrapper of jobs for index and runs it with bash; its output
- * in r (the caller frees it). */
+/* Writes the wrapper of jobs for index and runs it with bash for at most
+ * timeout_ms; its output in r (the caller frees it). */
 static void run_wrapper_sched(const struct cluster_spec *spec, const struct drv_job *jobs, int n,
-                              const struct jobscript_sched *sched, const char *home_dir, struct run_output *r)
+                              const struct jobscript_sched *sched, const char *home_dir, int timeout_ms,
+                              struct run_output *r)
 {
     struct strbuf sb;
     sb_init(&sb);
@@ -78,14 +84,14 @@ static void run_wrapper_sched(const struct cluster_spec *spec, const struct drv_
     snprintf(home, sizeof home, "HOME=%s", home_dir);
     const char *env[] = {home, NULL};
     const char *argv[] = {"bash", path, NULL};
-    assert_int_equal(run_capture(argv, env, 10000, r, err, sizeof err), 0);
+    assert_int_equal(run_capture(argv, env, timeout_ms, r, err, sizeof err), 0);
 }
 
 static void run_wrapper_home(const struct cluster_spec *spec, const struct drv_job *jobs, int n, const char *index,
                              const char *home_dir, struct run_output *r)
 {
     struct jobscript_sched sched = {index, "printf 'n1\\nn1\\nn2\\n' >\"$LOCUS_NODEFILE\"", 0};
-    run_wrapper_sched(spec, jobs, n, &sched, home_dir, r);
+    run_wrapper_sched(spec, jobs, n, &sched, home_dir, 10000, r);
 }
 
 /* The same with $HOME the test's folder, as a job's user's own. */
@@ -294,7 +300,7 @@ static void test_checkpoint_signal_self_timed(void **state)
     struct drv_job job = {.job_id = 1, .campaign_id = 1, .name = "c", .user = "u", .param = "c"};
     struct jobscript_sched sched = {"0", ":", 1};
     struct run_output r;
-    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, &r);
+    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, 10000, &r);
     assert_int_equal(r.status, 42);
     assert_string_equal(r.out, "checkpointed\n");
     run_output_free(&r);
@@ -302,7 +308,7 @@ static void test_checkpoint_signal_self_timed(void **state)
      * would be waited for until it ends */
     sched.signal_after = 30;
     time_t t0 = time(NULL);
-    run_wrapper_sched(&quick.clusters[0], &job, 1, &sched, dir, &r);
+    run_wrapper_sched(&quick.clusters[0], &job, 1, &sched, dir, 10000, &r);
     assert_int_equal(r.status, 0);
     assert_true(time(NULL) - t0 < 5);
     run_output_free(&r);
@@ -466,6 +472,105 @@ static void test_group_marks_parsing(void **state)
     assert_false(m[3].started || m[3].ended);
 }
 
+static void put_file(const char *name, const char *text)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+}
+
+/* A job of prog.sh (exiting $STATUS) that sends outputs (records) to a port
+ * where nothing listens. */
+static struct drv_job gathering_job(const char *outputs, const char *const *env)
+{
+    return (struct drv_job){.job_id = 5, .campaign_id = 2, .name = "a", .user = "u", .param = "a", .env = env,
+                            .outputs = outputs, .output_token = "1-00", .output_max_file = 4, .output_max_job = 5,
+                            .output_url = "http://127.0.0.1:1/api/v1/campaigns/2/jobs/"};
+}
+
+static void test_outputs_checked_before_any_is_sent(void **state)
+{
+    (void)state;
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/prog.sh\"");
+    put_file("big.out", "0123456789");
+    put_file("p.dat", "abc");
+    put_file("q.dat", "def");
+    char link[160];
+    snprintf(link, sizeof link, "%s/link.out", dir);
+    assert_int_equal(symlink("/etc/hostname", link), 0);
+    static const struct { const char *outputs, *error; } cases[] = {
+        {"f nope.out\n", "locus-output error nope.out no file matches"},
+        {"f link.out\n", "locus-output error link.out not a regular file (a link, a folder...)"},
+        {"f big.out\n", "locus-output error big.out 10 bytes, over the limit of 4"},
+        {"f *.dat\n", "locus-output error - 6 bytes of outputs, over the job's limit of 5"},
+        {"d nofolder\n", "locus-output error nofolder.tar no folder nofolder (or a link)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct drv_job job = gathering_job(cases[i].outputs, NULL);
+        struct run_output r;
+        run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
+        has(r.out, cases[i].error);
+        assert_int_equal(r.status, JOBSCRIPT_OUTPUT_FAILED);
+        assert_null(strstr(r.out, "locus-output sent"));
+        run_output_free(&r);
+    }
+    /* a job that failed sends nothing and keeps its status */
+    const char *env[] = {"STATUS=7", NULL};
+    struct drv_job failed = gathering_job("f nope.out\n", env);
+    struct run_output r;
+    run_wrapper(&spec.clusters[0], &failed, 1, "0", &r);
+    assert_int_equal(r.status, 7);
+    assert_null(strstr(r.out, "locus-output"));
+    run_output_free(&r);
+    unlink(link);
+    campaign_spec_free(&spec);
+}
+
+/* locusd unreachable: the upload is retried with a growing pause (1 + 2 +
+ * 4 + 8 s), then the job fails with the code that is locusd's fault. */
+static void test_outputs_locusd_never_reached(void **state)
+{
+    (void)state;
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/prog.sh\"");
+    put_file("ok.out", "ok");
+    struct drv_job job = gathering_job("f ok.out\n", NULL);
+    struct jobscript_sched sched = {"0", ":", 0};
+    struct run_output r;
+    time_t t0 = time(NULL);
+    run_wrapper_sched(&spec.clusters[0], &job, 1, &sched, dir, 60000, &r);
+    has(r.out, "locus-output error ok.out not taken by locusd: HTTP 000");
+    assert_int_equal(r.status, JOBSCRIPT_OUTPUT_UNSENT);
+    assert_true(time(NULL) - t0 >= 14);
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+}
+
+/* In a grouped job each param sends its own outputs when it ends, its
+ * messages in its stderr file: a param's missing output is its failure. */
+static void test_grouped_param_gathers_its_own(void **state)
+{
+    (void)state;
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/prog.sh\"");
+    struct drv_job m[3];
+    group_of(m);
+    m[1].outputs = "f b-missing.out\n";
+    m[1].output_token = "1-00";
+    struct drv_job job = {.job_id = 21, .campaign_id = 7, .name = "a", .user = "alice", .group = m, .ngroup = 3,
+                          .output_url = "http://127.0.0.1:1/", .output_max_file = 4, .output_max_job = 5};
+    struct run_output r;
+    run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
+    assert_int_equal(r.status, JOBSCRIPT_OUTPUT_FAILED);
+    has(r.out, "locus-group end 21 0 ");
+    has(r.out, "locus-group end 22 123 ");
+    has(r.out, "locus-group end 23 0 ");
+    has(slurp("locus.c.job22.stderr"), "locus-output error b-missing.out no file matches");
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +584,9 @@ int main(void)
         cmocka_unit_test(test_grouped_params_one_after_the_other),
         cmocka_unit_test(test_grouped_stop_on_sigterm),
         cmocka_unit_test(test_group_marks_parsing),
+        cmocka_unit_test(test_outputs_checked_before_any_is_sent),
+        cmocka_unit_test(test_outputs_locusd_never_reached),
+        cmocka_unit_test(test_grouped_param_gathers_its_own),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

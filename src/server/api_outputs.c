@@ -1,0 +1,182 @@
+/* api_outputs.c - PUT /api/v1/campaigns/CAMPAIGN/jobs/JOB/outputs/NAME:
+ * one output of a grid job, sent by its job script when the job succeeded
+ * (grid/jobscript.h), streamed to a temporary file in the job's folder
+ * (orders/campaign_outputs.h), never held in memory. What lets it in is
+ * the job's token (X-Locus-Output-Token, grid/outputs.h): a MAC of the
+ * campaign and the job under keys/output_key that only the grid daemon
+ * makes, so a job can send its own outputs and nothing else, and no API
+ * key ever travels to a cluster. The size is bounded before and while it
+ * is read (grid_output_max_file_mib, and grid_output_max_job_mib for all
+ * of the job's), its SHA-256 (X-Locus-SHA256, required) checked at the
+ * end, then it is renamed into place; anything refused leaves nothing. */
+#include "server/api_internal.h"
+#include "core/digest.h"
+#include "core/fsutil.h"
+#include "core/log.h"
+#include "grid/outputs.h"
+#include "orders/campaign_outputs.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ID_DIGITS_MAX 18
+
+struct api_output {
+    struct server *s;
+    int64_t campaign, job;
+    char name[LOCUS_NAME_MAX + 1];
+    char tmp[PROJECT_PATH_MAX + 128];   /* "" once placed or removed */
+    int fd;
+    int64_t limit, got;
+    int refused, code;             /* decided: the rest of the body is dropped */
+    char why[320];
+    char want[SHA256_HEX_LEN];
+    struct sha256_ctx *sha;
+};
+
+int api_output_path(const char *path) { return !strncmp(path, "campaigns/", 10); }
+
+/* A positive id of digits at *p followed by sep: its value, *p past sep; 0 if none. */
+static int64_t take_id(const char **p, const char *sep)
+{
+    size_t n = strspn(*p, "0123456789"), l = strlen(sep);
+    if (!n || n > ID_DIGITS_MAX || strncmp(*p + n, sep, l)) return 0;
+    int64_t v = strtoll(*p, NULL, 10);
+    *p += n + l;
+    return v;
+}
+
+static void drop(struct api_output *u)
+{
+    if (u->fd >= 0) close(u->fd);
+    u->fd = -1;
+    if (u->tmp[0]) unlink(u->tmp);
+    u->tmp[0] = 0;
+    if (u->sha) {
+        char hex[SHA256_HEX_LEN];
+        sha256_end(u->sha, hex);
+        u->sha = NULL;
+    }
+}
+
+struct job_bytes { const char *name; int64_t bytes; };
+
+static int count_bytes(void *ctx, const struct campaign_output *o)
+{
+    struct job_bytes *b = ctx;
+    if (strcmp(o->name, b->name)) b->bytes += o->size;   /* one sent again replaces itself */
+    return 0;
+}
+
+struct api_output *api_output_begin(struct server *s, const char *path, const struct api_put *h, struct strbuf *out,
+                                    int *status)
+{
+    const char *p = path + 10;
+    int64_t campaign = take_id(&p, "/jobs/"), job = campaign ? take_id(&p, "/outputs/") : 0;
+    if (!job) return api_error(out, status, 404, "PUT /api/v1/campaigns/ID/jobs/JOB/outputs/NAME"), NULL;
+    if (!h->output_token)
+        return api_error(out, status, 401, "an output is sent with its job's X-Locus-Output-Token"), NULL;
+    enum output_token_rc t = output_token_check(&s->output_key, campaign, job, h->output_token, s->clock());
+    if (t != OUTPUT_TOKEN_OK)
+        return api_error(out, status, 403, t == OUTPUT_TOKEN_EXPIRED ? "this job's output token has expired"
+                                                                      : "not this job's output token"), NULL;
+    if (!name_is_safe(p))
+        return api_error(out, status, 400, "an output's name is 1 to 200 of A-Z a-z 0-9 . _ - +, not starting "
+                                           "with a dot"), NULL;
+    const struct project_config *cfg = server_cfg(s);
+    int64_t file_max = (int64_t)cfg->grid_output_max_file_mib << 20, job_max = (int64_t)cfg->grid_output_max_job_mib << 20;
+    struct job_bytes b = {p, 0};
+    if (campaign_outputs_each(&s->proj, campaign, job, count_bytes, &b) < 0)
+        return api_error(out, status, 503, "the server cannot read the job's outputs now"), NULL;
+    int64_t limit = job_max - b.bytes < file_max ? job_max - b.bytes : file_max;
+    long long declared = h->content_length ? strtoll(h->content_length, NULL, 10) : 0;
+    if (declared > limit)
+        return api_errorf(out, status, 413, "%s: %lld bytes, over %s", p, declared,
+                          limit < file_max ? "what the job may still send (grid_output_max_job_mib)"
+                                           : "the largest output (grid_output_max_file_mib)"), NULL;
+    struct api_output *u = xcalloc(1, sizeof *u);
+    *u = (struct api_output){.s = s, .campaign = campaign, .job = job, .fd = -1, .limit = limit};
+    snprintf(u->name, sizeof u->name, "%s", p);
+    const char *sum = h->sha256;
+    if (!sum || strlen(sum) != SHA256_HEX_LEN - 1 || strspn(sum, "0123456789abcdef") != SHA256_HEX_LEN - 1) {
+        free(u);
+        return api_error(out, status, 400, "X-Locus-SHA256: required, 64 lowercase hex digits"), NULL;
+    }
+    memcpy(u->want, sum, SHA256_HEX_LEN);
+    u->sha = sha256_begin();
+    u->fd = campaign_output_temp(&s->proj, campaign, job, u->tmp, sizeof u->tmp);
+    if (u->fd < 0 || !u->sha) {
+        log_error("api: cannot make a temporary file for output %s of campaign %lld job %lld: %s", p,
+                  (long long)campaign, (long long)job, strerror(errno));
+        if (u->fd < 0) u->tmp[0] = 0;
+        api_output_abort(u);
+        return api_error(out, status, 503, "the server cannot store the output now"), NULL;
+    }
+    return u;
+}
+
+void api_output_feed(struct api_output *u, const char *data, size_t n)
+{
+    if (u->refused) return;
+    if (u->got + (int64_t)n > u->limit) {
+        u->refused = 1;
+        u->code = 413;
+        snprintf(u->why, sizeof u->why, "%s: over the outputs' size limits (grid_output_max_file_mib, "
+                 "grid_output_max_job_mib)", u->name);
+    } else if (write_all(u->fd, data, n)) {
+        u->refused = 1;
+        u->code = 503;
+        snprintf(u->why, sizeof u->why, "the server cannot store the output: %s", strerror(errno));
+    }
+    if (u->refused) {
+        drop(u);
+        return;
+    }
+    sha256_update(u->sha, data, n);
+    u->got += (int64_t)n;
+}
+
+void api_output_finish(struct api_output *u, struct strbuf *out, int *status)
+{
+    char sha[SHA256_HEX_LEN] = "";
+    if (!u->refused) {
+        sha256_end(u->sha, sha);
+        u->sha = NULL;
+        if (fsync(u->fd) || close(u->fd)) {
+            u->refused = 1;
+            u->code = 503;
+            snprintf(u->why, sizeof u->why, "the server cannot store the output: %s", strerror(errno));
+        }
+        u->fd = -1;
+    }
+    if (!u->refused && strcmp(sha, u->want)) {
+        u->refused = 1;
+        u->code = 400;
+        snprintf(u->why, sizeof u->why, "%s: its SHA-256 is %s, not %s as X-Locus-SHA256 says: it was changed or "
+                 "cut on the way", u->name, sha, u->want);
+    }
+    if (!u->refused && campaign_output_place(u->tmp, u->name, sha)) {
+        u->refused = 1;
+        u->code = 503;
+        snprintf(u->why, sizeof u->why, "the server cannot store the output: %s", strerror(errno));
+    }
+    if (u->refused) {
+        api_error(out, status, u->code, u->why);
+        api_output_abort(u);
+        return;
+    }
+    u->tmp[0] = 0;   /* in place */
+    log_info("api: campaign %lld job %lld sent output %s (%lld bytes)", (long long)u->campaign, (long long)u->job,
+             u->name, (long long)u->got);
+    api_send(out, status, 201,
+             json_pack("{s:I, s:I, s:s, s:I, s:s}", "campaign_id", (json_int_t)u->campaign, "job_id",
+                       (json_int_t)u->job, "name", u->name, "size", (json_int_t)u->got, "sha256", sha));
+    api_output_abort(u);
+}
+
+void api_output_abort(struct api_output *u)
+{
+    drop(u);
+    free(u);
+}

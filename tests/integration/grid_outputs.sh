@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# grid_outputs: output gathering (docs/campaigns.md "Output files") on real
+# clusters: one Slurm cluster reached through both drivers, "sh" (the
+# Slurm commands) and "rest" (slurmrestd, which shares no disk with
+# locusd), and an OAR cluster "gamma". Each campaign's jobs write a file,
+# two files matched by a glob and a folder; the job wrapper sends them to
+# locusd over HTTP with their SHA-256 and the job's token, and:
+#  - GET /api/v1/campaigns/ID/outputs lists each with the checksum the job
+#    itself computed; the tar of GET .../results and of `locus --server URL
+#    campaign results` (also --job) holds the same bytes, the folder as
+#    NAME-dir.tar; `locus campaign results DIR ID` and `campaign stat
+#    --jobs --json` list them too;
+#  - another user's key gets 404, no key 401;
+#  - a job whose output is missing, and one whose output is over
+#    grid_output_max_file_mib, fail with exit code 123 (their events
+#    name it), their reasons on their stdout;
+#  - PUTs with no token, a forged one, another job's (made here from
+#    keys/output_key) or a valid token with a wrong checksum, a hidden
+#    name or an oversize body are refused and change nothing.
+# Run it under `flock /tmp/locus-oar.lock` (OAR: one instance per machine).
+set -euo pipefail
+. "$(dirname "$0")/lib/boinc.sh"
+chmod 755 "$TMP"             # the jobs' users and slurmrestd (nobody) walk through it
+. "$(dirname "$0")/lib/slurm.sh"     # teardowns chain before boinc.sh's
+. "$(dirname "$0")/lib/oar.sh"
+. "$(dirname "$0")/lib/clusters.sh"
+. "$(dirname "$0")/lib/slurmrest.sh"   # its teardown before lib/slurm.sh's
+[ "$(id -u)" = 0 ] || fail "needs root (Slurm, OAR, jobs of two users)"
+
+make_test_users
+slurm_install || fail "cannot install Slurm"
+SLURMREST_EXTRA_CONF="SchedulerParameters=batch_sched_delay=0"
+slurmrest_install || fail "slurmrestd cannot be installed"
+OAR_EXTRA_CONF="SCHEDULER_MIN_TIME_BETWEEN_2_CALLS=0"
+OAR_API_FASTCGI=1
+slurm_cluster_up out1 "$(free_ports 1)" 1 4 || fail "Slurm cluster out1 did not come up"
+slurmrest_up out1 || fail "no slurmrestd for out1"
+(umask 077; slurmrest_token out1 root >"$TMP/root.jwt")
+oar_up 4 "$(free_ports 0)" || fail "OAR did not come up"
+say "clusters up: out1 (Slurm, slurmrestd at ${REST_URL[out1]}), gamma (OAR, $OAR_API)"
+
+proj=$TMP/proj
+make_project "$proj" locusa locusb
+map_accounts "$proj" locusa locusb
+set_config "$proj" grid_cycle_period 1
+set_config "$proj" grid_output_max_file_mib 1
+"$LOCUS" cluster add "$proj" sh --driver slurm --conf "${SLURM_CONF_OF[out1]}" --partition normal >/dev/null \
+    || fail "locus cluster add sh failed"
+"$LOCUS" cluster add "$proj" rest --driver slurmrest --api "${REST_URL[out1]}" --api-user root \
+    --token-file "$TMP/root.jwt" >/dev/null || fail "locus cluster add rest failed"
+"$LOCUS" cluster add "$proj" gamma --driver oar --api "$OAR_API" >/dev/null || fail "locus cluster add gamma failed"
+KEY_A=$(submit_key_of "$proj" locusa) KEY_B=$(submit_key_of "$proj" locusb)
+
+WORK=$TMP/work
+mkdir -p "$WORK"
+chmod 777 "$WORK"
+# job.sh NAME: its outputs in the working directory, and their checksums
+# (the test's reference) in sums.NAME; "miss" writes none, "big" one over
+# the limit
+cat >"$TMP/job.sh" <<'SH'
+#!/bin/bash
+n=$1
+case $n in
+    miss) exit 0 ;;
+    big) head -c 2000000 /dev/urandom >big.out; echo x >big-1.csv; mkdir -p big-dir; exit 0 ;;
+esac
+head -c $((100000 + RANDOM)) /dev/urandom >"$n.out"
+echo "first csv of $n" >"$n-1.csv"
+echo "second csv of $n" >"$n-2.csv"
+mkdir -p "$n-dir/sub"
+echo "deep in $n" >"$n-dir/sub/f.txt"
+sha256sum "$n.out" "$n-1.csv" "$n-2.csv" >"sums.$n"
+sleep 3   # not a sink's instant success
+SH
+chmod 755 "$TMP/job.sh"
+# jdl NAME CLUSTER PARAM...: a campaign gathering each job's outputs
+jdl() {
+    local name=$1 cluster=$2 params
+    shift 2
+    params=$(printf '"%s",' "$@")
+    cat >"$TMP/$name.json" <<JSON
+{"name": "$name", "params": [${params%,}], "exec_file": "$TMP/job.sh", "exec_directory": "$WORK",
+ "walltime": 300, "clusters": {"$cluster": {}}, "output_files": ["{name}.out", "{name}-*.csv"],
+ "output_folder": "{name}-dir", "output_destination": "server"}
+JSON
+}
+jdl on_sh sh s1 s2 s3
+jdl on_rest rest r1 r2 r3
+jdl on_oar gamma o1 o2
+# each alone: the first exit error blacklists its campaign on the cluster
+jdl missing sh miss
+jdl oversize sh big
+
+start_locusd "$proj"
+submit() { "$LOCUS" campaign submit "$proj" "$TMP/$1.json" --user locusa | grep -o '[0-9]\+' | head -n 1; }
+SH_C=$(submit on_sh) REST_C=$(submit on_rest) OAR_C=$(submit on_oar) MISS_C=$(submit missing) BIG_C=$(submit oversize)
+say "campaigns: on_sh $SH_C, on_rest $REST_C, on_oar $OAR_C, missing $MISS_C, oversize $BIG_C"
+
+ended() { [ "$(sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1")" = "$GCS_TERMINATED" ]; }
+for c in "$SH_C" "$REST_C" "$OAR_C"; do
+    wait_for 300 ended "$c" || fail "campaign $c not ended after 300 s: $(sql "$proj" "SELECT state, ndone, njobs
+        FROM grid_campaigns WHERE id=$c")"
+done
+say "the three campaigns ended"
+
+# ---- what the API lists and sends ----
+
+# outputs_of C: "JOB NAME SIZE SHA256" lines of GET campaigns/C/outputs as locusa
+outputs_of() {
+    [ "$(api_get "campaigns/$1/outputs" "$KEY_A")" = 200 ] || { cat "$TMP/body" >&2; return 1; }
+    python3 -c 'import json,sys
+for o in json.load(open(sys.argv[1]))["outputs"]: print(o["job_id"], o["name"], o["size"], o["sha256"])' "$TMP/body"
+}
+# check_campaign C NAME...: every job's files listed with the job's own checksums, and the same bytes in the
+# tar of the API and of the remote CLI
+check_campaign() {
+    local c=$1 n sum f job x
+    shift
+    outputs_of "$c" >"$TMP/list.$c" || { bad "campaign $c: GET outputs failed"; return; }
+    [ "$(wc -l <"$TMP/list.$c")" = $(($# * 4)) ] || bad "campaign $c lists $(wc -l <"$TMP/list.$c") outputs, not $(($# * 4))"
+    curl -sf -o "$TMP/all.$c.tar" -H "Authorization: Bearer $KEY_A" "http://127.0.0.1:$PORT/api/v1/campaigns/$c/results" \
+        || bad "campaign $c: GET results failed"
+    mkdir -p "$TMP/x.$c" && tar -xf "$TMP/all.$c.tar" -C "$TMP/x.$c" || bad "campaign $c: the archive does not unpack"
+    for n in "$@"; do
+        while read -r sum f; do
+            grep -q " $f [0-9]* $sum\$" "$TMP/list.$c" || bad "campaign $c: $f is not listed with sha256 $sum"
+            job=$(grep " $f " "$TMP/list.$c" | cut -d' ' -f1)
+            x=$(sha256sum <"$TMP/x.$c/campaign-$c/$job/$f" 2>/dev/null | cut -d' ' -f1)
+            [ "$x" = "$sum" ] || bad "campaign $c: $f in the archive has sha256 '$x', not $sum"
+        done <"$WORK/sums.$n"
+        job=$(grep " $n.out " "$TMP/list.$c" | cut -d' ' -f1)
+        x=$(tar -xOf "$TMP/x.$c/campaign-$c/$job/$n-dir.tar" "$n-dir/sub/f.txt" 2>/dev/null || true)
+        [ "$x" = "deep in $n" ] || bad "campaign $c: $n-dir.tar holds '$x'"
+    done
+    # one job's through the remote CLI
+    n=$1
+    job=$(grep " $n.out " "$TMP/list.$c" | cut -d' ' -f1)
+    LOCUS_KEY=$KEY_A "$LOCUS" --server "http://127.0.0.1:$PORT/" campaign results "$c" --job "$job" \
+        --output-file "$TMP/one.$c.tar" >/dev/null || bad "campaign $c: locus campaign results --job failed"
+    sum=$(grep " $n.out\$" "$WORK/sums.$n" | cut -d' ' -f1)
+    x=$(tar -xOf "$TMP/one.$c.tar" "campaign-$c/$job/$n.out" 2>/dev/null | sha256sum | cut -d' ' -f1)
+    [ "$x" = "$sum" ] || bad "campaign $c: $n.out through the CLI has sha256 '$x', not $sum"
+    [ "$(tar -tf "$TMP/one.$c.tar" | wc -l)" = 4 ] || bad "campaign $c: the job's archive holds $(tar -tf "$TMP/one.$c.tar")"
+}
+check_campaign "$SH_C" s1 s2 s3
+check_campaign "$REST_C" r1 r2 r3
+check_campaign "$OAR_C" o1 o2
+say "outputs listed and downloaded with their checksums: Slurm, slurmrestd, OAR"
+
+# the local CLI lists the same
+"$LOCUS" campaign results "$proj" "$REST_C" | grep -q " r2.out .* $(grep ' r2.out$' "$WORK/sums.r2" | cut -d' ' -f1)\$" \
+    || bad "locus campaign results DIR: $("$LOCUS" campaign results "$proj" "$REST_C")"
+"$LOCUS" campaign stat "$proj" "$REST_C" --jobs --json | python3 -c 'import json,sys
+jobs = json.load(sys.stdin)["jobs"]
+assert all(len(j["outputs"]) == 4 for j in jobs), jobs' || bad "campaign stat --jobs --json: not 4 outputs per job"
+
+# another's key, no key
+[ "$(api_get "campaigns/$SH_C/outputs" "$KEY_B")" = 404 ] || bad "locusb read locusa's outputs list"
+[ "$(api_get "campaigns/$SH_C/results" "$KEY_B")" = 404 ] || bad "locusb read locusa's outputs"
+[ "$(api_get "campaigns/$SH_C/results")" = 401 ] || bad "outputs read without a key"
+
+# ---- missing and oversize outputs ----
+
+# code_of CAMPAIGN: the exit code its job ended with
+code_of() { sql "$proj" "SELECT exit_code FROM grid_copies WHERE campaign_id=$1 AND state<>$GC_LAUNCHING
+    AND exit_code<>0 LIMIT 1" 2>/dev/null; }
+wait_for 120 test "$(code_of "$MISS_C")" = 123 || bad "the job missing its outputs ended with '$(code_of "$MISS_C")', not 123"
+wait_for 60 test "$(code_of "$BIG_C")" = 123 || bad "the job over the size limit ended with '$(code_of "$BIG_C")', not 123"
+outs() { cat "$WORK"/locus.sh.*.stdout 2>/dev/null || true; }
+outs | grep -q '^locus-output error miss.out no file matches' || bad "no error line for miss.out"
+outs | grep -q '^locus-output error big.out 2000000 bytes, over the limit of 1048576' || bad "no error line for big.out"
+for c in "$MISS_C" "$BIG_C"; do
+    events=$(sql "$proj" "SELECT count(*) FROM grid_events WHERE campaign_id=$c AND exit_code=123")
+    [ "$events" = 1 ] || bad "campaign $c: $events events name exit code 123"
+    [ -z "$(outputs_of "$c")" ] || bad "campaign $c's failing job sent outputs: $(outputs_of "$c")"
+done
+say "missing and oversize outputs: exit 123"
+
+# ---- forged, other jobs' and bad uploads change nothing ----
+
+before=$(find "$proj/grid_results" -type f | sort | xargs sha256sum)
+J1=$(grep ' s1.out ' "$TMP/list.$SH_C" | cut -d' ' -f1) J2=$(grep ' s2.out ' "$TMP/list.$SH_C" | cut -d' ' -f1)
+key=$(sed -n 2p "$proj/keys/output_key")
+# token C J: a valid token of job J of campaign C, made as the grid daemon does
+token() {
+    local exp=$(( $(date +%s) + 3600 ))
+    printf '%s-%s' "$exp" "$(printf 'locus grid output token v1\n%s %s %s' "$1" "$2" "$exp" |
+        openssl dgst -sha256 -mac HMAC -macopt "hexkey:$key" -r | cut -d' ' -f1)"
+}
+echo "evil" >"$TMP/evil"
+head -c 2000000 /dev/zero >"$TMP/evil.big"
+# put STATUS JOB NAME TOKEN [SUM] [FILE]: a PUT of FILE ($TMP/evil) with SUM (its own) answered STATUS
+put() {
+    local want=$1 job=$2 name=$3 tok=$4 file=${6:-$TMP/evil} sum got
+    sum=${5:-$(sha256sum <"$file" | cut -d' ' -f1)}
+    got=$(curl -s --max-time 30 -o "$TMP/body" -w '%{http_code}' -T "$file" -H "X-Locus-Output-Token: $tok" \
+        -H "X-Locus-SHA256: $sum" "http://127.0.0.1:$PORT/api/v1/campaigns/$SH_C/jobs/$job/outputs/$name")
+    [ "$got" = "$want" ] || bad "PUT $job/$name: $got, not $want: $(cat "$TMP/body")"
+}
+put 403 "$J2" s2.out "1-$(printf '%064d' 0)"
+put 403 "$J2" s2.out "$(token "$SH_C" "$J1")"                 # job 1's token for job 2
+put 403 "$J2" s2.out "$(token "$OAR_C" "$J2")"                # another campaign's
+put 400 "$J2" s2.out "$(token "$SH_C" "$J2")" "$(printf '%064d' 0)"   # its own, but not the file's checksum
+put 400 "$J2" .hidden "$(token "$SH_C" "$J2")"
+put 413 "$J2" s2.out "$(token "$SH_C" "$J2")" "" "$TMP/evil.big"   # over grid_output_max_file_mib
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' -T "$TMP/evil" \
+    "http://127.0.0.1:$PORT/api/v1/campaigns/$SH_C/jobs/$J2/outputs/s2.out")
+[ "$code" = 401 ] || bad "a PUT without a token: $code"
+after=$(find "$proj/grid_results" -type f | sort | xargs sha256sum)
+[ "$before" = "$after" ] || bad "refused PUTs changed the outputs: $(diff <(echo "$before") <(echo "$after"))"
+say "forged, other jobs' and bad uploads refused, nothing changed"
+
+stop_locusd
+checks_passed
