@@ -217,6 +217,8 @@ const struct setting project_settings[] = {
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
     {SETTING("grid_max_attempts", SETTING_INT, grid_max_attempts), .def = 5, .max = 1000, .restart = 1},
     {SETTING("grid_early_jobs", SETTING_INT, grid_early_jobs), .def = 10, .max = 1e6, .restart = 1},
+    {SETTING("grid_no_data_placement", SETTING_FLAG, grid_data_placement), .def = 1, .restart = 1},
+    {SETTING("grid_stage_retries", SETTING_INT, grid_stage_retries), .def = 2, .max = 1000, .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
     {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},
 };
