@@ -415,6 +415,25 @@ static void stage_seen(struct poll *p, struct grid_copy_obs *o, const char *text
     free(r);
 }
 
+static void job_name(char *out, size_t len, const char *param);
+
+/* 1 if the job of copy cp reads the input named at the head of why
+ * ("<input>: <reason>"). The campaign's spec was read before the poll. */
+static int reads_input(const struct gridd *g, const struct grid_copy *cp, const char *why)
+{
+    const struct campaign_spec *spec = spec_loaded(g, cp->campaign_id);
+    const struct grid_job *j = cp->job_id ? &g->g.jobs[cp->job_id - 1] : NULL;
+    if (!spec || !j) return 0;
+    char name[64], err[256];
+    job_name(name, sizeof name, campaign_param(spec, (size_t)j->param));
+    const struct input_file *in[JDL_INPUTS_MAX];
+    int n = inputs_of_job(&spec->inputs, name, in, err, sizeof err);
+    size_t len = strcspn(why, ":");
+    for (int i = 0; i < n; i++)
+        if (strlen(in[i]->name) == len && !strncmp(in[i]->name, why, len)) return 1;
+    return 0;
+}
+
 /* Room for the markers of n params in a grouped job's stdout, which holds
  * nothing else (jobscript.h), with some to spare. */
 #define GROUP_TAIL_BYTES(n) ((size_t)(n) * 2 * JOBSCRIPT_MARK_LINE_MAX + 4096)
@@ -470,10 +489,16 @@ static void group_ended(struct gridd *g, int c, int64_t first, int n, const stru
             o->started_at = read ? 0 : (int64_t)s->start;
         }
         if (o->run_s < 0) o->run_s = 0;
-        /* the stage lines of a group are its members': each is told, the tail kept once */
+        /* the stage lines of a group are its members': each is told, the
+         * tail kept once; a bad input is the fault of the params reading
+         * it, the others never ran */
         if (read && has_inputs(g, st->copies[first].campaign_id) && (o->end != GE_SUCCESS || !kept)) {
             kept |= o->end == GE_SUCCESS;
             stage_seen(p, o, text.s);
+            if (o->stage == GSF_INPUT && !reads_input(g, &st->copies[first + i], o->stage_why)) {
+                free((char *)o->stage_why);
+                *o = (struct grid_copy_obs){.copy_id = o->copy_id, .state = GO_ENDED, .end = GE_NONE};
+            }
         }
     }
     sb_free(&text);

@@ -949,6 +949,38 @@ static void test_stage_failures_in_the_daemon(void **state)
     assert_true(grid_pair_find((struct grid_state *)st, c, 2)->blacklist_event > 0);
 }
 
+/* A grouped job whose stage-in fails on one param's bad input: that param
+ * is given up under input_error, the group's other params (which never
+ * ran) go back to the queue, not blamed, and run. */
+static void test_grouped_bad_input_blames_its_param(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    char *jdl = malloc(8192), *p = jdl;
+    p += sprintf(p, "{\"name\":\"gi\",\"exec_file\":\"run\",\"type\":\"normal\",\"walltime\":60,"
+                    "\"temporal_grouping\":true,\"temporal_grouping_duration\":50,\"params\":[");
+    for (int i = 0; i < 30; i++) p += sprintf(p, "%s\"j%d sleep=10%s\"", i ? "," : "", i, i == 20 ? " stage=bad" : "");
+    p += sprintf(p, "],\"inputs\":[\"{name}.dat\"],\"input_files\":{");
+    for (int i = 0; i < 30; i++)
+        p += sprintf(p, "%s\"j%d.dat\":{\"size\":100,\"sha256\":\"%02d%062d\"}", i ? "," : "", i, i + 1, 0);
+    sprintf(p, "},\"clusters\":{\"alpha\":{}}}");
+    int64_t c = submit_jdl(f, jdl);
+    free(jdl);
+    run_to_end(f, c);
+    const struct grid_state *st = gridd_state(f->g);
+    const struct grid_campaign *cp = &st->camps[c - 1];
+    int done = 0, grouped = 0;
+    for (int64_t i = 0; i < cp->njobs; i++) done += grid_camp_job(st, cp, i)->state == GJ_TERMINATED;
+    for (int64_t k = 0; k < st->ncopies; k++) grouped += st->copies[k].grouped;
+    assert_true(grouped > 0);
+    assert_int_equal(done, 29);
+    assert_int_equal(grid_camp_job(st, cp, 20)->state, GJ_ERROR);
+    assert_int_equal(st->nevents, 1);
+    assert_int_equal(st->events[0].kind, GEV_INPUT_ERROR);
+    assert_int_equal(st->events[0].jobs, 1);
+    assert_contains(st->events[0].message, "input j20.dat: checksum mismatch");
+}
+
 /* A campaign of n params j0.. of 10 s, each reading its own j<i>.dat of
  * bytes, on the clusters of clusters (a JDL fragment). */
 static int64_t submit_own_inputs(struct fx *f, int n, long long bytes, const char *clusters)
@@ -1076,6 +1108,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_add_params_order_and_effect_are_one_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_say_why, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stage_failures_in_the_daemon, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grouped_bad_input_blames_its_param, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_view_learnt_kept_and_placing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_placement_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_data_view_bounded, setup, teardown),
