@@ -8,6 +8,8 @@
 #include "core/vec.h"
 #include "drivers/driver.h"
 #include "grid/jdl.h"
+#include "grid/jobscript.h"
+#include "grid/staging.h"
 #include "orders/campaign_order.h"
 #include "store/store_campaign_view.h"
 #include <errno.h>
@@ -148,31 +150,52 @@ int cmd_cluster_list(int argc, char **argv, char *err, size_t errlen)
 
 int cmd_cluster_set(int argc, char **argv, char *err, size_t errlen)
 {
-    const char *pos[2];
+    const char *pos[2], *cache_dir = NULL, *cache_bytes = NULL;
     int disabled = 0, waiting = 0;
+    double bandwidth = 0;
     struct cli_opt opts[] = {
         {"disabled", OPT_INT, &disabled, 0, 0},
         {"waiting-allowed", OPT_INT, &waiting, 0, 0},
+        {"cache-dir", OPT_STR, &cache_dir, 0, 0},
+        {"cache-bytes", OPT_STR, &cache_bytes, 0, 0},
+        {"bandwidth", OPT_DOUBLE, &bandwidth, 0, 0},
         {NULL, 0, NULL, 0, 0},
     };
     int rc = cli_parse(argc, argv, opts, pos, 2, 2, err, errlen);
     if (rc) return rc;
-    int set_disabled = cli_seen(opts, "disabled"), set_waiting = cli_seen(opts, "waiting-allowed");
-    if (!set_disabled && !set_waiting)
-        return cli_errf(err, errlen, CLI_USAGE, "give --disabled 0|1 or --waiting-allowed N");
+    int set_disabled = cli_seen(opts, "disabled"), set_waiting = cli_seen(opts, "waiting-allowed"),
+        set_bw = cli_seen(opts, "bandwidth");
+    if (!set_disabled && !set_waiting && !cache_dir && !cache_bytes && !set_bw)
+        return cli_errf(err, errlen, CLI_USAGE,
+                        "give --disabled 0|1, --waiting-allowed N, --cache-dir DIR, --cache-bytes N or --bandwidth B");
     if (set_disabled && disabled != 0 && disabled != 1)
         return cli_errf(err, errlen, CLI_USAGE, "--disabled: 0 or 1, got %d", disabled);
+    int64_t bound = 0;
+    if (cache_bytes) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(cache_bytes, &end, 10);
+        if (end == cache_bytes || *end || errno || v < 0)
+            return cli_errf(err, errlen, CLI_USAGE, "--cache-bytes: bytes, 0 (unbounded) or more, got '%s'",
+                            cache_bytes);
+        bound = v;
+    }
+    const struct cluster_settings set = {set_disabled ? &disabled : NULL, set_waiting ? &waiting : NULL, cache_dir,
+                                         cache_bytes ? &bound : NULL, set_bw ? &bandwidth : NULL};
     struct cli_project cp;
     struct cluster_row c;
     rc = cli_open(&cp, pos[0], 0, err, errlen);
-    if (!rc && cluster_order_set(cp.s, pos[1], set_disabled ? &disabled : NULL, set_waiting ? &waiting : NULL, &c,
-                                 err, errlen))
-        rc = CLI_FAIL;
+    if (!rc && cluster_order_set(cp.s, pos[1], &set, &c, err, errlen)) rc = CLI_FAIL;
     cli_close(&cp);
     if (rc) return rc;
     printf("cluster %s: %s, waiting jobs allowed per campaign: ", c.cfg.name, c.disabled ? "disabled" : "enabled");
     if (c.waiting_allowed < 0) printf("the project's <grid_waiting_allowed>\n");
     else printf("%d\n", c.waiting_allowed);
+    printf("input cache: %s, ", c.cache_dir[0] ? c.cache_dir : JOBSCRIPT_CACHE_DEFAULT);
+    if (c.cache_bytes > 0) printf("at most %lld bytes", (long long)c.cache_bytes);
+    else printf("unbounded");
+    if (c.bandwidth > 0) printf(", bandwidth assumed %g bytes/s until measured\n", c.bandwidth);
+    else printf(", bandwidth assumed %g bytes/s until measured (the default)\n", STAGE_BW_PRIOR_BPS);
     return 0;
 }
 

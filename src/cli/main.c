@@ -60,7 +60,8 @@ static const struct command commands[] = {
      "DIR NAME --driver slurm|slurmrest|oar [--conf PATH] [--partition P] [--besteffort-partition P] [--api URL] "
      "[--ident-header H] [--api-user U] [--token-file F] [--timeout-ms N]"},
     {"cluster", "list", cmd_cluster_list, "DIR [--json]"},
-    {"cluster", "set", cmd_cluster_set, "DIR NAME [--disabled 0|1] [--waiting-allowed N]"},
+    {"cluster", "set", cmd_cluster_set,
+     "DIR NAME [--disabled 0|1] [--waiting-allowed N] [--cache-dir DIR] [--cache-bytes N] [--bandwidth B]"},
     {"cluster", "affinity", cmd_cluster_affinity, "DIR [NAME USER AFFINITY [--shared]]"},
     {"campaign", "submit", cmd_campaign_submit, "DIR FILE.json --user NAME [--wait SECONDS]"},
     {"campaign", "check", cmd_campaign_check, "DIR FILE.json [--user NAME]"},

@@ -223,6 +223,8 @@ const struct setting project_settings[] = {
      .restart = 1},
     {SETTING("grid_output_max_job_mib", SETTING_INT, grid_output_max_job_mib), .def = 4096, .min = 1, .max = 1e6,
      .restart = 1},
+    {SETTING("grid_no_data_placement", SETTING_FLAG, grid_data_placement), .def = 1, .restart = 1},
+    {SETTING("grid_stage_retries", SETTING_INT, grid_stage_retries), .def = 2, .max = 1000, .restart = 1},
     /* the lowest uid a campaign may run as where the account is known here: system accounts are below */
     {SETTING("grid_min_uid", SETTING_INT, grid_min_uid), .def = 1000, .min = 1, .max = 1e9, .restart = 1},
 };

@@ -149,6 +149,9 @@ struct project_config {
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */
     double grid_fairshare_half_life; /* <grid_fairshare_half_life>: seconds (86400) */
     int grid_early_jobs;         /* <grid_early_jobs>: a campaign's first jobs that go early (10; 0: none) */
+    int grid_data_placement;     /* off with <grid_no_data_placement/>: jobs are not placed by their inputs */
+    int grid_stage_retries;      /* <grid_stage_retries>: failed fetches of a job's inputs on a cluster
+                                    before they count against it (2) */
 };
 
 struct project {

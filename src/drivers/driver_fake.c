@@ -1,6 +1,7 @@
 /* driver_fake.c - the in-memory scheduler of unit tests (driver_fake.h). */
 #include "drivers/driver_fake.h"
 #include "core/vec.h"
+#include "grid/inputs.h"
 #include "grid/jobscript.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@ struct fjob {
     enum drv_state state;
     enum drv_end end;
     char *out;                   /* what its stdout holds: its param; owned */
+    char *stage;                 /* its wrapper's stage lines, before the rest of its stdout; owned */
     int64_t campaign, tag;       /* its name */
     struct fmember *members;     /* a grouped job's params, run one after the other; owned */
     int nmembers;
@@ -34,6 +36,7 @@ struct fake {
     int fail;                    /* calls still to fail */
     int lose;                    /* submissions still to answer with an error, taken */
     long calls;
+    struct strbuf cached;        /* "<algo>-<digest>\n" of each input its cache holds */
 };
 
 static struct fake *F(const struct cluster_driver *d) { return d->impl; }
@@ -169,6 +172,53 @@ void drv_fake_submit_foreign(struct cluster_driver *d, long cores, long seconds,
     schedule(F(d));
 }
 
+/* 1 if the param text has the word w. */
+static int has_word(const char *text, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = text; p && *p;) {
+        p += strspn(p, " \t");
+        if (!strncmp(p, w, n) && (!p[n] || p[n] == ' ' || p[n] == '\t')) return 1;
+        p += strcspn(p, " \t");
+    }
+    return 0;
+}
+
+/* The wrapper's stage-in (jobscript.h) as the fake plays it, at
+ * submission: each input of job, or of its members, is fetched at
+ * FAKE_STAGE_BPS the first time the cluster sees it and cached after; a
+ * param word "stage=bad" (or "stage=error") fails its first input as a
+ * wrong checksum (a 503 of its source) does. Its lines into out; 1 when
+ * the stage-in failed (the job then exits JOBSCRIPT_INPUT_FAILED at once). */
+static int fake_stage(struct fake *f, const struct drv_job *job, struct strbuf *out)
+{
+    for (int g = 0; g < (job->group ? job->ngroup : 1); g++) {
+        const struct drv_job *m = job->group ? &job->group[g] : job;
+        for (int k = 0; k < m->ninputs; k++) {
+            const struct input_file *in = m->inputs[k];
+            if (!k && has_word(m->param, "stage=bad")) {
+                sb_printf(out, JOBSCRIPT_STAGE " bad %s checksum mismatch: %s 0, expected %s\n", in->name,
+                          input_sum_name(in->sum), in->digest);
+                return 1;
+            }
+            if (!k && has_word(m->param, "stage=error")) {
+                sb_printf(out, JOBSCRIPT_STAGE " error %s HTTP 503 from its source\n", in->name);
+                return 1;
+            }
+            char key[80];
+            snprintf(key, sizeof key, "%s-%s\n", input_sum_name(in->sum), in->digest);
+            if (f->cached.s && strstr(f->cached.s, key)) {
+                sb_printf(out, JOBSCRIPT_STAGE " cached %s %" PRId64 "\n", in->name, in->size);
+                continue;
+            }
+            sb_puts(&f->cached, key);
+            sb_printf(out, JOBSCRIPT_STAGE " fetched %s %" PRId64 " %" PRId64 "\n", in->name, in->size,
+                      in->size * 1000 / FAKE_STAGE_BPS);
+        }
+    }
+    return 0;
+}
+
 /* The job's "sleep=" and "exit=" words. */
 static void read_words(const char *text, long *duration, int *exit_code)
 {
@@ -208,10 +258,16 @@ static int fake_submit(struct cluster_driver *d, const struct cluster_spec *spec
             duration += m->duration;
             if (!code) code = m->exit_code;   /* the wrapper exits with the first failing status */
         }
+        struct strbuf stage;
+        sb_init(&stage);
+        int failed = fake_stage(f, job, &stage);
+        if (failed) duration = 0, code = JOBSCRIPT_INPUT_FAILED;
         struct fjob *j = add_job(f, cores, duration, drv_job_walltime(spec, job), spec->best_effort,
                                  xstrdup(job->param ? job->param : ""), ids[done]);
-        j->members = members;
-        j->nmembers = job->ngroup;
+        j->stage = stage.len ? xstrdup(stage.s) : NULL;
+        sb_free(&stage);
+        j->members = failed ? (free(members), NULL) : members;   /* none started */
+        j->nmembers = failed ? 0 : job->ngroup;
         j->exit_code = code;
         j->campaign = job->campaign_id;
         j->tag = jobs[0].tag;
@@ -338,6 +394,7 @@ static int fake_tail(struct cluster_driver *d, const char *id, enum drv_stream w
     if (which != DRV_STDOUT) return 0;
     struct strbuf text;
     sb_init(&text);
+    if (j->stage) sb_puts(&text, j->stage);
     if (j->members) group_stdout(F(d), j, &text);
     else sb_puts(&text, j->out);
     sb_puts(out, text.s + (text.len > max_bytes ? text.len - max_bytes : 0));
@@ -350,9 +407,11 @@ static void fake_close(struct cluster_driver *d)
     struct fake *f = F(d);
     for (long i = 0; i < f->n; i++) {
         free(f->jobs[i].out);
+        free(f->jobs[i].stage);
         free(f->jobs[i].members);
     }
     free(f->jobs);
+    sb_free(&f->cached);
     free(f);
 }
 
@@ -371,6 +430,7 @@ int drv_fake_init(struct cluster_driver *d, char *err, size_t errlen)
 {
     struct fake *f = xcalloc(1, sizeof *f);
     f->cores = FAKE_DEFAULT_CORES;
+    sb_init(&f->cached);
     d->impl = f;
     d->ops = &fake_ops;
     return 0;

@@ -9,7 +9,11 @@
  * params one after the other, each as long as its own words say, exits
  * with the first failing status, and its stdout holds the wrapper's
  * markers (jobscript.h) of the params started and ended so far; other
- * jobs' stdout is their param. Open one with drv_open and kind
+ * jobs' stdout is their param. A job with inputs plays the wrapper's
+ * stage-in (its stdout starts with its stage lines: each input fetched at
+ * FAKE_STAGE_BPS once per cluster, cached after; the param word
+ * "stage=bad" or "stage=error" fails it, exit JOBSCRIPT_INPUT_FAILED).
+ * Open one with drv_open and kind
  * DRIVER_FAKE; the controls below take such a driver. */
 #ifndef LOCUS_DRIVER_FAKE_H
 #define LOCUS_DRIVER_FAKE_H
@@ -17,6 +21,7 @@
 
 #define FAKE_DEFAULT_CORES 8
 #define FAKE_DEFAULT_SLEEP 60
+#define FAKE_STAGE_BPS 50000000   /* bytes/s the fake's stage-in moves inputs at */
 
 /* Sets the cluster's cores (default FAKE_DEFAULT_CORES) and reschedules. */
 void drv_fake_set_cores(struct cluster_driver *d, long cores);

@@ -17,7 +17,7 @@ void grid_config_default(struct grid_config *cfg)
         .algo = PRED_TAP, .waiting_allowed = 5, .max_attempts = 5, .walltime_retries = 2,
         .checkpoint_resumes_max = 50, .waiting_timeout = 900, .settle_seconds = 10, .walltime_margin = 1800, .stress_max = 0.8,
         .sink_seconds = 2, .sink_ratio = 0.1, .sink_min_jobs = 5, .sink_fraction = 0.8, .finalize = 1,
-        .group_max = 50, .fairshare_half_life = 86400, .early_jobs = 10,
+        .group_max = 50, .fairshare_half_life = 86400, .early_jobs = 10, .stage_retries = 2,
     };
     fin_config_default(&cfg->fin);
 }
@@ -704,6 +704,34 @@ static void script_ended(struct grid_state *st, struct grid_copy *cp, int refuse
     event_open(st, cp->campaign_id, cp->cluster_id, cp->id, kind, 1, cp->exit_code, now, msg);
 }
 
+/* The wrapper's stage-in failed (o->stage, o->stage_why): an input wrong
+ * at its source is the campaign's, so the job is given up under an event
+ * that leaves the cluster usable; a fetch that failed (network, the
+ * source's 5xx) may pass, so the job goes back to the queue, before new
+ * jobs, stage_retries times before it counts against the cluster as a
+ * fatal error. */
+static void stage_failed(struct grid_state *st, struct grid_copy *cp, struct grid_job *j, const struct grid_copy_obs *o,
+                         int64_t now)
+{
+    char what[64], msg[MSG_BYTES];
+    copy_what(st, cp, what, sizeof what);
+    const char *cl = cluster_name(st, cp->cluster_id);
+    if (o->stage == GSF_INPUT) {
+        snprintf(msg, sizeof msg, "%s on %s was not run: input %s; the campaign's input is wrong at its source "
+                 "(fix it, then fix this event to run its jobs again)", what, cl, o->stage_why);
+        give_up(st, j, cp, GEV_INPUT_ERROR, msg, now);
+        return;
+    }
+    if (++j->stage_retries <= st->cfg.stage_retries) {
+        requeue(st, j, cp, RQ_RESUBMIT, now);
+        return;
+    }
+    snprintf(msg, sizeof msg, "%s on %s could not fetch its inputs %d times in a row; the last: input %s", what, cl,
+             j->stage_retries, o->stage_why);
+    j->stage_retries = 0;   /* elsewhere, it has its own retries */
+    fatal(st, cp, j, GEV_STAGE_ERROR, msg, now);
+}
+
 static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct grid_copy_obs *o, int64_t now)
 {
     /* a grouped param's own start: its group's was all that was known */
@@ -740,9 +768,11 @@ static void copy_ended(struct grid_state *st, struct grid_copy *cp, const struct
     }
     switch (cp->end) {
     case GE_EXIT:
-        /* its outputs not taken by locusd: neither the job's fault nor its cluster's, so no blacklist;
-           an attempt, so that a locusd that cannot store them gives the job up after max_attempts */
-        if (cp->exit_code == JOBSCRIPT_OUTPUT_UNSENT || retry_code(camp_of(st, j), cp->exit_code))
+        /* inputs not staged: stage_failed's rules; outputs not taken by locusd: neither the job's fault nor
+           its cluster's, so no blacklist, but an attempt, so that a locusd that cannot store them gives the
+           job up after max_attempts */
+        if (o->stage != GSF_NONE) stage_failed(st, cp, j, o, now);
+        else if (cp->exit_code == JOBSCRIPT_OUTPUT_UNSENT || retry_code(camp_of(st, j), cp->exit_code))
             requeue(st, j, cp, RQ_ATTEMPT, now);
         else {
             char how[64], msg[MSG_BYTES];
@@ -788,8 +818,10 @@ static int check_obs(struct grid_state *st, const struct grid_obs *obs, char *er
         if (!cp) return errf(err, errlen, "copies[%d]: unknown copy id %lld", i, (long long)o->copy_id), -1;
         if (cp->state == GC_LAUNCHING)
             return errf(err, errlen, "copies[%d]: copy %lld was never reported submitted", i, (long long)o->copy_id), -1;
-        if ((unsigned)o->state > GO_ENDED || (unsigned)o->end > GE_UNKNOWN)
-            return errf(err, errlen, "copies[%d]: state or end reason out of range", i), -1;
+        if ((unsigned)o->state > GO_ENDED || (unsigned)o->end > GE_UNKNOWN || (unsigned)o->stage > GSF_FETCH)
+            return errf(err, errlen, "copies[%d]: state, end reason or stage failure out of range", i), -1;
+        if (o->stage != GSF_NONE && !o->stage_why)
+            return errf(err, errlen, "copies[%d]: a stage failure without its text", i), -1;
         if (!(o->run_s >= 0) || !isfinite(o->run_s) || o->started_at < 0)
             return errf(err, errlen, "copies[%d]: negative or invalid run time", i), -1;
     }
@@ -879,7 +911,7 @@ int grid_event_fix(struct grid_state *st, int64_t event_id, int resubmit, char *
     for (int64_t i = 0; i < c->njobs; i++) {
         struct grid_job *j = grid_camp_job(st, c, i);
         if (j->state != GJ_ERROR || j->event_id != e->id) continue;
-        j->attempts = j->walltime_kills = j->resumes = 0;
+        j->attempts = j->walltime_kills = j->resumes = j->stage_retries = 0;
         j->event_id = 0;
         j->front = 1;
         job_set(st, j, GJ_TO_LAUNCH);

@@ -102,11 +102,22 @@ struct grid_pair *grid_pair_find(struct grid_state *st, int64_t campaign_id, int
 
 enum grid_obs_state { GO_WAITING, GO_RUNNING, GO_ENDED };
 
+/* A copy that exited because the wrapper could not stage its inputs in
+ * (grid/jobscript.h), and whose fault that is. */
+enum grid_stage_fail {
+    GSF_NONE,         /* it did not: an exit code is the job's */
+    GSF_INPUT,        /* an input is wrong at its source (checksum, size, a 4xx): the campaign's */
+    GSF_FETCH,        /* fetching failed (network, a 5xx, the cache folder): may pass */
+};
+
 struct grid_copy_obs {
     int64_t copy_id;
     enum grid_obs_state state;
     enum grid_end end;        /* GO_ENDED: how */
     int exit_code;            /* GE_EXIT */
+    enum grid_stage_fail stage;   /* GE_EXIT: the stage-in failed, and why (borrowed, not NULL then):
+                                     "<input>: <reason>", quoted in the event's message */
+    const char *stage_why;
     double run_s;             /* GO_ENDED: seconds it ran */
     int64_t started_at;       /* GO_RUNNING, GO_ENDED: when it started (0: unknown) */
 };

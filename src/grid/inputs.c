@@ -13,6 +13,16 @@
 #define XSTR(x) STR(x)
 #define STR(x) #x
 
+uint64_t input_key(const struct input_file *f)
+{
+    uint64_t k = 0;
+    for (int i = 0; i < 16 && f->digest[i]; i++) {
+        char c = f->digest[i];
+        k = k << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+    }
+    return k ^ (uint64_t)f->sum;   /* an md5 and a sha256 that start alike are two files */
+}
+
 const char *input_sum_name(enum input_sum s) { return s == INPUT_MD5 ? "md5" : "sha256"; }
 
 static int is_url(const char *s) { return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8); }

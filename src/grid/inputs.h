@@ -41,6 +41,11 @@ int inputs_of_job(const struct campaign_inputs *in, const char *name, const stru
  * name, a URL's last path segment without its query. Its length goes to *len (not NUL-ended). */
 const char *input_local_name(const struct input_file *f, size_t *len);
 
+/* The 64-bit key a cluster's cache knows f (borrowed) by (grid/staging.h):
+ * the first 16 hex digits of its digest, with the checksum kind, so two
+ * URLs of one content are one file, as in the wrapper's cache folder. */
+uint64_t input_key(const struct input_file *f);
+
 /* "sha256" or "md5" (static). */
 const char *input_sum_name(enum input_sum s);
 

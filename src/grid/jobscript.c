@@ -184,10 +184,17 @@ static void stage_records(struct strbuf *out, const struct drv_job *j, const cha
 
 /* The stage-in step (jobscript.h), run in the working directory. A file
  * is cached under its checksum: two URLs of one content are one file. The
- * lock is the cached file's own, so different files fetch in parallel. */
+ * lock is the cached file's own, so different files fetch in parallel.
+ * curl is not given -f, so that the source's HTTP status tells an input
+ * wrong at its source (4xx: "bad") from a fetch that may pass (5xx, no
+ * answer: "error"). The job gets a hard link: the data stays its own even
+ * if the cache name is evicted; a cache on another file system than the
+ * working directory gets a copy instead. Each use touches the cached
+ * file's access stamp, which eviction orders by (noatime mounts do not
+ * stamp reads). */
 static const char stage_in[] =
     "locus_stage() {\n"
-    "  local url=$1 size=$2 algo=$3 sum=$4 name=$5 as=$6 f t0 got\n"
+    "  local url=$1 size=$2 algo=$3 sum=$4 name=$5 as=$6 f t0 got code\n"
     "  f=$locus_cache/$algo-$sum\n"
     "  {\n"
     "    flock 9 || { echo \"" JOBSCRIPT_STAGE " error $name cannot lock $f.lock\"; return 1; }\n"
@@ -195,25 +202,52 @@ static const char stage_in[] =
     "      echo \"" JOBSCRIPT_STAGE " cached $name $size\"\n"
     "    else\n"
     "      t0=$(date +%s%N)\n"
-    "      curl -fsSL --proto-redir =http,https --retry 2 -o \"$f.part\" \"$url\" 2>\"$f.err\" ||\n"
+    "      code=$(curl -sSL --proto-redir =http,https --retry 2 -w '%{http_code}' -o \"$f.part\" \"$url\" 2>\"$f.err\") ||\n"
     "        { echo \"" JOBSCRIPT_STAGE " error $name download failed: $(tail -c 200 \"$f.err\" | tr '\\n' ' ')\"; rm -f \"$f.part\" \"$f.err\"; return 1; }\n"
     "      rm -f \"$f.err\"\n"
+    "      case $code in\n"
+    "      2[0-9][0-9] | 000) ;;\n"   /* 000: not HTTP (file:, in tests) */
+    "      4[0-9][0-9]) echo \"" JOBSCRIPT_STAGE " bad $name HTTP $code from its source\"; rm -f \"$f.part\"; return 1;;\n"
+    "      *) echo \"" JOBSCRIPT_STAGE " error $name HTTP $code from its source\"; rm -f \"$f.part\"; return 1;;\n"
+    "      esac\n"
     "      got=$(stat -c %s \"$f.part\")\n"
     "      [ \"$got\" = \"$size\" ] ||\n"
-    "        { echo \"" JOBSCRIPT_STAGE " error $name size mismatch: $got bytes, expected $size\"; rm -f \"$f.part\"; return 1; }\n"
+    "        { echo \"" JOBSCRIPT_STAGE " bad $name size mismatch: $got bytes, expected $size\"; rm -f \"$f.part\"; return 1; }\n"
     "      got=$(\"${algo}sum\" <\"$f.part\") && got=${got%% *}\n"
     "      [ \"$got\" = \"$sum\" ] ||\n"
-    "        { echo \"" JOBSCRIPT_STAGE " error $name checksum mismatch: $algo $got, expected $sum\"; rm -f \"$f.part\"; return 1; }\n"
+    "        { echo \"" JOBSCRIPT_STAGE " bad $name checksum mismatch: $algo $got, expected $sum\"; rm -f \"$f.part\"; return 1; }\n"
     "      mv -f \"$f.part\" \"$f\" || { echo \"" JOBSCRIPT_STAGE " error $name cannot write the cache\"; return 1; }\n"
     "      echo \"" JOBSCRIPT_STAGE " fetched $name $size $(( ($(date +%s%N) - t0) / 1000000 ))\"\n"
     "    fi\n"
-    "  } 9>\"$f.lock\" || return 1\n"
-    "  ln -sfn \"$f\" \"$as\" || { echo \"" JOBSCRIPT_STAGE " error $name cannot link it as $as\"; return 1; }\n"
+    "    touch -a \"$f\"\n"
+    "    [ \"$f\" -ef \"$as\" ] || ln -f \"$f\" \"$as\" 2>/dev/null || cp -f \"$f\" \"$as\" ||\n"
+    "      { echo \"" JOBSCRIPT_STAGE " error $name cannot link it as $as\"; return 1; }\n"
+    "  } 9>\"$f.lock\"\n"
+    "}\n"
+    /* Least recently used first, by access stamp, until the cache is
+     * under its bound. A file still linked from a working directory (two
+     * links or more) is left: a job may be reading it, and removing the
+     * cache's name would free nothing. Each is removed under its lock, so
+     * never while a job stages it. */
+    "locus_evict() {\n"
+    "  local total=0 a h s f line\n"
+    "  local -a files\n"
+    "  mapfile -t files < <(find \"$locus_cache\" -maxdepth 1 -type f \\( -name 'sha256-*' -o -name 'md5-*' \\) "
+    "! -name '*.*' -printf '%A@ %n %s %p\\n' | sort -n)\n"
+    "  for line in \"${files[@]}\"; do read -r a h s f <<<\"$line\"; total=$((total + s)); done\n"
+    "  for line in \"${files[@]}\"; do\n"
+    "    [ \"$total\" -gt \"$locus_cache_bytes\" ] || break\n"
+    "    read -r a h s f <<<\"$line\"\n"
+    "    [ \"$h\" = 1 ] || continue\n"
+    "    { flock -n 9 && [ \"$(stat -c %h \"$f\")\" = 1 ] && rm -f \"$f\" &&\n"
+    "      echo \"" JOBSCRIPT_STAGE " evicted ${f##*/} $s\" && total=$((total - s)); } 9>\"$f.lock\"\n"
+    "  done\n"
     "}\n"
     "mkdir -p \"$locus_cache\" || { echo \"" JOBSCRIPT_STAGE " error - cannot create the cache folder $locus_cache\"; exit " XSTR(JOBSCRIPT_INPUT_FAILED) "; }\n"
     "while read -r u sz a d n l; do\n"
     "  [ -z \"$u\" ] || locus_stage \"$u\" \"$sz\" \"$a\" \"$d\" \"$n\" \"$l\" || exit " XSTR(JOBSCRIPT_INPUT_FAILED) "\n"
-    "done <<<\"$locus_inputs\"\n";
+    "done <<<\"$locus_inputs\"\n"
+    "[ \"$locus_cache_bytes\" -le 0 ] || locus_evict\n";
 
 /* The stage-in step in the cluster's cache folder, for the element whose
  * locus_inputs is not empty. */
@@ -222,7 +256,7 @@ static void stage_step(struct strbuf *out, const struct drv_job *jobs)
     sb_puts(out, "if [ -n \"$locus_inputs\" ]; then\nlocus_cache=");
     const char *cache = jobs[0].cache_dir && *jobs[0].cache_dir ? jobs[0].cache_dir : JOBSCRIPT_CACHE_DEFAULT;
     sh_word(out, cache, jobs[0].campaign_id);
-    sb_puts(out, "\n");
+    sb_printf(out, "\nlocus_cache_bytes=%" PRId64 "\n", jobs[0].cache_bytes > 0 ? jobs[0].cache_bytes : 0);
     sb_puts(out, stage_in);
     sb_puts(out, "fi\n");
 }
@@ -459,6 +493,42 @@ void jobscript_group_marks(const char *text, const int64_t *ids, int n, struct j
                 out[i].status = status;
                 out[i].end = (int64_t)when;
             }
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+}
+
+/* "<input> <rest>" of a stage line after its word, into out. */
+static void stage_why(const char *p, const char *eol, char *out, size_t len)
+{
+    size_t n = eol ? (size_t)(eol - p) : strlen(p);
+    const char *sp = memchr(p, ' ', n);
+    if (sp) snprintf(out, len, "%.*s: %.*s", (int)(sp - p), p, (int)(n - (size_t)(sp - p) - 1), sp + 1);
+    else snprintf(out, len, "%.*s", (int)n, p);
+}
+
+void jobscript_stage_read(const char *text, struct jobscript_stage *out)
+{
+    *out = (struct jobscript_stage){0};
+    const size_t mark = sizeof JOBSCRIPT_STAGE;   /* the word and its space */
+    for (const char *line = text; line && *line;) {
+        const char *eol = strchr(line, '\n'), *p = line + mark;
+        char name[JOBSCRIPT_STAGE_NAME_MAX + 1];
+        long long bytes, ms;
+        if (strncmp(line, JOBSCRIPT_STAGE " ", mark)) {
+            /* not a stage line: the job's own output */
+        } else if (sscanf(p, "fetched %" XSTR(JOBSCRIPT_STAGE_NAME_MAX) "s %lld %lld", name, &bytes, &ms) == 3 &&
+                   out->nfetched < JOBSCRIPT_STAGE_MAX) {
+            struct jobscript_fetch *f = &out->fetched[out->nfetched++];
+            snprintf(f->input, sizeof f->input, "%s", name);
+            f->bytes = bytes;
+            f->ms = ms;
+        } else if (!out->fail && !strncmp(p, "bad ", 4)) {
+            out->fail = JOBSCRIPT_STAGE_BAD;
+            stage_why(p + 4, eol, out->why, sizeof out->why);
+        } else if (!out->fail && !strncmp(p, "error ", 6)) {
+            out->fail = JOBSCRIPT_STAGE_ERROR;
+            stage_why(p + 6, eol, out->why, sizeof out->why);
         }
         line = eol ? eol + 1 : NULL;
     }

@@ -54,6 +54,7 @@ struct drv_job {
                                     /api/v1/campaigns/CAMPAIGN/jobs/); first job's counts */
     int64_t output_max_file, output_max_job;   /* bytes: the largest output file, and the most
                                     of one job's outputs; first job's count */
+    int64_t cache_bytes;         /* > 0: the wrapper evicts to keep the cache under it; first job's counts */
 };
 
 /* The walltime of job under spec, in seconds: its own, else the section's. */
@@ -67,14 +68,19 @@ long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job
  * wrapper fetches each input with curl into the cache folder, under an
  * flock of the file so that the jobs of a cluster fetch it once, checks
  * its size and checksum, renames it into place (named by its checksum) and
- * links it into the working directory under its local name. It reports
- * each input on its stdout, one line each:
+ * hard-links it into the working directory under its local name. With a
+ * bound (drv_job.cache_bytes), it then evicts the least recently used
+ * files no working directory links until the cache is under it. It
+ * reports on its stdout, one line each:
  *
  *   locus-stage fetched <input> <bytes> <milliseconds>
  *   locus-stage cached <input> <bytes>
- *   locus-stage error <input> <reason>
+ *   locus-stage bad <input> <reason>       wrong at its source: checksum, size, a 4xx
+ *   locus-stage error <input> <reason>     not fetched: network, a 5xx, the cache folder
+ *   locus-stage evicted <algo>-<digest> <bytes>
  *
- * and after an error exits JOBSCRIPT_INPUT_FAILED without running the job. */
+ * and after a bad input or an error exits JOBSCRIPT_INPUT_FAILED without
+ * running the job. */
 #define JOBSCRIPT_INPUT_FAILED 122
 #define JOBSCRIPT_STAGE "locus-stage"
 #define JOBSCRIPT_CACHE_DEFAULT "~/.locus-cache"
@@ -101,6 +107,25 @@ long drv_job_walltime(const struct cluster_spec *spec, const struct drv_job *job
 #define JOBSCRIPT_OUTPUT_UNSENT 121
 #define JOBSCRIPT_OUTPUT "locus-output"
 #define JOBSCRIPT_OUTPUT_TRIES 5
+/* What a wrapper's stage lines say (jobscript_stage_read). */
+enum jobscript_stage_fail { JOBSCRIPT_STAGE_OK, JOBSCRIPT_STAGE_BAD, JOBSCRIPT_STAGE_ERROR };
+#define JOBSCRIPT_STAGE_MAX 64        /* fetched lines kept: a job's inputs (JDL_INPUTS_MAX) */
+#define JOBSCRIPT_STAGE_NAME_MAX 255  /* bytes of an input's name in a line */
+struct jobscript_stage {
+    struct jobscript_fetch {
+        char input[JOBSCRIPT_STAGE_NAME_MAX + 1];
+        int64_t bytes, ms;
+    } fetched[JOBSCRIPT_STAGE_MAX];
+    int nfetched;
+    enum jobscript_stage_fail fail;   /* the first bad or error line's */
+    char why[200];                    /* "<input>: <reason>" of that line */
+};
+
+/* Reads the stage lines of text (a wrapper's stdout, or its tail;
+ * borrowed) into out (the caller's). Other lines are skipped: they are
+ * the job's, and a job can print anything, so the caller trusts a
+ * fetched line only for an input the job has, of its size. */
+void jobscript_stage_read(const char *text, struct jobscript_stage *out);
 
 struct jobscript_sched {
     const char *index;           /* shell expression of the array index, from 0 ("0" outside arrays) */

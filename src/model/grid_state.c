@@ -44,8 +44,9 @@ const char *grid_cancel_name(enum grid_cancel_reason r)
 
 const char *grid_event_name(enum grid_event_kind k)
 {
-    static const char *const n[] = {"exit_error",        "submit_refused", "sink",          "walltime",
-                                    "too_many_attempts", "prologue_error", "epilogue_error"};
+    static const char *const n[] = {"exit_error",     "submit_refused", "sink",        "walltime",
+                                    "too_many_attempts", "prologue_error", "epilogue_error", "input_error",
+                                    "stage_error"};
     return (unsigned)k < sizeof n / sizeof *n ? n[k] : "unknown";
 }
 

@@ -88,6 +88,8 @@ struct grid_config {
     int group_max;                /* params in one temporally grouped job (50, CiGri) */
     double fairshare_half_life;   /* seconds (86400), of users' and projects' usage */
     int64_t early_jobs;           /* a campaign's first jobs that go before others of its rank (10; 0: none) */
+    int stage_retries;            /* a job whose inputs could not be fetched goes back to the queue this
+                                     many times before it counts against the cluster (2) */
 };
 
 /* ---- the state ---- */
@@ -159,6 +161,10 @@ enum grid_event_kind {
     GEV_TOO_MANY_ATTEMPTS, /* a job was resubmitted max_attempts times: given up */
     GEV_PROLOGUE_ERROR,    /* fatal: the prologue exited non-zero or hit its walltime; blacklists */
     GEV_EPILOGUE_ERROR,    /* fatal: the same of the epilogue; blacklists, fixing it runs it again */
+    GEV_INPUT_ERROR,       /* an input is wrong at its source (checksum, size, a 4xx): the campaign's
+                              fault; its jobs are given up, the cluster stays usable */
+    GEV_STAGE_ERROR,       /* a job's inputs could not be fetched on a cluster (network, a 5xx) more
+                              than stage_retries times in a row: fatal; blacklists */
 };
 
 struct grid_cluster {
@@ -233,6 +239,7 @@ struct grid_job {
     int attempts;             /* resubmissions so far */
     int walltime_kills;
     int resumes;              /* resumes from a checkpoint */
+    int stage_retries;        /* stage-in failures not its campaign's fault since its last success or event */
     int64_t pin_cluster;      /* > 0: resume from the checkpoint left there */
     int front;                /* a resubmission: before new jobs */
     int64_t event_id;         /* GJ_ERROR: the event that gave it up */

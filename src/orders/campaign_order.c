@@ -7,6 +7,7 @@
 #include "core/strbuf.h"
 #include "grid/admission.h"
 #include "grid/deps.h"
+#include "grid/jobscript.h"
 #include "orders/campaign_record.h"
 #include "store/store_campaign_view.h"
 #include <dirent.h>
@@ -433,13 +434,41 @@ enum camp_order_rc cluster_order_affinity(struct store *st, const char *name, in
     return rc;
 }
 
-enum camp_order_rc cluster_order_set(struct store *st, const char *name, const int *disabled,
-                                     const int *waiting_allowed, struct cluster_row *out, char *err,
-                                     size_t errlen)
+/* A cache folder a job wrapper takes as one shell word (jobscript.c's
+ * sh_word quotes it; what is refused here is what would surprise there). */
+static int cache_dir_ok(const char *d)
 {
-    if (disabled && *disabled != 0 && *disabled != 1)
-        return fail(CAMP_ORDER_INVALID, err, errlen, "disabled: 0 or 1, got %d", *disabled);
-    enum camp_order_rc rc = waiting_allowed ? check_waiting(*waiting_allowed, err, errlen) : CAMP_ORDER_OK;
+    if (!*d) return 1;
+    if (d[0] != '/' && strncmp(d, "~/", 2) && strncmp(d, "{HOME}", 6)) return 0;
+    if (strstr(d, "..")) return 0;
+    for (const char *p = d; *p; p++)
+        if (*p < 0x20 || *p > 0x7e || strchr("'\"\\$`", *p)) return 0;
+    return 1;
+}
+
+static enum camp_order_rc check_settings(const struct cluster_settings *set, char *err, size_t errlen)
+{
+    if (set->disabled && *set->disabled != 0 && *set->disabled != 1)
+        return fail(CAMP_ORDER_INVALID, err, errlen, "disabled: 0 or 1, got %d", *set->disabled);
+    enum camp_order_rc rc = set->waiting_allowed ? check_waiting(*set->waiting_allowed, err, errlen) : CAMP_ORDER_OK;
+    if (rc) return rc;
+    if (set->cache_dir && (strlen(set->cache_dir) >= CLUSTER_FIELD_MAX || !cache_dir_ok(set->cache_dir)))
+        return fail(CAMP_ORDER_INVALID, err, errlen,
+                    "cache_dir: \"\" (the default, %s) or a path from / or ~/ of at most %d printable characters, "
+                    "without quotes, backslashes, $ or ..", JOBSCRIPT_CACHE_DEFAULT, CLUSTER_FIELD_MAX - 1);
+    if (set->cache_bytes && *set->cache_bytes < 0)
+        return fail(CAMP_ORDER_INVALID, err, errlen, "cache_bytes: 0 (unbounded) or more, got %lld",
+                    (long long)*set->cache_bytes);
+    if (set->bandwidth && !(*set->bandwidth >= 0 && *set->bandwidth <= CLUSTER_BANDWIDTH_MAX))
+        return fail(CAMP_ORDER_INVALID, err, errlen, "bandwidth: bytes/s from 0 (the default prior) to %g",
+                    CLUSTER_BANDWIDTH_MAX);
+    return CAMP_ORDER_OK;
+}
+
+enum camp_order_rc cluster_order_set(struct store *st, const char *name, const struct cluster_settings *set,
+                                     struct cluster_row *out, char *err, size_t errlen)
+{
+    enum camp_order_rc rc = check_settings(set, err, errlen);
     if (rc) return rc;
     if (store_begin(st)) return store_failed(st, err, errlen);
     struct cluster_row c;
@@ -447,8 +476,11 @@ enum camp_order_rc cluster_order_set(struct store *st, const char *name, const i
     if (r == 1) {
         rc = fail(CAMP_ORDER_UNKNOWN, err, errlen, "no cluster named '%s' (see locus cluster list)", name);
     } else {
-        if (!r && disabled) c.disabled = *disabled;
-        if (!r && waiting_allowed) c.waiting_allowed = *waiting_allowed;
+        if (!r && set->disabled) c.disabled = *set->disabled;
+        if (!r && set->waiting_allowed) c.waiting_allowed = *set->waiting_allowed;
+        if (!r && set->cache_dir) snprintf(c.cache_dir, sizeof c.cache_dir, "%s", set->cache_dir);
+        if (!r && set->cache_bytes) c.cache_bytes = *set->cache_bytes;
+        if (!r && set->bandwidth) c.bandwidth = *set->bandwidth;
         if (r || store_cluster_update(st, &c) || store_commit(st)) rc = store_failed(st, err, errlen);
     }
     if (rc) {

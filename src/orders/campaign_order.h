@@ -26,6 +26,7 @@ enum camp_order_rc {
 #define CAMP_JDL_MAX_BYTES (64UL << 20)
 #define CAMP_PARAMS_MAX_BYTES (256UL << 20)
 #define CLUSTER_WAITING_ALLOWED_MAX 1000000
+#define CLUSTER_BANDWIDTH_MAX 1e12   /* bytes/s (1 TB/s): above, a typo */
 #define CLUSTER_TIMEOUT_MS_MAX 3600000
 #define FAIRSHARE_WEIGHT_MAX 1e6
 
@@ -117,11 +118,22 @@ enum camp_order_rc cluster_order_add(struct store *st, struct cluster_row *c, cl
 enum camp_order_rc cluster_order_affinity(struct store *st, const char *name, int64_t user_id, int affinity,
                                           int shared, char *err, size_t errlen);
 
-/* Changes cluster name's disabled flag (0/1) and waiting_allowed (< 0:
- * the project's), each only when its pointer is not NULL (borrowed); *out
- * (may be NULL) is the cluster after the change. Clusters are never
- * deleted: the daemon addresses them by position. */
-enum camp_order_rc cluster_order_set(struct store *st, const char *name, const int *disabled,
-                                     const int *waiting_allowed, struct cluster_row *out, char *err,
-                                     size_t errlen);
+/* What cluster_order_set changes: each setting whose pointer is not NULL
+ * (borrowed). */
+struct cluster_settings {
+    const int *disabled;         /* 0/1 */
+    const int *waiting_allowed;  /* < 0: the project's */
+    const char *cache_dir;       /* its jobs' input cache folder: "" (JOBSCRIPT_CACHE_DEFAULT), or a path
+                                    from / or ~/ ({HOME} and {CAMPAIGN_ID} allowed, as in exec_directory),
+                                    printable ASCII without quotes, backslashes, $ or `..` */
+    const int64_t *cache_bytes;  /* >= 0; 0: unbounded */
+    const double *bandwidth;     /* bytes/s the data placement assumes until measured, >= 0; 0: its prior */
+};
+
+/* Changes cluster name's settings (set borrowed) in its own transaction;
+ * *out (may be NULL) is the cluster after the change. A bad value is
+ * CAMP_ORDER_INVALID, nothing changed. Clusters are never deleted: the
+ * daemon addresses them by position. */
+enum camp_order_rc cluster_order_set(struct store *st, const char *name, const struct cluster_settings *set,
+                                     struct cluster_row *out, char *err, size_t errlen);
 #endif

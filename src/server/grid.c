@@ -17,6 +17,7 @@
 #include "grid/jobscript.h"
 #include "grid/outputs.h"
 #include "orders/campaign_record.h"
+#include "server/grid_view.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "store/store_grid.h"
@@ -43,6 +44,7 @@ struct gridd {
     int nspecs, capspecs;
     struct gridd_counts counts;
     struct upload_key output_key;         /* signs the jobs' output tokens (gridd_set_output_key) */
+    struct grid_view *view;               /* the clusters' caches and bandwidths (data placement) */
 };
 
 /* ---- drivers ---- */
@@ -99,7 +101,7 @@ static int reload(struct gridd *g, char *err, size_t errlen)
     grid_shadow_free(g->sh);
     g->sh = grid_shadow_new();
     forget_specs(g);
-    if (store_grid_load(g->st, &g->g, g->sh)) return fail_store(g, err, errlen);
+    if (store_grid_load(g->st, &g->g, g->sh) || grid_view_load(g->view, g->st)) return fail_store(g, err, errlen);
     for (int i = 0; i < g->nrows && i < g->g.nclusters; i++) {
         g->g.clusters[i].disabled = g->rows[i].disabled;
         g->g.clusters[i].waiting_allowed = g->rows[i].waiting_allowed;
@@ -174,6 +176,7 @@ int gridd_refresh(struct gridd *g, char *err, size_t errlen)
                      g->rows[i].cfg.name);
             return -1;
         }
+        grid_view_cluster(g->view, i + 1, g->rows[i].cache_bytes, g->rows[i].bandwidth);
         added |= c->disabled != g->rows[i].disabled || c->waiting_allowed != g->rows[i].waiting_allowed;
         c->disabled = g->rows[i].disabled;
         c->waiting_allowed = g->rows[i].waiting_allowed;
@@ -339,10 +342,21 @@ static enum grid_end end_of(enum drv_end e)
     }
 }
 
+/* What the updator saw. A copy of a campaign with inputs that succeeded
+ * keeps its wrapper's stdout tail (tails[i] of copies[i], owned; NULL:
+ * none), read for its stage lines once the cycle applied its end; a copy
+ * whose stage-in failed has its reason in its observation (stage_why,
+ * owned here). */
 struct poll {
     struct grid_cluster_obs *clusters;
     struct grid_copy_obs *copies; int ncopies, capcopies;
+    char **tails; int captails;
 };
+
+/* The stdout tail read for a wrapper's stage lines: they come before the
+ * job's own output, so a job that prints more hides them (its cache use
+ * is still learned, not its transfer times). */
+#define STAGE_TAIL_BYTES 16384
 
 static int live(const struct grid_copy *cp)
 {
@@ -351,10 +365,76 @@ static int live(const struct grid_copy *cp)
 
 static struct grid_copy_obs *obs_add(struct poll *p, int64_t copy_id)
 {
+    VEC_GROW(p->tails, p->ncopies, p->captails);
+    p->tails[p->ncopies] = NULL;
     VEC_GROW(p->copies, p->ncopies, p->capcopies);
     struct grid_copy_obs *o = &p->copies[p->ncopies++];
     *o = (struct grid_copy_obs){.copy_id = copy_id};
     return o;
+}
+
+static void poll_free(struct poll *p)
+{
+    for (int i = 0; i < p->ncopies; i++) {
+        free(p->tails[i]);
+        free((char *)p->copies[i].stage_why);
+    }
+    free(p->tails);
+    free(p->copies);
+    free(p->clusters);
+}
+
+/* The spec of a campaign read before the poll's threads started (they
+ * must not read the store), or NULL. */
+static const struct campaign_spec *spec_loaded(const struct gridd *g, int64_t campaign_id)
+{
+    return campaign_id >= 1 && campaign_id <= g->nspecs ? g->specs[campaign_id - 1] : NULL;
+}
+
+static int has_inputs(const struct gridd *g, int64_t campaign_id)
+{
+    const struct campaign_spec *spec = spec_loaded(g, campaign_id);
+    return spec && spec->inputs.ntemplates > 0;
+}
+
+/* What the stage lines of text (borrowed) say of observation o, an end:
+ * a wrapper that exited JOBSCRIPT_INPUT_FAILED after a `bad` or `error`
+ * line failed its stage-in, whose fault the line tells; the line, not the
+ * code alone, as a job may exit 122 itself. A success keeps text for the
+ * data view (tail: p->tails[o's index]). */
+static void stage_seen(struct poll *p, struct grid_copy_obs *o, const char *text)
+{
+    if (o->end == GE_SUCCESS) {
+        p->tails[o - p->copies] = xstrdup(text);
+        return;
+    }
+    if (o->end != GE_EXIT || o->exit_code != JOBSCRIPT_INPUT_FAILED) return;
+    struct jobscript_stage *r = xcalloc(1, sizeof *r);
+    jobscript_stage_read(text, r);
+    if (r->fail != JOBSCRIPT_STAGE_OK) {
+        o->stage = r->fail == JOBSCRIPT_STAGE_BAD ? GSF_INPUT : GSF_FETCH;
+        o->stage_why = xstrdup(r->why);
+    }
+    free(r);
+}
+
+static void job_name(char *out, size_t len, const char *param);
+
+/* 1 if the job of copy cp reads the input named at the head of why
+ * ("<input>: <reason>"). The campaign's spec was read before the poll. */
+static int reads_input(const struct gridd *g, const struct grid_copy *cp, const char *why)
+{
+    const struct campaign_spec *spec = spec_loaded(g, cp->campaign_id);
+    const struct grid_job *j = cp->job_id ? &g->g.jobs[cp->job_id - 1] : NULL;
+    if (!spec || !j) return 0;
+    char name[64], err[256];
+    job_name(name, sizeof name, campaign_param(spec, (size_t)j->param));
+    const struct input_file *in[JDL_INPUTS_MAX];
+    int n = inputs_of_job(&spec->inputs, name, in, err, sizeof err);
+    size_t len = strcspn(why, ":");
+    for (int i = 0; i < n; i++)
+        if (strlen(in[i]->name) == len && !strncmp(in[i]->name, why, len)) return 1;
+    return 0;
 }
 
 /* Room for the markers of n params in a grouped job's stdout, which holds
@@ -388,7 +468,7 @@ static void group_ended(struct gridd *g, int c, int64_t first, int n, const stru
         if (read) jobscript_group_marks(text.s, ids, n, m);
         else log_warn("grid: %s: each of its %d params is given the job's end", err, n);
     }
-    int any = 0;
+    int any = 0, kept = 0;
     for (int i = 0; i < n; i++) any |= m[i].started;
     enum grid_end job_end = end_of(s->end);
     int64_t stop = s->stop ? (int64_t)s->stop : (int64_t)s->start + s->run_seconds;
@@ -412,10 +492,39 @@ static void group_ended(struct gridd *g, int c, int64_t first, int n, const stru
             o->started_at = read ? 0 : (int64_t)s->start;
         }
         if (o->run_s < 0) o->run_s = 0;
+        /* the stage lines of a group are its members': each is told, the
+         * tail kept once; a bad input is the fault of the params reading
+         * it, the others never ran */
+        if (read && has_inputs(g, st->copies[first].campaign_id) && (o->end != GE_SUCCESS || !kept)) {
+            kept |= o->end == GE_SUCCESS;
+            stage_seen(p, o, text.s);
+            if (o->stage == GSF_INPUT && !reads_input(g, &st->copies[first + i], o->stage_why)) {
+                free((char *)o->stage_why);
+                *o = (struct grid_copy_obs){.copy_id = o->copy_id, .state = GO_ENDED, .end = GE_NONE};
+            }
+        }
     }
     sb_free(&text);
     free(m);
     free(ids);
+}
+
+/* The stage lines of the wrapper of o (an end of a copy on cluster c, of
+ * a campaign with inputs, that succeeded or may have failed its
+ * stage-in), read from its stdout's tail. */
+static void stage_tail(struct gridd *g, int c, struct poll *p, struct grid_copy_obs *o)
+{
+    const struct grid_copy *cp = &g->g.copies[o->copy_id - 1];
+    if (!has_inputs(g, cp->campaign_id) ||
+        !(o->end == GE_SUCCESS || (o->end == GE_EXIT && o->exit_code == JOBSCRIPT_INPUT_FAILED)))
+        return;
+    struct strbuf text;
+    sb_init(&text);
+    char err[512];
+    if (!drv_tail(g->drv[c], cp->cluster_job_id, DRV_STDOUT, STAGE_TAIL_BYTES, &text, err, sizeof err))
+        stage_seen(p, o, text.s);
+    else log_warn("grid: copy %" PRId64 ": its stage lines: %s", cp->id, err);
+    sb_free(&text);
 }
 
 /* The live copies of cluster c into p, from one bulk status query. The
@@ -467,6 +576,7 @@ static void poll_copies(struct gridd *g, int c, struct poll *p)
                 o->end = end_of(out[i].end);
                 o->exit_code = out[i].exit_code;
                 o->run_s = (double)out[i].run_seconds;
+                stage_tail(g, c, p, o);
             }
         }
     }
@@ -524,6 +634,9 @@ static void poll_clusters(struct gridd *g, struct poll *p)
     struct cluster_poll *w = xcalloc((size_t)n + 1, sizeof *w);
     pthread_t *t = xcalloc((size_t)n + 1, sizeof *t);
     char *threaded = xcalloc((size_t)n + 1, 1);
+    /* the campaigns' specs, which the threads read, are read from the store here */
+    for (int64_t i = g->g.live_from, last = 0; i < g->g.ncopies; i++)
+        if (g->g.copies[i].campaign_id != last && live(&g->g.copies[i])) spec_of(g, last = g->g.copies[i].campaign_id);
     for (int c = 0; c < n; c++) {
         w[c] = (struct cluster_poll){.g = g, .c = c, .p = {.clusters = p->clusters}};
         threaded[c] = !pthread_create(&t[c], NULL, poll_cluster, &w[c]);
@@ -534,11 +647,14 @@ static void poll_clusters(struct gridd *g, struct poll *p)
         if (w[c].p.ncopies) {
             p->copies = xrealloc(p->copies, (size_t)(p->ncopies + w[c].p.ncopies) * sizeof *p->copies);
             memcpy(p->copies + p->ncopies, w[c].p.copies, (size_t)w[c].p.ncopies * sizeof *p->copies);
+            p->tails = xrealloc(p->tails, (size_t)(p->ncopies + w[c].p.ncopies) * sizeof *p->tails);
+            memcpy(p->tails + p->ncopies, w[c].p.tails, (size_t)w[c].p.ncopies * sizeof *p->tails);
             p->ncopies += w[c].p.ncopies;
         }
         free(w[c].p.copies);
+        free(w[c].p.tails);
     }
-    p->capcopies = p->ncopies;
+    p->capcopies = p->captails = p->ncopies;
     free(threaded);
     free(t);
     free(w);
@@ -576,6 +692,29 @@ static void job_name(char *out, size_t len, const char *param)
     while (*param == ' ' || *param == '\t') param++;
     size_t n = strcspn(param, " \t");
     snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), param);
+}
+
+/* The inputs of param `param` of campaign campaign_id into out
+ * (JDL_INPUTS_MAX entries, borrowed from its spec): their number; 0
+ * without inputs or when the campaign cannot be read; -1 with the reason
+ * in err for one not in its table (inputs_check refused such campaigns at
+ * submission). */
+static int param_inputs(struct gridd *g, int64_t campaign_id, int64_t param, const struct input_file **out, char *err,
+                        size_t errlen)
+{
+    struct campaign_spec *spec = spec_of(g, campaign_id);
+    if (!spec || !spec->inputs.ntemplates) return 0;
+    char name[64];
+    job_name(name, sizeof name, campaign_param(spec, (size_t)param));
+    return inputs_of_job(&spec->inputs, name, out, err, errlen);
+}
+
+/* The data view's question (grid_view.h). */
+static int view_inputs(void *ctx, int64_t campaign_id, int64_t param, const struct input_file **out)
+{
+    char why[256];
+    int n = param_inputs(ctx, campaign_id, param, out, why, sizeof why);
+    return n > 0 ? n : 0;
 }
 
 #define ENV_PER_JOB 3
@@ -691,6 +830,7 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
         struct strbuf *outs = xcalloc((size_t)s->n, sizeof *outs);
         char (*tokens)[OUTPUT_TOKEN_MAX] = xcalloc((size_t)s->n, sizeof *tokens);
         struct cluster_spec sec = *cs;   /* borrowed strings: only read while submitting */
+        const struct cluster_row *row = &g->rows[cl->id - 1];   /* the cluster's cache settings */
         sec.best_effort = s->best_effort;
         int script = s->kind == GSK_PROLOGUE || s->kind == GSK_EPILOGUE;
         if (script) sec.nlevels = 1, sec.levels[0] = (struct jdl_level){"core", 1};
@@ -706,7 +846,7 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             for (int k = 0; k < ENV_PER_JOB; k++) envp[i][k] = env[i][k];
             /* checked at submission (inputs_check): a job's inputs are all in the table */
             char why[256];
-            int nin = j ? inputs_of_job(&spec->inputs, names[i], ins[i], why, sizeof why) : 0;
+            int nin = j ? param_inputs(g, s->campaign_id, j->param, ins[i], why, sizeof why) : 0;
             if (nin < 0) log_warn("grid: campaign %" PRId64 " job %s: %s; it runs without its inputs", s->campaign_id,
                                   names[i], why);
             sb_init(&outs[i]);
@@ -717,7 +857,8 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
                                        .inputs = ins[i], .ninputs = nin > 0 ? nin : 0, .download_url = download,
                                        .outputs = outs[i].s, .output_token = tokens[i], .output_url = output_url,
                                        .output_max_file = (int64_t)g->cfg.grid_output_max_file_mib << 20,
-                                       .output_max_job = (int64_t)g->cfg.grid_output_max_job_mib << 20};
+                                       .output_max_job = (int64_t)g->cfg.grid_output_max_job_mib << 20,
+                                       .cache_dir = row->cache_dir, .cache_bytes = row->cache_bytes};
             if (outs[i].len)   /* good while the job may wait in its queue, then run */
                 output_token_make(&g->output_key, s->campaign_id, j->id,
                                   now + drv_job_walltime(&sec, &jobs[i]) + OUTPUT_TOKEN_LIFE, tokens[i]);
@@ -732,7 +873,8 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
                                     .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0],
                                     .download_url = download, .output_url = output_url,
                                     .output_max_file = jobs[0].output_max_file,
-                                    .output_max_job = jobs[0].output_max_job};
+                                    .output_max_job = jobs[0].output_max_job,
+                                    .cache_dir = row->cache_dir, .cache_bytes = row->cache_bytes};
             if (!drv_submit(drv, &sec, &group, ids[0], err, sizeof err)) done = s->n;
             for (int i = 1; i < done; i++) memcpy(ids[i], ids[0], sizeof ids[i]);
         } else if (s->array) {
@@ -853,17 +995,48 @@ static void notify(struct gridd *g, const struct grid_notify *n)
 
 /* ---- the cycle ---- */
 
+/* What the copies that succeeded in p tell of their clusters' caches and
+ * bandwidths, into the data view and, in the caller's transaction, the
+ * store. -1 when the store failed. */
+static int learn(struct gridd *g, const struct poll *p, int64_t now)
+{
+    struct jobscript_stage *r = xcalloc(1, sizeof *r);
+    int rc = 0;
+    for (int i = 0; i < p->ncopies && !rc; i++) {
+        const struct grid_copy *cp = grid_copy_find(&g->g, p->copies[i].copy_id);
+        const struct grid_job *j = cp ? grid_job_find(&g->g, cp->job_id) : NULL;
+        if (!j || p->copies[i].state != GO_ENDED || cp->end != GE_SUCCESS || j->success_copy != cp->id) continue;
+        if (p->tails[i]) jobscript_stage_read(p->tails[i], r);
+        rc = grid_view_staged(g->view, g->st, cp->cluster_id, cp->campaign_id, j->param, p->tails[i] ? r : NULL, now);
+    }
+    free(r);
+    return rc;
+}
+
 int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen)
 {
     struct poll p = {0};
     poll_clusters(g, &p);
     struct grid_obs obs = {p.clusters, g->g.nclusters, p.copies, p.ncopies};
     char why[512];
-    if (grid_apply(&g->g, &obs, now, why, sizeof why)) log_error("grid: observation not applied: %s", why);
-    free(p.clusters);
-    free(p.copies);
-    int n = grid_cycle(&g->g, now, &g->d);
-    if (save(g, err, errlen)) return -1;
+    int applied = !grid_apply(&g->g, &obs, now, why, sizeof why);
+    if (!applied) log_error("grid: observation not applied: %s", why);
+    if (store_begin(g->st)) {
+        poll_free(&p);
+        return fail_store(g, err, errlen);
+    }
+    /* learnt before planning, so that this cycle places by it */
+    if (applied && learn(g, &p, now)) log_error("grid: the data view: %s", store_error(g->st));
+    poll_free(&p);
+    int n;
+    if (g->cfg.grid_data_placement) {
+        struct place_view pv;
+        grid_view_place(g->view, &g->g, &pv);
+        n = grid_cycle_placed(&g->g, now, &g->d, &pv);
+    } else {
+        n = grid_cycle(&g->g, now, &g->d);
+    }
+    if (commit_state(g, err, errlen)) return -1;
     if (n) log_debug(LT_GRID, "grid: cycle %" PRId64 ": %d submissions, %d cancels, %d notices", g->g.cycles,
                      g->d.nsubmits, g->d.ncancels, g->d.nnotifies);
     cancel_all(g);
@@ -968,12 +1141,14 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.early_jobs = cfg->grid_early_jobs;
     gc.finalize = cfg->grid_finalize;
     gc.max_attempts = cfg->grid_max_attempts;
+    gc.stage_retries = cfg->grid_stage_retries;
     struct gridd *g = xcalloc(1, sizeof *g);
     g->cfg = *cfg;
     g->ops = drivers ? *drivers : (struct gridd_drivers){real_open, real_close, NULL};
     grid_state_init(&g->g, &gc, 0);
     grid_decisions_init(&g->d);
     g->sh = grid_shadow_new();
+    g->view = grid_view_new(view_inputs, g);
     curl_global_init(CURL_GLOBAL_DEFAULT);   /* for webhooks */
     g->st = store_open(db_path, 0, err, errlen);
     _Static_assert(STORE_TOKEN_LEN <= DRV_TOKEN_MAX, "a store's token fits a driver's");
@@ -998,6 +1173,7 @@ void gridd_close(struct gridd *g)
     grid_decisions_free(&g->d);
     grid_shadow_free(g->sh);
     grid_state_free(&g->g);
+    grid_view_free(g->view);
     store_close(g->st);
     curl_global_cleanup();
     free(g);
@@ -1006,6 +1182,7 @@ void gridd_close(struct gridd *g)
 const struct grid_state *gridd_state(const struct gridd *g) { return &g->g; }
 
 void gridd_set_output_key(struct gridd *g, const struct upload_key *k) { g->output_key = *k; }
+const struct grid_view *gridd_view(const struct gridd *g) { return g->view; }
 
 void gridd_counts(const struct gridd *g, struct gridd_counts *out) { *out = g->counts; }
 

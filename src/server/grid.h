@@ -7,6 +7,7 @@
 #define LOCUS_SERVER_GRID_H
 #include "core/project.h"
 #include "grid/cycle.h"
+#include "server/grid_view.h"
 #include "drivers/driver.h"
 #include <stdint.h>
 
@@ -33,9 +34,13 @@ int gridd_refresh(struct gridd *g, char *err, size_t errlen);
 /* Carries out the pending orders, each in its own transaction with the
  * state it changes. Returns how many were done or refused, or -1. */
 int gridd_orders(struct gridd *g, int64_t now, char *err, size_t errlen);
-/* One cycle at now: poll the clusters, apply what they say, plan, save,
- * then cancel, submit and notify as planned, saving after each. -1 only
- * when the store failed (clusters that fail are recorded, not errors). */
+/* One cycle at now: poll the clusters, apply what they say (a copy whose
+ * wrapper failed its stage-in with the fault its stage line names), learn
+ * from the copies that succeeded what the clusters' caches hold and how
+ * fast inputs reach them (grid_view.h), plan (placing jobs by their data
+ * unless <grid_no_data_placement/>), save, then cancel, submit and notify
+ * as planned, saving after each. -1 only when the store failed (clusters
+ * that fail are recorded, not errors). */
 int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen);
 
 /* The key the output tokens of the jobs it submits are made with
@@ -47,6 +52,8 @@ void gridd_set_output_key(struct gridd *g, const struct upload_key *k);
 
 /* The state as of the last step (borrowed; for tests and figures). */
 const struct grid_state *gridd_state(const struct gridd *g);
+/* The data view as of the last step (borrowed; for tests and figures). */
+const struct grid_view *gridd_view(const struct gridd *g);
 /* Jobs (copies) handed to clusters since gridd_open: submitted, and
  * refused or failed at submission; copied into *out, never fails. */
 struct gridd_counts { uint64_t submitted, failed; };

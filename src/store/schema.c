@@ -461,6 +461,23 @@ static const char v27[] =
     "CREATE TABLE grid_deps(id INTEGER PRIMARY KEY, job_id INTEGER, need_id INTEGER, next INTEGER);"
     "CREATE TABLE grid_camp_after(campaign_id INTEGER, k INTEGER, after_id INTEGER,"
     " PRIMARY KEY(campaign_id, k)) WITHOUT ROWID;";
+
+/* Version 28: data placement in locusd (docs/grid-policies.md "Data").
+ * A cluster's input cache folder, its size bound (0: none) and its
+ * bandwidth prior (bytes/s; 0: STAGE_BW_PRIOR_BPS), set by the operator;
+ * what the daemon believes each cluster's cache holds (a file by the key
+ * of its checksum, with its size and the clock of its last use) and the
+ * bandwidth it measured there; a job counts the fetches of its inputs
+ * that failed since it last ran. Clusters declared before keep today's
+ * default folder, unbounded, and the prior. */
+static const char v28[] =
+    "ALTER TABLE clusters ADD COLUMN cache_dir TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE clusters ADD COLUMN cache_bytes INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE clusters ADD COLUMN bandwidth REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE grid_jobs ADD COLUMN stage_retries INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE grid_stage_files(cluster_id INTEGER NOT NULL, key INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+    " last_use INTEGER NOT NULL, PRIMARY KEY(cluster_id, key)) WITHOUT ROWID;"
+    "CREATE TABLE grid_stage_bw(cluster_id INTEGER PRIMARY KEY, bps REAL NOT NULL, samples INTEGER NOT NULL);";
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12, v13, v14,
-                                         v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27};
-const int schema_nmigrations = 27;
+                                         v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28};
+const int schema_nmigrations = 28;

@@ -518,11 +518,13 @@ json_t *campaign_user_view_json(const struct campaign_user_view *u)
 json_t *cluster_row_json(const struct cluster_row *c)
 {
     const struct cluster_config *k = &c->cfg;
-    return json_pack("{s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:I}", "id", (json_int_t)c->id,
-                     "name", k->name, "driver", cluster_kind_name(k->kind), "timeout_ms", k->timeout_ms, "conf", k->conf,
-                     "partition", k->partition, "besteffort_partition", k->besteffort_partition, "api_url",
-                     k->api_url, "ident_header", k->ident_header, "api_user", k->user, "disabled", c->disabled,
-                     "waiting_allowed", c->waiting_allowed, "create_time", (json_int_t)c->create_time);
+    return json_pack("{s:I, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:I, s:s, s:I, s:f}", "id",
+                     (json_int_t)c->id, "name", k->name, "driver", cluster_kind_name(k->kind), "timeout_ms",
+                     k->timeout_ms, "conf", k->conf, "partition", k->partition, "besteffort_partition",
+                     k->besteffort_partition, "api_url", k->api_url, "ident_header", k->ident_header, "api_user",
+                     k->user, "disabled", c->disabled, "waiting_allowed", c->waiting_allowed, "create_time",
+                     (json_int_t)c->create_time, "cache_dir", c->cache_dir, "cache_bytes", (json_int_t)c->cache_bytes,
+                     "bandwidth", c->bandwidth);
 }
 
 json_t *cluster_view_json(const struct cluster_view *c)

@@ -20,6 +20,7 @@ static const struct rm_field cluster_fields[] = {
     RM_COL(CR, cfg.partition, "partition"), RM_COL(CR, cfg.besteffort_partition, "besteffort_partition"),
     RM_COL(CR, cfg.api_url, "api_url"), RM_COL(CR, cfg.ident_header, "ident_header"),
     RM_COL(CR, cfg.user, "api_user"), RM(CR, disabled), RM(CR, waiting_allowed), RM(CR, create_time),
+    RM(CR, cache_dir), RM(CR, cache_bytes), RM(CR, bandwidth),
 };
 static const struct rm_table cluster_table = {"clusters", cluster_fields, NF(cluster_fields), sizeof(CR), 1};
 
@@ -415,7 +416,7 @@ static const struct rm_field crange_fields[] = {
 static const struct rm_field gjob_fields[] = {
     RM(GJ, id), RM(GJ, campaign_id), RM(GJ, param), RM(GJ, state), RM(GJ, attempts), RM(GJ, walltime_kills),
     RM(GJ, resumes), RM(GJ, pin_cluster), RM(GJ, front), RM(GJ, event_id), RM(GJ, success_copy),
-    RM(GJ, last_copy), RM(GJ, first_dependent), RM(GJ, unmet), RM(GJ, failed_needs),
+    RM(GJ, last_copy), RM(GJ, first_dependent), RM(GJ, unmet), RM(GJ, failed_needs), RM(GJ, stage_retries),
 };
 #define GD struct grid_dep
 static const struct rm_field gdep_fields[] = {RM(GD, id), RM(GD, job_id), RM(GD, need_id), RM(GD, next)};

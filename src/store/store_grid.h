@@ -24,11 +24,15 @@ struct cluster_row {
     int disabled;                /* no new jobs for any campaign */
     int waiting_allowed;         /* < 0: the project's <grid_waiting_allowed> */
     int64_t create_time;
+    char cache_dir[CLUSTER_FIELD_MAX];   /* its jobs' input cache folder on its shared file system
+                                            (macros as exec_directory); "": JOBSCRIPT_CACHE_DEFAULT */
+    int64_t cache_bytes;         /* the wrapper keeps the cache under this by evicting; 0: unbounded */
+    double bandwidth;            /* bytes/s inputs are assumed to reach it at until measured; 0: the default prior */
 };
 
 int store_cluster_insert(struct store *s, struct cluster_row *c);   /* sets c->id; a taken name is an error */
 int store_cluster_by_name(struct store *s, const char *name, struct cluster_row *c);
-int store_cluster_update(struct store *s, const struct cluster_row *c);   /* disabled, waiting_allowed, cfg */
+int store_cluster_update(struct store *s, const struct cluster_row *c);   /* every field but id, name, create_time */
 /* Sets the operator's affinity a (borrowed) of a user for a cluster, in
  * the caller's transaction; affinity 0 and not shared removes it. */
 int store_affinity_set(struct store *s, const struct grid_affinity *a);

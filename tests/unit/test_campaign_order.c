@@ -171,7 +171,9 @@ static void test_unknown_cluster_and_user(void **state)
     refused(f, 99, GOOD, NULL, CAMP_ORDER_UNKNOWN, "unknown user");
     /* a disabled cluster is known: it just gets no jobs */
     int one = 1;
-    assert_int_equal(cluster_order_set(f->s, "beta", &one, NULL, NULL, f->err, sizeof f->err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_set(f->s, "beta", &(struct cluster_settings){.disabled = &one}, NULL, f->err,
+                                       sizeof f->err),
+                     CAMP_ORDER_OK);
     int64_t order;
     assert_int_equal(submit(f, f->alice, GOOD, NULL, &order), CAMP_ORDER_OK);
 }
@@ -539,19 +541,57 @@ static void test_cluster_add_checks(void **state)
     assert_int_equal(back.create_time, 60);
 }
 
+/* cluster_order_set with one setting, the others left */
+static enum camp_order_rc set_one(struct fx *f, const char *name, struct cluster_settings set, struct cluster_row *c)
+{
+    return cluster_order_set(f->s, name, &set, c, f->err, sizeof f->err);
+}
+
 static void test_cluster_set(void **state)
 {
     struct fx *f = *state;
     int one = 1, two = 2, bad = 3;
     struct cluster_row c;
-    assert_int_equal(cluster_order_set(f->s, "omega", &one, NULL, &c, f->err, sizeof f->err), CAMP_ORDER_UNKNOWN);
-    assert_int_equal(cluster_order_set(f->s, "alpha", &bad, NULL, &c, f->err, sizeof f->err), CAMP_ORDER_INVALID);
-    assert_int_equal(cluster_order_set(f->s, "alpha", &one, NULL, &c, f->err, sizeof f->err), CAMP_ORDER_OK);
-    assert_int_equal(cluster_order_set(f->s, "alpha", NULL, &two, &c, f->err, sizeof f->err), CAMP_ORDER_OK);
+    assert_int_equal(set_one(f, "omega", (struct cluster_settings){.disabled = &one}, &c), CAMP_ORDER_UNKNOWN);
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.disabled = &bad}, &c), CAMP_ORDER_INVALID);
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.disabled = &one}, &c), CAMP_ORDER_OK);
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.waiting_allowed = &two}, &c), CAMP_ORDER_OK);
     assert_int_equal(store_cluster_by_name(f->s, "alpha", &c), 0);
     assert_int_equal(c.disabled, 1);
     assert_int_equal(c.waiting_allowed, 2);
     assert_string_equal(c.cfg.api_url, "http://127.0.0.1:6668/oarapi");
+    assert_string_equal(c.cache_dir, "");   /* today's default until set */
+    assert_int_equal(c.cache_bytes, 0);
+}
+
+/* The input cache settings: kept, and a folder the wrapper could not take
+ * as one shell word, a negative bound or bandwidth refused, nothing changed. */
+static void test_cluster_cache_settings(void **state)
+{
+    struct fx *f = *state;
+    struct cluster_row c;
+    int64_t bound = 5000000000, neg = -1;
+    double bw = 2.5e8, nan_bw = -3;
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.cache_dir = "/scratch/{HOME}/cache",
+                                                                    .cache_bytes = &bound, .bandwidth = &bw}, &c),
+                     CAMP_ORDER_OK);
+    assert_int_equal(store_cluster_by_name(f->s, "alpha", &c), 0);
+    assert_string_equal(c.cache_dir, "/scratch/{HOME}/cache");
+    assert_int_equal(c.cache_bytes, bound);
+    assert_true(c.bandwidth == bw);
+    static const char *const bad_dirs[] = {"relative/cache", "/a/../etc", "/a'b", "/a$(id)", "/a`id`", "/a\\b",
+                                           "/a\nb", "/a\"b"};
+    for (size_t i = 0; i < sizeof bad_dirs / sizeof *bad_dirs; i++) {
+        assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.cache_dir = bad_dirs[i]}, &c),
+                         CAMP_ORDER_INVALID);
+        assert_non_null(strstr(f->err, "cache_dir"));
+    }
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.cache_bytes = &neg}, &c), CAMP_ORDER_INVALID);
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.bandwidth = &nan_bw}, &c), CAMP_ORDER_INVALID);
+    assert_int_equal(set_one(f, "alpha", (struct cluster_settings){.cache_dir = "~/.cache/locus"}, &c), CAMP_ORDER_OK);
+    assert_int_equal(store_cluster_by_name(f->s, "alpha", &c), 0);
+    assert_string_equal(c.cache_dir, "~/.cache/locus");
+    assert_int_equal(c.cache_bytes, bound);   /* the others left as they were */
 }
 
 /* ---- views ---- */
@@ -662,6 +702,7 @@ int main(void)
         T(test_dependencies_checked_at_submission),
         T(test_cluster_add_checks),
         T(test_cluster_set),
+        T(test_cluster_cache_settings),
         T(test_views_of_the_saved_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * driver in this file: test campaigns first and one job per cluster;
  * workqueue in param order, arrays, resubmissions first, temporal
  * grouping; resubmission of preempted, admin-cancelled, retry-code and
- * walltime-killed jobs (capped, then given up under an event); fatal exit
+ * walltime-killed jobs (capped, then given up under an event); stage-in
+ * failures (a bad input the campaign's, given up, the cluster kept; failed
+ * fetches retried, then fatal); fatal exit
  * codes and refused submissions blacklisting the cluster for the campaign
  * until the event is fixed; the sink effect; checkpoint resumes on the same
  * cluster before new jobs; nikita (excess waiting, waiting too long, past
@@ -30,6 +32,8 @@
 
 #define FAKE_MAX 4096
 
+#define STAGE_WHY "z.dat: checksum mismatch: sha256 9f86, expected 2c26"
+
 struct behaviour {       /* how jobs end on one cluster */
     double dur;          /* seconds they run */
     enum grid_end end;
@@ -44,6 +48,7 @@ struct fjob {
     double dur;
     enum grid_end end;
     int exit_code;
+    enum grid_stage_fail stage;
     int reported;        /* its end was observed */
 };
 
@@ -58,6 +63,10 @@ struct fake {
     int submissions;
     struct grid_decisions d;
     char err[256];
+    /* the copies of job stage_job fail their stage-in as stage says, stage_times times (< 0: always) */
+    int64_t stage_job;
+    enum grid_stage_fail stage;
+    int stage_times;
 };
 
 static struct fake *fake_new(const struct grid_config *cfg, int ncl, const int *cores)
@@ -145,7 +154,8 @@ static void fake_poll(struct fake *f, int64_t now)
         o[no++] = (struct grid_copy_obs){.copy_id = j->copy, .state = j->state == 0 ? GO_WAITING
                                                                     : j->state == 1 ? GO_RUNNING : GO_ENDED,
                                          .end = j->end, .exit_code = j->exit_code,
-                                         .run_s = j->state == 2 ? j->dur : 0, .started_at = j->start};
+                                         .run_s = j->state == 2 ? j->dur : 0, .started_at = j->start,
+                                         .stage = j->stage, .stage_why = j->stage ? STAGE_WHY : NULL};
         if (j->state == 2) j->reported = 1;
     }
     for (int i = 0; i < f->ncl; i++)
@@ -175,6 +185,11 @@ static void fake_carry(struct fake *f, int64_t now)
             assert_true(f->n < FAKE_MAX);
             f->j[f->n++] = (struct fjob){.copy = copy, .cluster = sub->cluster_id, .dur = b->dur, .end = b->end,
                                          .exit_code = b->exit_code};
+            if (grid_copy_find(&f->st, copy)->job_id == f->stage_job && f->stage_times) {
+                f->stage_times -= f->stage_times > 0;
+                f->j[f->n - 1] = (struct fjob){.copy = copy, .cluster = sub->cluster_id, .dur = 1, .end = GE_EXIT,
+                                               .exit_code = JOBSCRIPT_INPUT_FAILED, .stage = f->stage};
+            }
         }
     }
     for (int c = 0; c < f->d.ncancels; c++) {
@@ -465,6 +480,93 @@ static void test_too_many_attempts_gives_up(void **st)
     for (int64_t t = 10; t < 1000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
     assert_int_equal(f->submissions, 4);
     assert_int_equal(grid_event_find(&f->st, grid_job_find(&f->st, 1)->event_id)->kind, GEV_TOO_MANY_ATTEMPTS);
+    fake_free(f);
+}
+
+/* An input wrong at its source: the job is given up under an event of
+ * the campaign naming the file, and the cluster takes the campaign's
+ * other jobs; fixing the event with resubmit runs the job again. */
+static void test_bad_input_is_the_campaigns_fault(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){2});
+    f->stage_job = 3;
+    f->stage = GSF_INPUT;
+    f->stage_times = 1;
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 6, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    for (int64_t t = 10; t < 3000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 5);
+    struct grid_job *j = grid_job_find(&f->st, 3);
+    assert_int_equal(j->state, GJ_ERROR);
+    struct grid_event *e = grid_event_find(&f->st, j->event_id);
+    assert_int_equal(e->kind, GEV_INPUT_ERROR);
+    assert_int_equal(e->blacklists, 0);
+    assert_int_equal(grid_pair_find(&f->st, c, f->cl[0])->blacklist_event, 0);
+    assert_non_null(strstr(e->message, "was not run: input " STAGE_WHY));
+    assert_int_equal(f->st.nevents, 1);
+    assert_int_equal(j->attempts, 0);
+    assert_string_equal(grid_event_name(e->kind), "input_error");
+    /* the source fixed: the job runs again there */
+    assert_int_equal(grid_event_fix(&f->st, e->id, 1, f->err, sizeof f->err), 0);
+    for (int64_t t = 3000; t < 6000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 6);
+    fake_free(f);
+}
+
+/* A fetch that fails (network, a 5xx) goes back to the queue, not
+ * counted, stage_retries times; the next failure counts against the
+ * cluster: an event that blacklists it for the campaign, the job's
+ * retries starting again elsewhere. */
+static void test_failed_fetches_retried_then_fatal(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){1});
+    f->stage_job = 1;
+    f->stage = GSF_FETCH;
+    f->stage_times = 2;   /* within stage_retries (2): it passes */
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    for (int64_t t = 10; t < 3000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(f->submissions, 3);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 1);
+    assert_int_equal(f->st.nevents, 0);
+    assert_int_equal(grid_job_find(&f->st, 1)->attempts, 0);
+    fake_free(f);
+
+    f = fake_new(&cfg, 1, (int[]){1});
+    f->stage_job = 1;
+    f->stage = GSF_FETCH;
+    f->stage_times = -1;
+    c = add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    for (int64_t t = 10; t < 3000 && !f->st.nevents; t += 10) fake_round(f, t);
+    assert_int_equal(f->submissions, 3);   /* the first and its 2 retries */
+    struct grid_pair *p = grid_pair_find(&f->st, c, f->cl[0]);
+    struct grid_event *e = grid_event_find(&f->st, p->blacklist_event);
+    assert_non_null(e);
+    assert_int_equal(e->kind, GEV_STAGE_ERROR);
+    assert_non_null(strstr(e->message, "could not fetch its inputs 3 times in a row; the last: input " STAGE_WHY));
+    struct grid_job *j = grid_job_find(&f->st, 1);
+    assert_int_equal(j->stage_retries, 0);
+    assert_int_equal(j->attempts, 1);
+    assert_int_equal(j->state, GJ_TO_LAUNCH);
+    fake_free(f);
+}
+
+/* A stage failure without its text, or of an unknown kind, is a bad observation. */
+static void test_stage_failure_observation_checked(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    struct fake *f = fake_new(&cfg, 1, (int[]){1});
+    add_campaign(f, "{'name': 'd', 'nb_jobs': 1, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
+    fake_round(f, 10);
+    struct grid_copy_obs o = {.copy_id = 1, .state = GO_ENDED, .end = GE_EXIT, .exit_code = JOBSCRIPT_INPUT_FAILED,
+                              .stage = GSF_INPUT};
+    struct grid_obs obs = {.copies = &o, .ncopies = 1};
+    assert_int_equal(grid_apply(&f->st, &obs, 20, f->err, sizeof f->err), -1);
+    assert_non_null(strstr(f->err, "without its text"));
+    o.stage = (enum grid_stage_fail)7;
+    o.stage_why = STAGE_WHY;
+    assert_int_equal(grid_apply(&f->st, &obs, 20, f->err, sizeof f->err), -1);
+    assert_int_equal(f->st.nevents, 0);
     fake_free(f);
 }
 
@@ -1475,6 +1577,9 @@ int main(void)
         cmocka_unit_test(test_fatal_exit_blacklists_and_jobs_finish_elsewhere),
         cmocka_unit_test(test_refused_submission_is_fatal),
         cmocka_unit_test(test_too_many_attempts_gives_up),
+        cmocka_unit_test(test_bad_input_is_the_campaigns_fault),
+        cmocka_unit_test(test_failed_fetches_retried_then_fatal),
+        cmocka_unit_test(test_stage_failure_observation_checked),
         cmocka_unit_test(test_sink_detected_blacklisted_jobs_redone),
         cmocka_unit_test(test_checkpoint_resumed_on_same_cluster_before_new_jobs),
         cmocka_unit_test(test_checkpoint_interval_follows_cluster_interruptions),

@@ -9,7 +9,11 @@
  * restart and a failed save, and their jobs run on the clusters; a
  * temporally grouped campaign to its end with each param's outcome (a
  * failing param, a walltime kill mid-group); prologues and epilogues in
- * order; a crash while groups run and one mid-launch of a group. */
+ * order; a crash while groups run and one mid-launch of a group; stage-in
+ * failures (a bad input the campaign's, a failed fetch retried then the
+ * cluster's); the data view learnt from successes, kept across a restart,
+ * bounded, and placing a campaign where its input is (and not, when
+ * placement is off). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -897,6 +901,195 @@ static void test_events_say_why(void **state)
     assert_string_equal(out + GRID_EVENT_MESSAGE_MAX - 5, "a...");
 }
 
+/* A campaign of n params of 10 s reading "big.dat" (bytes), on the
+ * clusters of clusters (a JDL fragment); param 1 is given words (a
+ * stage failure) when words is not NULL. */
+static int64_t submit_with_input(struct fx *f, int n, long long bytes, const char *clusters, const char *words)
+{
+    char *jdl = malloc(64 * (size_t)n + 512), *p = jdl;
+    p += sprintf(p, "{\"name\":\"d\",\"exec_file\":\"run\",\"type\":\"normal\",\"params\":[");
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s\"j%d sleep=10%s%s\"", i ? "," : "", i, i == 1 && words ? " " : "",
+                                             i == 1 && words ? words : "");
+    sprintf(p, "],\"inputs\":[\"big.dat\"],\"input_files\":{\"big.dat\":{\"size\":%lld,\"sha256\":"
+               "\"%064d\"}},\"clusters\":%s}", bytes, 7, clusters);
+    int64_t c = submit_jdl(f, jdl);
+    free(jdl);
+    return c;
+}
+
+/* A bad input is the campaign's: its job is given up under an input_error
+ * event naming the file, and the cluster runs the campaign's other jobs;
+ * a fetch that fails is retried, then counts against the cluster. */
+static void test_stage_failures_in_the_daemon(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    int64_t c = submit_with_input(f, 6, 1000, "{\"alpha\":{}}", "stage=bad");
+    run_to_end(f, c);
+    const struct grid_state *st = gridd_state(f->g);
+    const struct grid_campaign *cp = &st->camps[c - 1];
+    int done = 0;
+    for (int64_t i = 0; i < cp->njobs; i++) done += grid_camp_job(st, cp, i)->state == GJ_TERMINATED;
+    assert_int_equal(done, 5);
+    assert_int_equal(st->nevents, 1);
+    const struct grid_event *e = &st->events[0];
+    assert_int_equal(e->kind, GEV_INPUT_ERROR);
+    assert_int_equal(e->blacklists, 0);
+    assert_contains(e->message, "was not run: input big.dat: checksum mismatch: sha256 0, expected 0000");
+    /* the campaign's view shows it, under its name */
+    struct seen_event x = {.kind = GEV_INPUT_ERROR};
+    assert_int_equal(event_view_each(f->s, c, see_event, &x), 0);
+    assert_contains(x.json, "\"kind\":\"input_error\"");
+    assert_contains(x.json, "input big.dat: checksum mismatch");
+
+    c = submit_with_input(f, 2, 1000, "{\"beta\":{}}", "stage=error");
+    assert_contains(event_message(f, c, GEV_STAGE_ERROR, 100),
+                    "could not fetch its inputs 3 times in a row; the last: input big.dat: HTTP 503 from its source");
+    st = gridd_state(f->g);
+    assert_true(grid_pair_find((struct grid_state *)st, c, 2)->blacklist_event > 0);
+}
+
+/* A grouped job whose stage-in fails on one param's bad input: that param
+ * is given up under input_error, the group's other params (which never
+ * ran) go back to the queue, not blamed, and run. */
+static void test_grouped_bad_input_blames_its_param(void **state)
+{
+    struct fx *f = *state;
+    start(f);
+    char *jdl = malloc(8192), *p = jdl;
+    p += sprintf(p, "{\"name\":\"gi\",\"exec_file\":\"run\",\"type\":\"normal\",\"walltime\":60,"
+                    "\"temporal_grouping\":true,\"temporal_grouping_duration\":50,\"params\":[");
+    for (int i = 0; i < 30; i++) p += sprintf(p, "%s\"j%d sleep=10%s\"", i ? "," : "", i, i == 20 ? " stage=bad" : "");
+    p += sprintf(p, "],\"inputs\":[\"{name}.dat\"],\"input_files\":{");
+    for (int i = 0; i < 30; i++)
+        p += sprintf(p, "%s\"j%d.dat\":{\"size\":100,\"sha256\":\"%02d%062d\"}", i ? "," : "", i, i + 1, 0);
+    sprintf(p, "},\"clusters\":{\"alpha\":{}}}");
+    int64_t c = submit_jdl(f, jdl);
+    free(jdl);
+    run_to_end(f, c);
+    const struct grid_state *st = gridd_state(f->g);
+    const struct grid_campaign *cp = &st->camps[c - 1];
+    int done = 0, grouped = 0;
+    for (int64_t i = 0; i < cp->njobs; i++) done += grid_camp_job(st, cp, i)->state == GJ_TERMINATED;
+    for (int64_t k = 0; k < st->ncopies; k++) grouped += st->copies[k].grouped;
+    assert_true(grouped > 0);
+    assert_int_equal(done, 29);
+    assert_int_equal(grid_camp_job(st, cp, 20)->state, GJ_ERROR);
+    assert_int_equal(st->nevents, 1);
+    assert_int_equal(st->events[0].kind, GEV_INPUT_ERROR);
+    assert_int_equal(st->events[0].jobs, 1);
+    assert_contains(st->events[0].message, "input j20.dat: checksum mismatch");
+}
+
+/* A campaign of n params j0.. of 10 s, each reading its own j<i>.dat of
+ * bytes, on the clusters of clusters (a JDL fragment). */
+static int64_t submit_own_inputs(struct fx *f, int n, long long bytes, const char *clusters)
+{
+    char *jdl = malloc(160 * (size_t)n + 512), *p = jdl;
+    p += sprintf(p, "{\"name\":\"o\",\"exec_file\":\"run\",\"type\":\"normal\",\"params\":[");
+    for (int i = 0; i < n; i++) p += sprintf(p, "%s\"j%d sleep=10\"", i ? "," : "", i);
+    p += sprintf(p, "],\"inputs\":[\"{name}.dat\"],\"input_files\":{");
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s\"j%d.dat\":{\"size\":%lld,\"sha256\":\"%02d%062d\"}", i ? "," : "", i, bytes, i + 1, 0);
+    sprintf(p, "},\"clusters\":%s}", clusters);
+    int64_t c = submit_jdl(f, jdl);
+    free(jdl);
+    return c;
+}
+
+/* Bytes the clusters' caches hold in all (unbounded: every file moved once to each). */
+static int64_t bytes_moved(struct fx *f)
+{
+    int64_t all = 0;
+    for (int64_t id = 1; id <= NCL; id++) {
+        const struct stage_cache *c = grid_view_cache(gridd_view(f->g), id);
+        all += c ? c->used : 0;
+    }
+    return all;
+}
+
+/* The data view: what a cluster's cache holds and its bandwidth learnt
+ * from the jobs that succeeded there, kept across a restart; then a
+ * campaign of 8 params, 4 of whose inputs beta holds, on both clusters.
+ * The metascheduler gives each cluster 3 jobs a cycle, alpha first (the
+ * lower id). Placed by their data, beta's offer goes first and takes 3
+ * params it holds, alpha takes params beta does not hold, and only the
+ * last held param, left when beta has no room, moves again: 5 files.
+ * Without placement, alpha takes params 0-2 in order, which beta holds:
+ * 7 files. The lower bound is 4 (what beta lacks). Finalize's replicas,
+ * which run a job twice, are off. *moved: bytes moved by the campaign. */
+static void data_campaigns(struct fx *f, int64_t *moved, int64_t *bound)
+{
+    f->cfg.grid_finalize = 0;
+    start(f);
+    const long long big = 500000000;   /* 10 s at the fake's 50 MB/s */
+    run_to_end(f, submit_own_inputs(f, 4, big, "{\"beta\":{}}"));
+    const struct stage_cache *beta = grid_view_cache(gridd_view(f->g), 2);
+    assert_non_null(beta);
+    assert_int_equal(beta->n, 4);
+    assert_int_equal(beta->used, 4 * big);
+    const struct stage_bw *bw = grid_view_bw(gridd_view(f->g), 2);
+    assert_int_equal(bw->samples, 4);
+    assert_true(bw->bps > 0.99 * FAKE_STAGE_BPS && bw->bps < 1.01 * FAKE_STAGE_BPS);
+    const struct stage_cache *alpha = grid_view_cache(gridd_view(f->g), 1);
+    assert_true(!alpha || alpha->n == 0);
+
+    gridd_close(f->g);   /* kept in the store */
+    f->g = NULL;
+    start(f);
+    beta = grid_view_cache(gridd_view(f->g), 2);
+    assert_int_equal(beta->n, 4);
+    assert_int_equal(beta->used, 4 * big);
+    assert_int_equal(grid_view_bw(gridd_view(f->g), 2)->samples, 4);
+
+    int64_t before = bytes_moved(f);
+    run_to_end(f, submit_own_inputs(f, 8, big, "{\"alpha\":{},\"beta\":{}}"));
+    *moved = bytes_moved(f) - before;
+    *bound = 4 * big;   /* the 4 files beta lacks, once */
+}
+
+static void test_data_view_learnt_kept_and_placing(void **state)
+{
+    int64_t moved, bound;
+    data_campaigns(*state, &moved, &bound);
+    assert_true(moved <= bound + 500000000);   /* at most one file again */
+}
+
+/* With <grid_no_data_placement/>: the view is learnt, not used. */
+static void test_data_placement_off(void **state)
+{
+    struct fx *f = *state;
+    f->cfg.grid_data_placement = 0;
+    int64_t moved, bound;
+    data_campaigns(f, &moved, &bound);
+    assert_true(moved >= bound + 2 * 500000000);
+}
+
+/* A cluster's bound: the view keeps under it, least recently used out, as the wrapper does. */
+static void test_data_view_bounded(void **state)
+{
+    struct fx *f = *state;
+    struct cluster_row r;
+    assert_int_equal(store_cluster_by_name(f->s, "alpha", &r), 0);
+    r.cache_bytes = 1500;
+    assert_int_equal(store_cluster_update(f->s, &r), 0);
+    start(f);
+    run_to_end(f, submit_with_input(f, 2, 1000, "{\"alpha\":{}}", NULL));
+    /* another file: the first goes */
+    char jdl[512];
+    snprintf(jdl, sizeof jdl, "{\"name\":\"e\",\"exec_file\":\"run\",\"params\":[\"k sleep=10\"],"
+                              "\"inputs\":[\"other.dat\"],\"input_files\":{\"other.dat\":{\"size\":900,"
+                              "\"md5\":\"%032d\"}},\"clusters\":{\"alpha\":{}}}", 5);
+    run_to_end(f, submit_jdl(f, jdl));
+    const struct stage_cache *alpha = grid_view_cache(gridd_view(f->g), 1);
+    assert_int_equal(alpha->n, 1);
+    assert_int_equal(alpha->used, 900);
+    gridd_close(f->g);   /* the store forgot it too */
+    f->g = NULL;
+    start(f);
+    assert_int_equal(grid_view_cache(gridd_view(f->g), 1)->used, 900);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -914,6 +1107,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_add_params_carried_out_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_params_order_and_effect_are_one_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events_say_why, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stage_failures_in_the_daemon, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grouped_bad_input_blames_its_param, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_data_view_learnt_kept_and_placing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_data_placement_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_data_view_bounded, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -101,7 +101,9 @@ static void make_project(struct fx *f, int nbatches)
         assert_int_equal(cluster_order_add(st, &c, drv_check, 1000, err, sizeof err), CAMP_ORDER_OK);
     }
     const int disabled = 1;
-    assert_int_equal(cluster_order_set(st, "fake2", &disabled, NULL, NULL, err, sizeof err), CAMP_ORDER_OK);
+    assert_int_equal(cluster_order_set(st, "fake2", &(struct cluster_settings){.disabled = &disabled}, NULL, err,
+                                       sizeof err),
+                     CAMP_ORDER_OK);
     store_close(st);
 }
 

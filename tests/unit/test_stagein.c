@@ -3,9 +3,13 @@
  * file:// URLs: a job sees its inputs under their local names with the
  * right bytes; the second job finds the shared input cached (one fetch);
  * two wrappers at once fetch a shared file once; a checksum mismatch and a
- * size mismatch end the job with JOBSCRIPT_INPUT_FAILED and a clear line,
- * the job not run and nothing left in the cache; a job without inputs has
- * no stage-in step. */
+ * size mismatch end the job with JOBSCRIPT_INPUT_FAILED and a `bad` line
+ * (the input's fault), a source that cannot be read with an `error` line
+ * (the fetch's), the job not run and nothing left in the cache, and
+ * jobscript_stage_read tells them apart; the job's inputs are hard links,
+ * whose data outlives the cache's name; with a bound, the least recently
+ * used files no working directory links are evicted, the linked ones
+ * never; a job without inputs has no stage-in step. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,21 +82,23 @@ static void campaign(struct campaign_spec *spec)
     hex_sha256(xdat, s2);
     hex_sha256("zzzzzzzzz", s3);   /* z.dat's size, other bytes */
     snprintf(json, sizeof json,
-             "{\"name\": \"t\", \"params\": [\"x\", \"y\", \"z\", \"w\"], \"exec_file\": \"%s/prog.sh\","
+             "{\"name\": \"t\", \"params\": [\"x\", \"y\", \"z\", \"w\", \"v\"], \"exec_file\": \"%s/prog.sh\","
              " \"exec_directory\": \"%s\", \"clusters\": {\"c\": {}},"
              " \"inputs\": [\"shared.dat\", \"{name}.dat\"], \"input_files\": {"
              " \"shared.dat\": {\"size\": %zu, \"sha256\": \"%s\"},"
              " \"x.dat\": {\"size\": %zu, \"sha256\": \"%s\"},"
              " \"y.dat\": {\"size\": 1, \"md5\": \"0cc175b9c0f1b6a831c399e269772661\"},"
              " \"z.dat\": {\"size\": 9, \"sha256\": \"%s\"},"
-             " \"w.dat\": {\"size\": 50, \"sha256\": \"%s\"}}}",
-             dir, dir, strlen(shared), s1, strlen(xdat), s2, s3, s3);
+             " \"w.dat\": {\"size\": 50, \"sha256\": \"%s\"},"
+             " \"v.dat\": {\"size\": 3, \"sha256\": \"%s\"}}}",
+             dir, dir, strlen(shared), s1, strlen(xdat), s2, s3, s3, s3);
     memset(spec, 0, sizeof *spec);
     if (jdl_parse(json, strlen(json), spec, err, sizeof err)) fail_msg("%s", err);
 }
 
-/* Writes the wrapper of the job named name to wrapper-NAME.sh. */
-static void write_wrapper(const struct campaign_spec *spec, const char *name, int with_inputs)
+/* Writes the wrapper of the job named name to wrapper-NAME.sh, its
+ * cache bounded to bound bytes (0: unbounded). */
+static void write_wrapper_bounded(const struct campaign_spec *spec, const char *name, int with_inputs, int64_t bound)
 {
     const struct input_file *in[JDL_INPUTS_MAX];
     char err[256], url[128], cache[128], path[128];
@@ -101,7 +107,8 @@ static void write_wrapper(const struct campaign_spec *spec, const char *name, in
     snprintf(url, sizeof url, "file://%s/srv/", dir);
     snprintf(cache, sizeof cache, "%s/cache", dir);
     struct drv_job job = {.job_id = 7, .campaign_id = 3, .name = name, .param = name, .inputs = in,
-                          .ninputs = with_inputs ? n : 0, .download_url = url, .cache_dir = cache};
+                          .ninputs = with_inputs ? n : 0, .download_url = url, .cache_dir = cache,
+                          .cache_bytes = bound};
     struct jobscript_sched sched = {"0", "echo n1 >\"$LOCUS_NODEFILE\"", 0};
     struct strbuf sb;
     sb_init(&sb);
@@ -109,6 +116,11 @@ static void write_wrapper(const struct campaign_spec *spec, const char *name, in
     snprintf(path, sizeof path, "%s/wrapper-%s.sh", dir, name);
     assert_int_equal(write_file_atomic(path, sb.s, sb.len), 0);
     sb_free(&sb);
+}
+
+static void write_wrapper(const struct campaign_spec *spec, const char *name, int with_inputs)
+{
+    write_wrapper_bounded(spec, name, with_inputs, 0);
 }
 
 /* Runs bash -c cmd in the test's folder with HOME there. */
@@ -175,17 +187,91 @@ static void test_a_bad_input_ends_the_job_before_it_runs(void **state)
     write_wrapper(&spec, "z", 1);
     write_wrapper(&spec, "w", 1);
     struct run_output r = {0};
-    run("bash wrapper-z.sh", &r);
+    write_wrapper(&spec, "v", 1);
+    struct jobscript_stage *rep = calloc(1, sizeof *rep);
+    run("rm -rf cache; bash wrapper-z.sh", &r);   /* shared.dat fetched, not found cached */
     assert_int_equal(r.status, JOBSCRIPT_INPUT_FAILED);
-    has(r.out, "locus-stage error z.dat checksum mismatch: sha256 ");
+    has(r.out, "locus-stage bad z.dat checksum mismatch: sha256 ");
     assert_null(strstr(r.out, "job z reads"));
+    jobscript_stage_read(r.out, rep);
+    assert_int_equal(rep->fail, JOBSCRIPT_STAGE_BAD);
+    has(rep->why, "z.dat: checksum mismatch: sha256 ");
+    assert_int_equal(rep->nfetched, 1);   /* shared.dat came before */
+    assert_string_equal(rep->fetched[0].input, "shared.dat");
+    assert_int_equal(rep->fetched[0].bytes, 32);
     run_output_free(&r);
     run("bash wrapper-w.sh", &r);
     assert_int_equal(r.status, JOBSCRIPT_INPUT_FAILED);
-    has(r.out, "locus-stage error w.dat size mismatch: 5 bytes, expected 50\n");
+    has(r.out, "locus-stage bad w.dat size mismatch: 5 bytes, expected 50\n");
+    jobscript_stage_read(r.out, rep);
+    assert_int_equal(rep->fail, JOBSCRIPT_STAGE_BAD);
+    assert_string_equal(rep->why, "w.dat: size mismatch: 5 bytes, expected 50");
     run_output_free(&r);
+    /* a source that does not answer (here a file that is not there): the fetch's fault, not the input's */
+    run("bash wrapper-v.sh", &r);
+    assert_int_equal(r.status, JOBSCRIPT_INPUT_FAILED);
+    has(r.out, "locus-stage error v.dat download failed: ");
+    jobscript_stage_read(r.out, rep);
+    assert_int_equal(rep->fail, JOBSCRIPT_STAGE_ERROR);
+    has(rep->why, "v.dat: download failed: ");
+    run_output_free(&r);
+    free(rep);
     run("ls cache | grep -c part || true", &r);
     assert_string_equal(r.out, "0\n");   /* nothing half-written left */
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+}
+
+/* The cache file of the input named name of spec, into path. */
+static void cache_path(const struct campaign_spec *spec, const char *name, char *path, size_t len)
+{
+    for (int i = 0; i < spec->inputs.nfiles; i++)
+        if (!strcmp(spec->inputs.files[i].name, name))
+            snprintf(path, len, "%s/cache/%s-%s", dir, input_sum_name(spec->inputs.files[i].sum),
+                     spec->inputs.files[i].digest);
+}
+
+static void test_hard_links_and_eviction(void **state)
+{
+    (void)state;
+    struct campaign_spec spec;
+    campaign(&spec);
+    write_wrapper_bounded(&spec, "x", 1, 20);
+    write_wrapper_bounded(&spec, "y", 1, 20);
+    char cx[256], cs[256], cy[256], cmd[600];
+    cache_path(&spec, "x.dat", cx, sizeof cx);
+    cache_path(&spec, "shared.dat", cs, sizeof cs);
+    cache_path(&spec, "y.dat", cy, sizeof cy);
+    struct run_output r = {0};
+    /* 46 bytes over a bound of 20, but both files are linked from the
+     * working directory: a job may be reading them, nothing is evicted */
+    run("bash wrapper-x.sh", &r);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, "evicted"));
+    run_output_free(&r);
+    /* the job's names are hard links: the data outlives the cache's name */
+    snprintf(cmd, sizeof cmd, "[ x.dat -ef %s ] && stat -c %%h x.dat", cx);
+    run(cmd, &r);
+    assert_string_equal(r.out, "2\n");
+    run_output_free(&r);
+    /* x's folder cleaned: its file is the least recently used one no
+     * job links, and goes; shared.dat, linked, stays though older than y */
+    snprintf(cmd, sizeof cmd, "rm x.dat && touch -a -d '2000-01-01' %s %s && bash wrapper-y.sh", cx, cs);
+    run(cmd, &r);
+    assert_int_equal(r.status, 0);
+    char line[300];
+    snprintf(line, sizeof line, "locus-stage evicted %s 14\n", strrchr(cx, '/') + 1);
+    has(r.out, line);
+    assert_int_equal(count(r.out, "evicted"), 1);
+    has(r.out, "job y reads: shared input, read by every job / a\n");
+    run_output_free(&r);
+    assert_int_equal(access(cx, F_OK), -1);
+    assert_int_equal(access(cs, R_OK), 0);
+    assert_int_equal(access(cy, R_OK), 0);
+    /* a job's file whose cache name is gone still reads whole */
+    snprintf(cmd, sizeof cmd, "rm %s && cat shared.dat", cs);
+    run(cmd, &r);
+    assert_string_equal(r.out, shared);
     run_output_free(&r);
     campaign_spec_free(&spec);
 }
@@ -208,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inputs_fetched_once_checked_and_linked),
         cmocka_unit_test(test_a_bad_input_ends_the_job_before_it_runs),
+        cmocka_unit_test(test_hard_links_and_eviction),
         cmocka_unit_test(test_a_job_without_inputs_has_no_stage_in),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

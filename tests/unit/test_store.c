@@ -273,7 +273,7 @@ static void test_version_1_store_migrates(void **state)
     struct store *s = store_open(path, 0, err, sizeof err);
     assert_non_null(s);
     assert_int_equal(store_schema_version(s), STORE_SCHEMA_VERSION);
-    assert_int_equal(STORE_SCHEMA_VERSION, 27);
+    assert_int_equal(STORE_SCHEMA_VERSION, 28);
     /* v10: a key stored in clear is now its hash, and still finds its user;
      * v15: a key from before was drawn at random, and the user has no login */
     struct user u;
@@ -391,6 +391,9 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "ALTER TABLE grid_campaigns DROP COLUMN nskipped;"
                             "ALTER TABLE grid_campaigns DROP COLUMN nafter; DROP TABLE grid_deps;"
                             "DROP TABLE grid_camp_after;"
+                            "ALTER TABLE clusters DROP COLUMN cache_dir; ALTER TABLE clusters DROP COLUMN cache_bytes;"
+                            "ALTER TABLE clusters DROP COLUMN bandwidth; ALTER TABLE grid_jobs DROP COLUMN stage_retries;"
+                            "DROP TABLE grid_stage_files; DROP TABLE grid_stage_bw;"
                             "PRAGMA user_version=13;"
                             "INSERT INTO grid_events(id,campaign_id,cluster_id,copy_id,kind,open,notified,blacklists,"
                             "exit_code,jobs,opened_at) VALUES"
