@@ -212,6 +212,8 @@ const struct setting project_settings[] = {
     {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX, .restart = 1},
+    /* 0: no success is near zero, for campaigns of jobs that really take no time */
+    {SETTING("grid_sink_seconds", SETTING_DOUBLE, grid_sink_seconds), .def = 2, .max = NO_MAX, .restart = 1},
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},
