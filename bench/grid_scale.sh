@@ -39,7 +39,8 @@ done
 [ "$(id -u)" = 0 ] || { echo "grid_scale: needs root (Slurm, OAR, jobs run as another user)" >&2; exit 1; }
 if [ "$oar" = 1 ] && [ -z "${_GRID_SCALE_LOCKED:-}" ]; then
     # OAR allows one instance per machine: wait for the other users of it
-    _GRID_SCALE_LOCKED=1 exec flock /tmp/locus-oar.lock "$0" "${args[@]}"
+    # -o: the lock stays with flock, not with the daemons the run starts
+    _GRID_SCALE_LOCKED=1 exec flock -o /tmp/locus-oar.lock "$0" "${args[@]}"
 fi
 export LOCUS_BUILD_DIR=$build
 lib=$(cd "$(dirname "$0")/../tests/integration/lib" && pwd)

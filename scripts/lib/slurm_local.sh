@@ -44,8 +44,14 @@ slurm_local_munged() {
     SLURM_LOCAL_MUNGED_PID=
     [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null && return 0
     mkdir -p /run/munge && chown munge:munge /run/munge
-    # two starting at once: the loser's munged exits (socket in use)
-    runuser -u munge -- /usr/sbin/munged 2>/dev/null
+    # two starting at once: the loser's munged exits (socket in use). It
+    # outlives the caller, so it gets no descriptor above 2: a test run as
+    # `flock /tmp/locus-oar.lock bash TEST` would otherwise leave the lock
+    # held by munged, and every OAR test after it waiting forever
+    (
+        for fd in "/proc/$BASHPID/fd"/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+        exec runuser -u munge -- /usr/sbin/munged
+    ) 2>/dev/null
     for i in $(seq 50); do
         if [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null; then
             # shellcheck disable=SC2034 # read by those who source it
