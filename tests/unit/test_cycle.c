@@ -877,6 +877,7 @@ static void test_unknown_cluster_creates_nothing(void **st)
 static void test_cancel_campaign_cancels_live_copies(void **st)
 {
     struct grid_config cfg = cfg_default();
+    cfg.algo = PRED_TAP;   /* a first submission of 3 jobs on 4 cores */
     struct fake *f = fake_new(&cfg, 1, (int[]){4});
     int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 10, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
     fake_round(f, 10);

@@ -218,6 +218,19 @@ static int see_event(void *ctx, const struct event_view *e)
  * nothing else: no mapping, or a system account (root, an account below
  * grid_min_uid or without a login shell on this host), and the submission is refused, fatal for
  * the campaign on that cluster; none of its jobs reaches the cluster. */
+/* config.xml's default <grid_predictor> (core/project.c, in text) is the
+ * predictor the grid library defaults to. */
+static void test_default_predictor_is_one(void **state)
+{
+    (void)state;
+    struct project_config cfg;
+    project_config_defaults(&cfg);
+    assert_int_equal(pred_algo_parse(cfg.grid_predictor), PRED_DEFAULT);
+    struct grid_config gc;
+    grid_config_default(&gc);
+    assert_int_equal(gc.algo, PRED_DEFAULT);
+}
+
 static void test_jobs_run_as_the_mapped_account_only(void **state)
 {
     struct fx *f = *state;
@@ -900,6 +913,7 @@ static void test_events_say_why(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_predictor_is_one),
         cmocka_unit_test_setup_teardown(test_jobs_run_as_the_mapped_account_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_runs_to_its_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_mid_campaign_loses_and_repeats_nothing, setup, teardown),
