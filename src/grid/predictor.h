@@ -22,11 +22,10 @@
  * took 2.2 times as long as the three ratio predictors, which were within
  * the noise of each other (4%); in the simulator 6-28% longer. The tap
  * shuts for its 60 s grace period whenever one job waits, and starts at 3
- * jobs; the
- * ratio predictors offer the free resources at once and, of the three,
- * this one shrinks in proportion to what the cluster did not absorb (slow
- * start falls to one job) and grows back by doubling. It is also what the
- * real-cluster tests run. core/project.c names it in text. */
+ * jobs; the ratio predictors offer the free resources at once and, of the
+ * three, this one shrinks in proportion to what the cluster did not absorb
+ * (slow start falls to one job) and grows back by doubling. It is also
+ * what the real-cluster tests run. core/project.c names it in text. */
 #define PRED_DEFAULT PRED_ADAPT_DOWN_EXP_UP
 
 /* Job ratio bounds. JR starts at 1: one job per free resource.
