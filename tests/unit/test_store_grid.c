@@ -241,6 +241,21 @@ static long save(struct store *s, const struct grid_state *st, struct grid_shado
     return n;
 }
 
+/* The store loads back as st, and the loaded state saves nothing new. */
+static void loads_back_equal(struct store *s, const struct grid_state *st)
+{
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh = grid_shadow_new();
+    assert_int_equal(store_grid_load(s, &back, sh), 0);
+    same_state(st, &back);
+    assert_int_equal(save(s, &back, sh), 0);
+    grid_shadow_free(sh);
+    grid_state_free(&back);
+}
+
 static void test_state_saved_and_loaded_equal(void **state)
 {
     struct fx *f = *state;
@@ -261,18 +276,7 @@ static void test_state_saved_and_loaded_equal(void **state)
                 st.nprojects + st.project_fs.nentries + st.member_fs.nentries + 1 + st.camps[0].nclusters +
                 st.camps[0].nranges;
     assert_int_equal(first, rows);
-
-    struct grid_state back;
-    struct grid_config cfg;
-    grid_config_default(&cfg);
-    grid_state_init(&back, &cfg, 0);
-    struct grid_shadow *sh2 = grid_shadow_new();
-    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
-    same_state(&st, &back);
-    /* the loaded state saves nothing new either */
-    assert_int_equal(save(f->s, &back, sh2), 0);
-    grid_shadow_free(sh2);
-    grid_state_free(&back);
+    loads_back_equal(f->s, &st);
     grid_shadow_free(sh);
     grid_state_free(&st);
 }
@@ -303,16 +307,7 @@ static void test_save_writes_only_changed_rows(void **state)
     long n = save(f->s, &st, sh);
     assert_true(n >= 1);
     assert_true(n < st.njobs + st.ncopies);
-
-    struct grid_state back;
-    struct grid_config cfg;
-    grid_config_default(&cfg);
-    grid_state_init(&back, &cfg, 0);
-    struct grid_shadow *sh2 = grid_shadow_new();
-    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
-    same_state(&st, &back);
-    grid_shadow_free(sh2);
-    grid_state_free(&back);
+    loads_back_equal(f->s, &st);
     grid_shadow_free(sh);
     grid_state_free(&st);
 }
@@ -368,15 +363,7 @@ static void test_ended_copies_saved_once(void **state)
     assert_true(st.ncopies >= 200);
     assert_true(st.live_from > 150);
     grid_decisions_free(&d);
-
-    struct grid_state back;
-    grid_state_init(&back, &cfg, 0);
-    struct grid_shadow *sh2 = grid_shadow_new();
-    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
-    same_state(&st, &back);
-    assert_int_equal(save(f->s, &back, sh2), 0);
-    grid_shadow_free(sh2);
-    grid_state_free(&back);
+    loads_back_equal(f->s, &st);
     grid_shadow_free(sh);
     grid_state_free(&st);
 }
