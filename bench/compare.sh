@@ -10,8 +10,8 @@
 # build and the work tree's, REV first, N rounds (default 3), so that both
 # sides see the same load of a shared machine. Benchmarks: rpc (bench-rpc,
 # given --rpc-args, default '--seconds 15'), then each bench/NAME.sh script
-# except grid_finalize and grid_placement (they need root and Slurm; name
-# them with --only). A
+# except grid_finalize, grid_placement, grid_scale and grid_predictors (they
+# need root and Slurm; name them with --only). A
 # benchmark the revision lacks is skipped. Each run's JSON last line and
 # output go to build/compare/runs/.
 #
@@ -67,7 +67,7 @@ else
   names=(rpc)
   for s in bench/*.sh; do
     n=$(basename "$s" .sh)
-    case $n in compare | grid_finalize | grid_placement) ;; *) names+=("$n") ;; esac
+    case $n in compare | grid_finalize | grid_placement | grid_scale | grid_predictors) ;; *) names+=("$n") ;; esac
   done
 fi
 

@@ -45,14 +45,11 @@ slurm_local_munged() {
     [ -S /run/munge/munge.socket.2 ] && pgrep -x munged >/dev/null && return 0
     mkdir -p /run/munge && chown munge:munge /run/munge
     # two starting at once: the loser's munged exits (socket in use). It
-    # outlives this shell, so it gets none of its descriptors but 0-2: a test
-    # run under `flock /tmp/locus-oar.lock` holds the lock on one, and a
-    # munged keeping it would hold that lock for good.
+    # outlives the caller, so it gets no descriptor above 2: a test run as
+    # `flock /tmp/locus-oar.lock bash TEST` would otherwise leave the lock
+    # held by munged, and every OAR test after it waiting forever
     (
-        for fd in /proc/$BASHPID/fd/*; do
-            fd=${fd##*/}
-            [ "$fd" -le 2 ] || eval "exec $fd>&-"
-        done
+        for fd in "/proc/$BASHPID/fd"/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
         exec runuser -u munge -- /usr/sbin/munged
     ) 2>/dev/null
     for i in $(seq 50); do

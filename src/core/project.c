@@ -206,12 +206,14 @@ const struct setting project_settings[] = {
     {SETTING("no_grid_daemon", SETTING_FLAG, grid_daemon), .def = 1, .restart = 1},
     {SETTING("grid_cycle_period", SETTING_DOUBLE, grid_cycle_period), .def = 30, .min = 0.1, .max = NO_MAX,
      .restart = 1},
-    /* checked against the predictors when the grid daemon starts */
-    {SETTING("grid_predictor", SETTING_TEXT, grid_predictor), .def_text = "tap", .min = 1, .restart = 1},
+    /* checked against the predictors when the grid daemon starts; the default is grid/predictor.h's PRED_DEFAULT */
+    {SETTING("grid_predictor", SETTING_TEXT, grid_predictor), .def_text = "adapt_down_exp_up", .min = 1, .restart = 1},
     {SETTING("grid_waiting_allowed", SETTING_DOUBLE, grid_waiting_allowed), .def = 5, .max = NO_MAX, .restart = 1},
     {SETTING("grid_waiting_timeout", SETTING_DOUBLE, grid_waiting_timeout), .def = 900, .min = 1, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_settle_seconds", SETTING_DOUBLE, grid_settle_seconds), .def = 10, .max = NO_MAX, .restart = 1},
+    /* 0: no success is near zero, for campaigns of jobs that really take no time */
+    {SETTING("grid_sink_seconds", SETTING_DOUBLE, grid_sink_seconds), .def = 2, .max = NO_MAX, .restart = 1},
     {SETTING("grid_fairshare_half_life", SETTING_DOUBLE, grid_fairshare_half_life), .def = 86400, .max = NO_MAX,
      .restart = 1},
     {SETTING("grid_no_finalize", SETTING_FLAG, grid_finalize), .def = 1, .restart = 1},

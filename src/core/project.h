@@ -146,6 +146,7 @@ struct project_config {
     char grid_predictor[32];     /* <grid_predictor>: tap, slow_start, two_way_adaptive, adapt_down_exp_up */
     double grid_waiting_allowed; /* <grid_waiting_allowed>: waiting jobs of a campaign on a cluster (5) */
     double grid_waiting_timeout; /* <grid_waiting_timeout>: seconds a job may wait before nikita cancels it (900) */
+    double grid_sink_seconds;    /* <grid_sink_seconds>: a success shorter is near zero, a sink's sign (2) */
     double grid_settle_seconds;  /* <grid_settle_seconds>: a job just submitted that waits less is not excess (10) */
     double grid_fairshare_half_life; /* <grid_fairshare_half_life>: seconds (86400) */
     int grid_early_jobs;         /* <grid_early_jobs>: a campaign's first jobs that go early (10; 0: none) */

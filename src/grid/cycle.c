@@ -14,7 +14,7 @@
 void grid_config_default(struct grid_config *cfg)
 {
     *cfg = (struct grid_config){
-        .algo = PRED_TAP, .waiting_allowed = 5, .max_attempts = 5, .walltime_retries = 2,
+        .algo = PRED_DEFAULT, .waiting_allowed = 5, .max_attempts = 5, .walltime_retries = 2,
         .checkpoint_resumes_max = 50, .waiting_timeout = 900, .settle_seconds = 10, .walltime_margin = 1800, .stress_max = 0.8,
         .sink_seconds = 2, .sink_ratio = 0.1, .sink_min_jobs = 5, .sink_fraction = 0.8, .finalize = 1,
         .group_max = 50, .fairshare_half_life = 86400, .early_jobs = 10, .stage_retries = 2,

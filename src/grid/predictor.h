@@ -2,8 +2,8 @@
  * cycle (docs/grid-policies.md). One
  * state per (campaign, cluster); the updator's observation of that pair goes
  * in, the allowed number of jobs comes out. Four algorithms: CiGri 3's tap
- * (the default, as CiGri 3.2.1's runner does it) and slow start, two-way
- * adaptive and adaptive-down exponential-up, which steer a job ratio JR =
+ * (as CiGri 3.2.1's runner does it) and slow start, two-way adaptive and
+ * adaptive-down exponential-up (the default), which steer a job ratio JR =
  * jobs per free resource (the inverse of resources per job). Pure: no I/O,
  * no clock but obs->now, no global state. */
 #ifndef LOCUS_GRID_PREDICTOR_H
@@ -15,6 +15,18 @@
 #define PRED_TAP_INCREASE_FACTOR 1.5 /* RUNNER_TAP_INCREASE_FACTOR: growth after a submission, shrink after a close */
 #define PRED_TAP_INCREASE_MAX 100    /* RUNNER_TAP_INCREASE_MAX: cap of the rate (OAR's max array size) */
 #define PRED_TAP_GRACE_PERIOD 60     /* RUNNER_TAP_GRACE_PERIOD, seconds: a closed tap stays shut that long */
+
+/* The default (<grid_predictor>, locus-sim grid): adaptive-down
+ * exponential-up. Measured (docs/benchmarks.md, "Grid: the four predictors
+ * on real Slurm"): on Slurm clusters busy with other users' jobs the tap
+ * took 2.2 times as long as the three ratio predictors, which were within
+ * the noise of each other (4%); in the simulator 6-28% longer. The tap
+ * shuts for its 60 s grace period whenever one job waits, and starts at 3
+ * jobs; the ratio predictors offer the free resources at once and, of the
+ * three, this one shrinks in proportion to what the cluster did not absorb
+ * (slow start falls to one job) and grows back by doubling. It is also
+ * what the real-cluster tests run. core/project.c names it in text. */
+#define PRED_DEFAULT PRED_ADAPT_DOWN_EXP_UP
 
 /* Job ratio bounds. JR starts at 1: one job per free resource.
  * JR_MAX only stops doubling from overflowing: real output is bounded by

@@ -21,10 +21,10 @@
 
 /* The predictor's algorithms (grid/predictor.h). */
 enum pred_algo {
-    PRED_TAP,                /* CiGri 3 runner taps: the default */
+    PRED_TAP,                /* CiGri 3 runner taps */
     PRED_SLOW_START,         /* TCP-like: JR x2, excess -> 1 job/cluster */
     PRED_TWO_WAY_ADAPTIVE,   /* JR measured on the run, both ways */
-    PRED_ADAPT_DOWN_EXP_UP,  /* adaptive down, x2 up */
+    PRED_ADAPT_DOWN_EXP_UP,  /* adaptive down, x2 up: the default (PRED_DEFAULT) */
 };
 
 /* One (campaign, cluster) pair's history, set up by pred_state_init. It
@@ -68,7 +68,7 @@ struct fairshare {
 /* ---- configuration ---- */
 
 struct grid_config {
-    enum pred_algo algo;          /* default PRED_TAP */
+    enum pred_algo algo;          /* default PRED_DEFAULT */
     int waiting_allowed;          /* waiting copies of a campaign tolerated on a cluster (5) */
     int max_attempts;             /* resubmissions of a job that may be to blame (admin cancels, node
                                      failures, retry codes, fatal errors) before it is given up (5);

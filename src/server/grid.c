@@ -1013,10 +1013,23 @@ static int learn(struct gridd *g, const struct poll *p, int64_t now)
     return rc;
 }
 
+/* Seconds since *t, and *t moved to now: one phase of a cycle. */
+static double lap(int64_t *t)
+{
+    int64_t now = monotonic_ns();
+    double s = (double)(now - *t) / NS_PER_S;
+    *t = now;
+    return s;
+}
+
 int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen)
 {
+    /* each phase's wall time, logged per cycle: where a big campaign's cycle goes (docs/benchmarks.md) */
+    int64_t t = monotonic_ns();
+    double ph[6];
     struct poll p = {0};
     poll_clusters(g, &p);
+    ph[0] = lap(&t);
     struct grid_obs obs = {p.clusters, g->g.nclusters, p.copies, p.ncopies};
     char why[512];
     int applied = !grid_apply(&g->g, &obs, now, why, sizeof why);
@@ -1036,16 +1049,25 @@ int gridd_cycle(struct gridd *g, int64_t now, char *err, size_t errlen)
     } else {
         n = grid_cycle(&g->g, now, &g->d);
     }
+    ph[1] = lap(&t);
     if (commit_state(g, err, errlen)) return -1;
+    ph[2] = lap(&t);
     if (n) log_debug(LT_GRID, "grid: cycle %" PRId64 ": %d submissions, %d cancels, %d notices", g->g.cycles,
                      g->d.nsubmits, g->d.ncancels, g->d.nnotifies);
     cancel_all(g);
+    ph[3] = lap(&t);
     if (submit_all(g, now, err, errlen)) return -1;
+    ph[4] = lap(&t);
     for (int i = 0; i < g->d.nnotifies; i++) {
         notify(g, &g->d.notifies[i]);
         grid_notified(&g->g, &g->d.notifies[i]);
     }
-    return g->d.nnotifies ? save(g, err, errlen) : 0;
+    int rc = g->d.nnotifies ? save(g, err, errlen) : 0;
+    ph[5] = lap(&t);
+    log_debug(LT_GRID, "grid: cycle %" PRId64 " phases: poll %.3f s, decide %.3f s, save %.3f s, cancel %.3f s, "
+              "submit %.3f s, notify %.3f s; %" PRId64 " jobs, %" PRId64 " copies", g->g.cycles, ph[0], ph[1],
+              ph[2], ph[3], ph[4], ph[5], g->g.njobs, g->g.ncopies);
+    return rc;
 }
 
 /* ---- opening ---- */
@@ -1137,6 +1159,7 @@ struct gridd *gridd_open(const char *db_path, const struct project_config *cfg, 
     gc.waiting_allowed = (int)cfg->grid_waiting_allowed;
     gc.waiting_timeout = (int64_t)cfg->grid_waiting_timeout;
     gc.settle_seconds = (int64_t)cfg->grid_settle_seconds;
+    gc.sink_seconds = cfg->grid_sink_seconds;
     gc.fairshare_half_life = cfg->grid_fairshare_half_life;
     gc.early_jobs = cfg->grid_early_jobs;
     gc.finalize = cfg->grid_finalize;

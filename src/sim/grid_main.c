@@ -17,7 +17,7 @@ static int grid_usage(const char *why)
 
 int grid_main(int argc, char **argv)
 {
-    const char *path = NULL, *trace_path = NULL, *seed = NULL, *pred = "tap", *early = NULL;
+    const char *path = NULL, *trace_path = NULL, *seed = NULL, *pred = NULL, *early = NULL;
     int json = 0, no_finalize = 0, data_aware = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
@@ -34,7 +34,7 @@ int grid_main(int argc, char **argv)
         else path = a;
     }
     if (!path) return grid_usage("no workload file given");
-    int algo = pred_algo_parse(pred);
+    int algo = pred ? pred_algo_parse(pred) : (int)PRED_DEFAULT;
     if (algo < 0) return grid_usage("unknown predictor");
     char err[512];
     struct grid_workload w;

@@ -529,12 +529,27 @@ static void meta_of(const struct grid_state *st, struct grid_meta *m)
                             .cycles = st->cycles, .fs_last = st->fs.last};
 }
 
-struct diff { const struct rm_table *t; struct arr now; const void *old; size_t nold; };
+/* The rows of table t a save need not look at: the copies below the
+ * live_from of the last save (the shadow's). Those had ended by then, and
+ * an ended copy never changes (grid_apply and grid_submit_result leave it
+ * as it is), so they are the shadow's already: a cycle's save and its
+ * shadow then cost the live copies, not every copy a campaign of 100,000
+ * jobs ever made (docs/benchmarks.md, "Grid: 100,000 jobs"). */
+static size_t frozen_rows(const struct grid_shadow *sh, int t)
+{
+    if (t != T_COPY || !sh->n[T_META]) return 0;
+    int64_t from = ((const struct grid_meta *)sh->rows[T_META])->live_from;
+    return from < 0 ? 0 : (size_t)from < sh->n[T_COPY] ? (size_t)from : sh->n[T_COPY];
+}
+
+/* now and old from row `from` on */
+struct diff { const struct rm_table *t; struct arr now; const void *old; size_t nold, from; };
 
 static int row_differs(void *ctx, size_t i)
 {
     struct diff *d = ctx;
     size_t w = d->t->stride;
+    i += d->from;
     return i >= d->nold || !rm_equal(d->t, (const char *)d->now.rows + i * w, (const char *)d->old + i * w);
 }
 
@@ -585,8 +600,10 @@ long store_grid_save(struct store *s, const struct grid_state *st, const struct 
     meta_of(st, &meta);
     long written = 0;
     for (int t = 0; t < T_CCLUSTER; t++) {
-        struct diff d = {&tables[t], state_array(st, t, &meta), sh->rows[t], sh->n[t]};
-        long n = rm_put(s, d.t, d.now.rows, d.now.n, row_differs, &d);
+        struct diff d = {&tables[t], state_array(st, t, &meta), sh->rows[t], sh->n[t], frozen_rows(sh, t)};
+        if (d.from > d.now.n) d.from = d.now.n;
+        const char *rows = d.from ? (const char *)d.now.rows + d.from * d.t->stride : d.now.rows;
+        long n = rm_put(s, d.t, rows, d.now.n - d.from, row_differs, &d);
         if (n < 0) return -1;
         written += n;
     }
@@ -599,11 +616,13 @@ void grid_shadow_take(struct grid_shadow *sh, const struct grid_state *st)
 {
     struct grid_meta meta;
     meta_of(st, &meta);
+    size_t frozen[T_CCLUSTER];   /* before the meta row, which says where they end, is replaced */
+    for (int t = 0; t < T_CCLUSTER; t++) frozen[t] = frozen_rows(sh, t);
     for (int t = 0; t < T_CCLUSTER; t++) {
         struct arr a = state_array(st, t, &meta);
-        size_t bytes = a.n * tables[t].stride;
+        size_t w = tables[t].stride, bytes = a.n * w, from = frozen[t] < a.n ? frozen[t] : a.n;
         if (a.n > sh->n[t] || !sh->rows[t]) sh->rows[t] = xrealloc(sh->rows[t], bytes ? bytes : 1);
-        if (bytes) memcpy(sh->rows[t], a.rows, bytes);
+        if (bytes > from * w) memcpy((char *)sh->rows[t] + from * w, (const char *)a.rows + from * w, bytes - from * w);
         sh->n[t] = a.n;
     }
 }

@@ -36,6 +36,8 @@ proj=$TMP/proj
 make_project "$proj" locusa locusb
 map_accounts "$proj" locusa locusb
 set_config "$proj" grid_cycle_period 1
+# CiGri's tap, the default when the waits below were measured
+set_config "$proj" grid_predictor tap
 set_config "$proj" grid_max_attempts 1   # c is given up at its second failure
 "$LOCUS" cluster add "$proj" alpha --driver slurm --conf "${SLURM_CONF_OF[alpha]}" --partition normal >/dev/null \
     || fail "locus cluster add alpha failed"
@@ -108,8 +110,8 @@ state_of() { sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1"; }
 "$LOCUS" campaign stat "$proj" "$NEXT" >"$TMP/stat.next" 2>&1 || bad "locus campaign stat $NEXT failed"
 grep -q ': waiting,' "$TMP/stat.next" || bad "stat of next does not say waiting: $(head -n 1 "$TMP/stat.next")"
 
-# gamma's links are slow: after a job waited, CiGri's tap (the default
-# predictor) opens again for the next about a minute later; the DAG took
+# gamma's links are slow: after a job waited, CiGri's tap (set above)
+# opens again for the next about a minute later; the DAG took
 # 80 to 200 s there
 terminated() { [ "$(state_of "$1")" = "$GCS_TERMINATED" ]; }
 for c in "$DS" "$DO"; do

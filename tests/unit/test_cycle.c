@@ -602,6 +602,27 @@ static void test_sink_detected_blacklisted_jobs_redone(void **st)
     fake_free(f);
 }
 
+/* <grid_sink_seconds>0: jobs that really take no time (a campaign of
+ * `true`) are no sign of a sink, on any cluster. */
+static void test_sink_off_zero_second_jobs_run(void **st)
+{
+    struct grid_config cfg = cfg_default();
+    cfg.sink_seconds = 0;
+    struct fake *f = fake_new(&cfg, 2, (int[]){8, 2});
+    f->b[0].dur = 0;
+    f->b[1].dur = 0;
+    int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 40, 'exec_file': 'x', " TWO "}", 1);
+    for (int64_t t = 10; t < 20000 && grid_campaign_find(&f->st, c)->state == GCS_RUNNING; t += 10) fake_round(f, t);
+    assert_int_equal(count_state(&f->st, c, GJ_TERMINATED), 40);
+    assert_int_equal(f->st.nevents, 0);
+    for (int k = 0; k < 2; k++) {   /* no success near zero, none taken back and redone */
+        const struct grid_pair *p = grid_pair_find(&f->st, c, f->cl[k]);
+        assert_int_equal(p->fast_successes, 0);
+        assert_int_equal(p->resubmitted, 0);
+    }
+    fake_free(f);
+}
+
 static void test_checkpoint_resumed_on_same_cluster_before_new_jobs(void **st)
 {
     struct grid_config cfg = cfg_default();
@@ -1079,6 +1100,7 @@ static void test_unknown_cluster_creates_nothing(void **st)
 static void test_cancel_campaign_cancels_live_copies(void **st)
 {
     struct grid_config cfg = cfg_default();
+    cfg.algo = PRED_TAP;   /* a first submission of 3 jobs on 4 cores */
     struct fake *f = fake_new(&cfg, 1, (int[]){4});
     int64_t c = add_campaign(f, "{'name': 'd', 'nb_jobs': 10, 'exec_file': 'x', 'clusters': {'c0': {}}}", 1);
     fake_round(f, 10);
@@ -1581,6 +1603,7 @@ int main(void)
         cmocka_unit_test(test_failed_fetches_retried_then_fatal),
         cmocka_unit_test(test_stage_failure_observation_checked),
         cmocka_unit_test(test_sink_detected_blacklisted_jobs_redone),
+        cmocka_unit_test(test_sink_off_zero_second_jobs_run),
         cmocka_unit_test(test_checkpoint_resumed_on_same_cluster_before_new_jobs),
         cmocka_unit_test(test_checkpoint_interval_follows_cluster_interruptions),
         cmocka_unit_test(test_forgotten_copy_runs_again_counted),

@@ -84,7 +84,7 @@ static void test_grid_defaults(void **state)
     assert_int_equal(p.cfg.grid_daemon, 1);
     assert_int_equal(p.cfg.grid_finalize, 1);
     assert_true(p.cfg.grid_cycle_period == 30 && p.cfg.grid_waiting_allowed == 5);
-    assert_string_equal(p.cfg.grid_predictor, "tap");
+    assert_string_equal(p.cfg.grid_predictor, "adapt_down_exp_up");
 }
 
 /* <grid_no_finalize/> turns finalize off and nothing else; saved and read

@@ -241,6 +241,21 @@ static long save(struct store *s, const struct grid_state *st, struct grid_shado
     return n;
 }
 
+/* The store loads back as st, and the loaded state saves nothing new. */
+static void loads_back_equal(struct store *s, const struct grid_state *st)
+{
+    struct grid_state back;
+    struct grid_config cfg;
+    grid_config_default(&cfg);
+    grid_state_init(&back, &cfg, 0);
+    struct grid_shadow *sh = grid_shadow_new();
+    assert_int_equal(store_grid_load(s, &back, sh), 0);
+    same_state(st, &back);
+    assert_int_equal(save(s, &back, sh), 0);
+    grid_shadow_free(sh);
+    grid_state_free(&back);
+}
+
 static void test_state_saved_and_loaded_equal(void **state)
 {
     struct fx *f = *state;
@@ -261,18 +276,7 @@ static void test_state_saved_and_loaded_equal(void **state)
                 st.nprojects + st.project_fs.nentries + st.member_fs.nentries + 1 + st.camps[0].nclusters +
                 st.camps[0].nranges;
     assert_int_equal(first, rows);
-
-    struct grid_state back;
-    struct grid_config cfg;
-    grid_config_default(&cfg);
-    grid_state_init(&back, &cfg, 0);
-    struct grid_shadow *sh2 = grid_shadow_new();
-    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
-    same_state(&st, &back);
-    /* the loaded state saves nothing new either */
-    assert_int_equal(save(f->s, &back, sh2), 0);
-    grid_shadow_free(sh2);
-    grid_state_free(&back);
+    loads_back_equal(f->s, &st);
     grid_shadow_free(sh);
     grid_state_free(&st);
 }
@@ -288,8 +292,9 @@ static void test_save_writes_only_changed_rows(void **state)
     st.clusters[1].free = 1;
     st.jobs[7].attempts++;
     assert_int_equal(save(f->s, &st, sh), 2);
-    /* a failed commit keeps the shadow: the same rows are written again */
-    st.copies[0].run_s += 1;
+    /* a failed commit keeps the shadow: the same rows are written again (a
+     * live copy: an ended one never changes, and a save does not look) */
+    st.copies[st.ncopies - 1].run_s += 1;
     assert_int_equal(store_begin(f->s), 0);
     assert_int_equal(store_grid_save(f->s, &st, sh), 1);
     store_rollback(f->s);
@@ -302,16 +307,63 @@ static void test_save_writes_only_changed_rows(void **state)
     long n = save(f->s, &st, sh);
     assert_true(n >= 1);
     assert_true(n < st.njobs + st.ncopies);
+    loads_back_equal(f->s, &st);
+    grid_shadow_free(sh);
+    grid_state_free(&st);
+}
 
-    struct grid_state back;
+/* A campaign whose every copy ends at the next poll, saved after each
+ * cycle as the daemon does: the ended copies below live_from are not
+ * looked at again, the saves write only what changed, and the store
+ * still loads as the state. */
+static void test_ended_copies_saved_once(void **state)
+{
+    struct fx *f = *state;
+    struct grid_state st;
     struct grid_config cfg;
     grid_config_default(&cfg);
-    grid_state_init(&back, &cfg, 0);
-    struct grid_shadow *sh2 = grid_shadow_new();
-    assert_int_equal(store_grid_load(f->s, &back, sh2), 0);
-    same_state(&st, &back);
-    grid_shadow_free(sh2);
-    grid_state_free(&back);
+    grid_state_init(&st, &cfg, 0);
+    char err[256];
+    int64_t id;
+    assert_int_equal(grid_cluster_add(&st, "alpha", 8, 1, &id, err, sizeof err), 0);
+    struct campaign_spec spec = {0};
+    parse_spec("{'name': 'c', 'nb_jobs': 200, 'exec_file': 'x', 'clusters': {'alpha': {}}}", &spec);
+    struct grid_campaign_opts o = {.user_id = f->alice, .nretry = -1};
+    assert_int_equal(grid_campaign_add(&st, &spec, &o, &id, err, sizeof err), 0);
+    campaign_spec_free(&spec);
+    struct grid_shadow *sh = grid_shadow_new();
+    struct grid_decisions d;
+    grid_decisions_init(&d);
+    long last = 0;
+    int64_t t = 10;
+    for (; t < 100000 && st.camps[0].state == GCS_RUNNING; t += 10) {
+        grid_cycle(&st, t, &d);
+        for (size_t i = 0; i < d.nids; i++) {
+            char cid[32];
+            snprintf(cid, sizeof cid, "%lld", (long long)d.ids[i]);
+            assert_int_equal(grid_submit_result(&st, d.ids[i], GS_OK, cid, NULL, t, err, sizeof err), 0);
+        }
+        long before = save(f->s, &st, sh);
+        assert_true(before >= 0);
+        struct grid_copy_obs *obs = xcalloc((size_t)st.ncopies + 1, sizeof *obs);
+        int n = 0;
+        for (int64_t i = st.live_from; i < st.ncopies; i++)
+            if (st.copies[i].state != GC_ENDED)
+                obs[n++] = (struct grid_copy_obs){.copy_id = st.copies[i].id, .state = GO_ENDED, .end = GE_SUCCESS,
+                                                  .started_at = t, .run_s = 5};
+        struct grid_cluster_obs co = {.cluster_id = 1, .free = 8, .total = 8};
+        struct grid_obs all = {.clusters = &co, .nclusters = 1, .copies = obs, .ncopies = n};
+        assert_int_equal(grid_apply(&st, &all, t + 5, err, sizeof err), 0);
+        free(obs);
+        last = save(f->s, &st, sh);
+        /* the jobs and copies of this cycle, and a few rows of the rest, never the 200 of before */
+        assert_true(last < 60);
+    }
+    assert_int_equal(st.camps[0].state, GCS_TERMINATED);
+    assert_true(st.ncopies >= 200);
+    assert_true(st.live_from > 150);
+    grid_decisions_free(&d);
+    loads_back_equal(f->s, &st);
     grid_shadow_free(sh);
     grid_state_free(&st);
 }
@@ -662,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_field_tables_match_structs),
         cmocka_unit_test_setup_teardown(test_state_saved_and_loaded_equal, setup, teardown),
         cmocka_unit_test_setup_teardown(test_save_writes_only_changed_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ended_copies_saved_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_orders_insert_get_pending_done, setup, teardown),
         cmocka_unit_test_setup_teardown(test_campaign_round_trip_list_count_and_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dependencies_saved_and_loaded, setup, teardown),
