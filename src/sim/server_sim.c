@@ -30,6 +30,7 @@
 #define MAX_PER_RPC 64
 #define TASK_OUTPUTS 2           /* files a task uploads at most: its output and a sequence's state */
 #define NAME_LEN 256             /* an instance's wire name */
+#define TASK_NAME_INLINE 40      /* bytes of the names a task keeps inline (the simulator's are shorter) */
 #define GPU_TYPE "NVIDIA"        /* the simulated GPUs' type, as the BOINC client names it */
 #define GPU_CLASS "cuda"         /* the plan class of the app's GPU version */
 
@@ -53,24 +54,28 @@ enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_UPLOADING, T_DONE };
 #define DL_STATE (-2)            /* it fetches a sequence's restart state for task dl_inst */
 
 struct task {
+    int state;
+    int rsc;                    /* where it runs: RSC_CPU, or 1 for the host's GPUs (its dispatch's u.rsc) */
+    double flops_left;
+    char name[TASK_NAME_INLINE];   /* its instance's wire name, as the host knows it, if it fits; else name_long */
+    char *name_long;            /* owned */
     int64_t job_id, inst_id;
     int64_t deadline;           /* its report deadline */
-    char *name;                 /* owned: its instance's wire name, as the host knows it */
     int seq, file;              /* the first file it reads, -1: no input */
     int nfiles, got;            /* files it reads from `file` on; how many of them it has secured */
-    int state;
     int error;                  /* fails with CLIENT_ERROR */
     int wrong;                  /* returns a wrong result: WRONG_ALONE or WRONG_CHEAT; 0 right */
-    double flops_left;
-    int rsc;                    /* where it runs: RSC_CPU, or 1 for the host's GPUs (its dispatch's u.rsc) */
     double ndev, ncpus;         /* GPU tasks: devices it takes and the CPU share it lists (u.ndevices, u.ncpus) */
     double speed;               /* flops per second it really computes at */
     double est;                 /* flops per second the host's estimates assume: the CPU's benchmark, or the
                                    version's speed the server sent (u.flops) */
     struct seq_task *sq;        /* owned: a work sequence's task, its state files; NULL otherwise */
 };
-/* The fields each pass over a host's tasks reads stay close together: the
- * names and sequence state, hundreds of bytes, are elsewhere. */
+/* The fields each pass over a host's tasks reads and, in the same cache
+ * line, the short name each RPC lists stay close together: a long name and
+ * the sequence state, hundreds of bytes, are elsewhere. */
+
+static const char *task_name(const struct task *t) { return t->name_long ? t->name_long : t->name; }
 
 struct shost {
     double speed;               /* flops per second per CPU */
@@ -638,7 +643,7 @@ static void maybe_rpc(struct sim *s, struct shost *h, int hi)
 
 static void task_free(struct task *t)
 {
-    free(t->name);
+    free(t->name_long);
     free(t->sq);
 }
 
@@ -711,7 +716,8 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
     }
     char name[NAME_LEN];
     sjob_instance_name(name, sizeof name, d->job, d->inst.seq);
-    t->name = xstrdup(name);
+    if (strlen(name) < sizeof t->name) memcpy(t->name, name, strlen(name) + 1);
+    else t->name_long = xstrdup(name);
     struct seq_task sq;
     seq_sim_task(&s->seq, d->job, d->inst.seq, &sq);
     if (sq.is_seq) {
@@ -738,7 +744,7 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
     if (j) {
         int nout = j->batch->b.noutputs + 1;   /* outputs, then a sequence's state */
         for (int k = 0; k < nout && k < TASK_OUTPUTS; k++) {
-            snprintf(up->out[k], sizeof up->out[k], "%s_%d", t->name, k);
+            snprintf(up->out[k], sizeof up->out[k], "%s_%d", task_name(t), k);
             up->arrived[narrived++] = up->out[k];
         }
     }
@@ -748,7 +754,7 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
         cpu = secs * t->ncpus;
     }
     return (struct rpc_report){
-        .name = t->name, .computed = !t->error, .exit_status = t->error, .cpu_time = cpu, .elapsed_time = secs,
+        .name = task_name(t), .computed = !t->error, .exit_status = t->error, .cpu_time = cpu, .elapsed_time = secs,
         .arrived = up->arrived, .narrived = narrived,
     };
 }
@@ -867,7 +873,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         struct task *t = &h->t[i];
         if (t->state != T_DONE) {
             by[nlisted] = i;
-            listed[nlisted++] = t->name;
+            listed[nlisted++] = task_name(t);
             continue;
         }
         if (t->wrong) {
