@@ -7,15 +7,16 @@
 #   bench/sim_same.sh REV [--seeds 'S...'] [--quick]
 #
 # Builds REV and the work tree as bench/compare.sh does (release builds of
-# locus-sim under build/compare/), then runs `locus-sim server W --policy P
-# --seed S` with each build, two at a time, for every workload and policy
-# below and each seed (default 1 2), and compares their whole output, the
-# wall time (wall_s) left out. --quick leaves out the big ones (einstein,
-# einstein_harsh, volunteer). Prints one line per run, SAME or DIFF with
-# the figures that differ; exits 1 if any differs or fails.
+# locus-sim under build/compare/, bench/lib/builds.sh), then runs
+# `locus-sim server W --policy P --seed S` with each build, two at a time,
+# for every workload and policy below and each seed (default 1 2), and
+# compares their whole output, the wall time (wall_s) left out. --quick
+# leaves out the big ones (einstein, einstein_harsh, volunteer). Prints one
+# line per run, SAME or DIFF with the figures that differ; exits 1 if any
+# differs or fails.
 set -euo pipefail
 
-usage() { sed -n '8p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '7p' "$0" | sed 's/^# *//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 rev=$1; shift
 seeds="1 2" quick=0
@@ -33,20 +34,9 @@ cd "$root"
 sha=$(git rev-parse --short=7 "$rev^{commit}")
 base=build/compare
 
-# build SRC BUILD: a release build of SRC's simulator
-build() {
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCUS_TESTS=OFF >/dev/null
-  cmake --build "$2" -j 2 --target locus-sim >"$2.log" 2>&1 || { echo "sim_same: building $1 failed (see $2.log)" >&2; exit 1; }
-}
-rev_src=$base/$sha/src
-if [ ! -d "$rev_src" ]; then
-  mkdir -p "$rev_src.tmp"
-  git archive "$sha" | tar -x -C "$rev_src.tmp"
-  mv "$rev_src.tmp" "$rev_src"
-fi
-echo "sim_same: building $sha and the work tree" >&2
-build "$rev_src" "$base/$sha/build"
-build "$root" "$base/work"
+me=sim_same jobs=2
+. "$root/bench/lib/builds.sh"
+build_both "$sha" "$root" locus-sim
 
 # workload:policy, as docs/benchmarks.md runs them (default: the plain policy)
 runs=(small:fifo small:locality gpu:fifo climate:fifo folding:fifo sequence:cursor sequence:locality
