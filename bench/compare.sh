@@ -11,7 +11,8 @@
 # sides see the same load of a shared machine. Benchmarks: rpc (bench-rpc,
 # given --rpc-args, default '--seconds 15'), then each bench/NAME.sh script
 # except grid_finalize, grid_placement, grid_scale and grid_predictors (they
-# need root and Slurm; name them with --only). A
+# need root and Slurm; name them with --only) and sim_same (no benchmark: a
+# check that the simulator's figures are a revision's). A
 # benchmark the revision lacks is skipped. Each run's JSON last line and
 # output go to build/compare/runs/.
 #
@@ -43,21 +44,10 @@ sha=$(git rev-parse --short=7 "$rev^{commit}")
 base=build/compare
 jobs=$(nproc)
 
-# build SRC BUILD: a release build of SRC's programs, without the tests
-build() {
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCUS_TESTS=OFF >/dev/null
-  cmake --build "$2" -j "$jobs" >"$2.log" 2>&1 || { echo "compare: building $1 failed (see $2.log)" >&2; exit 1; }
-}
-
+me=compare
+. "$root/bench/lib/builds.sh"
 rev_src=$base/$sha/src
-if [ ! -d "$rev_src" ]; then
-  mkdir -p "$rev_src.tmp"
-  git archive "$sha" | tar -x -C "$rev_src.tmp"
-  mv "$rev_src.tmp" "$rev_src"
-fi
-echo "compare: building $sha and the work tree" >&2
-build "$rev_src" "$base/$sha/build"
-build "$root" "$base/work"
+build_both "$sha" "$root"
 
 # The benchmarks to run, each as NAME; a script's NAME is its file name.
 names=()
@@ -67,7 +57,8 @@ else
   names=(rpc)
   for s in bench/*.sh; do
     n=$(basename "$s" .sh)
-    case $n in compare | grid_finalize | grid_placement | grid_scale | grid_predictors) ;; *) names+=("$n") ;; esac
+    # not benchmarks: this script, sim_same (a check of figures); the grid ones need root and Slurm
+    case $n in compare | sim_same | grid_finalize | grid_placement | grid_scale | grid_predictors) ;; *) names+=("$n") ;; esac
   done
 fi
 

@@ -69,11 +69,40 @@ int display_name_ok(const char *name)
     return 1;
 }
 
+/* Appends the n bytes of s to out (len bytes) at *at, cut as snprintf
+ * cuts: *at counts what would have been written. */
+static void name_put(char *out, size_t len, size_t *at, const char *s, size_t n)
+{
+    if (*at + 1 < len) memcpy(out + *at, s, n < len - 1 - *at ? n : len - 1 - *at);
+    *at += n;
+}
+
+/* The same with v in decimal, as %lld writes it. */
+static void name_put_int(char *out, size_t len, size_t *at, long long v)
+{
+    char d[24];
+    size_t n = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do d[sizeof d - 1 - n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) d[sizeof d - 1 - n++] = '-';
+    name_put(out, len, at, d + sizeof d - n, n);
+}
+
 void instance_wire_name(char *out, size_t len, const struct batch *b, const char *job_name, int64_t job_id,
                         int seq)
 {
-    if (b->task_names == TASK_NAMES_JOB) snprintf(out, len, "%s__%lld_%d", job_name, (long long)job_id, seq);
-    else snprintf(out, len, "%s_%lld_%d", b->name, (long long)job_id, seq);
+    /* by hand rather than snprintf: the server names every instance a host
+     * lists, at every request */
+    int by_job = b->task_names == TASK_NAMES_JOB;
+    const char *stem = by_job ? job_name : b->name;
+    size_t at = 0;
+    name_put(out, len, &at, stem, strlen(stem));
+    name_put(out, len, &at, "__", by_job ? 2 : 1);
+    name_put_int(out, len, &at, job_id);
+    name_put(out, len, &at, "_", 1);
+    name_put_int(out, len, &at, seq);
+    if (len) out[at < len ? at : len - 1] = '\0';
 }
 
 /* Reads the decimal number that ends s at *end (exclusive), moving *end to

@@ -19,6 +19,7 @@ void edf_free(struct edf_load *l)
 {
     free(l->items);
     free(l->late);
+    free(l->free_at);
     memset(l, 0, sizeof *l);
 }
 
@@ -54,23 +55,35 @@ static int position(const struct edf_load *l, double deadline)
     return lo;
 }
 
-/* Simulates the load with cand (or none) at position pos. With late set,
- * stores every item's lateness there; else checks acceptance and stops at
- * the first item that got later. Returns 1 if accepted (always 1 when
- * storing). */
-static int simulate(const struct edf_load *l, const struct edf_item *cand, int pos, double *late)
+/* The CPUs' free times before item i runs (i = n: after the last). */
+static double *state_at(const struct edf_load *l, int i) { return l->free_at + (size_t)i * (size_t)l->ncpus; }
+
+/* Simulates the items from `from` on, from the state the simulation had
+ * there, storing each one's lateness and the state after it. */
+static void settle_from(struct edf_load *l, int from)
+{
+    size_t bytes = (size_t)l->ncpus * sizeof *l->free_at;
+    if (from == 0) memset(state_at(l, 0), 0, bytes);
+    for (int i = from; i < l->n; i++) {
+        struct cpus c = {state_at(l, i + 1), l->ncpus};
+        memcpy(c.free, state_at(l, i), bytes);
+        l->late[i] = run_on(&c, &l->items[i]) - l->items[i].deadline;
+    }
+}
+
+/* 1 if the load with cand at position pos meets cand's deadline and makes
+ * no item later than it was. The items before pos run as they did, from
+ * the same state: only the rest is simulated again, stopping at the first
+ * item that got later. */
+static int accepts_at(const struct edf_load *l, const struct edf_item *cand, int pos)
 {
     double stack[64];
     struct cpus c = {l->ncpus <= 64 ? stack : xmalloc((size_t)l->ncpus * sizeof *c.free), l->ncpus};
-    memset(c.free, 0, (size_t)c.n * sizeof *c.free);
-    int ok = 1;
-    for (int i = 0; i <= l->n && ok; i++) {
-        if (cand && i == pos && run_on(&c, cand) > cand->deadline) ok = 0;
-        if (i == l->n || !ok) break;
-        double lateness = run_on(&c, &l->items[i]) - l->items[i].deadline;
-        if (late) late[i] = lateness;
-        else if (lateness > fmax(0, l->late[i]) + 1e-6) ok = 0;
-    }
+    if (pos > 0) memcpy(c.free, state_at(l, pos), (size_t)c.n * sizeof *c.free);
+    else memset(c.free, 0, (size_t)c.n * sizeof *c.free);
+    int ok = !(run_on(&c, cand) > cand->deadline);
+    for (int i = pos; i < l->n && ok; i++)
+        ok = !(run_on(&c, &l->items[i]) - l->items[i].deadline > fmax(0, l->late[i]) + 1e-6);
     if (c.free != stack) free(c.free);
     return ok;
 }
@@ -81,6 +94,7 @@ static void reserve(struct edf_load *l, int more)
     while (l->n + more > l->cap) l->cap = l->cap ? l->cap * 2 : 16;
     l->items = xrealloc(l->items, (size_t)l->cap * sizeof *l->items);
     l->late = xrealloc(l->late, (size_t)l->cap * sizeof *l->late);
+    l->free_at = xrealloc(l->free_at, ((size_t)l->cap + 1) * (size_t)l->ncpus * sizeof *l->free_at);
 }
 
 static int by_deadline(const void *a, const void *b)
@@ -96,7 +110,7 @@ void edf_add_all(struct edf_load *l, const struct edf_item *v, int n)
     memcpy(&l->items[l->n], v, (size_t)n * sizeof *v);
     l->n += n;
     qsort(l->items, (size_t)l->n, sizeof *l->items, by_deadline);
-    simulate(l, NULL, 0, l->late);
+    settle_from(l, 0);
 }
 
 void edf_add(struct edf_load *l, const struct edf_item *it)
@@ -106,12 +120,12 @@ void edf_add(struct edf_load *l, const struct edf_item *it)
     memmove(&l->items[pos + 1], &l->items[pos], (size_t)(l->n - pos) * sizeof *l->items);
     l->items[pos] = *it;
     l->n++;
-    simulate(l, NULL, 0, l->late);
+    settle_from(l, pos);
 }
 
 int edf_accepts(const struct edf_load *l, const struct edf_item *cand)
 {
-    return simulate(l, cand, position(l, cand->deadline), NULL);
+    return accepts_at(l, cand, position(l, cand->deadline));
 }
 
 double edf_worst(const struct edf_load *l)

@@ -16,11 +16,15 @@ struct edf_item {
 };
 
 /* The host's work, kept in deadline order, with each item's lateness
- * (finish - deadline; > 0 is a miss) under the EDF simulation. */
+ * (finish - deadline; > 0 is a miss) under the EDF simulation, and the
+ * simulation's state before each item (the CPUs' free times), so that an
+ * item added or a candidate is simulated from its place on, not from the
+ * start: a request's new jobs are due last, after everything queued. */
 struct edf_load {
     int ncpus;
     struct edf_item *items;     /* owned */
     double *late;               /* owned, per item */
+    double *free_at;            /* owned, ncpus per item and one more: the CPUs' free times before item i */
     int n, cap;
 };
 

@@ -1,7 +1,6 @@
 /* host_rpc.c - the decision of one scheduler RPC (host_rpc.h). */
 #include "sched/host_rpc.h"
 #include "sched/hr.h"
-#include "core/hashmap.h"
 #include "core/strbuf.h"
 #include "model/credit.h"
 #include <stdio.h>
@@ -111,21 +110,62 @@ static void take_reports(struct sched_index *x, const struct rpc_input *in, stru
     }
 }
 
+/* What the host holds, by job and seq, for one request: its instances in
+ * progress as the index has them, and those of the names it lists, each
+ * marked once a listed name is found to be its. Open addressing on a table
+ * of twice the entries it can get, rounded up to a power of two. */
+struct mine_slot { struct held_instance e; int used, listed; };
+struct mine { struct mine_slot *v; size_t mask; };
+
+static struct mine_slot *mine_slot(const struct mine *m, int64_t job_id, int seq)
+{
+    uint64_t k = (uint64_t)job_id * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uint32_t)seq * 0xc2b2ae3d27d4eb4fULL;
+    size_t i = (size_t)(k ^ k >> 29) & m->mask;
+    while (m->v[i].used && (m->v[i].e.job_id != job_id || m->v[i].e.seq != seq)) i = (i + 1) & m->mask;
+    return &m->v[i];
+}
+
+/* e's slot, made (unmarked) if e has none. */
+static struct mine_slot *mine_add(struct mine *m, struct held_instance e)
+{
+    struct mine_slot *s = mine_slot(m, e.job_id, e.seq);
+    if (!s->used) *s = (struct mine_slot){.e = e, .used = 1};
+    return s;
+}
+
 /* A listed instance is aborted when the server asked for it (its job
  * ended while it was out) or when its job is no longer live at all: its
  * instance was given up or timed out and the job ended since, so no abort
  * was pending, and computing it on would be wasted. One given up while
  * its host was silent is taken back if its job still waits for a
- * replacement (index_take_back). */
-static void take_listed(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
+ * replacement (index_take_back). Every live instance a name stands for is
+ * marked listed in m: the instances the host still has (recover_lost).
+ * Most names are those of instances in progress on the host, for which
+ * nothing is to be done: they are found among the host's entries without
+ * reading their jobs, while the index is as the loop found it, i.e. until
+ * an instance is taken back. */
+static void take_listed(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d, struct mine *m,
                         struct change_log *log)
 {
+    const struct host_held *h = index_held(x, in->host.host_id);
+    for (int i = 0; h && i < h->n; i++) mine_add(m, h->v[i]);
+    int changed = 0;
     for (int i = 0; i < in->nlisted; i++) {
         struct instance *inst;
         struct sjob *j;
+        struct mine_slot *s;
+        int64_t job_id;
+        int seq;
+        if (!changed && h && !instance_parse_name(in->listed[i], &job_id, &seq) &&
+            (s = mine_slot(m, job_id, seq))->used && index_instance_named(x, job_id, seq, in->listed[i])) {
+            s->listed = 1;   /* in progress here: no abort pending, nothing to take back */
+            continue;
+        }
         if (!index_take_abort(x, in->listed[i], in->host.host_id) &&
             (j = index_job_by_instance(x, in->listed[i], &inst))) {
+            mine_add(m, (struct held_instance){j->id, inst->id, inst->seq})->listed = 1;
             int ev = index_take_back(x, j, inst, in->host.host_id, in->now, log);
+            changed |= ev >= 0;
             if (ev > 0) add_events(x, j, ev, in, d, log);
             continue;
         }
@@ -149,29 +189,27 @@ static const struct app_version *version_of(const struct rpc_input *in, const st
     return NULL;
 }
 
-/* Instances the index says the host holds but the host no longer lists:
- * their reply was lost (a crash, a dropped connection) or the client lost
- * them. Each is sent again while it can still meet its deadline, else given
- * up at once so that its replacement need not wait for the deadline. held
- * is a copy of the host's list (giving up changes the index's), with room
- * for nheld. */
+/* Instances the index says the host holds but the host no longer lists
+ * (not marked listed in m, by take_listed): their reply was lost (a crash, a dropped
+ * connection) or the client lost them. Each is sent again while it can
+ * still meet its deadline, else given up at once so that its replacement
+ * need not wait for the deadline. held is a copy of the host's list
+ * (giving up changes the index's), with room for nheld. A listed name is
+ * the instance's exactly when it resolves to it (index_job_by_instance
+ * compares the whole name), so the marks suffice: no names are made here. */
 static void recover_lost(struct sched_index *x, const struct rpc_input *in, struct rpc_decision *d,
-                         struct held_instance *held, struct change_log *log)
+                         struct held_instance *held, const struct mine *m, struct change_log *log)
 {
     const struct host_held *h = index_held(x, in->host.host_id);
     if (!in->has_listed || !h || !h->n) return;
-    struct smap listed;
-    smap_init(&listed);
-    for (int i = 0; i < in->nlisted; i++) smap_put(&listed, in->listed[i], &listed);
     int n = h->n;
     memcpy(held, h->v, (size_t)n * sizeof *held);
     for (int i = 0; i < n; i++) {
+        const struct mine_slot *s = mine_slot(m, held[i].job_id, held[i].seq);
+        if (s->used && s->listed && s->e.inst_id == held[i].inst_id) continue;
         struct sjob *j = index_job(x, held[i].job_id);
         struct instance *inst = j ? job_instance(j, held[i].inst_id) : NULL;
         if (!inst || inst->state != INST_IN_PROGRESS) continue;
-        char name[INSTANCE_NAME_MAX];
-        sjob_instance_name(name, sizeof name, j, inst->seq);
-        if (smap_get(&listed, name)) continue;
         const struct app_version *av = version_of(in, j, inst->app_version_id);
         struct rsc_usage u;
         /* a sequence's task lost means its state chain is too: relocate it;
@@ -185,7 +223,6 @@ static void recover_lost(struct sched_index *x, const struct rpc_input *in, stru
             add_events(x, j, index_give_up(x, j, inst, in->now, log), in, d, log);
         }
     }
-    smap_free(&listed);
 }
 
 /* The work the host holds, as the server counts it: instances in progress
@@ -255,18 +292,24 @@ void host_rpc_decide(struct sched_index *x, const struct rpc_input *in, struct r
     d->sent = sent;
     d->max = max;
     /* One block: the events (at most one per report, per instance taken
-     * back and per instance given up) and the copy of what the host holds
-     * (what it held before reporting, and what it took back). */
+     * back and per instance given up), the copy of what the host holds
+     * (what it held before reporting, and what it took back) and the
+     * table of the same, by job and seq. */
     const struct host_held *h = index_held(x, in->host.host_id);
     int nheld = (h ? h->n : 0) + in->nlisted, capev = in->nreports + nheld;
     struct held_instance *held = NULL;
+    struct mine m = {NULL, 0};
     if (capev) {
-        d->events = xmalloc((size_t)capev * sizeof *d->events + (size_t)nheld * sizeof *held);
+        size_t cap = 2;
+        while (cap < 2 * (size_t)nheld) cap *= 2;
+        d->events = xmalloc((size_t)capev * sizeof *d->events + (size_t)nheld * sizeof *held + cap * sizeof *m.v);
         held = (struct held_instance *)(d->events + capev);
+        m = (struct mine){(struct mine_slot *)(held + nheld), cap - 1};
+        memset(m.v, 0, cap * sizeof *m.v);
     }
     take_reports(x, in, d, log);
-    take_listed(x, in, d, log);
-    recover_lost(x, in, d, held, log);
+    take_listed(x, in, d, &m, log);
+    recover_lost(x, in, d, held, &m, log);
     index_host_seen(x, in->host.host_id, in->now);
     pace_host_seen(&x->pace, &in->host, in->now);
     index_host_network(x, in->host.host_id, in->host.net);

@@ -155,7 +155,7 @@ static struct instance *still_out(struct sched_index *x, const struct held_insta
  * until their deadline. */
 static struct instance *dl_live(struct sched_index *x, const struct deadline_entry *e, struct sjob **jp)
 {
-    struct instance *in = still_out(x, &(struct held_instance){e->job_id, e->inst_id}, jp);
+    struct instance *in = still_out(x, &(struct held_instance){.job_id = e->job_id, .inst_id = e->inst_id}, jp);
     return in && in->deadline == e->deadline ? in : NULL;
 }
 
@@ -322,14 +322,18 @@ static void keep_name(struct sbatch *b, size_t i, const char *name)
     store_name(b, i, name);
 }
 
-void sjob_instance_name(char *out, size_t len, const struct sjob *j, int seq)
+/* The wire name of instance seq of job job_id, in slot i of b. */
+static void batch_instance_name(char *out, size_t len, const struct sbatch *b, size_t i, int64_t job_id, int seq)
 {
-    const struct sbatch *b = j->batch;
-    size_t i = (size_t)(j - b->jobs);
     char d[INSTANCE_NAME_MAX] = "";
     if (b->names_kind == NAMES_DEFAULT) default_name_of(b, i, d, sizeof d);
     const char *name = b->names_kind == NAMES_KEPT ? b->names + b->name_at[i] : d;
-    instance_wire_name(out, len, &b->b, name, j->id, seq);
+    instance_wire_name(out, len, &b->b, name, job_id, seq);
+}
+
+void sjob_instance_name(char *out, size_t len, const struct sjob *j, int seq)
+{
+    batch_instance_name(out, len, j->batch, (size_t)(j - j->batch->jobs), j->id, seq);
 }
 
 struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct job_status *st, double flops_est,
@@ -350,7 +354,7 @@ struct sjob *index_add_job(struct sched_index *x, struct sbatch *b, const struct
 
 /* ---- what each host holds ---- */
 
-static void held_add(struct sched_index *x, int64_t host_id, int64_t job_id, int64_t inst_id, int64_t sent)
+static void held_add(struct sched_index *x, int64_t host_id, struct held_instance e, int64_t sent)
 {
     struct host_held *h = imap_get(&x->held, host_id);
     if (!h) {
@@ -359,7 +363,7 @@ static void held_add(struct sched_index *x, int64_t host_id, int64_t job_id, int
     }
     if (sent > h->last_seen) h->last_seen = sent;
     VEC_GROW(h->v, h->n, h->cap);
-    h->v[h->n++] = (struct held_instance){job_id, inst_id};
+    h->v[h->n++] = e;
 }
 
 static void held_remove(struct sched_index *x, int64_t host_id, int64_t inst_id)
@@ -472,7 +476,7 @@ static int quota_procs(const struct host_view *h, const struct rsc_usage *u)
 /* Kept only with replication on. When full, the entries of instances that
  * came back are dropped first, so the list stays about the size of the
  * work out, whether or not a batch ever reaches its end. */
-static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
+static void out_push(struct sched_index *x, struct held_instance e)
 {
     if (!x->replicate) return;
     if (x->out_n == x->out_cap) {
@@ -486,7 +490,7 @@ static void out_push(struct sched_index *x, int64_t job_id, int64_t inst_id)
             x->out = xrealloc(x->out, x->out_cap * sizeof *x->out);
         }
     }
-    x->out[x->out_n++] = (struct held_instance){job_id, inst_id};
+    x->out[x->out_n++] = e;
 }
 
 /* Room for k more entries without the compaction of out_push, which would
@@ -502,9 +506,10 @@ static void out_reserve(struct sched_index *x, size_t k)
  * list, the replication queue and pacing's work out. */
 static void instance_out(struct sched_index *x, const struct sjob *j, const struct instance *in)
 {
+    struct held_instance e = {j->id, in->id, in->seq};
     dl_push(x, in->deadline, j->id, in->id);
-    held_add(x, in->host_id, j->id, in->id, in->sent_time);
-    out_push(x, j->id, in->id);
+    held_add(x, in->host_id, e, in->sent_time);
+    out_push(x, e);
     x->pace.out += j->flops_est;
 }
 
@@ -532,7 +537,8 @@ static int job_live(const struct sjob *j)
     return j && j->present && (j->st.state == JOB_ACTIVE || j->st.state == JOB_VALIDATED);
 }
 
-struct sjob *index_job(struct sched_index *x, int64_t job_id)
+/* The batch whose slots hold job_id, its slot in *slot; NULL if none. */
+static struct sbatch *batch_of_job(const struct sched_index *x, int64_t job_id, size_t *slot)
 {
     int lo = 0, hi = x->nbatches - 1;
     while (lo <= hi) {   /* last batch whose first id <= job_id */
@@ -542,10 +548,26 @@ struct sjob *index_job(struct sched_index *x, int64_t job_id)
     }
     if (hi < 0) return NULL;
     struct sbatch *b = x->batches[hi];
-    size_t slot = (size_t)(job_id - b->first_id);
-    if (slot >= b->nslots) return NULL;
-    struct sjob *j = &b->jobs[slot];
+    *slot = (size_t)(job_id - b->first_id);
+    return *slot < b->nslots ? b : NULL;
+}
+
+struct sjob *index_job(struct sched_index *x, int64_t job_id)
+{
+    size_t slot;
+    struct sbatch *b = batch_of_job(x, job_id, &slot);
+    struct sjob *j = b ? &b->jobs[slot] : NULL;
     return job_live(j) ? j : NULL;
+}
+
+int index_instance_named(const struct sched_index *x, int64_t job_id, int seq, const char *name)
+{
+    size_t slot;
+    const struct sbatch *b = batch_of_job(x, job_id, &slot);
+    if (!b) return 0;
+    char expect[INSTANCE_NAME_MAX];
+    batch_instance_name(expect, sizeof expect, b, slot, job_id, seq);
+    return !strcmp(expect, name);
 }
 
 struct instance *job_instance(struct sjob *j, int64_t inst_id)
@@ -1107,7 +1129,15 @@ int index_give_up_silent(struct sched_index *x, int64_t now, int64_t after, stru
     int64_t host_id;
     void *v;
     struct pace_now pn = pace_at(&x->pace, now);
+    /* no host's allowance is shorter than this: a host seen since needs no
+     * look at its rhythm (most hosts, at every pass) */
+    int64_t least = after;
+    if (pn.remaining > 0) {
+        int64_t rhythm = (int64_t)(pn.remaining > RHYTHM_MIN_S ? pn.remaining : RHYTHM_MIN_S);
+        least = after > 0 && after < rhythm ? after : rhythm;
+    }
     while (imap_next(&x->held, &it, &host_id, &v)) {   /* collected first: giving up changes the map */
+        if (least > 0 && ((struct host_held *)v)->last_seen >= now - least) continue;
         int64_t allowed = silence_allowed(x, &pn, host_id, after);
         if (allowed <= 0 || ((struct host_held *)v)->last_seen >= now - allowed) continue;
         VEC_GROW(silent, nsilent, capsilent);

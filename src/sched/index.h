@@ -108,8 +108,12 @@ struct deadline_entry { int64_t deadline, job_id, inst_id; };
 
 struct pending_abort { int64_t host_id, expires; };
 
-/* The instances a host holds, as the server sees it. */
-struct held_instance { int64_t job_id, inst_id; };
+/* The instances a host holds, as the server sees it: an entry stands for
+ * exactly one instance in progress on the host (its job is live), each
+ * such instance has one, and seq is the instance's, so that the wire name
+ * of what a host lists can be checked against its entries without reading
+ * the job (index_instance_named). */
+struct held_instance { int64_t job_id, inst_id; int seq; };
 struct host_held { int n, cap; struct held_instance *v; int64_t last_seen; };
 
 /* A job that ended: its instances' output files may go once that is durable. */
@@ -187,6 +191,11 @@ void index_user_signup(struct sched_index *x, int64_t user_id, uint64_t net, int
 int index_settle(struct sched_index *x, struct sjob *j, int64_t now, struct change_log *log);
 
 struct sjob *index_job(struct sched_index *x, int64_t job_id);
+/* 1 if NAME is the wire name of instance seq of job job_id, a job of the
+ * index's batches (live or not), as sjob_instance_name makes it: read from
+ * its batch alone, not the job, so that a host's list is checked without
+ * a cache miss per entry. */
+int index_instance_named(const struct sched_index *x, int64_t job_id, int seq, const char *name);
 /* The job of instance NAME, and the instance in *inst; NULL if not live. */
 struct sjob *index_job_by_instance(struct sched_index *x, const char *name, struct instance **inst);
 struct instance *job_instance(struct sjob *j, int64_t inst_id);

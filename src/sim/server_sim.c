@@ -30,6 +30,7 @@
 #define MAX_PER_RPC 64
 #define TASK_OUTPUTS 2           /* files a task uploads at most: its output and a sequence's state */
 #define NAME_LEN 256             /* an instance's wire name */
+#define TASK_NAME_INLINE 40      /* bytes of the names a task keeps inline (the simulator's are shorter) */
 #define GPU_TYPE "NVIDIA"        /* the simulated GPUs' type, as the BOINC client names it */
 #define GPU_CLASS "cuda"         /* the plan class of the app's GPU version */
 
@@ -53,22 +54,28 @@ enum task_state { T_NEED_FILE, T_READY, T_RUNNING, T_UPLOADING, T_DONE };
 #define DL_STATE (-2)            /* it fetches a sequence's restart state for task dl_inst */
 
 struct task {
+    int state;
+    int rsc;                    /* where it runs: RSC_CPU, or 1 for the host's GPUs (its dispatch's u.rsc) */
+    double flops_left;
+    char name[TASK_NAME_INLINE];   /* its instance's wire name, as the host knows it, if it fits; else name_long */
+    char *name_long;            /* owned */
     int64_t job_id, inst_id;
     int64_t deadline;           /* its report deadline */
-    char name[NAME_LEN];        /* its instance's wire name, as the host knows it */
     int seq, file;              /* the first file it reads, -1: no input */
     int nfiles, got;            /* files it reads from `file` on; how many of them it has secured */
-    int state;
     int error;                  /* fails with CLIENT_ERROR */
     int wrong;                  /* returns a wrong result: WRONG_ALONE or WRONG_CHEAT; 0 right */
-    double flops_left;
-    int rsc;                    /* where it runs: RSC_CPU, or 1 for the host's GPUs (its dispatch's u.rsc) */
     double ndev, ncpus;         /* GPU tasks: devices it takes and the CPU share it lists (u.ndevices, u.ncpus) */
     double speed;               /* flops per second it really computes at */
     double est;                 /* flops per second the host's estimates assume: the CPU's benchmark, or the
                                    version's speed the server sent (u.flops) */
-    struct seq_task sq;         /* a work sequence's task: its state files; is_seq 0 otherwise */
+    struct seq_task *sq;        /* owned: a work sequence's task, its state files; NULL otherwise */
 };
+/* The fields each pass over a host's tasks reads and, in the same cache
+ * line, the short name each RPC lists stay close together: a long name and
+ * the sequence state, hundreds of bytes, are elsewhere. */
+
+static const char *task_name(const struct task *t) { return t->name_long ? t->name_long : t->name; }
 
 struct shost {
     double speed;               /* flops per second per CPU */
@@ -108,6 +115,26 @@ struct sim_batch {
     double last_end;            /* when its last job so far ended */
 };
 
+/* The files a reported task uploaded, as its report names them. */
+struct task_uploads {
+    char out[TASK_OUTPUTS][NAME_LEN + 8];
+    const char *arrived[TASK_OUTPUTS];
+};
+
+/* What one RPC's request is made of, kept from RPC to RPC so that each
+ * allocates nothing: room for ntasks tasks and nfiles files. */
+struct rpc_bufs {
+    size_t ntasks, nfiles;
+    struct task_uploads *up;
+    struct rpc_report *reports;
+    const char **listed;
+    int *by;                    /* by[k]: the task of listed[k] */
+    unsigned char *drop;        /* by task: dropped after the RPC (1 reported, 2 aborted) */
+    struct edf_item *queued;    /* the deadline check's view */
+    int *queued_rsc;
+    const char **files;
+};
+
 /* What the simulator notes of each of the workload's jobs. */
 enum job_note { JOB_ENDED = 1, JOB_MET_BLACK_HOLE = 2 };
 
@@ -143,6 +170,7 @@ struct sim {
     double gpu_busy;                           /* device-seconds GPU tasks computed */
     double last_end;
     struct seq_sim seq;         /* work sequences: their jobs, back end and figures */
+    struct rpc_bufs rb;
     struct sim_figures *fig;
 };
 
@@ -320,7 +348,7 @@ static void host_advance(struct sim *s, struct shost *h)
         if (t->rsc != RSC_CPU) s->gpu_busy += t->ndev * (done / t->speed);
         t->flops_left -= done;
         s->fig->flops_computed += done;
-        if (t->sq.is_seq) s->fig->seq.flops_computed += done;
+        if (t->sq) s->fig->seq.flops_computed += done;
     }
     if (h->dl_file != DL_NONE) h->dl_left -= s->w.download_bandwidth * dt;
     if (h->ul_inst) h->ul_left -= s->w.upload_bandwidth * dt;
@@ -423,14 +451,14 @@ static void task_get_files(struct sim *s, struct shost *h, int hi, struct task *
             h->dl_left = s->file_size[h->dl_file];
             trace(s, "download_start", hi, t->job_id, h->dl_file);
         }
-    } else if (t->sq.dl_bytes > 0) {
+    } else if (t->sq && t->sq->dl_bytes > 0) {
         if (h->dl_file == DL_NONE) {
             h->dl_file = DL_STATE;
             h->dl_inst = t->inst_id;
-            h->dl_left = t->sq.dl_bytes;
+            h->dl_left = t->sq->dl_bytes;
             trace(s, "download_start", hi, t->job_id, -1);
         }
-    } else if (!t->sq.state_in[0] || host_state_index(h, t->sq.state_in) >= 0) {
+    } else if (!t->sq || !t->sq->state_in[0] || host_state_index(h, t->sq->state_in) >= 0) {
         t->state = T_READY;
     }
 }
@@ -441,9 +469,9 @@ static void download_done(struct sim *s, struct shost *h, int hi)
     if (h->dl_file == DL_STATE) {
         struct task *t = task_of_instance(h, h->dl_inst);
         if (t) {   /* always: aborting a task frees the link */
-            s->fig->seq.state_bytes_downloaded += t->sq.dl_bytes;
+            s->fig->seq.state_bytes_downloaded += t->sq->dl_bytes;
             s->fig->seq.state_downloads++;
-            t->sq.dl_bytes = 0;
+            t->sq->dl_bytes = 0;
             trace(s, "download_done", hi, t->job_id, -1);
         }
         h->dl_file = DL_NONE;
@@ -470,10 +498,10 @@ static void computed(struct sim *s, struct shost *h, int hi, struct task *t)
 {
     trace(s, "compute_done", hi, t->job_id, t->file);
     t->state = T_DONE;
-    if (!t->sq.is_seq) return;
+    if (!t->sq) return;
     s->fig->seq.results_computed++;
-    host_state_add(s, h, t->sq.state_out);
-    if (t->sq.ul_bytes > 0) t->state = T_UPLOADING;
+    host_state_add(s, h, t->sq->state_out);
+    if (t->sq->ul_bytes > 0) t->state = T_UPLOADING;
 }
 
 /* GPU tasks of ndev devices each that the host's devices run at once: a
@@ -495,7 +523,7 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
         struct task *t = task_of_instance(h, h->ul_inst);
         if (t) {   /* always: aborting a task frees the link */
             t->state = T_DONE;
-            s->fig->seq.state_bytes_uploaded += t->sq.ul_bytes;
+            s->fig->seq.state_bytes_uploaded += t->sq->ul_bytes;
             s->fig->seq.state_uploads++;
             trace(s, "upload_done", hi, t->job_id, -1);
         }
@@ -509,7 +537,7 @@ static void host_plan(struct sim *s, struct shost *h, int hi)
         if (t->state == T_RUNNING) *(t->rsc == RSC_CPU ? &running : &gpu_running) += 1;
         if (t->state == T_UPLOADING && !h->ul_inst) {
             h->ul_inst = t->inst_id;
-            h->ul_left = t->sq.ul_bytes;
+            h->ul_left = t->sq->ul_bytes;
         }
     }
     /* ready tasks start in arrival order, each on its own resource */
@@ -597,7 +625,7 @@ static int host_reports_now(const struct sim *s, const struct shost *h)
 {
     for (int i = 0; i < h->nt; i++)
         if (h->t[i].state == T_DONE &&
-            (h->t[i].sq.is_seq || (double)h->t[i].deadline - now(s) < REPORT_DEADLINE_CUSHION))
+            (h->t[i].sq || (double)h->t[i].deadline - now(s) < REPORT_DEADLINE_CUSHION))
             return 1;
     return 0;
 }
@@ -613,8 +641,24 @@ static void maybe_rpc(struct sim *s, struct shost *h, int hi)
     evq_push(&s->q, at, SE_RPC, hi, 0);
 }
 
+static void task_free(struct task *t)
+{
+    free(t->name_long);
+    free(t->sq);
+}
+
+/* The host's tasks, all of them gone. */
+static void tasks_free(struct shost *h)
+{
+    for (int i = 0; i < h->nt; i++) task_free(&h->t[i]);
+    free(h->t);
+    h->t = NULL;
+    h->nt = h->capt = 0;
+}
+
 static void task_remove(struct shost *h, int i)
 {
+    task_free(&h->t[i]);
     memmove(&h->t[i], &h->t[i + 1], (size_t)(h->nt - i - 1) * sizeof *h->t);
     h->nt--;
 }
@@ -670,8 +714,16 @@ static void task_add(struct sim *s, struct shost *h, int hi, const struct dispat
     } else if (h->wrong_host && !t->error && rng_uniform(&s->rng) < s->w.wrong_host_rate) {
         t->wrong = WRONG_CHEAT;
     }
-    sjob_instance_name(t->name, sizeof t->name, d->job, d->inst.seq);
-    seq_sim_task(&s->seq, d->job, d->inst.seq, &t->sq);
+    char name[NAME_LEN];
+    sjob_instance_name(name, sizeof name, d->job, d->inst.seq);
+    if (strlen(name) < sizeof t->name) memcpy(t->name, name, strlen(name) + 1);
+    else t->name_long = xstrdup(name);
+    struct seq_task sq;
+    seq_sim_task(&s->seq, d->job, d->inst.seq, &sq);
+    if (sq.is_seq) {
+        t->sq = xmalloc(sizeof *t->sq);
+        *t->sq = sq;
+    }
     trace(s, "dispatch", hi, t->job_id, t->file);
 }
 
@@ -681,12 +733,6 @@ static double availability(const struct workload *w)
     double away = w->away_interval_mean > 0 ? w->away_mean / (w->away_interval_mean + w->away_mean) : 0;
     return w->on_fraction * (1 - away);
 }
-
-/* The files a reported task uploaded, as its report names them. */
-struct task_uploads {
-    char out[TASK_OUTPUTS][NAME_LEN + 8];
-    const char *arrived[TASK_OUTPUTS];
-};
 
 /* The report of finished task t: every file its batch has it upload
  * arrived (the simulated network loses none); their names in *up. */
@@ -698,7 +744,7 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
     if (j) {
         int nout = j->batch->b.noutputs + 1;   /* outputs, then a sequence's state */
         for (int k = 0; k < nout && k < TASK_OUTPUTS; k++) {
-            snprintf(up->out[k], sizeof up->out[k], "%s_%d", t->name, k);
+            snprintf(up->out[k], sizeof up->out[k], "%s_%d", task_name(t), k);
             up->arrived[narrived++] = up->out[k];
         }
     }
@@ -708,7 +754,7 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
         cpu = secs * t->ncpus;
     }
     return (struct rpc_report){
-        .name = t->name, .computed = !t->error, .exit_status = t->error, .cpu_time = cpu, .elapsed_time = secs,
+        .name = task_name(t), .computed = !t->error, .exit_status = t->error, .cpu_time = cpu, .elapsed_time = secs,
         .arrived = up->arrived, .narrived = narrived,
     };
 }
@@ -716,13 +762,13 @@ static struct rpc_report task_report(struct sim *s, const struct shost *h, const
 /* The host's work as its request lists it for the deadline check (as the
  * BOINC client's <in_progress_results>): each task still computing, with
  * its run time left and deadline, and the CPUs it uses, a GPU task its
- * CPU share (avg_ncpus), as locusd reads the list. NULL when the project
- * does not check. */
-static struct edf_item *deadline_view(const struct sim *s, const struct shost *h, struct host_view *hv)
+ * CPU share (avg_ncpus), as locusd reads the list; nothing when the
+ * project does not check. In s->rb, fitted to the host. */
+static void deadline_view(struct sim *s, const struct shost *h, struct host_view *hv)
 {
-    if (!s->w.deadline_check) return NULL;
-    struct edf_item *v = xmalloc((size_t)(h->nt ? h->nt : 1) * (sizeof *v + sizeof(int)));
-    int *rsc = (int *)(v + (h->nt ? h->nt : 1));
+    if (!s->w.deadline_check) return;
+    struct edf_item *v = s->rb.queued;
+    int *rsc = s->rb.queued_rsc;
     int n = 0;
     for (int i = 0; i < h->nt; i++)
         if (h->t[i].state < T_UPLOADING) {
@@ -736,7 +782,6 @@ static struct edf_item *deadline_view(const struct sim *s, const struct shost *h
     hv->queued = v;
     hv->queued_rsc = rsc;
     hv->nqueued = n;
-    return v;
 }
 
 /* A GPU host's request for its devices: the device-seconds they lack to
@@ -774,6 +819,38 @@ static struct host_view host_view_of(const struct sim *s, const struct shost *h,
     return v;
 }
 
+/* Makes b room for an RPC of ntasks tasks listing nfiles files. */
+static void rpc_bufs_fit(struct rpc_bufs *b, size_t ntasks, size_t nfiles)
+{
+    if (ntasks > b->ntasks) {
+        b->ntasks = ntasks > 2 * b->ntasks ? ntasks : 2 * b->ntasks;
+        b->up = xrealloc(b->up, b->ntasks * sizeof *b->up);
+        b->reports = xrealloc(b->reports, b->ntasks * sizeof *b->reports);
+        b->listed = xrealloc(b->listed, b->ntasks * sizeof *b->listed);
+        b->by = xrealloc(b->by, b->ntasks * sizeof *b->by);
+        b->drop = xrealloc(b->drop, b->ntasks * sizeof *b->drop);
+        b->queued = xrealloc(b->queued, b->ntasks * sizeof *b->queued);
+        b->queued_rsc = xrealloc(b->queued_rsc, b->ntasks * sizeof *b->queued_rsc);
+    }
+    if (nfiles > b->nfiles) {
+        b->nfiles = nfiles > 2 * b->nfiles ? nfiles : 2 * b->nfiles;
+        b->files = xrealloc(b->files, b->nfiles * sizeof *b->files);
+    }
+}
+
+static void rpc_bufs_free(struct rpc_bufs *b)
+{
+    free(b->up);
+    free(b->reports);
+    free(b->listed);
+    free(b->by);
+    free(b->drop);
+    free(b->queued);
+    free(b->queued_rsc);
+    free(b->files);
+    memset(b, 0, sizeof *b);
+}
+
 /* One scheduler RPC: the host reports its finished tasks, lists the
  * others and asks for work; locusd's decision answers; the host drops
  * what it reported and what it is told to abort, and takes what it got. */
@@ -786,17 +863,17 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     trace(s, "rpc", hi, -1, -1);
     /* the finished tasks are reported, the others listed; by[k] is the
      * task of listed[k] */
-    size_t room = (size_t)(h->nt ? h->nt : 1);
-    struct task_uploads *up = xmalloc(room * sizeof *up);
-    struct rpc_report *reports = xmalloc(room * sizeof *reports);
-    const char **listed = xmalloc(room * sizeof *listed);
-    int *by = xmalloc(room * sizeof *by);
+    rpc_bufs_fit(&s->rb, (size_t)h->nt + 1, (size_t)(h->nheld + h->nstates) + 1);   /* never NULL */
+    struct task_uploads *up = s->rb.up;
+    struct rpc_report *reports = s->rb.reports;
+    const char **listed = s->rb.listed;
+    int *by = s->rb.by;
     int nrep = 0, nlisted = 0;
     for (int i = 0; i < h->nt; i++) {
         struct task *t = &h->t[i];
         if (t->state != T_DONE) {
             by[nlisted] = i;
-            listed[nlisted++] = t->name;
+            listed[nlisted++] = task_name(t);
             continue;
         }
         if (t->wrong) {
@@ -808,7 +885,7 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     }
     static const char *const platforms[] = {PLATFORM};
     /* every sticky file held, as the BOINC client lists them, state files too */
-    const char **files = xmalloc((size_t)(h->nheld + h->nstates + 1) * sizeof *files);
+    const char **files = s->rb.files;
     int nfiles = 0;
     for (int i = 0; i < h->nheld; i++) files[nfiles++] = s->file_name[h->held[i]];
     for (int i = 0; i < h->nstates; i++) files[nfiles++] = h->states[i];
@@ -822,18 +899,17 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
     };
     in.wants_work = in.host.req_secs > 0 || in.host.req_instances > 0 ||
                     (in.host.ncoprocs && (in.host.coprocs[0].req_secs > 0 || in.host.coprocs[0].req_instances > 0));
-    struct edf_item *queued = deadline_view(s, h, &in.host);
+    deadline_view(s, h, &in.host);
     struct dispatched sent[MAX_PER_RPC];
     struct rpc_decision d = {.sent = sent, .max = MAX_PER_RPC};
     host_rpc_decide(&s->idx, &in, &d, &s->log);
-    free(queued);
     for (int e = 0; e < d.nevents; e++) {
         struct sjob *j = index_job(&s->idx, d.events[e].job_id);
         if (j) job_daemons(s, j, d.events[e].route);
         else count_end(s, d.events[e].job_id, d.events[e].state);   /* ended in the RPC */
     }
     /* the host drops the reported tasks and the aborted ones, last first so that indices hold */
-    unsigned char *drop = xcalloc((size_t)(h->nt ? h->nt : 1), 1);
+    unsigned char *drop = s->rb.drop;
     for (int i = 0; i < h->nt; i++) drop[i] = h->t[i].state == T_DONE;
     for (int a = 0; a < d.naborts; a++) drop[by[d.aborts[a]]] = 2;
     for (int i = 0; i < h->nt; i++)
@@ -858,12 +934,6 @@ static void host_rpc(struct sim *s, struct shost *h, int hi)
         h->backoff = s->w.request_delay;
     if (d.ask_again_after > h->backoff) h->backoff = d.ask_again_after;   /* pacing: its queue is full */
     rpc_decision_free(&d);
-    free(drop);
-    free(files);
-    free(listed);
-    free(reports);
-    free(by);
-    free(up);
     host_plan(s, h, hi);
 }
 
@@ -960,9 +1030,7 @@ static void host_leave(struct sim *s, struct shost *h, int hi)
     h->present = 0;
     h->epoch++;
     /* its instances stay out on the server until their deadlines pass */
-    free(h->t);
-    h->t = NULL;
-    h->nt = h->capt = 0;
+    tasks_free(h);
     free(h->has);
     h->has = NULL;
     free(h->held);
@@ -1187,12 +1255,13 @@ static void setup(struct sim *s)
 static void teardown(struct sim *s)
 {
     for (int i = 0; i < s->nh; i++) {
-        free(s->h[i].t);
+        tasks_free(&s->h[i]);
         free(s->h[i].has);
         free(s->h[i].held);
         host_states_free(&s->h[i]);
     }
     seq_sim_free(&s->seq);
+    rpc_bufs_free(&s->rb);
     for (int f = 0; f < s->w.files; f++) free(s->file_name[f]);
     free(s->file_name);
     free(s->h);

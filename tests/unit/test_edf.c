@@ -96,6 +96,54 @@ static void test_adding_all_at_once_equals_adding_one_by_one(void **state)
     edf_free(&all);
 }
 
+/* A load simulates an item added or a candidate from its place on, from
+ * the state it kept there: the figures must be those of simulating all of
+ * it again. Random loads, items due anywhere in the queue, multi-thread
+ * ones among them; acceptance against its definition (add it, then look). */
+static void test_simulating_from_the_middle_equals_from_the_start(void **state)
+{
+    uint64_t r = 12345;
+    for (int round = 0; round < 200; round++) {
+        struct edf_item v[40];
+        int ncpus = 1 + round % 5, n = 1 + round % 40;
+        for (int i = 0; i < n; i++) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            /* distinct deadlines: the order of equal ones is no part of the check */
+            v[i] = (struct edf_item){(double)(r >> 40 & 1023), 500 + 37.0 * ((i * 17 + round) % 41) + i * 1e-3,
+                                     (r >> 20 & 7) == 0 ? 2 : 1};
+        }
+        struct edf_load one, all;
+        edf_init(&one, ncpus);
+        edf_init(&all, ncpus);
+        for (int i = 0; i < n; i++) edf_add(&one, &v[i]);
+        edf_add_all(&all, v, n);
+        for (int i = 0; i < n; i++) assert_true(one.late[i] == all.late[i]);
+        for (int k = 0; k < 20; k++) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            /* due between two items, or first, or last (items are due at whole seconds and a bit) */
+            struct edf_item cand = {(double)(r >> 40 & 511), (double)(r >> 10 & 4095) + 0.5, 1};
+            struct edf_load with;
+            edf_init(&with, ncpus);
+            edf_add_all(&with, all.items, all.n);
+            edf_add(&with, &cand);
+            int want = 1;
+            for (int i = 0, j = 0; i < with.n; i++) {
+                if (with.items[i].deadline == cand.deadline) {
+                    want &= !(with.late[i] > 0);
+                } else {
+                    want &= !(with.late[i] > (all.late[j] > 0 ? all.late[j] : 0) + 1e-6);
+                    j++;
+                }
+            }
+            assert_int_equal(edf_accepts(&all, &cand), want);
+            assert_int_equal(edf_accepts(&one, &cand), want);
+            edf_free(&with);
+        }
+        edf_free(&one);
+        edf_free(&all);
+    }
+}
+
 static void test_many_cpus_beyond_the_stack_buffer(void **state)
 {
     struct edf_load l;
@@ -118,6 +166,7 @@ int main(void)
         cmocka_unit_test(test_accepting_checks_the_candidate_and_everything_after_it),
         cmocka_unit_test(test_an_empty_load_accepts_what_meets_its_own_deadline),
         cmocka_unit_test(test_adding_all_at_once_equals_adding_one_by_one),
+        cmocka_unit_test(test_simulating_from_the_middle_equals_from_the_start),
         cmocka_unit_test(test_many_cpus_beyond_the_stack_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

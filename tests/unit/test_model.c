@@ -48,6 +48,29 @@ static void test_instance_name_batch_with_digits_and_underscores(void **state)
     assert_int_equal(seq, 0);
 }
 
+/* Names are made by hand, not by snprintf: they must be what snprintf
+ * makes, cut alike to any length, for any ids. */
+static void test_instance_name_as_snprintf(void **state)
+{
+    const long long ids[] = {0, 7, 10, 1234, 9000000001LL, -1, -42, INT64_MAX, INT64_MIN};
+    const int seqs[] = {0, 3, 1000000, -5};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++)
+            for (size_t len = 0; len <= 48; len++) {
+                char got[64], want[64];
+                memset(got, 'x', sizeof got);
+                memset(want, 'x', sizeof want);
+                instance_wire_name(got, len, &sweep, "sweep_7", ids[i], seqs[k]);
+                snprintf(want, len, "%s__%lld_%d", "sweep_7", ids[i], seqs[k]);
+                assert_memory_equal(got, want, sizeof got);
+                memset(got, 'x', sizeof got);
+                memset(want, 'x', sizeof want);
+                instance_wire_name(got, len, &old_sweep, "sweep_7", ids[i], seqs[k]);
+                snprintf(want, len, "%s_%lld_%d", "sweep", ids[i], seqs[k]);
+                assert_memory_equal(got, want, sizeof got);
+            }
+}
+
 static void test_instance_name_large_seq(void **state)
 {
     int64_t job;
@@ -138,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instance_name_round_trip),
         cmocka_unit_test(test_instance_name_batch_with_digits_and_underscores),
+        cmocka_unit_test(test_instance_name_as_snprintf),
         cmocka_unit_test(test_instance_name_large_seq),
         cmocka_unit_test(test_instance_name_rejects_junk),
         cmocka_unit_test(test_output_name_round_trip),
