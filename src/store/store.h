@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 27
+#define STORE_SCHEMA_VERSION 28
 
 struct store;
 
