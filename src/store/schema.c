@@ -476,21 +476,24 @@ static const char v27[] =
  * end time of a purged job is also in purged_first_done/purged_last_done,
  * so the two together give the batch's first and last. An instance whose
  * job does not exist (a violation store_check reports) counts in batch 0.
- * Each counter row is
- * a few bytes, rewritten in place on each change of state: one page more
- * per transition, hot in the cache. The counts of the store as it is are
+ * Each counter row is a few bytes, rewritten in place on each change of
+ * state: one page more per transition, hot in the cache. The counts of the store as it is are
  * made once, before the triggers. instances_errors lists the instances in
  * error, for a batch's newest failures (store_job_view.c) without reading
  * its jobs: an entry per error, written once. */
 #define COUNT_JOB_ADD(R)                                                                                    \
     "INSERT INTO batch_jobs VALUES(" R ".batch_id, " R ".state, " R ".error_mask, 1)"                       \
-    " ON CONFLICT DO UPDATE SET n = n + 1;"                                                                 \
-    "INSERT INTO batch_ended SELECT " R ".batch_id, " R ".state, " R ".done_time / {SERIES_STEP_S}, 1,"      \
-    " " R ".done_time, " R ".done_time WHERE " R ".state IN ({JOB_DONE},{JOB_FAILED})"                      \
-    " ON CONFLICT DO UPDATE SET n = n + 1, first = min(first, excluded.first), last = max(last, excluded.last);"
+    " ON CONFLICT DO UPDATE SET n = n + 1;"
 #define COUNT_JOB_REMOVE(R)                                                                                 \
     "UPDATE batch_jobs SET n = n - 1 WHERE batch_id = " R ".batch_id AND state = " R ".state"                \
-    " AND error_mask = " R ".error_mask;"                                                                   \
+    " AND error_mask = " R ".error_mask;"
+/* the hour's row of a job ended (done or failed); a job that is not matches none */
+#define ENDED(R) R ".state IN ({JOB_DONE},{JOB_FAILED})"
+#define COUNT_ENDED_ADD(R)                                                                                  \
+    "INSERT INTO batch_ended SELECT " R ".batch_id, " R ".state, " R ".done_time / {SERIES_STEP_S}, 1,"      \
+    " " R ".done_time, " R ".done_time WHERE " ENDED(R)                                                      \
+    " ON CONFLICT DO UPDATE SET n = n + 1, first = min(first, excluded.first), last = max(last, excluded.last);"
+#define COUNT_ENDED_REMOVE(R)                                                                               \
     "UPDATE batch_ended SET n = n - 1 WHERE batch_id = " R ".batch_id AND state = " R ".state"               \
     " AND hour = " R ".done_time / {SERIES_STEP_S};"
 #define COUNT_INST_ADD(R)                                                                                   \
@@ -510,12 +513,19 @@ static const char v28[] =
     "INSERT INTO batch_insts SELECT ifnull(j.batch_id, 0), i.state, i.outcome, count(*) FROM instances i"
     " LEFT JOIN jobs j ON j.id = i.job_id GROUP BY 1, 2, 3;"
     "INSERT INTO batch_ended SELECT batch_id, state, done_time / {SERIES_STEP_S}, count(*), min(done_time),"
-    " max(done_time) FROM jobs WHERE state IN ({JOB_DONE},{JOB_FAILED}) GROUP BY 1, 2, 3;"
+    " max(done_time) FROM jobs j WHERE " ENDED("j") " GROUP BY 1, 2, 3;"
     "CREATE TRIGGER jobs_count_insert AFTER INSERT ON jobs BEGIN " COUNT_JOB_ADD("NEW") " END;"
     "CREATE TRIGGER jobs_count_delete AFTER DELETE ON jobs BEGIN " COUNT_JOB_REMOVE("OLD") " END;"
-    "CREATE TRIGGER jobs_count_update AFTER UPDATE OF batch_id, state, error_mask, done_time ON jobs"
+    "CREATE TRIGGER jobs_count_update AFTER UPDATE OF batch_id, state, error_mask ON jobs"
     " WHEN OLD.batch_id <> NEW.batch_id OR OLD.state <> NEW.state OR OLD.error_mask <> NEW.error_mask"
-    " OR OLD.done_time <> NEW.done_time BEGIN " COUNT_JOB_REMOVE("OLD") COUNT_JOB_ADD("NEW") " END;"
+    " BEGIN " COUNT_JOB_REMOVE("OLD") COUNT_JOB_ADD("NEW") " END;"
+    /* apart, so that a job made (active) or changed while live runs no statement for them */
+    "CREATE TRIGGER jobs_ended_insert AFTER INSERT ON jobs WHEN " ENDED("NEW") " BEGIN " COUNT_ENDED_ADD("NEW") " END;"
+    "CREATE TRIGGER jobs_ended_delete AFTER DELETE ON jobs WHEN " ENDED("OLD") " BEGIN " COUNT_ENDED_REMOVE("OLD") " END;"
+    "CREATE TRIGGER jobs_ended_update AFTER UPDATE OF batch_id, state, done_time ON jobs"
+    " WHEN (" ENDED("OLD") " OR " ENDED("NEW") ")"
+    " AND (OLD.batch_id <> NEW.batch_id OR OLD.state <> NEW.state OR OLD.done_time <> NEW.done_time)"
+    " BEGIN " COUNT_ENDED_REMOVE("OLD") COUNT_ENDED_ADD("NEW") " END;"
     "CREATE TRIGGER instances_count_insert AFTER INSERT ON instances BEGIN " COUNT_INST_ADD("NEW") " END;"
     "CREATE TRIGGER instances_count_delete AFTER DELETE ON instances BEGIN " COUNT_INST_REMOVE("OLD") " END;"
     "CREATE TRIGGER instances_count_update AFTER UPDATE OF job_id, state, outcome ON instances"

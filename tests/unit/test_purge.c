@@ -477,7 +477,6 @@ static void figures_are_a_full_count(struct fx *f, int64_t batch)
     assert_int_equal(store_batch_stats(f->s, batch, &kept), 0);
     recount(f, batch, &counted);
     assert_memory_equal(&kept, &counted, sizeof kept);
-    assert_int_equal(store_check(f->s, no_violation, NULL), 0);
 }
 
 #define RANDOM_JOBS 60
@@ -508,7 +507,7 @@ static void test_figures_follow_random_transitions(void **state)
     int64_t jobs[RANDOM_JOBS], canonical[RANDOM_JOBS] = {0}, insts[RANDOM_JOBS][2] = {{0}};
     int njobs = 0, nsent[RANDOM_JOBS] = {0}, jstate[RANDOM_JOBS];
     srand(2811);
-    for (int step = 0; step < 2000; step++) {
+    for (int step = 0; step < 400; step++) {
         int op = rand() % 9, k = njobs ? rand() % njobs : 0;
         int64_t when = ENDED_LONG_AGO + rand() % (5 * DAY);
         if (op == 0 && njobs < RANDOM_JOBS) {
@@ -573,11 +572,13 @@ static void test_figures_follow_random_transitions(void **state)
         }
         figures_are_a_full_count(f, b);
         figures_are_a_full_count(f, chunk.id);
+        assert_int_equal(store_check(f->s, no_violation, NULL), 0);
     }
     struct batch_stats before;
     assert_int_equal(store_batch_stats(f->s, b, &before), 0);
     store_fixture_sql(f->path, RECOUNT_SQL);
     figures_are_a_full_count(f, b);
+    assert_int_equal(store_check(f->s, no_violation, NULL), 0);
     struct batch_stats after;
     assert_int_equal(store_batch_stats(f->s, b, &after), 0);
     assert_memory_equal(&before, &after, sizeof before);

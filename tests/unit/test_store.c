@@ -394,6 +394,8 @@ static void test_version_13_store_migrates_event_messages(void **state)
                             "DROP TRIGGER jobs_count_insert; DROP TRIGGER jobs_count_delete;"
                             "DROP TRIGGER jobs_count_update; DROP TRIGGER instances_count_insert;"
                             "DROP TRIGGER instances_count_delete; DROP TRIGGER instances_count_update;"
+                            "DROP TRIGGER jobs_ended_insert; DROP TRIGGER jobs_ended_delete;"
+                            "DROP TRIGGER jobs_ended_update;"
                             "DROP TABLE batch_jobs; DROP TABLE batch_insts; DROP TABLE batch_ended;"
                             "DROP INDEX instances_errors;"
                             "PRAGMA user_version=13;"
