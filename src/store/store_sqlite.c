@@ -196,9 +196,12 @@ struct store *store_open(const char *path, int flags, char *err, size_t errlen)
                             NULL);
     sqlite3_create_function(s->db, "locus_credit_at", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_credit_at,
                             NULL, NULL);
+    /* temp_store in memory: a statement that fires the counting triggers
+     * (schema v28) keeps a statement journal of the pages it changes, which
+     * in a file cost a million jobs' batch five seconds of system calls */
     const char *pragmas = (flags & STORE_READONLY)
         ? "PRAGMA foreign_keys=ON;"
-        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;";
+        : "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;";
     if (exec(s, pragmas) || (!(flags & STORE_READONLY) && migrate(s))) {
         snprintf(err, errlen, "store %s: %s", path, s->err);
         store_close(s);
