@@ -130,10 +130,13 @@ done
 time_route account -H "Authorization: Bearer $me"
 time_route session
 # the science pages' JSON: fewer requests, as the batch's read its million jobs
-for p in batches batches/big/progress app_versions app_versions/hours/720 hosts hosts/1000; do
+for p in batches batches/big batches/big/progress app_versions app_versions/hours/720 hosts hosts/1000; do
   n=$nsci time_route "$p"
 done
-n=$nsci time_route batches/big/failures -H "Authorization: Bearer $skey"
+# the batch page's other calls: its failures and a job looked up by number (the owner's)
+for p in batches/big/failures batches/big/jobs/500000; do
+  n=$nsci time_route "$p" -H "Authorization: Bearer $skey"
+done
 
 echo "pages in Chromium (navigation to the page's script done; median of 5):"
 python3 - "$here/tests/integration/lib" "$url" "$work" "$figures" <<'PY'

@@ -87,7 +87,7 @@ static int number(const char *t, size_t n, long *v)
 }
 
 /* GET leaderboard/KIND[/ORDER[/PAGE]] (rest: after "leaderboard/"). */
-static void board_answer(struct store *st, const char *rest, struct strbuf *out, int *status)
+static void board_answer(struct store *st, const char *rest, int64_t now, struct strbuf *out, int *status)
 {
     static const char *const kinds[] = {[BOARD_USERS] = "users", [BOARD_HOSTS] = "hosts", [BOARD_TEAMS] = "teams"};
     static const char *const orders[] = {[BOARD_TOTAL] = "total", [BOARD_RECENT] = "recent"};
@@ -107,7 +107,8 @@ static void board_answer(struct store *st, const char *rest, struct strbuf *out,
                           "to %d)", BOARD_PAGES_MAX);
     json_t *rows;
     int64_t total;
-    if (store_board(st, (enum board_kind)k, (enum board_order)o, (page - 1) * BOARD_PAGE, BOARD_PAGE, &rows, &total))
+    if (store_board(st, (enum board_kind)k, (enum board_order)o, (page - 1) * BOARD_PAGE, BOARD_PAGE, now, &rows,
+                    &total))
         return api_error(out, status, 503, store_error(st));
     answer(st, json_pack("{s:s, s:s, s:i, s:i, s:I, s:o}", "kind", kinds[k], "order", orders[o], "page", (int)page,
                          "per_page", BOARD_PAGE, "total", (json_int_t)total, "rows", rows), out, status);
@@ -129,7 +130,7 @@ int api_site_get(struct server *s, const char *path, struct strbuf *out, int *st
         json_t *news = news_load(&s->proj, NEWS_MAX);
         api_send(out, status, 200, json_pack("{s:o}", "news", news ? news : json_array()));
     } else if (!team) {
-        board_answer(st, path + 12, out, status);
+        board_answer(st, path + 12, s->clock(), out, status);
     } else {
         long id;
         json_t *o;

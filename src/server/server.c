@@ -714,6 +714,7 @@ int server_start(struct server *s, char *err, size_t errlen)
         pthread_create(&s->assimilate_thread, NULL, assimilator_main, s) ||
         pthread_create(&s->purge_thread, NULL, purger_main, s) ||
         pthread_create(&s->export_thread, NULL, exporter_main, s) ||
+        pthread_create(&s->decay_thread, NULL, decayer_main, s) ||
         (s->proj.cfg.grid_daemon && pthread_create(&s->grid_thread, NULL, grid_main, s))) {
         snprintf(err, errlen, "cannot start daemon threads");
         return -1;
@@ -744,6 +745,7 @@ void server_stop(struct server *s)
         pthread_join(s->assimilate_thread, NULL);
         pthread_join(s->purge_thread, NULL);
         pthread_join(s->export_thread, NULL);
+        pthread_join(s->decay_thread, NULL);
         if (s->proj.cfg.grid_daemon) pthread_join(s->grid_thread, NULL);
         workgen_free(s->workgen);
         writer_stop(s->writer);

@@ -103,7 +103,8 @@ struct server {
     int started;                 /* server_start ran: there are threads to stop */
     struct workgen *workgen;     /* locality: need_work waits, generator, folder */
     struct workq validate_q, assimilate_q;   /* job ids */
-    pthread_t maint_thread, validate_thread, assimilate_thread, grid_thread, purge_thread, export_thread;
+    pthread_t maint_thread, validate_thread, assimilate_thread, grid_thread, purge_thread, export_thread,
+        decay_thread;
     struct MHD_Daemon *http;     /* plain HTTP */
     struct MHD_Daemon *https;    /* the same over TLS; NULL without a certificate */
     atomic_int stopping;         /* set by server_stop, read by the daemon threads */
@@ -200,10 +201,11 @@ int results_agree(const struct server *s, const char *const *a, char (*da)[SHA25
  * the maintenance thread, lock not held). */
 void twins_compare(struct server *s);
 
-/* Daemon threads (daemons.c, validator.c, assimilator.c, purger.c, exporter.c). */
+/* Daemon threads (daemons.c, validator.c, assimilator.c, purger.c, exporter.c, decayer.c). */
 void *maintenance_main(void *arg);
 void *purger_main(void *arg);
 void *exporter_main(void *arg);
+void *decayer_main(void *arg);
 void *validator_main(void *arg);
 void *assimilator_main(void *arg);
 #endif

@@ -57,6 +57,7 @@ struct writer {
 struct task {
     int (*fn)(struct store *st, void *arg);
     void *arg;
+    int rewrites_averages;       /* writer_run_credit's: the averages kept are dropped after it */
     int rc, done;
 };
 
@@ -318,6 +319,7 @@ static void task_turn(struct writer *w)
     w->task = NULL;
     pthread_mutex_unlock(&w->mu);
     t->rc = t->fn(w->st, t->arg);
+    if (t->rewrites_averages) forget_averages(w);
     if (w->cp && checkpointer_after_commit(w->cp, w->st))
         log_error("store: checkpoint failed: %s", store_error(w->st));
     pthread_mutex_lock(&w->mu);
@@ -398,9 +400,8 @@ uint64_t writer_submit(struct writer *w, struct change_log *log)
     return t;
 }
 
-int writer_run(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg)
+static int run_task(struct writer *w, struct task t)
 {
-    struct task t = {fn, arg, 0, 0};
     pthread_mutex_lock(&w->mu);
     while (w->task) pthread_cond_wait(&w->done, &w->mu);   /* one at a time */
     w->task = &t;
@@ -408,6 +409,16 @@ int writer_run(struct writer *w, int (*fn)(struct store *st, void *arg), void *a
     while (!t.done) pthread_cond_wait(&w->done, &w->mu);
     pthread_mutex_unlock(&w->mu);
     return t.rc;
+}
+
+int writer_run(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg)
+{
+    return run_task(w, (struct task){fn, arg, 0, 0, 0});
+}
+
+int writer_run_credit(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg)
+{
+    return run_task(w, (struct task){fn, arg, 1, 0, 0});
 }
 
 int writer_wait(struct writer *w, uint64_t ticket)

@@ -39,6 +39,10 @@ int writer_wait(struct writer *w, uint64_t ticket);
  * and ends its own transactions; it must not call the writer. Blocks
  * until fn returned; callers take turns. Not after writer_stop. */
 int writer_run(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg);
+/* writer_run for fn that rewrites recent-average credits (the decay of
+ * store_credit_decay): the writer then drops the averages it keeps and
+ * reads them again, instead of writing the next credit over the decay. */
+int writer_run_credit(struct writer *w, int (*fn)(struct store *st, void *arg), void *arg);
 /* Calls fn(arg) once the ticket's group is settled: from the writer's
  * thread after the commit, or at once if it already is. fn must be quick
  * and must not call the writer. */

@@ -1,9 +1,11 @@
-/* codes.c - the codes of model.h, grid_state.h and store_grid.h by name. */
+/* codes.c - the codes of model.h, grid_state.h and store_grid.h by name,
+ * and the period of the batch series that schema v29 counts by. */
 #include "store/codes.h"
 #include "core/account_key.h"
 #include "model/grid_state.h"
 #include "model/model.h"
 #include "store/store_grid.h"
+#include "store/store_science.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +20,7 @@ const struct code_name codes[] = {
     CODE(JOB_ERR_TOO_MANY_ERRORS), CODE(JOB_ERR_TOO_MANY_TOTAL), CODE(JOB_ERR_TOO_MANY_SUCCESS),
     CODE(JOB_ERR_CANCELLED), CODE(JOB_ERR_ASSIMILATE),
     CODE(BATCH_ACTIVE), CODE(BATCH_DONE), CODE(BATCH_CANCELLING), CODE(BATCH_CANCELLED),
-    CODE(TASK_NAMES_BATCH), CODE(TASK_NAMES_JOB), CODE(HR_OFF),
+    CODE(TASK_NAMES_BATCH), CODE(TASK_NAMES_JOB), CODE(HR_OFF), CODE(SERIES_STEP_S),
     CODE(SEQ_ACTIVE), CODE(SEQ_ENDED), CODE(SEQ_FAILED),
     CODE(USER_VOLUNTEER), CODE(USER_SUBMITTER), CODE(USER_ADMIN), CODE(ACCOUNT_KEY_GEN_RANDOM),
     CODE(GCS_RUNNING), CODE(GCS_PAUSED), CODE(GCS_CANCELLED), CODE(GCS_TERMINATED), CODE(GCS_WAITING),

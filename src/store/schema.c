@@ -2,6 +2,7 @@
  * A migration is applied in one transaction and bumps PRAGMA user_version,
  * so a store is always at exactly one version. */
 #include "store/schema.h"
+#include "store/store_internal.h"   /* INST_ERRORED */
 
 /* Version 1: the job model. An instance's wire name carries its job id and
  * seq; the (job_id, seq) key serves that lookup, so no name column is stored.
@@ -478,6 +479,76 @@ static const char v28[] =
     "CREATE TABLE grid_stage_files(cluster_id INTEGER NOT NULL, key INTEGER NOT NULL, bytes INTEGER NOT NULL,"
     " last_use INTEGER NOT NULL, PRIMARY KEY(cluster_id, key)) WITHOUT ROWID;"
     "CREATE TABLE grid_stage_bw(cluster_id INTEGER PRIMARY KEY, bps REAL NOT NULL, samples INTEGER NOT NULL);";
+/* Version 29: a batch's figures kept as its jobs and instances change, so
+ * that reading them costs the same for ten jobs as for a million (its page,
+ * `locus stat`, the batches list). Triggers keep them, since states are
+ * written by many modules (scheduler, validator, assimilator, transitioner,
+ * cancel, purge) and by operators' SQL alike: batch_jobs counts jobs by
+ * (state, error_mask), batch_insts instances by (state, outcome), and
+ * batch_ended the jobs done and failed by the hour they ended (the periods
+ * of the batch's throughput series, SERIES_STEP_S), with the first and last
+ * end time seen in that hour. A deleted row (a purge) is subtracted, as a
+ * full count would no longer see it; purged jobs' figures are kept in
+ * batches.purged_* (v23). first and last are not undone on delete: the
+ * end time of a purged job is also in purged_first_done/purged_last_done,
+ * so the two together give the batch's first and last. An instance whose
+ * job does not exist (a violation store_check reports) counts in batch 0.
+ * Each counter row is a few bytes, rewritten in place on each change of
+ * state: one page more per transition, hot in the cache. The counts of the store as it is are
+ * made once, before the triggers. instances_errors lists the instances in
+ * error, for a batch's newest failures (store_job_view.c) without reading
+ * its jobs: an entry per error, written once. */
+#define COUNT_JOB_ADD(R)                                                                                    \
+    "INSERT INTO batch_jobs VALUES(" R ".batch_id, " R ".state, " R ".error_mask, 1)"                       \
+    " ON CONFLICT DO UPDATE SET n = n + 1;"
+#define COUNT_JOB_REMOVE(R)                                                                                 \
+    "UPDATE batch_jobs SET n = n - 1 WHERE batch_id = " R ".batch_id AND state = " R ".state"                \
+    " AND error_mask = " R ".error_mask;"
+/* the hour's row of a job ended (done or failed); a job that is not matches none */
+#define ENDED(R) R ".state IN ({JOB_DONE},{JOB_FAILED})"
+#define COUNT_ENDED_ADD(R)                                                                                  \
+    "INSERT INTO batch_ended SELECT " R ".batch_id, " R ".state, " R ".done_time / {SERIES_STEP_S}, 1,"      \
+    " " R ".done_time, " R ".done_time WHERE " ENDED(R)                                                      \
+    " ON CONFLICT DO UPDATE SET n = n + 1, first = min(first, excluded.first), last = max(last, excluded.last);"
+#define COUNT_ENDED_REMOVE(R)                                                                               \
+    "UPDATE batch_ended SET n = n - 1 WHERE batch_id = " R ".batch_id AND state = " R ".state"               \
+    " AND hour = " R ".done_time / {SERIES_STEP_S};"
+#define COUNT_INST_ADD(R)                                                                                   \
+    "INSERT INTO batch_insts VALUES(ifnull((SELECT batch_id FROM jobs WHERE id = " R ".job_id), 0), " R ".state,"\
+    " " R ".outcome, 1) ON CONFLICT DO UPDATE SET n = n + 1;"
+#define COUNT_INST_REMOVE(R)                                                                                \
+    "UPDATE batch_insts SET n = n - 1 WHERE batch_id = ifnull((SELECT batch_id FROM jobs WHERE id = " R ".job_id), 0)"\
+    " AND state = " R ".state AND outcome = " R ".outcome;"
+static const char v29[] =
+    "CREATE TABLE batch_jobs(batch_id INTEGER, state INTEGER, error_mask INTEGER, n INTEGER NOT NULL,"
+    " PRIMARY KEY(batch_id, state, error_mask)) WITHOUT ROWID;"
+    "CREATE TABLE batch_insts(batch_id INTEGER, state INTEGER, outcome INTEGER, n INTEGER NOT NULL,"
+    " PRIMARY KEY(batch_id, state, outcome)) WITHOUT ROWID;"
+    "CREATE TABLE batch_ended(batch_id INTEGER, state INTEGER, hour INTEGER, n INTEGER NOT NULL,"
+    " first INTEGER NOT NULL, last INTEGER NOT NULL, PRIMARY KEY(batch_id, state, hour)) WITHOUT ROWID;"
+    "INSERT INTO batch_jobs SELECT batch_id, state, error_mask, count(*) FROM jobs GROUP BY 1, 2, 3;"
+    "INSERT INTO batch_insts SELECT ifnull(j.batch_id, 0), i.state, i.outcome, count(*) FROM instances i"
+    " LEFT JOIN jobs j ON j.id = i.job_id GROUP BY 1, 2, 3;"
+    "INSERT INTO batch_ended SELECT batch_id, state, done_time / {SERIES_STEP_S}, count(*), min(done_time),"
+    " max(done_time) FROM jobs j WHERE " ENDED("j") " GROUP BY 1, 2, 3;"
+    "CREATE TRIGGER jobs_count_insert AFTER INSERT ON jobs BEGIN " COUNT_JOB_ADD("NEW") " END;"
+    "CREATE TRIGGER jobs_count_delete AFTER DELETE ON jobs BEGIN " COUNT_JOB_REMOVE("OLD") " END;"
+    "CREATE TRIGGER jobs_count_update AFTER UPDATE OF batch_id, state, error_mask ON jobs"
+    " WHEN OLD.batch_id <> NEW.batch_id OR OLD.state <> NEW.state OR OLD.error_mask <> NEW.error_mask"
+    " BEGIN " COUNT_JOB_REMOVE("OLD") COUNT_JOB_ADD("NEW") " END;"
+    /* apart, so that a job made (active) or changed while live runs no statement for them */
+    "CREATE TRIGGER jobs_ended_insert AFTER INSERT ON jobs WHEN " ENDED("NEW") " BEGIN " COUNT_ENDED_ADD("NEW") " END;"
+    "CREATE TRIGGER jobs_ended_delete AFTER DELETE ON jobs WHEN " ENDED("OLD") " BEGIN " COUNT_ENDED_REMOVE("OLD") " END;"
+    "CREATE TRIGGER jobs_ended_update AFTER UPDATE OF batch_id, state, done_time ON jobs"
+    " WHEN (" ENDED("OLD") " OR " ENDED("NEW") ")"
+    " AND (OLD.batch_id <> NEW.batch_id OR OLD.state <> NEW.state OR OLD.done_time <> NEW.done_time)"
+    " BEGIN " COUNT_ENDED_REMOVE("OLD") COUNT_ENDED_ADD("NEW") " END;"
+    "CREATE TRIGGER instances_count_insert AFTER INSERT ON instances BEGIN " COUNT_INST_ADD("NEW") " END;"
+    "CREATE TRIGGER instances_count_delete AFTER DELETE ON instances BEGIN " COUNT_INST_REMOVE("OLD") " END;"
+    "CREATE TRIGGER instances_count_update AFTER UPDATE OF job_id, state, outcome ON instances"
+    " WHEN OLD.job_id <> NEW.job_id OR OLD.state <> NEW.state OR OLD.outcome <> NEW.outcome"
+    " BEGIN " COUNT_INST_REMOVE("OLD") COUNT_INST_ADD("NEW") " END;"
+    "CREATE INDEX instances_errors ON instances(id) WHERE " INST_ERRORED("") ";";
 const char *const schema_migrations[] = {v1,  v2,  v3,  v4,  v5,  v6,  v7,  v8,  v9,  v10, v11, v12, v13, v14,
-                                         v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28};
-const int schema_nmigrations = 28;
+                                         v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29};
+const int schema_nmigrations = 29;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 28
+#define STORE_SCHEMA_VERSION 29
 
 struct store;
 

@@ -71,6 +71,37 @@ static const struct invariant invariants[] = {
     {"generated batch done with chunks not done",
      "SELECT p.id, b.id FROM batches p JOIN batches b ON b.parent_id=p.id"
      " WHERE p.state IN ({BATCH_DONE},{BATCH_CANCELLED}) AND b.state IN ({BATCH_ACTIVE},{BATCH_CANCELLING})"},
+    /* the counters of schema v29 against a full count: each key's count
+     * kept and counted, in either alone as 0 */
+    {"batch's job count by state and error mask not its jobs'",
+     "SELECT batch_id, state, error_mask, sum(kept) AS kept, sum(counted) AS counted FROM"
+     " (SELECT batch_id, state, error_mask, n AS kept, 0 AS counted FROM batch_jobs"
+     "  UNION ALL SELECT batch_id, state, error_mask, 0, 1 FROM jobs)"
+     " GROUP BY 1, 2, 3 HAVING sum(kept) <> sum(counted)"},
+    {"batch's instance count by state and outcome not its instances'",
+     "SELECT batch_id, state, outcome, sum(kept) AS kept, sum(counted) AS counted FROM"
+     " (SELECT batch_id, state, outcome, n AS kept, 0 AS counted FROM batch_insts"
+     "  UNION ALL SELECT ifnull(j.batch_id, 0), i.state, i.outcome, 0, 1 FROM instances i LEFT JOIN jobs j"
+     "  ON j.id = i.job_id)"
+     " GROUP BY 1, 2, 3 HAVING sum(kept) <> sum(counted)"},
+    {"batch's jobs ended in an hour not its jobs'",
+     "SELECT batch_id, state, hour, sum(kept) AS kept, sum(counted) AS counted FROM"
+     " (SELECT batch_id, state, hour, n AS kept, 0 AS counted FROM batch_ended"
+     "  UNION ALL SELECT batch_id, state, done_time / {SERIES_STEP_S}, 0, 1 FROM jobs"
+     "  WHERE state IN ({JOB_DONE},{JOB_FAILED})) GROUP BY 1, 2, 3 HAVING sum(kept) <> sum(counted)"},
+    /* the first and last job done: the counters' with the purged jobs'
+     * (store_batch_stats) against the jobs' with the purged jobs' */
+    {"batch's first or last job done not its jobs'",
+     "SELECT id, kept_first, first, kept_last, last FROM (SELECT b.id,"
+     " (SELECT min(t) FROM (SELECT min(first) AS t FROM batch_ended WHERE batch_id = b.id AND state = {JOB_DONE}"
+     "  UNION ALL SELECT nullif(b.purged_first_done, 0))) AS kept_first,"
+     " (SELECT min(t) FROM (SELECT min(done_time) AS t FROM jobs WHERE batch_id = b.id AND state = {JOB_DONE}"
+     "  UNION ALL SELECT nullif(b.purged_first_done, 0))) AS first,"
+     " (SELECT max(t) FROM (SELECT max(last) AS t FROM batch_ended WHERE batch_id = b.id AND state = {JOB_DONE}"
+     "  UNION ALL SELECT b.purged_last_done)) AS kept_last,"
+     " (SELECT max(t) FROM (SELECT max(done_time) AS t FROM jobs WHERE batch_id = b.id AND state = {JOB_DONE}"
+     "  UNION ALL SELECT b.purged_last_done)) AS last FROM batches b)"
+     " WHERE kept_first IS NOT first OR kept_last IS NOT last"},
     {"batch redundancy out of range",
      "SELECT id FROM batches WHERE min_quorum<1 OR target_nresults<min_quorum"
      " OR max_error_instances<0 OR max_total_instances<target_nresults"},

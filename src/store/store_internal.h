@@ -10,6 +10,12 @@ sqlite3 *store_db(struct store *s);
  * them); "parent_id<>0" lets the partial index batches_parent serve. */
 #define BATCH_AND_CHUNKS "SELECT ?1 UNION ALL SELECT id FROM batches WHERE parent_id=?1 AND parent_id<>0"
 
+/* An instance in error, as a batch's figures count them (over, neither a
+ * success nor "didn't need"), with p a table alias such as "i." or "": the
+ * condition of the partial index instances_errors (schema v29), which a
+ * query must repeat for SQLite to use it; fixed by that migration. */
+#define INST_ERRORED(p) p "state = {INST_OVER} AND " p "outcome NOT IN ({OUTCOME_SUCCESS},{OUTCOME_DIDNT_NEED})"
+
 /* An instance's 16 columns, each prefixed by p (a table alias such as
  * "i." or ""), in the order store_inst_from_row reads them. */
 #define STORE_INST_COLS(p)                                                                                  \

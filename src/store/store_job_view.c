@@ -485,14 +485,17 @@ static int failure_row(void *ctx, sqlite3_stmt *st)
 
 /* The newest errored instances of the batch (as store_batch_stats counts
  * errors): their ids first, so that the stderr of those past the bound is
- * never read. */
+ * never read. The errored instances of the whole store newest first
+ * (instances_errors, schema v29), each job's batch looked up, until the
+ * bound: the batch's million jobs are not read, only the errors newer than
+ * its own (CROSS JOIN keeps that order: by the batch's jobs, SQLite would
+ * read them all and sort). */
 #define FAILURES_SQL                                                                                      \
     "SELECT i.id, i.job_id, i.seq, i.host_id, i.outcome, i.exit_status, i.received_time, j.name, b.name," \
     " substr(i.stderr, 1, " JV_STR(JV_STDERR_HEAD_CHARS) "), b.task_names"                                 \
     " FROM instances i JOIN jobs j ON j.id = i.job_id JOIN batches b ON b.id = j.batch_id"                  \
-    " WHERE i.id IN (SELECT i2.id FROM jobs j2 JOIN instances i2 ON i2.job_id = j2.id"                      \
-    " WHERE j2.batch_id IN (" BATCH_AND_CHUNKS ") AND i2.state <> {INST_IN_PROGRESS}"                     \
-    " AND i2.outcome NOT IN ({OUTCOME_SUCCESS}, {OUTCOME_DIDNT_NEED}) ORDER BY i2.id DESC LIMIT ?2)"       \
+    " WHERE i.id IN (SELECT i2.id FROM instances i2 CROSS JOIN jobs j2 ON j2.id = i2.job_id"               \
+    " WHERE " INST_ERRORED("i2.") " AND j2.batch_id IN (" BATCH_AND_CHUNKS ") ORDER BY i2.id DESC LIMIT ?2)" \
     " ORDER BY i.id DESC"
 
 static int by_count(const void *x, const void *y)
@@ -521,7 +524,7 @@ int failures_view_get(struct store *s, const struct batch *b, int64_t now, struc
     if (rc < 0 || store_batch_stats(s, b->id, &bs)) return -1;
     snprintf(out->app, sizeof out->app, "%s", rc ? "" : a.name);
     batch_progress_compute(b, &bs, now, &out->prog);
-    if (query(s, "SELECT error_mask, count(*) FROM jobs WHERE batch_id IN (" BATCH_AND_CHUNKS ")"
+    if (query(s, "SELECT error_mask, sum(n) FROM batch_jobs WHERE batch_id IN (" BATCH_AND_CHUNKS ")"
                  " AND state = {JOB_FAILED} GROUP BY error_mask", b->id, 0, failed_row, out->failed_by) < 0)
         return -1;
     struct scan sc = {.n = 0};

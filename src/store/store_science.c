@@ -8,19 +8,20 @@
 int store_batch_series(struct store *s, const struct batch *b, int64_t now, struct batch_series *out)
 {
     memset(out, 0, sizeof *out);
+    /* from the hour the batch began: the counters of batch_ended are by clock hour */
+    out->start = b->create_time - b->create_time % SERIES_STEP_S;
     int64_t end = b->done_time > 0 ? b->done_time : now;
-    int64_t span = end > b->create_time ? end - b->create_time : 0;
+    int64_t span = end > out->start ? end - out->start : 0;
     /* the narrowest multiple of an hour that covers the span in SERIES_MAX_POINTS periods */
     int64_t per = (span + (int64_t)SERIES_MAX_POINTS * SERIES_STEP_S - 1) / ((int64_t)SERIES_MAX_POINTS * SERIES_STEP_S);
-    out->start = b->create_time;
     out->step = (per > 0 ? per : 1) * SERIES_STEP_S;
     out->n = (int)(span / out->step) + 1;
     if (out->n > SERIES_MAX_POINTS) out->n = SERIES_MAX_POINTS;
-    /* the batch's rows by jobs_batch; done_time and state from each row */
+    /* the batch's counts by hour (schema v29): one row per hour it ended jobs in */
     sqlite3_stmt *st;
-    if (store_prepare(s, "SELECT (done_time - ?2) / ?3 AS k, sum(state = {JOB_DONE}), sum(state = {JOB_FAILED})"
-                      " FROM jobs WHERE batch_id IN (" BATCH_AND_CHUNKS ") AND state IN ({JOB_DONE},{JOB_FAILED})"
-                      " AND done_time >= ?2 GROUP BY k", 0, &st))
+    if (store_prepare(s, "SELECT (hour * {SERIES_STEP_S} - ?2) / ?3 AS k, sum(n * (state = {JOB_DONE})),"
+                      " sum(n * (state = {JOB_FAILED})) FROM batch_ended WHERE batch_id IN (" BATCH_AND_CHUNKS ")"
+                      " AND hour >= ?2 / {SERIES_STEP_S} GROUP BY k", 0, &st))
         return -1;
     sqlite3_bind_int64(st, 1, b->id);
     sqlite3_bind_int64(st, 2, out->start);

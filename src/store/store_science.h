@@ -8,12 +8,12 @@
 #include <jansson.h>
 
 #define SERIES_MAX_POINTS 720     /* a month of hours; older batches get wider periods */
-#define SERIES_STEP_S 3600        /* the narrowest period: an hour */
+#define SERIES_STEP_S 3600        /* the narrowest period: an hour (schema v29 counts by it) */
 
 /* A batch's jobs (its chunks' too) that ended, by the period they ended
  * in: period k holds done_time in [start + k*step, start + (k+1)*step). */
 struct batch_series {
-    int64_t start, step;          /* the batch's create time; a multiple of SERIES_STEP_S */
+    int64_t start, step;          /* the hour of the batch's create time; a multiple of SERIES_STEP_S */
     int n;                        /* periods, 1..SERIES_MAX_POINTS, up to the batch's end or now */
     int64_t done[SERIES_MAX_POINTS], failed[SERIES_MAX_POINTS];
 };

@@ -109,12 +109,13 @@ int store_site_status(struct store *s, int64_t now, json_t **out)
 }
 
 int store_board(struct store *s, enum board_kind kind, enum board_order order, int64_t offset, int64_t limit,
-                json_t **rows, int64_t *total)
+                int64_t now, json_t **rows, int64_t *total)
 {
     static const char *const tables[] = {[BOARD_USERS] = "users", [BOARD_HOSTS] = "hosts", [BOARD_TEAMS] = "teams"};
     /* the credit indexes (schema v24) give the order; rank is the place in it */
     static const char *const users_sql =
-        "SELECT ?2 + row_number() OVER (), u.id, u.name, u.total_credit, u.expavg_credit, u.create_time,"
+        "SELECT ?2 + row_number() OVER (), u.id, u.name, u.total_credit,"
+        " locus_credit_at(u.expavg_credit, u.expavg_time, ?3), u.create_time,"
         " t.id, t.id, t.name FROM (SELECT * FROM users ORDER BY %s DESC, id LIMIT ?1 OFFSET ?2) u"
         " LEFT JOIN teams t ON t.id = u.team_id";
     static const struct col users_cols[] = {
@@ -122,14 +123,16 @@ int store_board(struct store *s, enum board_kind kind, enum board_order order, i
         {"expavg_credit", COL_REAL}, {"created", COL_INT}, {"team.", COL_INT}, {"id", COL_INT}, {"name", COL_TEXT}};
     static const char *const hosts_sql =
         "SELECT ?2 + row_number() OVER (), h.id, h.platform, h.os_name, h.p_ncpus, h.p_fpops, h.total_credit,"
-        " h.expavg_credit, h.create_time, u.id, u.id, u.name FROM (SELECT * FROM hosts ORDER BY %s DESC, id"
+        " locus_credit_at(h.expavg_credit, h.expavg_time, ?3), h.create_time, u.id, u.id, u.name"
+        " FROM (SELECT * FROM hosts ORDER BY %s DESC, id"
         " LIMIT ?1 OFFSET ?2) h LEFT JOIN users u ON u.id = h.user_id";
     static const struct col hosts_cols[] = {
         {"rank", COL_INT}, {"id", COL_INT}, {"platform", COL_TEXT}, {"os", COL_TEXT}, {"cpus", COL_INT},
         {"flops", COL_REAL}, {"total_credit", COL_REAL}, {"expavg_credit", COL_REAL}, {"created", COL_INT},
         {"owner.", COL_INT}, {"id", COL_INT}, {"name", COL_TEXT}};
     static const char *const teams_sql =
-        "SELECT ?2 + row_number() OVER (), t.id, t.name, t.total_credit, t.expavg_credit, t.create_time,"
+        "SELECT ?2 + row_number() OVER (), t.id, t.name, t.total_credit,"
+        " locus_credit_at(t.expavg_credit, t.expavg_time, ?3), t.create_time,"
         " (SELECT count(*) FROM users m WHERE m.team_id = t.id), f.id, f.id, f.name"
         " FROM (SELECT * FROM teams ORDER BY %s DESC, id LIMIT ?1 OFFSET ?2) t"
         " LEFT JOIN users f ON f.id = t.founder_id AND f.team_id = t.id";   /* a founder who left is none */
@@ -145,14 +148,36 @@ int store_board(struct store *s, enum board_kind kind, enum board_order order, i
     char text[1024], count[64];
     snprintf(text, sizeof text, sql, order == BOARD_TOTAL ? "total_credit" : "expavg_credit");
     snprintf(count, sizeof count, "SELECT count(*) FROM %s", tables[kind]);
-    int64_t args[2] = {limit, offset};
+    int64_t args[3] = {limit, offset, now};
     *rows = json_array();
-    if (scalar(s, count, NULL, 0, total) || rows_json(s, text, args, 2, cols, ncols, *rows)) {
+    if (scalar(s, count, NULL, 0, total) || rows_json(s, text, args, 3, cols, ncols, *rows)) {
         json_decref(*rows);
         *rows = NULL;
         return -1;
     }
     return 0;
+}
+
+int store_credit_decay(struct store *s, enum board_kind kind, int64_t after, int64_t max, int64_t now, int64_t *last)
+{
+    static const char *const tables[] = {[BOARD_USERS] = "users", [BOARD_HOSTS] = "hosts", [BOARD_TEAMS] = "teams"};
+    char sql[400];
+    snprintf(sql, sizeof sql, "SELECT ifnull(max(id), 0) FROM (SELECT id FROM %s WHERE id > ?1 ORDER BY id LIMIT ?2)",
+             tables[kind]);
+    int64_t args[2] = {after, max};
+    if (scalar(s, sql, args, 2, last)) return -1;
+    if (!*last) return 0;
+    /* those never credited (time 0) and those credited since now keep theirs */
+    snprintf(sql, sizeof sql, "UPDATE %s SET expavg_credit = locus_credit_at(expavg_credit, expavg_time, ?3),"
+             " expavg_time = ?3 WHERE id > ?1 AND id <= ?2 AND expavg_time > 0 AND expavg_time < ?3", tables[kind]);
+    sqlite3_stmt *st;
+    if (store_prepare(s, sql, 0, &st)) return -1;
+    sqlite3_bind_int64(st, 1, after);
+    sqlite3_bind_int64(st, 2, *last);
+    sqlite3_bind_int64(st, 3, now);
+    int rc = store_run(s, st, "decay credit averages");
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int store_team_view(struct store *s, int64_t id, int64_t limit, json_t **out)

@@ -23,10 +23,22 @@ int store_site_status(struct store *s, int64_t now, json_t **out);
 enum board_kind { BOARD_USERS, BOARD_HOSTS, BOARD_TEAMS };
 enum board_order { BOARD_TOTAL, BOARD_RECENT };   /* by total credit, by recent (expavg) credit */
 /* Rows offset to offset + limit - 1 of a leaderboard, best first (the
- * lower id first among equals), each with its "rank", into *rows (owned),
- * and how many there are into *total. 0 or -1. */
+ * lower id first among equals), each with its "rank" and its recent credit
+ * as it stands at now (credit_average_at), into *rows (owned), and how many
+ * there are into *total. The order by recent credit is that of the stored
+ * averages, right to within the period of store_credit_decay's turns.
+ * 0 or -1. */
 int store_board(struct store *s, enum board_kind kind, enum board_order order, int64_t offset, int64_t limit,
-                json_t **rows, int64_t *total);
+                int64_t now, json_t **rows, int64_t *total);
+
+/* One step of decaying the stored recent-average credits of a kind to now
+ * (credit_average_at), as BOINC's update_stats does: the next max users,
+ * hosts or teams by id after `after`, those credited before now. The
+ * largest id of the step into *last, 0 when none is left. The stored
+ * averages are those of their last credit, and the recent leaderboards
+ * read their index: decayed, one who stopped a month ago ranks below one
+ * computing now. The caller holds the transaction. 0, or -1 (store_error). */
+int store_credit_decay(struct store *s, enum board_kind kind, int64_t after, int64_t max, int64_t now, int64_t *last);
 
 /* Team id as its page shows it: {"id", "name", "url", "description",
  * "founder": {"id", "name"} or null, "created", "total_credit",

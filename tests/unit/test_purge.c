@@ -428,6 +428,197 @@ static void test_purge_period_follows_the_wait(void **state)
     assert_int_equal(purge_period(&f->p), 3600);
 }
 
+/* A batch's figures counted in full, as store_batch_stats did before schema
+ * v29 kept them: its jobs' and its chunk's, their instances, and what the
+ * purged ones left in the batch rows. */
+static void recount(struct fx *f, int64_t batch, struct batch_stats *bs)
+{
+    char sql[640];
+#define IN_BATCH "(SELECT id FROM batches WHERE id = %lld OR parent_id = %lld)"
+#define PURGED(what) \
+    (snprintf(sql, sizeof sql, "SELECT " what " FROM batches WHERE id IN " IN_BATCH, (long long)batch, \
+              (long long)batch), count(f, sql))
+    char *done = store_fixture_codes(" AND state = {JOB_DONE}"), *failed = store_fixture_codes(" AND state = {JOB_FAILED}");
+    char *cancelled = store_fixture_codes(" AND state = {JOB_CANCELLED}");
+    char *active = store_fixture_codes(" AND state = {JOB_ACTIVE}"), *valid = store_fixture_codes(" AND state = {JOB_VALIDATED}");
+    char *progress = store_fixture_codes("i.state = {INST_IN_PROGRESS}");
+    char *ok = store_fixture_codes("i.state <> {INST_IN_PROGRESS} AND i.outcome = {OUTCOME_SUCCESS}");
+    char *bad = store_fixture_codes("i.state <> {INST_IN_PROGRESS} AND i.outcome NOT IN ({OUTCOME_SUCCESS},{OUTCOME_DIDNT_NEED})");
+    char cond[256];
+    memset(bs, 0, sizeof *bs);
+#define JOBS_IN(what, c) (snprintf(cond, sizeof cond, "%s", c), \
+    snprintf(sql, sizeof sql, "SELECT " what " FROM jobs WHERE batch_id IN " IN_BATCH "%s", (long long)batch, \
+             (long long)batch, cond), count(f, sql))
+#define INSTS_IN(c) (snprintf(sql, sizeof sql, "SELECT count(*) FROM instances i JOIN jobs j ON j.id = i.job_id" \
+    " WHERE j.batch_id IN " IN_BATCH " AND %s", (long long)batch, (long long)batch, c), count(f, sql))
+    bs->nactive = JOBS_IN("count(*)", active);
+    bs->nvalidated = JOBS_IN("count(*)", valid);
+    bs->ndone = JOBS_IN("count(*)", done) + PURGED("sum(purged_done)");
+    bs->nfailed = JOBS_IN("count(*)", failed) + PURGED("sum(purged_failed)");
+    bs->ncancelled = JOBS_IN("count(*)", cancelled) + PURGED("sum(purged_cancelled)");
+    bs->njobs = bs->nactive + bs->nvalidated + bs->ndone + bs->nfailed + bs->ncancelled;
+    bs->ninstances_in_progress = INSTS_IN(progress);
+    bs->ninstances_success = INSTS_IN(ok) + PURGED("sum(purged_inst_success)");
+    bs->ninstances_error = INSTS_IN(bad) + PURGED("sum(purged_inst_error)");
+    int64_t first = JOBS_IN("ifnull(min(done_time), 0)", done), purged_first = PURGED("ifnull(min(nullif(purged_first_done, 0)), 0)");
+    bs->first_done_time = !first || (purged_first && purged_first < first) ? purged_first : first;
+    int64_t last = JOBS_IN("ifnull(max(done_time), 0)", done), purged_last = PURGED("max(purged_last_done)");
+    bs->last_done_time = last > purged_last ? last : purged_last;
+#undef JOBS_IN
+#undef INSTS_IN
+#undef PURGED
+#undef IN_BATCH
+    free(done), free(failed), free(cancelled), free(active), free(valid), free(progress), free(ok), free(bad);
+}
+
+static void figures_are_a_full_count(struct fx *f, int64_t batch)
+{
+    struct batch_stats kept, counted;
+    assert_int_equal(store_batch_stats(f->s, batch, &kept), 0);
+    recount(f, batch, &counted);
+    assert_memory_equal(&kept, &counted, sizeof kept);
+}
+
+#define RANDOM_JOBS 60
+
+/* The counters of schema v29 made again from the rows, as its migration makes them. */
+#define RECOUNT_SQL                                                                                           \
+    "DELETE FROM batch_jobs; DELETE FROM batch_insts; DELETE FROM batch_ended;"                               \
+    "INSERT INTO batch_jobs SELECT batch_id, state, error_mask, count(*) FROM jobs GROUP BY 1, 2, 3;"          \
+    "INSERT INTO batch_insts SELECT ifnull(j.batch_id, 0), i.state, i.outcome, count(*) FROM instances i"      \
+    " LEFT JOIN jobs j ON j.id = i.job_id GROUP BY 1, 2, 3;"                                                  \
+    "INSERT INTO batch_ended SELECT batch_id, state, done_time / {SERIES_STEP_S}, count(*), min(done_time),"   \
+    " max(done_time) FROM jobs WHERE state IN ({JOB_DONE},{JOB_FAILED}) GROUP BY 1, 2, 3;"
+
+/* The figures schema v29 keeps (store_batch_stats) against a full count,
+ * and store_check's invariant, after each of random sequences of what
+ * changes jobs and instances: jobs made in a batch and its chunk,
+ * instances sent, reported (success, error, no reply, not needed), jobs
+ * validated, done, failed, cancelled, purged; a transaction left open by a
+ * crash (the store closed with it, reopened); and a store whose counters
+ * are made again from its rows, as the migration to v29 makes them. */
+static void test_figures_follow_random_transitions(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f, "rand");
+    struct batch chunk = {.app_id = f->app, .create_time = 1, .red = red1, .delay_bound = DAY, .parent_id = b};
+    snprintf(chunk.name, sizeof chunk.name, "rand-chunk");
+    assert_int_equal(store_batch_insert(f->s, &chunk), 0);
+    int64_t jobs[RANDOM_JOBS], canonical[RANDOM_JOBS] = {0}, insts[RANDOM_JOBS][2] = {{0}};
+    int njobs = 0, nsent[RANDOM_JOBS] = {0}, jstate[RANDOM_JOBS];
+    srand(2811);
+    for (int step = 0; step < 400; step++) {
+        int op = rand() % 9, k = njobs ? rand() % njobs : 0;
+        int64_t when = ENDED_LONG_AGO + rand() % (5 * DAY);
+        if (op == 0 && njobs < RANDOM_JOBS) {
+            char name[32];
+            snprintf(name, sizeof name, "r%d", njobs);
+            jobs[njobs] = add_job(f, rand() % 3 ? b : chunk.id, name, NULL, 0);
+            jstate[njobs++] = JOB_ACTIVE;
+        } else if (!njobs || !jobs[k]) {
+            continue;
+        } else if (op == 1 && jstate[k] == JOB_ACTIVE && nsent[k] < 2) {
+            insts[k][nsent[k]] = add_inst(f, jobs[k], nsent[k], INST_IN_PROGRESS, OUTCOME_INIT);
+            nsent[k]++;
+        } else if (op == 2 && nsent[k]) {   /* a report: one outcome or another */
+            struct instance in;
+            int i = rand() % nsent[k];
+            assert_int_equal(store_instance_get(f->s, insts[k][i], &in), 0);
+            if (in.state != INST_IN_PROGRESS) continue;
+            static const int outcomes[] = {OUTCOME_SUCCESS, OUTCOME_CLIENT_ERROR, OUTCOME_NO_REPLY, OUTCOME_DIDNT_NEED};
+            in.state = INST_OVER;
+            in.outcome = outcomes[rand() % 4];
+            in.validate_state = in.outcome == OUTCOME_SUCCESS ? VALIDATE_VALID : VALIDATE_INIT;
+            in.received_time = when;
+            assert_int_equal(store_instance_update(f->s, &in), 0);
+            if (in.outcome == OUTCOME_SUCCESS && !canonical[k]) canonical[k] = in.id;
+        } else if (op == 3 && jstate[k] == JOB_ACTIVE && canonical[k]) {
+            struct job_status st = {.id = jobs[k], .state = JOB_VALIDATED, .target_nresults = 1,
+                                    .canonical_id = canonical[k]};
+            assert_int_equal(store_job_update(f->s, &st), 0);
+            jstate[k] = JOB_VALIDATED;
+        } else if (op == 4 && jstate[k] == JOB_VALIDATED) {
+            end_job(f, jobs[k], JOB_DONE, when, canonical[k]);
+            jstate[k] = JOB_DONE;
+        } else if (op == 5 && jstate[k] == JOB_ACTIVE && rand() % 4 == 0) {
+            end_job(f, jobs[k], JOB_FAILED, when, 0);
+            jstate[k] = JOB_FAILED;
+        } else if (op == 6 && (jstate[k] == JOB_ACTIVE || jstate[k] == JOB_VALIDATED) && rand() % 4 == 0) {
+            struct job_status st = {.id = jobs[k], .state = JOB_CANCELLED, .target_nresults = 1, .done_time = when,
+                                    .canonical_id = jstate[k] == JOB_VALIDATED ? canonical[k] : 0,
+                                    .error_mask = JOB_ERR_CANCELLED};
+            assert_int_equal(store_job_update(f->s, &st), 0);
+            jstate[k] = JOB_CANCELLED;
+        } else if (op == 7 && rand() % 8 == 0) {   /* a purge of what ended before a random cut */
+            struct purge_result r;
+            struct purge_cut cut = cut_at(ENDED_LONG_AGO + rand() % (6 * DAY), 0);
+            purge(f, &cut, &r);
+            for (int j = 0; j < njobs; j++) {
+                char sql[80];
+                snprintf(sql, sizeof sql, "SELECT count(*) FROM jobs WHERE id = %lld", (long long)jobs[j]);
+                if (jobs[j] && !count(f, sql)) jobs[j] = 0;
+            }
+        } else if (op == 8 && rand() % 8 == 0) {   /* a crash in a transaction: what it wrote is not kept */
+            assert_int_equal(store_begin(f->s), 0);
+            char name[32];
+            snprintf(name, sizeof name, "lost%d", step);
+            add_job(f, b, name, NULL, 0);
+            if (jstate[k] == JOB_ACTIVE) end_job(f, jobs[k], JOB_FAILED, when, 0);
+            store_close(f->s);
+            char err[256] = "";
+            assert_non_null(f->s = store_open(f->path, 0, err, sizeof err));
+        } else {
+            continue;
+        }
+        figures_are_a_full_count(f, b);
+        figures_are_a_full_count(f, chunk.id);
+        assert_int_equal(store_check(f->s, no_violation, NULL), 0);
+    }
+    struct batch_stats before;
+    assert_int_equal(store_batch_stats(f->s, b, &before), 0);
+    store_fixture_sql(f->path, RECOUNT_SQL);
+    figures_are_a_full_count(f, b);
+    assert_int_equal(store_check(f->s, no_violation, NULL), 0);
+    struct batch_stats after;
+    assert_int_equal(store_batch_stats(f->s, b, &after), 0);
+    assert_memory_equal(&before, &after, sizeof before);
+    print_message("figures: %lld jobs, %lld done, %lld failed, %lld cancelled, %lld errors\n", (long long)before.njobs,
+                  (long long)before.ndone, (long long)before.nfailed, (long long)before.ncancelled,
+                  (long long)before.ninstances_error);
+    assert_true(before.ndone > 0 && before.nfailed > 0 && before.ncancelled > 0 && before.ninstances_error > 0);
+    assert_true(count(f, "SELECT sum(purged_done + purged_failed + purged_cancelled) FROM batches") > 0);
+}
+
+/* A counter out of step with the rows is a violation store_check reports. */
+static int violations;
+static void count_violation(void *ctx, const char *msg)
+{
+    (void)ctx;
+    (void)msg;
+    violations++;
+}
+
+static void test_check_finds_counters_out_of_step(void **state)
+{
+    struct fx *f = *state;
+    int64_t b = add_batch(f, "step");
+    int64_t j = add_job(f, b, "one", NULL, 0);
+    int64_t ok = add_inst(f, j, 0, INST_OVER, OUTCOME_SUCCESS);
+    end_job(f, j, JOB_DONE, ENDED_LATELY, ok);
+    assert_int_equal(store_check(f->s, no_violation, NULL), 0);
+    static const char *const spoil[] = {
+        "UPDATE batch_jobs SET n = n + 1", "UPDATE batch_insts SET n = 0", "UPDATE batch_ended SET n = 2",
+        "UPDATE batch_ended SET first = first - 1", "UPDATE batch_ended SET last = last + 1"};
+    for (size_t i = 0; i < sizeof spoil / sizeof spoil[0]; i++) {
+        store_fixture_sql(f->path, spoil[i]);
+        violations = 0;
+        assert_true(store_check(f->s, count_violation, NULL) > 0);
+        assert_true(violations > 0);
+        store_fixture_sql(f->path, RECOUNT_SQL);
+        assert_int_equal(store_check(f->s, no_violation, NULL), 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +629,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_silent_hosts_go, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_archive_cut_back_to_committed, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_purge_period_follows_the_wait, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_figures_follow_random_transitions, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_check_finds_counters_out_of_step, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
