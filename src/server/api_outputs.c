@@ -30,7 +30,7 @@ struct api_output {
     int fd;
     int64_t limit, got;
     int refused, code;             /* decided: the rest of the body is dropped */
-    char why[320];
+    char why[LOCUS_NAME_MAX + 2 * SHA256_HEX_LEN + 128];   /* a refusal, naming the output and both sums */
     char want[SHA256_HEX_LEN];
     struct sha256_ctx *sha;
 };

@@ -275,7 +275,7 @@ static int campaign_results(struct server *s, struct MHD_Connection *mc, const c
     struct tar_stream *t = xcalloc(1, sizeof *t);
     t->fd = -1;
     snprintf(t->top, sizeof t->top, "campaign-%lld", (long long)id);
-    char dir[PROJECT_PATH_MAX + 32], name[24], jobname[24] = "", file[64];
+    char dir[PROJECT_PATH_MAX + 32], name[24], jobname[24] = "", file[sizeof t->top + sizeof jobname + 1];
     project_path(&s->proj, dir, sizeof dir, CAMPAIGN_OUTPUTS_DIR);
     snprintf(name, sizeof name, "%lld", (long long)id);
     if (job) snprintf(jobname, sizeof jobname, "%lld", (long long)job);

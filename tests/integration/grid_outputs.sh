@@ -5,6 +5,9 @@
 # locusd), and an OAR cluster "gamma". Each campaign's jobs write a file,
 # two files matched by a glob and a folder; the job wrapper sends them to
 # locusd over HTTP with their SHA-256 and the job's token, and:
+#  - every job reads a shared input staged in from locusd's download/,
+#    fetched once into each cluster's own cache (locus cluster set
+#    --cache-dir): three GETs for eight jobs on three clusters;
 #  - GET /api/v1/campaigns/ID/outputs lists each with the checksum the job
 #    itself computed; the tar of GET .../results and of `locus --server URL
 #    campaign results` (also --job) holds the same bytes, the folder as
@@ -50,6 +53,15 @@ set_config "$proj" grid_output_max_file_mib 1
     --token-file "$TMP/root.jwt" >/dev/null || fail "locus cluster add rest failed"
 "$LOCUS" cluster add "$proj" gamma --driver oar --api "$OAR_API" >/dev/null || fail "locus cluster add gamma failed"
 KEY_A=$(submit_key_of "$proj" locusa) KEY_B=$(submit_key_of "$proj" locusb)
+# each cluster its own input cache (they share this machine's homes): a shared input moves once to each
+home_a=$(getent passwd locusa | cut -d: -f6)
+for c in sh rest gamma; do
+    rm -rf "$home_a/.locus-cache-o$c"
+    "$LOCUS" cluster set "$proj" "$c" --cache-dir "~/.locus-cache-o$c" >/dev/null || fail "locus cluster set $c --cache-dir failed"
+done
+head -c 200000 /dev/urandom >"$TMP/shared.dat"
+SHARED_SUM=$(sha256sum <"$TMP/shared.dat" | cut -d' ' -f1)
+"$LOCUS" file add "$proj" "$TMP/shared.dat" >/dev/null || fail "locus file add shared.dat failed"
 
 WORK=$TMP/work
 mkdir -p "$WORK"
@@ -60,6 +72,7 @@ chmod 777 "$WORK"
 cat >"$TMP/job.sh" <<'SH'
 #!/bin/bash
 n=$1
+sha256sum <shared.dat | cut -d' ' -f1 >"seen.$n"   # the staged input, as this job read it
 case $n in
     miss) exit 0 ;;
     big) head -c 2000000 /dev/urandom >big.out; echo x >big-1.csv; mkdir -p big-dir; exit 0 ;;
@@ -81,7 +94,8 @@ jdl() {
     cat >"$TMP/$name.json" <<JSON
 {"name": "$name", "params": [${params%,}], "exec_file": "$TMP/job.sh", "exec_directory": "$WORK",
  "walltime": 300, "clusters": {"$cluster": {}}, "output_files": ["{name}.out", "{name}-*.csv"],
- "output_folder": "{name}-dir", "output_destination": "server"}
+ "output_folder": "{name}-dir", "output_destination": "server",
+ "inputs": ["shared.dat"], "input_files": {"shared.dat": {"size": 200000, "sha256": "$SHARED_SUM"}}}
 JSON
 }
 jdl on_sh sh s1 s2 s3
@@ -102,6 +116,16 @@ for c in "$SH_C" "$REST_C" "$OAR_C"; do
         FROM grid_campaigns WHERE id=$c")"
 done
 say "the three campaigns ended"
+# staged: every job read the shared input's bytes; each cluster's cache fetched it once
+for n in s1 s2 s3 r1 r2 r3 o1 o2; do
+    [ "$(cat "$WORK/seen.$n" 2>/dev/null)" = "$SHARED_SUM" ] || bad "job $n read shared.dat as '$(cat "$WORK/seen.$n" 2>/dev/null)'"
+done
+for c in sh rest gamma; do
+    [ -f "$home_a/.locus-cache-o$c/sha256-$SHARED_SUM" ] || bad "cluster $c's cache does not hold shared.dat"
+done
+gets=$(grep -c 'GET download/shared.dat: 200' "$LOCUSD_LOG" || true)
+[ "$gets" = 3 ] || bad "locusd served shared.dat $gets times, not once per cluster (3)"
+say "shared.dat staged: read right by the 8 jobs, fetched once into each of the 3 clusters' caches"
 
 # ---- what the API lists and sends ----
 
