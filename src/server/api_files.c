@@ -9,9 +9,9 @@
  * behind. */
 #include "server/api_internal.h"
 #include "core/digest.h"
-#include "core/fsutil.h"
 #include "core/log.h"
 #include "orders/file_order.h"
+#include "server/put_body.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,39 +24,15 @@ struct api_upload {
     struct server *s;
     struct user u;
     struct file_rec f;             /* name and flags as asked */
-    char tmp[PROJECT_PATH_MAX + 64];   /* the temporary file; "" once moved or removed */
+    struct put_body body;          /* the file as it arrives; body.tmp "" once moved */
     char placed[PROJECT_PATH_MAX + 256];   /* where it was moved to */
-    int fd;
-    int64_t limit, got;
-    int refused;                   /* 413 or 500 decided: the rest of the body is dropped */
-    int code;                      /* its status */
-    char why[320];
-    char want_sha256[SHA256_HEX_LEN], want_md5[MD5_HEX_LEN];   /* "" when not given */
-    struct sha256_ctx *sha;
-    struct md5_ctx *md5;
     int existed;
 };
-
-static void drop_tmp(struct api_upload *u)
-{
-    if (u->fd >= 0) close(u->fd);
-    u->fd = -1;
-    if (u->tmp[0]) unlink(u->tmp);
-    u->tmp[0] = 0;
-}
 
 static void upload_free(void *p)
 {
     struct api_upload *u = p;
-    drop_tmp(u);
-    if (u->sha) {
-        char hex[SHA256_HEX_LEN];
-        sha256_end(u->sha, hex);
-    }
-    if (u->md5) {
-        char hex[MD5_HEX_LEN];
-        md5_end(u->md5, hex);
-    }
+    put_body_drop(&u->body);
     free(u);
 }
 
@@ -81,59 +57,37 @@ struct api_upload *api_upload_begin(struct server *s, const char *path, const st
     if (api_user(s, h->key, &u, out, status)) return NULL;
     if (file_order_check_name(name, err, sizeof err)) return api_error(out, status, 400, err), NULL;
     int64_t limit = (int64_t)server_cfg(s)->submit_max_file_mib << 20;
+    char want_sha256[SHA256_HEX_LEN], want_md5[MD5_HEX_LEN], too_big[PUT_BODY_TOO_BIG_MAX];
+    char tmp[PROJECT_PATH_MAX + 64];
+    snprintf(too_big, sizeof too_big, "the file is over %d MiB (submit_max_file_mib)",
+             server_cfg(s)->submit_max_file_mib);
     if (h->content_length && strtoll(h->content_length, NULL, 10) > limit)
-        return api_errorf(out, status, 413, "the file is over %d MiB (submit_max_file_mib)",
-                          server_cfg(s)->submit_max_file_mib), NULL;
-    struct api_upload *up = xcalloc(1, sizeof *up);
-    *up = (struct api_upload){.s = s, .u = u, .fd = -1, .limit = limit};
-    if (digest_header(h->sha256, SHA256_HEX_LEN - 1, up->want_sha256) ||
-        digest_header(h->md5, MD5_HEX_LEN - 1, up->want_md5)) {
-        free(up);
+        return api_error(out, status, 413, too_big), NULL;
+    if (digest_header(h->sha256, SHA256_HEX_LEN - 1, want_sha256) || digest_header(h->md5, MD5_HEX_LEN - 1, want_md5))
         return api_error(out, status, 400, "X-Locus-SHA256 takes 64 hex digits, X-Locus-MD5 32"), NULL;
-    }
+    struct api_upload *up = xcalloc(1, sizeof *up);
+    *up = (struct api_upload){.s = s, .u = u};
     snprintf(up->f.name, sizeof up->f.name, "%s", name);
     up->f.sticky = h->sticky;
     up->f.report_on_rpc = h->report_on_rpc;
-    up->sha = sha256_begin();
-    up->md5 = md5_begin();
-    up->fd = file_order_temp(&s->proj, up->tmp, sizeof up->tmp);
-    if (up->fd < 0 || !up->sha || !up->md5) {
+    int fd = file_order_temp(&s->proj, tmp, sizeof tmp);
+    if (fd < 0 || put_body_open(&up->body, fd, tmp, limit, "the file", too_big, 1, want_sha256, want_md5)) {
         log_msg(LOG_ERROR, "api: cannot make a temporary file for upload %s: %s", name, strerror(errno));
-        if (up->fd < 0) up->tmp[0] = 0;   /* none made */
-        upload_free(up);
+        free(up);
         return api_error(out, status, 503, "the server cannot store the file now"), NULL;
     }
     return up;
 }
 
-void api_upload_feed(struct api_upload *u, const char *data, size_t n)
-{
-    if (u->refused) return;
-    if (u->got + (int64_t)n > u->limit) {
-        u->refused = 1;
-        u->code = 413;
-        snprintf(u->why, sizeof u->why, "the file is over %d MiB (submit_max_file_mib)",
-                 server_cfg(u->s)->submit_max_file_mib);
-    } else if (write_all(u->fd, data, n)) {
-        u->refused = 1;
-        u->code = 503;
-        snprintf(u->why, sizeof u->why, "the server cannot store the file: %s", strerror(errno));
-    }
-    if (u->refused) {
-        drop_tmp(u);
-        return;
-    }
-    sha256_update(u->sha, data, n);
-    md5_update(u->md5, data, n);
-    u->got += (int64_t)n;
-}
+void api_upload_feed(struct api_upload *u, const char *data, size_t n) { put_body_feed(&u->body, data, n); }
 
 /* Registers the file u, its temporary file renamed into place. */
 static int add(struct store *st, void *p, char *err, size_t errlen)
 {
     struct api_upload *u = p;
-    int rc = file_order_add(st, &u->s->proj, u->tmp, 1, &u->f, &u->existed, u->placed, sizeof u->placed, err, errlen);
-    if (u->placed[0]) u->tmp[0] = 0;   /* moved: no longer ours to remove */
+    int rc = file_order_add(st, &u->s->proj, u->body.tmp, 1, &u->f, &u->existed, u->placed, sizeof u->placed, err,
+                            errlen);
+    if (u->placed[0]) u->body.tmp[0] = 0;   /* moved: no longer ours to remove */
     return rc;
 }
 
@@ -157,31 +111,8 @@ static void file_carry_out(struct server *s, void *p, struct strbuf *out, int *s
 void api_upload_finish(struct api_upload *u, struct strbuf *out, int *status, struct api_wait **wait)
 {
     *wait = NULL;
-    char sha[SHA256_HEX_LEN], md5[MD5_HEX_LEN];
-    sha256_end(u->sha, sha);
-    md5_end(u->md5, md5);
-    u->sha = NULL;
-    u->md5 = NULL;
-    if (!u->refused && (fsync(u->fd) || close(u->fd))) {
-        u->refused = 1;
-        u->code = 503;
-        snprintf(u->why, sizeof u->why, "the server cannot store the file: %s", strerror(errno));
-    }
-    u->fd = -1;
-    if (!u->refused && u->want_sha256[0] && strcmp(sha, u->want_sha256)) {
-        u->refused = 1;
-        u->code = 400;
-        snprintf(u->why, sizeof u->why, "the file's SHA-256 is %s, not %s as X-Locus-SHA256 says: it was changed "
-                 "or cut on the way", sha, u->want_sha256);
-    }
-    if (!u->refused && u->want_md5[0] && strcmp(md5, u->want_md5)) {
-        u->refused = 1;
-        u->code = 400;
-        snprintf(u->why, sizeof u->why, "the file's MD5 is %s, not %s as X-Locus-MD5 says: it was changed or cut "
-                 "on the way", md5, u->want_md5);
-    }
-    if (u->refused) {
-        api_error(out, status, u->code, u->why);
+    if (put_body_end(&u->body)) {
+        api_error(out, status, u->body.code, u->body.why);
         upload_free(u);
         return;
     }

@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "grid/outputs.h"
 #include "orders/campaign_outputs.h"
+#include "server/put_body.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,7 @@ struct api_output {
     struct server *s;
     int64_t campaign, job;
     char name[LOCUS_NAME_MAX + 1];
-    char tmp[PROJECT_PATH_MAX + 128];   /* "" once placed or removed */
-    int fd;
-    int64_t limit, got;
-    int refused, code;             /* decided: the rest of the body is dropped */
-    char why[LOCUS_NAME_MAX + 2 * SHA256_HEX_LEN + 128];   /* a refusal, naming the output and both sums */
-    char want[SHA256_HEX_LEN];
-    struct sha256_ctx *sha;
+    struct put_body body;          /* the output as it arrives; body.tmp "" once placed */
 };
 
 int api_output_path(const char *path) { return !strncmp(path, "campaigns/", 10); }
@@ -45,19 +40,6 @@ static int64_t take_id(const char **p, const char *sep)
     int64_t v = strtoll(*p, NULL, 10);
     *p += n + l;
     return v;
-}
-
-static void drop(struct api_output *u)
-{
-    if (u->fd >= 0) close(u->fd);
-    u->fd = -1;
-    if (u->tmp[0]) unlink(u->tmp);
-    u->tmp[0] = 0;
-    if (u->sha) {
-        char hex[SHA256_HEX_LEN];
-        sha256_end(u->sha, hex);
-        u->sha = NULL;
-    }
 }
 
 struct job_bytes { const char *name; int64_t bytes; };
@@ -95,88 +77,47 @@ struct api_output *api_output_begin(struct server *s, const char *path, const st
         return api_errorf(out, status, 413, "%s: %lld bytes, over %s", p, declared,
                           limit < file_max ? "what the job may still send (grid_output_max_job_mib)"
                                            : "the largest output (grid_output_max_file_mib)"), NULL;
-    struct api_output *u = xcalloc(1, sizeof *u);
-    *u = (struct api_output){.s = s, .campaign = campaign, .job = job, .fd = -1, .limit = limit};
-    snprintf(u->name, sizeof u->name, "%s", p);
     const char *sum = h->sha256;
-    if (!sum || strlen(sum) != SHA256_HEX_LEN - 1 || strspn(sum, "0123456789abcdef") != SHA256_HEX_LEN - 1) {
-        free(u);
+    if (!sum || strlen(sum) != SHA256_HEX_LEN - 1 || strspn(sum, "0123456789abcdef") != SHA256_HEX_LEN - 1)
         return api_error(out, status, 400, "X-Locus-SHA256: required, 64 lowercase hex digits"), NULL;
-    }
-    memcpy(u->want, sum, SHA256_HEX_LEN);
-    u->sha = sha256_begin();
-    u->fd = campaign_output_temp(&s->proj, campaign, job, u->tmp, sizeof u->tmp);
-    if (u->fd < 0 || !u->sha) {
+    char too_big[PUT_BODY_TOO_BIG_MAX], tmp[PROJECT_PATH_MAX + 128];
+    snprintf(too_big, sizeof too_big, "%s: over the outputs' size limits (grid_output_max_file_mib, "
+             "grid_output_max_job_mib)", p);
+    struct api_output *u = xcalloc(1, sizeof *u);
+    *u = (struct api_output){.s = s, .campaign = campaign, .job = job};
+    snprintf(u->name, sizeof u->name, "%s", p);
+    int fd = campaign_output_temp(&s->proj, campaign, job, tmp, sizeof tmp);
+    if (fd < 0 || put_body_open(&u->body, fd, tmp, limit, u->name, too_big, 0, sum, NULL)) {
         log_error("api: cannot make a temporary file for output %s of campaign %lld job %lld: %s", p,
                   (long long)campaign, (long long)job, strerror(errno));
-        if (u->fd < 0) u->tmp[0] = 0;
-        api_output_abort(u);
+        free(u);
         return api_error(out, status, 503, "the server cannot store the output now"), NULL;
     }
     return u;
 }
 
-void api_output_feed(struct api_output *u, const char *data, size_t n)
-{
-    if (u->refused) return;
-    if (u->got + (int64_t)n > u->limit) {
-        u->refused = 1;
-        u->code = 413;
-        snprintf(u->why, sizeof u->why, "%s: over the outputs' size limits (grid_output_max_file_mib, "
-                 "grid_output_max_job_mib)", u->name);
-    } else if (write_all(u->fd, data, n)) {
-        u->refused = 1;
-        u->code = 503;
-        snprintf(u->why, sizeof u->why, "the server cannot store the output: %s", strerror(errno));
-    }
-    if (u->refused) {
-        drop(u);
-        return;
-    }
-    sha256_update(u->sha, data, n);
-    u->got += (int64_t)n;
-}
+void api_output_feed(struct api_output *u, const char *data, size_t n) { put_body_feed(&u->body, data, n); }
 
 void api_output_finish(struct api_output *u, struct strbuf *out, int *status)
 {
-    char sha[SHA256_HEX_LEN] = "";
-    if (!u->refused) {
-        sha256_end(u->sha, sha);
-        u->sha = NULL;
-        if (fsync(u->fd) || close(u->fd)) {
-            u->refused = 1;
-            u->code = 503;
-            snprintf(u->why, sizeof u->why, "the server cannot store the output: %s", strerror(errno));
-        }
-        u->fd = -1;
+    struct put_body *b = &u->body;
+    if (!put_body_end(b) && campaign_output_place(b->tmp, u->name, b->sha256)) {
+        api_errorf(out, status, 503, "the server cannot store the output: %s", strerror(errno));
+    } else if (b->refused) {
+        api_error(out, status, b->code, b->why);
+    } else {
+        b->tmp[0] = 0;   /* in place */
+        log_info("api: campaign %lld job %lld sent output %s (%lld bytes)", (long long)u->campaign,
+                 (long long)u->job, u->name, (long long)b->got);
+        api_send(out, status, 201,
+                 json_pack("{s:I, s:I, s:s, s:I, s:s}", "campaign_id", (json_int_t)u->campaign, "job_id",
+                           (json_int_t)u->job, "name", u->name, "size", (json_int_t)b->got, "sha256", b->sha256));
     }
-    if (!u->refused && strcmp(sha, u->want)) {
-        u->refused = 1;
-        u->code = 400;
-        snprintf(u->why, sizeof u->why, "%s: its SHA-256 is %s, not %s as X-Locus-SHA256 says: it was changed or "
-                 "cut on the way", u->name, sha, u->want);
-    }
-    if (!u->refused && campaign_output_place(u->tmp, u->name, sha)) {
-        u->refused = 1;
-        u->code = 503;
-        snprintf(u->why, sizeof u->why, "the server cannot store the output: %s", strerror(errno));
-    }
-    if (u->refused) {
-        api_error(out, status, u->code, u->why);
-        api_output_abort(u);
-        return;
-    }
-    u->tmp[0] = 0;   /* in place */
-    log_info("api: campaign %lld job %lld sent output %s (%lld bytes)", (long long)u->campaign, (long long)u->job,
-             u->name, (long long)u->got);
-    api_send(out, status, 201,
-             json_pack("{s:I, s:I, s:s, s:I, s:s}", "campaign_id", (json_int_t)u->campaign, "job_id",
-                       (json_int_t)u->job, "name", u->name, "size", (json_int_t)u->got, "sha256", sha));
     api_output_abort(u);
 }
 
 void api_output_abort(struct api_output *u)
 {
-    drop(u);
+    put_body_drop(&u->body);
     free(u);
 }
