@@ -385,11 +385,15 @@ jid=$(echo "$INST_A" | sed 's|^.*_\([0-9]*\)_\([0-9]*\)$|\1|')
 seq=${INST_A##*_}
 row=$(sql "$proj" "SELECT state, outcome, host_id FROM instances WHERE job_id=$jid AND seq=$seq")
 [ "$row" = "5|1|$HA" ] || bad "instance $INST_A is '$row' in the store, expected 5|1|$HA (over, success)"
-# the intended change: that instance's row (and host A's rpc fields); nothing else
+# the intended change: that instance's row (and host A's rpc fields, and its batch's instance counts, which
+# must still be a full count's); nothing else
+bid=$(sql "$proj" "SELECT batch_id FROM jobs WHERE id=$jid")
 dump_store "$proj" >"$AFTER"
 diff "$BEFORE" "$AFTER" | grep '^[<>]' | grep -v -e "^[<>] INSERT INTO hosts VALUES($HA," \
-    -e "^[<>] INSERT INTO instances VALUES([0-9]*,$jid,$seq," >"$TMP/unexpected" || true
+    -e "^[<>] INSERT INTO instances VALUES([0-9]*,$jid,$seq," -e "^[<>] INSERT INTO batch_insts VALUES($bid," \
+    >"$TMP/unexpected" || true
 [ ! -s "$TMP/unexpected" ] || bad "other changes: $(head -c 400 "$TMP/unexpected")"
+"$LOCUS" db check "$proj" >"$TMP/check" 2>&1 || bad "locus db check after the report: $(head -c 400 "$TMP/check")"
 if [ -z "$CASE_ERR" ]; then passed=$((passed + 1)); echo "ok   $CASE"; else failed=$((failed + 1)); echo "FAIL $CASE: $CASE_ERR" >&2; fi
 
 report_case "h: host $HA reports $INST_A again (duplicate report)" "$INST_A"
