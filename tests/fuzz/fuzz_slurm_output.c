@@ -2,17 +2,18 @@
  * output (drivers/slurm_parse.h). The first byte picks the reader, as the
  * corpus files begin: '0' squeue -O lines, '1' jobcomp/filetxt lines,
  * '2' sinfo lines, '3' times and durations (each line both), '4' squeue
- * -o %i ids, '5' sbatch's answer and scontrol show config, '6' job states
- * and exit codes, '7' squeue -o %T states; the rest is the text, less a
- * newline right after the first byte (so that a corpus file is the digit
- * on a line of its own, then the command's output). Any text reads or
- * fails cleanly, and what is read holds: a known state with an end that
- * agrees with it, an exit code within 0..255, times and durations within
- * their bounds and written back the same, ids that are whole lines and
- * sorted, node counts that add up, each node counted once, a field's
- * value that is part of its line and stops before the next "Name=". The
- * time zone is set to one with summer time, so that days and hours that
- * do not exist are tried. */
+ * -o %i ids (or -o %i|%T|%N records), '5' sbatch's answer and scontrol
+ * show config, '6' job states and exit codes, '7' squeue -o %T states;
+ * the rest is the text, less a newline right after the first byte (so
+ * that a corpus file is the digit on a line of its own, then the
+ * command's output). Any text reads or fails cleanly, and what is read
+ * holds: a known state with an end that agrees with it, an exit code
+ * within 0..255, times and durations within their bounds and written back
+ * the same, ids that are whole lines (or the first field of a record not
+ * refused) and sorted, node counts that add up, each node counted once, a
+ * field's value that is part of its line and stops before the next
+ * "Name=". The time zone is set to one with summer time, so that days and
+ * hours that do not exist are tried. */
 #include "drivers/slurm_parse.h"
 #include "fuzz_status.h"
 
@@ -203,8 +204,13 @@ static void ids_text(const char *text, int max)
         check(count_of(ids[i], '_') <= 1 && ids[i][0] != '_' && ids[i][len - 1] != '_');
         const char *at = strstr(text, ids[i]);
         int whole = 0;
-        for (; at && !whole; at = strstr(at + 1, ids[i]))
-            whole = (at == text || at[-1] == '\n') && (at[len] == '\0' || at[len] == '\n');
+        /* a line of its own, or the first field of a -o SLURM_FIND_FORMAT record not refused (FAILED, no node) */
+        for (; at && !whole; at = strstr(at + 1, ids[i])) {
+            const char *rest = at + len, *eol = strchr(rest, '\n');
+            size_t restlen = eol ? (size_t)(eol - rest) : strlen(rest);
+            whole = (at == text || at[-1] == '\n') &&
+                    (restlen == 0 || (rest[0] == '|' && !(restlen == 8 && !memcmp(rest, "|FAILED|", 8))));
+        }
         check(whole);
         long long j = strtoll(ids[i], NULL, 10);
         const char *us = strchr(ids[i], '_');
