@@ -43,15 +43,20 @@ void account_cross_project_id(const struct upload_key *secret, int64_t user_id, 
     mac_hex(secret, CROSS_PROJECT_LABEL, text, out);
 }
 
+void account_cpid_of(const char *cross_project_id, const char *email, char out[ACCOUNT_KEY_LEN + 1])
+{
+    struct md5_ctx *c = md5_begin();
+    md5_update(c, cross_project_id, strlen(cross_project_id));
+    md5_update(c, email, strlen(email));
+    md5_end(c, out);
+}
+
 void account_cpid_make(const struct upload_key *secret, int64_t user_id, const char *email,
                        char out[ACCOUNT_KEY_LEN + 1])
 {
     char id[ACCOUNT_KEY_LEN + 1];
     account_cross_project_id(secret, user_id, id);
-    struct md5_ctx *c = md5_begin();
-    md5_update(c, id, strlen(id));
-    md5_update(c, email, strlen(email));
-    md5_end(c, out);
+    account_cpid_of(id, email, out);
     OPENSSL_cleanse(id, sizeof id);
 }
 

@@ -40,6 +40,8 @@ void account_cross_project_id(const struct upload_key *secret, int64_t user_id, 
  * into out in lowercase hex. Never fails. */
 void account_cpid_make(const struct upload_key *secret, int64_t user_id, const char *email,
                        char out[ACCOUNT_KEY_LEN + 1]);
+/* The same from the cross-project id (borrowed) already made. Never fails. */
+void account_cpid_of(const char *cross_project_id, const char *email, char out[ACCOUNT_KEY_LEN + 1]);
 
 /* BOINC's weak account key: a key that attaches a host to the account and
  * lets it compute, but opens nothing else (no account call, no API). BOINC

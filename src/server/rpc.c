@@ -584,10 +584,11 @@ static int load_account(struct rpc *c)
         return -1;
     }
     if (!c->venue[0]) memcpy(c->venue, c->account->venue, sizeof c->venue);
-    const struct upload_key *secret = web_accounts_secret(c->s);
-    account_cross_project_id(secret, c->user.id, c->cross_project_id);
-    account_cpid_make(secret, c->user.id, c->account->email, c->cpid);
-    md5_hex_buf(c->account->email, strlen(c->account->email), c->email_hash);
+    account_cross_project_id(web_accounts_secret(c->s), c->user.id, c->cross_project_id);
+    if (c->account->email[0]) {   /* both go only with an address (reply_account) */
+        account_cpid_of(c->cross_project_id, c->account->email, c->cpid);
+        md5_hex_buf(c->account->email, strlen(c->account->email), c->email_hash);
+    }
     return 0;
 }
 
