@@ -550,7 +550,8 @@ struct jobs_ctx {
 static int print_output(void *ctx, const struct campaign_output *o)
 {
     (void)ctx;
-    printf("         output %s %lld %s\n", o->name, (long long)o->size, o->sha256);
+    printf("         output %s %lld %s%s%s\n", o->name, (long long)o->size, o->sha256, *o->location ? " " : "",
+           o->location);
     return 0;
 }
 
@@ -759,14 +760,17 @@ int cmd_campaign_results(int argc, char **argv, char *err, size_t errlen)
     } else if (!rc) {
         char dir[PROJECT_PATH_MAX + 64];
         campaign_outputs_path(&cp.p, id, 0, dir, sizeof dir);
-        printf("%-8s %-32s %12s  %s (in %s/JOB/)\n", "JOB", "NAME", "BYTES", "SHA256", dir);
+        printf("%-8s %-32s %12s  %s (in %s/JOB/, or where its job stored it)\n", "JOB", "NAME", "BYTES", "SHA256",
+               dir);
         size_t i;
         json_t *o;
-        json_array_foreach(list, i, o)
-            printf("%-8lld %-32s %12lld  %s\n", (long long)json_integer_value(json_object_get(o, "job_id")),
+        json_array_foreach(list, i, o) {
+            const char *at = json_string_value(json_object_get(o, "location"));
+            printf("%-8lld %-32s %12lld  %s%s%s\n", (long long)json_integer_value(json_object_get(o, "job_id")),
                    json_string_value(json_object_get(o, "name")),
                    (long long)json_integer_value(json_object_get(o, "size")),
-                   json_string_value(json_object_get(o, "sha256")));
+                   json_string_value(json_object_get(o, "sha256")), at ? " " : "", at ? at : "");
+        }
     }
     json_decref(list);
     cli_close(&cp);

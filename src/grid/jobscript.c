@@ -2,6 +2,7 @@
 #include "grid/jobscript.h"
 #include "grid/inputs.h"
 #include "grid/jdl.h"
+#include "grid/outputs.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -261,46 +262,94 @@ static void stage_step(struct strbuf *out, const struct drv_job *jobs)
     sb_puts(out, "fi\n");
 }
 
-/* The gathering step (jobscript.h): locus_put sends one file, 0 sent, 1
- * refused (the job's fault), 2 not taken by locusd through every retry;
- * locus_gather checks every output of a job before sending any, in a
- * subshell of its own (nullglob, its temporary files) and exits as
- * locus_put. */
+/* The gathering step (jobscript.h). locus_http runs one curl request,
+ * retried with a growing pause on a network error or 5xx: 0 on 2xx, 1 on
+ * 4xx, 2 when every try failed (the status in locus_code). locus_store
+ * stores one output at its destination (a folder on the cluster: copied
+ * beside, checked, renamed; a URL: a PUT, the missing collections made
+ * with MKCOL on a 409). locus_put sends one output to locusd, or only its
+ * record once stored elsewhere. Each returns 0 done, 1 the job's fault
+ * (refused), 2 not taken through every retry. locus_gather checks every
+ * output of a job before storing any, in a subshell of its own (nullglob,
+ * its temporary files) and exits as locus_put. */
 static const char gather_fns[] =
-    "locus_put() {\n"
-    "  local id=$1 tok=$2 name=$3 f=$4 sum size code try=1 pause=1\n"
-    "  size=$(stat -c %s \"$f\") && sum=$(sha256sum <\"$f\") && sum=${sum%% *} ||\n"
-    "    { echo \"" JOBSCRIPT_OUTPUT " error $name cannot be read\"; return 1; }\n"
+    "locus_http() {\n"
+    "  local try=1 pause=1\n"
     "  while :; do\n"
-    "    code=$(curl -sS -o \"$locus_reply\" -w '%{http_code}' -T \"$f\" -H \"X-Locus-Output-Token: $tok\" \\\n"
-    "      -H \"X-Locus-SHA256: $sum\" \"$locus_output_url$id/outputs/$name\" 2>\"$locus_reply.err\")\n"
-    "    case $code in\n"
-    "      2[0-9][0-9]) echo \"" JOBSCRIPT_OUTPUT " sent $name $size $sum\"; return 0 ;;\n"
-    "      4[0-9][0-9]) echo \"" JOBSCRIPT_OUTPUT " error $name refused by locusd: HTTP $code $(head -c 300 \"$locus_reply\" | tr '\\n' ' ')\"\n"
-    "           return 1 ;;\n"
-    "    esac\n"
-    "    [ \"$try\" -lt " XSTR(JOBSCRIPT_OUTPUT_TRIES) " ] || { echo \"" JOBSCRIPT_OUTPUT " error $name not taken by locusd: HTTP $code $(tail -c 200 \"$locus_reply.err\" | tr '\\n' ' ')\"; return 2; }\n"
+    "    locus_code=$(curl -sS -o \"$locus_reply\" -w '%{http_code}' \"$@\" 2>\"$locus_reply.err\")\n"
+    "    case $locus_code in 2[0-9][0-9]) return 0 ;; 4[0-9][0-9]) return 1 ;; esac\n"
+    "    [ \"$try\" -lt " XSTR(JOBSCRIPT_OUTPUT_TRIES) " ] || return 2\n"
     "    sleep $pause\n"
     "    pause=$((pause * 2)) try=$((try + 1))\n"
     "  done\n"
     "}\n"
+    "locus_why() {\n"
+    "  if [ \"$1\" = 1 ]; then echo \"HTTP $locus_code $(head -c 300 \"$locus_reply\" | tr '\\n' ' ')\"\n"
+    "  else echo \"HTTP $locus_code $(tail -c 200 \"$locus_reply.err\" | tr '\\n' ' ')\"; fi\n"
+    "}\n"
+    "locus_mkcols() {\n"
+    "  local url=$1 rest at seg\n"
+    "  rest=${url#*://} at=${url%%://*}://${rest%%/*}/ rest=${rest#*/}\n"
+    "  IFS=/ read -ra seg <<<\"${rest%/*}\"\n"
+    "  for s in \"${seg[@]}\"; do at=$at$s/; curl -s -o /dev/null --netrc-optional -X MKCOL \"$at\" || true; done\n"
+    "}\n"
+    "locus_store() {\n"
+    "  local name=$1 f=$2 sum=$3 at=$4 part rc\n"
+    "  case $at in\n"
+    "    /*) part=${at%/*}/.$name.locus-part\n"
+    "      if mkdir -p -- \"${at%/*}\" && cp -- \"$f\" \"$part\" && [ \"$(sha256sum <\"$part\")\" = \"$sum  -\" ] &&\n"
+    "        mv -f -- \"$part\" \"$at\"; then return 0; fi\n"
+    "      rm -f -- \"$part\"\n"
+    "      echo \"" JOBSCRIPT_OUTPUT " error $name cannot be stored in ${at%/*}\"; return 1 ;;\n"
+    "  esac\n"
+    "  locus_http --netrc-optional -T \"$f\" -H \"X-Checksum-Sha256: $sum\" \"$at\"; rc=$?\n"
+    "  if [ \"$rc\" = 1 ] && [ \"$locus_code\" = 409 ]; then\n"
+    "    locus_mkcols \"$at\"\n"
+    "    locus_http --netrc-optional -T \"$f\" -H \"X-Checksum-Sha256: $sum\" \"$at\"; rc=$?\n"
+    "  fi\n"
+    "  case $rc in\n"
+    "    0) return 0 ;;\n"
+    "    1) echo \"" JOBSCRIPT_OUTPUT " error $name refused by $at: $(locus_why 1)\"; return 1 ;;\n"
+    "    *) echo \"" JOBSCRIPT_OUTPUT " error $name not taken by $at: $(locus_why 2)\"; return 2 ;;\n"
+    "  esac\n"
+    "}\n"
+    "locus_put() {\n"
+    "  local id=$1 tok=$2 name=$3 f=$4 at=$5 sum size body\n"
+    "  size=$(stat -c %s \"$f\") && sum=$(sha256sum <\"$f\") && sum=${sum%% *} ||\n"
+    "    { echo \"" JOBSCRIPT_OUTPUT " error $name cannot be read\"; return 1; }\n"
+    "  body=(-T \"$f\")\n"
+    "  if [ -n \"$at\" ]; then\n"
+    "    at=$at/$name\n"
+    "    locus_store \"$name\" \"$f\" \"$sum\" \"$at\" || return $?\n"
+    "    body=(-X PUT --data-binary '' -H \"X-Locus-Output-Location: $at\" -H \"X-Locus-Output-Size: $size\")\n"
+    "  fi\n"
+    "  locus_http \"${body[@]}\" -H \"X-Locus-Output-Token: $tok\" -H \"X-Locus-SHA256: $sum\" \\\n"
+    "    \"$locus_output_url$id/outputs/$name\"\n"
+    "  case $? in\n"
+    "    0) echo \"" JOBSCRIPT_OUTPUT " sent $name $size $sum${at:+ $at}\"; return 0 ;;\n"
+    "    1) echo \"" JOBSCRIPT_OUTPUT " error $name refused by locusd: $(locus_why 1)\"; return 1 ;;\n"
+    "    *) echo \"" JOBSCRIPT_OUTPUT " error $name not taken by locusd: $(locus_why 2)\"; return 2 ;;\n"
+    "  esac\n"
+    "}\n"
     "locus_gather() (\n"
-    "  id=$1 tok=$2 total=0 names=() files=()\n"
+    "  id=$1 tok=$2 total=0 names=() files=() to=\n"
     "  shopt -s nullglob\n"
     "  locus_reply=$(mktemp \"${TMPDIR:-/tmp}/locus-output.XXXXXX\") ||\n"
     "    { echo \"" JOBSCRIPT_OUTPUT " error - cannot make a temporary file\"; exit 1; }\n"
     "  trap 'rm -f \"$locus_reply\" \"$locus_reply.err\" \"$locus_reply.tar\"' EXIT\n"
     "  while read -r k p; do\n"
-    "    if [ \"$k\" = d ]; then\n"
-    "      if [ -L \"$p\" ] || [ ! -d \"$p\" ]; then echo \"" JOBSCRIPT_OUTPUT " error $p.tar no folder $p (or a link)\"; exit 1; fi\n"
-    "      tar -cf \"$locus_reply.tar\" -- \"$p\" || { echo \"" JOBSCRIPT_OUTPUT " error $p.tar cannot archive $p\"; exit 1; }\n"
-    "      names+=(\"$p.tar\") files+=(\"$locus_reply.tar\")\n"
-    "    elif [ -n \"$k\" ]; then\n"
-    "      m=()\n"
-    "      for f in $p; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then m+=(\"$f\"); fi; done\n"
-    "      [ ${#m[@]} -gt 0 ] || { echo \"" JOBSCRIPT_OUTPUT " error $p no file matches\"; exit 1; }\n"
-    "      names+=(\"${m[@]}\") files+=(\"${m[@]}\")\n"
-    "    fi\n"
+    "    case $k in\n"
+    "      " OUTPUT_REC_DESTINATION ") to=$p ;;\n"
+    "      " OUTPUT_REC_FOLDER ")\n"
+    "        if [ -L \"$p\" ] || [ ! -d \"$p\" ]; then echo \"" JOBSCRIPT_OUTPUT " error $p.tar no folder $p (or a link)\"; exit 1; fi\n"
+    "        tar -cf \"$locus_reply.tar\" -- \"$p\" || { echo \"" JOBSCRIPT_OUTPUT " error $p.tar cannot archive $p\"; exit 1; }\n"
+    "        names+=(\"$p.tar\") files+=(\"$locus_reply.tar\") ;;\n"
+    "      " OUTPUT_REC_FILES ")\n"
+    "        m=()\n"
+    "        for f in $p; do if [ -e \"$f\" ] || [ -L \"$f\" ]; then m+=(\"$f\"); fi; done\n"
+    "        [ ${#m[@]} -gt 0 ] || { echo \"" JOBSCRIPT_OUTPUT " error $p no file matches\"; exit 1; }\n"
+    "        names+=(\"${m[@]}\") files+=(\"${m[@]}\") ;;\n"
+    "    esac\n"
     "  done <<<\"$3\"\n"
     "  for i in \"${!names[@]}\"; do\n"
     "    n=${names[$i]} f=${files[$i]}\n"
@@ -308,6 +357,7 @@ static const char gather_fns[] =
     "      echo \"" JOBSCRIPT_OUTPUT " error $n not a name of A-Z a-z 0-9 . _ - +\"; exit 1\n"
     "    fi\n"
     "    if [ -L \"$f\" ] || [ ! -f \"$f\" ]; then echo \"" JOBSCRIPT_OUTPUT " error $n not a regular file (a link, a folder...)\"; exit 1; fi\n"
+    "    [ -z \"$to\" ] || continue   # the limits are locusd's disk's\n"
     "    sz=$(stat -c %s \"$f\") || exit 1\n"
     "    [ \"$sz\" -le \"$locus_output_max_file\" ] ||\n"
     "      { echo \"" JOBSCRIPT_OUTPUT " error $n $sz bytes, over the limit of $locus_output_max_file\"; exit 1; }\n"
@@ -315,7 +365,7 @@ static const char gather_fns[] =
     "  done\n"
     "  [ \"$total\" -le \"$locus_output_max_job\" ] ||\n"
     "    { echo \"" JOBSCRIPT_OUTPUT " error - $total bytes of outputs, over the job's limit of $locus_output_max_job\"; exit 1; }\n"
-    "  for i in \"${!names[@]}\"; do locus_put \"$id\" \"$tok\" \"${names[$i]}\" \"${files[$i]}\" || exit $?; done\n"
+    "  for i in \"${!names[@]}\"; do locus_put \"$id\" \"$tok\" \"${names[$i]}\" \"${files[$i]}\" \"$to\" || exit $?; done\n"
     ")\n";
 
 /* The gathering functions and where they send, when a job has outputs. */
@@ -436,12 +486,20 @@ int jobscript_write(struct strbuf *out, const struct cluster_spec *spec, const s
                  "export CIGRI_NODE_FILE=$LOCUS_NODEFILE CIGRI_NODEFILE=$LOCUS_NODEFILE\n"
                  "export CIGRI_RESOURCES=$LOCUS_RESOURCES CIGRI_WALLTIME=$LOCUS_WALLTIME\n"
                  "export CIGRI_WALLTIME_SECONDS=$LOCUS_WALLTIME_SECONDS\n"
-                 "( eval \"$locus_run\" ) &\n"
-                 "locus_child=$!\n");
-    /* the wait below returns early when a trapped signal arrives: wait again
-     * until the job really ended, to exit with its status */
+                 "locus_child= locus_signalled=\n");
+    /* the checkpoint signal is trapped before the job starts, or one that
+     * came at once (the job signalling its parent as it starts) would kill
+     * the wrapper; one that came before the job's pid was known is passed
+     * on then. The wait below returns early when a trapped signal arrives:
+     * wait again until the job really ended, to exit with its status */
     if (spec->checkpointing_period > 0)
-        sb_printf(out, "trap 'kill -%d $locus_child 2>/dev/null' %d\n", spec->checkpointing_signal,
+        sb_printf(out, "trap 'if [ -n \"$locus_child\" ]; then kill -%d $locus_child 2>/dev/null; "
+                       "else locus_signalled=1; fi' %d\n",
+                  spec->checkpointing_signal, spec->checkpointing_signal);
+    sb_puts(out, "( eval \"$locus_run\" ) &\n"
+                 "locus_child=$!\n");
+    if (spec->checkpointing_period > 0)
+        sb_printf(out, "[ -z \"$locus_signalled\" ] || kill -%d $locus_child 2>/dev/null\n",
                   spec->checkpointing_signal);
     int64_t every = spec->checkpointing_period > 0 ? jobs[0].checkpoint_interval : 0;
     if (every > 0)   /* the scheduler sends one signal, before the walltime: the others come from here */

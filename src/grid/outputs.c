@@ -12,10 +12,20 @@
 #include <string.h>
 
 #define NAME_MACRO "{name}"
+#define CAMPAIGN_MACRO "{campaign}"
 #define XSTR(x) STR(x)
 #define STR(x) #x
 #define TOKEN_LABEL "locus grid output token v1\n"
 #define DESTINATION_SERVER "server"
+
+/* The length of the macro at s ({name}, or {campaign} where campaign
+ * is allowed), 0 if none. */
+static size_t macro_at(const char *s, int campaign)
+{
+    if (!strncmp(s, NAME_MACRO, strlen(NAME_MACRO))) return strlen(NAME_MACRO);
+    if (campaign && !strncmp(s, CAMPAIGN_MACRO, strlen(CAMPAIGN_MACRO))) return strlen(CAMPAIGN_MACRO);
+    return 0;
+}
 
 int outputs_key(const char *key)
 {
@@ -31,8 +41,9 @@ static const char *template_problem(const char *s, size_t n, int glob)
     if (s[0] == '.') return "a name starting with a dot (hidden, or a way out of the job's folder)";
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '{' && !strncmp(s + i, NAME_MACRO, strlen(NAME_MACRO))) {
-            i += strlen(NAME_MACRO) - 1;
+        size_t m = macro_at(s + i, 0);
+        if (m) {
+            i += m - 1;
             continue;
         }
         if (c == '/') return "a flat name in the job's folder, without '/' (send a folder with output_folder)";
@@ -65,46 +76,89 @@ static int read_files(struct campaign_outputs *out, const json_t *v, char *err, 
     return 0;
 }
 
+/* Why destination s (n bytes, trailing slashes removed) is not one, or
+ * NULL. A folder is an absolute path of the narrow alphabet of names, no
+ * "." or ".." part; a URL http(s)://HOST/..., of the characters URLs
+ * need, none the shell or a header line would read (it travels in both),
+ * no query or fragment (output names are appended) and no credentials
+ * (they belong in the cluster user's ~/.netrc, not in job scripts). */
+static const char *destination_problem(const char *s, size_t n)
+{
+    if (!n || n > JDL_OUTPUT_DEST_MAX) return "expected \"server\", a folder or a URL of 1 to " XSTR(JDL_OUTPUT_DEST_MAX) " bytes";
+    int url = !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
+    if (!url && s[0] != '/')
+        return "expected \"server\" (locusd, the default), an absolute folder on the cluster (\"/scratch/{campaign}/{name}\") "
+               "or an http(s) URL of a collection";
+    size_t start = url ? strstr(s, "://") - s + 3 : 0;
+    if (url && (start == n || s[start] == '/')) return "a URL names its host";
+    for (size_t i = start; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t m = macro_at(s + i, 1);
+        if (m) {
+            i += m - 1;
+            continue;
+        }
+        if (url && c == '@') return "no user or password in the URL: the job's curl reads them from ~/.netrc on the cluster";
+        if (url && (c == '?' || c == '#')) return "no query or fragment in the URL: each output's name is appended to it";
+        if (isalnum(c) || c == '.' || c == '_' || c == '-' || c == '+' || c == '/') continue;
+        if (url && (c == ':' || c == '%' || c == '~' || c == '=' || c == ',')) continue;
+        return url ? "a URL of A-Z a-z 0-9 . _ - + / : % ~ = , with {name} and {campaign}"
+                   : "a folder of A-Z a-z 0-9 . _ - + / with {name} and {campaign}";
+    }
+    for (const char *p = s + start; (p = strstr(p, "/.")); p++)   /* a "." or ".." part */
+        if (p[2] == '/' || !p[2] || (p[2] == '.' && (p[3] == '/' || !p[3]))) return "no \".\" or \"..\" part";
+    return NULL;
+}
+
+static int read_destination(struct campaign_outputs *out, const json_t *v, char *err, size_t errlen)
+{
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    if (s && !strcmp(s, DESTINATION_SERVER)) return 0;   /* the default, so not kept */
+    size_t n = s ? json_string_length(v) : 0;
+    if (s && strlen(s) != n) return errf(err, errlen, "output_destination: contains a NUL"), -1;
+    while (n > 1 && s[n - 1] == '/') n--;   /* the folder itself, whichever way it was written */
+    const char *why = s ? destination_problem(s, n) : "expected \"server\", a folder or a URL";
+    if (why) return errf(err, errlen, "output_destination: %s", why), -1;
+    if (!(out->destination = strndup(s, n))) return errf(err, errlen, "output_destination: out of memory"), -1;
+    return 0;
+}
+
 int outputs_read(struct campaign_outputs *out, const char *key, const json_t *v, char *err, size_t errlen)
 {
     if (!strcmp(key, "output_files")) return read_files(out, v, err, errlen);
-    char q[48];
+    if (!strcmp(key, "output_destination")) return read_destination(out, v, err, errlen);
     const char *s = json_is_string(v) ? json_string_value(v) : NULL;
     size_t n = s ? json_string_length(v) : 0;
-    if (!strcmp(key, "output_destination")) {
-        if (s && !strcmp(s, DESTINATION_SERVER)) return 0;   /* the default, so not kept */
-        return errf(err, errlen, "output_destination: only \"" DESTINATION_SERVER "\" (locusd, the default) is "
-                                 "supported: clusters may share no disk with it; got %s",
-                    s ? snippet(s, q) : "a value that is not a string"), -1;
-    }
     const char *why = !s ? "expected a folder name" : strlen(s) != n ? "contains a NUL" : template_problem(s, n, 0);
     if (why) return errf(err, errlen, "output_folder: %s", why), -1;
     if (!(out->folder = strdup(s))) return errf(err, errlen, "output_folder: out of memory"), -1;
     return 0;
 }
 
-/* Template t with {name} replaced by name, appended to rec. */
-static void expand(struct strbuf *rec, const char *t, const char *name)
+/* Template t with {name} replaced by name and {campaign} by the
+ * campaign's id, appended to rec as the record "KIND value\n". */
+static void expand(struct strbuf *rec, const char *kind, const char *t, int64_t campaign, const char *name)
 {
-    for (const char *m; (m = strstr(t, NAME_MACRO)); t = m + strlen(NAME_MACRO)) {
-        sb_append(rec, t, (size_t)(m - t));
-        sb_puts(rec, name);
+    sb_printf(rec, "%s ", kind);
+    for (; *t; t++) {
+        size_t m = macro_at(t, 1);
+        if (!m) {
+            sb_append(rec, t, 1);
+            continue;
+        }
+        if (m == strlen(NAME_MACRO)) sb_puts(rec, name);
+        else sb_printf(rec, "%" PRId64, campaign);
+        t += m - 1;
     }
-    sb_puts(rec, t);
+    sb_puts(rec, "\n");
 }
 
-void outputs_of_job(const struct campaign_outputs *out, const char *name, struct strbuf *rec)
+void outputs_of_job(const struct campaign_outputs *out, int64_t campaign, const char *name, struct strbuf *rec)
 {
-    for (int i = 0; i < out->nfiles; i++) {
-        sb_puts(rec, "f ");
-        expand(rec, out->files[i], name);
-        sb_puts(rec, "\n");
-    }
-    if (out->folder) {
-        sb_puts(rec, "d ");
-        expand(rec, out->folder, name);
-        sb_puts(rec, "\n");
-    }
+    if (!out->nfiles && !out->folder) return;
+    for (int i = 0; i < out->nfiles; i++) expand(rec, OUTPUT_REC_FILES, out->files[i], campaign, name);
+    if (out->folder) expand(rec, OUTPUT_REC_FOLDER, out->folder, campaign, name);
+    if (out->destination) expand(rec, OUTPUT_REC_DESTINATION, out->destination, campaign, name);
 }
 
 void outputs_to_json(const struct campaign_outputs *out, json_t *o)
@@ -115,6 +169,7 @@ void outputs_to_json(const struct campaign_outputs *out, json_t *o)
         json_object_set_new(o, "output_files", a);
     }
     if (out->folder) json_object_set_new(o, "output_folder", json_string(out->folder));
+    if (out->destination) json_object_set_new(o, "output_destination", json_string(out->destination));
 }
 
 void outputs_free(struct campaign_outputs *out)
@@ -122,6 +177,7 @@ void outputs_free(struct campaign_outputs *out)
     for (int i = 0; i < out->nfiles; i++) free(out->files[i]);
     free(out->files);
     free(out->folder);
+    free(out->destination);
     memset(out, 0, sizeof *out);
 }
 

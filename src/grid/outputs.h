@@ -10,8 +10,13 @@
  *
  * Templates are flat names of the job's working directory, {name} the
  * job's name, with glob characters (* ? [ ]) in output_files; the folder
- * is sent as one tar archive, "<folder>.tar". The only destination is the
- * locus server (the default): clusters may share no disk with it.
+ * is sent as one tar archive, "<folder>.tar". The destination is locusd
+ * ("server", the default: clusters may share no disk with it), or a
+ * folder the job's user can write on the cluster ("/scratch/{campaign}/
+ * {name}"), or an HTTP(S) collection ("https://store.example.org/r/
+ * {campaign}/{name}", credentials from the user's ~/.netrc there); each
+ * output is then stored there under its name and only its record (size,
+ * SHA-256, location) sent to locusd.
  *
  * Functions that can fail return 0, or -1 with a one-line message in err
  * that names the field path. */
@@ -30,13 +35,19 @@ int outputs_key(const char *key);
  * with outputs_free, also on error). */
 int outputs_read(struct campaign_outputs *out, const char *key, const json_t *v, char *err, size_t errlen);
 
-/* The gathering records of the job named name (borrowed) appended to rec,
- * one line each: "f PATTERN" for an output_files template, "d FOLDER" for
- * the folder, {name} replaced. Nothing when the campaign has no outputs. */
-void outputs_of_job(const struct campaign_outputs *out, const char *name, struct strbuf *rec);
+/* The kinds of gathering records, the first letter of each line. */
+#define OUTPUT_REC_FILES "f"          /* "f PATTERN": an output_files template */
+#define OUTPUT_REC_FOLDER "d"         /* "d FOLDER": the output_folder */
+#define OUTPUT_REC_DESTINATION "t"    /* "t WHERE": the destination, when not locusd */
 
-/* Adds "output_files" and "output_folder" to the JSON object o (borrowed)
- * when given; jdl_parse_json of the result reads them back equal. */
+/* The gathering records of the job named name (borrowed) of campaign
+ * appended to rec, one line each, {name} and {campaign} replaced.
+ * Nothing when the campaign has no outputs. */
+void outputs_of_job(const struct campaign_outputs *out, int64_t campaign, const char *name, struct strbuf *rec);
+
+/* Adds "output_files", "output_folder" and "output_destination" to the
+ * JSON object o (borrowed) when given; jdl_parse_json of the result reads
+ * them back equal. */
 void outputs_to_json(const struct campaign_outputs *out, json_t *o);
 
 /* Frees what out owns and leaves it empty. */

@@ -104,14 +104,19 @@ struct campaign_inputs {
 
 #define JDL_OUTPUTS_MAX 64            /* output templates of a campaign, so outputs of one job */
 #define JDL_OUTPUT_NAME_MAX 200       /* bytes of an output template or name */
+#define JDL_OUTPUT_DEST_MAX 512       /* bytes of an output destination template */
 
 /* What each job sends back when it succeeds: the files of its working
  * directory that the templates name (with {name} expanded), and the
- * folder's contents as one tar archive, "<folder>.tar". */
+ * folder's contents as one tar archive, "<folder>.tar"; where they go:
+ * locusd, or a folder on the cluster or an HTTP(S) collection, each
+ * output recorded with locusd then. */
 struct campaign_outputs {
     char **files;                /* owned; glob patterns of flat names; nfiles == 0: none */
     int nfiles;
     char *folder;                /* owned; NULL: none */
+    char *destination;           /* owned; NULL: locusd ("server"); else an absolute folder or an
+                                    http(s) URL, with {name} and {campaign}, no trailing '/' */
 };
 
 #define JDL_AFTER_MAX 64             /* campaigns one campaign runs after */

@@ -37,6 +37,8 @@ struct api_put {
     const char *content_length;   /* NULL: chunked */
     const char *sha256, *md5;     /* X-Locus-SHA256 / X-Locus-MD5: the sender's digests in hex; NULL: none */
     const char *output_token;     /* X-Locus-Output-Token: a grid job's (api_outputs.c); NULL: none */
+    const char *output_location;  /* X-Locus-Output-Location, X-Locus-Output-Size: the record of an */
+    const char *output_size;      /* output its job stored elsewhere (api_outputs.c); NULL: none */
     int sticky, report_on_rpc;    /* ?sticky=1, ?report_on_rpc=1 */
 };
 struct api_upload;
@@ -59,7 +61,9 @@ void api_upload_abort(struct api_upload *u);
  * grid job's output, authenticated by the job's token (h->output_token),
  * not by a key. api_output_path: whether path (after "/api/v1/") is such
  * a PUT's; the other calls as api_upload_*, but finish answers at once
- * (201 with the output's name, size and sha256) and takes u. */
+ * (201 with the output's name, size and sha256) and takes u. With
+ * h->output_location the PUT is the record of an output stored there,
+ * with no body. */
 struct api_output;
 int api_output_path(const char *path);
 struct api_output *api_output_begin(struct server *s, const char *path, const struct api_put *h, struct strbuf *out,

@@ -850,7 +850,7 @@ static void submit_one(struct gridd *g, const struct grid_submit *s, int64_t now
             if (nin < 0) log_warn("grid: campaign %" PRId64 " job %s: %s; it runs without its inputs", s->campaign_id,
                                   names[i], why);
             sb_init(&outs[i]);
-            if (j) outputs_of_job(&spec->outputs, names[i], &outs[i]);
+            if (j) outputs_of_job(&spec->outputs, s->campaign_id, names[i], &outs[i]);
             jobs[i] = (struct drv_job){.job_id = j ? j->id : 0, .campaign_id = s->campaign_id, .name = names[i],
                                        .user = who, .param = param, .walltime = s->walltime, .env = envp[i],
                                        .checkpoint_interval = s->checkpoint_interval, .tag = copy_ids[0],

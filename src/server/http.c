@@ -269,6 +269,8 @@ static enum MHD_Result begin_put(struct server *s, struct MHD_Connection *mc, st
         .sticky = query_flag(mc, "sticky"),
         .report_on_rpc = query_flag(mc, "report_on_rpc"),
         .output_token = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-Output-Token"),
+        .output_location = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-Output-Location"),
+        .output_size = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "X-Locus-Output-Size"),
     };
     set_timeout(s, mc, c->moves_file = 1);
     if (api_output_path(path)) c->output = api_output_begin(s, path, &h, &c->refusal, &c->refusal_status);

@@ -374,8 +374,34 @@ all_ended() {
     local c
     for c in $PROBE $MAIN $CKPT $FAIL $SINK; do [ "$(state_of "$c")" = 3 ] || return 1; done
 }
+# unended: what a stalled campaign's jobs, copies and pairs look like, so
+# that a stall seen once (under load, in CI) can be understood from the log
+unended() {
+    local c
+    for c in $PROBE $MAIN $CKPT $FAIL $SINK; do
+        [ "$(state_of "$c")" = 3 ] && continue
+        echo "campaign $c: jobs (state:attempts:pin:event:n) $(sql "$proj" "SELECT state || ':' || attempts || ':' ||
+            pin_cluster || ':' || event_id || ':' || count(*) FROM grid_jobs WHERE campaign_id=$c
+            GROUP BY state, attempts, pin_cluster, event_id" | tr '\n' ' ')"
+        echo "  copies (cluster:state:kind:end:exit:n) $(sql "$proj" "SELECT cluster_id || ':' || state || ':' ||
+            kind || ':' || end_reason || ':' || exit_code || ':' || count(*) FROM grid_copies WHERE campaign_id=$c
+            GROUP BY cluster_id, state, kind, end_reason, exit_code" | tr '\n' ' ')"
+        echo "  pairs (cluster:jr:allowed:pred_jobs:running:waiting:blacklist:test:successes) $(sql "$proj" "SELECT
+            cluster_id || ':' || jr || ':' || last_allowed || ':' || pred_jobs || ':' || running || ':' ||
+            waiting || ':' || blacklist_event || ':' || test_state || ':' || successes FROM grid_pairs
+            WHERE campaign_id=$c" | tr '\n' ' ')"
+        echo "  events (id:cluster:kind:open:blacklists:exit) $(sql "$proj" "SELECT id || ':' || cluster_id || ':' ||
+            kind || ':' || open || ':' || blacklists || ':' || exit_code FROM grid_events WHERE campaign_id=$c" |
+            tr '\n' ' ')"
+    done
+    echo "  clusters (id:name:free:total:disabled:poll_failed) $(sql "$proj" "SELECT id || ':' || name || ':' ||
+        free || ':' || total || ':' || disabled || ':' || poll_failed FROM grid_clusters" | tr '\n' ' ')"
+    echo "  gamma's resources (OAR): $(oarnodes -s 2>&1 | tr '\n' ' ' | head -c 600)"
+    echo "  gamma's jobs (OAR): $(oarstat 2>&1 | tail -n +3 | head -n 20 | tr '\n' ';' | head -c 1500)"
+}
 wait_for 300 all_ended || bad "campaigns not all terminated: $(sql "$proj" "SELECT id, state, ndone, njobs
-    FROM grid_campaigns" | tr '\n' ' ')"
+    FROM grid_campaigns" | tr '\n' ' ')
+$(unended)"
 touch "$TMP/sampler.stop"
 wait "$SAMPLER" || true
 # the outcome is in the log, not wait's status: the test spawns so many

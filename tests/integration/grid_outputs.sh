@@ -17,6 +17,12 @@
 #  - a job whose output is missing, and one whose output is over
 #    grid_output_max_file_mib, fail with exit code 123 (their events
 #    name it), their reasons on their stdout;
+#  - a campaign whose destination is a folder on the cluster, and one whose
+#    destination is a WebDAV collection (a real Apache with mod_dav_fs and
+#    basic authentication, the password in the job user's ~/.netrc): each
+#    output lands there with the job's bytes, locusd keeps its record
+#    (size, checksum, location) and lists it, and its results archive
+#    holds none of them; the records' bad forms are refused;
 #  - PUTs with no token, a forged one, another job's (made here from
 #    keys/output_key) or a valid token with a wrong checksum, a hidden
 #    name or an oversize body are refused and change nothing.
@@ -41,6 +47,44 @@ slurmrest_up out1 || fail "no slurmrestd for out1"
 (umask 077; slurmrest_token out1 root >"$TMP/root.jwt")
 oar_up 4 "$(free_ports 0)" || fail "OAR did not come up"
 say "clusters up: out1 (Slurm, slurmrestd at ${REST_URL[out1]}), gamma (OAR, $OAR_API)"
+
+# a WebDAV store for outputs: Apache's mod_dav_fs, basic authentication
+DAV_PORT=$(free_ports 0) DAV=$TMP/dav
+install -d -o www-data -g www-data "$DAV/files"
+htpasswd -bc "$DAV/users" alice 's3cret-dav' 2>/dev/null
+cat >"$DAV/httpd.conf" <<CONF
+ServerRoot /etc/apache2
+ServerName localhost
+PidFile $DAV/apache.pid
+Listen 127.0.0.1:$DAV_PORT
+User www-data
+Group www-data
+ErrorLog $DAV/error.log
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+LoadModule authz_user_module /usr/lib/apache2/modules/mod_authz_user.so
+LoadModule authn_core_module /usr/lib/apache2/modules/mod_authn_core.so
+LoadModule authn_file_module /usr/lib/apache2/modules/mod_authn_file.so
+LoadModule auth_basic_module /usr/lib/apache2/modules/mod_auth_basic.so
+LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
+LoadModule dav_module /usr/lib/apache2/modules/mod_dav.so
+LoadModule dav_fs_module /usr/lib/apache2/modules/mod_dav_fs.so
+DavLockDB $DAV/lock
+Alias /dav $DAV/files
+<Directory $DAV/files>
+  Dav On
+  AuthType Basic
+  AuthName outputs
+  AuthUserFile $DAV/users
+  Require valid-user
+</Directory>
+CONF
+chmod 644 "$DAV/users" "$DAV/httpd.conf"
+chown www-data "$DAV"
+apache2 -f "$DAV/httpd.conf" -k start || fail "the WebDAV Apache does not start"
+_dav_prev_trap=$(trap -p EXIT | sed -e "s/^trap -- '//" -e "s/' EXIT\$//")
+trap "_dav_rc=\$?; set +e; apache2 -f '$DAV/httpd.conf' -k stop; (exit \$_dav_rc); ${_dav_prev_trap:-:}" EXIT
+wait_for 20 curl -s -o /dev/null "http://127.0.0.1:$DAV_PORT/" || fail "the WebDAV Apache does not answer"
 
 proj=$TMP/proj
 make_project "$proj" locusa locusb
@@ -86,38 +130,56 @@ sha256sum "$n.out" "$n-1.csv" "$n-2.csv" >"sums.$n"
 sleep 3   # not a sink's instant success
 SH
 chmod 755 "$TMP/job.sh"
-# jdl NAME CLUSTER PARAM...: a campaign gathering each job's outputs
+# jdl NAME CLUSTER [DEST] PARAM...: a campaign gathering each job's outputs (to locusd: DEST "server")
 jdl() {
-    local name=$1 cluster=$2 params
-    shift 2
+    local name=$1 cluster=$2 dest=$3 params
+    shift 3
     params=$(printf '"%s",' "$@")
     cat >"$TMP/$name.json" <<JSON
 {"name": "$name", "params": [${params%,}], "exec_file": "$TMP/job.sh", "exec_directory": "$WORK",
  "walltime": 300, "clusters": {"$cluster": {}}, "output_files": ["{name}.out", "{name}-*.csv"],
- "output_folder": "{name}-dir", "output_destination": "server",
+ "output_folder": "{name}-dir", "output_destination": "$dest",
  "inputs": ["shared.dat"], "input_files": {"shared.dat": {"size": 200000, "sha256": "$SHARED_SUM"}}}
 JSON
 }
-jdl on_sh sh s1 s2 s3
-jdl on_rest rest r1 r2 r3
-jdl on_oar gamma o1 o2
+jdl on_sh sh server s1 s2 s3
+jdl on_rest rest server r1 r2 r3
+jdl on_oar gamma server o1 o2
+# elsewhere: a folder on the cluster (made by the job), a WebDAV collection (its collections made by MKCOL)
+install -d -m 777 "$TMP/kept"
+jdl to_folder sh "$TMP/kept/{campaign}/{name}" k1 k2
+jdl to_dav gamma "http://127.0.0.1:$DAV_PORT/dav/{campaign}/{name}/" w1 w2
+(umask 077; echo "machine 127.0.0.1 login alice password s3cret-dav" >"$home_a/.netrc")
+chown locusa "$home_a/.netrc"
+# locusb's password is wrong: the store refuses its outputs (401), the job's fault
+home_b=$(getent passwd locusb | cut -d: -f6)
+(umask 077; echo "machine 127.0.0.1 login alice password wrong" >"$home_b/.netrc")
+chown locusb "$home_b/.netrc"
+cat >"$TMP/dav_denied.json" <<JSON
+{"name": "dav_denied", "params": ["d1"], "exec_file": "$TMP/job.sh", "exec_directory": "$WORK", "walltime": 300,
+ "clusters": {"gamma": {}}, "output_files": ["{name}.out"],
+ "output_destination": "http://127.0.0.1:$DAV_PORT/dav/{campaign}/{name}"}
+JSON
 # each alone: the first exit error blacklists its campaign on the cluster
-jdl missing sh miss
-jdl oversize sh big
+jdl missing sh server miss
+jdl oversize sh server big
 
 start_locusd "$proj"
 submit() { "$LOCUS" campaign submit "$proj" "$TMP/$1.json" --user locusa | grep -o '[0-9]\+' | head -n 1; }
 SH_C=$(submit on_sh) REST_C=$(submit on_rest) OAR_C=$(submit on_oar) MISS_C=$(submit missing) BIG_C=$(submit oversize)
-say "campaigns: on_sh $SH_C, on_rest $REST_C, on_oar $OAR_C, missing $MISS_C, oversize $BIG_C"
+FOLDER_C=$(submit to_folder) DAV_C=$(submit to_dav)
+DENIED_C=$("$LOCUS" campaign submit "$proj" "$TMP/dav_denied.json" --user locusb | grep -o '[0-9]\+' | head -n 1)
+say "campaigns: on_sh $SH_C, on_rest $REST_C, on_oar $OAR_C, missing $MISS_C, oversize $BIG_C, to_folder $FOLDER_C," \
+    "to_dav $DAV_C, dav_denied $DENIED_C"
 
 ended() { [ "$(sql "$proj" "SELECT state FROM grid_campaigns WHERE id=$1")" = "$GCS_TERMINATED" ]; }
-for c in "$SH_C" "$REST_C" "$OAR_C"; do
+for c in "$SH_C" "$REST_C" "$OAR_C" "$FOLDER_C" "$DAV_C"; do
     wait_for 300 ended "$c" || fail "campaign $c not ended after 300 s: $(sql "$proj" "SELECT state, ndone, njobs
         FROM grid_campaigns WHERE id=$c")"
 done
-say "the three campaigns ended"
+say "the five campaigns ended"
 # staged: every job read the shared input's bytes; each cluster's cache fetched it once
-for n in s1 s2 s3 r1 r2 r3 o1 o2; do
+for n in s1 s2 s3 r1 r2 r3 o1 o2 k1 k2 w1 w2; do
     [ "$(cat "$WORK/seen.$n" 2>/dev/null)" = "$SHARED_SUM" ] || bad "job $n read shared.dat as '$(cat "$WORK/seen.$n" 2>/dev/null)'"
 done
 for c in sh rest gamma; do
@@ -125,7 +187,7 @@ for c in sh rest gamma; do
 done
 gets=$(grep -c 'GET download/shared.dat: 200' "$LOCUSD_LOG" || true)
 [ "$gets" = 3 ] || bad "locusd served shared.dat $gets times, not once per cluster (3)"
-say "shared.dat staged: read right by the 8 jobs, fetched once into each of the 3 clusters' caches"
+say "shared.dat staged: read right by the 12 jobs, fetched once into each of the 3 clusters' caches"
 
 # ---- what the API lists and sends ----
 
@@ -178,6 +240,40 @@ say "outputs listed and downloaded with their checksums: Slurm, slurmrestd, OAR"
 jobs = json.load(sys.stdin)["jobs"]
 assert all(len(j["outputs"]) == 4 for j in jobs), jobs' || bad "campaign stat --jobs --json: not 4 outputs per job"
 
+# ---- outputs stored elsewhere: a folder on the cluster, a WebDAV collection ----
+
+# check_elsewhere C DIR URL NAME...: each job's outputs in DIR/C/NAME/ with the job's bytes, listed by locusd
+# with their checksums at URL/C/NAME/FILE, and none of them in the campaign's results archive
+check_elsewhere() {
+    local c=$1 dir=$2 url=$3 n sum f x
+    shift 3
+    [ "$(api_get "campaigns/$c/outputs" "$KEY_A")" = 200 ] || { bad "campaign $c: GET outputs failed"; return; }
+    python3 -c 'import json,sys
+for o in json.load(open(sys.argv[1]))["outputs"]: print(o["name"], o["size"], o["sha256"], o.get("location", "-"))' \
+        "$TMP/body" >"$TMP/list.$c"
+    [ "$(wc -l <"$TMP/list.$c")" = $(($# * 4)) ] || bad "campaign $c lists $(wc -l <"$TMP/list.$c") outputs, not $(($# * 4))"
+    for n in "$@"; do
+        while read -r sum f; do
+            x=$(sha256sum <"$dir/$c/$n/$f" 2>/dev/null | cut -d' ' -f1)
+            [ "$x" = "$sum" ] || bad "campaign $c: $dir/$c/$n/$f has sha256 '$x', not $sum"
+            grep -qx "$f $(stat -c %s "$dir/$c/$n/$f" 2>/dev/null) $sum $url/$c/$n/$f" "$TMP/list.$c" \
+                || bad "campaign $c: $f not listed at $url/$c/$n/$f with its size and sha256 $sum: $(grep "^$f " "$TMP/list.$c")"
+        done <"$WORK/sums.$n"
+        x=$(tar -xOf "$dir/$c/$n/$n-dir.tar" "$n-dir/sub/f.txt" 2>/dev/null || true)
+        [ "$x" = "deep in $n" ] || bad "campaign $c: $dir/$c/$n/$n-dir.tar holds '$x'"
+        sum=$(sha256sum <"$dir/$c/$n/$n-dir.tar" | cut -d' ' -f1)
+        grep -q "^$n-dir.tar [0-9]* $sum $url/$c/$n/$n-dir.tar\$" "$TMP/list.$c" || bad "campaign $c: $n-dir.tar not listed as stored"
+    done
+    curl -sf -o "$TMP/all.$c.tar" -H "Authorization: Bearer $KEY_A" "http://127.0.0.1:$PORT/api/v1/campaigns/$c/results" \
+        || bad "campaign $c: GET results failed"
+    [ -z "$(tar -tf "$TMP/all.$c.tar" 2>&1)" ] || bad "campaign $c: its results archive holds $(tar -tf "$TMP/all.$c.tar" | head -3)"
+}
+check_elsewhere "$FOLDER_C" "$TMP/kept" "$TMP/kept" k1 k2
+check_elsewhere "$DAV_C" "$DAV/files" "http://127.0.0.1:$DAV_PORT/dav" w1 w2
+"$LOCUS" campaign results "$proj" "$DAV_C" | grep -q " w1.out .* http://127.0.0.1:$DAV_PORT/dav/$DAV_C/w1/w1.out\$" \
+    || bad "locus campaign results DIR does not show where w1.out is: $("$LOCUS" campaign results "$proj" "$DAV_C")"
+say "outputs stored in a folder on the cluster and in a WebDAV collection, each recorded with locusd"
+
 # another's key, no key
 [ "$(api_get "campaigns/$SH_C/outputs" "$KEY_B")" = 404 ] || bad "locusb read locusa's outputs list"
 [ "$(api_get "campaigns/$SH_C/results" "$KEY_B")" = 404 ] || bad "locusb read locusa's outputs"
@@ -188,17 +284,24 @@ assert all(len(j["outputs"]) == 4 for j in jobs), jobs' || bad "campaign stat --
 # code_of CAMPAIGN: the exit code its job ended with
 code_of() { sql "$proj" "SELECT exit_code FROM grid_copies WHERE campaign_id=$1 AND state<>$GC_LAUNCHING
     AND exit_code<>0 LIMIT 1" 2>/dev/null; }
-wait_for 120 test "$(code_of "$MISS_C")" = 123 || bad "the job missing its outputs ended with '$(code_of "$MISS_C")', not 123"
-wait_for 60 test "$(code_of "$BIG_C")" = 123 || bad "the job over the size limit ended with '$(code_of "$BIG_C")', not 123"
+code_is() { [ "$(code_of "$1")" = "$2" ]; }
+wait_for 120 code_is "$MISS_C" 123 || bad "the job missing its outputs ended with '$(code_of "$MISS_C")', not 123"
+wait_for 60 code_is "$BIG_C" 123 || bad "the job over the size limit ended with '$(code_of "$BIG_C")', not 123"
 outs() { cat "$WORK"/locus.sh.*.stdout 2>/dev/null || true; }
 outs | grep -q '^locus-output error miss.out no file matches' || bad "no error line for miss.out"
 outs | grep -q '^locus-output error big.out 2000000 bytes, over the limit of 1048576' || bad "no error line for big.out"
-for c in "$MISS_C" "$BIG_C"; do
+wait_for 120 code_is "$DENIED_C" 123 || bad "the job refused by the store ended with '$(code_of "$DENIED_C")', not 123"
+cat "$WORK"/locus.gamma.*.stdout 2>/dev/null |
+    grep -q "^locus-output error d1.out refused by http://127.0.0.1:$DAV_PORT/dav/$DENIED_C/d1/d1.out: HTTP 401" \
+    || bad "no error line for d1.out refused by the store"
+[ ! -e "$DAV/files/$DENIED_C/d1/d1.out" ] || bad "the store took d1.out with a wrong password"
+for c in "$MISS_C" "$BIG_C" "$DENIED_C"; do
     events=$(sql "$proj" "SELECT count(*) FROM grid_events WHERE campaign_id=$c AND exit_code=123")
     [ "$events" = 1 ] || bad "campaign $c: $events events name exit code 123"
-    [ -z "$(outputs_of "$c")" ] || bad "campaign $c's failing job sent outputs: $(outputs_of "$c")"
+    [ -z "$(find "$proj/grid_results/$c" -type f 2>/dev/null)" ] \
+        || bad "campaign $c's failing job sent outputs or records: $(find "$proj/grid_results/$c" -type f)"
 done
-say "missing and oversize outputs: exit 123"
+say "missing, oversize and refused outputs: exit 123"
 
 # ---- forged, other jobs' and bad uploads change nothing ----
 
@@ -227,6 +330,21 @@ put 403 "$J2" s2.out "$(token "$OAR_C" "$J2")"                # another campaign
 put 400 "$J2" s2.out "$(token "$SH_C" "$J2")" "$(printf '%064d' 0)"   # its own, but not the file's checksum
 put 400 "$J2" .hidden "$(token "$SH_C" "$J2")"
 put 413 "$J2" s2.out "$(token "$SH_C" "$J2")" "" "$TMP/evil.big"   # over grid_output_max_file_mib
+# a record (an output stored elsewhere): no body, a location ending in its name, a size
+# record STATUS NAME LOCATION SIZE [FILE]
+record() {
+    local got body=(--data-binary "")
+    [ -z "${5:-}" ] || body=(-T "$5")
+    got=$(curl -s --max-time 30 -o "$TMP/body" -w '%{http_code}' -X PUT "${body[@]}" \
+        -H "X-Locus-Output-Token: $(token "$SH_C" "$J2")" -H "X-Locus-SHA256: $(printf '%064d' 0)" \
+        -H "X-Locus-Output-Location: $3" -H "X-Locus-Output-Size: $4" \
+        "http://127.0.0.1:$PORT/api/v1/campaigns/$SH_C/jobs/$J2/outputs/$2")
+    [ "$got" = "$1" ] || bad "record $2 at $3: $got, not $1: $(cat "$TMP/body")"
+}
+record 400 s2.out "/elsewhere/other.out" 3            # not this output's location
+record 400 s2.out "ftp://host/s2.out" 3                # not a folder nor a URL
+record 400 s2.out "/elsewhere/s2.out" "-3"             # a size that is not one
+record 400 s2.out "/elsewhere/s2.out" 3 "$TMP/evil"    # a body
 code=$(curl -s -o "$TMP/body" -w '%{http_code}' -T "$TMP/evil" \
     "http://127.0.0.1:$PORT/api/v1/campaigns/$SH_C/jobs/$J2/outputs/s2.out")
 [ "$code" = 401 ] || bad "a PUT without a token: $code"

@@ -527,6 +527,28 @@ static void test_outputs_checked_before_any_is_sent(void **state)
     campaign_spec_free(&spec);
 }
 
+/* Outputs stored at the campaign's own destination: locusd's size limits
+ * are not theirs, and a folder that cannot be made is the job's fault,
+ * before anything is recorded with locusd. */
+static void test_outputs_to_a_folder_that_cannot_be_made(void **state)
+{
+    (void)state;
+    struct campaign_spec spec;
+    spec_of(&spec, "\"exec_file\": \"{HOME}/prog.sh\"");
+    put_file("big.out", "0123456789");
+    char outputs[256], want[256];
+    snprintf(outputs, sizeof outputs, "f big.out\nt %s/big.out/results\n", dir);   /* below a file */
+    snprintf(want, sizeof want, "locus-output error big.out cannot be stored in %s/big.out/results", dir);
+    struct drv_job job = gathering_job(outputs, NULL);
+    struct run_output r;
+    run_wrapper(&spec.clusters[0], &job, 1, "0", &r);
+    has(r.out, want);
+    assert_null(strstr(r.out, "over the limit"));
+    assert_int_equal(r.status, JOBSCRIPT_OUTPUT_FAILED);
+    run_output_free(&r);
+    campaign_spec_free(&spec);
+}
+
 /* locusd unreachable: the upload is retried with a growing pause (1 + 2 +
  * 4 + 8 s), then the job fails with the code that is locusd's fault. */
 static void test_outputs_locusd_never_reached(void **state)
@@ -585,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_grouped_stop_on_sigterm),
         cmocka_unit_test(test_group_marks_parsing),
         cmocka_unit_test(test_outputs_checked_before_any_is_sent),
+        cmocka_unit_test(test_outputs_to_a_folder_that_cannot_be_made),
         cmocka_unit_test(test_outputs_locusd_never_reached),
         cmocka_unit_test(test_grouped_param_gathers_its_own),
     };

@@ -35,7 +35,7 @@ static void test_each_job_gathers_its_templates_expanded_with_its_name(void **st
     assert_string_equal(s.outputs.folder, "{name}-dir");
     struct strbuf rec;
     sb_init(&rec);
-    outputs_of_job(&s.outputs, "y", &rec);
+    outputs_of_job(&s.outputs, 7, "y", &rec);
     assert_string_equal(rec.s, "f y.out\nf sum-y-*.csv\nf all.log\nd y-dir\n");
     sb_free(&rec);
     /* the canonical JSON keeps them (the destination is the default) and reads back equal */
@@ -55,7 +55,7 @@ static void test_each_job_gathers_its_templates_expanded_with_its_name(void **st
     /* a campaign without them gathers nothing */
     assert_int_equal(parse_sq("{" HEAD "}", &s, err, sizeof err), 0);
     sb_init(&rec);
-    outputs_of_job(&s.outputs, "x", &rec);
+    outputs_of_job(&s.outputs, 7, "x", &rec);
     assert_int_equal(rec.len, 0);
     sb_free(&rec);
     campaign_spec_free(&s);
@@ -82,9 +82,33 @@ static void test_names_out_of_the_job_folder_and_other_destinations_are_refused(
     expect_error("{" HEAD ", 'output_folder': 'a/b'}",
                  "output_folder: a flat name in the job's folder, without '/' (send a folder with output_folder)");
     expect_error("{" HEAD ", 'output_folder': ''}", "output_folder: expected a name of 1 to 200 bytes");
-    expect_error("{" HEAD ", 'output_destination': 'frontend:/data/out'}",
-                 "output_destination: only \"server\" (locusd, the default) is supported: clusters may share no "
-                 "disk with it; got frontend:/data/out");
+    /* a destination: "server", a folder on the cluster or an http(s) collection, nothing else */
+    const char *where = "output_destination: expected \"server\" (locusd, the default), an absolute folder on the "
+                        "cluster (\"/scratch/{campaign}/{name}\") or an http(s) URL of a collection";
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'frontend:/data/out'}", where);
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'results/{name}'}", where);
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'ftp://h/x'}", where);
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 3}",
+                 "output_destination: expected \"server\", a folder or a URL");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': '/data/../etc'}",
+                 "output_destination: no \".\" or \"..\" part");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': '/data/./x'}",
+                 "output_destination: no \".\" or \"..\" part");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': '/data/{job}'}",
+                 "output_destination: a folder of A-Z a-z 0-9 . _ - + / with {name} and {campaign}");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': '/data/a b'}",
+                 "output_destination: a folder of A-Z a-z 0-9 . _ - + / with {name} and {campaign}");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'https://me:pw@store/r'}",
+                 "output_destination: no user or password in the URL: the job's curl reads them from ~/.netrc on "
+                 "the cluster");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'https://store/r?x=1'}",
+                 "output_destination: no query or fragment in the URL: each output's name is appended to it");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'https://store/r/$(id)'}",
+                 "output_destination: a URL of A-Z a-z 0-9 . _ - + / : % ~ = , with {name} and {campaign}");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'http:///r'}",
+                 "output_destination: a URL names its host");
+    expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'https://store/r/../x'}",
+                 "output_destination: no \".\" or \"..\" part");
     /* CiGri's keys: the method "None" asks for nothing; output_file says what to write instead */
     expect_error("{" HEAD ", 'output_file': 'out.tgz'}",
                  "output_file: CiGri's key: write \"output_files\": [\"NAME\", ...] or \"output_folder\": \"NAME\" "
@@ -92,6 +116,46 @@ static void test_names_out_of_the_job_folder_and_other_destinations_are_refused(
     expect_error("{" HEAD ", 'output_gathering_method': 'scp'}",
                  "output_gathering_method: CiGri's output_gathering_method is not supported by locus: only \"None\" "
                  "is accepted (and ignored), got \"scp\"");
+}
+
+/* destination JDL (single quotes) -> the destination record of job "p1" of campaign 7 */
+static void expect_destination(const char *dest, const char *record)
+{
+    struct campaign_spec s, back;
+    char err[512] = "", jdl[1024];
+    snprintf(jdl, sizeof jdl, "{" HEAD ", 'output_files': ['{name}.out'], 'output_destination': '%s'}", dest);
+    assert_int_equal(parse_sq(jdl, &s, err, sizeof err), 0);
+    struct strbuf rec;
+    sb_init(&rec);
+    outputs_of_job(&s.outputs, 7, "p1", &rec);
+    char want[1024];
+    snprintf(want, sizeof want, "f p1.out\nt %s\n", record);
+    assert_string_equal(rec.s, want);
+    sb_free(&rec);
+    /* kept as written (less its trailing slashes) through the canonical JSON */
+    json_t *o = jdl_to_json(&s);
+    char *text = json_dumps(o, JSON_COMPACT);
+    assert_int_equal(jdl_parse(text, strlen(text), &back, err, sizeof err), 0);
+    assert_string_equal(back.outputs.destination, s.outputs.destination);
+    free(text);
+    json_decref(o);
+    campaign_spec_free(&back);
+    campaign_spec_free(&s);
+}
+
+static void test_a_destination_is_a_folder_or_a_collection_expanded_per_job(void **state)
+{
+    (void)state;
+    expect_destination("/scratch/alice/{campaign}/{name}", "/scratch/alice/7/p1");
+    expect_destination("/scratch/alice/c{campaign}-{name}//", "/scratch/alice/c7-p1");
+    expect_destination("https://store.example.org:8443/dav/{campaign}/{name}/", "https://store.example.org:8443/dav/7/p1");
+    expect_destination("http://10.0.0.5/r/%7Ealice/{name}", "http://10.0.0.5/r/%7Ealice/p1");
+    /* "server" is the default: not kept, no record */
+    struct campaign_spec s;
+    char err[512] = "";
+    assert_int_equal(parse_sq("{" HEAD ", 'output_files': ['a'], 'output_destination': 'server'}", &s, err, sizeof err), 0);
+    assert_null(s.outputs.destination);
+    campaign_spec_free(&s);
 }
 
 static void test_a_token_lets_its_job_alone_send_until_it_expires(void **state)
@@ -127,8 +191,8 @@ static int note(void *ctx, const struct campaign_output *o)
 {
     struct seen *s = ctx;
     size_t n = strlen(s->text);
-    snprintf(s->text + n, sizeof s->text - n, "%lld %s %lld %.8s\n", (long long)o->job, o->name, (long long)o->size,
-             o->sha256);
+    snprintf(s->text + n, sizeof s->text - n, "%lld %s %lld %.8s%s%s\n", (long long)o->job, o->name,
+             (long long)o->size, o->sha256, *o->location ? " " : "", o->location);
     return 0;
 }
 
@@ -172,6 +236,37 @@ static void test_outputs_are_kept_listed_in_job_order_and_replaced_when_sent_aga
     assert_string_equal(text, want);
     free(text);
     json_decref(list);
+    /* stored elsewhere: the record replaces the file, and a file sent again the record */
+    s.text[0] = 0;
+    assert_int_equal(campaign_output_record(&p, 3, 9, "b.out", 123456789012LL, sha_a, "https://store/r/9/b.out"), 0);
+    assert_int_equal(campaign_output_record(&p, 3, 9, "c.out", 5, sha_b, "/scratch/r/9/c.out"), 0);
+    assert_int_equal(campaign_outputs_each(&p, 3, 9, note, &s), 0);
+    assert_string_equal(s.text, "9 a.out 2 bbbbbbbb\n9 b.out 123456789012 aaaaaaaa https://store/r/9/b.out\n"
+                                "9 c.out 5 bbbbbbbb /scratch/r/9/c.out\n");
+    char path[PROJECT_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/" CAMPAIGN_OUTPUTS_DIR "/3/9/b.out", p.dir);
+    assert_int_equal(access(path, F_OK), -1);   /* locusd's copy is gone */
+    receive(&p, 3, 9, "c.out", "cc", sha_a);
+    s.text[0] = 0;
+    assert_int_equal(campaign_outputs_each(&p, 3, 9, note, &s), 0);
+    assert_string_equal(s.text, "9 a.out 2 bbbbbbbb\n9 b.out 123456789012 aaaaaaaa https://store/r/9/b.out\n"
+                                "9 c.out 2 aaaaaaaa\n");
+    list = campaign_outputs_json(&p, 3, 9);
+    text = json_dumps(json_array_get(list, 1), JSON_COMPACT);
+    snprintf(want, sizeof want, "{\"job_id\":9,\"name\":\"b.out\",\"size\":123456789012,\"sha256\":\"%s\","
+             "\"location\":\"https://store/r/9/b.out\"}", sha_a);
+    assert_string_equal(text, want);
+    free(text);
+    json_decref(list);
+    /* a damaged record is skipped, not listed half-read */
+    snprintf(path, sizeof path, "%s/" CAMPAIGN_OUTPUTS_DIR "/3/9/.d.out.at", p.dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("12 nothex /x/d.out\n", f);
+    fclose(f);
+    s.text[0] = 0;
+    assert_int_equal(campaign_outputs_each(&p, 3, 9, note, &s), 0);
+    assert_null(strstr(s.text, "d.out"));
     char cmd[256];
     snprintf(cmd, sizeof cmd, "rm -rf %s", p.dir);
     assert_int_equal(system(cmd), 0);
@@ -182,6 +277,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_job_gathers_its_templates_expanded_with_its_name),
         cmocka_unit_test(test_names_out_of_the_job_folder_and_other_destinations_are_refused),
+        cmocka_unit_test(test_a_destination_is_a_folder_or_a_collection_expanded_per_job),
         cmocka_unit_test(test_a_token_lets_its_job_alone_send_until_it_expires),
         cmocka_unit_test(test_outputs_are_kept_listed_in_job_order_and_replaced_when_sent_again),
     };
