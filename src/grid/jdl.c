@@ -942,6 +942,7 @@ int jdl_add_params_text(struct campaign_spec *spec, const char *text, size_t len
         rc = duplicate_error(&w, p, orig);
     }
     if (!rc) rc = inputs_check(spec, err, errlen);
+    if (!rc) rc = outputs_check(spec, err, errlen);
     if (!rc && spec->deps.n > deps0 && spec->type == CAMPAIGN_TEST) {
         snprintf(key, sizeof key, "depends");
         rc = failf(&w, "a test campaign runs one job per cluster and drops the others: it has no dependencies");
@@ -1049,7 +1050,8 @@ static int parse_root(json_t *root, struct campaign_spec *s, int settings, char 
     if (!s->name) return failf(&w, "required");
     w.key = "params";
     if (!settings && !nsources) return failf(&w, "required: give params, nb_jobs or param_file");
-    if (inputs_check(s, err, errlen)) return -1;   /* a param_file's params: in jdl_add_params_text */
+    /* a param_file's params: in jdl_add_params_text */
+    if (inputs_check(s, err, errlen) || outputs_check(s, err, errlen)) return -1;
     w.key = "depends";
     if (s->deps.n && s->type == CAMPAIGN_TEST)
         return failf(&w, "a test campaign runs one job per cluster and drops the others: it has no dependencies");

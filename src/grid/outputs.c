@@ -135,6 +135,29 @@ int outputs_read(struct campaign_outputs *out, const char *key, const json_t *v,
     return 0;
 }
 
+int outputs_check(const struct campaign_spec *spec, char *err, size_t errlen)
+{
+    const struct campaign_outputs *out = &spec->outputs;
+    if (!out->destination) return 0;
+    if (!out->nfiles && !out->folder)
+        return errf(err, errlen, "output_destination: nothing to store there: give output_files or output_folder"), -1;
+    if (!strstr(out->destination, NAME_MACRO)) return 0;
+    char q[48];
+    for (size_t i = 0; i < campaign_nparams(spec); i++) {
+        const char *p = campaign_param(spec, i);
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, " \t");
+        if (template_problem(p, n, 0) || memchr(p, '{', n)) {
+            char name[JDL_OUTPUT_NAME_MAX + 1];
+            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+            return errf(err, errlen, "params[%zu] (job \"%s\"): output_destination names a folder after the job: its "
+                                     "name is 1 to " XSTR(JDL_OUTPUT_NAME_MAX) " of A-Z a-z 0-9 . _ - +, not starting "
+                                     "with a dot", i, snippet(name, q)), -1;
+        }
+    }
+    return 0;
+}
+
 /* Template t with {name} replaced by name and {campaign} by the
  * campaign's id, appended to rec as the record "KIND value\n". */
 static void expand(struct strbuf *rec, const char *kind, const char *t, int64_t campaign, const char *name)

@@ -35,6 +35,11 @@ int outputs_key(const char *key);
  * with outputs_free, also on error). */
 int outputs_read(struct campaign_outputs *out, const char *key, const json_t *v, char *err, size_t errlen);
 
+/* Checks spec (borrowed) as a whole: a destination has outputs to store,
+ * and when it names a folder after the job ({name}), every job's name is
+ * a flat name (so a job's folder stays inside the destination). */
+int outputs_check(const struct campaign_spec *spec, char *err, size_t errlen);
+
 /* The kinds of gathering records, the first letter of each line. */
 #define OUTPUT_REC_FILES "f"          /* "f PATTERN": an output_files template */
 #define OUTPUT_REC_FOLDER "d"         /* "d FOLDER": the output_folder */

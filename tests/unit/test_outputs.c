@@ -109,6 +109,13 @@ static void test_names_out_of_the_job_folder_and_other_destinations_are_refused(
                  "output_destination: a URL names its host");
     expect_error("{" HEAD ", 'output_files': ['a'], 'output_destination': 'https://store/r/../x'}",
                  "output_destination: no \".\" or \"..\" part");
+    /* a destination stores something, and a folder named after each job is one of its own */
+    expect_error("{" HEAD ", 'output_destination': '/data/{name}'}",
+                 "output_destination: nothing to store there: give output_files or output_folder");
+    expect_error("{'name': 'c', 'exec_file': 'run.sh', 'clusters': {'a': {}}, 'params': ['ok 1', '../up 2'], "
+                 "'output_files': ['a'], 'output_destination': '/data/{name}'}",
+                 "params[1] (job \"../up\"): output_destination names a folder after the job: its name is 1 to 200 "
+                 "of A-Z a-z 0-9 . _ - +, not starting with a dot");
     /* CiGri's keys: the method "None" asks for nothing; output_file says what to write instead */
     expect_error("{" HEAD ", 'output_file': 'out.tgz'}",
                  "output_file: CiGri's key: write \"output_files\": [\"NAME\", ...] or \"output_folder\": \"NAME\" "
@@ -150,6 +157,12 @@ static void test_a_destination_is_a_folder_or_a_collection_expanded_per_job(void
     expect_destination("/scratch/alice/c{campaign}-{name}//", "/scratch/alice/c7-p1");
     expect_destination("https://store.example.org:8443/dav/{campaign}/{name}/", "https://store.example.org:8443/dav/7/p1");
     expect_destination("http://10.0.0.5/r/%7Ealice/{name}", "http://10.0.0.5/r/%7Ealice/p1");
+    /* any job name goes when the folder is not named after the job */
+    struct campaign_spec named;
+    char e[512] = "";
+    assert_int_equal(parse_sq("{'name': 'c', 'exec_file': 'run.sh', 'clusters': {'a': {}}, 'params': ['a/b 1'], "
+                              "'output_files': ['a'], 'output_destination': '/data/{campaign}'}", &named, e, sizeof e), 0);
+    campaign_spec_free(&named);
     /* "server" is the default: not kept, no record */
     struct campaign_spec s;
     char err[512] = "";
