@@ -239,7 +239,8 @@ class Client:
 
     def campaign_outputs(self, campaign):
         """The outputs the campaign's jobs sent (GET campaigns/ID/outputs):
-        a list of {"job_id", "name", "size", "sha256"}."""
+        a list of {"job_id", "name", "size", "sha256"}, with "location" for
+        one its job stored at the campaign's output_destination."""
         return self._json("GET", "campaigns/%d/outputs" % int(campaign))["outputs"]
 
     def download_campaign_results(self, campaign, dest, job=None):
