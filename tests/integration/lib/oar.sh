@@ -5,7 +5,8 @@
 #
 #   oar_up NRES PORT   starts PostgreSQL (if down), the OAR server and the
 #                      API (Apache on 127.0.0.1:PORT) with NRES resources
-#                      on "localhost", each with a "core" property; sets
+#                      on "localhost", each with a "core" property, all
+#                      Alive (others an earlier test added: Absent); sets
 #                      OAR_API=http://127.0.0.1:PORT/oarapi and OAR_DIR;
 #                      OAR_EXTRA_CONF, when set: KEY=VALUE lines set in
 #                      oar.conf too (a test's own tuning); OAR_API_FASTCGI=1:
@@ -42,7 +43,7 @@ _oar_set() {
 }
 
 oar_up() {
-    local nres=$1 port=$2 i n
+    local nres=$1 port=$2 i
     OAR_DIR=$TMP/oar
     mkdir -p "$OAR_DIR"
     oar_install || { echo "oar: cannot install the OAR packages" >&2; return 1; }
@@ -79,12 +80,8 @@ FAKE
     done <<<"${OAR_EXTRA_CONF:-}"
     oar-database --check >/dev/null 2>&1 || oar-database --create --db-is-local -y >/dev/null \
         || { echo "oar: cannot create the database" >&2; return 1; }
-    n=$(oarnodes -l 2>/dev/null | grep -c . || true)
-    if [ "$n" -eq 0 ]; then
-        oarproperty -a core >/dev/null 2>&1 || true
-        for i in $(seq 1 "$nres"); do oarnodesetting -a -h localhost -p core="$i" >/dev/null; done
-    fi
     /usr/sbin/oar-server || { echo "oar: oar-server does not start" >&2; return 1; }
+    _oar_resources "$nres" || { echo "oar: cannot set up $nres resources" >&2; return 1; }
     # OAR_API_FASTCGI=1: the API script (made for FastCGI: CGI::Fast, the
     # FastCgiServer of OAR's own Apache configuration) stays loaded between
     # requests, in mod_fcgid's processes, instead of a Perl start-up for
@@ -141,6 +138,36 @@ CONF
     done
     echo "oar: the API does not answer at $OAR_API" >&2
     tail -n 20 "$OAR_DIR/apache-error.log" >&2 || true
+    return 1
+}
+
+# _oar_resources NRES: exactly NRES usable resources, whatever an earlier
+# test left in the database (which outlives it): the missing ones added,
+# the first NRES Alive (a test that stopped OAR while it launched a job may
+# have left one Suspected, which takes no job until an admin's fix) and any
+# beyond Absent. Only what differs is changed (each change is a Perl
+# start-up), through the running server, then awaited.
+_oar_states() { oarnodes -s 2>/dev/null | awk '$2 == ":" && $1 ~ /^[0-9]+$/ {print $1, $3}'; }
+_oar_resources() {
+    local nres=$1 have id s state k i
+    oarproperty -a core >/dev/null 2>&1 || true
+    have=$(_oar_states | wc -l)
+    for i in $(seq $((have + 1)) "$nres"); do oarnodesetting -a -h localhost -p core="$i" >/dev/null || return 1; done
+    for i in $(seq 50); do
+        k=0 state=ok
+        while read -r id s; do
+            k=$((k + 1))
+            if [ "$k" -le "$nres" ] && [ "$s" != Alive ]; then
+                [ "$i" = 1 ] && { oarnodesetting -r "$id" -s Alive >/dev/null || return 1; }
+                state=changing
+            elif [ "$k" -gt "$nres" ] && [ "$s" != Absent ]; then
+                [ "$i" = 1 ] && { oarnodesetting -r "$id" -s Absent >/dev/null || return 1; }
+                state=changing
+            fi
+        done < <(_oar_states)
+        [ "$state" = ok ] && return 0
+        sleep 0.2
+    done
     return 1
 }
 
