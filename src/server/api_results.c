@@ -154,7 +154,7 @@ static int64_t take_id(const char **p)
 static int campaign_results_path(const char *path, int64_t *id, int64_t *job)
 {
     const char *p = path + 10;
-    *job = 0;
+    *id = *job = 0;
     if (strncmp(path, "campaigns/", 10) || !(*id = take_id(&p))) return 0;
     if (!strcmp(p, RESULTS_SUFFIX)) return 1;
     if (strncmp(p, "/jobs/", 6)) return 0;

@@ -28,7 +28,7 @@ static int commit_users(struct store *st, int n)
         memset(u.name, 'u', sizeof u.name - 1);
         snprintf(u.name, 16, "user-%09d", n + i);
         u.name[15] = 'u';   /* the name stays long: a row near its full size */
-        snprintf(u.authenticator, sizeof u.authenticator, "key-%09d-%050d", n + i, 0);
+        snprintf(u.authenticator, sizeof u.authenticator, "key-%09u-%049d", (unsigned)(n + i) % 1000000000u, 0);
         assert_int_equal(store_user_insert(st, &u), 0);
     }
     assert_int_equal(store_commit(st), 0);

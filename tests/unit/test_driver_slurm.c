@@ -374,7 +374,7 @@ static void test_forged_jobcomp_lines_not_taken(void **state)
     snprintf(a, sizeof a, "%.*s", (int)strcspn(ids[0], "_"), ids[0]);
 
     /* the other user's folder, with outputs named as the elements' */
-    char evil[600], path[800], name[1100], fid[2][DRV_ID_MAX];
+    char evil[600], path[800], name[1600], fid[2][DRV_ID_MAX];
     snprintf(evil, sizeof evil, "%s/evil", fx_work);
     mkdir(evil, 0777);
     assert_int_equal(chmod(evil, 0777), 0);

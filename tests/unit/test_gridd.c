@@ -873,7 +873,7 @@ static void test_events_say_why(void **state)
     const char *m = event_message(f, c, GEV_EXIT_ERROR, 50);
     const struct grid_state *st = gridd_state(f->g);
     const struct grid_copy *cp = &st->copies[st->events[st->nevents - 1].copy_id - 1];
-    char want[160];
+    char want[256];
     snprintf(want, sizeof want, "exited with code 3, not a retry code on alpha (cluster job %s); its stderr: "
              "locus.alpha.%s.stderr in the working directory", cp->cluster_job_id, cp->cluster_job_id);
     assert_contains(m, "job ");
