@@ -428,46 +428,61 @@ static void test_purge_period_follows_the_wait(void **state)
     assert_int_equal(purge_period(&f->p), 3600);
 }
 
+/* Counts for a batch and its chunks: what (an SQL aggregate) of its jobs
+ * matching cond (" AND ..."), of its instances matching cond ("..."), of
+ * what its purged jobs left in the batch rows. Functions, each with its
+ * own buffer: terms of one sum are evaluated in no set order. */
+#define IN_BATCH "(SELECT id FROM batches WHERE id = %lld OR parent_id = %lld)"
+static int64_t jobs_in(struct fx *f, int64_t batch, const char *what, const char *cond)
+{
+    char sql[640];
+    snprintf(sql, sizeof sql, "SELECT %s FROM jobs WHERE batch_id IN " IN_BATCH "%s", what, (long long)batch,
+             (long long)batch, cond);
+    return count(f, sql);
+}
+
+static int64_t insts_in(struct fx *f, int64_t batch, const char *cond)
+{
+    char sql[640];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM instances i JOIN jobs j ON j.id = i.job_id WHERE j.batch_id IN "
+             IN_BATCH " AND %s", (long long)batch, (long long)batch, cond);
+    return count(f, sql);
+}
+
+static int64_t purged(struct fx *f, int64_t batch, const char *what)
+{
+    char sql[640];
+    snprintf(sql, sizeof sql, "SELECT %s FROM batches WHERE id IN " IN_BATCH, what, (long long)batch, (long long)batch);
+    return count(f, sql);
+}
+#undef IN_BATCH
+
 /* A batch's figures counted in full, as store_batch_stats did before schema
  * v29 kept them: its jobs' and its chunk's, their instances, and what the
  * purged ones left in the batch rows. */
 static void recount(struct fx *f, int64_t batch, struct batch_stats *bs)
 {
-    char sql[640];
-#define IN_BATCH "(SELECT id FROM batches WHERE id = %lld OR parent_id = %lld)"
-#define PURGED(what) \
-    (snprintf(sql, sizeof sql, "SELECT " what " FROM batches WHERE id IN " IN_BATCH, (long long)batch, \
-              (long long)batch), count(f, sql))
     char *done = store_fixture_codes(" AND state = {JOB_DONE}"), *failed = store_fixture_codes(" AND state = {JOB_FAILED}");
     char *cancelled = store_fixture_codes(" AND state = {JOB_CANCELLED}");
     char *active = store_fixture_codes(" AND state = {JOB_ACTIVE}"), *valid = store_fixture_codes(" AND state = {JOB_VALIDATED}");
     char *progress = store_fixture_codes("i.state = {INST_IN_PROGRESS}");
     char *ok = store_fixture_codes("i.state <> {INST_IN_PROGRESS} AND i.outcome = {OUTCOME_SUCCESS}");
     char *bad = store_fixture_codes("i.state <> {INST_IN_PROGRESS} AND i.outcome NOT IN ({OUTCOME_SUCCESS},{OUTCOME_DIDNT_NEED})");
-    char cond[256];
     memset(bs, 0, sizeof *bs);
-#define JOBS_IN(what, c) (snprintf(cond, sizeof cond, "%s", c), \
-    snprintf(sql, sizeof sql, "SELECT " what " FROM jobs WHERE batch_id IN " IN_BATCH "%s", (long long)batch, \
-             (long long)batch, cond), count(f, sql))
-#define INSTS_IN(c) (snprintf(sql, sizeof sql, "SELECT count(*) FROM instances i JOIN jobs j ON j.id = i.job_id" \
-    " WHERE j.batch_id IN " IN_BATCH " AND %s", (long long)batch, (long long)batch, c), count(f, sql))
-    bs->nactive = JOBS_IN("count(*)", active);
-    bs->nvalidated = JOBS_IN("count(*)", valid);
-    bs->ndone = JOBS_IN("count(*)", done) + PURGED("sum(purged_done)");
-    bs->nfailed = JOBS_IN("count(*)", failed) + PURGED("sum(purged_failed)");
-    bs->ncancelled = JOBS_IN("count(*)", cancelled) + PURGED("sum(purged_cancelled)");
+    bs->nactive = jobs_in(f, batch, "count(*)", active);
+    bs->nvalidated = jobs_in(f, batch, "count(*)", valid);
+    bs->ndone = jobs_in(f, batch, "count(*)", done) + purged(f, batch, "sum(purged_done)");
+    bs->nfailed = jobs_in(f, batch, "count(*)", failed) + purged(f, batch, "sum(purged_failed)");
+    bs->ncancelled = jobs_in(f, batch, "count(*)", cancelled) + purged(f, batch, "sum(purged_cancelled)");
     bs->njobs = bs->nactive + bs->nvalidated + bs->ndone + bs->nfailed + bs->ncancelled;
-    bs->ninstances_in_progress = INSTS_IN(progress);
-    bs->ninstances_success = INSTS_IN(ok) + PURGED("sum(purged_inst_success)");
-    bs->ninstances_error = INSTS_IN(bad) + PURGED("sum(purged_inst_error)");
-    int64_t first = JOBS_IN("ifnull(min(done_time), 0)", done), purged_first = PURGED("ifnull(min(nullif(purged_first_done, 0)), 0)");
+    bs->ninstances_in_progress = insts_in(f, batch, progress);
+    bs->ninstances_success = insts_in(f, batch, ok) + purged(f, batch, "sum(purged_inst_success)");
+    bs->ninstances_error = insts_in(f, batch, bad) + purged(f, batch, "sum(purged_inst_error)");
+    int64_t first = jobs_in(f, batch, "ifnull(min(done_time), 0)", done),
+            purged_first = purged(f, batch, "ifnull(min(nullif(purged_first_done, 0)), 0)");
     bs->first_done_time = !first || (purged_first && purged_first < first) ? purged_first : first;
-    int64_t last = JOBS_IN("ifnull(max(done_time), 0)", done), purged_last = PURGED("max(purged_last_done)");
+    int64_t last = jobs_in(f, batch, "ifnull(max(done_time), 0)", done), purged_last = purged(f, batch, "max(purged_last_done)");
     bs->last_done_time = last > purged_last ? last : purged_last;
-#undef JOBS_IN
-#undef INSTS_IN
-#undef PURGED
-#undef IN_BATCH
     free(done), free(failed), free(cancelled), free(active), free(valid), free(progress), free(ok), free(bad);
 }
 
