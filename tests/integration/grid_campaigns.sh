@@ -442,9 +442,18 @@ done
 
 say "step 2: main campaign"
 [ "$(done_jobs "$MAIN")" = 500 ] || bad "main: $(done_jobs "$MAIN") of 500 jobs terminated"
-missing=0
-for p in $(seq -f "m%03g" 0 499); do [ -s "$WORK/out.$MAIN/$p" ] || missing=$((missing + 1)); done
-[ "$missing" = 0 ] || bad "main: $missing params have no output"
+missing=()
+for p in $(seq -f "m%03g" 0 499); do [ -s "$WORK/out.$MAIN/$p" ] || missing+=("$p"); done
+# each param without output: its job and every copy (cluster:state:kind:end:exit:scheduler id:started:replica)
+for p in "${missing[@]}"; do
+    j=$(( 10#${p#m} ))
+    bad "main: param $p has no output; its job: $(sql "$proj" "SELECT id || ':' || state || ':' || attempts || ':' ||
+        success_copy FROM grid_jobs WHERE campaign_id=$MAIN AND param=$j"); its copies: $(sql "$proj" "SELECT
+        c.id || ':' || c.cluster_id || ':' || c.state || ':' || c.kind || ':' || c.end_reason || ':' || c.exit_code ||
+        ':' || c.cluster_job_id || ':' || c.started_at || ':' || c.replica FROM grid_copies c JOIN grid_jobs g
+        ON g.id = c.job_id WHERE g.campaign_id=$MAIN AND g.param=$j" | tr '\n' ' '); runs: $(grep " $p " \
+        "$WORK/runs.$MAIN" | tr '\n' ';')"
+done
 # exactly one success per job, unless a finalize replica also finished
 nsucc=$(sql "$proj" "SELECT count(*) FROM grid_jobs j JOIN grid_copies c ON c.id=j.success_copy
     WHERE j.campaign_id=$MAIN AND c.job_id=j.id AND c.end_reason=$GE_SUCCESS")

@@ -52,23 +52,7 @@ say "clusters up: out1 (Slurm, slurmrestd at ${REST_URL[out1]}), gamma (OAR, $OA
 DAV_PORT=$(free_ports 0) DAV=$TMP/dav
 install -d -o www-data -g www-data "$DAV/files"
 htpasswd -bc "$DAV/users" alice 's3cret-dav' 2>/dev/null
-cat >"$DAV/httpd.conf" <<CONF
-ServerRoot /etc/apache2
-ServerName localhost
-PidFile $DAV/apache.pid
-Listen 127.0.0.1:$DAV_PORT
-User www-data
-Group www-data
-ErrorLog $DAV/error.log
-LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule authz_user_module /usr/lib/apache2/modules/mod_authz_user.so
-LoadModule authn_core_module /usr/lib/apache2/modules/mod_authn_core.so
-LoadModule authn_file_module /usr/lib/apache2/modules/mod_authn_file.so
-LoadModule auth_basic_module /usr/lib/apache2/modules/mod_auth_basic.so
-LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
-LoadModule dav_module /usr/lib/apache2/modules/mod_dav.so
-LoadModule dav_fs_module /usr/lib/apache2/modules/mod_dav_fs.so
+{ apache_conf "$DAV" "$DAV_PORT" www-data authz_user authn_core authn_file auth_basic alias dav dav_fs; cat <<CONF
 DavLockDB $DAV/lock
 Alias /dav $DAV/files
 <Directory $DAV/files>
@@ -79,6 +63,7 @@ Alias /dav $DAV/files
   Require valid-user
 </Directory>
 CONF
+} >"$DAV/httpd.conf"
 chmod 644 "$DAV/users" "$DAV/httpd.conf"
 chown www-data "$DAV"
 apache2 -f "$DAV/httpd.conf" -k start || fail "the WebDAV Apache does not start"

@@ -18,6 +18,8 @@
 # OAR allows one instance per machine (fixed paths under /etc/oar,
 # /var/lib/oar): the database is kept between tests, so job ids grow.
 
+. "$(dirname "${BASH_SOURCE[0]}")/apache.sh"
+
 OAR_DIR=
 OAR_API=
 _OAR_PG_STARTED=
@@ -104,21 +106,7 @@ FcgidMaxRequestsPerProcess 50"
             echo "oar: no mod_fcgid, the API runs as a plain CGI" >&2
         fi
     fi
-    cat >"$OAR_DIR/httpd.conf" <<CONF
-ServerRoot /etc/apache2
-ServerName localhost
-PidFile $OAR_DIR/apache.pid
-Listen 127.0.0.1:$port
-User oar
-Group oar
-ErrorLog $OAR_DIR/apache-error.log
-LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
-LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
-LoadModule authz_host_module /usr/lib/apache2/modules/mod_authz_host.so
-LoadModule alias_module /usr/lib/apache2/modules/mod_alias.so
-LoadModule cgi_module /usr/lib/apache2/modules/mod_cgi.so
-LoadModule env_module /usr/lib/apache2/modules/mod_env.so
-LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so
+    { apache_conf "$OAR_DIR" "$port" oar authz_host alias cgi env mime; cat <<CONF
 $fcgi
 TypesConfig /etc/mime.types
 ScriptAlias /oarapi /usr/lib/cgi-bin/oarapi/oarapi.cgi
@@ -129,6 +117,7 @@ ScriptAlias /oarapi /usr/lib/cgi-bin/oarapi/oarapi.cgi
   Require local
 </Directory>
 CONF
+    } >"$OAR_DIR/httpd.conf"
     _oar_delete_all || { echo "oar: jobs of an earlier run do not go away" >&2; return 1; }
     apache2 -f "$OAR_DIR/httpd.conf" -k start || { echo "oar: apache does not start" >&2; return 1; }
     OAR_API=http://127.0.0.1:$port/oarapi
