@@ -847,6 +847,12 @@ static void test_host_far_slower_than_the_mean_member_gets_no_cursor_work(void *
     /* a hundredth of the members' speed: no job, and no team */
     assert_int_equal(ask(f, 100, 100, 1, T0 + 1, 1e8), 0);
     assert_int_equal(team_of(f, 1, 100), 0);
+    /* the line is 0.3 of the mean member: 0.28 of it gets nothing (at a
+     * quarter it would), 0.32 gets work */
+    assert_int_equal(ask(f, 102, 102, 1, T0 + 1, 2.8e9), 0);
+    assert_int_equal(team_of(f, 1, 102), 0);
+    assert_int_equal(ask(f, 103, 103, 1, T0 + 1, 3.2e9), 1);
+    assert_int_equal(team_of(f, 1, 103), 11);
     /* half of it: work */
     assert_int_equal(ask(f, 101, 101, 1, T0 + 1, 5e9), 1);
     assert_int_equal(team_of(f, 1, 101), 11);
