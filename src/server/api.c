@@ -50,6 +50,16 @@ static int add_batch(void *p, const struct batch *b)
     return 0;
 }
 
+int64_t api_path_id(const char **p)
+{
+    size_t n = strspn(*p, "0123456789");
+    if (!n || n > API_ID_DIGITS_MAX) return 0;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) v = v * 10 + ((*p)[i] - '0');
+    if (v) *p += n;
+    return v;
+}
+
 void api_error(struct strbuf *out, int *status, int code, const char *msg)
 {
     json_t *o = json_pack("{s:s}", "error", msg);

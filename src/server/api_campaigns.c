@@ -18,7 +18,6 @@
 #include <time.h>
 
 #define WAIT_SLICE_MS 200        /* how soon a wait sees that HTTP stops */
-#define ID_DIGITS_MAX 18         /* an id in a path: below 10^18, no overflow */
 
 /* ---- routes ---- */
 
@@ -52,18 +51,6 @@ static const struct route {
                     "/campaigns/ID/pause, /campaigns/ID/resume, /campaigns/ID/cancel, /campaigns/ID/params, "   \
                     "/events/ID/fix"
 
-/* A positive id of digits only (no sign, blank or exponent) at the start
- * of p: its value, and *end past it; 0 if there is none. */
-static int64_t take_id(const char *p, const char **end)
-{
-    size_t n = strspn(p, "0123456789");
-    if (!n || n > ID_DIGITS_MAX) return 0;
-    int64_t v = 0;
-    for (size_t i = 0; i < n; i++) v = v * 10 + (p[i] - '0');
-    *end = p + n;
-    return v;
-}
-
 /* The route of path for GET (post 0) or POST, and its id. A grid path of
  * the other method's route is *wrong_method. */
 static enum croute route_of(const char *path, int post, int64_t *id, int *wrong_method)
@@ -82,7 +69,7 @@ static enum croute route_of(const char *path, int post, int64_t *id, int *wrong_
         if (strncmp(path, r->head, l)) continue;
         const char *rest = path + l;
         *id = 0;
-        if (r->has_id && !(*id = take_id(rest, &rest))) continue;
+        if (r->has_id && !(*id = api_path_id(&rest))) continue;
         if (strcmp(rest, r->tail)) continue;
         enum croute cr = post ? r->post : r->get;
         if (cr != CR_NONE) return cr;

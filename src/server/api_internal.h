@@ -10,6 +10,11 @@
 void api_error(struct strbuf *out, int *status, int code, const char *msg);
 void api_errorf(struct strbuf *out, int *status, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A positive id in a path at *p: 1 to API_ID_DIGITS_MAX digits, no sign,
+ * blank or exponent; its value with *p moved past it, or 0 (*p kept). */
+#define API_ID_DIGITS_MAX 18   /* below 10^18: no overflow */
+int64_t api_path_id(const char **p);
+
 /* Answers o (taken: its reference is released) with status code. */
 void api_send(struct strbuf *out, int *status, int code, json_t *o);
 

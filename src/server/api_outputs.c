@@ -24,7 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ID_DIGITS_MAX 18
+
+#define SIZE_DIGITS_MAX 18   /* X-Locus-Output-Size: below 10^18, no overflow */
 
 struct api_output {
     struct server *s;
@@ -39,13 +40,12 @@ struct api_output {
 
 int api_output_path(const char *path) { return !strncmp(path, "campaigns/", 10); }
 
-/* A positive id of digits at *p followed by sep: its value, *p past sep; 0 if none. */
+/* A positive id at *p followed by sep: its value, *p past sep; 0 if none. */
 static int64_t take_id(const char **p, const char *sep)
 {
-    size_t n = strspn(*p, "0123456789"), l = strlen(sep);
-    if (!n || n > ID_DIGITS_MAX || strncmp(*p + n, sep, l)) return 0;
-    int64_t v = strtoll(*p, NULL, 10);
-    *p += n + l;
+    int64_t v = api_path_id(p);
+    if (!v || strncmp(*p, sep, strlen(sep))) return 0;
+    *p += strlen(sep);
     return v;
 }
 
@@ -94,7 +94,7 @@ struct api_output *api_output_begin(struct server *s, const char *path, const st
         return api_error(out, status, 400, "X-Locus-SHA256: required, 64 lowercase hex digits"), NULL;
     if (h->output_location) {
         const char *why = location_problem(h->output_location, p), *size = h->output_size;
-        if (!why && (!size || !*size || strlen(size) > ID_DIGITS_MAX || strspn(size, "0123456789") != strlen(size)))
+        if (!why && (!size || !*size || strlen(size) > SIZE_DIGITS_MAX || strspn(size, "0123456789") != strlen(size)))
             why = "X-Locus-Output-Size: required with a location, the output's bytes in digits";
         if (!why && h->content_length && strcmp(h->content_length, "0"))
             why = "the record of an output stored elsewhere has no body";

@@ -138,28 +138,17 @@ static void tar_free(void *cls)
     free(t);
 }
 
-/* A positive id of digits only at *p (no sign nor blank), *p moved past
- * it; 0 if none. */
-static int64_t take_id(const char **p)
-{
-    size_t n = strspn(*p, "0123456789");
-    if (!n || n > 18) return 0;
-    int64_t v = strtoll(*p, NULL, 10);
-    *p += n;
-    return v;
-}
-
 /* "campaigns/ID/results" or "campaigns/ID/jobs/JOB/results" into *id and
  * *job (0 for the whole campaign): 1, else 0. */
 static int campaign_results_path(const char *path, int64_t *id, int64_t *job)
 {
     const char *p = path + 10;
     *id = *job = 0;
-    if (strncmp(path, "campaigns/", 10) || !(*id = take_id(&p))) return 0;
+    if (strncmp(path, "campaigns/", 10) || !(*id = api_path_id(&p))) return 0;
     if (!strcmp(p, RESULTS_SUFFIX)) return 1;
     if (strncmp(p, "/jobs/", 6)) return 0;
     p += 6;
-    return (*job = take_id(&p)) && !strcmp(p, RESULTS_SUFFIX);
+    return (*job = api_path_id(&p)) && !strcmp(p, RESULTS_SUFFIX);
 }
 
 int api_results_path(const char *path)
