@@ -329,8 +329,11 @@ static const struct slurm_job *element_of(const struct smap *m, const char *a)
  * array's record without giving it a record of its own: the array's record
  * keeps the elements still pending, and once none is left it ends
  * CANCELLED without an index (squeue -r then lists it as "A", the jobcomp
- * log as JobId=A). Such an element ends as that record did, or, while the
- * array still has elements, as cancelled. This is sure only with a jobcomp
+ * log as JobId=A). Such an element ends as that record did when it was
+ * cancelled, and as cancelled otherwise: while the array still has
+ * elements, or when the record of that id ended another way (it is then
+ * an element that ran, or another job's: never this element's success,
+ * which would be a job done that never ran). This is sure only with a jobcomp
  * log, which has a line for every element that ran: the caller does not
  * call this without one, as an element that ran and that slurmctld forgot
  * (MinJobAge) would look the same. */
@@ -357,7 +360,7 @@ static int unlisted_elements(struct cluster_driver *d, const char *const *ids, i
         if (!any) continue;                                     /* its array is unknown too */
         struct slurm_job *j = xmalloc(sizeof *j);
         *j = *any;   /* the workdir, for tails */
-        if (!own && whole && whole->st.state == DRV_FINISHED) {
+        if (!own && whole && whole->st.state == DRV_FINISHED && whole->st.end == DRV_END_CANCELLED) {
             j->st.start = 0;   /* the array's record "started" when it was cancelled */
             j->st.run_seconds = 0;
         } else if (!own) {
